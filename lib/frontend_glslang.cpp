@@ -1,0 +1,225 @@
+// GLSL/HLSL → SPIR-V through glslang. Kept apart from the SPIRV-Cross back end:
+// glslang's and SPIRV-Cross's spirv.hpp share an include guard but differ.
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <mutex>
+#include <sstream>
+
+#include "glslang/Public/ResourceLimits.h"
+#include "glslang/Public/ShaderLang.h"
+#include "glslang/SPIRV/GlslangToSpv.h"
+#include "waveopt/io.h"
+
+namespace waveopt {
+namespace {
+
+// glslang needs one process-wide initialisation; keep it alive forever.
+void InitGlslangOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] { glslang::InitializeProcess(); });
+}
+
+bool StageFromName(const std::string& name, EShLanguage* stage) {
+  static const struct {
+    const char* name;
+    EShLanguage stage;
+  } kStages[] = {
+      {"comp", EShLangCompute},       {"vert", EShLangVertex},
+      {"frag", EShLangFragment},      {"geom", EShLangGeometry},
+      {"tesc", EShLangTessControl},   {"tese", EShLangTessEvaluation},
+      {"task", EShLangTask},          {"mesh", EShLangMesh},
+  };
+  for (const auto& s : kStages) {
+    if (name == s.name) {
+      *stage = s.stage;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string DirName(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+// #include "x": next to the including file first, then -I directories.
+class Includer : public glslang::TShader::Includer {
+ public:
+  Includer(std::string top_file, std::vector<std::string> dirs)
+      : top_file_(std::move(top_file)), dirs_(std::move(dirs)) {}
+
+  IncludeResult* includeLocal(const char* header, const char* includer,
+                              size_t depth) override {
+    std::string from = (includer && *includer) ? includer : top_file_;
+    std::vector<std::string> candidates = {DirName(from) + "/" + header};
+    for (const std::string& d : dirs_) candidates.push_back(d + "/" + header);
+    return Load(candidates);
+  }
+  IncludeResult* includeSystem(const char* header, const char*,
+                               size_t) override {
+    std::vector<std::string> candidates;
+    for (const std::string& d : dirs_) candidates.push_back(d + "/" + header);
+    return Load(candidates);
+  }
+  void releaseInclude(IncludeResult* result) override {
+    if (result == nullptr) return;
+    delete static_cast<std::string*>(result->userData);
+    delete result;
+  }
+
+ private:
+  IncludeResult* Load(const std::vector<std::string>& candidates) {
+    for (const std::string& path : candidates) {
+      std::ifstream in(path, std::ios::binary);
+      if (!in) continue;
+      auto* text = new std::string(std::istreambuf_iterator<char>(in),
+                                   std::istreambuf_iterator<char>());
+      return new IncludeResult(path, text->data(), text->size(), text);
+    }
+    return nullptr;
+  }
+
+  std::string top_file_;
+  std::vector<std::string> dirs_;
+};
+
+// glslang's logs are multi-line; keep the first error line.
+std::string FirstErrorLine(const std::string& log) {
+  std::istringstream in(log);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("ERROR:", 0) == 0) {
+      line = line.substr(6);
+      while (!line.empty() && line[0] == ' ') line.erase(0, 1);
+      return line;
+    }
+  }
+  std::istringstream again(log);
+  while (std::getline(again, line)) {
+    if (!line.empty()) return line;
+  }
+  return "compilation failed";
+}
+
+}  // namespace
+
+std::string StageForExtension(const std::string& ext) {
+  EShLanguage stage;
+  std::string e = (!ext.empty() && ext[0] == '.') ? ext.substr(1) : ext;
+  return StageFromName(e, &stage) ? e : "";
+}
+
+bool CompileShader(const std::string& source, const std::string& file_name,
+                   const CompileOptions& options, std::vector<uint32_t>* words,
+                   std::string* error) {
+  InitGlslangOnce();
+  const bool hlsl = options.language == SourceLanguage::kHlsl;
+  std::string stage_name = options.stage;
+  if (stage_name.empty()) {
+    size_t dot = file_name.find_last_of('.');
+    if (dot != std::string::npos) stage_name = StageForExtension(file_name.substr(dot));
+    if (stage_name.empty() && hlsl) stage_name = "comp";
+  }
+  EShLanguage stage;
+  if (stage_name.empty()) {
+    *error = "cannot tell the shader stage from the file name; give -S <stage>";
+    return false;
+  }
+  if (!StageFromName(stage_name, &stage)) {
+    *error = "unknown shader stage '" + stage_name + "'";
+    return false;
+  }
+
+  glslang::EShTargetClientVersion client = glslang::EShTargetVulkan_1_1;
+  glslang::EShTargetLanguageVersion spv = glslang::EShTargetSpv_1_3;
+  switch (options.target_env) {
+    case SPV_ENV_VULKAN_1_0:
+      client = glslang::EShTargetVulkan_1_0;
+      spv = glslang::EShTargetSpv_1_0;
+      break;
+    case SPV_ENV_VULKAN_1_1:
+    case SPV_ENV_UNIVERSAL_1_3:
+      break;
+    case SPV_ENV_VULKAN_1_1_SPIRV_1_4:
+    case SPV_ENV_UNIVERSAL_1_4:
+      spv = glslang::EShTargetSpv_1_4;
+      break;
+    case SPV_ENV_VULKAN_1_2:
+    case SPV_ENV_UNIVERSAL_1_5:
+      client = glslang::EShTargetVulkan_1_2;
+      spv = glslang::EShTargetSpv_1_5;
+      break;
+    case SPV_ENV_VULKAN_1_3:
+    case SPV_ENV_UNIVERSAL_1_6:
+      client = glslang::EShTargetVulkan_1_3;
+      spv = glslang::EShTargetSpv_1_6;
+      break;
+    default:
+      *error = "glslang cannot target " +
+               std::string(spvTargetEnvDescription(options.target_env));
+      return false;
+  }
+  // glslang's HLSL front end decorates storage buffers with BufferBlock,
+  // which SPIR-V 1.4+ forbids: HLSL is compiled for SPIR-V 1.3 at most.
+  if (hlsl && spv > glslang::EShTargetSpv_1_3) spv = glslang::EShTargetSpv_1_3;
+
+  std::string preamble;
+  for (const std::string& d : options.defines) {
+    size_t eq = d.find('=');
+    preamble += "#define " +
+                (eq == std::string::npos ? d : d.substr(0, eq) + " " + d.substr(eq + 1)) +
+                "\n";
+  }
+
+  glslang::TShader shader(stage);
+  const char* text = source.c_str();
+  const char* name = file_name.c_str();
+  const int length = static_cast<int>(source.size());
+  shader.setStringsWithLengthsAndNames(&text, &length, &name, 1);
+  shader.setPreamble(preamble.c_str());
+  shader.setEnvInput(hlsl ? glslang::EShSourceHlsl : glslang::EShSourceGlsl,
+                     stage, glslang::EShClientVulkan, 100);
+  shader.setEnvClient(glslang::EShClientVulkan, client);
+  shader.setEnvTarget(glslang::EShTargetSpv, spv);
+  shader.setEntryPoint(options.entry_point.c_str());
+  if (hlsl) {
+    shader.setSourceEntryPoint(options.entry_point.c_str());
+  }
+  int message_bits = EShMsgSpvRules | EShMsgVulkanRules;
+  if (hlsl) message_bits |= EShMsgReadHlsl;
+  EShMessages messages = static_cast<EShMessages>(message_bits);
+  Includer includer(file_name, options.include_dirs);
+  if (!shader.parse(GetDefaultResources(), hlsl ? 500 : 450, false, messages,
+                    includer)) {
+    *error = FirstErrorLine(shader.getInfoLog());
+    return false;
+  }
+  glslang::TProgram program;
+  program.addShader(&shader);
+  if (!program.link(messages)) {
+    *error = FirstErrorLine(program.getInfoLog());
+    return false;
+  }
+  glslang::TIntermediate* intermediate = program.getIntermediate(stage);
+  if (intermediate == nullptr) {
+    *error = "no code for the " + stage_name + " stage";
+    return false;
+  }
+  glslang::SpvOptions spv_options;
+  spv_options.generateDebugInfo = true;  // OpLine: remarks name source lines
+  spv_options.disableOptimizer = !hlsl;  // HLSL needs legalization
+  spv_options.validate = false;
+  spv::SpvBuildLogger logger;
+  words->clear();
+  glslang::GlslangToSpv(*intermediate, *words, &logger, &spv_options);
+  std::string log = logger.getAllMessages();
+  if (words->empty()) {
+    *error = "code generation failed: " + FirstErrorLine(log);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace waveopt

@@ -1,0 +1,65 @@
+// Optimization remarks: what a waveopt pass did, did not do and why.
+//
+// Every remark has a stable name (e.g. "DivergentAddress"): tools and tests
+// match on it, so a name never changes meaning once released.
+#ifndef WAVEOPT_REMARKS_H_
+#define WAVEOPT_REMARKS_H_
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace waveopt {
+
+enum class RemarkKind {
+  kApplied,   // the pass rewrote something
+  kMissed,    // the pass looked at a candidate and refused; says why
+  kAnalysis,  // a fact the pass computed (counts, decisions)
+};
+
+// Returns "applied", "missed" or "analysis".
+const char* RemarkKindName(RemarkKind kind);
+
+struct Remark {
+  RemarkKind kind = RemarkKind::kAnalysis;
+  std::string pass;      // pass flag, e.g. "prereduce-atomics"
+  std::string name;      // stable remark name, e.g. "DivergentAddress"
+  std::string function;  // OpName of the function, or "%<id>" without one
+  std::string file;      // from OpLine/DebugLine when the module has one
+  uint32_t line = 0;     // 0: no source line known
+  uint32_t column = 0;
+  std::string message;   // one sentence for people
+};
+
+// Receives remarks as passes emit them. Implementations must be cheap; the
+// passes call Emit() from their own thread.
+class RemarkSink {
+ public:
+  virtual ~RemarkSink();
+  virtual void Emit(const Remark& remark) = 0;
+};
+
+// Collects remarks in emission order (which is deterministic).
+class RemarkCollector : public RemarkSink {
+ public:
+  void Emit(const Remark& remark) override;
+  std::vector<Remark> Take();
+  const std::vector<Remark>& remarks() const { return remarks_; }
+
+ private:
+  std::mutex mutex_;
+  std::vector<Remark> remarks_;
+};
+
+// One line: "<file>:<line>:<col>: remark: <pass>: <Name> in <function>: <message>"
+// (the location part is omitted when unknown, the kind is spelled out).
+std::string FormatRemark(const Remark& remark);
+
+// LLVM-style YAML stream: one "--- !Passed|!Missed|!Analysis" document each.
+std::string FormatRemarksYaml(const std::vector<Remark>& remarks);
+
+}  // namespace waveopt
+
+#endif  // WAVEOPT_REMARKS_H_

@@ -1,0 +1,130 @@
+// waveopt's public API.
+//
+// Two ways in:
+//   1. Add waveopt passes to your own spvtools::Optimizer:
+//        spvtools::Optimizer opt(SPV_ENV_VULKAN_1_1);
+//        opt.RegisterPass(waveopt::CreatePrereduceAtomicsPass({}));
+//   2. One call that validates, runs a pipeline, validates again and reports
+//      remarks, diagnostics and per-pass timings: waveopt::Optimize().
+//
+// Nothing in this API throws; failures are reported through return values.
+#ifndef WAVEOPT_WAVEOPT_H_
+#define WAVEOPT_WAVEOPT_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "spirv-tools/libspirv.h"
+#include "spirv-tools/optimizer.hpp"
+#include "waveopt/remarks.h"
+
+namespace waveopt {
+
+// The version of this library, "MAJOR.MINOR.PATCH".
+const char* Version();
+// The SPIRV-Tools version this library was built against, e.g. "v2023.1".
+const char* SpirvToolsVersion();
+
+// Settings shared by every waveopt pass.
+struct PassConfig {
+  // A promise that every subgroup has exactly this many lanes (a power of two).
+  // 0: unknown; passes then read SubgroupSize at run time and are correct for
+  // every size from 1 to 128.
+  uint32_t subgroup_size = 0;
+  // The environment the output must validate for; passes refuse rewrites that
+  // need capabilities the target lacks (e.g. Vulkan 1.0 has no subgroup ops).
+  spv_target_env target_env = SPV_ENV_VULKAN_1_1;
+  // Pass parameters, comma-separated, as after "--<pass>=" on the command line
+  // (e.g. "max-bins=16,float-reassoc"). Validated by CreatePass().
+  std::string params;
+  // Where remarks go. Null: remarks are sent to the optimizer's message
+  // consumer as SPV_MSG_INFO lines.
+  std::shared_ptr<RemarkSink> remarks;
+};
+
+// A registered waveopt pass, as declared in passes/passes.def.
+struct PassInfo {
+  const char* name;    // flag, e.g. "prereduce-atomics"
+  const char* help;    // one line
+  const char* params;  // parameter syntax and meaning, "" when none
+};
+
+// All registered passes, in the recommended -O order.
+const std::vector<PassInfo>& RegisteredPasses();
+
+// Adds the pass called |name|, made with |config|, to |optimizer|. Returns
+// false and sets |error| when the name is unknown or config.params is
+// malformed (the optimizer is then unchanged).
+bool RegisterPass(spvtools::Optimizer* optimizer, const std::string& name,
+                  const PassConfig& config, std::string* error);
+
+// One factory per registered pass: Create<Class>(config), e.g.
+// CreatePrereduceAtomicsPass(). Parameters in config.params that do not parse
+// are ignored by these factories; use RegisterPass() to have them checked.
+#define WAVEOPT_PASS(flag, Class, help, params) \
+  spvtools::Optimizer::PassToken Create##Class(const PassConfig& config);
+#include "waveopt/passes.def"
+#undef WAVEOPT_PASS
+
+// One step of a pipeline.
+struct PipelineStep {
+  enum class Kind {
+    kWaveopt,   // a waveopt pass: |name| is its flag, |params| its parameters
+    kSpirvOpt,  // a spirv-opt flag, forwarded verbatim, e.g. "--merge-blocks"
+    kOptimize,  // -O: every waveopt pass in order, then the cleanup passes
+  };
+  Kind kind = Kind::kWaveopt;
+  std::string name;
+  std::string params;
+};
+
+struct Options {
+  // Target environment; when unset, the lowest Vulkan version whose SPIR-V
+  // version covers the module's (or the universal environment for kernels).
+  bool has_target_env = false;
+  spv_target_env target_env = SPV_ENV_VULKAN_1_1;
+  uint32_t subgroup_size = 0;  // see PassConfig::subgroup_size
+  std::vector<PipelineStep> pipeline;
+  bool validate_input = true;
+  bool validate_output = true;
+  bool validate_after_all = false;  // validate after every step
+  bool print_all = false;           // disassembly after every step → Result::print_all
+};
+
+struct PassTiming {
+  std::string pass;      // waveopt pass flag, or "spirv-opt <flags>"
+  double wall_ms = 0.0;
+  bool changed = false;
+};
+
+struct Result {
+  std::vector<uint32_t> words;           // the output module (empty on failure)
+  std::vector<Remark> remarks;           // in emission order
+  std::vector<std::string> diagnostics;  // validator/optimizer messages
+  std::vector<PassTiming> timings;       // one entry per executed step
+  spv_target_env target_env = SPV_ENV_VULKAN_1_1;  // the one used
+  std::string print_all;                 // filled when Options::print_all
+};
+
+// Validates |words|, runs the pipeline, validates the result. Returns true on
+// success. On failure, |result->diagnostics| ends with one line that says what
+// went wrong, and |result->words| is empty.
+bool Optimize(const std::vector<uint32_t>& words, const Options& options,
+              Result* result);
+
+// The spirv-opt flags that -O runs after the waveopt passes.
+const std::vector<std::string>& CleanupFlags();
+
+// Parses "vulkan1.1", "spv1.5", ... Returns false for unknown names.
+bool ParseTargetEnv(const std::string& name, spv_target_env* env);
+// The inverse of ParseTargetEnv for the environments it accepts.
+std::string TargetEnvName(spv_target_env env);
+// The lowest Vulkan environment whose SPIR-V version covers |words|' header
+// (universal environment for modules declaring the Kernel capability).
+spv_target_env DefaultTargetEnv(const std::vector<uint32_t>& words);
+
+}  // namespace waveopt
+
+#endif  // WAVEOPT_WAVEOPT_H_

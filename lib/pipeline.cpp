@@ -1,0 +1,311 @@
+// waveopt::Optimize: validate → waveopt passes / spirv-opt flags → validate.
+//
+// waveopt passes run on an IRContext built here, one pass at a time, so each
+// is timed and its remarks collected. Consecutive spirv-opt flags run as one
+// spvtools::Optimizer. The cleanup after -O runs in a child process: a crash
+// inside SPIRV-Tools (spirv-opt 2023.1 segfaults on some valid modules) then
+// skips the cleanup instead of taking the caller down.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <sstream>
+
+#include "passes/registry.h"
+#include "source/opt/build_module.h"
+#include "source/opt/ir_context.h"
+#include "spirv-tools/libspirv.hpp"
+#include "waveopt/io.h"
+#include "waveopt/waveopt.h"
+
+#ifndef WAVEOPT_VERSION_STRING
+#define WAVEOPT_VERSION_STRING "0.0.0"
+#endif
+#ifndef WAVEOPT_SPIRV_TOOLS_VERSION_STRING
+#define WAVEOPT_SPIRV_TOOLS_VERSION_STRING "unknown"
+#endif
+
+namespace waveopt {
+
+const char* Version() { return WAVEOPT_VERSION_STRING; }
+const char* SpirvToolsVersion() { return WAVEOPT_SPIRV_TOOLS_VERSION_STRING; }
+
+const std::vector<std::string>& CleanupFlags() {
+  // Removes what the rewrites leave dead and folds the constants they
+  // introduce; no inlining, no control-flow restructuring of user code.
+  static const std::vector<std::string> flags = {
+      "--eliminate-dead-code-aggressive", "--ccp", "--simplify-instructions",
+      "--redundancy-elimination", "--eliminate-dead-code-aggressive"};
+  return flags;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double MsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+std::string OneLine(std::string s) {
+  for (char& c : s) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return s;
+}
+
+spvtools::MessageConsumer Collect(std::vector<std::string>* out) {
+  return [out](spv_message_level_t level, const char*, const spv_position_t&,
+               const char* message) {
+    if (level <= SPV_MSG_WARNING) out->push_back(OneLine(message));
+  };
+}
+
+// A segment of the expanded pipeline.
+struct Segment {
+  bool waveopt = false;
+  std::string name;                // waveopt pass flag
+  std::string params;              // its parameters
+  std::vector<std::string> flags;  // spirv-opt flags
+  bool cleanup = false;            // -O's cleanup: skipped when nothing changed
+};
+
+std::vector<Segment> Expand(const std::vector<PipelineStep>& steps) {
+  std::vector<Segment> out;
+  auto add_flags = [&out](const std::vector<std::string>& flags, bool cleanup) {
+    if (out.empty() || out.back().waveopt || out.back().cleanup != cleanup) {
+      Segment s;
+      s.cleanup = cleanup;
+      out.push_back(s);
+    }
+    out.back().flags.insert(out.back().flags.end(), flags.begin(), flags.end());
+  };
+  for (const PipelineStep& step : steps) {
+    switch (step.kind) {
+      case PipelineStep::Kind::kWaveopt: {
+        Segment s;
+        s.waveopt = true;
+        s.name = step.name;
+        s.params = step.params;
+        out.push_back(s);
+        break;
+      }
+      case PipelineStep::Kind::kSpirvOpt:
+        add_flags({step.name}, false);
+        break;
+      case PipelineStep::Kind::kOptimize:
+        for (const PassInfo& info : RegisteredPasses()) {
+          Segment s;
+          s.waveopt = true;
+          s.name = info.name;
+          out.push_back(s);
+        }
+        add_flags(CleanupFlags(), true);
+        break;
+    }
+  }
+  return out;
+}
+
+std::string Join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& f : v) s += (s.empty() ? "" : " ") + f;
+  return s;
+}
+
+// Runs |flags| over |words|. Returns 0 on success, -1 when the flags were
+// rejected or optimization failed, or the signal number when |isolate| and
+// the optimizer crashed.
+int RunSpirvOpt(const std::vector<std::string>& flags, spv_target_env env,
+                bool isolate, std::vector<uint32_t>* words,
+                std::vector<std::string>* diagnostics) {
+  auto run = [&](std::vector<uint32_t>* out,
+                 std::vector<std::string>* diags) -> bool {
+    spvtools::Optimizer optimizer(env);
+    optimizer.SetMessageConsumer(Collect(diags));
+    if (!optimizer.RegisterPassesFromFlags(flags)) return false;
+    spvtools::OptimizerOptions opt_options;
+    opt_options.set_run_validator(false);
+    return optimizer.Run(words->data(), words->size(), out, opt_options);
+  };
+  if (!isolate) {
+    std::vector<uint32_t> out;
+    if (!run(&out, diagnostics)) return -1;
+    *words = std::move(out);
+    return 0;
+  }
+  int fds[2];
+  if (pipe(fds) != 0) {
+    std::vector<uint32_t> out;
+    if (!run(&out, diagnostics)) return -1;
+    *words = std::move(out);
+    return 0;
+  }
+  fflush(nullptr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    std::vector<uint32_t> out;
+    std::vector<std::string> diags;
+    bool ok = run(&out, &diags);
+    // Protocol: status word, diagnostics count, (length, bytes)*, words.
+    std::string msg;
+    auto put32 = [&msg](uint32_t v) { msg.append(reinterpret_cast<char*>(&v), 4); };
+    put32(ok ? 1u : 0u);
+    put32(static_cast<uint32_t>(diags.size()));
+    for (const std::string& d : diags) {
+      put32(static_cast<uint32_t>(d.size()));
+      msg += d;
+    }
+    msg.append(reinterpret_cast<const char*>(out.data()), out.size() * 4);
+    const char* p = msg.data();
+    size_t left = msg.size();
+    while (left > 0) {
+      ssize_t n = write(fds[1], p, left);
+      if (n <= 0) _exit(2);
+      p += n;
+      left -= static_cast<size_t>(n);
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  if (pid < 0) {
+    close(fds[0]);
+    std::vector<uint32_t> out;
+    if (!run(&out, diagnostics)) return -1;
+    *words = std::move(out);
+    return 0;
+  }
+  std::string msg;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = read(fds[0], buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    msg.append(buf, static_cast<size_t>(n));
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) return WTERMSIG(status);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || msg.size() < 8) {
+    return SIGABRT;
+  }
+  size_t pos = 0;
+  auto get32 = [&msg, &pos](uint32_t* v) {
+    if (pos + 4 > msg.size()) return false;
+    std::memcpy(v, msg.data() + pos, 4);
+    pos += 4;
+    return true;
+  };
+  uint32_t ok = 0, ndiag = 0;
+  get32(&ok);
+  get32(&ndiag);
+  for (uint32_t i = 0; i < ndiag; ++i) {
+    uint32_t len = 0;
+    if (!get32(&len) || pos + len > msg.size()) return SIGABRT;
+    diagnostics->push_back(msg.substr(pos, len));
+    pos += len;
+  }
+  if (!ok) return -1;
+  if ((msg.size() - pos) % 4 != 0) return SIGABRT;
+  words->assign((msg.size() - pos) / 4, 0);
+  std::memcpy(words->data(), msg.data() + pos, msg.size() - pos);
+  return 0;
+}
+
+bool Fail(Result* result, const std::string& line) {
+  result->words.clear();
+  result->diagnostics.push_back(line);
+  return false;
+}
+
+}  // namespace
+
+bool Optimize(const std::vector<uint32_t>& input, const Options& options,
+              Result* result) {
+  *result = Result();
+  const spv_target_env env =
+      options.has_target_env ? options.target_env : DefaultTargetEnv(input);
+  result->target_env = env;
+  std::string error;
+  if (options.validate_input && !ValidateModule(input, env, &error)) {
+    return Fail(result, "input is not valid for " + TargetEnvName(env) + ": " + error);
+  }
+
+  std::vector<uint32_t> words = input;
+  auto remarks = std::make_shared<RemarkCollector>();
+  PassConfig base;
+  base.subgroup_size = options.subgroup_size;
+  base.target_env = env;
+  base.remarks = remarks;
+
+  bool any_change = false;
+  for (const Segment& seg : Expand(options.pipeline)) {
+    std::string step_name = seg.waveopt ? seg.name : "spirv-opt " + Join(seg.flags);
+    if (seg.waveopt) {
+      PassConfig config = base;
+      config.params = seg.params;
+      std::unique_ptr<spvtools::opt::Pass> pass = MakePass(seg.name, config, &error);
+      if (!pass) return Fail(result, error);
+      std::vector<std::string> diags;
+      std::unique_ptr<spvtools::opt::IRContext> context = spvtools::BuildModule(
+          env, Collect(&diags), words.data(), words.size());
+      if (!context) {
+        return Fail(result, "cannot build the IR for " + seg.name +
+                                (diags.empty() ? "" : ": " + diags.front()));
+      }
+      pass->SetMessageConsumer(Collect(&result->diagnostics));
+      auto start = Clock::now();
+      spvtools::opt::Pass::Status status = pass->Run(context.get());
+      PassTiming timing{seg.name, MsSince(start), false};
+      if (status == spvtools::opt::Pass::Status::Failure) {
+        return Fail(result, seg.name + " failed (ids exhausted or an internal "
+                                       "error); the module is left unchanged");
+      }
+      if (status == spvtools::opt::Pass::Status::SuccessWithChange) {
+        std::vector<uint32_t> out;
+        context->module()->ToBinary(&out, /* skip_nop = */ true);
+        words = std::move(out);
+        timing.changed = true;
+        any_change = true;
+      }
+      result->timings.push_back(timing);
+    } else {
+      if (seg.cleanup && !any_change) continue;
+      std::vector<uint32_t> out = words;
+      auto start = Clock::now();
+      int rc = RunSpirvOpt(seg.flags, env, seg.cleanup, &out, &result->diagnostics);
+      PassTiming timing{step_name, MsSince(start), false};
+      if (rc > 0) {
+        result->diagnostics.push_back(
+            "warning: spirv-opt crashed (signal " + std::to_string(rc) +
+            ") in the cleanup after -O; cleanup skipped");
+        continue;
+      }
+      if (rc < 0) return Fail(result, step_name + " failed");
+      timing.changed = out != words;
+      words = std::move(out);
+      result->timings.push_back(timing);
+    }
+    if (options.print_all) {
+      std::string text;
+      DisassembleWords(words, env, &text, &error);
+      result->print_all += "; IR after " + step_name + "\n" + text;
+    }
+    if (options.validate_after_all && !ValidateModule(words, env, &error)) {
+      return Fail(result, "invalid module after " + step_name + ": " + error);
+    }
+  }
+  result->remarks = remarks->Take();
+  if (options.validate_output && !ValidateModule(words, env, &error)) {
+    return Fail(result, "internal error: the optimized module is not valid for " +
+                            TargetEnvName(env) + ": " + error);
+  }
+  result->words = std::move(words);
+  return true;
+}
+
+}  // namespace waveopt
