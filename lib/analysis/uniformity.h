@@ -1,0 +1,81 @@
+// Uniformity analysis: which SPIR-V values are the same in every active lane
+// of a subgroup (or of a workgroup), and which blocks every lane that entered
+// the function reaches.
+//
+// Contract (what passes may rely on):
+//   - ValueLevel(id) == kWorkgroupUniform: every invocation of the workgroup
+//     that computes |id| computes the same value.
+//   - ValueLevel(id) <= kSubgroupUniform: every *active* lane of a subgroup
+//     that computes |id| at the same dynamic instance computes the same value.
+//   - kDivergent: nothing is known (the default for anything unanalysed).
+//   - IsBlockUniform(b): if any lane of a subgroup that entered the function
+//     together reaches |b|, every such lane does (no divergent branch, no
+//     divergent early exit decides whether a lane gets there). Function entry
+//     is taken as uniform; callers decide about the call site.
+//   - DivergentBranches(b): the blocks whose divergent terminators |b| is
+//     control-dependent on (post-dominance frontier), in program order.
+//
+// The analysis is computed once, for every function of the module, and is
+// interprocedural: a parameter is divergent when any call site passes a
+// divergent argument or any call site is under divergent control, and a
+// call's result is divergent when the callee returns a divergent value.
+#ifndef WAVEOPT_LIB_ANALYSIS_UNIFORMITY_H_
+#define WAVEOPT_LIB_ANALYSIS_UNIFORMITY_H_
+
+#include <cstdint>
+#include <ostream>
+#include <vector>
+
+#include "llvm/ADT/DenseMap.h"
+
+namespace spvtools {
+namespace opt {
+class IRContext;
+class Instruction;
+class Function;
+}  // namespace opt
+}  // namespace spvtools
+
+namespace waveopt {
+
+enum class Uniformity : uint8_t {
+  kWorkgroupUniform = 0,
+  kSubgroupUniform = 1,
+  kDivergent = 2,
+};
+
+// "workgroup", "subgroup" or "divergent".
+const char* UniformityName(Uniformity u);
+
+class UniformityAnalysis {
+ public:
+  // Analyses every function of |context|'s module. |context| must outlive
+  // this object and must not be changed while it is used (rebuild it after a
+  // rewrite).
+  explicit UniformityAnalysis(spvtools::opt::IRContext* context);
+  ~UniformityAnalysis();
+
+  Uniformity ValueLevel(uint32_t id) const;
+  bool IsSubgroupUniform(uint32_t id) const {
+    return ValueLevel(id) != Uniformity::kDivergent;
+  }
+  bool IsBlockUniform(uint32_t block_id) const;
+  const std::vector<uint32_t>& DivergentBranches(uint32_t block_id) const;
+
+  // Per function (in module order): every result id with its OpName and
+  // level, then every block with its control uniformity and the divergent
+  // branches it depends on. Stable and FileCheck-friendly, e.g.
+  //   function %main "main"
+  //     value %12 "i" divergent
+  //     block %5 uniform
+  //     block %20 divergent deps %5
+  void Print(std::ostream& out) const;
+
+ private:
+  struct Impl;
+  Impl* impl_;
+};
+
+}  // namespace waveopt
+
+#endif  // WAVEOPT_LIB_ANALYSIS_UNIFORMITY_H_
