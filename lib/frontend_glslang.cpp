@@ -202,6 +202,16 @@ bool CompileShader(const std::string& source, const std::string& file_name,
     *error = FirstErrorLine(program.getInfoLog());
     return false;
   }
+  // glslang only warns when the entry point is missing and then emits an
+  // empty "main": that is an error here.
+  if (std::string(program.getInfoLog()).find("Entry point not found") !=
+          std::string::npos ||
+      std::string(shader.getInfoLog()).find("Entry point not found") !=
+          std::string::npos) {
+    *error = "entry point '" + options.entry_point +
+             "' not found (give the entry point with -e <name>)";
+    return false;
+  }
   glslang::TIntermediate* intermediate = program.getIntermediate(stage);
   if (intermediate == nullptr) {
     *error = "no code for the " + stage_name + " stage";

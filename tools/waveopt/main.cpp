@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "waveopt/analysis.h"
 #include "waveopt/io.h"
 #include "waveopt/waveopt.h"
 
@@ -30,6 +31,7 @@ struct Cli {
   waveopt::CompileOptions compile;
   bool time_report = false;
   bool print_all = false;
+  bool print_uniformity = false;
   std::string remarks_applied, remarks_missed, remarks_analysis;
   std::string remarks_output;
 };
@@ -103,6 +105,8 @@ void PrintHelp() {
       "  --remarks-output=<file.yaml>   write the selected remarks (all, if none\n"
       "                                 selected) as YAML\n"
       "  --print-all                    print the module after every step\n"
+      "  --print-uniformity             print the uniformity analysis of the\n"
+      "                                 input and exit (no output module)\n"
       "  --time-report                  print the time of every step\n"
       "  --validate-after-all           validate after every step\n"
       "  --skip-validation              do not validate input or output\n"
@@ -174,6 +178,8 @@ Cli ParseArgs(int argc, char** argv) {
       cli.remarks_output = a.substr(17);
     } else if (a == "--print-all") {
       cli.print_all = true;
+    } else if (a == "--print-uniformity") {
+      cli.print_uniformity = true;
     } else if (a == "--time-report") {
       cli.time_report = true;
     } else if (a == "--validate-after-all") {
@@ -245,8 +251,23 @@ int main(int argc, char** argv) {
     else InputError(in, "cannot tell the input format; give -x spv|spvasm|glsl|hlsl");
   }
 
+  // SPIR-V text carries no version; spirv-dis writes it as a "; Version: 1.N"
+  // comment. Without one: the target environment's, else 1.3 (Vulkan 1.1, the
+  // first with subgroup operations).
   spv_target_env text_env = cli.options.has_target_env ? cli.options.target_env
-                                                       : SPV_ENV_UNIVERSAL_1_6;
+                                                       : SPV_ENV_UNIVERSAL_1_3;
+  {
+    static const std::regex kVersion("(^|\n); Version: 1\\.([0-6])\\b");
+    std::smatch m;
+    std::string head = bytes.substr(0, 512);
+    if (std::regex_search(head, m, kVersion, std::regex_constants::match_default)) {
+      static const spv_target_env kUniversal[] = {
+          SPV_ENV_UNIVERSAL_1_0, SPV_ENV_UNIVERSAL_1_1, SPV_ENV_UNIVERSAL_1_2,
+          SPV_ENV_UNIVERSAL_1_3, SPV_ENV_UNIVERSAL_1_4, SPV_ENV_UNIVERSAL_1_5,
+          SPV_ENV_UNIVERSAL_1_6};
+      text_env = kUniversal[m[2].str()[0] - '0'];
+    }
+  }
   std::vector<uint32_t> words;
   switch (format) {
     case Format::kSpv:
@@ -267,6 +288,18 @@ int main(int argc, char** argv) {
       break;
     case Format::kUnknown:
       break;
+  }
+
+  if (cli.print_uniformity) {
+    const spv_target_env env = cli.options.has_target_env ? cli.options.target_env
+                                                          : waveopt::DefaultTargetEnv(words);
+    if (cli.options.validate_input && !waveopt::ValidateModule(words, env, &error)) {
+      InputError(in, "input is not valid for " + waveopt::TargetEnvName(env) + ": " + error);
+    }
+    std::string text;
+    if (!waveopt::PrintUniformity(words, env, &text, &error)) InputError(in, error);
+    std::fputs(text.c_str(), stdout);
+    return 0;
   }
 
   cli.options.print_all = cli.print_all;

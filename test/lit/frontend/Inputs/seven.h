@@ -1,0 +1,1 @@
+#define SEVEN 7u
