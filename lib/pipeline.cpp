@@ -216,7 +216,9 @@ int RunSpirvOpt(const std::vector<std::string>& flags, spv_target_env env,
   return 0;
 }
 
-bool Fail(Result* result, const std::string& line) {
+bool Fail(Result* result, const std::string& line,
+          RemarkCollector* remarks = nullptr) {
+  if (remarks != nullptr) result->remarks = remarks->Take();
   result->words.clear();
   result->diagnostics.push_back(line);
   return false;
@@ -249,13 +251,13 @@ bool Optimize(const std::vector<uint32_t>& input, const Options& options,
       PassConfig config = base;
       config.params = seg.params;
       std::unique_ptr<spvtools::opt::Pass> pass = MakePass(seg.name, config, &error);
-      if (!pass) return Fail(result, error);
+      if (!pass) return Fail(result, error, remarks.get());
       std::vector<std::string> diags;
       std::unique_ptr<spvtools::opt::IRContext> context = spvtools::BuildModule(
           env, Collect(&diags), words.data(), words.size());
       if (!context) {
         return Fail(result, "cannot build the IR for " + seg.name +
-                                (diags.empty() ? "" : ": " + diags.front()));
+                                (diags.empty() ? "" : ": " + diags.front()), remarks.get());
       }
       pass->SetMessageConsumer(Collect(&result->diagnostics));
       auto start = Clock::now();
@@ -263,7 +265,7 @@ bool Optimize(const std::vector<uint32_t>& input, const Options& options,
       PassTiming timing{seg.name, MsSince(start), false};
       if (status == spvtools::opt::Pass::Status::Failure) {
         return Fail(result, seg.name + " failed (ids exhausted or an internal "
-                                       "error); the module is left unchanged");
+                                       "error, remarks.get()); the module is left unchanged");
       }
       if (status == spvtools::opt::Pass::Status::SuccessWithChange) {
         std::vector<uint32_t> out;
@@ -285,7 +287,7 @@ bool Optimize(const std::vector<uint32_t>& input, const Options& options,
             ") in the cleanup after -O; cleanup skipped");
         continue;
       }
-      if (rc < 0) return Fail(result, step_name + " failed");
+      if (rc < 0) return Fail(result, step_name + " failed", remarks.get());
       timing.changed = out != words;
       words = std::move(out);
       result->timings.push_back(timing);
@@ -296,13 +298,13 @@ bool Optimize(const std::vector<uint32_t>& input, const Options& options,
       result->print_all += "; IR after " + step_name + "\n" + text;
     }
     if (options.validate_after_all && !ValidateModule(words, env, &error)) {
-      return Fail(result, "invalid module after " + step_name + ": " + error);
+      return Fail(result, "invalid module after " + step_name + ": " + error, remarks.get());
     }
   }
   result->remarks = remarks->Take();
   if (options.validate_output && !ValidateModule(words, env, &error)) {
     return Fail(result, "internal error: the optimized module is not valid for " +
-                            TargetEnvName(env) + ": " + error);
+                            TargetEnvName(env) + ": " + error, remarks.get());
   }
   result->words = std::move(words);
   return true;

@@ -8,7 +8,7 @@ namespace waveopt {
 
 const std::vector<PassInfo>& RegisteredPasses() {
   static const std::vector<PassInfo> passes = {
-#define WAVEOPT_PASS(flag, Class, help, params) {flag, help, params},
+#define WAVEOPT_PASS(FLAG, CLASS, HELP, PARAMS) {FLAG, HELP, PARAMS},
 #include "waveopt/passes.def"
 #undef WAVEOPT_PASS
   };
@@ -18,13 +18,13 @@ const std::vector<PassInfo>& RegisteredPasses() {
 std::unique_ptr<spvtools::opt::Pass> MakePass(const std::string& name,
                                               const PassConfig& config,
                                               std::string* error) {
-#define WAVEOPT_PASS(flag, Class, help, params)          \
-  if (name == flag) {                                    \
-    if (!Class::ValidateParams(config.params, error)) {  \
+#define WAVEOPT_PASS(FLAG, CLASS, HELP, PARAMS)          \
+  if (name == FLAG) {                                    \
+    if (!CLASS::ValidateParams(config.params, error)) {  \
       *error = "--" + name + ": " + *error;              \
       return nullptr;                                    \
     }                                                    \
-    return std::make_unique<Class>(config);              \
+    return std::make_unique<CLASS>(config);              \
   }
 #include "waveopt/passes.def"
 #undef WAVEOPT_PASS
@@ -40,9 +40,9 @@ bool RegisterPass(spvtools::Optimizer* optimizer, const std::string& name,
   return true;
 }
 
-#define WAVEOPT_PASS(flag, Class, help, params)                 \
-  spvtools::Optimizer::PassToken Create##Class(const PassConfig& config) { \
-    return spvtools::Optimizer::PassToken(std::make_unique<Class>(config)); \
+#define WAVEOPT_PASS(FLAG, CLASS, HELP, PARAMS)                 \
+  spvtools::Optimizer::PassToken Create##CLASS(const PassConfig& config) { \
+    return spvtools::Optimizer::PassToken(std::make_unique<CLASS>(config)); \
   }
 #include "waveopt/passes.def"
 #undef WAVEOPT_PASS

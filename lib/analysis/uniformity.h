@@ -26,8 +26,6 @@
 #include <ostream>
 #include <vector>
 
-#include "llvm/ADT/DenseMap.h"
-
 namespace spvtools {
 namespace opt {
 class IRContext;
@@ -54,21 +52,54 @@ class UniformityAnalysis {
   // rewrite).
   explicit UniformityAnalysis(spvtools::opt::IRContext* context);
   ~UniformityAnalysis();
+  UniformityAnalysis(const UniformityAnalysis&) = delete;
+  UniformityAnalysis& operator=(const UniformityAnalysis&) = delete;
 
   Uniformity ValueLevel(uint32_t id) const;
   bool IsSubgroupUniform(uint32_t id) const {
     return ValueLevel(id) != Uniformity::kDivergent;
   }
   bool IsBlockUniform(uint32_t block_id) const;
+  // Empty exactly when IsBlockUniform(block_id). Besides divergent branches
+  // it lists the blocks holding a divergent early exit that does not end a
+  // block (OpDemoteToHelperInvocation, a call to a function that kills or
+  // demotes lanes) from which |block_id| is reachable. Computed on first
+  // request and cached: not thread-safe.
   const std::vector<uint32_t>& DivergentBranches(uint32_t block_id) const;
+
+  // Control level of a block: kWorkgroupUniform if every invocation of the
+  // workgroup that entered the function reaches it or none does,
+  // kSubgroupUniform if that holds per subgroup, kDivergent otherwise (also
+  // for an unknown id). IsBlockUniform(b) == (BlockLevel(b) != kDivergent).
+  Uniformity BlockLevel(uint32_t block_id) const;
+
+  // Call-site uniformity of a function: the highest control level of its
+  // call sites (and of its callers' entries). Entry points are
+  // kWorkgroupUniform; a function with no call site that is not an entry
+  // point, or an unknown id, is kDivergent. A pass that needs "this block
+  // is reached by whole subgroups" inside a called function checks both
+  // IsBlockUniform(b) and EntryLevel(function) != kDivergent.
+  Uniformity EntryLevel(uint32_t function_id) const;
+
+  // For the natural loop whose header is |header_id|: kWorkgroupUniform or
+  // kSubgroupUniform if every lane (of the workgroup / of a subgroup) that
+  // enters the loop together leaves it at the same iteration and through
+  // the same exit, i.e. the trip count is that uniform; kDivergent if lanes
+  // may leave at different iterations (values of the loop used after it are
+  // then divergent), or if |header_id| heads no loop.
+  Uniformity LoopExitLevel(uint32_t header_id) const;
 
   // Per function (in module order): every result id with its OpName and
   // level, then every block with its control uniformity and the divergent
   // branches it depends on. Stable and FileCheck-friendly, e.g.
-  //   function %main "main"
+  //   function %4 "main"
   //     value %12 "i" divergent
   //     block %5 uniform
-  //     block %20 divergent deps %5
+  //     block %20 "then" divergent deps %5
+  // Ids are numeric; the quoted OpName follows an id that has one. Values
+  // come in program order (parameters first); blocks in function order. A
+  // function whose call sites are not all workgroup-uniform gets
+  // " entry subgroup" or " entry divergent" after its name (EntryLevel).
   void Print(std::ostream& out) const;
 
  private:

@@ -63,8 +63,8 @@ bool RegisterPass(spvtools::Optimizer* optimizer, const std::string& name,
 // One factory per registered pass: Create<Class>(config), e.g.
 // CreatePrereduceAtomicsPass(). Parameters in config.params that do not parse
 // are ignored by these factories; use RegisterPass() to have them checked.
-#define WAVEOPT_PASS(flag, Class, help, params) \
-  spvtools::Optimizer::PassToken Create##Class(const PassConfig& config);
+#define WAVEOPT_PASS(FLAG, CLASS, HELP, PARAMS) \
+  spvtools::Optimizer::PassToken Create##CLASS(const PassConfig& config);
 #include "waveopt/passes.def"
 #undef WAVEOPT_PASS
 

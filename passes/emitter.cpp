@@ -1,0 +1,144 @@
+#include "passes/emitter.h"
+
+#include <memory>
+
+#include "source/opt/constants.h"
+#include "source/opt/type_manager.h"
+
+namespace waveopt {
+
+using spvtools::opt::Instruction;
+using spvtools::opt::Operand;
+
+uint32_t Emitter::Emit(spv::Op opcode, uint32_t type,
+                       const std::vector<Operand>& operands, uint32_t result) {
+  if (!ok_) return 0;
+  if (type != 0 && result == 0) {
+    result = context_->TakeNextId();
+    if (result == 0) {
+      ok_ = false;
+      return 0;
+    }
+  }
+  for (const Operand& op : operands) {
+    if (spvIsIdType(op.type) && (op.words.empty() || op.words[0] == 0)) {
+      ok_ = false;  // an operand that failed to materialise
+      return 0;
+    }
+  }
+  auto inst = std::make_unique<Instruction>(context_, opcode, type, result,
+                                            operands);
+  Instruction* raw = &*where_.InsertBefore(std::move(inst));
+  context_->get_def_use_mgr()->AnalyzeInstDefUse(raw);
+  context_->set_instr_block(raw, block_);
+  return result;
+}
+
+uint32_t Emitter::EmitIds(spv::Op opcode, uint32_t type,
+                          std::initializer_list<uint32_t> ids,
+                          uint32_t result) {
+  std::vector<Operand> operands;
+  for (uint32_t id : ids) operands.push_back({SPV_OPERAND_TYPE_ID, {id}});
+  return Emit(opcode, type, operands, result);
+}
+
+void Emitter::EmitVoid(spv::Op opcode, const std::vector<Operand>& operands) {
+  if (!ok_) return;
+  for (const Operand& op : operands) {
+    if (spvIsIdType(op.type) && (op.words.empty() || op.words[0] == 0)) {
+      ok_ = false;
+      return;
+    }
+  }
+  auto inst = std::make_unique<Instruction>(context_, opcode, 0, 0, operands);
+  Instruction* raw = &*where_.InsertBefore(std::move(inst));
+  context_->get_def_use_mgr()->AnalyzeInstDefUse(raw);
+  context_->set_instr_block(raw, block_);
+}
+
+uint32_t Emitter::Group(spv::Op opcode, uint32_t type, int group_op,
+                        std::initializer_list<uint32_t> ids) {
+  std::vector<Operand> operands = {{SPV_OPERAND_TYPE_SCOPE_ID, {SubgroupScope()}}};
+  if (group_op >= 0) {
+    operands.push_back(
+        {SPV_OPERAND_TYPE_GROUP_OPERATION, {static_cast<uint32_t>(group_op)}});
+  }
+  for (uint32_t id : ids) operands.push_back({SPV_OPERAND_TYPE_ID, {id}});
+  return Emit(opcode, type, operands);
+}
+
+void Emitter::Branch(uint32_t target) {
+  EmitVoid(spv::Op::OpBranch, {{SPV_OPERAND_TYPE_ID, {target}}});
+}
+
+void Emitter::SelectionMerge(uint32_t merge) {
+  EmitVoid(spv::Op::OpSelectionMerge,
+           {{SPV_OPERAND_TYPE_ID, {merge}},
+            {SPV_OPERAND_TYPE_SELECTION_CONTROL,
+             {static_cast<uint32_t>(spv::SelectionControlMask::MaskNone)}}});
+}
+
+void Emitter::LoopMerge(uint32_t merge, uint32_t continue_target) {
+  EmitVoid(spv::Op::OpLoopMerge,
+           {{SPV_OPERAND_TYPE_ID, {merge}},
+            {SPV_OPERAND_TYPE_ID, {continue_target}},
+            {SPV_OPERAND_TYPE_LOOP_CONTROL,
+             {static_cast<uint32_t>(spv::LoopControlMask::MaskNone)}}});
+}
+
+void Emitter::BranchConditional(uint32_t cond, uint32_t on_true,
+                                uint32_t on_false) {
+  EmitVoid(spv::Op::OpBranchConditional, {{SPV_OPERAND_TYPE_ID, {cond}},
+                                          {SPV_OPERAND_TYPE_ID, {on_true}},
+                                          {SPV_OPERAND_TYPE_ID, {on_false}}});
+}
+
+uint32_t Emitter::UInt(uint32_t value) {
+  if (!ok_) return 0;
+  return Check(context_->get_constant_mgr()->GetUIntConstId(value));
+}
+
+uint32_t Emitter::Bool(bool value) {
+  if (!ok_) return 0;
+  spvtools::opt::analysis::Bool bool_type;
+  const spvtools::opt::analysis::Type* type =
+      context_->get_type_mgr()->GetRegisteredType(&bool_type);
+  const spvtools::opt::analysis::Constant* c =
+      context_->get_constant_mgr()->GetConstant(type, {value ? 1u : 0u});
+  Instruction* inst =
+      context_->get_constant_mgr()->GetDefiningInstruction(c);
+  return Check(inst ? inst->result_id() : 0);
+}
+
+uint32_t Emitter::Zero(uint32_t int_type) {
+  if (!ok_) return 0;
+  const spvtools::opt::analysis::Type* type =
+      context_->get_type_mgr()->GetType(int_type);
+  const spvtools::opt::analysis::Integer* as_int =
+      type ? type->AsInteger() : nullptr;
+  if (as_int == nullptr) return Check(0);
+  std::vector<uint32_t> words(as_int->width() == 64 ? 2 : 1, 0u);
+  const spvtools::opt::analysis::Constant* c =
+      context_->get_constant_mgr()->GetConstant(type, words);
+  Instruction* inst =
+      context_->get_constant_mgr()->GetDefiningInstruction(c, int_type);
+  return Check(inst ? inst->result_id() : 0);
+}
+
+uint32_t Emitter::BoolType() {
+  if (!ok_) return 0;
+  return Check(context_->get_type_mgr()->GetBoolTypeId());
+}
+
+uint32_t Emitter::UIntType(uint32_t width) {
+  if (!ok_) return 0;
+  spvtools::opt::analysis::Integer type(width, false);
+  return Check(context_->get_type_mgr()->GetTypeInstruction(&type));
+}
+
+uint32_t Emitter::UIntVectorType(uint32_t count) {
+  if (!ok_) return 0;
+  return Check(context_->get_type_mgr()->GetUIntVectorTypeId(count));
+}
+
+}  // namespace waveopt

@@ -1,0 +1,1022 @@
+// prereduce-atomics: see the header for the rewrite; docs/passes/
+// prereduce-atomics.md for remarks and options.
+#include "passes/prereduce_atomics_pass.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <deque>
+
+#include "analysis/uniformity.h"
+#include "passes/emitter.h"
+#include "source/opt/constants.h"
+#include "source/opt/decoration_manager.h"
+#include "source/opt/dominator_analysis.h"
+#include "source/opt/ir_context.h"
+#include "source/opt/type_manager.h"
+#include "source/spirv_constant.h"
+#include "source/spirv_target_env.h"
+
+namespace waveopt {
+namespace {
+
+using spvtools::opt::BasicBlock;
+using spvtools::opt::Function;
+using spvtools::opt::Instruction;
+
+constexpr uint32_t kMemorySemanticsOrdering =
+    static_cast<uint32_t>(spv::MemorySemanticsMask::Acquire) |
+    static_cast<uint32_t>(spv::MemorySemanticsMask::Release) |
+    static_cast<uint32_t>(spv::MemorySemanticsMask::AcquireRelease) |
+    static_cast<uint32_t>(spv::MemorySemanticsMask::SequentiallyConsistent);
+constexpr uint32_t kMemorySemanticsVolatile =
+    static_cast<uint32_t>(spv::MemorySemanticsMask::Volatile);
+
+constexpr int kReduce = static_cast<int>(spv::GroupOperation::Reduce);
+constexpr int kExclusiveScan =
+    static_cast<int>(spv::GroupOperation::ExclusiveScan);
+
+bool IsAtomic(spv::Op op) {
+  switch (op) {
+    case spv::Op::OpAtomicLoad:
+    case spv::Op::OpAtomicStore:
+    case spv::Op::OpAtomicExchange:
+    case spv::Op::OpAtomicCompareExchange:
+    case spv::Op::OpAtomicCompareExchangeWeak:
+    case spv::Op::OpAtomicIIncrement:
+    case spv::Op::OpAtomicIDecrement:
+    case spv::Op::OpAtomicIAdd:
+    case spv::Op::OpAtomicISub:
+    case spv::Op::OpAtomicSMin:
+    case spv::Op::OpAtomicUMin:
+    case spv::Op::OpAtomicSMax:
+    case spv::Op::OpAtomicUMax:
+    case spv::Op::OpAtomicAnd:
+    case spv::Op::OpAtomicOr:
+    case spv::Op::OpAtomicXor:
+    case spv::Op::OpAtomicFlagTestAndSet:
+    case spv::Op::OpAtomicFlagClear:
+    case spv::Op::OpAtomicFAddEXT:
+    case spv::Op::OpAtomicFMinEXT:
+    case spv::Op::OpAtomicFMaxEXT:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsIncDec(spv::Op op) {
+  return op == spv::Op::OpAtomicIIncrement || op == spv::Op::OpAtomicIDecrement;
+}
+
+// Operations where applying the same operand twice changes nothing.
+bool IsIdempotent(spv::Op op) {
+  switch (op) {
+    case spv::Op::OpAtomicAnd:
+    case spv::Op::OpAtomicOr:
+    case spv::Op::OpAtomicSMin:
+    case spv::Op::OpAtomicUMin:
+    case spv::Op::OpAtomicSMax:
+    case spv::Op::OpAtomicUMax:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The OpGroupNonUniform* arithmetic that combines the operands of |op|.
+spv::Op GroupOpFor(spv::Op op) {
+  switch (op) {
+    case spv::Op::OpAtomicIAdd:
+    case spv::Op::OpAtomicISub:  // the atomic subtracts the lanes' sum
+      return spv::Op::OpGroupNonUniformIAdd;
+    case spv::Op::OpAtomicSMin:
+      return spv::Op::OpGroupNonUniformSMin;
+    case spv::Op::OpAtomicUMin:
+      return spv::Op::OpGroupNonUniformUMin;
+    case spv::Op::OpAtomicSMax:
+      return spv::Op::OpGroupNonUniformSMax;
+    case spv::Op::OpAtomicUMax:
+      return spv::Op::OpGroupNonUniformUMax;
+    case spv::Op::OpAtomicAnd:
+      return spv::Op::OpGroupNonUniformBitwiseAnd;
+    case spv::Op::OpAtomicOr:
+      return spv::Op::OpGroupNonUniformBitwiseOr;
+    case spv::Op::OpAtomicXor:
+      return spv::Op::OpGroupNonUniformBitwiseXor;
+    default:
+      return spv::Op::OpNop;
+  }
+}
+
+const char* OpName(spv::Op op) {
+  switch (op) {
+    case spv::Op::OpAtomicLoad: return "OpAtomicLoad";
+    case spv::Op::OpAtomicStore: return "OpAtomicStore";
+    case spv::Op::OpAtomicExchange: return "OpAtomicExchange";
+    case spv::Op::OpAtomicCompareExchange: return "OpAtomicCompareExchange";
+    case spv::Op::OpAtomicCompareExchangeWeak: return "OpAtomicCompareExchangeWeak";
+    case spv::Op::OpAtomicIIncrement: return "OpAtomicIIncrement";
+    case spv::Op::OpAtomicIDecrement: return "OpAtomicIDecrement";
+    case spv::Op::OpAtomicIAdd: return "OpAtomicIAdd";
+    case spv::Op::OpAtomicISub: return "OpAtomicISub";
+    case spv::Op::OpAtomicSMin: return "OpAtomicSMin";
+    case spv::Op::OpAtomicUMin: return "OpAtomicUMin";
+    case spv::Op::OpAtomicSMax: return "OpAtomicSMax";
+    case spv::Op::OpAtomicUMax: return "OpAtomicUMax";
+    case spv::Op::OpAtomicAnd: return "OpAtomicAnd";
+    case spv::Op::OpAtomicOr: return "OpAtomicOr";
+    case spv::Op::OpAtomicXor: return "OpAtomicXor";
+    case spv::Op::OpAtomicFlagTestAndSet: return "OpAtomicFlagTestAndSet";
+    case spv::Op::OpAtomicFlagClear: return "OpAtomicFlagClear";
+    case spv::Op::OpAtomicFAddEXT: return "OpAtomicFAddEXT";
+    case spv::Op::OpAtomicFMinEXT: return "OpAtomicFMinEXT";
+    case spv::Op::OpAtomicFMaxEXT: return "OpAtomicFMaxEXT";
+    default: return "atomic";
+  }
+}
+
+// Value of an OpConstant of 32-bit (or the low word of 64-bit) integer type,
+// if |inst| is one.
+bool ConstantValue(const Instruction* inst, uint64_t* value) {
+  if (inst == nullptr || inst->opcode() != spv::Op::OpConstant) return false;
+  *value = inst->GetSingleWordInOperand(0);
+  if (inst->NumInOperandWords() > 1) {
+    *value |= static_cast<uint64_t>(inst->GetSingleWordInOperand(1)) << 32;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool PrereduceAtomicsPass::ParseParams(const std::string& text, Params* params,
+                                       std::string* error) {
+  std::vector<std::pair<std::string, std::string>> items;
+  if (!SplitParams(text, &items, error)) return false;
+  for (const auto& [key, value] : items) {
+    if (key == "max-bins") {
+      char* end = nullptr;
+      unsigned long n = std::strtoul(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || n < 1 || n > 128) {
+        *error = "max-bins must be a number from 1 to 128";
+        return false;
+      }
+      params->max_bins = static_cast<uint32_t>(n);
+    } else if (key == "extended-types" && value.empty()) {
+      params->extended_types = true;
+    } else {
+      *error = "unknown parameter '" + key +
+               "' (expected max-bins=N or extended-types)";
+      return false;
+    }
+  }
+  return true;
+}
+
+PrereduceAtomicsPass::PrereduceAtomicsPass(PassConfig config)
+    : WavePass(std::move(config)) {
+  std::string ignored;
+  ParseParams(this->config().params, &params_, &ignored);
+}
+
+spvtools::opt::Pass::Status PrereduceAtomicsPass::Process() {
+  std::vector<std::pair<Function*, Instruction*>> atomics;
+  for (Function& func : *get_module()) {
+    for (BasicBlock& block : func) {
+      for (Instruction& inst : block) {
+        if (IsAtomic(inst.opcode())) atomics.emplace_back(&func, &inst);
+      }
+    }
+  }
+  if (atomics.empty()) return Status::SuccessWithoutChange;
+
+  // Module-wide refusals: one missed remark per atomic, same reason.
+  std::string module_reason, module_why;
+  const uint32_t target_version = spvVersionForTargetEnv(config().target_env);
+  if (context()->get_feature_mgr()->HasCapability(spv::Capability::Kernel)) {
+    module_reason = "KernelModule";
+    module_why = "OpenCL kernels are not supported; only Shader modules";
+  } else if (config().target_env == SPV_ENV_VULKAN_1_0 ||
+             target_version < SPV_SPIRV_VERSION_WORD(1, 3) ||
+             get_module()->version() < SPV_SPIRV_VERSION_WORD(1, 3)) {
+    module_reason = "TargetLacksSubgroupOps";
+    module_why =
+        "the target (" + TargetEnvName(config().target_env) +
+        ", SPIR-V " + std::to_string((get_module()->version() >> 16) & 0xff) +
+        "." + std::to_string((get_module()->version() >> 8) & 0xff) +
+        ") has no subgroup operations; they need Vulkan 1.1 / SPIR-V 1.3";
+  } else if (config().subgroup_size == 1) {
+    module_reason = "SubgroupSizeOne";
+    module_why = "--subgroup-size=1 promises one lane per subgroup: nothing "
+                 "to combine";
+  }
+  if (!module_reason.empty()) {
+    for (auto& [func, atomic] : atomics) {
+      EmitRemark(RemarkKind::kMissed, module_reason, func, atomic, module_why);
+    }
+    return Status::SuccessWithoutChange;
+  }
+
+  // Functions that run in fragment shaders, where helper lanes would take
+  // part in the subgroup operations.
+  fragment_functions_.clear();
+  std::deque<uint32_t> work;
+  for (Instruction& ep : get_module()->entry_points()) {
+    if (spv::ExecutionModel(ep.GetSingleWordInOperand(0)) ==
+        spv::ExecutionModel::Fragment) {
+      work.push_back(ep.GetSingleWordInOperand(1));
+    }
+  }
+  while (!work.empty()) {
+    uint32_t id = work.front();
+    work.pop_front();
+    if (!fragment_functions_.insert(id).second) continue;
+    Function* func = context()->GetFunction(id);
+    if (func == nullptr) continue;
+    func->ForEachInst([&work](Instruction* inst) {
+      if (inst->opcode() == spv::Op::OpFunctionCall) {
+        work.push_back(inst->GetSingleWordInOperand(0));
+      }
+    });
+  }
+
+  UniformityAnalysis uniformity(context());
+  std::vector<Candidate> candidates;
+  for (auto& [func, atomic] : atomics) {
+    Candidate cand;
+    std::string why;
+    std::string reason = Classify(func, atomic, uniformity, &cand, &why);
+    if (!reason.empty()) {
+      EmitRemark(RemarkKind::kMissed, reason, func, atomic, why);
+      continue;
+    }
+    // Applied remarks in program order with the missed ones; every decision
+    // is final before the first rewrite.
+    EmitApplied(cand);
+    candidates.push_back(cand);
+  }
+  if (candidates.empty()) return Status::SuccessWithoutChange;
+  for (const Candidate& cand : candidates) {
+    if (!Rewrite(cand)) return Status::Failure;
+  }
+  return Status::SuccessWithChange;
+}
+
+void PrereduceAtomicsPass::EmitApplied(const Candidate& cand) {
+  {
+    std::string what = std::string(OpName(cand.atomic->opcode())) +
+                       (cand.uniform_value ? " of a uniform value"
+                                           : " of a divergent value");
+    what += cand.result_used ? "; each lane's returned value is rebuilt"
+                             : "; the returned value is unused";
+    if (cand.shape == Shape::kUniformAddress) {
+      EmitRemark(RemarkKind::kApplied,
+                 cand.uniform_value ? "UniformAddressUniformValue"
+                                    : "UniformAddressDivergentValue",
+                 cand.function, cand.atomic,
+                 "one atomic per subgroup: " + what);
+    } else {
+      EmitRemark(RemarkKind::kApplied, "SmallBinSet", cand.function,
+                 cand.atomic,
+                 "one atomic per distinct address per subgroup (the index "
+                 "takes at most " + std::to_string(cand.bin_bound) +
+                     " values): " + what);
+    }
+  }
+}
+
+std::string PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
+                                           const UniformityAnalysis& uniformity,
+                                           Candidate* cand, std::string* why) {
+  const spv::Op op = atomic->opcode();
+  switch (op) {
+    case spv::Op::OpAtomicLoad:
+    case spv::Op::OpAtomicStore:
+    case spv::Op::OpAtomicExchange:
+    case spv::Op::OpAtomicCompareExchange:
+    case spv::Op::OpAtomicCompareExchangeWeak:
+    case spv::Op::OpAtomicFlagTestAndSet:
+    case spv::Op::OpAtomicFlagClear:
+      *why = std::string(OpName(op)) +
+             " does not combine across lanes; only read-modify-write "
+             "arithmetic and bitwise atomics are pre-reduced";
+      return "UnsupportedAtomicOp";
+    case spv::Op::OpAtomicFAddEXT:
+    case spv::Op::OpAtomicFMinEXT:
+    case spv::Op::OpAtomicFMaxEXT:
+      *why = std::string(OpName(op)) +
+             ": float atomics are left alone (reassociating float additions "
+             "changes rounding)";
+      return "FloatAtomic";
+    default:
+      break;
+  }
+
+  auto* def_use = context()->get_def_use_mgr();
+  const auto* type = context()->get_type_mgr()->GetType(atomic->type_id());
+  const auto* int_type = type ? type->AsInteger() : nullptr;
+  if (int_type == nullptr ||
+      (int_type->width() != 32 && int_type->width() != 64)) {
+    *why = "only 32- and 64-bit integer atomics are pre-reduced";
+    return "UnsupportedType";
+  }
+
+  uint64_t semantics = 0;
+  if (!ConstantValue(def_use->GetDef(atomic->GetSingleWordInOperand(2)),
+                     &semantics)) {
+    *why = "the memory semantics are not a constant";
+    return "NonRelaxedSemantics";
+  }
+  if (semantics & kMemorySemanticsVolatile) {
+    *why = "the atomic is Volatile";
+    return "VolatileAtomic";
+  }
+  if (semantics & kMemorySemanticsOrdering) {
+    *why = "the atomic orders memory (Acquire/Release/AcquireRelease/"
+           "SequentiallyConsistent); combining lanes would change what "
+           "other invocations observe";
+    return "NonRelaxedSemantics";
+  }
+
+  const uint32_t pointer = atomic->GetSingleWordInOperand(0);
+  Instruction* pointer_def = def_use->GetDef(pointer);
+  const auto* pointer_type =
+      pointer_def ? context()->get_type_mgr()->GetType(pointer_def->type_id())
+                  : nullptr;
+  const auto* as_pointer = pointer_type ? pointer_type->AsPointer() : nullptr;
+  if (as_pointer == nullptr) {
+    *why = "the pointer's type is unknown";
+    return "UnsupportedStorageClass";
+  }
+  switch (as_pointer->storage_class()) {
+    case spv::StorageClass::Workgroup:
+    case spv::StorageClass::StorageBuffer:
+    case spv::StorageClass::PhysicalStorageBuffer:
+    case spv::StorageClass::Uniform:  // BufferBlock storage buffers
+    case spv::StorageClass::Image:
+      break;
+    default:
+      *why = "atomics on this storage class are not pre-reduced (Workgroup, "
+             "StorageBuffer, PhysicalStorageBuffer and image texels are)";
+      return "UnsupportedStorageClass";
+  }
+
+  if (fragment_functions_.count(func->result_id())) {
+    *why = "the function runs in a fragment shader, where helper lanes take "
+           "part in subgroup operations but their atomics have no effect";
+    return "FragmentStage";
+  }
+
+  BasicBlock* block = context()->get_instr_block(atomic);
+  if (UnderElect(func, block)) {
+    *why = "a dominating OpGroupNonUniformElect already leaves one lane "
+           "(already pre-reduced)";
+    return "AlreadyPreReduced";
+  }
+
+  if (Instruction* loop_merge = block->GetLoopMergeInst()) {
+    const uint32_t merge = loop_merge->GetSingleWordInOperand(0);
+    const uint32_t cont = loop_merge->GetSingleWordInOperand(1);
+    const Instruction* term = block->terminator();
+    bool splittable = cont != block->id();
+    if (term->opcode() == spv::Op::OpBranchConditional) {
+      uint32_t t = term->GetSingleWordInOperand(1);
+      uint32_t f = term->GetSingleWordInOperand(2);
+      splittable = splittable && (t == merge || f == merge || t == cont ||
+                                  f == cont);
+    } else if (term->opcode() != spv::Op::OpBranch) {
+      splittable = false;
+    }
+    if (!splittable) {
+      *why = "the atomic sits in a loop header whose branch cannot be "
+             "moved out of it";
+      return "UnsupportedControlFlow";
+    }
+  }
+
+  cand->atomic = atomic;
+  cand->function = func;
+  cand->result_used = !def_use->WhileEachUser(atomic, [](Instruction* user) {
+    return spvtools::opt::IsAnnotationInst(user->opcode()) ||
+           spvtools::opt::IsDebug2Inst(user->opcode());
+  });
+  if (IsIncDec(op)) {
+    cand->uniform_value = true;
+  } else {
+    cand->uniform_value =
+        uniformity.IsSubgroupUniform(atomic->GetSingleWordInOperand(3));
+  }
+  if (int_type->width() == 64 && !cand->uniform_value &&
+      !params_.extended_types) {
+    *why = "64-bit subgroup arithmetic needs shaderSubgroupExtendedTypes; "
+           "pass --prereduce-atomics=extended-types if the device has it";
+    return "Int64GroupArithmetic";
+  }
+
+  if (uniformity.IsSubgroupUniform(pointer)) {
+    cand->shape = Shape::kUniformAddress;
+    return "";
+  }
+  uint32_t index = 0;
+  uint64_t bound = 0;
+  if (!FindBinIndex(pointer, uniformity, &index, &bound, why)) {
+    return "DivergentAddress";
+  }
+  if (IsInvocationIndex(index, uniformity, 0)) {
+    *why = "the index is the invocation's own index, so lanes rarely share "
+           "an address and pre-reduction would add a loop iteration per lane";
+    return "DistinctAddresses";
+  }
+  cand->shape = Shape::kSmallBinSet;
+  cand->bin_index = index;
+  cand->bin_bound = bound;
+  return "";
+}
+
+bool PrereduceAtomicsPass::IsInvocationIndex(
+    uint32_t id, const UniformityAnalysis& uniformity, int depth) {
+  if (depth > 8) return false;
+  auto* def_use = context()->get_def_use_mgr();
+  Instruction* inst = def_use->GetDef(id);
+  if (inst == nullptr) return false;
+  // The BuiltIn decoration of a variable, or -1.
+  auto builtin_of = [&](uint32_t var) -> int {
+    int found = -1;
+    for (Instruction* dec :
+         context()->get_decoration_mgr()->GetDecorationsFor(var, false)) {
+      if (dec->opcode() == spv::Op::OpDecorate &&
+          spv::Decoration(dec->GetSingleWordInOperand(1)) ==
+              spv::Decoration::BuiltIn) {
+        found = static_cast<int>(dec->GetSingleWordInOperand(2));
+      }
+    }
+    return found;
+  };
+  switch (inst->opcode()) {
+    case spv::Op::OpLoad: {
+      const uint32_t ptr = inst->GetSingleWordInOperand(0);
+      Instruction* var = def_use->GetDef(ptr);
+      if (var == nullptr) return false;
+      if (var->opcode() == spv::Op::OpAccessChain &&
+          var->NumInOperands() == 2) {
+        // gl_LocalInvocationID.x through an access chain.
+        uint64_t component = 1;
+        ConstantValue(def_use->GetDef(var->GetSingleWordInOperand(1)),
+                      &component);
+        int b = builtin_of(var->GetSingleWordInOperand(0));
+        return component == 0 &&
+               (b == static_cast<int>(spv::BuiltIn::LocalInvocationId) ||
+                b == static_cast<int>(spv::BuiltIn::GlobalInvocationId));
+      }
+      if (var->opcode() != spv::Op::OpVariable) return false;
+      int b = builtin_of(ptr);
+      if (b == static_cast<int>(spv::BuiltIn::LocalInvocationIndex) ||
+          b == static_cast<int>(spv::BuiltIn::SubgroupLocalInvocationId)) {
+        return true;
+      }
+      const uint32_t stored = StoredOnce(id);
+      return stored != 0 && IsInvocationIndex(stored, uniformity, depth + 1);
+    }
+    case spv::Op::OpCompositeExtract: {
+      if (inst->NumInOperands() != 2 || inst->GetSingleWordInOperand(1) != 0) {
+        return false;
+      }
+      Instruction* load = def_use->GetDef(inst->GetSingleWordInOperand(0));
+      if (load == nullptr || load->opcode() != spv::Op::OpLoad) return false;
+      int b = builtin_of(load->GetSingleWordInOperand(0));
+      return b == static_cast<int>(spv::BuiltIn::LocalInvocationId) ||
+             b == static_cast<int>(spv::BuiltIn::GlobalInvocationId);
+    }
+    case spv::Op::OpIAdd:
+    case spv::Op::OpISub: {
+      const uint32_t a = inst->GetSingleWordInOperand(0);
+      const uint32_t b = inst->GetSingleWordInOperand(1);
+      if (uniformity.IsSubgroupUniform(b)) {
+        return IsInvocationIndex(a, uniformity, depth + 1);
+      }
+      if (inst->opcode() == spv::Op::OpIAdd && uniformity.IsSubgroupUniform(a)) {
+        return IsInvocationIndex(b, uniformity, depth + 1);
+      }
+      return false;
+    }
+    case spv::Op::OpBitcast:
+    case spv::Op::OpCopyObject:
+      return IsInvocationIndex(inst->GetSingleWordInOperand(0), uniformity,
+                               depth + 1);
+    case spv::Op::OpUMod:
+    case spv::Op::OpBitwiseAnd: {
+      // The low bits of a lane's own index still differ between neighbours.
+      uint64_t c = 0;
+      return ConstantValue(def_use->GetDef(inst->GetSingleWordInOperand(1)),
+                           &c) &&
+             c >= 4 &&
+             IsInvocationIndex(inst->GetSingleWordInOperand(0), uniformity,
+                               depth + 1);
+    }
+    default:
+      return false;
+  }
+}
+
+uint32_t PrereduceAtomicsPass::StoredOnce(uint32_t id) {
+  auto* def_use = context()->get_def_use_mgr();
+  Instruction* load = def_use->GetDef(id);
+  if (load == nullptr || load->opcode() != spv::Op::OpLoad) return 0;
+  const uint32_t ptr = load->GetSingleWordInOperand(0);
+  Instruction* var = def_use->GetDef(ptr);
+  if (var == nullptr || var->opcode() != spv::Op::OpVariable ||
+      spv::StorageClass(var->GetSingleWordInOperand(0)) !=
+          spv::StorageClass::Function) {
+    return 0;
+  }
+  uint32_t stored = 0;
+  int stores = 0;
+  def_use->ForEachUser(var, [&](Instruction* user) {
+    if (user->opcode() == spv::Op::OpStore &&
+        user->GetSingleWordInOperand(0) == ptr) {
+      ++stores;
+      stored = user->GetSingleWordInOperand(1);
+    } else if (user->opcode() != spv::Op::OpLoad &&
+               !spvtools::opt::IsAnnotationInst(user->opcode()) &&
+               !spvtools::opt::IsDebug2Inst(user->opcode())) {
+      stores += 2;  // escapes (access chain, call): unknown
+    }
+  });
+  return stores == 1 ? stored : 0;
+}
+
+bool PrereduceAtomicsPass::UnderElect(Function* func, BasicBlock* block) {
+  spvtools::opt::DominatorAnalysis* dom =
+      context()->GetDominatorAnalysis(func);
+  auto* def_use = context()->get_def_use_mgr();
+  for (BasicBlock* b = dom->ImmediateDominator(block); b != nullptr;
+       b = dom->ImmediateDominator(b)) {
+    const Instruction* term = b->terminator();
+    if (term->opcode() != spv::Op::OpBranchConditional) continue;
+    Instruction* cond = def_use->GetDef(term->GetSingleWordInOperand(0));
+    if (cond == nullptr ||
+        cond->opcode() != spv::Op::OpGroupNonUniformElect) {
+      continue;
+    }
+    uint32_t on_true = term->GetSingleWordInOperand(1);
+    if (on_true != term->GetSingleWordInOperand(2) &&
+        dom->Dominates(on_true, block->id())) {
+      return true;
+    }
+  }
+  return false;
+}
+
+uint64_t PrereduceAtomicsPass::IndexBound(uint32_t id, int depth) {
+  if (depth > 8) return 0;
+  Instruction* inst = context()->get_def_use_mgr()->GetDef(id);
+  if (inst == nullptr) return 0;
+  uint64_t c = 0;
+  auto const_operand = [&](uint32_t index, uint64_t* value) {
+    return ConstantValue(context()->get_def_use_mgr()->GetDef(
+                             inst->GetSingleWordInOperand(index)),
+                         value);
+  };
+  switch (inst->opcode()) {
+    case spv::Op::OpConstant:
+      return ConstantValue(inst, &c) && c < (1u << 31) ? c + 1 : 0;
+    case spv::Op::OpLoad: {
+      const uint32_t stored = StoredOnce(id);
+      return stored != 0 ? IndexBound(stored, depth + 1) : 0;
+    }
+    case spv::Op::OpBitwiseAnd:
+      // x & C is in [0, C] for an unsigned view; C must not have the sign bit.
+      if (const_operand(1, &c) || const_operand(0, &c)) {
+        return c < (1u << 31) ? c + 1 : 0;
+      }
+      return 0;
+    case spv::Op::OpUMod:
+      return const_operand(1, &c) && c > 0 && c <= (1u << 31) ? c : 0;
+    case spv::Op::OpBitcast:
+    case spv::Op::OpUConvert:
+    case spv::Op::OpCopyObject:
+      return IndexBound(inst->GetSingleWordInOperand(0), depth + 1);
+    case spv::Op::OpIAdd: {
+      // [0, a) + [0, b) is in [0, a + b - 1).
+      uint64_t a = IndexBound(inst->GetSingleWordInOperand(0), depth + 1);
+      uint64_t b = IndexBound(inst->GetSingleWordInOperand(1), depth + 1);
+      return a && b && a + b - 1 < (1u << 31) ? a + b - 1 : 0;
+    }
+    case spv::Op::OpSelect: {
+      uint64_t a = IndexBound(inst->GetSingleWordInOperand(1), depth + 1);
+      uint64_t b = IndexBound(inst->GetSingleWordInOperand(2), depth + 1);
+      return a && b ? std::max(a, b) : 0;
+    }
+    case spv::Op::OpExtInst: {
+      Instruction* set = context()->get_def_use_mgr()->GetDef(
+          inst->GetSingleWordInOperand(0));
+      if (set == nullptr || set->GetInOperand(0).AsString() != "GLSL.std.450") {
+        return 0;
+      }
+      uint32_t ext = inst->GetSingleWordInOperand(1);
+      uint64_t lo = 0, hi = 0;
+      switch (ext) {
+        case 38:  // UMin(x, C)
+          if (const_operand(3, &hi) || const_operand(2, &hi)) {
+            return hi < (1u << 31) ? hi + 1 : 0;
+          }
+          return 0;
+        case 44:  // UClamp(x, lo, hi)
+          return const_operand(4, &hi) && hi < (1u << 31) ? hi + 1 : 0;
+        case 45:  // SClamp(x, lo, hi) with 0 <= lo
+          if (const_operand(3, &lo) && const_operand(4, &hi) &&
+              lo < (1u << 31) && hi < (1u << 31)) {
+            return hi + 1;
+          }
+          return 0;
+        default:
+          return 0;
+      }
+    }
+    default:
+      return 0;
+  }
+}
+
+bool PrereduceAtomicsPass::FindBinIndex(uint32_t pointer,
+                                        const UniformityAnalysis& uniformity,
+                                        uint32_t* index, uint64_t* bound_out,
+                                        std::string* why) {
+  auto* def_use = context()->get_def_use_mgr();
+  Instruction* chain = def_use->GetDef(pointer);
+  if (chain == nullptr || (chain->opcode() != spv::Op::OpAccessChain &&
+                           chain->opcode() != spv::Op::OpInBoundsAccessChain)) {
+    *why = "the address differs between lanes and is not an access chain "
+           "into an array";
+    return false;
+  }
+  const uint32_t base = chain->GetSingleWordInOperand(0);
+  if (!uniformity.IsSubgroupUniform(base)) {
+    *why = "the base of the address differs between lanes";
+    return false;
+  }
+  Instruction* base_def = def_use->GetDef(base);
+  Instruction* type = def_use->GetDef(
+      def_use->GetDef(base_def->type_id())->GetSingleWordInOperand(1));
+  uint32_t divergent = 0;
+  uint64_t bound = 0;
+  for (uint32_t i = 1; i < chain->NumInOperands() && type != nullptr; ++i) {
+    const uint32_t idx = chain->GetSingleWordInOperand(i);
+    const bool is_divergent = !uniformity.IsSubgroupUniform(idx);
+    uint64_t type_bound = 0;
+    uint32_t next_type = 0;
+    switch (type->opcode()) {
+      case spv::Op::OpTypeArray: {
+        next_type = type->GetSingleWordInOperand(0);
+        uint64_t length = 0;
+        if (ConstantValue(def_use->GetDef(type->GetSingleWordInOperand(1)),
+                          &length)) {
+          type_bound = length;
+        }
+        break;
+      }
+      case spv::Op::OpTypeRuntimeArray:
+        next_type = type->GetSingleWordInOperand(0);
+        break;
+      case spv::Op::OpTypeVector:
+      case spv::Op::OpTypeMatrix:
+        next_type = type->GetSingleWordInOperand(0);
+        type_bound = type->GetSingleWordInOperand(1);
+        break;
+      case spv::Op::OpTypeStruct: {
+        uint64_t member = 0;
+        if (!ConstantValue(def_use->GetDef(idx), &member) ||
+            member >= type->NumInOperands()) {
+          *why = "the address indexes a struct with a non-constant index";
+          return false;
+        }
+        next_type = type->GetSingleWordInOperand(static_cast<uint32_t>(member));
+        break;
+      }
+      default:
+        *why = "the address indexes a type that is not an aggregate";
+        return false;
+    }
+    if (is_divergent) {
+      if (divergent != 0) {
+        *why = "more than one index of the address differs between lanes";
+        return false;
+      }
+      divergent = idx;
+      uint64_t value_bound = IndexBound(idx, 0);
+      bound = type_bound && value_bound ? std::min(type_bound, value_bound)
+                                        : std::max(type_bound, value_bound);
+    }
+    type = def_use->GetDef(next_type);
+  }
+  if (divergent == 0) {
+    *why = "the address differs between lanes";
+    return false;
+  }
+  const auto* idx_type = context()->get_type_mgr()->GetType(
+      def_use->GetDef(divergent)->type_id());
+  if (idx_type == nullptr || idx_type->AsInteger() == nullptr ||
+      idx_type->AsInteger()->width() != 32) {
+    *why = "the divergent index is not a 32-bit integer";
+    return false;
+  }
+  if (bound == 0 || bound > params_.max_bins) {
+    *why = "the address differs between lanes and its index is not provably "
+           "in a set of at most " + std::to_string(params_.max_bins) +
+           " values (an array of at most max-bins elements, a constant "
+           "and-mask, umod or clamp)";
+    return false;
+  }
+  *index = divergent;
+  *bound_out = bound;
+  return true;
+}
+
+BasicBlock* PrereduceAtomicsPass::NewBlockAfter(BasicBlock* after) {
+  uint32_t id = context()->TakeNextId();
+  if (id == 0) return nullptr;
+  auto block = std::make_unique<BasicBlock>(std::make_unique<Instruction>(
+      context(), spv::Op::OpLabel, 0, id,
+      std::initializer_list<spvtools::opt::Operand>{}));
+  BasicBlock* raw =
+      after->GetParent()->InsertBasicBlockAfter(std::move(block), after);
+  context()->get_def_use_mgr()->AnalyzeInstDefUse(raw->GetLabelInst());
+  context()->set_instr_block(raw->GetLabelInst(), raw);
+  return raw;
+}
+
+bool PrereduceAtomicsPass::EmitElectedAtomic(BasicBlock* pre, BasicBlock* merge,
+                                             Instruction* atomic,
+                                             const OpInfo& info,
+                                             bool uniform_value,
+                                             bool want_result,
+                                             uint32_t* result) {
+  *result = 0;
+  const spv::Op op = info.op;
+  const uint32_t type = info.type_id;
+  const uint32_t v = info.value_id;
+  Emitter e(context(), pre);
+  const uint32_t bool_type = e.BoolType();
+  const uint32_t uint_type = e.UIntType(32);
+
+  // Converts a 32-bit lane count to the atomic's type.
+  auto count_as_type = [&](uint32_t count) -> uint32_t {
+    uint32_t x = count;
+    if (info.width == 64) x = e.EmitIds(spv::Op::OpUConvert, e.UIntType(64), {x});
+    if (info.is_signed) x = e.EmitIds(spv::Op::OpBitcast, type, {x});
+    return x;
+  };
+  // v if the low bit of |count| is set, else 0.
+  auto odd_select = [&](uint32_t count) -> uint32_t {
+    uint32_t bit = e.EmitIds(spv::Op::OpBitwiseAnd, uint_type, {count, e.UInt(1)});
+    uint32_t odd = e.EmitIds(spv::Op::OpIEqual, bool_type, {bit, e.UInt(1)});
+    return e.EmitIds(spv::Op::OpSelect, type, {odd, v, e.Zero(type)});
+  };
+
+  uint32_t total = 0;  // the operand of the single atomic
+  uint32_t prefix = 0; // what the lanes before this one contributed
+  if (uniform_value && IsIdempotent(op)) {
+    total = v;
+  } else if (uniform_value) {
+    context()->AddCapability(spv::Capability::GroupNonUniformBallot);
+    uint32_t ballot = e.Group(spv::Op::OpGroupNonUniformBallot,
+                              e.UIntVectorType(4), -1, {e.Bool(true)});
+    uint32_t count = e.Group(spv::Op::OpGroupNonUniformBallotBitCount,
+                             uint_type, kReduce, {ballot});
+    uint32_t before = want_result
+                          ? e.Group(spv::Op::OpGroupNonUniformBallotBitCount,
+                                    uint_type, kExclusiveScan, {ballot})
+                          : 0;
+    if (op == spv::Op::OpAtomicXor) {
+      total = odd_select(count);
+      if (want_result) prefix = odd_select(before);
+    } else if (IsIncDec(op)) {
+      total = count_as_type(count);
+      if (want_result) prefix = count_as_type(before);
+    } else {
+      total = e.EmitIds(spv::Op::OpIMul, type, {v, count_as_type(count)});
+      if (want_result) {
+        prefix = e.EmitIds(spv::Op::OpIMul, type, {v, count_as_type(before)});
+      }
+    }
+  } else {
+    context()->AddCapability(spv::Capability::GroupNonUniformArithmetic);
+    const spv::Op group_op = GroupOpFor(op);
+    total = e.Group(group_op, type, kReduce, {v});
+    if (want_result) prefix = e.Group(group_op, type, kExclusiveScan, {v});
+  }
+  context()->AddCapability(spv::Capability::GroupNonUniform);
+  const uint32_t elect =
+      e.Group(spv::Op::OpGroupNonUniformElect, bool_type, -1, {});
+  BasicBlock* single = NewBlockAfter(pre);
+  if (single == nullptr || !e.ok()) return false;
+  e.SelectionMerge(merge->id());
+  e.BranchConditional(elect, single->id(), merge->id());
+
+  spv::Op new_op = op;
+  if (op == spv::Op::OpAtomicIIncrement) new_op = spv::Op::OpAtomicIAdd;
+  if (op == spv::Op::OpAtomicIDecrement) new_op = spv::Op::OpAtomicISub;
+  Emitter s(context(), single);
+  const uint32_t one = s.Emit(
+      new_op, type,
+      {{SPV_OPERAND_TYPE_ID, {atomic->GetSingleWordInOperand(0)}},
+       {SPV_OPERAND_TYPE_SCOPE_ID, {atomic->GetSingleWordInOperand(1)}},
+       {SPV_OPERAND_TYPE_MEMORY_SEMANTICS_ID,
+        {atomic->GetSingleWordInOperand(2)}},
+       {SPV_OPERAND_TYPE_ID, {total}}});
+  // The single atomic keeps the original's source location.
+  if (one != 0) {
+    context()->get_def_use_mgr()->GetDef(one)->UpdateDebugInfoFrom(atomic);
+  }
+  s.Branch(merge->id());
+  if (!e.ok() || !s.ok()) return false;
+  if (!want_result) return true;
+
+  auto first_non_phi = merge->begin();
+  while (first_non_phi != merge->end() &&
+         first_non_phi->opcode() == spv::Op::OpPhi) {
+    ++first_non_phi;
+  }
+  Emitter m(context(), merge, first_non_phi);
+  const uint32_t phi = m.EmitIds(spv::Op::OpPhi, type,
+                                 {one, single->id(), m.Zero(type), pre->id()});
+  // The elected lane's returned value, to every lane. 64-bit values travel as
+  // two 32-bit halves so that no extended-types feature is needed.
+  uint32_t base = 0;
+  context()->AddCapability(spv::Capability::GroupNonUniformBallot);
+  if (info.width == 64) {
+    const uint32_t v2 = m.UIntVectorType(2);
+    uint32_t halves = m.EmitIds(spv::Op::OpBitcast, v2, {phi});
+    halves = m.Group(spv::Op::OpGroupNonUniformBroadcastFirst, v2, -1, {halves});
+    base = m.EmitIds(spv::Op::OpBitcast, type, {halves});
+  } else {
+    base = m.Group(spv::Op::OpGroupNonUniformBroadcastFirst, type, -1, {phi});
+  }
+  // old <op> x, for the original operation.
+  auto combine = [&](uint32_t old, uint32_t x) -> uint32_t {
+    switch (op) {
+      case spv::Op::OpAtomicIAdd:
+      case spv::Op::OpAtomicIIncrement:
+        return m.EmitIds(spv::Op::OpIAdd, type, {old, x});
+      case spv::Op::OpAtomicISub:
+      case spv::Op::OpAtomicIDecrement:
+        return m.EmitIds(spv::Op::OpISub, type, {old, x});
+      case spv::Op::OpAtomicAnd:
+        return m.EmitIds(spv::Op::OpBitwiseAnd, type, {old, x});
+      case spv::Op::OpAtomicOr:
+        return m.EmitIds(spv::Op::OpBitwiseOr, type, {old, x});
+      case spv::Op::OpAtomicXor:
+        return m.EmitIds(spv::Op::OpBitwiseXor, type, {old, x});
+      default: {
+        spv::Op cmp = op == spv::Op::OpAtomicUMin   ? spv::Op::OpULessThan
+                      : op == spv::Op::OpAtomicSMin ? spv::Op::OpSLessThan
+                      : op == spv::Op::OpAtomicUMax ? spv::Op::OpUGreaterThan
+                                                    : spv::Op::OpSGreaterThan;
+        uint32_t keep_old = m.EmitIds(cmp, m.BoolType(), {old, x});
+        return m.EmitIds(spv::Op::OpSelect, type, {keep_old, old, x});
+      }
+    }
+  };
+  if (uniform_value && IsIdempotent(op)) {
+    // The first lane sees the old value, every later one old <op> v.
+    *result = m.EmitIds(spv::Op::OpSelect, type, {elect, base, combine(base, v)});
+  } else {
+    *result = combine(base, prefix);
+  }
+  return m.ok() && *result != 0;
+}
+
+bool PrereduceAtomicsPass::Rewrite(const Candidate& cand) {
+  Instruction* atomic = cand.atomic;
+  BasicBlock* block = context()->get_instr_block(atomic);
+  OpInfo info;
+  info.op = atomic->opcode();
+  info.type_id = atomic->type_id();
+  const auto* int_type =
+      context()->get_type_mgr()->GetType(info.type_id)->AsInteger();
+  info.width = int_type->width();
+  info.is_signed = int_type->IsSigned();
+  info.value_id = IsIncDec(info.op) ? 0 : atomic->GetSingleWordInOperand(3);
+
+  // A loop header keeps its phis, its OpLoopMerge and a branch; the rest
+  // moves to a new block so the rewrite can add control flow.
+  if (Instruction* loop_merge = block->GetLoopMergeInst()) {
+    auto first = block->begin();
+    while (first->opcode() == spv::Op::OpPhi) ++first;
+    uint32_t body_id = context()->TakeNextId();
+    if (body_id == 0) return false;
+    BasicBlock* body = block->SplitBasicBlock(context(), body_id, first);
+    loop_merge = body->GetLoopMergeInst();
+    std::unique_ptr<Instruction> moved(loop_merge);
+    loop_merge->RemoveFromList();
+    block->AddInstruction(std::move(moved));
+    context()->set_instr_block(loop_merge, block);
+    Emitter header(context(), block);
+    header.Branch(body->id());
+    if (!header.ok()) return false;
+    block = body;
+  }
+
+  uint32_t tail_id = context()->TakeNextId();
+  if (tail_id == 0) return false;
+  BasicBlock* tail = block->SplitBasicBlock(
+      context(), tail_id, BasicBlock::iterator(atomic));
+
+  uint32_t result = 0;
+  if (cand.shape == Shape::kUniformAddress) {
+    if (!EmitElectedAtomic(block, tail, atomic, info, cand.uniform_value,
+                           cand.result_used, &result)) {
+      return false;
+    }
+  } else {
+    // block → header → check → pick → run → (single) → ran → picked → latch
+    //       → cont → tail
+    BasicBlock* header = NewBlockAfter(block);
+    BasicBlock* check = header ? NewBlockAfter(header) : nullptr;
+    BasicBlock* pick = check ? NewBlockAfter(check) : nullptr;
+    BasicBlock* run = pick ? NewBlockAfter(pick) : nullptr;
+    BasicBlock* ran = run ? NewBlockAfter(run) : nullptr;
+    BasicBlock* picked = ran ? NewBlockAfter(ran) : nullptr;
+    BasicBlock* latch = picked ? NewBlockAfter(picked) : nullptr;
+    BasicBlock* cont = latch ? NewBlockAfter(latch) : nullptr;
+    const uint32_t done_next = context()->TakeNextId();
+    const uint32_t acc_next = context()->TakeNextId();
+    if (cont == nullptr || done_next == 0 || acc_next == 0) return false;
+    context()->AddCapability(spv::Capability::GroupNonUniform);
+    context()->AddCapability(spv::Capability::GroupNonUniformBallot);
+    context()->AddCapability(spv::Capability::GroupNonUniformVote);
+
+    Emitter b(context(), block);
+    b.Branch(header->id());
+
+    // header: lanes done so far; the loop's only exit is uniform (latch).
+    Emitter h(context(), header);
+    const uint32_t bool_type = h.BoolType();
+    const uint32_t done = h.EmitIds(
+        spv::Op::OpPhi, bool_type,
+        {h.Bool(false), block->id(), done_next, cont->id()});
+    uint32_t acc = 0;
+    if (cand.result_used) {
+      acc = h.EmitIds(spv::Op::OpPhi, info.type_id,
+                      {h.Zero(info.type_id), block->id(), acc_next, cont->id()});
+    }
+    h.LoopMerge(tail->id(), cont->id());
+    h.Branch(check->id());
+
+    // check: lanes already done sit this iteration out.
+    Emitter c(context(), check);
+    c.SelectionMerge(latch->id());
+    c.BranchConditional(done, latch->id(), pick->id());
+
+    // pick: the first remaining lane's index; the lanes that share it run.
+    Emitter p(context(), pick);
+    const uint32_t idx_type =
+        context()->get_def_use_mgr()->GetDef(cand.bin_index)->type_id();
+    const uint32_t first = p.Group(spv::Op::OpGroupNonUniformBroadcastFirst,
+                                   idx_type, -1, {cand.bin_index});
+    const uint32_t mine =
+        p.EmitIds(spv::Op::OpIEqual, bool_type, {cand.bin_index, first});
+    p.SelectionMerge(picked->id());
+    p.BranchConditional(mine, run->id(), picked->id());
+    if (!b.ok() || !h.ok() || !c.ok() || !p.ok()) return false;
+
+    // run → ran: the uniform-address rewrite among the lanes that share the
+    // index (the value is uniform among them when it is across the subgroup).
+    uint32_t run_result = 0;
+    if (!EmitElectedAtomic(run, ran, atomic, info, cand.uniform_value,
+                           cand.result_used, &run_result)) {
+      return false;
+    }
+    Emitter r(context(), ran);
+    r.Branch(picked->id());
+
+    Emitter k(context(), picked);
+    uint32_t acc2 = 0;
+    if (cand.result_used) {
+      acc2 = k.EmitIds(spv::Op::OpPhi, info.type_id,
+                       {run_result, ran->id(), acc, pick->id()});
+    }
+    k.Branch(latch->id());
+
+    Emitter l(context(), latch);
+    l.EmitIds(spv::Op::OpPhi, bool_type,
+              {l.Bool(true), check->id(), mine, picked->id()}, done_next);
+    if (cand.result_used) {
+      l.EmitIds(spv::Op::OpPhi, info.type_id,
+                {acc, check->id(), acc2, picked->id()}, acc_next);
+      result = acc_next;
+    }
+    const uint32_t all_done =
+        l.Group(spv::Op::OpGroupNonUniformAll, bool_type, -1, {done_next});
+    l.Branch(cont->id());
+
+    Emitter t(context(), cont);
+    t.BranchConditional(all_done, tail->id(), header->id());
+    if (!r.ok() || !k.ok() || !l.ok() || !t.ok()) return false;
+  }
+
+  if (cand.result_used) context()->ReplaceAllUsesWith(atomic->result_id(), result);
+  context()->KillInst(atomic);
+  return true;
+}
+
+}  // namespace waveopt

@@ -1,0 +1,149 @@
+// prereduce-atomics: one atomic per address per subgroup instead of one per
+// lane, with every lane's returned value rebuilt.
+//
+// Before (every active lane issues the atomic; same-address atomics
+// serialise in the memory system):
+//   %old = OpAtomicIAdd %uint %counter %scope %relaxed %v
+//
+// After, address uniform across the subgroup (cases A and B):
+//   %sum    = OpGroupNonUniformIAdd %uint %subgroup Reduce %v
+//             (A, uniform %v: %v * BallotBitCount Reduce (Ballot true))
+//   %excl   = OpGroupNonUniformIAdd %uint %subgroup ExclusiveScan %v
+//   %elect  = OpGroupNonUniformElect %bool %subgroup
+//             OpSelectionMerge %merge None
+//             OpBranchConditional %elect %single %merge
+//   %single: %one = OpAtomicIAdd %uint %counter %scope %relaxed %sum
+//   %merge:  %phi = OpPhi %uint %one %single %zero %pre
+//            %base = OpGroupNonUniformBroadcastFirst %uint %subgroup %phi
+//            %old  = OpIAdd %uint %base %excl     ; only where %old is used
+//
+// Divergent address into a small set (case C, a histogram): a loop peels one
+// distinct index per iteration (BroadcastFirst of the index among the lanes
+// not yet done); the lanes holding that index run the rewrite above among
+// themselves; the loop ends when OpGroupNonUniformAll says every lane is done
+// (a subgroup-uniform exit).
+//
+// Capabilities added: GroupNonUniform, GroupNonUniformBallot,
+// GroupNonUniformArithmetic (divergent values), GroupNonUniformVote (case C).
+// Analyses needed: UniformityAnalysis (lib/analysis), dominators, CFG.
+// Every refusal is a missed remark; docs/passes/prereduce-atomics.md lists
+// the names.
+#ifndef WAVEOPT_PASSES_PREREDUCE_ATOMICS_PASS_H_
+#define WAVEOPT_PASSES_PREREDUCE_ATOMICS_PASS_H_
+
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "passes/wave_pass.h"
+
+namespace waveopt {
+
+class UniformityAnalysis;
+
+class PrereduceAtomicsPass : public WavePass {
+ public:
+  struct Params {
+    uint32_t max_bins = 32;       // case C: largest provable index range
+    bool extended_types = false;  // allow 64-bit subgroup arithmetic
+  };
+
+  // Accepts "max-bins=N" (1..128) and "extended-types".
+  static bool ParseParams(const std::string& text, Params* params,
+                          std::string* error);
+  static bool ValidateParams(const std::string& text, std::string* error) {
+    Params p;
+    return ParseParams(text, &p, error);
+  }
+
+  explicit PrereduceAtomicsPass(PassConfig config);
+
+  const char* name() const override { return "prereduce-atomics"; }
+  Status Process() override;
+
+ private:
+  enum class Shape { kUniformAddress, kSmallBinSet };
+
+  // One atomic to rewrite, decided before any rewriting starts.
+  struct Candidate {
+    spvtools::opt::Instruction* atomic = nullptr;
+    spvtools::opt::Function* function = nullptr;
+    Shape shape = Shape::kUniformAddress;
+    bool uniform_value = false;  // the operand is the same in every lane
+    bool result_used = false;
+    uint32_t bin_index = 0;      // kSmallBinSet: the divergent index id
+    uint64_t bin_bound = 0;      // kSmallBinSet: it is in [0, bin_bound)
+  };
+
+  // Everything the rewrite of one atomic needs to know about its operation.
+  struct OpInfo {
+    spv::Op op = spv::Op::OpNop;  // original opcode
+    uint32_t type_id = 0;
+    uint32_t width = 32;
+    bool is_signed = false;
+    uint32_t value_id = 0;  // 0 for increment/decrement
+  };
+
+  // Returns a missed-remark name when |atomic| (in |func|) cannot be
+  // rewritten, with |why| set; otherwise "" and |cand| filled.
+  std::string Classify(spvtools::opt::Function* func,
+                       spvtools::opt::Instruction* atomic,
+                       const UniformityAnalysis& uniformity,
+                       Candidate* cand, std::string* why);
+
+  // Whether |block| can only be reached by a single lane of its subgroup
+  // because a dominating branch tests OpGroupNonUniformElect.
+  bool UnderElect(spvtools::opt::Function* func,
+                  spvtools::opt::BasicBlock* block);
+
+  // Exclusive upper bound of the values |id| can take when it is provably in
+  // [0, bound), else 0.
+  uint64_t IndexBound(uint32_t id, int depth);
+
+  // The divergent index of |pointer| for case C: set |index| and return
+  // true when the pointer is an access chain whose base and other indices are
+  // subgroup-uniform and exactly one index is divergent and provably in a
+  // range of at most max_bins values. |why| explains a false.
+  bool FindBinIndex(uint32_t pointer, const UniformityAnalysis& uniformity,
+                    uint32_t* index, uint64_t* bound, std::string* why);
+
+  // Whether |id| is (a uniform offset of) an invocation's own index
+  // (LocalInvocationIndex, SubgroupLocalInvocationId, the x of
+  // LocalInvocationId/GlobalInvocationId), looking through Function
+  // variables stored once: lanes then rarely share an address and a peel
+  // loop would run about once per lane.
+  bool IsInvocationIndex(uint32_t id, const UniformityAnalysis& uniformity,
+                         int depth);
+
+  void EmitApplied(const Candidate& cand);
+  // When |id| is an OpLoad of a Function variable that is stored exactly
+  // once and otherwise only loaded, the stored value's id; else 0.
+  // (Unoptimised front-end output keeps every local in such a variable.)
+  uint32_t StoredOnce(uint32_t id);
+
+  bool Rewrite(const Candidate& cand);
+
+  // Emits at the end of |pre| (no terminator yet) the subgroup reduction of
+  // |info|'s operand, an OpGroupNonUniformElect selection whose single lane
+  // issues |atomic|'s replacement, merging into |merge|; inserts the rebuild
+  // of each lane's returned value at the start of |merge| (after its phis).
+  // Sets |*result| to the per-lane result id (0 when |want_result| is
+  // false). Returns false when ids ran out.
+  bool EmitElectedAtomic(spvtools::opt::BasicBlock* pre,
+                         spvtools::opt::BasicBlock* merge,
+                         spvtools::opt::Instruction* atomic,
+                         const OpInfo& info, bool uniform_value,
+                         bool want_result, uint32_t* result);
+
+  // New empty block with a fresh label, inserted after |after|; null when
+  // ids ran out.
+  spvtools::opt::BasicBlock* NewBlockAfter(spvtools::opt::BasicBlock* after);
+
+  Params params_;
+  std::unordered_set<uint32_t> fragment_functions_;
+  bool added_ballot_ = false;
+};
+
+}  // namespace waveopt
+
+#endif  // WAVEOPT_PASSES_PREREDUCE_ATOMICS_PASS_H_

@@ -1,0 +1,19 @@
+// Negative control: pre-reduced append that forgets the exclusive scan of the
+// atomic's returned value: every taker of a subgroup writes the same slot.
+#version 450
+#extension GL_KHR_shader_subgroup_ballot : require
+layout(local_size_x_id = 0) in;
+layout(set = 0, binding = 0) readonly buffer Keys { uint key[]; };
+layout(set = 0, binding = 1) buffer Counter { uint count; };
+layout(set = 0, binding = 2) buffer Items { uint items[]; };
+
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  bool take = key[i] == 0u;
+  uvec4 takers = subgroupBallot(take);
+  uint total = subgroupBallotBitCount(takers);
+  uint base = 0u;
+  if (subgroupElect() && total > 0u) base = atomicAdd(count, total);
+  base = subgroupBroadcastFirst(base);
+  if (take) items[base] = i;
+}

@@ -1,0 +1,736 @@
+// waverun: runs, compares and times compute shaders on a Vulkan device
+// (Mesa's lavapipe unless told otherwise). See docs/waverun.md.
+//
+// Exit codes: 0 success (diff: equal); 1 error (one line on stderr); 2 bad
+// usage; 3 diff found a difference (or `time` found reps that disagree).
+#include <glob.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tools/waverun/compare.h"
+#include "tools/waverun/plan.h"
+#include "tools/waverun/reflect.h"
+#include "tools/waverun/spec.h"
+#include "tools/waverun/vulkan_runner.h"
+#include "waveopt/io.h"
+#include "waveopt/waveopt.h"
+
+namespace waverun {
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitError = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitDiffer = 3;
+
+// Lavapipe runs loops for at most this many back-edges per subgroup (summed
+// over all loops), then silently leaves them.
+constexpr uint64_t kLavapipeBackEdgeLimit = 65535;
+
+const char* kUsage =
+    "Usage: waverun run <shader> [options]\n"
+    "       waverun diff <a> <b> [options]\n"
+    "       waverun time <shader>... [options]\n"
+    "       waverun probe [options]\n"
+    "Run 'waverun --help' for the options.\n";
+
+void PrintHelp() {
+  std::printf(
+      "waverun: runs, compares and times compute shaders on a Vulkan device\n"
+      "(Mesa's lavapipe by default).\n\n"
+      "%s\n"
+      "Shaders: .spv, .spvasm, GLSL (.comp, .glsl), HLSL (.hlsl).\n\n"
+      "Inputs and sizes (spec lines; see docs/waverun.md):\n"
+      "  --spec=FILE              read spec lines from FILE (default: the first\n"
+      "                           shader's name with .waverun, when it exists)\n"
+      "  --no-spec                do not read a spec file\n"
+      "  -s LINE, --spec-line=LINE  one more spec line, e.g.\n"
+      "                           -s 'binding 0.1 size=256 fill=mod:16'\n"
+      "  --dispatch=X[,Y[,Z]]     workgroups to dispatch (spec: dispatch X Y Z)\n"
+      "  --seed=N                 input seed (spec: seed N)\n"
+      "  --reps=N                 time: timed repetitions (default 10)\n\n"
+      "Subgroup sizes (lavapipe):\n"
+      "  --subgroup-size=N        run at N lanes (4, 8 or 16 on lavapipe)\n"
+      "  --widths=N,M,...         one child process per size, e.g. 4,8,16\n"
+      "  --jobs=N                 child processes at a time (default: CPUs)\n"
+      "  --lp-threads=N           LP_NUM_THREADS (default 1: deterministic atomics)\n\n"
+      "Device:\n"
+      "  --icd=FILE               use this Vulkan ICD json instead of lavapipe's\n"
+      "  --system-icds            use the loader's own ICD search\n"
+      "  --device=N               physical device index (default 0)\n\n"
+      "Output:\n"
+      "  --dump[=S.B,...]         run: print the words of writable (or listed) bindings\n"
+      "  --dump-format=u32|i32|f32|hex\n"
+      "  -v, --verbose            diff: also list the bindings that are equal\n\n"
+      "Front end:\n"
+      "  -D NAME[=VALUE]          GLSL/HLSL define\n"
+      "  --target-env=ENV         for GLSL/HLSL/.spvasm input (default vulkan1.1)\n"
+      "  --no-validate            do not run spirv-val before running\n\n"
+      "Exit codes: 0 ok/equal, 1 error, 2 usage, 3 difference.\n",
+      kUsage);
+}
+
+struct Cli {
+  std::string command;
+  std::vector<std::string> inputs;
+  std::vector<uint32_t> widths;  // requested subgroup sizes (empty: the device's)
+  std::string spec_path;
+  bool no_spec = false;
+  std::vector<std::string> spec_lines;
+  bool dump = false;
+  std::vector<BindingKey> dump_keys;  // empty: every writable binding
+  std::string dump_format = "u32";
+  bool verbose = false;
+  std::vector<std::string> defines;
+  spv_target_env target_env = SPV_ENV_VULKAN_1_1;
+  std::string icd;
+  bool system_icds = false;
+  int device = -1;
+  int jobs = 0;
+  int lp_threads = 1;
+  bool validate = true;
+};
+
+[[noreturn]] void UsageError(const std::string& msg) {
+  std::fprintf(stderr, "waverun: error: %s\n%s", msg.c_str(), kUsage);
+  std::exit(kExitUsage);
+}
+
+int Error(const std::string& msg) {
+  std::fprintf(stderr, "waverun: error: %s\n", msg.c_str());
+  return kExitError;
+}
+
+bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+bool ParseInt(const std::string& s, int* v) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  long x = std::strtol(s.c_str(), &end, 10);
+  if (*end != '\0' || x < 0 || x > 1 << 30) return false;
+  *v = static_cast<int>(x);
+  return true;
+}
+
+std::vector<std::string> SplitComma(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) out.push_back(item);
+  return out;
+}
+
+void AddWidths(const std::string& list, Cli* cli) {
+  for (const std::string& w : SplitComma(list)) {
+    int n;
+    if (!ParseInt(w, &n) || n < 1 || n > 128 || (n & (n - 1)) != 0) {
+      UsageError("subgroup sizes are powers of two from 1 to 128, not '" + w + "'");
+    }
+    if (std::find(cli->widths.begin(), cli->widths.end(), static_cast<uint32_t>(n)) ==
+        cli->widths.end()) {
+      cli->widths.push_back(static_cast<uint32_t>(n));
+    }
+  }
+}
+
+Cli ParseArgs(int argc, char** argv) {
+  Cli cli;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&](const char* flag) -> std::string {
+      std::string f = flag;
+      if (a.size() > f.size() && a.compare(0, f.size() + 1, f + "=") == 0) {
+        return a.substr(f.size() + 1);
+      }
+      if (i + 1 >= args.size()) UsageError(f + " needs a value");
+      return args[++i];
+    };
+    auto is = [&](const char* flag) {
+      std::string f = flag;
+      return a == f || StartsWith(a, (f + "=").c_str());
+    };
+    if (a == "--help" || a == "-h") {
+      PrintHelp();
+      std::exit(kExitOk);
+    } else if (is("--subgroup-size") || is("--widths")) {
+      AddWidths(value(is("--widths") ? "--widths" : "--subgroup-size"), &cli);
+    } else if (is("--spec")) {
+      cli.spec_path = value("--spec");
+    } else if (a == "--no-spec") {
+      cli.no_spec = true;
+    } else if (a == "-s" || is("--spec-line")) {
+      cli.spec_lines.push_back(a == "-s" ? value("-s") : value("--spec-line"));
+    } else if (is("--dispatch")) {
+      std::string d = value("--dispatch");
+      std::replace(d.begin(), d.end(), ',', ' ');
+      cli.spec_lines.push_back("dispatch " + d);
+    } else if (is("--seed")) {
+      cli.spec_lines.push_back("seed " + value("--seed"));
+    } else if (is("--reps")) {
+      cli.spec_lines.push_back("reps " + value("--reps"));
+    } else if (a == "--dump") {
+      cli.dump = true;
+    } else if (StartsWith(a, "--dump=")) {
+      cli.dump = true;
+      for (const std::string& k : SplitComma(a.substr(7))) {
+        BindingKey key;
+        if (!ParseBindingKey(k, &key)) UsageError("bad binding '" + k + "' in --dump");
+        cli.dump_keys.push_back(key);
+      }
+    } else if (is("--dump-format")) {
+      cli.dump_format = value("--dump-format");
+      if (cli.dump_format != "u32" && cli.dump_format != "i32" && cli.dump_format != "f32" &&
+          cli.dump_format != "hex") {
+        UsageError("--dump-format is u32, i32, f32 or hex");
+      }
+    } else if (a == "-v" || a == "--verbose") {
+      cli.verbose = true;
+    } else if (a == "-D") {
+      cli.defines.push_back(value("-D"));
+    } else if (StartsWith(a, "-D")) {
+      cli.defines.push_back(a.substr(2));
+    } else if (is("--target-env")) {
+      std::string env = value("--target-env");
+      if (!waveopt::ParseTargetEnv(env, &cli.target_env)) {
+        UsageError("unknown target environment '" + env + "'");
+      }
+    } else if (is("--icd")) {
+      cli.icd = value("--icd");
+    } else if (a == "--system-icds") {
+      cli.system_icds = true;
+    } else if (is("--device")) {
+      if (!ParseInt(value("--device"), &cli.device)) UsageError("--device takes an index");
+    } else if (is("--jobs") || StartsWith(a, "-j")) {
+      std::string v = StartsWith(a, "-j") ? a.substr(2) : value("--jobs");
+      if (!ParseInt(v, &cli.jobs) || cli.jobs < 1) UsageError("--jobs takes a count >= 1");
+    } else if (is("--lp-threads")) {
+      if (!ParseInt(value("--lp-threads"), &cli.lp_threads)) {
+        UsageError("--lp-threads takes a count");
+      }
+    } else if (a == "--no-validate") {
+      cli.validate = false;
+    } else if (StartsWith(a, "-") && a != "-") {
+      UsageError("unknown option '" + a + "'");
+    } else if (cli.command.empty()) {
+      cli.command = a;
+    } else {
+      cli.inputs.push_back(a);
+    }
+  }
+  if (cli.command.empty()) UsageError("no command");
+  if (cli.command == "run") {
+    if (cli.inputs.size() != 1) UsageError("run takes one shader");
+  } else if (cli.command == "diff") {
+    if (cli.inputs.size() != 2) UsageError("diff takes two shaders");
+  } else if (cli.command == "time") {
+    if (cli.inputs.empty()) UsageError("time takes one or more shaders");
+  } else if (cli.command == "probe") {
+    if (!cli.inputs.empty()) UsageError("probe takes no shader");
+  } else {
+    UsageError("unknown command '" + cli.command + "'");
+  }
+  if (!cli.icd.empty() && cli.system_icds) UsageError("--icd and --system-icds exclude each other");
+  if (cli.no_spec && !cli.spec_path.empty()) UsageError("--spec and --no-spec exclude each other");
+  return cli;
+}
+
+// Points the Vulkan loader at lavapipe (or the user's choice) and sets
+// lavapipe's knobs. Must run before the first Vulkan call of the process.
+bool SetUpEnvironment(const Cli& cli, uint32_t width, std::string* error) {
+  std::string icd = cli.icd;
+  if (icd.empty() && !cli.system_icds) {
+    glob_t g;
+    const char* patterns[] = {"/usr/share/vulkan/icd.d/lvp_icd*.json",
+                              "/usr/local/share/vulkan/icd.d/lvp_icd*.json",
+                              "/etc/vulkan/icd.d/lvp_icd*.json"};
+    for (const char* pattern : patterns) {
+      if (icd.empty() && glob(pattern, 0, nullptr, &g) == 0) {
+        if (g.gl_pathc > 0) icd = g.gl_pathv[0];
+        globfree(&g);
+      }
+    }
+    if (icd.empty()) {
+      *error = "no Vulkan device: lavapipe's ICD (lvp_icd*.json) is not installed "
+               "(mesa-vulkan-drivers); use --system-icds or --icd=FILE for another driver";
+      return false;
+    }
+  }
+  if (!icd.empty()) {
+    if (access(icd.c_str(), R_OK) != 0) {
+      *error = "no Vulkan device: cannot read ICD file '" + icd + "'";
+      return false;
+    }
+    setenv("VK_ICD_FILENAMES", icd.c_str(), 1);
+    setenv("VK_DRIVER_FILES", icd.c_str(), 1);
+  }
+  // Mesa's shader cache ignores LP_NATIVE_VECTOR_WIDTH: with it on, a sweep
+  // would silently reuse one width's code at every width.
+  setenv("MESA_SHADER_CACHE_DISABLE", "true", 1);
+  setenv("LP_NUM_THREADS", std::to_string(cli.lp_threads).c_str(), 1);
+  if (width != 0) {
+    setenv("LP_NATIVE_VECTOR_WIDTH", std::to_string(width * 32).c_str(), 1);
+  }
+  return true;
+}
+
+std::string Extension(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  size_t dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  return path.substr(dot);
+}
+
+std::string Directory(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+// Reads |path| as SPIR-V binary, SPIR-V text, GLSL or HLSL (by extension) and
+// validates it.
+bool LoadModule(const Cli& cli, const std::string& path, std::vector<uint32_t>* words,
+                std::string* error) {
+  std::string contents;
+  if (!waveopt::ReadFile(path, &contents, error)) {
+    if (error->find(path) == std::string::npos) *error = path + ": " + *error;
+    return false;
+  }
+  std::string ext = Extension(path);
+  std::string err;
+  bool ok;
+  if (ext == ".spv") {
+    ok = waveopt::BytesToWords(contents, words, &err);
+  } else if (ext == ".spvasm" || ext == ".spvas") {
+    ok = waveopt::AssembleText(contents, cli.target_env, words, &err);
+  } else if (ext == ".hlsl" || ext == ".glsl" || !waveopt::StageForExtension(ext).empty()) {
+    waveopt::CompileOptions options;
+    options.language = ext == ".hlsl" ? waveopt::SourceLanguage::kHlsl
+                                      : waveopt::SourceLanguage::kGlsl;
+    if (ext == ".glsl") options.stage = "comp";
+    options.defines = cli.defines;
+    options.include_dirs.push_back(Directory(path));
+    options.target_env = cli.target_env;
+    ok = waveopt::CompileShader(contents, path, options, words, &err);
+  } else {
+    *error = path + ": unknown shader type '" + ext +
+             "' (expected .spv, .spvasm, .comp, .glsl or .hlsl)";
+    return false;
+  }
+  if (!ok) {
+    *error = err.rfind(path, 0) == 0 ? err : path + ": " + err;
+    return false;
+  }
+  if (cli.validate && !waveopt::ValidateModule(*words, waveopt::DefaultTargetEnv(*words), &err)) {
+    *error = path + ": invalid module: " + err;
+    return false;
+  }
+  return true;
+}
+
+// The RunSpec for a run whose first shader is |first|.
+bool LoadSpec(const Cli& cli, const std::string& first, RunSpec* spec, std::string* error) {
+  *spec = RunSpec();
+  if (!cli.no_spec) {
+    std::string path = cli.spec_path.empty() ? SpecPathFor(first) : cli.spec_path;
+    std::string text;
+    if (access(path.c_str(), F_OK) == 0 || !cli.spec_path.empty()) {
+      if (!waveopt::ReadFile(path, &text, error)) {
+        if (error->find(path) == std::string::npos) *error = path + ": " + *error;
+        return false;
+      }
+      if (!ApplySpecText(text, path, spec, error)) return false;
+    }
+  }
+  for (size_t i = 0; i < cli.spec_lines.size(); ++i) {
+    if (!ApplySpecLine(cli.spec_lines[i], "command line", spec, error)) return false;
+  }
+  return true;
+}
+
+struct Module {
+  std::string path;
+  std::vector<uint32_t> words;
+  ModuleInterface iface;
+  Plan plan;
+};
+
+bool PrepareModule(const Cli& cli, const std::string& path, const RunSpec& spec, Module* m,
+                   std::string* error) {
+  m->path = path;
+  if (!LoadModule(cli, path, &m->words, error)) return false;
+  if (!ReflectModule(m->words, &m->iface, error) || !BuildPlan(m->iface, spec, &m->plan, error)) {
+    *error = path + ": " + *error;
+    return false;
+  }
+  return true;
+}
+
+// Warns when a module with loops binds an array long enough that a subgroup
+// looping over it would pass lavapipe's back-edge limit.
+void WarnBackEdges(const Module& m) {
+  if (!m.iface.has_loops) return;
+  for (const ResourcePlan& r : m.plan.resources) {
+    uint64_t n = r.width != 0 ? uint64_t{r.width} * r.height : r.elements;
+    if (n >= kLavapipeBackEdgeLimit) {
+      std::fprintf(stderr,
+                   "waverun: warning: %s: %s has %" PRIu64
+                   " elements and the module loops: a subgroup that loops over it passes "
+                   "lavapipe's limit of 65,535 back-edges per subgroup and stops looping "
+                   "silently\n",
+                   m.path.c_str(), ResourceLabel(r).c_str(), n);
+      return;
+    }
+  }
+}
+
+const char* kProbeShader = R"(#version 450
+#extension GL_KHR_shader_subgroup_ballot : require
+layout(local_size_x = 128) in;
+layout(set = 0, binding = 0) buffer Lanes { uint lanes[]; };
+void main() {
+  lanes[gl_LocalInvocationIndex] = subgroupBallotBitCount(subgroupBallot(true));
+}
+)";
+
+// Runs a 128-invocation workgroup and returns the largest number of lanes
+// that ran together in one subgroup.
+bool ProbeLanes(Device* device, uint32_t* lanes, std::string* error) {
+  std::vector<uint32_t> words;
+  waveopt::CompileOptions options;
+  options.stage = "comp";
+  std::string err;
+  if (!waveopt::CompileShader(kProbeShader, "probe.comp", options, &words, &err)) {
+    *error = "probe: " + err;
+    return false;
+  }
+  ModuleInterface iface;
+  RunSpec spec;
+  Plan plan;
+  if (!ReflectModule(words, &iface, &err) ||
+      !ApplySpecLine("binding 0.0 size=128 fill=zero", "probe", &spec, &err) ||
+      !BuildPlan(iface, spec, &plan, &err)) {
+    *error = "probe: " + err;
+    return false;
+  }
+  std::unique_ptr<Program> program = device->CreateProgram(words, iface.entry_point, plan, &err);
+  Outputs out;
+  double ns;
+  if (!program || !program->Run(&out, &ns, &err)) {
+    *error = "probe: " + err;
+    return false;
+  }
+  *lanes = 0;
+  for (size_t i = 0; i + 4 <= out[0].size(); i += 4) {
+    uint32_t v;
+    std::memcpy(&v, out[0].data() + i, 4);
+    *lanes = std::max(*lanes, v);
+  }
+  return true;
+}
+
+// Checks that |device| runs subgroups of |width| lanes (0: whatever it has).
+bool CheckWidth(Device* device, uint32_t width, uint32_t* lanes_out, std::string* error) {
+  const DeviceInfo& info = device->info();
+  if (width != 0 && info.subgroup_size != width) {
+    if (info.is_lavapipe) {
+      *error = "lavapipe reports subgroup size " + std::to_string(info.subgroup_size) +
+               " with LP_NATIVE_VECTOR_WIDTH=" + std::to_string(width * 32) + ", not " +
+               std::to_string(width) + "; it can run 4, 8 and 16";
+    } else {
+      *error = "device '" + info.name + "' has subgroup size " +
+               std::to_string(info.subgroup_size) + "; --subgroup-size=" +
+               std::to_string(width) + " can be chosen only on lavapipe";
+    }
+    return false;
+  }
+  uint32_t lanes = 0;
+  if (!ProbeLanes(device, &lanes, error)) return false;
+  if (lanes_out) *lanes_out = lanes;
+  if (lanes != info.subgroup_size) {
+    std::string what = "device '" + info.name + "' reports subgroup size " +
+                       std::to_string(info.subgroup_size) + " but runs " +
+                       std::to_string(lanes) + " lanes per subgroup";
+    if (info.is_lavapipe && info.subgroup_size > 16) {
+      *error = "subgroup size " + std::to_string(info.subgroup_size) +
+               " is not available: lavapipe (LP_NATIVE_VECTOR_WIDTH=" +
+               std::to_string(info.subgroup_size * 32) + ") reports " +
+               std::to_string(info.subgroup_size) + " but runs " + std::to_string(lanes) +
+               " lanes; sizes 32 and 64 come from the wave simulator (not yet built)";
+    } else {
+      *error = what;
+    }
+    return false;
+  }
+  return true;
+}
+
+std::string FormatWord(uint32_t v, const std::string& format) {
+  char buf[48];
+  if (format == "hex") {
+    std::snprintf(buf, sizeof(buf), "0x%08" PRIx32, v);
+  } else if (format == "i32") {
+    std::snprintf(buf, sizeof(buf), "%" PRId32, static_cast<int32_t>(v));
+  } else if (format == "f32") {
+    float f;
+    std::memcpy(&f, &v, 4);
+    std::snprintf(buf, sizeof(buf), "%.9g", static_cast<double>(f));
+  } else {
+    std::snprintf(buf, sizeof(buf), "%" PRIu32, v);
+  }
+  return buf;
+}
+
+int CommandRun(const Cli& cli, Device* device, Module* m) {
+  std::string err;
+  std::unique_ptr<Program> program = device->CreateProgram(m->words, m->iface.entry_point,
+                                                           m->plan, &err);
+  Outputs out;
+  double ns;
+  if (!program || !program->Run(&out, &ns, &err)) return Error(m->path + ": " + err);
+  for (size_t i = 0; i < m->plan.resources.size(); ++i) {
+    const ResourcePlan& r = m->plan.resources[i];
+    bool listed = std::find(cli.dump_keys.begin(), cli.dump_keys.end(), r.key) !=
+                  cli.dump_keys.end();
+    if (!(cli.dump_keys.empty() ? r.res.writable : listed)) continue;
+    size_t words = out[i].size() / 4;
+    std::printf("%s: %zu words, fnv1a64 %016" PRIx64 "\n", ResourceLabel(r).c_str(), words,
+                Fingerprint(out[i]));
+    if (!cli.dump) continue;
+    for (size_t w = 0; w < words; w += 8) {
+      std::string line = "  [" + std::to_string(w) + "]";
+      for (size_t k = w; k < std::min(words, w + 8); ++k) {
+        uint32_t v;
+        std::memcpy(&v, out[i].data() + k * 4, 4);
+        line += " " + FormatWord(v, cli.dump_format);
+      }
+      std::printf("%s\n", line.c_str());
+    }
+  }
+  return kExitOk;
+}
+
+int CommandDiff(const Cli& cli, Device* device, Module* a, Module* b) {
+  std::string err;
+  if (!SameInterface(a->plan, b->plan, &err)) {
+    return Error(a->path + " and " + b->path + " do not have the same interface: " + err);
+  }
+  Outputs out_a, out_b;
+  double ns;
+  for (int k = 0; k < 2; ++k) {
+    Module* m = k == 0 ? a : b;
+    // Same spec and same interface: both plans hold the same inputs; each
+    // keeps its own specialization constants. Compare modes come from |a|.
+    std::unique_ptr<Program> program =
+        device->CreateProgram(m->words, m->iface.entry_point, m->plan, &err);
+    if (!program || !program->Run(k == 0 ? &out_a : &out_b, &ns, &err)) {
+      return Error(m->path + ": " + err);
+    }
+  }
+  std::vector<std::string> report;
+  int differing = CompareOutputs(a->plan, out_a, out_b, "a", "b", &report);
+  int compared = 0;
+  for (const ResourcePlan& r : a->plan.resources) {
+    if (r.res.writable && r.compare.kind != Compare::Kind::kIgnore) {
+      ++compared;
+      if (cli.verbose) {
+        std::printf("  %s [%s]\n", ResourceLabel(r).c_str(), CompareName(r.compare).c_str());
+      }
+    }
+  }
+  if (differing == 0) {
+    std::printf("equal: %d binding%s compared (a = %s, b = %s)\n", compared,
+                compared == 1 ? "" : "s", a->path.c_str(), b->path.c_str());
+    return kExitOk;
+  }
+  std::printf("DIFFERENT: %d of %d bindings differ (a = %s, b = %s)\n", differing, compared,
+              a->path.c_str(), b->path.c_str());
+  for (const std::string& line : report) std::printf("  %s\n", line.c_str());
+  return kExitDiffer;
+}
+
+int CommandTime(const Cli& cli, Device* device, std::vector<Module>* modules) {
+  const DeviceInfo& info = device->info();
+  std::printf("device: %s%s%s, subgroup size %u, %s\n", info.name.c_str(),
+              info.driver.empty() ? "" : ", driver ", info.driver.c_str(), info.subgroup_size,
+              info.timestamps ? "timestamp queries" : "wall clock (no timestamp queries)");
+  struct Row {
+    std::string name;
+    double min_us, median_us;
+  };
+  std::vector<Row> rows;
+  int status = kExitOk;
+  for (Module& m : *modules) {
+    std::string err;
+    std::unique_ptr<Program> program =
+        device->CreateProgram(m.words, m.iface.entry_point, m.plan, &err);
+    Outputs first, out;
+    double ns;
+    // The first run compiles and warms caches: not timed.
+    if (!program || !program->Run(&first, &ns, &err)) return Error(m.path + ": " + err);
+    std::vector<double> times;
+    for (uint32_t rep = 0; rep < m.plan.reps; ++rep) {
+      if (!program->Run(&out, &ns, &err)) return Error(m.path + ": " + err);
+      times.push_back(ns / 1000.0);
+      std::vector<std::string> report;
+      if (CompareOutputs(m.plan, first, out, "first", "rep" + std::to_string(rep + 1),
+                         &report) != 0) {
+        std::printf("%s: rep %u's outputs differ from the first run's:\n", m.path.c_str(),
+                    rep + 1);
+        for (const std::string& line : report) std::printf("  %s\n", line.c_str());
+        status = kExitDiffer;
+        break;
+      }
+    }
+    std::sort(times.begin(), times.end());
+    size_t n = times.size();
+    double median = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
+    rows.push_back({m.path, times[0], median});
+  }
+  size_t width = 6;
+  for (const Row& r : rows) width = std::max(width, r.name.size());
+  std::printf("%-*s %12s %12s %6s %10s\n", static_cast<int>(width), "module", "min_us",
+              "median_us", "reps", "vs_first");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    std::printf("%-*s %12.3f %12.3f %6u %9.2fx\n", static_cast<int>(width), rows[i].name.c_str(),
+                rows[i].min_us, rows[i].median_us, (*modules)[i].plan.reps,
+                rows[i].median_us > 0 ? rows[0].median_us / rows[i].median_us : 0.0);
+  }
+  return status;
+}
+
+// Runs the command in this process at subgroup size |width| (0: the
+// device's own).
+int RunCommand(const Cli& cli, uint32_t width) {
+  std::string err;
+  if (!SetUpEnvironment(cli, width, &err)) return Error(err);
+  std::vector<Module> modules(cli.inputs.size());
+  RunSpec spec;
+  if (!cli.inputs.empty()) {
+    if (!LoadSpec(cli, cli.inputs[0], &spec, &err)) return Error(err);
+    for (size_t i = 0; i < cli.inputs.size(); ++i) {
+      if (!PrepareModule(cli, cli.inputs[i], spec, &modules[i], &err)) return Error(err);
+    }
+  }
+  std::unique_ptr<Device> device = Device::Create(cli.device, &err);
+  if (!device) return Error(err);
+  if (cli.command == "probe") {
+    const DeviceInfo& info = device->info();
+    uint32_t lanes = 0;
+    bool ok = CheckWidth(device.get(), width, &lanes, &err);
+    std::printf("device: %s\nreported subgroup size: %u\nlanes per full subgroup: %u\n",
+                info.name.c_str(), info.subgroup_size, lanes);
+    if (!ok) return Error(err);
+    std::printf("honest: yes\n");
+    return kExitOk;
+  }
+  if (width != 0 && !CheckWidth(device.get(), width, nullptr, &err)) return Error(err);
+  if (device->info().is_lavapipe) {
+    for (const Module& m : modules) WarnBackEdges(m);
+  }
+  if (cli.command == "run") return CommandRun(cli, device.get(), &modules[0]);
+  if (cli.command == "diff") return CommandDiff(cli, device.get(), &modules[0], &modules[1]);
+  return CommandTime(cli, device.get(), &modules);
+}
+
+// Prints |text| line by line with |prefix| to |stream|.
+void PrintPrefixed(FILE* stream, const std::string& prefix, const std::string& text) {
+  std::stringstream ss(text);
+  std::string line;
+  while (std::getline(ss, line)) std::fprintf(stream, "%s%s\n", prefix.c_str(), line.c_str());
+}
+
+std::string ReadAll(FILE* f) {
+  std::string s;
+  std::rewind(f);
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) s.append(buf, n);
+  return s;
+}
+
+// One child process per width (lavapipe picks its width once per process),
+// at most |jobs| at a time. Output comes back in width order, each line
+// prefixed with "[sg=N] ". Exit: 1 if any child failed, else 3 if any found a
+// difference, else 0.
+int RunWidths(const Cli& cli) {
+  struct Child {
+    uint32_t width;
+    pid_t pid = -1;
+    FILE* out = nullptr;
+    FILE* err = nullptr;
+    int rc = kExitError;
+  };
+  std::vector<Child> children;
+  for (uint32_t w : cli.widths) children.push_back({w});
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  size_t jobs = cli.jobs > 0 ? static_cast<size_t>(cli.jobs) : static_cast<size_t>(std::max(1L, cpus));
+  size_t next = 0, done = 0;
+  std::vector<size_t> running;
+  while (done < children.size()) {
+    while (next < children.size() && running.size() < jobs) {
+      Child& c = children[next];
+      c.out = std::tmpfile();
+      c.err = std::tmpfile();
+      if (!c.out || !c.err) return Error("cannot create temporary files");
+      std::fflush(stdout);
+      std::fflush(stderr);
+      c.pid = fork();
+      if (c.pid < 0) return Error("cannot fork");
+      if (c.pid == 0) {
+        dup2(fileno(c.out), 1);
+        dup2(fileno(c.err), 2);
+        int rc = RunCommand(cli, c.width);
+        std::fflush(stdout);
+        std::fflush(stderr);
+        _exit(rc);
+      }
+      running.push_back(next++);
+    }
+    int status = 0;
+    pid_t pid = wait(&status);
+    if (pid < 0) return Error("wait failed");
+    for (size_t k = 0; k < running.size(); ++k) {
+      Child& c = children[running[k]];
+      if (c.pid != pid) continue;
+      c.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+      running.erase(running.begin() + static_cast<long>(k));
+      ++done;
+      break;
+    }
+  }
+  bool any_error = false, any_diff = false;
+  for (Child& c : children) {
+    std::string prefix = "[sg=" + std::to_string(c.width) + "] ";
+    PrintPrefixed(stdout, prefix, ReadAll(c.out));
+    std::fflush(stdout);
+    PrintPrefixed(stderr, prefix, ReadAll(c.err));
+    if (c.rc < 0) {
+      std::fprintf(stderr, "%swaverun: error: the child process died of signal %d\n",
+                   prefix.c_str(), -c.rc);
+    }
+    std::fclose(c.out);
+    std::fclose(c.err);
+    any_error = any_error || (c.rc != kExitOk && c.rc != kExitDiffer);
+    any_diff = any_diff || c.rc == kExitDiffer;
+  }
+  return any_error ? kExitError : any_diff ? kExitDiffer : kExitOk;
+}
+
+}  // namespace
+}  // namespace waverun
+
+int main(int argc, char** argv) {
+  waverun::Cli cli = waverun::ParseArgs(argc, argv);
+  if (cli.widths.size() > 1) return waverun::RunWidths(cli);
+  return waverun::RunCommand(cli, cli.widths.empty() ? 0 : cli.widths[0]);
+}

@@ -1,0 +1,235 @@
+#include "tools/waverun/spec.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <sstream>
+
+namespace waverun {
+namespace {
+
+bool ParseU64(const std::string& text, uint64_t* value) {
+  if (text.empty() || text[0] == '-') return false;
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long v = std::strtoull(text.c_str(), &end, 0);
+  if (errno != 0 || *end != '\0') return false;
+  *value = v;
+  return true;
+}
+
+bool ParseU32(const std::string& text, uint32_t* value) {
+  uint64_t v;
+  if (!ParseU64(text, &v) || v > UINT32_MAX) return false;
+  *value = static_cast<uint32_t>(v);
+  return true;
+}
+
+bool ParseWordList(const std::string& text, std::vector<uint32_t>* words) {
+  words->clear();
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    uint32_t bits;
+    bool is_float;
+    if (!ParseValue(item, &bits, &is_float)) return false;
+    words->push_back(bits);
+  }
+  return !words->empty();
+}
+
+std::vector<std::string> Tokens(const std::string& line) {
+  std::vector<std::string> out;
+  std::stringstream ss(line);
+  std::string t;
+  while (ss >> t) out.push_back(t);
+  return out;
+}
+
+}  // namespace
+
+bool ParseCompare(const std::string& text, Compare* compare, std::string* error) {
+  Compare c;
+  bool ok = true;
+  if (text == "exact") {
+    c.kind = Compare::Kind::kExact;
+  } else if (text == "multiset") {
+    c.kind = Compare::Kind::kMultiset;
+  } else if (text == "ignore") {
+    c.kind = Compare::Kind::kIgnore;
+  } else if (text.rfind("ulp:", 0) == 0) {
+    c.kind = Compare::Kind::kUlp;
+    ok = ParseU32(text.substr(4), &c.ulps);
+  } else if (text.rfind("multiset-count:", 0) == 0) {
+    c.kind = Compare::Kind::kMultisetCount;
+    std::string rest = text.substr(15);
+    size_t at = rest.find('@');
+    BindingKey key;
+    ok = ParseBindingKey(rest.substr(0, at), &key);
+    c.counter_set = key.first;
+    c.counter_binding = key.second;
+    if (ok && at != std::string::npos) ok = ParseU32(rest.substr(at + 1), &c.counter_word);
+  } else {
+    ok = false;
+  }
+  if (!ok) {
+    *error = "bad compare mode '" + text +
+             "' (expected exact, multiset, multiset-count:SET.BINDING[@WORD], ulp:N or ignore)";
+    return false;
+  }
+  *compare = c;
+  return true;
+}
+
+std::string CompareName(const Compare& c) {
+  switch (c.kind) {
+    case Compare::Kind::kExact: return "exact";
+    case Compare::Kind::kMultiset: return "multiset";
+    case Compare::Kind::kMultisetCount:
+      return "multiset-count:" + BindingKeyName({c.counter_set, c.counter_binding}) + "@" +
+             std::to_string(c.counter_word);
+    case Compare::Kind::kUlp: return "ulp:" + std::to_string(c.ulps);
+    case Compare::Kind::kIgnore: return "ignore";
+  }
+  return "?";
+}
+
+bool ParseBindingKey(const std::string& text, BindingKey* key) {
+  size_t dot = text.find('.');
+  uint32_t set = 0, binding = 0;
+  if (dot == std::string::npos) {
+    if (!ParseU32(text, &binding)) return false;
+  } else if (!ParseU32(text.substr(0, dot), &set) ||
+             !ParseU32(text.substr(dot + 1), &binding)) {
+    return false;
+  }
+  *key = {set, binding};
+  return true;
+}
+
+std::string BindingKeyName(const BindingKey& key) {
+  return std::to_string(key.first) + "." + std::to_string(key.second);
+}
+
+bool ApplySpecLine(const std::string& raw_line, const std::string& origin, RunSpec* spec,
+                   std::string* error) {
+  std::string line = raw_line.substr(0, raw_line.find('#'));
+  std::vector<std::string> t = Tokens(line);
+  if (t.empty()) return true;
+  auto fail = [&](const std::string& msg) {
+    *error = origin + ": " + msg;
+    return false;
+  };
+  const std::string& kw = t[0];
+  if (kw == "dispatch") {
+    if (t.size() < 2 || t.size() > 4) return fail("expected 'dispatch X [Y [Z]]'");
+    uint32_t d[3] = {1, 1, 1};
+    for (size_t i = 1; i < t.size(); ++i) {
+      if (!ParseU32(t[i], &d[i - 1]) || d[i - 1] == 0) {
+        return fail("bad dispatch size '" + t[i] + "'");
+      }
+    }
+    for (int i = 0; i < 3; ++i) spec->dispatch[i] = d[i];
+  } else if (kw == "seed") {
+    if (t.size() != 2 || !ParseU64(t[1], &spec->seed)) return fail("expected 'seed N'");
+  } else if (kw == "reps") {
+    if (t.size() != 2 || !ParseU32(t[1], &spec->reps) || spec->reps == 0) {
+      return fail("expected 'reps N' with N >= 1");
+    }
+  } else if (kw == "const") {
+    // "const ID = VALUE" or "const ID=VALUE" or "const ID VALUE".
+    std::string rest;
+    for (size_t i = 1; i < t.size(); ++i) rest += (i > 1 ? " " : "") + t[i];
+    for (char& ch : rest) {
+      if (ch == '=') ch = ' ';
+    }
+    std::vector<std::string> kv = Tokens(rest);
+    uint32_t id, bits;
+    bool is_float;
+    if (kv.size() != 2 || !ParseU32(kv[0], &id)) return fail("expected 'const ID = VALUE'");
+    if (kv[1] == "true" || kv[1] == "false") {
+      bits = kv[1] == "true" ? 1 : 0;
+    } else if (!ParseValue(kv[1], &bits, &is_float)) {
+      return fail("bad constant value '" + kv[1] + "'");
+    }
+    spec->constants[id] = bits;
+  } else if (kw == "push" || kw == "binding") {
+    size_t first = 1;
+    BindingSpec scratch;
+    BindingSpec* b = &scratch;
+    if (kw == "binding") {
+      BindingKey key;
+      if (t.size() < 2 || !ParseBindingKey(t[1], &key)) {
+        return fail("expected 'binding SET.BINDING key=value...'");
+      }
+      b = &spec->bindings[key];
+      b->origin = origin;
+      first = 2;
+    }
+    for (size_t i = first; i < t.size(); ++i) {
+      size_t eq = t[i].find('=');
+      if (eq == std::string::npos) return fail("expected key=value, got '" + t[i] + "'");
+      std::string key = t[i].substr(0, eq), value = t[i].substr(eq + 1);
+      std::string err;
+      if (key == "fill") {
+        Fill f;
+        if (!ParseFill(value, &f, &err)) return fail(err);
+        b->fill = f;
+      } else if (key == "words") {
+        if (!ParseWordList(value, &b->words)) return fail("bad word list '" + value + "'");
+      } else if (kw == "push") {
+        return fail("push takes fill= and words= only, not '" + key + "'");
+      } else if (key == "size") {
+        size_t x = value.find('x');
+        if (x == std::string::npos) {
+          uint64_t n;
+          if (!ParseU64(value, &n)) return fail("bad size '" + value + "'");
+          b->elements = n;
+        } else if (!ParseU32(value.substr(0, x), &b->width) ||
+                   !ParseU32(value.substr(x + 1), &b->height) || b->width == 0 ||
+                   b->height == 0) {
+          return fail("bad image size '" + value + "' (expected WxH)");
+        }
+      } else if (key == "compare") {
+        Compare c;
+        if (!ParseCompare(value, &c, &err)) return fail(err);
+        b->compare = c;
+      } else if (key == "format") {
+        ImageFormat f;
+        if (!ParseImageFormat(value, &f)) return fail("unknown image format '" + value + "'");
+        b->format = f;
+      } else {
+        return fail("unknown key '" + key + "' (size, fill, compare, format, words)");
+      }
+    }
+    if (kw == "push") {
+      if (scratch.fill) spec->push_fill = scratch.fill;
+      if (!scratch.words.empty()) spec->push_words = scratch.words;
+    }
+  } else {
+    return fail("unknown keyword '" + kw + "' (dispatch, seed, reps, const, binding, push)");
+  }
+  return true;
+}
+
+bool ApplySpecText(const std::string& text, const std::string& path, RunSpec* spec,
+                   std::string* error) {
+  std::stringstream ss(text);
+  std::string line;
+  int n = 0;
+  while (std::getline(ss, line)) {
+    ++n;
+    if (!ApplySpecLine(line, path + ":" + std::to_string(n), spec, error)) return false;
+  }
+  return true;
+}
+
+std::string SpecPathFor(const std::string& shader_path) {
+  size_t slash = shader_path.find_last_of('/');
+  size_t dot = shader_path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) {
+    return shader_path + ".waverun";
+  }
+  return shader_path.substr(0, dot) + ".waverun";
+}
+
+}  // namespace waverun

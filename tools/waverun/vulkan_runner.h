@@ -1,0 +1,57 @@
+// Running a compute module on a Vulkan device: one device per process, one
+// Program (pipeline + resources + recorded command buffer) per module and
+// plan. Runs are deterministic on lavapipe with LP_NUM_THREADS=1.
+#ifndef WAVEOPT_TOOLS_WAVERUN_VULKAN_RUNNER_H_
+#define WAVEOPT_TOOLS_WAVERUN_VULKAN_RUNNER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tools/waverun/compare.h"
+#include "tools/waverun/plan.h"
+
+namespace waverun {
+
+struct DeviceInfo {
+  std::string name;            // VkPhysicalDeviceProperties::deviceName
+  std::string driver;          // driver name and info (Vulkan 1.2+), may be empty
+  uint32_t api_version = 0;
+  uint32_t subgroup_size = 0;  // as reported
+  bool timestamps = false;     // the compute queue has timestamp queries
+  double timestamp_period_ns = 1.0;
+  bool is_lavapipe = false;
+};
+
+class Device;
+
+// A module bound to one plan's resources, ready to run any number of times.
+class Program {
+ public:
+  virtual ~Program() = default;
+  // Resets every input to the plan's initial bytes, dispatches, waits and
+  // reads every resource back into |outputs| (plan order). |ns|: the
+  // dispatch's duration from timestamp queries (wall clock of the submission
+  // when the queue has none). Returns false with one line in |error|.
+  virtual bool Run(Outputs* outputs, double* ns, std::string* error) = 0;
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  // Creates the instance and a device with every feature it supports except
+  // robustBufferAccess. |index|: which physical device (-1: the first).
+  static std::unique_ptr<Device> Create(int index, std::string* error);
+  virtual const DeviceInfo& info() const = 0;
+  // Creates the pipeline (entry point |entry|, the plan's specialization
+  // constants) and the plan's resources. Errors: the driver rejects the
+  // shader, an image format the device cannot store/sample, out of memory.
+  virtual std::unique_ptr<Program> CreateProgram(const std::vector<uint32_t>& words,
+                                                 const std::string& entry, const Plan& plan,
+                                                 std::string* error) = 0;
+};
+
+}  // namespace waverun
+
+#endif  // WAVEOPT_TOOLS_WAVERUN_VULKAN_RUNNER_H_
