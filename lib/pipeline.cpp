@@ -31,6 +31,13 @@ namespace waveopt {
 const char* Version() { return WAVEOPT_VERSION_STRING; }
 const char* SpirvToolsVersion() { return WAVEOPT_SPIRV_TOOLS_VERSION_STRING; }
 
+const std::vector<std::string>& PrepareFlags() {
+  // Front ends keep locals in Function variables; the passes reason about
+  // SSA values (loop induction variables, uniform operands).
+  static const std::vector<std::string> flags = {"--ssa-rewrite"};
+  return flags;
+}
+
 const std::vector<std::string>& CleanupFlags() {
   // Removes what the rewrites leave dead and folds the constants they
   // introduce; no inlining, no control-flow restructuring of user code.
@@ -69,12 +76,14 @@ struct Segment {
   std::string params;              // its parameters
   std::vector<std::string> flags;  // spirv-opt flags
   bool cleanup = false;            // -O's cleanup: skipped when nothing changed
+  bool prepare = false;            // -O's SSA rewrite: undone when nothing changed
 };
 
 std::vector<Segment> Expand(const std::vector<PipelineStep>& steps) {
   std::vector<Segment> out;
   auto add_flags = [&out](const std::vector<std::string>& flags, bool cleanup) {
-    if (out.empty() || out.back().waveopt || out.back().cleanup != cleanup) {
+    if (out.empty() || out.back().waveopt || out.back().cleanup != cleanup ||
+        out.back().prepare) {
       Segment s;
       s.cleanup = cleanup;
       out.push_back(s);
@@ -94,7 +103,11 @@ std::vector<Segment> Expand(const std::vector<PipelineStep>& steps) {
       case PipelineStep::Kind::kSpirvOpt:
         add_flags({step.name}, false);
         break;
-      case PipelineStep::Kind::kOptimize:
+      case PipelineStep::Kind::kOptimize: {
+        Segment prepare;
+        prepare.prepare = true;
+        prepare.flags = PrepareFlags();
+        out.push_back(prepare);
         for (const PassInfo& info : RegisteredPasses()) {
           Segment s;
           s.waveopt = true;
@@ -103,6 +116,7 @@ std::vector<Segment> Expand(const std::vector<PipelineStep>& steps) {
         }
         add_flags(CleanupFlags(), true);
         break;
+      }
     }
   }
   return out;
@@ -245,6 +259,7 @@ bool Optimize(const std::vector<uint32_t>& input, const Options& options,
   base.remarks = remarks;
 
   bool any_change = false;
+  std::vector<uint32_t> before_optimize;  // restored when -O changed nothing
   for (const Segment& seg : Expand(options.pipeline)) {
     std::string step_name = seg.waveopt ? seg.name : "spirv-opt " + Join(seg.flags);
     if (seg.waveopt) {
@@ -276,15 +291,30 @@ bool Optimize(const std::vector<uint32_t>& input, const Options& options,
       }
       result->timings.push_back(timing);
     } else {
-      if (seg.cleanup && !any_change) continue;
+      if (seg.cleanup && !any_change) {
+        if (!before_optimize.empty()) words = std::move(before_optimize);
+        before_optimize.clear();
+        continue;
+      }
+      if (seg.prepare) {
+        before_optimize = words;
+        any_change = false;
+      }
       std::vector<uint32_t> out = words;
       auto start = Clock::now();
-      int rc = RunSpirvOpt(seg.flags, env, seg.cleanup, &out, &result->diagnostics);
+      const bool isolate = seg.cleanup || seg.prepare;
+      int rc = RunSpirvOpt(seg.flags, env, isolate, &out, &result->diagnostics);
       PassTiming timing{step_name, MsSince(start), false};
       if (rc > 0) {
         result->diagnostics.push_back(
             "warning: spirv-opt crashed (signal " + std::to_string(rc) +
-            ") in the cleanup after -O; cleanup skipped");
+            (seg.prepare ? ") in the SSA rewrite before -O; step skipped"
+                         : ") in the cleanup after -O; cleanup skipped"));
+        continue;
+      }
+      if (rc < 0 && isolate) {
+        result->diagnostics.push_back("warning: " + step_name +
+                                      " failed; step skipped");
         continue;
       }
       if (rc < 0) return Fail(result, step_name + " failed", remarks.get());

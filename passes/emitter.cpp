@@ -125,6 +125,18 @@ uint32_t Emitter::Zero(uint32_t int_type) {
   return Check(inst ? inst->result_id() : 0);
 }
 
+uint32_t Emitter::Null(uint32_t type_id) {
+  if (!ok_) return 0;
+  const spvtools::opt::analysis::Type* type =
+      context_->get_type_mgr()->GetType(type_id);
+  if (type == nullptr) return Check(0);
+  const spvtools::opt::analysis::Constant* c =
+      context_->get_constant_mgr()->GetConstant(type, {});
+  Instruction* inst =
+      context_->get_constant_mgr()->GetDefiningInstruction(c, type_id);
+  return Check(inst ? inst->result_id() : 0);
+}
+
 uint32_t Emitter::BoolType() {
   if (!ok_) return 0;
   return Check(context_->get_type_mgr()->GetBoolTypeId());

@@ -53,6 +53,7 @@ class Emitter {
   uint32_t UInt(uint32_t value);
   uint32_t Bool(bool value);
   uint32_t Zero(uint32_t int_type);  // 0 of a 32- or 64-bit integer type
+  uint32_t Null(uint32_t type);      // OpConstantNull (or 0/false) of |type|
   uint32_t BoolType();
   uint32_t UIntType(uint32_t width);
   uint32_t UIntVectorType(uint32_t count);

@@ -73,7 +73,7 @@ struct PipelineStep {
   enum class Kind {
     kWaveopt,   // a waveopt pass: |name| is its flag, |params| its parameters
     kSpirvOpt,  // a spirv-opt flag, forwarded verbatim, e.g. "--merge-blocks"
-    kOptimize,  // -O: every waveopt pass in order, then the cleanup passes
+    kOptimize,  // -O: SSA rewrite, every waveopt pass in order, cleanup
   };
   Kind kind = Kind::kWaveopt;
   std::string name;
@@ -114,7 +114,10 @@ struct Result {
 bool Optimize(const std::vector<uint32_t>& words, const Options& options,
               Result* result);
 
-// The spirv-opt flags that -O runs after the waveopt passes.
+// The spirv-opt flags that -O runs before the waveopt passes (to SSA form)
+// and after them (cleanup). When no waveopt pass changes the module, -O
+// returns it unchanged, bit for bit.
+const std::vector<std::string>& PrepareFlags();
 const std::vector<std::string>& CleanupFlags();
 
 // Parses "vulkan1.1", "spv1.5", ... Returns false for unknown names.
