@@ -831,7 +831,11 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan) {
   }
 
   // Preheader: who is in the loop, and each lane's rank among them.
-  Emitter pre(context(), plan.preheader, plan.preheader->tail());
+  // Before the preheader's branch (and its merge instruction, if the
+  // preheader heads a construct of its own).
+  Instruction* pre_point = plan.preheader->GetMergeInst();
+  if (pre_point == nullptr) pre_point = &*plan.preheader->tail();
+  Emitter pre(context(), plan.preheader, BasicBlock::iterator(pre_point));
   const uint32_t uint_type = pre.UIntType(32);
   const uint32_t bool_type = pre.BoolType();
   const uint32_t v4uint = pre.UIntVectorType(4);

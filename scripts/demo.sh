@@ -1,22 +1,27 @@
 #!/usr/bin/env bash
-# The main job on a bundled example: optimize examples/histogram.comp with -O,
-# show the shader before and after (as GLSL) and the remarks.
+# The main job on the bundled examples: optimize each with -O and show the
+# shader before and after (GLSL through SPIRV-Cross) and the remarks.
+# With an argument, just that shader.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=${WAVEOPT_BUILD_DIR:-$repo/build}
 cd "$repo"
-example=${1:-examples/histogram.comp}
+examples=("$@")
+[ ${#examples[@]} -gt 0 ] || examples=(examples/histogram.comp examples/tiled_lighting.comp)
 
 bash scripts/setup.sh
 cmake -G Ninja -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" --target waveopt-cli >/dev/null
 
-echo "=== before: $example"
-cat "$example"
-echo
-echo "=== remarks: waveopt -O $example"
-"$build/bin/waveopt" -O "$example" --emit=glsl -o "$build/demo.after.comp" \
-  --remarks='.*' --remarks-missed='.*' --remarks-analysis='.*' --time-report
-echo
-echo "=== after (GLSL through SPIRV-Cross)"
-cat "$build/demo.after.comp"
+for example in "${examples[@]}"; do
+  echo "=== before: $example"
+  cat "$example"
+  echo
+  echo "=== remarks: waveopt -O $example"
+  "$build/bin/waveopt" -O "$example" --emit=glsl -o "$build/demo.after.comp" \
+    --remarks='.*' --remarks-missed='.*' --remarks-analysis='.*' --time-report
+  echo
+  echo "=== after (GLSL through SPIRV-Cross)"
+  cat "$build/demo.after.comp"
+  echo
+done

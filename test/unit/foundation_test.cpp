@@ -174,7 +174,7 @@ TEST(Registry, EveryPassHasDocsAndLitTests) {
 TEST(Registry, CMakeAndCompiledRegistryAgree) {
   std::string names;
   for (const PassInfo& p : RegisteredPasses()) {
-    names += (names.empty() ? "" : ";") + std::string(p.name);
+    names += (names.empty() ? "" : ",") + std::string(p.name);
   }
   EXPECT_EQ(names, WAVEOPT_PASS_NAMES);
 }
