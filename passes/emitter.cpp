@@ -93,13 +93,25 @@ void Emitter::BranchConditional(uint32_t cond, uint32_t on_true,
                                           {SPV_OPERAND_TYPE_ID, {on_false}}});
 }
 
+// SPIRV-Tools 2023.1's type and constant managers dereference a null pointer
+// when ids run out half way through making a type or a constant (e.g.
+// GetUIntVectorTypeId with no uint type yet, GetUIntConstId): they are only
+// asked when there is room for everything one such request may create.
+bool Emitter::ManagerRoom() {
+  constexpr uint32_t kRoom = 4;
+  if (ok_ && context_->module()->IdBound() + kRoom > context_->max_id_bound()) {
+    ok_ = false;
+  }
+  return ok_;
+}
+
 uint32_t Emitter::UInt(uint32_t value) {
-  if (!ok_) return 0;
+  if (!ManagerRoom()) return 0;
   return Check(context_->get_constant_mgr()->GetUIntConstId(value));
 }
 
 uint32_t Emitter::Bool(bool value) {
-  if (!ok_) return 0;
+  if (!ManagerRoom()) return 0;
   spvtools::opt::analysis::Bool bool_type;
   const spvtools::opt::analysis::Type* type =
       context_->get_type_mgr()->GetRegisteredType(&bool_type);
@@ -111,7 +123,7 @@ uint32_t Emitter::Bool(bool value) {
 }
 
 uint32_t Emitter::Zero(uint32_t int_type) {
-  if (!ok_) return 0;
+  if (!ManagerRoom()) return 0;
   const spvtools::opt::analysis::Type* type =
       context_->get_type_mgr()->GetType(int_type);
   const spvtools::opt::analysis::Integer* as_int =
@@ -126,7 +138,7 @@ uint32_t Emitter::Zero(uint32_t int_type) {
 }
 
 uint32_t Emitter::Null(uint32_t type_id) {
-  if (!ok_) return 0;
+  if (!ManagerRoom()) return 0;
   const spvtools::opt::analysis::Type* type =
       context_->get_type_mgr()->GetType(type_id);
   if (type == nullptr) return Check(0);
@@ -137,19 +149,31 @@ uint32_t Emitter::Null(uint32_t type_id) {
   return Check(inst ? inst->result_id() : 0);
 }
 
-uint32_t Emitter::BoolType() {
+uint32_t Emitter::Constant(uint32_t type_id, const std::vector<uint32_t>& words) {
   if (!ok_) return 0;
+  const spvtools::opt::analysis::Type* type =
+      context_->get_type_mgr()->GetType(type_id);
+  if (type == nullptr) return Check(0);
+  const spvtools::opt::analysis::Constant* c =
+      context_->get_constant_mgr()->GetConstant(type, words);
+  Instruction* inst =
+      context_->get_constant_mgr()->GetDefiningInstruction(c, type_id);
+  return Check(inst ? inst->result_id() : 0);
+}
+
+uint32_t Emitter::BoolType() {
+  if (!ManagerRoom()) return 0;
   return Check(context_->get_type_mgr()->GetBoolTypeId());
 }
 
 uint32_t Emitter::UIntType(uint32_t width) {
-  if (!ok_) return 0;
+  if (!ManagerRoom()) return 0;
   spvtools::opt::analysis::Integer type(width, false);
   return Check(context_->get_type_mgr()->GetTypeInstruction(&type));
 }
 
 uint32_t Emitter::UIntVectorType(uint32_t count) {
-  if (!ok_) return 0;
+  if (!ManagerRoom()) return 0;
   return Check(context_->get_type_mgr()->GetUIntVectorTypeId(count));
 }
 

@@ -54,6 +54,8 @@ class Emitter {
   uint32_t Bool(bool value);
   uint32_t Zero(uint32_t int_type);  // 0 of a 32- or 64-bit integer type
   uint32_t Null(uint32_t type);      // OpConstantNull (or 0/false) of |type|
+  // A scalar constant of |type| with these literal words (e.g. float bits).
+  uint32_t Constant(uint32_t type, const std::vector<uint32_t>& words);
   uint32_t BoolType();
   uint32_t UIntType(uint32_t width);
   uint32_t UIntVectorType(uint32_t count);
@@ -62,6 +64,9 @@ class Emitter {
   uint32_t SubgroupScope() { return UInt(3); }
 
  private:
+  // False (and ok() == false) when ids are too close to the limit to call
+  // SPIRV-Tools' type/constant managers safely.
+  bool ManagerRoom();
   uint32_t Check(uint32_t id) {
     if (id == 0) ok_ = false;
     return id;

@@ -64,6 +64,11 @@ bool IsAtomic(spv::Op op) {
   }
 }
 
+bool IsFloatAtomic(spv::Op op) {
+  return op == spv::Op::OpAtomicFAddEXT || op == spv::Op::OpAtomicFMinEXT ||
+         op == spv::Op::OpAtomicFMaxEXT;
+}
+
 bool IsIncDec(spv::Op op) {
   return op == spv::Op::OpAtomicIIncrement || op == spv::Op::OpAtomicIDecrement;
 }
@@ -103,6 +108,12 @@ spv::Op GroupOpFor(spv::Op op) {
       return spv::Op::OpGroupNonUniformBitwiseOr;
     case spv::Op::OpAtomicXor:
       return spv::Op::OpGroupNonUniformBitwiseXor;
+    case spv::Op::OpAtomicFAddEXT:
+      return spv::Op::OpGroupNonUniformFAdd;
+    case spv::Op::OpAtomicFMinEXT:
+      return spv::Op::OpGroupNonUniformFMin;
+    case spv::Op::OpAtomicFMaxEXT:
+      return spv::Op::OpGroupNonUniformFMax;
     default:
       return spv::Op::OpNop;
   }
@@ -163,9 +174,11 @@ bool PrereduceAtomicsPass::ParseParams(const std::string& text, Params* params,
       params->max_bins = static_cast<uint32_t>(n);
     } else if (key == "extended-types" && value.empty()) {
       params->extended_types = true;
+    } else if (key == "float-reassoc" && value.empty()) {
+      params->float_reassoc = true;
     } else {
       *error = "unknown parameter '" + key +
-               "' (expected max-bins=N or extended-types)";
+               "' (expected max-bins=N, extended-types or float-reassoc)";
       return false;
     }
   }
@@ -303,10 +316,14 @@ std::string PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
     case spv::Op::OpAtomicFAddEXT:
     case spv::Op::OpAtomicFMinEXT:
     case spv::Op::OpAtomicFMaxEXT:
-      *why = std::string(OpName(op)) +
-             ": float atomics are left alone (reassociating float additions "
-             "changes rounding)";
-      return "FloatAtomic";
+      if (!params_.float_reassoc) {
+        *why = std::string(OpName(op)) +
+               ": float atomics are left alone (reassociating float "
+               "additions changes rounding; --prereduce-atomics="
+               "float-reassoc allows it)";
+        return "FloatAtomic";
+      }
+      break;
     default:
       break;
   }
@@ -314,8 +331,14 @@ std::string PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
   auto* def_use = context()->get_def_use_mgr();
   const auto* type = context()->get_type_mgr()->GetType(atomic->type_id());
   const auto* int_type = type ? type->AsInteger() : nullptr;
-  if (int_type == nullptr ||
-      (int_type->width() != 32 && int_type->width() != 64)) {
+  const auto* float_type = type ? type->AsFloat() : nullptr;
+  if (IsFloatAtomic(op)) {
+    if (float_type == nullptr || float_type->width() != 32) {
+      *why = "only 32-bit float atomics are pre-reduced";
+      return "UnsupportedType";
+    }
+  } else if (int_type == nullptr ||
+             (int_type->width() != 32 && int_type->width() != 64)) {
     *why = "only 32- and 64-bit integer atomics are pre-reduced";
     return "UnsupportedType";
   }
@@ -405,8 +428,8 @@ std::string PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
     cand->uniform_value =
         uniformity.IsSubgroupUniform(atomic->GetSingleWordInOperand(3));
   }
-  if (int_type->width() == 64 && !cand->uniform_value &&
-      !params_.extended_types) {
+  if (int_type != nullptr && int_type->width() == 64 &&
+      !cand->uniform_value && !params_.extended_types) {
     *why = "64-bit subgroup arithmetic needs shaderSubgroupExtendedTypes; "
            "pass --prereduce-atomics=extended-types if the device has it";
     return "Int64GroupArithmetic";
@@ -774,7 +797,38 @@ bool PrereduceAtomicsPass::EmitElectedAtomic(BasicBlock* pre, BasicBlock* merge,
 
   uint32_t total = 0;  // the operand of the single atomic
   uint32_t prefix = 0; // what the lanes before this one contributed
-  if (uniform_value && IsIdempotent(op)) {
+  const bool is_float = IsFloatAtomic(op);
+  if (is_float) {
+    // Reassociated (float-reassoc): the subgroup's sum/min/max feeds one
+    // atomic. For fadd, -0.0 is the identity: a sum of -0.0s stays -0.0
+    // even where the subgroup reduction starts from +0.0.
+    context()->AddCapability(spv::Capability::GroupNonUniformArithmetic);
+    const spv::Op group_op = GroupOpFor(op);
+    total = e.Group(group_op, type, kReduce, {v});
+    if (want_result) prefix = e.Group(group_op, type, kExclusiveScan, {v});
+    if (op == spv::Op::OpAtomicFAddEXT) {
+      context()->AddCapability(spv::Capability::GroupNonUniformBallot);
+      const uint32_t neg_zero = e.Constant(type, {0x80000000u});
+      const uint32_t bits = e.EmitIds(spv::Op::OpBitcast, uint_type, {v});
+      const uint32_t nonzero =
+          e.EmitIds(spv::Op::OpINotEqual, bool_type, {bits, e.UInt(0x80000000u)});
+      const uint32_t ballot = e.Group(spv::Op::OpGroupNonUniformBallot,
+                                      e.UIntVectorType(4), -1, {nonzero});
+      const uint32_t others = e.Group(spv::Op::OpGroupNonUniformBallotBitCount,
+                                      uint_type, kReduce, {ballot});
+      const uint32_t all_neg_zero =
+          e.EmitIds(spv::Op::OpIEqual, bool_type, {others, e.UInt(0)});
+      total = e.EmitIds(spv::Op::OpSelect, type, {all_neg_zero, neg_zero, total});
+      if (want_result) {
+        const uint32_t before =
+            e.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type,
+                    kExclusiveScan, {ballot});
+        const uint32_t none_before =
+            e.EmitIds(spv::Op::OpIEqual, bool_type, {before, e.UInt(0)});
+        prefix = e.EmitIds(spv::Op::OpSelect, type, {none_before, neg_zero, prefix});
+      }
+    }
+  } else if (uniform_value && IsIdempotent(op)) {
     total = v;
   } else if (uniform_value) {
     context()->AddCapability(spv::Capability::GroupNonUniformBallot);
@@ -838,7 +892,7 @@ bool PrereduceAtomicsPass::EmitElectedAtomic(BasicBlock* pre, BasicBlock* merge,
   }
   Emitter m(context(), merge, first_non_phi);
   const uint32_t phi = m.EmitIds(spv::Op::OpPhi, type,
-                                 {one, single->id(), m.Zero(type), pre->id()});
+                                 {one, single->id(), m.Null(type), pre->id()});
   // The elected lane's returned value, to every lane. 64-bit values travel as
   // two 32-bit halves so that no extended-types feature is needed.
   uint32_t base = 0;
@@ -866,6 +920,16 @@ bool PrereduceAtomicsPass::EmitElectedAtomic(BasicBlock* pre, BasicBlock* merge,
         return m.EmitIds(spv::Op::OpBitwiseOr, type, {old, x});
       case spv::Op::OpAtomicXor:
         return m.EmitIds(spv::Op::OpBitwiseXor, type, {old, x});
+      case spv::Op::OpAtomicFAddEXT:
+        return m.EmitIds(spv::Op::OpFAdd, type, {old, x});
+      case spv::Op::OpAtomicFMinEXT:
+      case spv::Op::OpAtomicFMaxEXT: {
+        uint32_t keep_old = m.EmitIds(op == spv::Op::OpAtomicFMinEXT
+                                          ? spv::Op::OpFOrdLessThan
+                                          : spv::Op::OpFOrdGreaterThan,
+                                      m.BoolType(), {old, x});
+        return m.EmitIds(spv::Op::OpSelect, type, {keep_old, old, x});
+      }
       default: {
         spv::Op cmp = op == spv::Op::OpAtomicUMin   ? spv::Op::OpULessThan
                       : op == spv::Op::OpAtomicSMin ? spv::Op::OpSLessThan
@@ -879,6 +943,10 @@ bool PrereduceAtomicsPass::EmitElectedAtomic(BasicBlock* pre, BasicBlock* merge,
   if (uniform_value && IsIdempotent(op)) {
     // The first lane sees the old value, every later one old <op> v.
     *result = m.EmitIds(spv::Op::OpSelect, type, {elect, base, combine(base, v)});
+  } else if (is_float) {
+    // The first lane sees exactly the old value (old + identity could turn
+    // -0.0 into +0.0); the others old <op> (their exclusive prefix).
+    *result = m.EmitIds(spv::Op::OpSelect, type, {elect, base, combine(base, prefix)});
   } else {
     *result = combine(base, prefix);
   }
@@ -891,10 +959,13 @@ bool PrereduceAtomicsPass::Rewrite(const Candidate& cand) {
   OpInfo info;
   info.op = atomic->opcode();
   info.type_id = atomic->type_id();
-  const auto* int_type =
-      context()->get_type_mgr()->GetType(info.type_id)->AsInteger();
-  info.width = int_type->width();
-  info.is_signed = int_type->IsSigned();
+  const auto* result_type = context()->get_type_mgr()->GetType(info.type_id);
+  if (const auto* int_type = result_type->AsInteger()) {
+    info.width = int_type->width();
+    info.is_signed = int_type->IsSigned();
+  } else {
+    info.width = result_type->AsFloat()->width();
+  }
   info.value_id = IsIncDec(info.op) ? 0 : atomic->GetSingleWordInOperand(3);
 
   // A loop header keeps its phis, its OpLoopMerge and a branch; the rest
@@ -957,7 +1028,7 @@ bool PrereduceAtomicsPass::Rewrite(const Candidate& cand) {
     uint32_t acc = 0;
     if (cand.result_used) {
       acc = h.EmitIds(spv::Op::OpPhi, info.type_id,
-                      {h.Zero(info.type_id), block->id(), acc_next, cont->id()});
+                      {h.Null(info.type_id), block->id(), acc_next, cont->id()});
     }
     h.LoopMerge(tail->id(), cont->id());
     h.Branch(check->id());

@@ -46,9 +46,10 @@ class PrereduceAtomicsPass : public WavePass {
   struct Params {
     uint32_t max_bins = 32;       // case C: largest provable index range
     bool extended_types = false;  // allow 64-bit subgroup arithmetic
+    bool float_reassoc = false;   // allow float atomics (changes rounding)
   };
 
-  // Accepts "max-bins=N" (1..128) and "extended-types".
+  // Accepts "max-bins=N" (1..128), "extended-types" and "float-reassoc".
   static bool ParseParams(const std::string& text, Params* params,
                           std::string* error);
   static bool ValidateParams(const std::string& text, std::string* error) {
