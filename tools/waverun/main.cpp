@@ -20,6 +20,7 @@
 #include "tools/waverun/compare.h"
 #include "tools/waverun/plan.h"
 #include "tools/waverun/reflect.h"
+#include "tools/waverun/sim_runner.h"
 #include "tools/waverun/spec.h"
 #include "tools/waverun/vulkan_runner.h"
 #include "waveopt/io.h"
@@ -36,6 +37,9 @@ constexpr int kExitDiffer = 3;
 // Lavapipe runs loops for at most this many back-edges per subgroup (summed
 // over all loops), then silently leaves them.
 constexpr uint64_t kLavapipeBackEdgeLimit = 65535;
+
+// --sim without --subgroup-size runs at this size.
+constexpr uint32_t kDefaultSimWidth = 32;
 
 const char* kUsage =
     "Usage: waverun run <shader> [options]\n"
@@ -64,6 +68,16 @@ void PrintHelp() {
       "  --widths=N,M,...         one child process per size, e.g. 4,8,16\n"
       "  --jobs=N                 child processes at a time (default: CPUs)\n"
       "  --lp-threads=N           LP_NUM_THREADS (default 1: deterministic atomics)\n\n"
+      "Wave simulator (lib/sim; docs/sim.md):\n"
+      "  --sim                    run on the simulator instead of a Vulkan device, at\n"
+      "                           --subgroup-size=N or --widths=... (any power of two\n"
+      "                           1..128; default 32)\n"
+      "  --counters               with --sim: print the cost counters of each run\n"
+      "  --sim-limit=N            stop a simulated run after N instructions (default\n"
+      "                           400000000): a shader that does not terminate\n"
+      "  --check-sim              diff: also run both modules on the simulator at the\n"
+      "                           device's subgroup size; an output that differs from\n"
+      "                           the device's is an error\n\n"
       "Device:\n"
       "  --icd=FILE               use this Vulkan ICD json instead of lavapipe's\n"
       "  --system-icds            use the loader's own ICD search\n"
@@ -99,6 +113,10 @@ struct Cli {
   int jobs = 0;
   int lp_threads = 1;
   bool validate = true;
+  bool sim = false;        // run on the wave simulator
+  bool counters = false;   // print the simulator's counters
+  bool check_sim = false;  // diff: check the simulator against the device
+  int sim_limit = 0;       // the simulator's instruction limit (0: its default)
 };
 
 [[noreturn]] void UsageError(const std::string& msg) {
@@ -220,6 +238,16 @@ Cli ParseArgs(int argc, char** argv) {
       }
     } else if (a == "--no-validate") {
       cli.validate = false;
+    } else if (a == "--sim") {
+      cli.sim = true;
+    } else if (a == "--counters") {
+      cli.counters = true;
+    } else if (a == "--check-sim") {
+      cli.check_sim = true;
+    } else if (is("--sim-limit")) {
+      if (!ParseInt(value("--sim-limit"), &cli.sim_limit) || cli.sim_limit < 1) {
+        UsageError("--sim-limit takes a count >= 1");
+      }
     } else if (StartsWith(a, "-") && a != "-") {
       UsageError("unknown option '" + a + "'");
     } else if (cli.command.empty()) {
@@ -242,6 +270,10 @@ Cli ParseArgs(int argc, char** argv) {
   }
   if (!cli.icd.empty() && cli.system_icds) UsageError("--icd and --system-icds exclude each other");
   if (cli.no_spec && !cli.spec_path.empty()) UsageError("--spec and --no-spec exclude each other");
+  if (cli.counters && !cli.sim) UsageError("--counters needs --sim");
+  if (cli.check_sim && (cli.sim || cli.command != "diff")) {
+    UsageError("--check-sim is for diff on a Vulkan device (without --sim)");
+  }
   return cli;
 }
 
@@ -465,7 +497,7 @@ bool CheckWidth(Device* device, uint32_t width, uint32_t* lanes_out, std::string
                " is not available: lavapipe (LP_NATIVE_VECTOR_WIDTH=" +
                std::to_string(info.subgroup_size * 32) + ") reports " +
                std::to_string(info.subgroup_size) + " but runs " + std::to_string(lanes) +
-               " lanes; sizes 32 and 64 come from the wave simulator (not yet built)";
+               " lanes; sizes 32 and 64 come from the wave simulator (--sim)";
     } else {
       *error = what;
     }
@@ -490,6 +522,88 @@ std::string FormatWord(uint32_t v, const std::string& format) {
   return buf;
 }
 
+// Prints the simulator's counters of |program|'s last run: "counters[ LABEL]:"
+// then one "  name value" line per counter.
+void PrintCounters(const std::string& label, const Program* program) {
+  std::printf("counters%s%s:\n", label.empty() ? "" : " ", label.c_str());
+  std::stringstream ss(SimCountersText(program));
+  std::string line;
+  while (std::getline(ss, line)) std::printf("  %s\n", line.c_str());
+}
+
+// Float tolerance of --check-sim: lavapipe's compiler may reassociate float
+// additions and fuse multiply-adds (NIR's inexact algebraic rules), which
+// the simulator does not.
+constexpr int64_t kCheckSimUlps = 8;
+
+// True when 32-bit words |a| and |b| are both normal floats of the same sign
+// within kCheckSimUlps units in the last place.
+bool NearFloats(uint32_t a, uint32_t b) {
+  auto normal = [](uint32_t v) {
+    uint32_t e = (v >> 23) & 0xffu;
+    return e != 0 && e != 0xffu;
+  };
+  if (!normal(a) || !normal(b) || (a >> 31) != (b >> 31)) return false;
+  int64_t d = static_cast<int64_t>(a & 0x7fffffffu) - static_cast<int64_t>(b & 0x7fffffffu);
+  return d >= -kCheckSimUlps && d <= kCheckSimUlps;
+}
+
+// --check-sim: runs |m| on the simulator at |width| lanes, with lavapipe's
+// subgroup layout, and compares its outputs with |device_out| (the
+// device's) under the plan's compare modes; exact-compared words that differ
+// count as agreeing when they are normal floats within kCheckSimUlps.
+// Prints "sim check: ..." and returns false (with |error|) when they differ.
+bool CheckSim(Module* m, uint32_t width, const Outputs& device_out, const std::string& name,
+              std::string* error) {
+  std::unique_ptr<Device> sim = CreateSimDevice(width, /*lavapipe_layout=*/true);
+  std::unique_ptr<Program> program =
+      sim->CreateProgram(m->words, m->iface.entry_point, m->plan, error);
+  Outputs out;
+  double ns;
+  if (!program || !program->Run(&out, &ns, error)) {
+    *error = m->path + ": " + *error;
+    return false;
+  }
+  std::vector<std::string> report;
+  size_t near_words = 0;
+  if (CompareOutputs(m->plan, device_out, out, "device", "sim", &report) != 0) {
+    bool near = true;
+    for (size_t i = 0; i < out.size() && near; ++i) {
+      const ResourcePlan& r = m->plan.resources[i];
+      if (!r.res.writable || r.compare.kind == Compare::Kind::kIgnore) continue;
+      bool exact_words = r.compare.kind == Compare::Kind::kExact ||
+                         r.compare.kind == Compare::Kind::kUlp;
+      for (size_t w = 0; w + 4 <= out[i].size() && near; w += 4) {
+        uint32_t x, y;
+        std::memcpy(&x, device_out[i].data() + w, 4);
+        std::memcpy(&y, out[i].data() + w, 4);
+        if (x == y) continue;
+        near = exact_words && NearFloats(x, y);
+        ++near_words;
+      }
+    }
+    if (!near) {
+      *error = "the simulator disagrees with the device on " + name + " = " + m->path + ": " +
+               (report.empty() ? std::string("outputs differ") : report[0]);
+      return false;
+    }
+  }
+  bool identical = true;
+  for (size_t i = 0; i < out.size(); ++i) {
+    identical = identical && (!m->plan.resources[i].res.writable || out[i] == device_out[i]);
+  }
+  if (near_words > 0) {
+    std::printf("sim check: %s equals the device's outputs but for %zu float word%s within %d "
+                "ulps\n",
+                name.c_str(), near_words, near_words == 1 ? "" : "s",
+                static_cast<int>(kCheckSimUlps));
+  } else {
+    std::printf("sim check: %s %s the device's outputs\n", name.c_str(),
+                identical ? "is identical to" : "equals (under the compare modes)");
+  }
+  return true;
+}
+
 int CommandRun(const Cli& cli, Device* device, Module* m) {
   std::string err;
   std::unique_ptr<Program> program = device->CreateProgram(m->words, m->iface.entry_point,
@@ -497,6 +611,7 @@ int CommandRun(const Cli& cli, Device* device, Module* m) {
   Outputs out;
   double ns;
   if (!program || !program->Run(&out, &ns, &err)) return Error(m->path + ": " + err);
+  if (cli.counters) PrintCounters("", program.get());
   for (size_t i = 0; i < m->plan.resources.size(); ++i) {
     const ResourcePlan& r = m->plan.resources[i];
     bool listed = std::find(cli.dump_keys.begin(), cli.dump_keys.end(), r.key) !=
@@ -534,6 +649,13 @@ int CommandDiff(const Cli& cli, Device* device, Module* a, Module* b) {
         device->CreateProgram(m->words, m->iface.entry_point, m->plan, &err);
     if (!program || !program->Run(k == 0 ? &out_a : &out_b, &ns, &err)) {
       return Error(m->path + ": " + err);
+    }
+    if (cli.counters) PrintCounters(k == 0 ? "a" : "b", program.get());
+  }
+  if (cli.check_sim) {
+    uint32_t width = device->info().subgroup_size;
+    if (!CheckSim(a, width, out_a, "a", &err) || !CheckSim(b, width, out_b, "b", &err)) {
+      return Error(err);
     }
   }
   std::vector<std::string> report;
@@ -591,6 +713,7 @@ int CommandTime(const Cli& cli, Device* device, std::vector<Module>* modules) {
         break;
       }
     }
+    if (cli.counters) PrintCounters(m.path, program.get());
     std::sort(times.begin(), times.end());
     size_t n = times.size();
     double median = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
@@ -612,7 +735,7 @@ int CommandTime(const Cli& cli, Device* device, std::vector<Module>* modules) {
 // device's own).
 int RunCommand(const Cli& cli, uint32_t width) {
   std::string err;
-  if (!SetUpEnvironment(cli, width, &err)) return Error(err);
+  if (!cli.sim && !SetUpEnvironment(cli, width, &err)) return Error(err);
   std::vector<Module> modules(cli.inputs.size());
   RunSpec spec;
   if (!cli.inputs.empty()) {
@@ -621,7 +744,10 @@ int RunCommand(const Cli& cli, uint32_t width) {
       if (!PrepareModule(cli, cli.inputs[i], spec, &modules[i], &err)) return Error(err);
     }
   }
-  std::unique_ptr<Device> device = Device::Create(cli.device, &err);
+  std::unique_ptr<Device> device =
+      cli.sim ? CreateSimDevice(width != 0 ? width : kDefaultSimWidth, false,
+                                static_cast<uint64_t>(cli.sim_limit))
+              : Device::Create(cli.device, &err);
   if (!device) return Error(err);
   if (cli.command == "probe") {
     const DeviceInfo& info = device->info();

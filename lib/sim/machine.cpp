@@ -1,0 +1,3030 @@
+// The executor. Every result id owns `slots` registers per invocation (the
+// scalars of its type, flattened; 64 bits each, narrower values zero-
+// extended, booleans 0/1, pointers (object << 40 | byte offset)). Registers
+// live in one array per workgroup: regs[(slot_base[id] + k) * stride + inv].
+//
+// A subgroup runs as an explicit state machine (so that a workgroup barrier
+// can suspend it): a stack of frames, each holding every lane's next block.
+// The scheduler runs the block that comes first in the function's structured
+// order among the lanes' next blocks, for all lanes waiting there; a lane
+// that takes a loop's back edge waits just after the latch block. Lanes thus
+// reconverge at merge blocks and a loop's lanes finish one iteration before
+// the next starts, as on lavapipe and GPUs with structured reconvergence.
+#include "lib/sim/machine.h"
+
+#include <spirv/unified1/GLSL.std.450.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <spirv/unified1/spirv.hpp>
+#include <type_traits>
+
+namespace waveopt {
+namespace sim {
+namespace {
+
+constexpr uint64_t kPoison = 0xDEADBEEFDEADBEEFull;
+constexpr uint32_t kObjShift = 40;
+constexpr uint64_t kOffsetMask = (uint64_t{1} << kObjShift) - 1;
+
+inline uint64_t WidthMask(uint32_t w) { return w >= 64 ? ~uint64_t{0} : (uint64_t{1} << w) - 1; }
+inline int64_t SignExtend(uint64_t v, uint32_t w) {
+  if (w >= 64) return static_cast<int64_t>(v);
+  uint32_t s = 64 - w;
+  return static_cast<int64_t>(v << s) >> s;
+}
+inline float BitsToFloat(uint64_t b) {
+  uint32_t u = static_cast<uint32_t>(b);
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+inline uint64_t FloatToBits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+inline double BitsToDouble(uint64_t b) {
+  double d;
+  std::memcpy(&d, &b, 8);
+  return d;
+}
+inline uint64_t DoubleToBits(double d) {
+  uint64_t u;
+  std::memcpy(&u, &d, 8);
+  return u;
+}
+
+// Float to half, rounding to nearest even (|toward_zero|: truncating, as
+// lavapipe does for rgba16f image stores).
+uint16_t FloatToHalf(float f, bool toward_zero = false) {
+  uint32_t x = static_cast<uint32_t>(FloatToBits(f));
+  uint32_t sign = (x >> 16) & 0x8000u;
+  int32_t exp = static_cast<int32_t>((x >> 23) & 0xffu);
+  uint32_t mant = x & 0x7fffffu;
+  if (exp == 0xff) return static_cast<uint16_t>(sign | 0x7c00u | (mant ? 0x200u : 0u));
+  int32_t e = exp - 127 + 15;
+  if (e >= 31) return static_cast<uint16_t>(sign | (toward_zero ? 0x7bffu : 0x7c00u));
+  if (e <= 0) {
+    if (e < -10) return static_cast<uint16_t>(sign);
+    mant |= 0x800000u;
+    uint32_t shift = static_cast<uint32_t>(14 - e);
+    uint32_t h = mant >> shift;
+    uint32_t rem = mant & ((1u << shift) - 1);
+    uint32_t half = 1u << (shift - 1);
+    if (!toward_zero && (rem > half || (rem == half && (h & 1u)))) ++h;
+    return static_cast<uint16_t>(sign | h);
+  }
+  uint32_t h = (static_cast<uint32_t>(e) << 10) | (mant >> 13);
+  uint32_t rem = mant & 0x1fffu;
+  if (!toward_zero && (rem > 0x1000u || (rem == 0x1000u && (h & 1u)))) ++h;
+  return static_cast<uint16_t>(sign | h);
+}
+
+float HalfToFloat(uint16_t h) {
+  uint32_t sign = (uint32_t{h} & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1fu;
+  uint32_t mant = h & 0x3ffu;
+  uint32_t bits;
+  if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else {
+      int e = -1;
+      do {
+        ++e;
+        mant <<= 1;
+      } while (!(mant & 0x400u));
+      bits = sign | (static_cast<uint32_t>(127 - 15 - e) << 23) | ((mant & 0x3ffu) << 13);
+    }
+  } else if (exp == 31) {
+    bits = sign | 0x7f800000u | (mant << 13);
+  } else {
+    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+  }
+  return BitsToFloat(bits);
+}
+
+// Calls f with the operands as float (16/32-bit) or double (64-bit) and
+// converts the result back to the width's bits.
+template <typename F>
+uint64_t FloatUnary(uint64_t a, uint32_t w, F f) {
+  if (w == 64) return DoubleToBits(static_cast<double>(f(BitsToDouble(a))));
+  if (w == 16) return FloatToHalf(static_cast<float>(f(HalfToFloat(static_cast<uint16_t>(a)))));
+  return FloatToBits(static_cast<float>(f(BitsToFloat(a))));
+}
+template <typename F>
+uint64_t FloatBinary(uint64_t a, uint64_t b, uint32_t w, F f) {
+  if (w == 64) return DoubleToBits(static_cast<double>(f(BitsToDouble(a), BitsToDouble(b))));
+  if (w == 16) {
+    return FloatToHalf(static_cast<float>(
+        f(HalfToFloat(static_cast<uint16_t>(a)), HalfToFloat(static_cast<uint16_t>(b)))));
+  }
+  return FloatToBits(static_cast<float>(f(BitsToFloat(a), BitsToFloat(b))));
+}
+template <typename F>
+uint64_t FloatTernary(uint64_t a, uint64_t b, uint64_t c, uint32_t w, F f) {
+  if (w == 64) {
+    return DoubleToBits(static_cast<double>(f(BitsToDouble(a), BitsToDouble(b), BitsToDouble(c))));
+  }
+  if (w == 16) {
+    return FloatToHalf(static_cast<float>(f(HalfToFloat(static_cast<uint16_t>(a)),
+                                            HalfToFloat(static_cast<uint16_t>(b)),
+                                            HalfToFloat(static_cast<uint16_t>(c)))));
+  }
+  return FloatToBits(static_cast<float>(f(BitsToFloat(a), BitsToFloat(b), BitsToFloat(c))));
+}
+template <typename F>
+bool FloatCompare(uint64_t a, uint64_t b, uint32_t w, F f) {
+  if (w == 64) return f(BitsToDouble(a), BitsToDouble(b));
+  if (w == 16)
+    return f(HalfToFloat(static_cast<uint16_t>(a)), HalfToFloat(static_cast<uint16_t>(b)));
+  return f(BitsToFloat(a), BitsToFloat(b));
+}
+inline double ToDouble(uint64_t a, uint32_t w) {
+  if (w == 64) return BitsToDouble(a);
+  if (w == 16) return HalfToFloat(static_cast<uint16_t>(a));
+  return BitsToFloat(a);
+}
+inline uint64_t FromDouble(double d, uint32_t w) {
+  if (w == 64) return DoubleToBits(d);
+  if (w == 16) return FloatToHalf(static_cast<float>(d));
+  return FloatToBits(static_cast<float>(d));
+}
+
+template <typename T>
+T FMinOf(T a, T b) {
+  if (std::isnan(a)) return b;
+  if (std::isnan(b)) return a;
+  return b < a ? b : a;
+}
+template <typename T>
+T FMaxOf(T a, T b) {
+  if (std::isnan(a)) return b;
+  if (std::isnan(b)) return a;
+  return a < b ? b : a;
+}
+
+// Float to integer conversions, saturating, NaN -> 0 (the specification
+// leaves out-of-range values undefined).
+uint64_t FloatToSigned(double d, uint32_t w) {
+  if (std::isnan(d)) return 0;
+  double lo = -std::ldexp(1.0, static_cast<int>(w) - 1);
+  double hi = std::ldexp(1.0, static_cast<int>(w) - 1);
+  int64_t v;
+  if (d <= lo) {
+    v = w >= 64 ? std::numeric_limits<int64_t>::min() : static_cast<int64_t>(lo);
+  } else if (d >= hi) {
+    v = w >= 64 ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(hi) - 1;
+  } else {
+    v = static_cast<int64_t>(std::trunc(d));
+  }
+  return static_cast<uint64_t>(v) & WidthMask(w);
+}
+uint64_t FloatToUnsigned(double d, uint32_t w) {
+  if (std::isnan(d) || d <= 0) return 0;
+  double hi = std::ldexp(1.0, static_cast<int>(w));
+  if (d >= hi) return WidthMask(w);
+  return static_cast<uint64_t>(std::trunc(d)) & WidthMask(w);
+}
+
+int BitLength(uint64_t v) {
+  int n = 0;
+  while (v) {
+    ++n;
+    v >>= 1;
+  }
+  return n;
+}
+
+struct LaneMask {
+  uint64_t w[2] = {0, 0};
+  bool Get(uint32_t i) const { return i < 128 && ((w[i >> 6] >> (i & 63)) & 1); }
+  void Set(uint32_t i) { w[i >> 6] |= uint64_t{1} << (i & 63); }
+};
+
+// Texel facts.
+uint32_t TexelBytes(TexelFormat f) {
+  switch (f) {
+    case TexelFormat::kR32ui:
+    case TexelFormat::kR32i:
+    case TexelFormat::kR32f:
+    case TexelFormat::kRgba8:
+      return 4;
+    case TexelFormat::kRgba16f:
+      return 8;
+    default:
+      return 16;
+  }
+}
+bool TexelIsFloat(TexelFormat f) {
+  return f == TexelFormat::kR32f || f == TexelFormat::kRgba8 || f == TexelFormat::kRgba16f ||
+         f == TexelFormat::kRgba32f;
+}
+uint32_t TexelComponents(TexelFormat f) {
+  return (f == TexelFormat::kR32ui || f == TexelFormat::kR32i || f == TexelFormat::kR32f) ? 1 : 4;
+}
+
+struct MemObj {
+  enum class Kind { kNone, kBuffer, kImage, kPush, kOutput, kWorkgroup, kInvocation };
+  Kind kind = Kind::kNone;
+  uint8_t* data = nullptr;
+  uint64_t size = 0;
+  // Images.
+  uint32_t width = 0, height = 0;
+  TexelFormat format = TexelFormat::kRgba32f;
+};
+
+enum class Step { kOk, kBarrier, kDone, kError };
+
+struct Frame {
+  uint32_t fn = 0;
+  uint64_t frame_base = 0;
+  uint32_t call_result = 0;
+  std::vector<int32_t> pc;    // per lane: next block, -1: not here / returned
+  std::vector<uint32_t> key;  // per lane: scheduling key
+  std::vector<int32_t> prev;  // per lane: the block it came from
+  bool running = false;
+  uint32_t block = 0, ip = 0;
+  std::vector<uint32_t> active;  // lanes running |block|, ascending
+};
+
+struct Subgroup {
+  uint32_t base = 0;   // first invocation
+  uint32_t count = 0;  // lanes that exist
+  std::vector<Frame> frames;
+  bool done = false, at_barrier = false;
+};
+
+class Machine {
+ public:
+  Machine(const Instance& in, uint64_t* regs, uint32_t stride)
+      : I_(in), m_(*in.m), regs_(regs), stride_(stride) {}
+
+  uint64_t& R(uint32_t id, uint32_t k, uint32_t inv) {
+    return regs_[(static_cast<size_t>(I_.slot_base[id]) + k) * stride_ + inv];
+  }
+  uint32_t Slots(uint32_t id) const { return I_.types[I_.value_type[id]].slots; }
+  const TypeInfo& TypeOf(uint32_t id) const { return I_.types[I_.value_type[id]]; }
+  const TypeInfo& ScalarOf(uint32_t id) const { return I_.Scalar(I_.value_type[id]); }
+  uint64_t ConstValue(uint32_t id) const { return I_.cvals[I_.slot_base[id]]; }
+
+  // Executes an instruction without side effects on memory or lanes.
+  // Returns 1 when handled, 0 when |in| is not such an instruction, -1 on
+  // error.
+  int Pure(const Inst& in, const uint32_t* invs, uint32_t n);
+  int Ext(const Inst& in, const uint32_t* invs, uint32_t n);
+
+  bool Dispatch(const Launch& launch, std::vector<Resource>* resources, Counters* counters);
+
+  std::string error;
+
+ private:
+  bool Fail(const std::string& msg) {
+    if (error.empty()) error = msg;
+    return false;
+  }
+  uint64_t PoisonFor(const TypeInfo& scalar) const {
+    if (scalar.kind == TypeKind::kBool) return 1;
+    return kPoison & WidthMask(scalar.width);
+  }
+
+  // Memory.
+  MemObj* Obj(uint64_t ptr, uint64_t* off) {
+    uint64_t o = ptr >> kObjShift;
+    *off = ptr & kOffsetMask;
+    if (o >= objs_.size()) return nullptr;
+    return &objs_[o];
+  }
+  void LoadValue(uint32_t type, bool expl, const MemObj& o, uint64_t off, uint64_t* out);
+  void StoreValue(uint32_t type, bool expl, MemObj& o, uint64_t off, const uint64_t* in);
+  // Loads/stores through |ptr| (a pointer of pointer type |ptr_type|) for
+  // one invocation; false on a null pointer (error set).
+  bool Load(uint32_t ptr_type, uint64_t ptr, uint64_t* out);
+  bool Store(uint32_t ptr_type, uint64_t ptr, const uint64_t* in);
+  bool AccessChain(const Inst& in, const uint32_t* invs, uint32_t n, bool ptr_chain);
+
+  // Cost accounting for one memory instruction of the current subgroup:
+  // per active lane, the pointer and byte count.
+  void Account(const std::vector<std::pair<uint64_t, uint64_t>>& accesses, bool atomic);
+
+  // Images.
+  void ReadTexel(const MemObj& o, int64_t x, int64_t y, uint64_t out[4]);
+  void WriteTexel(MemObj& o, int64_t x, int64_t y, const uint64_t in[4], uint32_t comp_width,
+                  bool comp_float);
+
+  // Subgroup execution.
+  Step RunSubgroup(Subgroup* sg);
+  bool ExecBlockInst(Subgroup* sg, Frame* f, const Inst& in, Step* step);
+  bool Terminate(Subgroup* sg, Frame* f, const Inst& in);
+  bool Memory(const Inst& in, Subgroup* sg, Frame* f, bool* handled);
+  bool Atomic(const Inst& in, Subgroup* sg, Frame* f);
+  bool Group(const Inst& in, Subgroup* sg, Frame* f, bool* handled);
+  bool Image(const Inst& in, Subgroup* sg, Frame* f, bool* handled);
+  uint32_t ScopeOf(uint32_t id) { return static_cast<uint32_t>(ConstValue(id)); }
+  // Counts one executed instruction of |f|'s block; false (error set) past
+  // the launch's instruction limit.
+  bool CountInstruction(const Frame* f) {
+    if (counters_) {
+      ++counters_->instructions;
+      counters_->lane_instructions += f->active.size();
+    }
+    if (++executed_ > launch_->instruction_limit) {
+      return Fail("the shader ran past " + std::to_string(launch_->instruction_limit) +
+                  " instructions (does it terminate?)");
+    }
+    return true;
+  }
+
+  void InitWorkgroup(uint32_t wx, uint32_t wy, uint32_t wz);
+
+  const Instance& I_;
+  const ModuleData& m_;
+  uint64_t* regs_;
+  uint32_t stride_;
+
+  // Dispatch state.
+  const Launch* launch_ = nullptr;
+  Counters* counters_ = nullptr;
+  std::vector<MemObj> objs_;
+  std::vector<Resource>* resources_ = nullptr;
+  std::vector<uint8_t> workgroup_mem_;
+  std::vector<uint8_t> invocation_mem_;
+  uint32_t wg_obj_ = 0, inv_obj_base_ = 0, push_obj_ = 0, output_obj_ = 0;
+  uint32_t wg_size_ = 1;
+  uint32_t N_ = 32;
+  // The workgroup's subgroups: (first invocation, lanes that exist); per
+  // invocation its SubgroupId and lane; the NumSubgroups built-in.
+  std::vector<std::pair<uint32_t, uint32_t>> layout_;
+  std::vector<uint32_t> inv_subgroup_id_, inv_lane_;
+  uint32_t num_subgroups_builtin_ = 0;
+  uint32_t wg_id_[3] = {0, 0, 0};
+  uint64_t executed_ = 0;
+  bool oob_warned_ = false;
+  // Current subgroup (for subgroup operations).
+  Subgroup* cur_ = nullptr;
+  LaneMask active_mask_;
+  std::vector<uint64_t> tmp_;
+};
+
+// ---------------------------------------------------------------------------
+// Pure instructions.
+
+int Machine::Pure(const Inst& in, const uint32_t* invs, uint32_t n) {
+  const uint32_t* o = in.ops;
+  uint32_t res = in.result;
+  auto for_lanes = [&](auto body) {
+    for (uint32_t l = 0; l < n; ++l) body(invs[l]);
+  };
+  auto slots = [&]() { return I_.types[in.type].slots; };
+  // Component-wise unary/binary/ternary on the result's components.
+  auto unary = [&](auto f) {
+    uint32_t s = slots();
+    for_lanes([&](uint32_t inv) {
+      for (uint32_t k = 0; k < s; ++k) R(res, k, inv) = f(R(o[0], k, inv));
+    });
+  };
+  auto binary = [&](auto f) {
+    uint32_t s = slots();
+    for_lanes([&](uint32_t inv) {
+      for (uint32_t k = 0; k < s; ++k) R(res, k, inv) = f(R(o[0], k, inv), R(o[1], k, inv));
+    });
+  };
+  const TypeInfo& rs = in.type ? I_.Scalar(in.type) : I_.types[0];
+  uint32_t w = rs.width;
+  uint64_t mask = WidthMask(w);
+  switch (in.op) {
+    case spv::OpUndef: {
+      std::vector<uint64_t> p(slots());
+      I_.Poison(in.type, p.data());
+      for_lanes([&](uint32_t inv) {
+        for (uint32_t k = 0; k < p.size(); ++k) R(res, k, inv) = p[k];
+      });
+      return 1;
+    }
+    case spv::OpCopyObject:
+    case spv::OpCopyLogical:
+      unary([](uint64_t a) { return a; });
+      return 1;
+    // Integer arithmetic.
+    case spv::OpSNegate:
+      unary([&](uint64_t a) { return (0 - a) & mask; });
+      return 1;
+    case spv::OpIAdd:
+      binary([&](uint64_t a, uint64_t b) { return (a + b) & mask; });
+      return 1;
+    case spv::OpISub:
+      binary([&](uint64_t a, uint64_t b) { return (a - b) & mask; });
+      return 1;
+    case spv::OpIMul:
+      binary([&](uint64_t a, uint64_t b) { return (a * b) & mask; });
+      return 1;
+    case spv::OpUDiv:
+      binary([&](uint64_t a, uint64_t b) { return b == 0 ? mask : (a / b) & mask; });
+      return 1;
+    case spv::OpUMod:
+      binary([&](uint64_t a, uint64_t b) { return b == 0 ? mask : (a % b) & mask; });
+      return 1;
+    case spv::OpSDiv:
+    case spv::OpSRem:
+    case spv::OpSMod: {
+      uint32_t op = in.op;
+      binary([&](uint64_t ua, uint64_t ub) -> uint64_t {
+        int64_t a = SignExtend(ua, w), b = SignExtend(ub, w);
+        if (b == 0) return mask;
+        if (b == -1) {  // avoids INT_MIN / -1
+          return op == spv::OpSDiv ? (0 - ua) & mask : 0;
+        }
+        int64_t r;
+        if (op == spv::OpSDiv) {
+          r = a / b;
+        } else {
+          r = a % b;
+          if (op == spv::OpSMod && r != 0 && ((r < 0) != (b < 0))) r += b;
+        }
+        return static_cast<uint64_t>(r) & mask;
+      });
+      return 1;
+    }
+    case spv::OpShiftLeftLogical:
+    case spv::OpShiftRightLogical:
+    case spv::OpShiftRightArithmetic: {
+      uint32_t op = in.op;
+      uint32_t s = slots();
+      for_lanes([&](uint32_t inv) {
+        for (uint32_t k = 0; k < s; ++k) {
+          uint64_t a = R(o[0], k, inv);
+          uint64_t sh = R(o[1], k, inv) & (w - 1);
+          uint64_t r;
+          if (op == spv::OpShiftLeftLogical) {
+            r = a << sh;
+          } else if (op == spv::OpShiftRightLogical) {
+            r = a >> sh;
+          } else {
+            r = static_cast<uint64_t>(SignExtend(a, w) >> sh);
+          }
+          R(res, k, inv) = r & mask;
+        }
+      });
+      return 1;
+    }
+    case spv::OpBitwiseAnd:
+      binary([](uint64_t a, uint64_t b) { return a & b; });
+      return 1;
+    case spv::OpBitwiseOr:
+      binary([](uint64_t a, uint64_t b) { return a | b; });
+      return 1;
+    case spv::OpBitwiseXor:
+      binary([](uint64_t a, uint64_t b) { return a ^ b; });
+      return 1;
+    case spv::OpNot:
+      unary([&](uint64_t a) { return ~a & mask; });
+      return 1;
+    case spv::OpBitCount: {
+      uint32_t s = slots();
+      for_lanes([&](uint32_t inv) {
+        for (uint32_t k = 0; k < s; ++k) {
+          R(res, k, inv) = static_cast<uint64_t>(__builtin_popcountll(R(o[0], k, inv))) & mask;
+        }
+      });
+      return 1;
+    }
+    case spv::OpBitReverse:
+      unary([&](uint64_t a) {
+        uint64_t r = 0;
+        for (uint32_t b = 0; b < w; ++b) r |= ((a >> b) & 1) << (w - 1 - b);
+        return r;
+      });
+      return 1;
+    case spv::OpBitFieldInsert: {
+      uint32_t s = slots();
+      for_lanes([&](uint32_t inv) {
+        uint64_t off = R(o[2], 0, inv), cnt = R(o[3], 0, inv);
+        for (uint32_t k = 0; k < s; ++k) {
+          uint64_t base = R(o[0], k, inv), ins = R(o[1], k, inv);
+          if (off + cnt > w || cnt == 0) {
+            R(res, k, inv) = cnt == 0 ? base : kPoison & mask;
+            continue;
+          }
+          uint64_t fm = WidthMask(static_cast<uint32_t>(cnt)) << off;
+          R(res, k, inv) = ((base & ~fm) | ((ins << off) & fm)) & mask;
+        }
+      });
+      return 1;
+    }
+    case spv::OpBitFieldSExtract:
+    case spv::OpBitFieldUExtract: {
+      bool sign = in.op == spv::OpBitFieldSExtract;
+      uint32_t s = slots();
+      for_lanes([&](uint32_t inv) {
+        uint64_t off = R(o[1], 0, inv), cnt = R(o[2], 0, inv);
+        for (uint32_t k = 0; k < s; ++k) {
+          uint64_t base = R(o[0], k, inv);
+          if (cnt == 0) {
+            R(res, k, inv) = 0;
+            continue;
+          }
+          if (off + cnt > w) {
+            R(res, k, inv) = kPoison & mask;
+            continue;
+          }
+          uint64_t v = (base >> off) & WidthMask(static_cast<uint32_t>(cnt));
+          if (sign) v = static_cast<uint64_t>(SignExtend(v, static_cast<uint32_t>(cnt)));
+          R(res, k, inv) = v & mask;
+        }
+      });
+      return 1;
+    }
+    case spv::OpIAddCarry:
+    case spv::OpISubBorrow:
+    case spv::OpUMulExtended:
+    case spv::OpSMulExtended: {
+      const TypeInfo& st = I_.types[in.type];
+      uint32_t m0 = st.members[0];
+      uint32_t cw = I_.Scalar(m0).width;
+      uint32_t cn = I_.types[m0].slots;
+      uint64_t cm = WidthMask(cw);
+      uint32_t op = in.op;
+      for_lanes([&](uint32_t inv) {
+        for (uint32_t k = 0; k < cn; ++k) {
+          uint64_t a = R(o[0], k, inv), b = R(o[1], k, inv), lo, hi;
+          if (op == spv::OpIAddCarry) {
+            lo = (a + b) & cm;
+            hi = cw == 64 ? (lo < a) : ((a + b) >> cw) & 1;
+          } else if (op == spv::OpISubBorrow) {
+            lo = (a - b) & cm;
+            hi = a < b ? 1 : 0;
+          } else if (op == spv::OpUMulExtended) {
+            unsigned __int128 p = static_cast<unsigned __int128>(a) * b;
+            lo = static_cast<uint64_t>(p) & cm;
+            hi = static_cast<uint64_t>(p >> cw) & cm;
+          } else {
+            __int128 p = static_cast<__int128>(SignExtend(a, cw)) * SignExtend(b, cw);
+            lo = static_cast<uint64_t>(p) & cm;
+            hi = static_cast<uint64_t>(p >> cw) & cm;
+          }
+          R(res, k, inv) = lo;
+          R(res, cn + k, inv) = hi;
+        }
+      });
+      return 1;
+    }
+    // Float arithmetic.
+    case spv::OpFNegate:
+      unary([&](uint64_t a) { return FloatUnary(a, w, [](auto x) { return -x; }); });
+      return 1;
+    case spv::OpFAdd:
+      binary([&](uint64_t a, uint64_t b) {
+        return FloatBinary(a, b, w, [](auto x, auto y) { return x + y; });
+      });
+      return 1;
+    case spv::OpFSub:
+      binary([&](uint64_t a, uint64_t b) {
+        return FloatBinary(a, b, w, [](auto x, auto y) { return x - y; });
+      });
+      return 1;
+    case spv::OpFMul:
+      binary([&](uint64_t a, uint64_t b) {
+        return FloatBinary(a, b, w, [](auto x, auto y) { return x * y; });
+      });
+      return 1;
+    case spv::OpFDiv:
+      binary([&](uint64_t a, uint64_t b) {
+        return FloatBinary(a, b, w, [](auto x, auto y) { return x / y; });
+      });
+      return 1;
+    case spv::OpFRem:
+      binary([&](uint64_t a, uint64_t b) {
+        return FloatBinary(a, b, w, [](auto x, auto y) { return std::fmod(x, y); });
+      });
+      return 1;
+    case spv::OpFMod:
+      binary([&](uint64_t a, uint64_t b) {
+        return FloatBinary(a, b, w, [](auto x, auto y) { return x - y * std::floor(x / y); });
+      });
+      return 1;
+    case spv::OpVectorTimesScalar:
+    case spv::OpMatrixTimesScalar: {
+      uint32_t s = slots();
+      for_lanes([&](uint32_t inv) {
+        uint64_t b = R(o[1], 0, inv);
+        for (uint32_t k = 0; k < s; ++k) {
+          R(res, k, inv) = FloatBinary(R(o[0], k, inv), b, w, [](auto x, auto y) { return x * y; });
+        }
+      });
+      return 1;
+    }
+    case spv::OpDot: {
+      uint32_t cnt = Slots(o[0]);
+      for_lanes([&](uint32_t inv) {
+        uint64_t acc = 0;
+        for (uint32_t k = 0; k < cnt; ++k) {
+          uint64_t p = FloatBinary(R(o[0], k, inv), R(o[1], k, inv), w,
+                                   [](auto x, auto y) { return x * y; });
+          acc = k == 0 ? p : FloatBinary(acc, p, w, [](auto x, auto y) { return x + y; });
+        }
+        R(res, 0, inv) = acc;
+      });
+      return 1;
+    }
+    case spv::OpMatrixTimesVector:
+    case spv::OpVectorTimesMatrix:
+    case spv::OpMatrixTimesMatrix:
+    case spv::OpOuterProduct:
+    case spv::OpTranspose: {
+      uint32_t op = in.op;
+      const TypeInfo& rt = I_.types[in.type];
+      const TypeInfo& t0 = TypeOf(o[0]);
+      auto mul = [&](uint64_t a, uint64_t b) {
+        return FloatBinary(a, b, w, [](auto x, auto y) { return x * y; });
+      };
+      auto add = [&](uint64_t a, uint64_t b) {
+        return FloatBinary(a, b, w, [](auto x, auto y) { return x + y; });
+      };
+      std::vector<uint64_t> out(rt.slots);
+      for_lanes([&](uint32_t inv) {
+        if (op == spv::OpMatrixTimesVector) {
+          uint32_t cols = t0.count, rows = I_.types[t0.elem].count;
+          for (uint32_t r = 0; r < rows; ++r) {
+            uint64_t acc = 0;
+            for (uint32_t c = 0; c < cols; ++c) {
+              uint64_t p = mul(R(o[0], c * rows + r, inv), R(o[1], c, inv));
+              acc = c == 0 ? p : add(acc, p);
+            }
+            out[r] = acc;
+          }
+        } else if (op == spv::OpVectorTimesMatrix) {
+          const TypeInfo& mt = TypeOf(o[1]);
+          uint32_t cols = mt.count, rows = I_.types[mt.elem].count;
+          for (uint32_t c = 0; c < cols; ++c) {
+            uint64_t acc = 0;
+            for (uint32_t r = 0; r < rows; ++r) {
+              uint64_t p = mul(R(o[0], r, inv), R(o[1], c * rows + r, inv));
+              acc = r == 0 ? p : add(acc, p);
+            }
+            out[c] = acc;
+          }
+        } else if (op == spv::OpMatrixTimesMatrix) {
+          const TypeInfo& bt = TypeOf(o[1]);
+          uint32_t rows = I_.types[t0.elem].count, inner = t0.count, cols = bt.count;
+          for (uint32_t c = 0; c < cols; ++c) {
+            for (uint32_t r = 0; r < rows; ++r) {
+              uint64_t acc = 0;
+              for (uint32_t k = 0; k < inner; ++k) {
+                uint64_t p = mul(R(o[0], k * rows + r, inv), R(o[1], c * inner + k, inv));
+                acc = k == 0 ? p : add(acc, p);
+              }
+              out[c * rows + r] = acc;
+            }
+          }
+        } else if (op == spv::OpOuterProduct) {
+          uint32_t rows = Slots(o[0]), cols = Slots(o[1]);
+          for (uint32_t c = 0; c < cols; ++c) {
+            for (uint32_t r = 0; r < rows; ++r)
+              out[c * rows + r] = mul(R(o[0], r, inv), R(o[1], c, inv));
+          }
+        } else {
+          uint32_t cols = t0.count, rows = I_.types[t0.elem].count;
+          for (uint32_t c = 0; c < cols; ++c) {
+            for (uint32_t r = 0; r < rows; ++r) out[r * cols + c] = R(o[0], c * rows + r, inv);
+          }
+        }
+        for (uint32_t k = 0; k < rt.slots; ++k) R(res, k, inv) = out[k];
+      });
+      return 1;
+    }
+    // Conversions.
+    case spv::OpConvertFToU:
+    case spv::OpConvertFToS: {
+      uint32_t sw = ScalarOf(o[0]).width;
+      bool sign = in.op == spv::OpConvertFToS;
+      unary([&](uint64_t a) {
+        double d = ToDouble(a, sw);
+        return sign ? FloatToSigned(d, w) : FloatToUnsigned(d, w);
+      });
+      return 1;
+    }
+    case spv::OpConvertSToF:
+    case spv::OpConvertUToF: {
+      uint32_t sw = ScalarOf(o[0]).width;
+      bool sign = in.op == spv::OpConvertSToF;
+      unary([&](uint64_t a) -> uint64_t {
+        if (w == 64) {
+          return DoubleToBits(sign ? static_cast<double>(SignExtend(a, sw))
+                                   : static_cast<double>(a));
+        }
+        float f = sign ? static_cast<float>(SignExtend(a, sw)) : static_cast<float>(a);
+        return w == 16 ? FloatToHalf(f) : FloatToBits(f);
+      });
+      return 1;
+    }
+    case spv::OpUConvert:
+      unary([&](uint64_t a) { return a & mask; });
+      return 1;
+    case spv::OpSConvert: {
+      uint32_t sw = ScalarOf(o[0]).width;
+      unary([&](uint64_t a) { return static_cast<uint64_t>(SignExtend(a, sw)) & mask; });
+      return 1;
+    }
+    case spv::OpFConvert: {
+      uint32_t sw = ScalarOf(o[0]).width;
+      unary([&](uint64_t a) { return FromDouble(ToDouble(a, sw), w); });
+      return 1;
+    }
+    case spv::OpQuantizeToF16:
+      unary([&](uint64_t a) { return FloatToBits(HalfToFloat(FloatToHalf(BitsToFloat(a)))); });
+      return 1;
+    case spv::OpBitcast: {
+      const TypeInfo& st = ScalarOf(o[0]);
+      uint32_t sn = Slots(o[0]);
+      uint32_t rn = slots();
+      if (st.kind == TypeKind::kPointer || rs.kind == TypeKind::kPointer) {
+        if (sn == rn && st.width == rs.width) {
+          unary([](uint64_t a) { return a; });
+          return 1;
+        }
+        return Fail("unsupported OpBitcast between pointers and integers"), -1;
+      }
+      uint32_t sw = st.kind == TypeKind::kPointer ? 64 : st.width;
+      for_lanes([&](uint32_t inv) {
+        uint8_t bytes[64] = {0};
+        for (uint32_t k = 0; k < sn; ++k) {
+          uint64_t v = R(o[0], k, inv);
+          std::memcpy(bytes + k * (sw / 8), &v, sw / 8);
+        }
+        for (uint32_t k = 0; k < rn; ++k) {
+          uint64_t v = 0;
+          std::memcpy(&v, bytes + k * (w / 8), w / 8);
+          R(res, k, inv) = v;
+        }
+      });
+      return 1;
+    }
+    // Relational and logical.
+    case spv::OpIEqual:
+    case spv::OpINotEqual:
+    case spv::OpUGreaterThan:
+    case spv::OpSGreaterThan:
+    case spv::OpUGreaterThanEqual:
+    case spv::OpSGreaterThanEqual:
+    case spv::OpULessThan:
+    case spv::OpSLessThan:
+    case spv::OpULessThanEqual:
+    case spv::OpSLessThanEqual: {
+      uint32_t sw = ScalarOf(o[0]).width;
+      uint32_t op = in.op;
+      binary([&](uint64_t a, uint64_t b) -> uint64_t {
+        int64_t sa = SignExtend(a, sw), sb = SignExtend(b, sw);
+        switch (op) {
+          case spv::OpIEqual:
+            return a == b;
+          case spv::OpINotEqual:
+            return a != b;
+          case spv::OpUGreaterThan:
+            return a > b;
+          case spv::OpSGreaterThan:
+            return sa > sb;
+          case spv::OpUGreaterThanEqual:
+            return a >= b;
+          case spv::OpSGreaterThanEqual:
+            return sa >= sb;
+          case spv::OpULessThan:
+            return a < b;
+          case spv::OpSLessThan:
+            return sa < sb;
+          case spv::OpULessThanEqual:
+            return a <= b;
+          default:
+            return sa <= sb;
+        }
+      });
+      return 1;
+    }
+    case spv::OpFOrdEqual:
+    case spv::OpFUnordEqual:
+    case spv::OpFOrdNotEqual:
+    case spv::OpFUnordNotEqual:
+    case spv::OpFOrdLessThan:
+    case spv::OpFUnordLessThan:
+    case spv::OpFOrdGreaterThan:
+    case spv::OpFUnordGreaterThan:
+    case spv::OpFOrdLessThanEqual:
+    case spv::OpFUnordLessThanEqual:
+    case spv::OpFOrdGreaterThanEqual:
+    case spv::OpFUnordGreaterThanEqual: {
+      uint32_t sw = ScalarOf(o[0]).width;
+      uint32_t op = in.op;
+      binary([&](uint64_t a, uint64_t b) -> uint64_t {
+        double x = ToDouble(a, sw), y = ToDouble(b, sw);
+        bool unord = std::isnan(x) || std::isnan(y);
+        switch (op) {
+          case spv::OpFOrdEqual:
+            return !unord && x == y;
+          case spv::OpFUnordEqual:
+            return unord || x == y;
+          case spv::OpFOrdNotEqual:
+            return !unord && x != y;
+          case spv::OpFUnordNotEqual:
+            return unord || x != y;
+          case spv::OpFOrdLessThan:
+            return !unord && x < y;
+          case spv::OpFUnordLessThan:
+            return unord || x < y;
+          case spv::OpFOrdGreaterThan:
+            return !unord && x > y;
+          case spv::OpFUnordGreaterThan:
+            return unord || x > y;
+          case spv::OpFOrdLessThanEqual:
+            return !unord && x <= y;
+          case spv::OpFUnordLessThanEqual:
+            return unord || x <= y;
+          case spv::OpFOrdGreaterThanEqual:
+            return !unord && x >= y;
+          default:
+            return unord || x >= y;
+        }
+      });
+      return 1;
+    }
+    case spv::OpIsNan:
+    case spv::OpIsInf: {
+      uint32_t sw = ScalarOf(o[0]).width;
+      bool nan = in.op == spv::OpIsNan;
+      unary([&](uint64_t a) -> uint64_t {
+        double d = ToDouble(a, sw);
+        return nan ? std::isnan(d) : std::isinf(d);
+      });
+      return 1;
+    }
+    case spv::OpLogicalEqual:
+      binary([](uint64_t a, uint64_t b) -> uint64_t { return (a != 0) == (b != 0); });
+      return 1;
+    case spv::OpLogicalNotEqual:
+      binary([](uint64_t a, uint64_t b) -> uint64_t { return (a != 0) != (b != 0); });
+      return 1;
+    case spv::OpLogicalOr:
+      binary([](uint64_t a, uint64_t b) -> uint64_t { return (a != 0) || (b != 0); });
+      return 1;
+    case spv::OpLogicalAnd:
+      binary([](uint64_t a, uint64_t b) -> uint64_t { return (a != 0) && (b != 0); });
+      return 1;
+    case spv::OpLogicalNot:
+      unary([](uint64_t a) -> uint64_t { return a == 0; });
+      return 1;
+    case spv::OpAny:
+    case spv::OpAll: {
+      bool any = in.op == spv::OpAny;
+      uint32_t cnt = Slots(o[0]);
+      for_lanes([&](uint32_t inv) {
+        bool r = !any;
+        for (uint32_t k = 0; k < cnt; ++k) {
+          bool b = R(o[0], k, inv) != 0;
+          r = any ? (r || b) : (r && b);
+        }
+        R(res, 0, inv) = r;
+      });
+      return 1;
+    }
+    case spv::OpSelect: {
+      uint32_t s = slots();
+      bool vector_cond = Slots(o[0]) > 1;
+      for_lanes([&](uint32_t inv) {
+        for (uint32_t k = 0; k < s; ++k) {
+          bool c = R(o[0], vector_cond ? k : 0, inv) != 0;
+          R(res, k, inv) = R(c ? o[1] : o[2], k, inv);
+        }
+      });
+      return 1;
+    }
+    // Composites.
+    case spv::OpCompositeConstruct: {
+      for_lanes([&](uint32_t inv) {
+        uint32_t k = 0;
+        for (uint32_t c = 0; c < in.num_ops; ++c) {
+          uint32_t cn = Slots(o[c]);
+          for (uint32_t j = 0; j < cn; ++j) R(res, k++, inv) = R(o[c], j, inv);
+        }
+      });
+      return 1;
+    }
+    case spv::OpCompositeExtract:
+    case spv::OpCompositeInsert: {
+      bool insert = in.op == spv::OpCompositeInsert;
+      uint32_t composite = insert ? o[1] : o[0];
+      uint32_t first_index = insert ? 2 : 1;
+      uint32_t t = I_.value_type[composite];
+      uint32_t slot = 0;
+      for (uint32_t i = first_index; i < in.num_ops; ++i) {
+        const TypeInfo& ti = I_.types[t];
+        uint32_t idx = o[i];
+        switch (ti.kind) {
+          case TypeKind::kStruct:
+            slot += ti.member_slot[idx];
+            t = ti.members[idx];
+            break;
+          case TypeKind::kArray:
+          case TypeKind::kMatrix:
+          case TypeKind::kVector:
+            slot += idx * I_.types[ti.elem].slots;
+            t = ti.elem;
+            break;
+          default:
+            return Fail("OpComposite" + std::string(insert ? "Insert" : "Extract") +
+                        " into a non-composite"),
+                   -1;
+        }
+      }
+      uint32_t part = I_.types[t].slots;
+      uint32_t total = Slots(composite);
+      for_lanes([&](uint32_t inv) {
+        if (insert) {
+          for (uint32_t k = 0; k < total; ++k) R(res, k, inv) = R(composite, k, inv);
+          for (uint32_t k = 0; k < part; ++k) R(res, slot + k, inv) = R(o[0], k, inv);
+        } else {
+          for (uint32_t k = 0; k < part; ++k) R(res, k, inv) = R(composite, slot + k, inv);
+        }
+      });
+      return 1;
+    }
+    case spv::OpVectorExtractDynamic: {
+      uint32_t cnt = Slots(o[0]);
+      for_lanes([&](uint32_t inv) {
+        uint64_t idx = R(o[1], 0, inv);
+        R(res, 0, inv) = idx < cnt ? R(o[0], static_cast<uint32_t>(idx), inv) : kPoison & mask;
+      });
+      return 1;
+    }
+    case spv::OpVectorInsertDynamic: {
+      uint32_t cnt = Slots(o[0]);
+      for_lanes([&](uint32_t inv) {
+        uint64_t idx = R(o[2], 0, inv);
+        for (uint32_t k = 0; k < cnt; ++k) R(res, k, inv) = R(o[0], k, inv);
+        if (idx < cnt) R(res, static_cast<uint32_t>(idx), inv) = R(o[1], 0, inv);
+      });
+      return 1;
+    }
+    case spv::OpVectorShuffle: {
+      uint32_t n1 = Slots(o[0]);
+      uint32_t s = slots();
+      for_lanes([&](uint32_t inv) {
+        uint64_t tmp[16];
+        for (uint32_t k = 0; k < s && k < 16; ++k) {
+          uint32_t c = o[2 + k];
+          tmp[k] = c == 0xffffffffu ? kPoison & mask
+                   : c < n1         ? R(o[0], c, inv)
+                                    : R(o[1], c - n1, inv);
+        }
+        for (uint32_t k = 0; k < s && k < 16; ++k) R(res, k, inv) = tmp[k];
+      });
+      return 1;
+    }
+    case spv::OpExtInst:
+      return Ext(in, invs, n);
+    default:
+      return 0;
+  }
+}
+
+// GLSL.std.450.
+int Machine::Ext(const Inst& in, const uint32_t* invs, uint32_t n) {
+  if (in.ops[0] != m_.glsl_set || m_.glsl_set == 0) {
+    return Fail("unsupported extended instruction set in OpExtInst"), -1;
+  }
+  uint32_t e = in.ops[1];
+  const uint32_t* a = in.ops + 2;
+  uint32_t res = in.result;
+  const TypeInfo& rs = I_.Scalar(in.type);
+  uint32_t w = rs.width;
+  uint64_t mask = WidthMask(w);
+  uint32_t s = I_.types[in.type].slots;
+  auto lanes = [&](auto body) {
+    for (uint32_t l = 0; l < n; ++l) body(invs[l]);
+  };
+  auto f1 = [&](auto f) {
+    lanes([&](uint32_t inv) {
+      for (uint32_t k = 0; k < s; ++k) R(res, k, inv) = FloatUnary(R(a[0], k, inv), w, f);
+    });
+  };
+  auto f2 = [&](auto f) {
+    lanes([&](uint32_t inv) {
+      for (uint32_t k = 0; k < s; ++k) {
+        R(res, k, inv) = FloatBinary(R(a[0], k, inv), R(a[1], k, inv), w, f);
+      }
+    });
+  };
+  auto f3 = [&](auto f) {
+    lanes([&](uint32_t inv) {
+      for (uint32_t k = 0; k < s; ++k) {
+        R(res, k, inv) = FloatTernary(R(a[0], k, inv), R(a[1], k, inv), R(a[2], k, inv), w, f);
+      }
+    });
+  };
+  auto i2 = [&](auto f) {
+    lanes([&](uint32_t inv) {
+      for (uint32_t k = 0; k < s; ++k) R(res, k, inv) = f(R(a[0], k, inv), R(a[1], k, inv)) & mask;
+    });
+  };
+  auto i3 = [&](auto f) {
+    lanes([&](uint32_t inv) {
+      for (uint32_t k = 0; k < s; ++k) {
+        R(res, k, inv) = f(R(a[0], k, inv), R(a[1], k, inv), R(a[2], k, inv)) & mask;
+      }
+    });
+  };
+  auto smin = [&](uint64_t x, uint64_t y) { return SignExtend(x, w) < SignExtend(y, w) ? x : y; };
+  auto smax = [&](uint64_t x, uint64_t y) { return SignExtend(x, w) > SignExtend(y, w) ? x : y; };
+  using std::abs;
+  switch (e) {
+    case GLSLstd450Round:
+      f1([](auto x) { return std::round(x); });
+      return 1;
+    case GLSLstd450RoundEven:
+      f1([](auto x) { return std::nearbyint(x); });
+      return 1;
+    case GLSLstd450Trunc:
+      f1([](auto x) { return std::trunc(x); });
+      return 1;
+    case GLSLstd450FAbs:
+      f1([](auto x) { return std::fabs(x); });
+      return 1;
+    case GLSLstd450SAbs:
+      lanes([&](uint32_t inv) {
+        for (uint32_t k = 0; k < s; ++k) {
+          int64_t v = SignExtend(R(a[0], k, inv), w);
+          R(res, k, inv) = static_cast<uint64_t>(v < 0 ? 0 - static_cast<uint64_t>(v) : v) & mask;
+        }
+      });
+      return 1;
+    case GLSLstd450FSign:
+      f1([](auto x) -> decltype(x) { return x > 0 ? 1 : x < 0 ? -1 : x; });
+      return 1;
+    case GLSLstd450SSign:
+      lanes([&](uint32_t inv) {
+        for (uint32_t k = 0; k < s; ++k) {
+          int64_t v = SignExtend(R(a[0], k, inv), w);
+          R(res, k, inv) = static_cast<uint64_t>(v > 0 ? 1 : v < 0 ? -1 : 0) & mask;
+        }
+      });
+      return 1;
+    case GLSLstd450Floor:
+      f1([](auto x) { return std::floor(x); });
+      return 1;
+    case GLSLstd450Ceil:
+      f1([](auto x) { return std::ceil(x); });
+      return 1;
+    case GLSLstd450Fract:
+      f1([](auto x) { return x - std::floor(x); });
+      return 1;
+    case GLSLstd450Radians:
+      f1([](auto x) { return x * static_cast<decltype(x)>(0.017453292519943295); });
+      return 1;
+    case GLSLstd450Degrees:
+      f1([](auto x) { return x * static_cast<decltype(x)>(57.29577951308232); });
+      return 1;
+    case GLSLstd450Sin:
+      f1([](auto x) { return std::sin(x); });
+      return 1;
+    case GLSLstd450Cos:
+      f1([](auto x) { return std::cos(x); });
+      return 1;
+    case GLSLstd450Tan:
+      f1([](auto x) { return std::tan(x); });
+      return 1;
+    case GLSLstd450Asin:
+      f1([](auto x) { return std::asin(x); });
+      return 1;
+    case GLSLstd450Acos:
+      f1([](auto x) { return std::acos(x); });
+      return 1;
+    case GLSLstd450Atan:
+      f1([](auto x) { return std::atan(x); });
+      return 1;
+    case GLSLstd450Sinh:
+      f1([](auto x) { return std::sinh(x); });
+      return 1;
+    case GLSLstd450Cosh:
+      f1([](auto x) { return std::cosh(x); });
+      return 1;
+    case GLSLstd450Tanh:
+      f1([](auto x) { return std::tanh(x); });
+      return 1;
+    case GLSLstd450Asinh:
+      f1([](auto x) { return std::asinh(x); });
+      return 1;
+    case GLSLstd450Acosh:
+      f1([](auto x) { return std::acosh(x); });
+      return 1;
+    case GLSLstd450Atanh:
+      f1([](auto x) { return std::atanh(x); });
+      return 1;
+    case GLSLstd450Atan2:
+      f2([](auto y, auto x) { return std::atan2(y, x); });
+      return 1;
+    case GLSLstd450Pow:
+      f2([](auto x, auto y) { return std::pow(x, y); });
+      return 1;
+    case GLSLstd450Exp:
+      f1([](auto x) { return std::exp(x); });
+      return 1;
+    case GLSLstd450Log:
+      f1([](auto x) { return std::log(x); });
+      return 1;
+    case GLSLstd450Exp2:
+      f1([](auto x) { return std::exp2(x); });
+      return 1;
+    case GLSLstd450Log2:
+      f1([](auto x) { return std::log2(x); });
+      return 1;
+    case GLSLstd450Sqrt:
+      f1([](auto x) { return std::sqrt(x); });
+      return 1;
+    case GLSLstd450InverseSqrt:
+      f1([](auto x) { return static_cast<decltype(x)>(1) / std::sqrt(x); });
+      return 1;
+    case GLSLstd450FMin:
+    case GLSLstd450NMin:
+      f2([](auto x, auto y) { return FMinOf(x, y); });
+      return 1;
+    case GLSLstd450FMax:
+    case GLSLstd450NMax:
+      f2([](auto x, auto y) { return FMaxOf(x, y); });
+      return 1;
+    case GLSLstd450FClamp:
+    case GLSLstd450NClamp:
+      f3([](auto x, auto lo, auto hi) { return FMinOf(FMaxOf(x, lo), hi); });
+      return 1;
+    case GLSLstd450UMin:
+      i2([](uint64_t x, uint64_t y) { return std::min(x, y); });
+      return 1;
+    case GLSLstd450UMax:
+      i2([](uint64_t x, uint64_t y) { return std::max(x, y); });
+      return 1;
+    case GLSLstd450SMin:
+      i2(smin);
+      return 1;
+    case GLSLstd450SMax:
+      i2(smax);
+      return 1;
+    case GLSLstd450UClamp:
+      i3([](uint64_t x, uint64_t lo, uint64_t hi) { return std::min(std::max(x, lo), hi); });
+      return 1;
+    case GLSLstd450SClamp:
+      i3([&](uint64_t x, uint64_t lo, uint64_t hi) { return smin(smax(x, lo), hi); });
+      return 1;
+    case GLSLstd450FMix:
+      f3([](auto x, auto y, auto t) { return x * (static_cast<decltype(x)>(1) - t) + y * t; });
+      return 1;
+    case GLSLstd450Step:
+      f2([](auto edge, auto x) -> decltype(x) { return x < edge ? 0 : 1; });
+      return 1;
+    case GLSLstd450SmoothStep:
+      f3([](auto e0, auto e1, auto x) {
+        using T = decltype(x);
+        T t = (x - e0) / (e1 - e0);
+        t = FMinOf(FMaxOf(t, static_cast<T>(0)), static_cast<T>(1));
+        return t * t * (static_cast<T>(3) - static_cast<T>(2) * t);
+      });
+      return 1;
+    case GLSLstd450Fma:
+      f3([](auto x, auto y, auto z) { return std::fma(x, y, z); });
+      return 1;
+    case GLSLstd450Ldexp:
+      lanes([&](uint32_t inv) {
+        for (uint32_t k = 0; k < s; ++k) {
+          int64_t ex = SignExtend(R(a[1], k, inv), ScalarOf(a[1]).width);
+          ex = std::max<int64_t>(std::min<int64_t>(ex, 4096), -4096);
+          R(res, k, inv) = FloatUnary(R(a[0], k, inv), w,
+                                      [&](auto x) { return std::ldexp(x, static_cast<int>(ex)); });
+        }
+      });
+      return 1;
+    case GLSLstd450FindILsb:
+      lanes([&](uint32_t inv) {
+        for (uint32_t k = 0; k < s; ++k) {
+          uint64_t v = R(a[0], k, inv);
+          R(res, k, inv) = v == 0 ? mask : static_cast<uint64_t>(__builtin_ctzll(v));
+        }
+      });
+      return 1;
+    case GLSLstd450FindUMsb:
+    case GLSLstd450FindSMsb: {
+      bool sign = e == GLSLstd450FindSMsb;
+      uint32_t sw = ScalarOf(a[0]).width;
+      lanes([&](uint32_t inv) {
+        for (uint32_t k = 0; k < s; ++k) {
+          uint64_t v = R(a[0], k, inv);
+          if (sign && SignExtend(v, sw) < 0) v = ~v & WidthMask(sw);
+          R(res, k, inv) = v == 0 ? mask : static_cast<uint64_t>(BitLength(v) - 1);
+        }
+      });
+      return 1;
+    }
+    case GLSLstd450Length:
+    case GLSLstd450Distance:
+    case GLSLstd450Normalize:
+    case GLSLstd450Cross:
+    case GLSLstd450Reflect:
+    case GLSLstd450Refract:
+    case GLSLstd450FaceForward: {
+      uint32_t cnt = Slots(a[0]);
+      lanes([&](uint32_t inv) {
+        auto dot = [&](auto x, auto y, uint32_t c) {
+          using T = std::remove_cv_t<std::remove_reference_t<decltype(x[0])>>;
+          T acc = 0;
+          for (uint32_t k = 0; k < c; ++k) acc = k == 0 ? x[k] * y[k] : acc + x[k] * y[k];
+          return acc;
+        };
+        auto run = [&](auto zero) {
+          using T = decltype(zero);
+          T x[4] = {0, 0, 0, 0}, y[4] = {0, 0, 0, 0}, out[4] = {0, 0, 0, 0};
+          for (uint32_t k = 0; k < cnt && k < 4; ++k) {
+            x[k] = static_cast<T>(ToDouble(R(a[0], k, inv), w));
+            if (e != GLSLstd450Length && e != GLSLstd450Normalize) {
+              y[k] = static_cast<T>(ToDouble(R(a[1], k, inv), w));
+            }
+          }
+          if (e == GLSLstd450Length) {
+            out[0] = std::sqrt(dot(x, x, cnt));
+          } else if (e == GLSLstd450Distance) {
+            T d[4];
+            for (uint32_t k = 0; k < 4; ++k) d[k] = x[k] - y[k];
+            out[0] = std::sqrt(dot(d, d, cnt));
+          } else if (e == GLSLstd450Normalize) {
+            T len = std::sqrt(dot(x, x, cnt));
+            for (uint32_t k = 0; k < cnt; ++k) out[k] = x[k] / len;
+          } else if (e == GLSLstd450Cross) {
+            out[0] = x[1] * y[2] - y[1] * x[2];
+            out[1] = x[2] * y[0] - y[2] * x[0];
+            out[2] = x[0] * y[1] - y[0] * x[1];
+          } else if (e == GLSLstd450Reflect) {
+            T d = dot(y, x, cnt);
+            for (uint32_t k = 0; k < cnt; ++k) out[k] = x[k] - static_cast<T>(2) * d * y[k];
+          } else if (e == GLSLstd450FaceForward) {
+            T z[4] = {0, 0, 0, 0};
+            for (uint32_t k = 0; k < cnt && k < 4; ++k) {
+              z[k] = static_cast<T>(ToDouble(R(a[2], k, inv), w));
+            }
+            T d = dot(z, y, cnt);
+            for (uint32_t k = 0; k < cnt; ++k) out[k] = d < 0 ? x[k] : -x[k];
+          } else {  // Refract(I, N, eta)
+            T eta = static_cast<T>(ToDouble(R(a[2], 0, inv), ScalarOf(a[2]).width));
+            T d = dot(y, x, cnt);
+            T kk = static_cast<T>(1) - eta * eta * (static_cast<T>(1) - d * d);
+            for (uint32_t k = 0; k < cnt; ++k) {
+              out[k] = kk < 0 ? static_cast<T>(0) : eta * x[k] - (eta * d + std::sqrt(kk)) * y[k];
+            }
+          }
+          for (uint32_t k = 0; k < s && k < 4; ++k) R(res, k, inv) = FromDouble(out[k], w);
+        };
+        if (w == 64) {
+          run(0.0);
+        } else {
+          run(0.0f);
+        }
+      });
+      return 1;
+    }
+    case GLSLstd450PackUnorm4x8:
+    case GLSLstd450PackSnorm4x8:
+    case GLSLstd450PackUnorm2x16:
+    case GLSLstd450PackSnorm2x16:
+    case GLSLstd450PackHalf2x16: {
+      lanes([&](uint32_t inv) {
+        uint32_t r = 0;
+        auto comp = [&](uint32_t k) { return BitsToFloat(R(a[0], k, inv)); };
+        if (e == GLSLstd450PackUnorm4x8 || e == GLSLstd450PackSnorm4x8) {
+          for (uint32_t k = 0; k < 4; ++k) {
+            float v = comp(k);
+            int32_t q =
+                e == GLSLstd450PackUnorm4x8
+                    ? static_cast<int32_t>(std::nearbyint(FMinOf(FMaxOf(v, 0.0f), 1.0f) * 255.0f))
+                    : static_cast<int32_t>(std::nearbyint(FMinOf(FMaxOf(v, -1.0f), 1.0f) * 127.0f));
+            r |= (static_cast<uint32_t>(q) & 0xffu) << (8 * k);
+          }
+        } else {
+          for (uint32_t k = 0; k < 2; ++k) {
+            float v = comp(k);
+            uint32_t q;
+            if (e == GLSLstd450PackHalf2x16) {
+              q = FloatToHalf(v);
+            } else if (e == GLSLstd450PackUnorm2x16) {
+              q = static_cast<uint32_t>(std::nearbyint(FMinOf(FMaxOf(v, 0.0f), 1.0f) * 65535.0f));
+            } else {
+              q = static_cast<uint32_t>(
+                  static_cast<int32_t>(std::nearbyint(FMinOf(FMaxOf(v, -1.0f), 1.0f) * 32767.0f)));
+            }
+            r |= (q & 0xffffu) << (16 * k);
+          }
+        }
+        R(res, 0, inv) = r;
+      });
+      return 1;
+    }
+    case GLSLstd450UnpackUnorm4x8:
+    case GLSLstd450UnpackSnorm4x8:
+    case GLSLstd450UnpackUnorm2x16:
+    case GLSLstd450UnpackSnorm2x16:
+    case GLSLstd450UnpackHalf2x16: {
+      lanes([&](uint32_t inv) {
+        uint32_t v = static_cast<uint32_t>(R(a[0], 0, inv));
+        for (uint32_t k = 0; k < s; ++k) {
+          float f;
+          if (e == GLSLstd450UnpackUnorm4x8) {
+            f = static_cast<float>((v >> (8 * k)) & 0xffu) / 255.0f;
+          } else if (e == GLSLstd450UnpackSnorm4x8) {
+            f = std::max(static_cast<float>(static_cast<int8_t>((v >> (8 * k)) & 0xffu)) / 127.0f,
+                         -1.0f);
+          } else if (e == GLSLstd450UnpackUnorm2x16) {
+            f = static_cast<float>((v >> (16 * k)) & 0xffffu) / 65535.0f;
+          } else if (e == GLSLstd450UnpackSnorm2x16) {
+            f = std::max(
+                static_cast<float>(static_cast<int16_t>((v >> (16 * k)) & 0xffffu)) / 32767.0f,
+                -1.0f);
+          } else {
+            f = HalfToFloat(static_cast<uint16_t>((v >> (16 * k)) & 0xffffu));
+          }
+          R(res, k, inv) = FloatToBits(f);
+        }
+      });
+      return 1;
+    }
+    case GLSLstd450ModfStruct:
+    case GLSLstd450FrexpStruct: {
+      const TypeInfo& st = I_.types[in.type];
+      uint32_t m0 = st.members[0];
+      uint32_t cn = I_.types[m0].slots;
+      uint32_t fw = I_.Scalar(m0).width;
+      uint32_t ew = I_.Scalar(st.members[1]).width;
+      lanes([&](uint32_t inv) {
+        for (uint32_t k = 0; k < cn; ++k) {
+          double x = ToDouble(R(a[0], k, inv), fw);
+          if (e == GLSLstd450ModfStruct) {
+            double ip;
+            double fr = std::modf(x, &ip);
+            R(res, k, inv) = FromDouble(fr, fw);
+            R(res, cn + k, inv) = FromDouble(ip, fw);
+          } else {
+            int ex = 0;
+            double fr = std::frexp(x, &ex);
+            R(res, k, inv) = FromDouble(fr, fw);
+            R(res, cn + k, inv) = static_cast<uint64_t>(static_cast<int64_t>(ex)) & WidthMask(ew);
+          }
+        }
+      });
+      return 1;
+    }
+    default:
+      return Fail("unsupported GLSL.std.450 instruction " + std::to_string(e)), -1;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Memory.
+
+void Machine::LoadValue(uint32_t type, bool expl, const MemObj& o, uint64_t off, uint64_t* out) {
+  const TypeInfo& t = I_.types[type];
+  switch (t.kind) {
+    case TypeKind::kBool: {
+      uint32_t v = 0;
+      std::memcpy(&v, o.data + off, 4);
+      out[0] = v != 0;
+      return;
+    }
+    case TypeKind::kInt:
+    case TypeKind::kFloat:
+    case TypeKind::kPointer: {
+      uint64_t v = 0;
+      std::memcpy(&v, o.data + off, t.kind == TypeKind::kPointer ? 8 : t.width / 8);
+      out[0] = v;
+      return;
+    }
+    case TypeKind::kVector: {
+      uint32_t cs = I_.types[t.elem].width / 8;
+      for (uint32_t c = 0; c < t.count; ++c) LoadValue(t.elem, expl, o, off + c * cs, out + c);
+      return;
+    }
+    case TypeKind::kMatrix: {
+      const TypeInfo& col = I_.types[t.elem];
+      uint32_t rows = col.count;
+      uint32_t cs = I_.types[col.elem].width / 8;
+      if (expl && t.row_major) {
+        for (uint32_t c = 0; c < t.count; ++c) {
+          for (uint32_t r = 0; r < rows; ++r) {
+            LoadValue(col.elem, expl, o, off + uint64_t{r} * t.matrix_stride + c * cs,
+                      out + c * rows + r);
+          }
+        }
+        return;
+      }
+      uint64_t stride = expl ? t.matrix_stride : col.nsize;
+      for (uint32_t c = 0; c < t.count; ++c)
+        LoadValue(t.elem, expl, o, off + c * stride, out + c * rows);
+      return;
+    }
+    case TypeKind::kArray: {
+      const TypeInfo& e = I_.types[t.elem];
+      uint64_t stride = expl ? (t.array_stride ? t.array_stride : e.esize) : t.nstride;
+      for (uint32_t i = 0; i < t.count; ++i)
+        LoadValue(t.elem, expl, o, off + i * stride, out + i * e.slots);
+      return;
+    }
+    case TypeKind::kStruct:
+      for (size_t k = 0; k < t.members.size(); ++k) {
+        LoadValue(t.members[k], expl, o, off + (expl ? t.eoffsets[k] : t.noffsets[k]),
+                  out + t.member_slot[k]);
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+void Machine::StoreValue(uint32_t type, bool expl, MemObj& o, uint64_t off, const uint64_t* in) {
+  const TypeInfo& t = I_.types[type];
+  switch (t.kind) {
+    case TypeKind::kBool: {
+      uint32_t v = in[0] != 0;
+      std::memcpy(o.data + off, &v, 4);
+      return;
+    }
+    case TypeKind::kInt:
+    case TypeKind::kFloat:
+    case TypeKind::kPointer:
+      std::memcpy(o.data + off, &in[0], t.kind == TypeKind::kPointer ? 8 : t.width / 8);
+      return;
+    case TypeKind::kVector: {
+      uint32_t cs = I_.types[t.elem].width / 8;
+      for (uint32_t c = 0; c < t.count; ++c) StoreValue(t.elem, expl, o, off + c * cs, in + c);
+      return;
+    }
+    case TypeKind::kMatrix: {
+      const TypeInfo& col = I_.types[t.elem];
+      uint32_t rows = col.count;
+      uint32_t cs = I_.types[col.elem].width / 8;
+      if (expl && t.row_major) {
+        for (uint32_t c = 0; c < t.count; ++c) {
+          for (uint32_t r = 0; r < rows; ++r) {
+            StoreValue(col.elem, expl, o, off + uint64_t{r} * t.matrix_stride + c * cs,
+                       in + c * rows + r);
+          }
+        }
+        return;
+      }
+      uint64_t stride = expl ? t.matrix_stride : col.nsize;
+      for (uint32_t c = 0; c < t.count; ++c)
+        StoreValue(t.elem, expl, o, off + c * stride, in + c * rows);
+      return;
+    }
+    case TypeKind::kArray: {
+      const TypeInfo& e = I_.types[t.elem];
+      uint64_t stride = expl ? (t.array_stride ? t.array_stride : e.esize) : t.nstride;
+      for (uint32_t i = 0; i < t.count; ++i)
+        StoreValue(t.elem, expl, o, off + i * stride, in + i * e.slots);
+      return;
+    }
+    case TypeKind::kStruct:
+      for (size_t k = 0; k < t.members.size(); ++k) {
+        StoreValue(t.members[k], expl, o, off + (expl ? t.eoffsets[k] : t.noffsets[k]),
+                   in + t.member_slot[k]);
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+bool Machine::Load(uint32_t ptr_type, uint64_t ptr, uint64_t* out) {
+  const TypeInfo& pt = I_.types[ptr_type];
+  bool expl = IsExplicitStorage(pt.storage);
+  uint64_t off;
+  MemObj* o = Obj(ptr, &off);
+  if (o != nullptr && o->kind == MemObj::Kind::kNone) {
+    return Fail("a load through a null pointer or from an unbound resource");
+  }
+  uint64_t size = I_.SizeOf(pt.elem, expl);
+  if (o == nullptr || off + size > o->size || off > o->size) {
+    I_.Poison(pt.elem, out);
+    if (counters_) ++counters_->out_of_bounds;
+    return true;
+  }
+  LoadValue(pt.elem, expl, *o, off, out);
+  return true;
+}
+
+bool Machine::Store(uint32_t ptr_type, uint64_t ptr, const uint64_t* in) {
+  const TypeInfo& pt = I_.types[ptr_type];
+  bool expl = IsExplicitStorage(pt.storage);
+  uint64_t off;
+  MemObj* o = Obj(ptr, &off);
+  if (o != nullptr && o->kind == MemObj::Kind::kNone) {
+    return Fail("a store through a null pointer or to an unbound resource");
+  }
+  uint64_t size = I_.SizeOf(pt.elem, expl);
+  if (o == nullptr || off + size > o->size || off > o->size) {
+    if (counters_) ++counters_->out_of_bounds;
+    return true;
+  }
+  StoreValue(pt.elem, expl, *o, off, in);
+  return true;
+}
+
+bool Machine::AccessChain(const Inst& in, const uint32_t* invs, uint32_t n, bool ptr_chain) {
+  const uint32_t* o = in.ops;
+  uint32_t base = o[0];
+  const TypeInfo& bpt = TypeOf(base);
+  bool expl = IsExplicitStorage(bpt.storage);
+  uint32_t first = 1;
+  uint64_t elem_stride = 0;
+  if (ptr_chain) {
+    elem_stride = bpt.array_stride ? bpt.array_stride : I_.SizeOf(bpt.elem, expl);
+    first = 2;
+  }
+  // Struct member steps are constant: resolve the type path once.
+  for (uint32_t l = 0; l < n; ++l) {
+    uint32_t inv = invs[l];
+    uint64_t ptr = R(base, 0, inv);
+    int64_t off = static_cast<int64_t>(ptr & kOffsetMask);
+    bool bad = false;
+    if (ptr_chain) {
+      int64_t e = SignExtend(R(o[1], 0, inv), ScalarOf(o[1]).width);
+      off += e * static_cast<int64_t>(elem_stride);
+    }
+    uint32_t t = bpt.elem;
+    for (uint32_t i = first; i < in.num_ops; ++i) {
+      const TypeInfo& ti = I_.types[t];
+      uint32_t idx_id = o[i];
+      int64_t idx = SignExtend(R(idx_id, 0, inv), ScalarOf(idx_id).width);
+      switch (ti.kind) {
+        case TypeKind::kStruct:
+          if (idx < 0 || static_cast<size_t>(idx) >= ti.members.size()) {
+            return Fail("access chain: struct member index out of range");
+          }
+          off += static_cast<int64_t>(expl ? ti.eoffsets[idx] : ti.noffsets[idx]);
+          t = ti.members[idx];
+          break;
+        case TypeKind::kArray:
+        case TypeKind::kRuntimeArray: {
+          const TypeInfo& e = I_.types[ti.elem];
+          uint64_t stride = expl ? (ti.array_stride ? ti.array_stride : e.esize) : ti.nstride;
+          if (ti.kind == TypeKind::kArray && (idx < 0 || idx >= ti.count)) bad = true;
+          off += idx * static_cast<int64_t>(stride);
+          t = ti.elem;
+          break;
+        }
+        case TypeKind::kVector: {
+          if (idx < 0 || idx >= ti.count) bad = true;
+          off += idx * static_cast<int64_t>(I_.types[ti.elem].width / 8);
+          t = ti.elem;
+          break;
+        }
+        case TypeKind::kMatrix: {
+          if (expl && ti.row_major) {
+            return Fail("unsupported access chain into a row-major matrix");
+          }
+          if (idx < 0 || idx >= ti.count) bad = true;
+          uint64_t stride = expl ? ti.matrix_stride : I_.types[ti.elem].nsize;
+          off += idx * static_cast<int64_t>(stride);
+          t = ti.elem;
+          break;
+        }
+        default:
+          return Fail("access chain into a non-composite type");
+      }
+    }
+    if (bad || off < 0 || static_cast<uint64_t>(off) > kOffsetMask)
+      off = static_cast<int64_t>(kOffsetMask);
+    R(in.result, 0, inv) = (ptr & ~kOffsetMask) | static_cast<uint64_t>(off);
+  }
+  return true;
+}
+
+void Machine::Account(const std::vector<std::pair<uint64_t, uint64_t>>& accesses, bool atomic) {
+  if (!counters_ || accesses.empty()) return;
+  uint64_t first_obj = accesses[0].first >> kObjShift;
+  if (first_obj >= objs_.size()) return;
+  MemObj::Kind kind = objs_[first_obj].kind;
+  if (kind == MemObj::Kind::kInvocation || kind == MemObj::Kind::kOutput ||
+      kind == MemObj::Kind::kNone) {
+    return;
+  }
+  Counters& c = *counters_;
+  ++c.memory_instructions;
+  if (kind == MemObj::Kind::kWorkgroup) {
+    ++c.workgroup_memory_instructions;
+    std::vector<std::pair<uint32_t, uint64_t>> words;  // (bank, word)
+    for (const auto& a : accesses) {
+      uint64_t off = a.first & kOffsetMask;
+      if (a.second == 0) continue;
+      for (uint64_t wd = off / 4; wd <= (off + a.second - 1) / 4; ++wd) {
+        words.push_back({static_cast<uint32_t>(wd % 32), wd});
+      }
+    }
+    std::sort(words.begin(), words.end());
+    words.erase(std::unique(words.begin(), words.end()), words.end());
+    uint64_t worst = 0, run = 0;
+    for (size_t i = 0; i < words.size(); ++i) {
+      run = (i > 0 && words[i].first == words[i - 1].first) ? run + 1 : 1;
+      worst = std::max(worst, run);
+    }
+    if (worst > 0) c.bank_conflicts += worst - 1;
+  } else {
+    ++c.global_memory_instructions;
+    std::vector<uint64_t> lines;
+    for (const auto& a : accesses) {
+      uint64_t obj = a.first >> kObjShift;
+      uint64_t off = a.first & kOffsetMask;
+      if (obj >= objs_.size() || a.second == 0) continue;
+      const MemObj& mo = objs_[obj];
+      if (mo.kind == MemObj::Kind::kImage) {
+        uint32_t tb = TexelBytes(mo.format);
+        uint64_t texel = off / tb;
+        uint64_t x = texel % mo.width, y = texel / mo.width;
+        uint32_t tw = tb == 16 ? 2 : 4;
+        uint32_t th = (64 / tb) / tw;
+        uint64_t tiles_x = (mo.width + tw - 1) / tw;
+        lines.push_back((obj << kObjShift) | ((y / th) * tiles_x + x / tw));
+      } else {
+        for (uint64_t ln = off / 64; ln <= (off + a.second - 1) / 64; ++ln) {
+          lines.push_back((obj << kObjShift) | ln);
+        }
+      }
+    }
+    std::sort(lines.begin(), lines.end());
+    c.memory_lines +=
+        static_cast<uint64_t>(std::unique(lines.begin(), lines.end()) - lines.begin());
+  }
+  if (atomic) {
+    ++c.atomic_instructions;
+    c.atomics += accesses.size();
+    std::vector<uint64_t> addrs;
+    for (const auto& a : accesses) addrs.push_back(a.first);
+    std::sort(addrs.begin(), addrs.end());
+    uint64_t worst = 0, run = 0;
+    for (size_t i = 0; i < addrs.size(); ++i) {
+      run = (i > 0 && addrs[i] == addrs[i - 1]) ? run + 1 : 1;
+      worst = std::max(worst, run);
+    }
+    c.atomic_serialized += worst;
+    c.atomic_max_same_address = std::max(c.atomic_max_same_address, worst);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Images.
+
+void Machine::ReadTexel(const MemObj& o, int64_t x, int64_t y, uint64_t out[4]) {
+  bool is_float = TexelIsFloat(o.format);
+  out[0] = out[1] = out[2] = 0;
+  out[3] = is_float ? FloatToBits(1.0f) : 1;
+  if (x < 0 || y < 0 || x >= o.width || y >= o.height) {
+    out[3] = 0;
+    if (counters_) ++counters_->out_of_bounds;
+    return;
+  }
+  uint32_t tb = TexelBytes(o.format);
+  const uint8_t* p = o.data + (static_cast<uint64_t>(y) * o.width + static_cast<uint64_t>(x)) * tb;
+  uint32_t comps = TexelComponents(o.format);
+  for (uint32_t c = 0; c < comps; ++c) {
+    switch (o.format) {
+      case TexelFormat::kRgba8:
+        out[c] = FloatToBits(static_cast<float>(p[c]) * (1.0f / 255.0f));  // as lavapipe
+        break;
+      case TexelFormat::kRgba16f: {
+        uint16_t h;
+        std::memcpy(&h, p + 2 * c, 2);
+        out[c] = FloatToBits(HalfToFloat(h));
+        break;
+      }
+      default: {
+        uint32_t v;
+        std::memcpy(&v, p + 4 * c, 4);
+        out[c] = v;
+        break;
+      }
+    }
+  }
+}
+
+void Machine::WriteTexel(MemObj& o, int64_t x, int64_t y, const uint64_t in[4], uint32_t comp_width,
+                         bool comp_float) {
+  if (x < 0 || y < 0 || x >= o.width || y >= o.height) {
+    if (counters_) ++counters_->out_of_bounds;
+    return;
+  }
+  uint32_t tb = TexelBytes(o.format);
+  uint8_t* p = o.data + (static_cast<uint64_t>(y) * o.width + static_cast<uint64_t>(x)) * tb;
+  uint32_t comps = TexelComponents(o.format);
+  for (uint32_t c = 0; c < comps; ++c) {
+    switch (o.format) {
+      case TexelFormat::kRgba8: {
+        float f = BitsToFloat(in[c]);
+        f = std::isnan(f) ? 0.0f : FMinOf(FMaxOf(f, 0.0f), 1.0f);
+        p[c] = static_cast<uint8_t>(std::lrintf(f * 255.0f));
+        break;
+      }
+      case TexelFormat::kRgba16f: {
+        uint16_t h = FloatToHalf(BitsToFloat(in[c]), /*toward_zero=*/true);
+        std::memcpy(p + 2 * c, &h, 2);
+        break;
+      }
+      default: {
+        uint32_t v = static_cast<uint32_t>(in[c]);
+        (void)comp_width;
+        (void)comp_float;
+        std::memcpy(p + 4 * c, &v, 4);
+        break;
+      }
+    }
+  }
+}
+
+bool Machine::Image(const Inst& in, Subgroup* sg, Frame* f, bool* handled) {
+  *handled = true;
+  const uint32_t* o = in.ops;
+  std::vector<std::pair<uint64_t, uint64_t>> acc;
+  auto image_of = [&](uint32_t inv) -> MemObj* {
+    uint64_t h = R(o[0], 0, inv);
+    if (h >= objs_.size() || objs_[h].kind != MemObj::Kind::kImage) return nullptr;
+    return &objs_[h];
+  };
+  auto coord = [&](uint32_t id, uint32_t inv, int64_t* x, int64_t* y) {
+    uint32_t w = ScalarOf(id).width;
+    *x = SignExtend(R(id, 0, inv), w);
+    *y = Slots(id) > 1 ? SignExtend(R(id, 1, inv), w) : 0;
+  };
+  auto note = [&](uint32_t inv, int64_t x, int64_t y) {
+    uint64_t h = R(o[0], 0, inv);
+    const MemObj& mo = objs_[h];
+    if (x < 0 || y < 0 || x >= mo.width || y >= mo.height) return;
+    uint32_t tb = TexelBytes(mo.format);
+    acc.push_back({(h << kObjShift) | ((static_cast<uint64_t>(y) * mo.width + x) * tb), tb});
+  };
+  switch (in.op) {
+    case spv::OpSampledImage:
+      for (uint32_t lane : f->active)
+        R(in.result, 0, sg->base + lane) = R(o[0], 0, sg->base + lane);
+      return true;
+    case spv::OpImage:
+      for (uint32_t lane : f->active)
+        R(in.result, 0, sg->base + lane) = R(o[0], 0, sg->base + lane);
+      return true;
+    case spv::OpImageQuerySize:
+    case spv::OpImageQuerySizeLod:
+      for (uint32_t lane : f->active) {
+        uint32_t inv = sg->base + lane;
+        MemObj* img = image_of(inv);
+        if (!img) return Fail(OpcodeName(in.op) + " on an unbound image");
+        R(in.result, 0, inv) = img->width;
+        if (I_.types[in.type].slots > 1) R(in.result, 1, inv) = img->height;
+      }
+      return true;
+    case spv::OpImageRead:
+    case spv::OpImageFetch:
+    case spv::OpImageSampleExplicitLod: {
+      uint32_t rn = I_.types[in.type].slots;
+      for (uint32_t lane : f->active) {
+        uint32_t inv = sg->base + lane;
+        MemObj* img = image_of(inv);
+        if (!img) return Fail(OpcodeName(in.op) + " on an unbound image");
+        int64_t x, y;
+        if (in.op == spv::OpImageSampleExplicitLod) {
+          uint32_t cw = ScalarOf(o[1]).width;
+          double u = ToDouble(R(o[1], 0, inv), cw), v = ToDouble(R(o[1], 1, inv), cw);
+          // Nearest filtering, clamp to edge, level 0.
+          double fx = std::floor(u * img->width), fy = std::floor(v * img->height);
+          fx = std::isnan(fx) ? 0 : std::min(std::max(fx, 0.0), img->width - 1.0);
+          fy = std::isnan(fy) ? 0 : std::min(std::max(fy, 0.0), img->height - 1.0);
+          x = static_cast<int64_t>(fx);
+          y = static_cast<int64_t>(fy);
+        } else {
+          coord(o[1], inv, &x, &y);
+        }
+        uint64_t t[4];
+        ReadTexel(*img, x, y, t);
+        for (uint32_t k = 0; k < rn && k < 4; ++k) R(in.result, k, inv) = t[k];
+        note(inv, x, y);
+      }
+      Account(acc, false);
+      return true;
+    }
+    case spv::OpImageWrite: {
+      const TypeInfo& ts = ScalarOf(o[2]);
+      uint32_t tn = Slots(o[2]);
+      for (uint32_t lane : f->active) {
+        uint32_t inv = sg->base + lane;
+        MemObj* img = image_of(inv);
+        if (!img) return Fail("OpImageWrite to an unbound image");
+        int64_t x, y;
+        coord(o[1], inv, &x, &y);
+        uint64_t t[4] = {0, 0, 0, 0};
+        for (uint32_t k = 0; k < tn && k < 4; ++k) t[k] = R(o[2], k, inv);
+        WriteTexel(*img, x, y, t, ts.width, ts.kind == TypeKind::kFloat);
+        note(inv, x, y);
+      }
+      Account(acc, false);
+      return true;
+    }
+    case spv::OpImageTexelPointer: {
+      // ops: image variable pointer, coordinate, sample.
+      for (uint32_t lane : f->active) {
+        uint32_t inv = sg->base + lane;
+        uint64_t vptr = R(o[0], 0, inv);
+        uint64_t h = vptr >> kObjShift;
+        if (h >= objs_.size() || objs_[h].kind != MemObj::Kind::kImage) {
+          return Fail("OpImageTexelPointer on an unbound image");
+        }
+        const MemObj& mo = objs_[h];
+        int64_t x, y;
+        coord(o[1], inv, &x, &y);
+        uint64_t off = (x < 0 || y < 0 || x >= mo.width || y >= mo.height)
+                           ? kOffsetMask
+                           : (static_cast<uint64_t>(y) * mo.width + x) * TexelBytes(mo.format);
+        R(in.result, 0, inv) = (h << kObjShift) | off;
+      }
+      return true;
+    }
+    default:
+      *handled = false;
+      return true;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Memory instructions, atomics.
+
+bool Machine::Memory(const Inst& in, Subgroup* sg, Frame* f, bool* handled) {
+  *handled = true;
+  const uint32_t* o = in.ops;
+  switch (in.op) {
+    case spv::OpVariable: {
+      // Function storage: this frame's slot in each lane's arena.
+      uint64_t off = f->frame_base + I_.local_offset.at(in.result);
+      uint32_t pointee = I_.types[in.type].elem;
+      for (uint32_t lane : f->active) {
+        uint32_t inv = sg->base + lane;
+        uint64_t ptr = (uint64_t{inv_obj_base_ + inv} << kObjShift) | off;
+        R(in.result, 0, inv) = ptr;
+        MemObj& mo = objs_[inv_obj_base_ + inv];
+        if (in.num_ops > 1) {
+          tmp_.resize(I_.types[pointee].slots);
+          for (uint32_t k = 0; k < tmp_.size(); ++k) tmp_[k] = R(o[1], k, inv);
+          StoreValue(pointee, false, mo, off, tmp_.data());
+        } else {
+          std::memset(mo.data + off, 0, I_.types[pointee].nsize);
+        }
+      }
+      return true;
+    }
+    case spv::OpLoad: {
+      uint32_t ptype = I_.value_type[o[0]];
+      const TypeInfo& vt = I_.types[in.type];
+      std::vector<std::pair<uint64_t, uint64_t>> acc;
+      bool expl = IsExplicitStorage(I_.types[ptype].storage);
+      uint64_t size = I_.SizeOf(in.type, expl);
+      tmp_.resize(std::max<uint32_t>(vt.slots, 1));
+      for (uint32_t lane : f->active) {
+        uint32_t inv = sg->base + lane;
+        uint64_t ptr = R(o[0], 0, inv);
+        if (vt.kind == TypeKind::kImage || vt.kind == TypeKind::kSampledImage ||
+            vt.kind == TypeKind::kSampler) {
+          R(in.result, 0, inv) = ptr >> kObjShift;  // a handle: the object
+          continue;
+        }
+        if (!Load(ptype, ptr, tmp_.data())) return false;
+        for (uint32_t k = 0; k < vt.slots; ++k) R(in.result, k, inv) = tmp_[k];
+        acc.push_back({ptr, size});
+      }
+      Account(acc, false);
+      return true;
+    }
+    case spv::OpStore: {
+      uint32_t ptype = I_.value_type[o[0]];
+      uint32_t vt = I_.types[ptype].elem;
+      std::vector<std::pair<uint64_t, uint64_t>> acc;
+      bool expl = IsExplicitStorage(I_.types[ptype].storage);
+      uint64_t size = I_.SizeOf(vt, expl);
+      uint32_t ns = I_.types[vt].slots;
+      tmp_.resize(std::max<uint32_t>(ns, 1));
+      for (uint32_t lane : f->active) {
+        uint32_t inv = sg->base + lane;
+        uint64_t ptr = R(o[0], 0, inv);
+        for (uint32_t k = 0; k < ns; ++k) tmp_[k] = R(o[1], k, inv);
+        if (!Store(ptype, ptr, tmp_.data())) return false;
+        acc.push_back({ptr, size});
+      }
+      Account(acc, false);
+      return true;
+    }
+    case spv::OpCopyMemory: {
+      uint32_t dtype = I_.value_type[o[0]];
+      uint32_t stype = I_.value_type[o[1]];
+      uint32_t vt = I_.types[stype].elem;
+      tmp_.resize(std::max<uint32_t>(I_.types[vt].slots, 1));
+      std::vector<std::pair<uint64_t, uint64_t>> acc_s, acc_d;
+      for (uint32_t lane : f->active) {
+        uint32_t inv = sg->base + lane;
+        if (!Load(stype, R(o[1], 0, inv), tmp_.data())) return false;
+        if (!Store(dtype, R(o[0], 0, inv), tmp_.data())) return false;
+        acc_s.push_back(
+            {R(o[1], 0, inv), I_.SizeOf(vt, IsExplicitStorage(I_.types[stype].storage))});
+        acc_d.push_back(
+            {R(o[0], 0, inv), I_.SizeOf(vt, IsExplicitStorage(I_.types[dtype].storage))});
+      }
+      Account(acc_s, false);
+      Account(acc_d, false);
+      return true;
+    }
+    case spv::OpAccessChain:
+    case spv::OpInBoundsAccessChain:
+    case spv::OpPtrAccessChain:
+    case spv::OpInBoundsPtrAccessChain: {
+      std::vector<uint32_t> invs;
+      for (uint32_t lane : f->active) invs.push_back(sg->base + lane);
+      bool ptr_chain = in.op == spv::OpPtrAccessChain || in.op == spv::OpInBoundsPtrAccessChain;
+      return AccessChain(in, invs.data(), static_cast<uint32_t>(invs.size()), ptr_chain);
+    }
+    case spv::OpArrayLength: {
+      const TypeInfo& st = I_.types[I_.types[I_.value_type[o[0]]].elem];
+      uint32_t member = o[1];
+      const TypeInfo& at = I_.types[st.members[member]];
+      uint64_t stride = at.array_stride ? at.array_stride : I_.types[at.elem].esize;
+      for (uint32_t lane : f->active) {
+        uint32_t inv = sg->base + lane;
+        uint64_t off;
+        MemObj* mo = Obj(R(o[0], 0, inv), &off);
+        uint64_t start = off + st.eoffsets[member];
+        uint64_t len = (mo && mo->size > start && stride) ? (mo->size - start) / stride : 0;
+        R(in.result, 0, inv) = len & 0xffffffffu;
+      }
+      return true;
+    }
+    default:
+      *handled = false;
+      return true;
+  }
+}
+
+bool Machine::Atomic(const Inst& in, Subgroup* sg, Frame* f) {
+  const uint32_t* o = in.ops;
+  uint32_t ptype = I_.value_type[o[0]];
+  uint32_t vt = I_.types[ptype].elem;
+  const TypeInfo& st = I_.types[vt];
+  uint32_t w = st.width;
+  uint64_t mask = WidthMask(w);
+  uint32_t bytes = w / 8;
+  // Operand positions: pointer, scope, semantics[, semantics], value[, comparator].
+  uint32_t value_id = 0, comparator_id = 0;
+  switch (in.op) {
+    case spv::OpAtomicLoad:
+    case spv::OpAtomicIIncrement:
+    case spv::OpAtomicIDecrement:
+      break;
+    case spv::OpAtomicStore:
+      value_id = o[3];
+      break;
+    case spv::OpAtomicCompareExchange:
+      value_id = o[4];
+      comparator_id = o[5];
+      break;
+    default:
+      value_id = o[3];
+      break;
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> acc;
+  for (uint32_t lane : f->active) {
+    uint32_t inv = sg->base + lane;
+    uint64_t ptr = R(o[0], 0, inv);
+    uint64_t off;
+    MemObj* mo = Obj(ptr, &off);
+    if (mo != nullptr && mo->kind == MemObj::Kind::kNone) {
+      return Fail("an atomic through a null pointer or on an unbound resource");
+    }
+    acc.push_back({ptr, bytes});
+    bool oob = mo == nullptr || off + bytes > mo->size;
+    uint64_t old = 0;
+    if (oob) {
+      if (counters_) ++counters_->out_of_bounds;
+      old = kPoison & mask;
+    } else {
+      std::memcpy(&old, mo->data + off, bytes);
+    }
+    uint64_t v = value_id ? R(value_id, 0, inv) : 0;
+    uint64_t nv = old;
+    bool write = true;
+    switch (in.op) {
+      case spv::OpAtomicLoad:
+        write = false;
+        break;
+      case spv::OpAtomicStore:
+        nv = v;
+        break;
+      case spv::OpAtomicExchange:
+        nv = v;
+        break;
+      case spv::OpAtomicCompareExchange:
+        if (old == R(comparator_id, 0, inv)) {
+          nv = v;
+        } else {
+          write = false;
+        }
+        break;
+      case spv::OpAtomicIIncrement:
+        nv = (old + 1) & mask;
+        break;
+      case spv::OpAtomicIDecrement:
+        nv = (old - 1) & mask;
+        break;
+      case spv::OpAtomicIAdd:
+        nv = (old + v) & mask;
+        break;
+      case spv::OpAtomicISub:
+        nv = (old - v) & mask;
+        break;
+      case spv::OpAtomicSMin:
+        nv = SignExtend(v, w) < SignExtend(old, w) ? v : old;
+        break;
+      case spv::OpAtomicUMin:
+        nv = std::min(v, old);
+        break;
+      case spv::OpAtomicSMax:
+        nv = SignExtend(v, w) > SignExtend(old, w) ? v : old;
+        break;
+      case spv::OpAtomicUMax:
+        nv = std::max(v, old);
+        break;
+      case spv::OpAtomicAnd:
+        nv = old & v;
+        break;
+      case spv::OpAtomicOr:
+        nv = old | v;
+        break;
+      case spv::OpAtomicXor:
+        nv = old ^ v;
+        break;
+      case spv::OpAtomicFAddEXT:
+        nv = FloatBinary(old, v, w, [](auto x, auto y) { return x + y; });
+        break;
+      case spv::OpAtomicFMinEXT:
+        nv = FloatBinary(old, v, w, [](auto x, auto y) { return FMinOf(x, y); });
+        break;
+      case spv::OpAtomicFMaxEXT:
+        nv = FloatBinary(old, v, w, [](auto x, auto y) { return FMaxOf(x, y); });
+        break;
+      default:
+        return Fail("unsupported instruction " + OpcodeName(in.op));
+    }
+    if (write && !oob) std::memcpy(mo->data + off, &nv, bytes);
+    if (in.result) R(in.result, 0, inv) = old;
+  }
+  Account(acc, true);
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Subgroup operations.
+
+bool Machine::Group(const Inst& in, Subgroup* sg, Frame* f, bool* handled) {
+  *handled = true;
+  const uint32_t* o = in.ops;
+  bool khr = false;
+  switch (in.op) {
+    case spv::OpSubgroupBallotKHR:
+    case spv::OpSubgroupFirstInvocationKHR:
+    case spv::OpSubgroupAllKHR:
+    case spv::OpSubgroupAnyKHR:
+    case spv::OpSubgroupAllEqualKHR:
+    case spv::OpSubgroupReadInvocationKHR:
+      khr = true;
+      break;
+    default:
+      if (in.op < spv::OpGroupNonUniformElect || in.op > spv::OpGroupNonUniformQuadSwap) {
+        *handled = false;
+        return true;
+      }
+      if (ScopeOf(o[0]) != spv::ScopeSubgroup) {
+        return Fail(OpcodeName(in.op) + " with a scope other than Subgroup is not supported");
+      }
+      break;
+  }
+  // Operands after the scope (KHR forms have none).
+  const uint32_t* a = khr ? o : o + 1;
+  uint32_t res = in.result;
+  uint32_t N = N_;
+  const std::vector<uint32_t>& act = f->active;
+  uint32_t base = sg->base;
+  auto exists = [&](uint64_t lane) {
+    return lane < N && active_mask_.Get(static_cast<uint32_t>(lane));
+  };
+  uint32_t rslots = in.type ? I_.types[in.type].slots : 0;
+  const TypeInfo& rsc = in.type ? I_.Scalar(in.type) : I_.types[0];
+  // Copies component k of |id| from lane |src| (poison if inactive) into lane |dst|'s result.
+  auto read_lane = [&](uint32_t id, uint32_t k, uint64_t src) -> uint64_t {
+    if (!exists(src)) return PoisonFor(rsc);
+    return R(id, k, base + static_cast<uint32_t>(src));
+  };
+  auto ballot_of = [&](uint32_t id, uint32_t inv) {
+    LaneMask m;
+    uint32_t n = Slots(id);
+    const TypeInfo& sc = ScalarOf(id);
+    if (sc.width == 64) {
+      for (uint32_t k = 0; k < n && k < 2; ++k) m.w[k] = R(id, k, inv);
+    } else {
+      for (uint32_t k = 0; k < n && k < 4; ++k) {
+        m.w[k / 2] |= (R(id, k, inv) & 0xffffffffu) << (32 * (k % 2));
+      }
+    }
+    if (N < 128) {
+      if (N <= 64) {
+        m.w[1] = 0;
+        if (N < 64) m.w[0] &= (uint64_t{1} << N) - 1;
+      } else {
+        m.w[1] &= (uint64_t{1} << (N - 64)) - 1;
+      }
+    }
+    return m;
+  };
+  auto write_ballot = [&](const LaneMask& m, uint32_t inv) {
+    if (rsc.width == 64) {
+      for (uint32_t k = 0; k < rslots; ++k) R(res, k, inv) = k < 2 ? m.w[k] : 0;
+    } else {
+      for (uint32_t k = 0; k < rslots; ++k)
+        R(res, k, inv) = k < 4 ? (m.w[k / 2] >> (32 * (k % 2))) & 0xffffffffu : 0;
+    }
+  };
+  switch (in.op) {
+    case spv::OpGroupNonUniformElect:
+      for (uint32_t lane : act) R(res, 0, base + lane) = lane == act.front();
+      return true;
+    case spv::OpGroupNonUniformAll:
+    case spv::OpGroupNonUniformAny:
+    case spv::OpSubgroupAllKHR:
+    case spv::OpSubgroupAnyKHR: {
+      bool all = in.op == spv::OpGroupNonUniformAll || in.op == spv::OpSubgroupAllKHR;
+      bool r = all;
+      for (uint32_t lane : act) {
+        bool b = R(a[0], 0, base + lane) != 0;
+        r = all ? (r && b) : (r || b);
+      }
+      for (uint32_t lane : act) R(res, 0, base + lane) = r;
+      return true;
+    }
+    case spv::OpGroupNonUniformAllEqual:
+    case spv::OpSubgroupAllEqualKHR: {
+      uint32_t n = Slots(a[0]);
+      bool eq = true;
+      for (uint32_t lane : act) {
+        for (uint32_t k = 0; k < n; ++k) {
+          if (R(a[0], k, base + lane) != R(a[0], k, base + act.front())) eq = false;
+        }
+      }
+      for (uint32_t lane : act) R(res, 0, base + lane) = eq;
+      return true;
+    }
+    case spv::OpGroupNonUniformBroadcast:
+    case spv::OpGroupNonUniformBroadcastFirst:
+    case spv::OpSubgroupFirstInvocationKHR:
+    case spv::OpSubgroupReadInvocationKHR:
+    case spv::OpGroupNonUniformShuffle:
+    case spv::OpGroupNonUniformShuffleXor:
+    case spv::OpGroupNonUniformShuffleUp:
+    case spv::OpGroupNonUniformShuffleDown:
+    case spv::OpGroupNonUniformQuadBroadcast:
+    case spv::OpGroupNonUniformQuadSwap: {
+      uint32_t op = in.op;
+      uint32_t n = rslots;
+      std::vector<uint64_t> out(act.size() * n);
+      for (size_t i = 0; i < act.size(); ++i) {
+        uint32_t lane = act[i];
+        uint32_t inv = base + lane;
+        uint64_t src;
+        switch (op) {
+          case spv::OpGroupNonUniformBroadcastFirst:
+          case spv::OpSubgroupFirstInvocationKHR:
+            src = act.front();
+            break;
+          case spv::OpGroupNonUniformBroadcast:
+          case spv::OpGroupNonUniformShuffle:
+          case spv::OpSubgroupReadInvocationKHR:
+            src = R(a[1], 0, inv) & WidthMask(ScalarOf(a[1]).width);
+            break;
+          case spv::OpGroupNonUniformShuffleXor:
+            src = lane ^ R(a[1], 0, inv);
+            break;
+          case spv::OpGroupNonUniformShuffleUp: {
+            uint64_t d = R(a[1], 0, inv);
+            src = d > lane ? ~uint64_t{0} : lane - d;
+            break;
+          }
+          case spv::OpGroupNonUniformShuffleDown:
+            src = lane + R(a[1], 0, inv);
+            break;
+          case spv::OpGroupNonUniformQuadBroadcast:
+            src = (lane & ~3u) + (R(a[1], 0, inv) & 3u);
+            break;
+          default: {  // QuadSwap
+            uint64_t dir = R(a[1], 0, inv);
+            src = lane ^ (dir == 0 ? 1u : dir == 1 ? 2u : 3u);
+            break;
+          }
+        }
+        for (uint32_t k = 0; k < n; ++k) out[i * n + k] = read_lane(a[0], k, src);
+      }
+      for (size_t i = 0; i < act.size(); ++i) {
+        for (uint32_t k = 0; k < n; ++k) R(res, k, base + act[i]) = out[i * n + k];
+      }
+      return true;
+    }
+    case spv::OpGroupNonUniformBallot:
+    case spv::OpSubgroupBallotKHR: {
+      LaneMask m;
+      for (uint32_t lane : act) {
+        if (R(a[0], 0, base + lane) != 0) m.Set(lane);
+      }
+      for (uint32_t lane : act) write_ballot(m, base + lane);
+      return true;
+    }
+    case spv::OpGroupNonUniformInverseBallot:
+      for (uint32_t lane : act) {
+        LaneMask m = ballot_of(a[0], base + lane);
+        R(res, 0, base + lane) = m.Get(lane);
+      }
+      return true;
+    case spv::OpGroupNonUniformBallotBitExtract:
+      for (uint32_t lane : act) {
+        uint32_t inv = base + lane;
+        LaneMask m = ballot_of(a[0], inv);
+        uint64_t idx = R(a[1], 0, inv);
+        R(res, 0, inv) = idx < N ? m.Get(static_cast<uint32_t>(idx)) : 0;
+      }
+      return true;
+    case spv::OpGroupNonUniformBallotBitCount: {
+      uint32_t gop = a[0];
+      for (uint32_t lane : act) {
+        uint32_t inv = base + lane;
+        LaneMask m = ballot_of(a[1], inv);
+        uint32_t limit = gop == spv::GroupOperationReduce          ? N
+                         : gop == spv::GroupOperationInclusiveScan ? lane + 1
+                                                                   : lane;
+        uint64_t cnt = 0;
+        for (uint32_t b = 0; b < limit; ++b) cnt += m.Get(b);
+        R(res, 0, inv) = cnt & WidthMask(rsc.width);
+      }
+      if (gop > spv::GroupOperationExclusiveScan) {
+        return Fail("OpGroupNonUniformBallotBitCount: unsupported group operation");
+      }
+      return true;
+    }
+    case spv::OpGroupNonUniformBallotFindLSB:
+    case spv::OpGroupNonUniformBallotFindMSB: {
+      bool lsb = in.op == spv::OpGroupNonUniformBallotFindLSB;
+      for (uint32_t lane : act) {
+        uint32_t inv = base + lane;
+        LaneMask m = ballot_of(a[0], inv);
+        uint64_t r = 0xffffffffu;
+        for (uint32_t b = 0; b < N; ++b) {
+          uint32_t bit = lsb ? b : N - 1 - b;
+          if (m.Get(bit)) {
+            r = bit;
+            break;
+          }
+        }
+        R(res, 0, inv) = r & WidthMask(rsc.width);
+      }
+      return true;
+    }
+    default:
+      break;
+  }
+  // Arithmetic: (scope) group-operation value [cluster size].
+  uint32_t op = in.op;
+  uint32_t gop = a[0];
+  uint32_t val = a[1];
+  uint32_t cluster = N;
+  if (gop == spv::GroupOperationClusteredReduce) {
+    if (in.num_ops < 4) return Fail(OpcodeName(op) + ": ClusteredReduce without a cluster size");
+    cluster = static_cast<uint32_t>(ConstValue(a[2]));
+    if (cluster == 0 || (cluster & (cluster - 1)))
+      return Fail(OpcodeName(op) + ": bad cluster size");
+  } else if (gop > spv::GroupOperationExclusiveScan) {
+    return Fail(OpcodeName(op) + ": unsupported group operation " + std::to_string(gop));
+  }
+  uint32_t w = rsc.width;
+  uint64_t mask = WidthMask(w);
+  auto identity = [&]() -> uint64_t {
+    switch (op) {
+      case spv::OpGroupNonUniformIAdd:
+        return 0;
+      case spv::OpGroupNonUniformIMul:
+        return 1;
+      case spv::OpGroupNonUniformFAdd:
+        return FromDouble(0.0, w);
+      case spv::OpGroupNonUniformFMul:
+        return FromDouble(1.0, w);
+      case spv::OpGroupNonUniformSMin:
+        return mask >> 1;
+      case spv::OpGroupNonUniformUMin:
+        return mask;
+      case spv::OpGroupNonUniformFMin:
+        return FromDouble(std::numeric_limits<double>::infinity(), w);
+      case spv::OpGroupNonUniformSMax:
+        return (mask >> 1) + 1;
+      case spv::OpGroupNonUniformUMax:
+        return 0;
+      case spv::OpGroupNonUniformFMax:
+        return FromDouble(-std::numeric_limits<double>::infinity(), w);
+      case spv::OpGroupNonUniformBitwiseAnd:
+        return mask;
+      case spv::OpGroupNonUniformBitwiseOr:
+        return 0;
+      case spv::OpGroupNonUniformBitwiseXor:
+        return 0;
+      case spv::OpGroupNonUniformLogicalAnd:
+        return 1;
+      case spv::OpGroupNonUniformLogicalOr:
+        return 0;
+      default:
+        return 0;  // LogicalXor
+    }
+  };
+  auto combine = [&](uint64_t x, uint64_t y) -> uint64_t {
+    switch (op) {
+      case spv::OpGroupNonUniformIAdd:
+        return (x + y) & mask;
+      case spv::OpGroupNonUniformIMul:
+        return (x * y) & mask;
+      case spv::OpGroupNonUniformFAdd:
+        return FloatBinary(x, y, w, [](auto p, auto q) { return p + q; });
+      case spv::OpGroupNonUniformFMul:
+        return FloatBinary(x, y, w, [](auto p, auto q) { return p * q; });
+      case spv::OpGroupNonUniformSMin:
+        return SignExtend(y, w) < SignExtend(x, w) ? y : x;
+      case spv::OpGroupNonUniformUMin:
+        return std::min(x, y);
+      case spv::OpGroupNonUniformFMin:
+        return FloatBinary(x, y, w, [](auto p, auto q) { return FMinOf(p, q); });
+      case spv::OpGroupNonUniformSMax:
+        return SignExtend(y, w) > SignExtend(x, w) ? y : x;
+      case spv::OpGroupNonUniformUMax:
+        return std::max(x, y);
+      case spv::OpGroupNonUniformFMax:
+        return FloatBinary(x, y, w, [](auto p, auto q) { return FMaxOf(p, q); });
+      case spv::OpGroupNonUniformBitwiseAnd:
+        return x & y;
+      case spv::OpGroupNonUniformBitwiseOr:
+        return x | y;
+      case spv::OpGroupNonUniformBitwiseXor:
+        return x ^ y;
+      case spv::OpGroupNonUniformLogicalAnd:
+        return (x != 0) && (y != 0);
+      case spv::OpGroupNonUniformLogicalOr:
+        return (x != 0) || (y != 0);
+      default:
+        return (x != 0) != (y != 0);
+    }
+  };
+  uint32_t n = rslots;
+  std::vector<uint64_t> out(act.size() * n);
+  for (uint32_t k = 0; k < n; ++k) {
+    if (gop == spv::GroupOperationReduce || gop == spv::GroupOperationClusteredReduce) {
+      // Per cluster, in lane order.
+      size_t i = 0;
+      while (i < act.size()) {
+        uint32_t c = act[i] / cluster;
+        size_t j = i;
+        uint64_t accv = 0;
+        bool first = true;
+        while (j < act.size() && act[j] / cluster == c) {
+          uint64_t v = R(val, k, base + act[j]);
+          accv = first ? v : combine(accv, v);
+          first = false;
+          ++j;
+        }
+        for (size_t q = i; q < j; ++q) out[q * n + k] = accv;
+        i = j;
+      }
+    } else {
+      uint64_t accv = identity();
+      for (size_t i = 0; i < act.size(); ++i) {
+        uint64_t v = R(val, k, base + act[i]);
+        if (gop == spv::GroupOperationExclusiveScan) {
+          out[i * n + k] = accv;
+          accv = i == 0 ? v : combine(accv, v);
+        } else {
+          accv = i == 0 ? v : combine(accv, v);
+          out[i * n + k] = accv;
+        }
+      }
+    }
+  }
+  for (size_t i = 0; i < act.size(); ++i) {
+    for (uint32_t k = 0; k < n; ++k) R(res, k, base + act[i]) = out[i * n + k];
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Control flow.
+
+uint32_t KeyFor(const Function& fn, uint32_t from, uint32_t to) {
+  uint32_t pf = fn.blocks[from].order, pt = fn.blocks[to].order;
+  return pt <= pf ? 2 * pf + 1 : 2 * pt;  // back edge: wait just after the latch
+}
+
+bool Machine::Terminate(Subgroup* sg, Frame* f, const Inst& in) {
+  const Function& fn = m_.functions[f->fn];
+  uint32_t from = f->block;
+  auto go = [&](uint32_t lane, uint32_t label) -> bool {
+    auto it = fn.block_index.find(label);
+    if (it == fn.block_index.end()) return Fail("branch to an unknown block");
+    f->pc[lane] = static_cast<int32_t>(it->second);
+    f->prev[lane] = static_cast<int32_t>(from);
+    f->key[lane] = KeyFor(fn, from, it->second);
+    return true;
+  };
+  const uint32_t* o = in.ops;
+  switch (in.op) {
+    case spv::OpBranch:
+      for (uint32_t lane : f->active) {
+        if (!go(lane, o[0])) return false;
+      }
+      return true;
+    case spv::OpBranchConditional:
+      for (uint32_t lane : f->active) {
+        bool c = R(o[0], 0, sg->base + lane) != 0;
+        if (!go(lane, c ? o[1] : o[2])) return false;
+      }
+      return true;
+    case spv::OpSwitch: {
+      uint32_t sw = ScalarOf(o[0]).width;
+      uint32_t lw = sw == 64 ? 2 : 1;
+      for (uint32_t lane : f->active) {
+        uint64_t v = R(o[0], 0, sg->base + lane) & WidthMask(sw);
+        uint32_t target = o[1];
+        for (uint32_t k = 2; k + lw < in.num_ops; k += lw + 1) {
+          uint64_t lit = o[k];
+          if (lw == 2) lit |= uint64_t{o[k + 1]} << 32;
+          if ((lit & WidthMask(sw)) == v) {
+            target = o[k + lw];
+            break;
+          }
+        }
+        if (!go(lane, target)) return false;
+      }
+      return true;
+    }
+    case spv::OpReturn:
+    case spv::OpReturnValue: {
+      uint32_t rs = I_.return_slot[f->fn];
+      uint32_t n = I_.types[fn.return_type].slots;
+      for (uint32_t lane : f->active) {
+        if (in.op == spv::OpReturnValue) {
+          uint32_t inv = sg->base + lane;
+          for (uint32_t k = 0; k < n; ++k) {
+            regs_[(static_cast<size_t>(rs) + k) * stride_ + inv] = R(o[0], k, inv);
+          }
+        }
+        f->pc[lane] = -1;
+      }
+      return true;
+    }
+    case spv::OpUnreachable:
+      return Fail("the shader reached OpUnreachable");
+    default:
+      return Fail("unsupported instruction " + OpcodeName(in.op));
+  }
+}
+
+bool Machine::ExecBlockInst(Subgroup* sg, Frame* f, const Inst& in, Step* step) {
+  *step = Step::kOk;
+  switch (in.op) {
+    case spv::OpSelectionMerge:
+    case spv::OpLoopMerge:
+    case spv::OpLine:
+    case spv::OpNoLine:
+    case spv::OpNop:
+      return true;
+    default:
+      break;
+  }
+  if (!CountInstruction(f)) return false;
+  // Pure instructions.
+  {
+    uint32_t invs[128];
+    uint32_t n = 0;
+    for (uint32_t lane : f->active) invs[n++] = sg->base + lane;
+    int r = Pure(in, invs, n);
+    if (r < 0) return false;
+    if (r > 0) return true;
+  }
+  bool handled = false;
+  if (!Memory(in, sg, f, &handled)) return false;
+  if (handled) return true;
+  if (!Image(in, sg, f, &handled)) return false;
+  if (handled) return true;
+  if (!Group(in, sg, f, &handled)) return false;
+  if (handled) return true;
+  switch (in.op) {
+    case spv::OpAtomicLoad:
+    case spv::OpAtomicStore:
+    case spv::OpAtomicExchange:
+    case spv::OpAtomicCompareExchange:
+    case spv::OpAtomicIIncrement:
+    case spv::OpAtomicIDecrement:
+    case spv::OpAtomicIAdd:
+    case spv::OpAtomicISub:
+    case spv::OpAtomicSMin:
+    case spv::OpAtomicUMin:
+    case spv::OpAtomicSMax:
+    case spv::OpAtomicUMax:
+    case spv::OpAtomicAnd:
+    case spv::OpAtomicOr:
+    case spv::OpAtomicXor:
+    case spv::OpAtomicFAddEXT:
+    case spv::OpAtomicFMinEXT:
+    case spv::OpAtomicFMaxEXT:
+      return Atomic(in, sg, f);
+    case spv::OpMemoryBarrier:
+      return true;
+    case spv::OpControlBarrier: {
+      uint32_t scope = ScopeOf(in.ops[0]);
+      if (scope == spv::ScopeWorkgroup) {
+        *step = Step::kBarrier;
+        return true;
+      }
+      if (scope == spv::ScopeSubgroup || scope == spv::ScopeInvocation) return true;
+      return Fail("OpControlBarrier with execution scope " + std::to_string(scope) +
+                  " is not supported");
+    }
+    case spv::OpFunctionCall: {
+      auto it = m_.function_index.find(in.ops[0]);
+      if (it == m_.function_index.end()) return Fail("call of an undefined function");
+      const Function& callee = m_.functions[it->second];
+      // Arguments into the callee's parameters.
+      for (uint32_t lane : f->active) {
+        uint32_t inv = sg->base + lane;
+        for (size_t p = 0; p < callee.params.size(); ++p) {
+          uint32_t arg = in.ops[1 + p];
+          uint32_t param = callee.params[p];
+          for (uint32_t k = 0; k < Slots(param); ++k) R(param, k, inv) = R(arg, k, inv);
+        }
+      }
+      Frame nf;
+      nf.fn = it->second;
+      nf.frame_base = f->frame_base + I_.frame_size[f->fn];
+      nf.call_result = in.result;
+      nf.pc.assign(N_, -1);
+      nf.key.assign(N_, 0);
+      nf.prev.assign(N_, -1);
+      for (uint32_t lane : f->active) nf.pc[lane] = 0;
+      *step = Step::kDone;  // tells the caller a frame was pushed
+      sg->frames.push_back(std::move(nf));
+      return true;
+    }
+    case spv::OpFunctionParameter:
+      return true;
+    default:
+      return Fail("unsupported instruction " + OpcodeName(in.op));
+  }
+}
+
+Step Machine::RunSubgroup(Subgroup* sg) {
+  cur_ = sg;
+  while (true) {
+    Frame* f = &sg->frames.back();
+    const Function& fn = m_.functions[f->fn];
+    if (!f->running) {
+      uint32_t best = UINT32_MAX;
+      int32_t block = -1;
+      for (uint32_t lane = 0; lane < N_; ++lane) {
+        if (f->pc[lane] >= 0 && f->key[lane] < best) {
+          best = f->key[lane];
+          block = f->pc[lane];
+        }
+      }
+      if (block < 0) {
+        // The frame is finished: return to the caller.
+        if (sg->frames.size() == 1) {
+          sg->done = true;
+          return Step::kDone;
+        }
+        uint32_t fi = f->fn;
+        uint32_t result = f->call_result;
+        sg->frames.pop_back();
+        Frame* caller = &sg->frames.back();
+        uint32_t rt = m_.functions[fi].return_type;
+        uint32_t n = I_.types[rt].slots;
+        if (result != 0 && n > 0) {
+          uint32_t rs = I_.return_slot[fi];
+          for (uint32_t lane : caller->active) {
+            uint32_t inv = sg->base + lane;
+            for (uint32_t k = 0; k < n; ++k) {
+              R(result, k, inv) = regs_[(static_cast<size_t>(rs) + k) * stride_ + inv];
+            }
+          }
+        }
+        active_mask_ = LaneMask();
+        for (uint32_t lane : caller->active) active_mask_.Set(lane);
+        continue;
+      }
+      f->active.clear();
+      active_mask_ = LaneMask();
+      for (uint32_t lane = 0; lane < N_; ++lane) {
+        if (f->pc[lane] == block) {
+          f->active.push_back(lane);
+          active_mask_.Set(lane);
+        }
+      }
+      f->block = static_cast<uint32_t>(block);
+      f->ip = fn.blocks[block].begin;
+      f->running = true;
+      // Phis read their inputs all at once.
+      const Block& b = fn.blocks[block];
+      uint32_t ip = b.begin;
+      std::vector<std::pair<uint32_t, std::vector<uint64_t>>> phi_values;
+      while (ip < b.end && fn.insts[ip].op == spv::OpPhi) {
+        const Inst& phi = fn.insts[ip];
+        uint32_t n = I_.types[phi.type].slots;
+        std::vector<uint64_t> vals(f->active.size() * n);
+        for (size_t i = 0; i < f->active.size(); ++i) {
+          uint32_t lane = f->active[i];
+          uint32_t inv = sg->base + lane;
+          int32_t prev = f->prev[lane];
+          uint32_t prev_label = prev >= 0 ? fn.blocks[prev].label : 0;
+          uint32_t src = 0;
+          for (uint32_t k = 0; k + 1 < phi.num_ops; k += 2) {
+            if (phi.ops[k + 1] == prev_label) src = phi.ops[k];
+          }
+          if (src == 0) {
+            error = "OpPhi has no value for the block the lane came from";
+            return Step::kError;
+          }
+          for (uint32_t k = 0; k < n; ++k) vals[i * n + k] = R(src, k, inv);
+        }
+        phi_values.push_back({phi.result, std::move(vals)});
+        if (!CountInstruction(f)) return Step::kError;
+        ++ip;
+      }
+      for (auto& pv : phi_values) {
+        uint32_t n = Slots(pv.first);
+        for (size_t i = 0; i < f->active.size(); ++i) {
+          for (uint32_t k = 0; k < n; ++k)
+            R(pv.first, k, sg->base + f->active[i]) = pv.second[i * n + k];
+        }
+      }
+      f->ip = ip;
+    }
+    const Block& b = fn.blocks[f->block];
+    bool pushed = false;
+    while (f->ip < b.end) {
+      const Inst& in = fn.insts[f->ip];
+      if (f->ip + 1 == b.end) {
+        // The terminator.
+        if (!CountInstruction(f)) return Step::kError;
+        if (!Terminate(sg, f, in)) return Step::kError;
+        f->running = false;
+        f->ip = b.end;
+        break;
+      }
+      ++f->ip;
+      Step step;
+      if (!ExecBlockInst(sg, f, in, &step)) return Step::kError;
+      if (step == Step::kBarrier) return Step::kBarrier;
+      if (step == Step::kDone) {
+        pushed = true;
+        break;
+      }
+    }
+    if (pushed) continue;
+    if (f->running && f->ip >= b.end) {
+      error = "a block without a terminator";
+      return Step::kError;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Dispatch.
+
+void Machine::InitWorkgroup(uint32_t wx, uint32_t wy, uint32_t wz) {
+  wg_id_[0] = wx;
+  wg_id_[1] = wy;
+  wg_id_[2] = wz;
+  std::fill(workgroup_mem_.begin(), workgroup_mem_.end(), 0);
+  std::fill(invocation_mem_.begin(), invocation_mem_.end(), 0);
+  const uint32_t* ls = I_.local_size;
+  for (uint32_t inv = 0; inv < wg_size_; ++inv) {
+    MemObj& mo = objs_[inv_obj_base_ + inv];
+    uint32_t lx = inv % ls[0], ly = (inv / ls[0]) % ls[1], lz = inv / (ls[0] * ls[1]);
+    uint32_t lane = inv_lane_[inv];
+    for (const GlobalVar& g : I_.globals) {
+      uint64_t size = I_.types[g.pointee].nsize;
+      if (g.storage == spv::StorageClassPrivate && g.initializer) {
+        std::vector<uint64_t> v(I_.types[g.pointee].slots);
+        for (uint32_t k = 0; k < v.size(); ++k) v[k] = R(g.initializer, k, inv);
+        StoreValue(g.pointee, false, mo, g.offset, v.data());
+      }
+      if (g.storage != spv::StorageClassInput) continue;
+      auto d = m_.deco.find(g.id);
+      if (d == m_.deco.end() || d->second.builtin < 0) continue;
+      uint32_t v[4] = {0, 0, 0, 0};
+      LaneMask mask;
+      bool is_mask = false;
+      switch (d->second.builtin) {
+        case spv::BuiltInLocalInvocationId:
+          v[0] = lx;
+          v[1] = ly;
+          v[2] = lz;
+          break;
+        case spv::BuiltInGlobalInvocationId:
+          v[0] = wx * ls[0] + lx;
+          v[1] = wy * ls[1] + ly;
+          v[2] = wz * ls[2] + lz;
+          break;
+        case spv::BuiltInWorkgroupId:
+          v[0] = wx;
+          v[1] = wy;
+          v[2] = wz;
+          break;
+        case spv::BuiltInNumWorkgroups:
+          for (int k = 0; k < 3; ++k) v[k] = launch_->workgroups[k];
+          break;
+        case spv::BuiltInWorkgroupSize:
+          for (int k = 0; k < 3; ++k) v[k] = ls[k];
+          break;
+        case spv::BuiltInLocalInvocationIndex:
+          v[0] = inv;
+          break;
+        case spv::BuiltInSubgroupSize:
+          v[0] = N_;
+          break;
+        case spv::BuiltInNumSubgroups:
+          v[0] = num_subgroups_builtin_;
+          break;
+        case spv::BuiltInSubgroupId:
+          v[0] = inv_subgroup_id_[inv];
+          break;
+        case spv::BuiltInSubgroupLocalInvocationId:
+          v[0] = lane;
+          break;
+        case spv::BuiltInSubgroupEqMask:
+        case spv::BuiltInSubgroupGeMask:
+        case spv::BuiltInSubgroupGtMask:
+        case spv::BuiltInSubgroupLeMask:
+        case spv::BuiltInSubgroupLtMask: {
+          is_mask = true;
+          int32_t bi = d->second.builtin;
+          for (uint32_t b = 0; b < N_; ++b) {
+            bool set = bi == spv::BuiltInSubgroupEqMask   ? b == lane
+                       : bi == spv::BuiltInSubgroupGeMask ? b >= lane
+                       : bi == spv::BuiltInSubgroupGtMask ? b > lane
+                       : bi == spv::BuiltInSubgroupLeMask ? b <= lane
+                                                          : b < lane;
+            if (set) mask.Set(b);
+          }
+          break;
+        }
+        default:
+          break;  // rejected in Dispatch
+      }
+      if (is_mask) {
+        std::memcpy(mo.data + g.offset, mask.w, std::min<uint64_t>(size, 16));
+      } else {
+        std::memcpy(mo.data + g.offset, v, std::min<uint64_t>(size, 16));
+      }
+    }
+  }
+}
+
+bool Machine::Dispatch(const Launch& launch, std::vector<Resource>* resources, Counters* counters) {
+  launch_ = &launch;
+  counters_ = counters;
+  resources_ = resources;
+  N_ = launch.subgroup_size;
+  wg_size_ = I_.local_size[0] * I_.local_size[1] * I_.local_size[2];
+  // Memory objects: 0 null, resources, push constants, output, workgroup,
+  // one arena per invocation.
+  objs_.assign(1, MemObj());
+  for (Resource& r : *resources) {
+    MemObj mo;
+    bool image = r.kind == Resource::Kind::kStorageImage || r.kind == Resource::Kind::kSampledImage;
+    mo.kind = image ? MemObj::Kind::kImage : MemObj::Kind::kBuffer;
+    mo.data = r.data.data();
+    mo.size = r.data.size();
+    mo.width = r.width;
+    mo.height = r.height;
+    mo.format = r.format;
+    if (image && uint64_t{r.width} * r.height * TexelBytes(r.format) > r.data.size()) {
+      return Fail("binding " + std::to_string(r.set) + "." + std::to_string(r.binding) +
+                  ": image data is smaller than its size and format");
+    }
+    objs_.push_back(mo);
+  }
+  std::vector<uint8_t> push = launch.push_constants;
+  push_obj_ = static_cast<uint32_t>(objs_.size());
+  {
+    MemObj mo;
+    mo.kind = MemObj::Kind::kPush;
+    mo.data = push.data();
+    mo.size = push.size();
+    objs_.push_back(mo);
+  }
+  output_obj_ = static_cast<uint32_t>(objs_.size());
+  {
+    MemObj mo;
+    mo.kind = MemObj::Kind::kOutput;
+    objs_.push_back(mo);
+  }
+  wg_obj_ = static_cast<uint32_t>(objs_.size());
+  workgroup_mem_.assign(I_.workgroup_arena + 16, 0);
+  {
+    MemObj mo;
+    mo.kind = MemObj::Kind::kWorkgroup;
+    mo.data = workgroup_mem_.data();
+    mo.size = I_.workgroup_arena;
+    objs_.push_back(mo);
+  }
+  inv_obj_base_ = static_cast<uint32_t>(objs_.size());
+  uint64_t arena = I_.invocation_arena + 16;
+  invocation_mem_.assign(arena * wg_size_, 0);
+  for (uint32_t inv = 0; inv < wg_size_; ++inv) {
+    MemObj mo;
+    mo.kind = MemObj::Kind::kInvocation;
+    mo.data = invocation_mem_.data() + arena * inv;
+    mo.size = I_.invocation_arena;
+    objs_.push_back(mo);
+  }
+  // Constants and module variables' pointers, once per dispatch.
+  for (uint32_t id : I_.constants) {
+    uint32_t n = Slots(id);
+    for (uint32_t k = 0; k < n; ++k) {
+      uint64_t v = I_.cvals[I_.slot_base[id] + k];
+      for (uint32_t inv = 0; inv < wg_size_; ++inv) R(id, k, inv) = v;
+    }
+  }
+  for (const GlobalVar& g : I_.globals) {
+    uint64_t ptr_obj = 0;
+    uint64_t off = 0;
+    switch (g.storage) {
+      case spv::StorageClassUniform:
+      case spv::StorageClassStorageBuffer:
+      case spv::StorageClassUniformConstant: {
+        auto d = m_.deco.find(g.id);
+        if (d != m_.deco.end() && d->second.has_binding) {
+          for (size_t i = 0; i < resources->size(); ++i) {
+            if ((*resources)[i].set == d->second.set &&
+                (*resources)[i].binding == d->second.binding) {
+              ptr_obj = 1 + i;
+            }
+          }
+        }
+        break;
+      }
+      case spv::StorageClassPushConstant:
+        ptr_obj = push_obj_;
+        break;
+      case spv::StorageClassOutput:
+        ptr_obj = output_obj_;
+        break;
+      case spv::StorageClassWorkgroup:
+        ptr_obj = wg_obj_;
+        off = g.offset;
+        break;
+      case spv::StorageClassInput: {
+        auto d = m_.deco.find(g.id);
+        int32_t bi = d == m_.deco.end() ? -1 : d->second.builtin;
+        switch (bi) {
+          case spv::BuiltInLocalInvocationId:
+          case spv::BuiltInGlobalInvocationId:
+          case spv::BuiltInWorkgroupId:
+          case spv::BuiltInNumWorkgroups:
+          case spv::BuiltInWorkgroupSize:
+          case spv::BuiltInLocalInvocationIndex:
+          case spv::BuiltInSubgroupSize:
+          case spv::BuiltInNumSubgroups:
+          case spv::BuiltInSubgroupId:
+          case spv::BuiltInSubgroupLocalInvocationId:
+          case spv::BuiltInSubgroupEqMask:
+          case spv::BuiltInSubgroupGeMask:
+          case spv::BuiltInSubgroupGtMask:
+          case spv::BuiltInSubgroupLeMask:
+          case spv::BuiltInSubgroupLtMask:
+            break;
+          default:
+            return Fail("unsupported input variable (built-in " + std::to_string(bi) + ")");
+        }
+        break;
+      }
+      default:
+        break;
+    }
+    for (uint32_t inv = 0; inv < wg_size_; ++inv) {
+      uint64_t obj = ptr_obj;
+      uint64_t o = off;
+      if (g.storage == spv::StorageClassInput || g.storage == spv::StorageClassPrivate) {
+        obj = inv_obj_base_ + inv;
+        o = g.offset;
+      }
+      R(g.id, 0, inv) = (obj << kObjShift) | o;
+    }
+  }
+  const Function& entry = m_.functions[m_.function_index.at(m_.entry_function)];
+  (void)entry;
+  uint32_t entry_index = m_.function_index.at(m_.entry_function);
+  // The subgroup layout (the same in every workgroup).
+  layout_.clear();
+  inv_subgroup_id_.assign(wg_size_, 0);
+  inv_lane_.assign(wg_size_, 0);
+  if (launch.lavapipe_layout) {
+    uint32_t sx = I_.local_size[0];
+    for (uint32_t row = 0; row < wg_size_ / sx; ++row) {
+      for (uint32_t x = 0; x < sx; x += N_) layout_.push_back({row * sx + x, std::min(N_, sx - x)});
+    }
+    num_subgroups_builtin_ = wg_size_ / N_;
+  } else {
+    for (uint32_t b = 0; b < wg_size_; b += N_) layout_.push_back({b, std::min(N_, wg_size_ - b)});
+    num_subgroups_builtin_ = static_cast<uint32_t>(layout_.size());
+  }
+  for (size_t s = 0; s < layout_.size(); ++s) {
+    for (uint32_t l = 0; l < layout_[s].second; ++l) {
+      uint32_t inv = layout_[s].first + l;
+      inv_lane_[inv] = l;
+      inv_subgroup_id_[inv] =
+          launch.lavapipe_layout ? layout_[s].first / N_ : static_cast<uint32_t>(s);
+    }
+  }
+  uint32_t num_sg = static_cast<uint32_t>(layout_.size());
+  for (uint32_t wz = 0; wz < launch.workgroups[2]; ++wz) {
+    for (uint32_t wy = 0; wy < launch.workgroups[1]; ++wy) {
+      for (uint32_t wx = 0; wx < launch.workgroups[0]; ++wx) {
+        InitWorkgroup(wx, wy, wz);
+        std::vector<Subgroup> sgs(num_sg);
+        for (uint32_t s = 0; s < num_sg; ++s) {
+          Subgroup& sg = sgs[s];
+          sg.base = layout_[s].first;
+          sg.count = layout_[s].second;
+          Frame f;
+          f.fn = entry_index;
+          f.frame_base = I_.stack_base;
+          f.pc.assign(N_, -1);
+          f.key.assign(N_, 0);
+          f.prev.assign(N_, -1);
+          for (uint32_t lane = 0; lane < sg.count; ++lane) f.pc[lane] = 0;
+          sg.frames.push_back(std::move(f));
+        }
+        if (counters_) {
+          ++counters_->workgroups;
+          counters_->subgroups += num_sg;
+        }
+        while (true) {
+          for (Subgroup& sg : sgs) {
+            if (sg.done || sg.at_barrier) continue;
+            Step st = RunSubgroup(&sg);
+            if (st == Step::kError) return false;
+            if (st == Step::kBarrier) sg.at_barrier = true;
+          }
+          bool waiting = false;
+          for (Subgroup& sg : sgs) {
+            if (sg.at_barrier) {
+              waiting = true;
+              sg.at_barrier = false;
+            }
+          }
+          if (!waiting) break;
+          if (counters_) ++counters_->barriers;
+        }
+      }
+    }
+  }
+  // Push constants are read-only: nothing to copy back. Resources were
+  // updated in place.
+  return true;
+}
+
+}  // namespace
+
+bool EvalConstantOp(const Instance& instance, const Inst& in, std::vector<uint64_t>* cvals,
+                    std::string* error) {
+  Machine m(instance, cvals->data(), 1);
+  uint32_t inv = 0;
+  int r = m.Pure(in, &inv, 1);
+  if (r > 0) return true;
+  *error = r < 0 ? m.error : "unsupported OpSpecConstantOp operation " + OpcodeName(in.op);
+  return false;
+}
+
+bool RunDispatch(const Instance& instance, const Launch& launch, std::vector<Resource>* resources,
+                 Counters* counters, std::string* error) {
+  uint32_t wg = instance.local_size[0] * instance.local_size[1] * instance.local_size[2];
+  std::vector<uint64_t> regs(static_cast<size_t>(instance.num_slots) * wg + 1, 0);
+  Machine m(instance, regs.data(), wg);
+  if (!m.Dispatch(launch, resources, counters)) {
+    *error = m.error.empty() ? "the simulation failed" : m.error;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace sim
+}  // namespace waveopt

@@ -1,0 +1,129 @@
+// waveopt's wave simulator: runs a compute shader (SPIR-V words) at any
+// subgroup size from 1 to 128, lane by lane, with per-lane active masks that
+// reconverge at structured merge blocks, workgroup barriers between
+// subgroups, atomics in a fixed order (lanes in order, subgroups in order,
+// workgroups in order) and every OpGroupNonUniform instruction. It also counts
+// what a dispatch costs (instructions, memory lines, atomics, bank conflicts).
+// See docs/sim.md.
+//
+// The simulator is deterministic: the same module, inputs and subgroup size
+// give the same outputs and counters in every process. What the Vulkan
+// specification leaves undefined gets a fixed value: reading an inactive or
+// absent lane (Shuffle, Broadcast, ...) gives the poison pattern 0xDEADBEEF
+// in every 32-bit word, as does an out-of-bounds load; an out-of-bounds store
+// is dropped.
+#ifndef WAVEOPT_LIB_SIM_SIM_H_
+#define WAVEOPT_LIB_SIM_SIM_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace waveopt {
+namespace sim {
+
+// Texel formats of storage and sampled images (as in GLSL layout qualifiers).
+enum class TexelFormat { kR32ui, kR32i, kR32f, kRgba8, kRgba16f, kRgba32f, kRgba32ui, kRgba32i };
+
+// One descriptor binding of the dispatch.
+struct Resource {
+  enum class Kind { kStorageBuffer, kUniformBuffer, kStorageImage, kSampledImage };
+  Kind kind = Kind::kStorageBuffer;
+  uint32_t set = 0;
+  uint32_t binding = 0;
+  // Buffers: the block's bytes. Images: texels, tightly packed, row-major
+  // (width * height * texel bytes). Updated in place by Run().
+  std::vector<uint8_t> data;
+  uint32_t width = 0, height = 0;              // images
+  TexelFormat format = TexelFormat::kRgba32f;  // images
+};
+
+// What to run besides the module.
+struct Launch {
+  uint32_t subgroup_size = 32;         // a power of two, 1..128
+  uint32_t workgroups[3] = {1, 1, 1};  // the dispatch
+  std::vector<uint8_t> push_constants;
+  std::map<uint32_t, uint64_t> spec_constants;  // SpecId -> bits (bools: 0/1)
+  // Stop with an error after this many instructions (summed over subgroups):
+  // a shader that does not terminate.
+  uint64_t instruction_limit = 400000000;
+  // false (default): invocation i (LocalInvocationIndex) is lane i % N of
+  // subgroup i / N, the last subgroup partial when the workgroup is not a
+  // multiple of N; NumSubgroups rounds up.
+  // true: lavapipe's layout, for checking the simulator against lavapipe: a
+  // subgroup never spans two rows of the workgroup (each row of local_size_x
+  // invocations is cut into subgroups of N, the last of each row partial),
+  // SubgroupId is the subgroup's first LocalInvocationIndex / N and
+  // NumSubgroups rounds down.
+  bool lavapipe_layout = false;
+};
+
+// The cost of one dispatch; every count is deterministic. "Memory" means
+// storage buffers, uniform buffers, push constants, images and workgroup
+// memory (not Function/Private/Input variables).
+struct Counters {
+  uint64_t workgroups = 0;
+  uint64_t subgroups = 0;
+  // Instructions a subgroup executed (one per instruction per subgroup, how
+  // many lanes are active does not matter), summed over subgroups. OpLabel,
+  // merge instructions and debug lines are not counted; OpPhi, branches,
+  // OpVariable and everything else are.
+  uint64_t instructions = 0;
+  // Lane-instructions: each executed instruction times its active lanes.
+  uint64_t lane_instructions = 0;
+  uint64_t memory_instructions = 0;            // loads, stores, atomics, image ops (memory above)
+  uint64_t global_memory_instructions = 0;     // ... on buffers, push constants, images
+  uint64_t workgroup_memory_instructions = 0;  // ... on workgroup (shared) memory
+  // Distinct 64-byte lines each global memory instruction touched, per
+  // subgroup, summed (seed 004: a wave's accesses coalesce into aligned
+  // 64-byte requests). Buffers are linear; images are tiled: a line holds a
+  // block of texels (4x4 of 4-byte texels, 4x2 of 8-byte, 2x2 of 16-byte).
+  uint64_t memory_lines = 0;
+  uint64_t atomics = 0;              // atomic operations issued, one per active lane
+  uint64_t atomic_instructions = 0;  // atomic instructions per subgroup
+  // Per atomic instruction per subgroup, the largest number of lanes that
+  // aimed at one address (those serialise): summed, and the maximum.
+  uint64_t atomic_serialized = 0;
+  uint64_t atomic_max_same_address = 0;
+  // Workgroup memory, 32 banks of 4 bytes: per instruction per subgroup, the
+  // largest number of different words the active lanes touched in one bank,
+  // minus one (lanes reading the same word do not conflict), summed.
+  uint64_t bank_conflicts = 0;
+  uint64_t barriers = 0;       // workgroup barriers completed (per workgroup)
+  uint64_t out_of_bounds = 0;  // lane accesses outside their memory (poison / dropped)
+
+  // One counter per line, "name value", in a fixed order.
+  std::string Format() const;
+};
+
+class ModuleData;
+
+// A parsed module, ready to run any number of dispatches.
+class Program {
+ public:
+  ~Program();
+  // Parses |words| and picks the GLCompute entry point named |entry| (empty:
+  // the first). Returns null with one line in |error| for a module that is
+  // not SPIR-V or has no such entry point.
+  static std::unique_ptr<Program> Create(const std::vector<uint32_t>& words,
+                                         const std::string& entry, std::string* error);
+
+  // Runs one dispatch with |resources| bound by (set, binding); they are
+  // updated in place. Fills |counters| (may be null). Returns false with one
+  // line in |error|: an unsupported instruction (named), a missing binding, a
+  // subgroup size that is not a power of two in 1..128, a shader that runs
+  // past the instruction limit, OpUnreachable reached.
+  bool Run(const Launch& launch, std::vector<Resource>* resources, Counters* counters,
+           std::string* error) const;
+
+ private:
+  Program() = default;
+  std::unique_ptr<ModuleData> module_;
+};
+
+}  // namespace sim
+}  // namespace waveopt
+
+#endif  // WAVEOPT_LIB_SIM_SIM_H_

@@ -1,0 +1,33 @@
+// Running a compute module on waveopt's wave simulator (lib/sim) instead of a
+// Vulkan device: the same Device/Program interface as vulkan_runner.h, so
+// that `run`, `diff` and `time` work unchanged with --sim, at any subgroup
+// size from 1 to 128.
+#ifndef WAVEOPT_TOOLS_WAVERUN_SIM_RUNNER_H_
+#define WAVEOPT_TOOLS_WAVERUN_SIM_RUNNER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "tools/waverun/vulkan_runner.h"
+
+namespace waverun {
+
+// A Device backed by the simulator at |subgroup_size| lanes (a power of two,
+// 1..128). Its info(): name "waveopt wave simulator", subgroup_size as given,
+// no timestamps (Run's |ns| is the simulation's wall clock).
+// |lavapipe_layout|: cut subgroups the way lavapipe does (never across a row
+// of the workgroup; see waveopt::sim::Launch), for --check-sim.
+// |instruction_limit|: stop a run after this many instructions (summed over
+// subgroups; 0: the simulator's default).
+std::unique_ptr<Device> CreateSimDevice(uint32_t subgroup_size, bool lavapipe_layout = false,
+                                        uint64_t instruction_limit = 0);
+
+// The counters of |program|'s last successful Run as text, one "name value"
+// per line (lib/sim's Counters::Format); empty when |program| does not run
+// on the simulator or has not run.
+std::string SimCountersText(const Program* program);
+
+}  // namespace waverun
+
+#endif  // WAVEOPT_TOOLS_WAVERUN_SIM_RUNNER_H_
