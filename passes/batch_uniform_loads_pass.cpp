@@ -228,23 +228,8 @@ spvtools::opt::Pass::Status BatchUniformLoadsPass::Process() {
   }
   if (loop_merges.empty()) return Status::SuccessWithoutChange;
 
-  std::string module_reason, module_why;
-  if (context()->get_feature_mgr()->HasCapability(spv::Capability::Kernel)) {
-    module_reason = "KernelModule";
-    module_why = "OpenCL kernels are not supported; only Shader modules";
-  } else if (config().target_env == SPV_ENV_VULKAN_1_0 ||
-             spvVersionForTargetEnv(config().target_env) <
-                 SPV_SPIRV_VERSION_WORD(1, 3) ||
-             get_module()->version() < SPV_SPIRV_VERSION_WORD(1, 3)) {
-    module_reason = "TargetLacksSubgroupOps";
-    module_why = "the target (" + TargetEnvName(config().target_env) +
-                 ") has no subgroup shuffles; they need Vulkan 1.1 / "
-                 "SPIR-V 1.3";
-  } else if (config().subgroup_size == 1) {
-    module_reason = "SubgroupSizeOne";
-    module_why = "--subgroup-size=1 promises one lane per subgroup: nothing "
-                 "to share";
-  }
+  std::string module_why;
+  const std::string module_reason = ModuleRefusal(&module_why);
 
   UniformityAnalysis uniformity(context());
   struct Accepted {

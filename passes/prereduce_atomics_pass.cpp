@@ -146,17 +146,6 @@ const char* OpName(spv::Op op) {
   }
 }
 
-// Value of an OpConstant of 32-bit (or the low word of 64-bit) integer type,
-// if |inst| is one.
-bool ConstantValue(const Instruction* inst, uint64_t* value) {
-  if (inst == nullptr || inst->opcode() != spv::Op::OpConstant) return false;
-  *value = inst->GetSingleWordInOperand(0);
-  if (inst->NumInOperandWords() > 1) {
-    *value |= static_cast<uint64_t>(inst->GetSingleWordInOperand(1)) << 32;
-  }
-  return true;
-}
-
 }  // namespace
 
 bool PrereduceAtomicsPass::ParseParams(const std::string& text, Params* params,
@@ -203,25 +192,8 @@ spvtools::opt::Pass::Status PrereduceAtomicsPass::Process() {
   if (atomics.empty()) return Status::SuccessWithoutChange;
 
   // Module-wide refusals: one missed remark per atomic, same reason.
-  std::string module_reason, module_why;
-  const uint32_t target_version = spvVersionForTargetEnv(config().target_env);
-  if (context()->get_feature_mgr()->HasCapability(spv::Capability::Kernel)) {
-    module_reason = "KernelModule";
-    module_why = "OpenCL kernels are not supported; only Shader modules";
-  } else if (config().target_env == SPV_ENV_VULKAN_1_0 ||
-             target_version < SPV_SPIRV_VERSION_WORD(1, 3) ||
-             get_module()->version() < SPV_SPIRV_VERSION_WORD(1, 3)) {
-    module_reason = "TargetLacksSubgroupOps";
-    module_why =
-        "the target (" + TargetEnvName(config().target_env) +
-        ", SPIR-V " + std::to_string((get_module()->version() >> 16) & 0xff) +
-        "." + std::to_string((get_module()->version() >> 8) & 0xff) +
-        ") has no subgroup operations; they need Vulkan 1.1 / SPIR-V 1.3";
-  } else if (config().subgroup_size == 1) {
-    module_reason = "SubgroupSizeOne";
-    module_why = "--subgroup-size=1 promises one lane per subgroup: nothing "
-                 "to combine";
-  }
+  std::string module_why;
+  const std::string module_reason = ModuleRefusal(&module_why);
   if (!module_reason.empty()) {
     for (auto& [func, atomic] : atomics) {
       EmitRemark(RemarkKind::kMissed, module_reason, func, atomic, module_why);

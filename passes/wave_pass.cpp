@@ -2,6 +2,8 @@
 
 #include "source/opt/function.h"
 #include "source/opt/ir_context.h"
+#include "source/spirv_constant.h"
+#include "source/spirv_target_env.h"
 
 namespace waveopt {
 
@@ -27,6 +29,39 @@ bool SplitParams(const std::string& params,
     start = comma + 1;
   }
   return true;
+}
+
+bool ConstantValue(const spvtools::opt::Instruction* inst, uint64_t* value) {
+  if (inst == nullptr || inst->opcode() != spv::Op::OpConstant) return false;
+  *value = inst->GetSingleWordInOperand(0);
+  if (inst->NumInOperandWords() > 1) {
+    *value |= static_cast<uint64_t>(inst->GetSingleWordInOperand(1)) << 32;
+  }
+  return true;
+}
+
+std::string WavePass::ModuleRefusal(std::string* why) {
+  const uint32_t version = get_module()->version();
+  if (context()->get_feature_mgr()->HasCapability(spv::Capability::Kernel)) {
+    *why = "OpenCL kernels are not supported; only Shader modules";
+    return "KernelModule";
+  }
+  if (config_.target_env == SPV_ENV_VULKAN_1_0 ||
+      spvVersionForTargetEnv(config_.target_env) <
+          SPV_SPIRV_VERSION_WORD(1, 3) ||
+      version < SPV_SPIRV_VERSION_WORD(1, 3)) {
+    *why = "the target (" + TargetEnvName(config_.target_env) + ", SPIR-V " +
+           std::to_string((version >> 16) & 0xff) + "." +
+           std::to_string((version >> 8) & 0xff) +
+           ") has no subgroup operations; they need Vulkan 1.1 / SPIR-V 1.3";
+    return "TargetLacksSubgroupOps";
+  }
+  if (config_.subgroup_size == 1) {
+    *why = "--subgroup-size=1 promises one lane per subgroup: nothing to "
+           "gain from subgroup operations";
+    return "SubgroupSizeOne";
+  }
+  return "";
 }
 
 std::string WavePass::NameOf(uint32_t id) {

@@ -19,6 +19,10 @@ bool SplitParams(const std::string& params,
                  std::vector<std::pair<std::string, std::string>>* out,
                  std::string* error);
 
+// The value of an integer OpConstant (both words of a 64-bit one), if |inst|
+// is one.
+bool ConstantValue(const spvtools::opt::Instruction* inst, uint64_t* value);
+
 class WavePass : public spvtools::opt::Pass {
  public:
   explicit WavePass(PassConfig config) : config_(std::move(config)) {}
@@ -36,6 +40,12 @@ class WavePass : public spvtools::opt::Pass {
 
   // The OpName of |id|, or "%<id>".
   std::string NameOf(uint32_t id);
+
+  // Why no subgroup-operation rewrite can happen in this module at all:
+  // "KernelModule", "TargetLacksSubgroupOps" (Vulkan 1.0, SPIR-V < 1.3) or
+  // "SubgroupSizeOne" (a promise of one lane); "" when rewrites may happen.
+  // |why| gets the sentence for the remark.
+  std::string ModuleRefusal(std::string* why);
 
  private:
   PassConfig config_;
