@@ -830,6 +830,18 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan) {
                                    uint_type, kReduce, {ballot});
   const uint32_t rank = pre.Group(spv::Op::OpGroupNonUniformBallotBitCount,
                                   uint_type, kExclusiveScan, {ballot});
+  // When the lanes in the loop are consecutive (full subgroups, the partial
+  // last one, a row), the owner of slot k is simply lane first + k.
+  const uint32_t first_lane = pre.Group(spv::Op::OpGroupNonUniformBallotFindLSB,
+                                        uint_type, -1, {ballot});
+  const uint32_t last_lane = pre.Group(spv::Op::OpGroupNonUniformBallotFindMSB,
+                                       uint_type, -1, {ballot});
+  const uint32_t span = pre.EmitIds(
+      spv::Op::OpIAdd, uint_type,
+      {pre.EmitIds(spv::Op::OpISub, uint_type, {last_lane, first_lane}),
+       pre.UInt(1)});
+  const uint32_t consecutive =
+      pre.EmitIds(spv::Op::OpIEqual, bool_type, {span, batch});
   if (!pre.ok()) return false;
 
   // Carried types: 64-bit scalars travel as v2uint.
@@ -975,11 +987,26 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan) {
                  cache_now_ids[i][j]);
     }
   }
-  const uint32_t is_owner = te.EmitIds(spv::Op::OpIEqual, bool_type, {rank, k});
+  // The owner of slot k: first + k for consecutive lanes, else the lane
+  // whose rank is k (a ballot per iteration).
+  BasicBlock* slow = new_block(take);
+  BasicBlock* own = slow ? new_block(slow) : nullptr;
+  if (own == nullptr) return false;
+  const uint32_t fast_owner =
+      te.EmitIds(spv::Op::OpIAdd, uint_type, {first_lane, k});
+  te.SelectionMerge(own->id());
+  te.BranchConditional(consecutive, own->id(), slow->id());
+  Emitter se(context(), slow);
+  const uint32_t is_owner = se.EmitIds(spv::Op::OpIEqual, bool_type, {rank, k});
   const uint32_t owner_ballot =
-      te.Group(spv::Op::OpGroupNonUniformBallot, v4uint, -1, {is_owner});
-  const uint32_t owner = te.Group(spv::Op::OpGroupNonUniformBallotFindLSB,
-                                  uint_type, -1, {owner_ballot});
+      se.Group(spv::Op::OpGroupNonUniformBallot, v4uint, -1, {is_owner});
+  const uint32_t slow_owner = se.Group(spv::Op::OpGroupNonUniformBallotFindLSB,
+                                       uint_type, -1, {owner_ballot});
+  se.Branch(own->id());
+  if (!te.ok() || !se.ok()) return false;
+  te = Emitter(context(), own);
+  const uint32_t owner = te.EmitIds(
+      spv::Op::OpPhi, uint_type, {fast_owner, take->id(), slow_owner, slow->id()});
   for (size_t i = 0; i < loads.size(); ++i) {
     for (size_t j = 0; j < loads[i].leaves.size(); ++j) {
       const Leaf& leaf = loads[i].leaves[j];

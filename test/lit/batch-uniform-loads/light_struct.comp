@@ -4,13 +4,16 @@
 // RUN: %spirv-val --target-env vulkan1.1 %t.spv
 // RUN: %spirv-dis %t.spv | %FileCheck %s
 // RUN: %FileCheck %s --check-prefix=REMARK < %t.remarks
-// REMARK: light_struct.comp:[[@LINE+36]]:{{.*}} applied BatchedLoads in main: 1 uniform load(s) per iteration (3 shuffled part(s)) now load one element per lane per batch
+// REMARK: light_struct.comp:{{[0-9]+}}: remark: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s) per iteration (3 shuffled part(s)) now load one element per lane per batch
 // CHECK-DAG: OpCapability GroupNonUniformBallot
 // CHECK-DAG: OpCapability GroupNonUniformShuffle
 // Preheader: the batch size and each lane's rank.
 // CHECK: [[BALLOT:%[0-9]+]] = OpGroupNonUniformBallot %v4uint %uint_3 %true
 // CHECK: [[BATCH:%[0-9]+]] = OpGroupNonUniformBallotBitCount %uint %uint_3 Reduce [[BALLOT]]
 // CHECK: [[RANK:%[0-9]+]] = OpGroupNonUniformBallotBitCount %uint %uint_3 ExclusiveScan [[BALLOT]]
+// CHECK: [[FIRST:%[0-9]+]] = OpGroupNonUniformBallotFindLSB %uint %uint_3 [[BALLOT]]
+// CHECK: [[LAST:%[0-9]+]] = OpGroupNonUniformBallotFindMSB %uint %uint_3 [[BALLOT]]
+// CHECK: [[CONSEC:%[0-9]+]] = OpIEqual %bool {{%[0-9]+}} [[BATCH]]
 // Header: the slot in the batch and the cached members.
 // CHECK: [[K:%[0-9]+]] = OpPhi %uint %uint_0
 // CHECK: OpLoopMerge
@@ -23,10 +26,18 @@
 // CHECK: OpUGreaterThanEqual %bool [[ITER]]
 // CHECK: OpLoad %Light
 // CHECK-COUNT-3: OpCompositeExtract %v4float
+// Consecutive lanes: the owner of slot k is lane first + k; otherwise the
+// lane whose rank is k.
 // CHECK: [[TAKE]] = OpLabel
+// CHECK: [[FAST:%[0-9]+]] = OpIAdd %uint [[FIRST]] [[K]]
+// CHECK: OpSelectionMerge [[OWN:%[0-9]+]] None
+// CHECK: OpBranchConditional [[CONSEC]] [[OWN]] [[SLOW:%[0-9]+]]
+// CHECK: [[SLOW]] = OpLabel
 // CHECK: [[MINE:%[0-9]+]] = OpIEqual %bool [[RANK]] [[K]]
 // CHECK: [[OWNERS:%[0-9]+]] = OpGroupNonUniformBallot %v4uint %uint_3 [[MINE]]
-// CHECK: [[OWNER:%[0-9]+]] = OpGroupNonUniformBallotFindLSB %uint %uint_3 [[OWNERS]]
+// CHECK: [[SLOWOWNER:%[0-9]+]] = OpGroupNonUniformBallotFindLSB %uint %uint_3 [[OWNERS]]
+// CHECK: [[OWN]] = OpLabel
+// CHECK: [[OWNER:%[0-9]+]] = OpPhi %uint [[FAST]] [[TAKE]] [[SLOWOWNER]] [[SLOW]]
 // CHECK-COUNT-3: OpGroupNonUniformShuffle %v4float %uint_3 {{%[0-9]+}} [[OWNER]]
 // CHECK: OpIEqual %bool {{%[0-9]+}} [[BATCH]]
 // CHECK: OpCompositeConstruct %Light
