@@ -40,9 +40,12 @@ const std::vector<std::string>& PrepareFlags() {
 
 const std::vector<std::string>& CleanupFlags() {
   // Removes what the rewrites leave dead and folds the constants they
-  // introduce; no inlining, no control-flow restructuring of user code.
+  // introduce; no inlining, no control-flow restructuring of user code, and
+  // nothing that reassociates or contracts floating-point arithmetic
+  // (--simplify-instructions turns a*b+c into fma: allowed by SPIR-V, but it
+  // changes results on targets that do not contract).
   static const std::vector<std::string> flags = {
-      "--eliminate-dead-code-aggressive", "--ccp", "--simplify-instructions",
+      "--eliminate-dead-code-aggressive", "--ccp",
       "--redundancy-elimination", "--eliminate-dead-code-aggressive"};
   return flags;
 }
@@ -137,11 +140,20 @@ int RunSpirvOpt(const std::vector<std::string>& flags, spv_target_env env,
   auto run = [&](std::vector<uint32_t>* out,
                  std::vector<std::string>* diags) -> bool {
     spvtools::Optimizer optimizer(env);
-    optimizer.SetMessageConsumer(Collect(diags));
+    // Some SPIRV-Tools passes report "ID overflow" as an error and go on to
+    // return a module with id 0 in it: any error fails the step.
+    bool errors = false;
+    spvtools::MessageConsumer collect = Collect(diags);
+    optimizer.SetMessageConsumer(
+        [&errors, collect](spv_message_level_t level, const char* source,
+                           const spv_position_t& position, const char* message) {
+          if (level <= SPV_MSG_ERROR) errors = true;
+          collect(level, source, position, message);
+        });
     if (!optimizer.RegisterPassesFromFlags(flags)) return false;
     spvtools::OptimizerOptions opt_options;
     opt_options.set_run_validator(false);
-    return optimizer.Run(words->data(), words->size(), out, opt_options);
+    return optimizer.Run(words->data(), words->size(), out, opt_options) && !errors;
   };
   if (!isolate) {
     std::vector<uint32_t> out;
@@ -265,6 +277,10 @@ bool Optimize(const std::vector<uint32_t>& input, const Options& options,
     if (seg.waveopt) {
       PassConfig config = base;
       config.params = seg.params;
+      // The pass reports into its own collector: its remarks reach the
+      // result only if its rewrite is kept (see Failure below).
+      auto pass_remarks = std::make_shared<RemarkCollector>();
+      config.remarks = pass_remarks;
       std::unique_ptr<spvtools::opt::Pass> pass = MakePass(seg.name, config, &error);
       if (!pass) return Fail(result, error, remarks.get());
       std::vector<std::string> diags;
@@ -279,9 +295,21 @@ bool Optimize(const std::vector<uint32_t>& input, const Options& options,
       spvtools::opt::Pass::Status status = pass->Run(context.get());
       PassTiming timing{seg.name, MsSince(start), false};
       if (status == spvtools::opt::Pass::Status::Failure) {
-        return Fail(result, seg.name + " failed (ids exhausted or an internal "
-                                       "error, remarks.get()); the module is left unchanged");
+        // The pass gave up half way (ids exhausted, or an internal error).
+        // Its IRContext is discarded, so the module is exactly what the pass
+        // received; the pipeline goes on without it. Its applied remarks
+        // describe a rewrite that did not happen and are dropped.
+        for (Remark& r : pass_remarks->Take()) {
+          if (r.kind != RemarkKind::kApplied) remarks->Emit(r);
+        }
+        result->diagnostics.push_back(
+            "warning: " + seg.name +
+            " failed (ids exhausted or an internal error); its changes are "
+            "discarded and the module is passed on as it was before it");
+        result->timings.push_back(timing);
+        continue;
       }
+      for (Remark& r : pass_remarks->Take()) remarks->Emit(r);
       if (status == spvtools::opt::Pass::Status::SuccessWithChange) {
         std::vector<uint32_t> out;
         context->module()->ToBinary(&out, /* skip_nop = */ true);

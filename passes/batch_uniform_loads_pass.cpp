@@ -217,6 +217,8 @@ bool CollectLeaves(spvtools::opt::IRContext* context, uint32_t type_id,
 }  // namespace
 
 spvtools::opt::Pass::Status BatchUniformLoadsPass::Process() {
+  loop_blocks_.clear();
+  loop_writes_.clear();
   // Loops with an OpLoopMerge, in program order.
   std::vector<std::pair<Function*, Instruction*>> loop_merges;
   for (Function& func : *get_module()) {
@@ -408,7 +410,7 @@ bool HasMemberDecoration(spvtools::opt::IRContext* context, uint32_t struct_id,
 
 }  // namespace
 
-std::string BatchUniformLoadsPass::MemoryHazard(const Loop& loop,
+std::string BatchUniformLoadsPass::MemoryHazard(Loop& loop,
                                                 Instruction* load,
                                                 std::string* why) {
   auto* def_use = context()->get_def_use_mgr();
@@ -466,37 +468,67 @@ std::string BatchUniformLoadsPass::MemoryHazard(const Loop& loop,
 
   // Writable memory: no write to this variable, no barrier, in the loop or
   // in anything it calls.
-  std::vector<BasicBlock*> blocks;
-  for (uint32_t id : loop.GetBlocks()) {
-    blocks.push_back(context()->get_instr_block(id));
+  const LoopWrites& writes = WritesOf(loop);
+  if (writes.barrier) {
+    *why = "a barrier in the loop lets other invocations write the memory "
+           "between iterations";
+    return "BarrierInLoop";
   }
+  if (writes.unknown || writes.aliased || writes.roots.count(root->result_id()) ||
+      (HasDecoration(context(), root->result_id(), spv::Decoration::Aliased) &&
+       !writes.roots.empty())) {
+    *why = "the loop writes the memory it loads from (or memory that may "
+           "alias it)";
+    return "LoopWritesMemory";
+  }
+  return "";
+}
+
+const std::vector<BasicBlock*>& BatchUniformLoadsPass::LoopBlocks(Loop& loop) {
+  const uint32_t header = loop.GetHeaderBlock()->id();
+  auto found = loop_blocks_.find(header);
+  if (found != loop_blocks_.end()) return found->second;
+  // One walk over the function fills every loop of it (linear in blocks
+  // times nesting depth), in function order.
+  Function* func = loop.GetHeaderBlock()->GetParent();
+  spvtools::opt::LoopDescriptor* loops = context()->GetLoopDescriptor(func);
+  for (BasicBlock& block : *func) {
+    for (Loop* l = (*loops)[&block]; l != nullptr; l = l->GetParent()) {
+      loop_blocks_[l->GetHeaderBlock()->id()].push_back(&block);
+    }
+  }
+  return loop_blocks_[header];
+}
+
+const BatchUniformLoadsPass::LoopWrites& BatchUniformLoadsPass::WritesOf(
+    Loop& loop) {
+  const uint32_t header = loop.GetHeaderBlock()->id();
+  auto found = loop_writes_.find(header);
+  if (found != loop_writes_.end()) return found->second;
+  LoopWrites& writes = loop_writes_[header];
   std::set<uint32_t> seen_functions;
-  std::string reason;
   std::function<void(Instruction*)> visit = [&](Instruction* inst) {
-    if (!reason.empty()) return;
     const spv::Op op = inst->opcode();
     if (op == spv::Op::OpControlBarrier || op == spv::Op::OpMemoryBarrier) {
-      reason = "BarrierInLoop";
-      *why = "a barrier in the loop lets other invocations write the memory "
-             "between iterations";
+      writes.barrier = true;
       return;
     }
     uint32_t written = 0;
-    if (op == spv::Op::OpStore || spvOpcodeIsAtomicOp(op)) {
-      if (op != spv::Op::OpAtomicLoad) written = inst->GetSingleWordInOperand(0);
-    } else if (op == spv::Op::OpCopyMemory ||
-               op == spv::Op::OpCopyMemorySized) {
+    if (op == spv::Op::OpStore || op == spv::Op::OpCopyMemory ||
+        op == spv::Op::OpCopyMemorySized ||
+        (spvOpcodeIsAtomicOp(op) && op != spv::Op::OpAtomicLoad)) {
       written = inst->GetSingleWordInOperand(0);
     }
     if (written != 0) {
       Instruction* target = RootVariable(context(), written);
-      if (target == nullptr || target == root ||
-          HasDecoration(context(), target->result_id(),
-                        spv::Decoration::Aliased)) {
-        reason = "LoopWritesMemory";
-        *why = "the loop writes the memory it loads from (or memory that may "
-               "alias it)";
-        return;
+      if (target == nullptr) {
+        writes.unknown = true;
+      } else {
+        writes.roots.insert(target->result_id());
+        if (HasDecoration(context(), target->result_id(),
+                          spv::Decoration::Aliased)) {
+          writes.aliased = true;
+        }
       }
     }
     if (op == spv::Op::OpFunctionCall) {
@@ -508,10 +540,10 @@ std::string BatchUniformLoadsPass::MemoryHazard(const Loop& loop,
       }
     }
   };
-  for (BasicBlock* block : blocks) {
+  for (BasicBlock* block : LoopBlocks(loop)) {
     block->ForEachInst([&](Instruction* inst) { visit(inst); });
   }
-  return reason;
+  return writes;
 }
 
 std::string BatchUniformLoadsPass::Analyze(Function* func, Loop* loop,
@@ -527,8 +559,8 @@ std::string BatchUniformLoadsPass::Analyze(Function* func, Loop* loop,
   // Loads that depend on the loop: the pass has something to say only when
   // the loop loads from memory at all.
   bool any_memory_load = false;
-  for (uint32_t id : loop->GetBlocks()) {
-    context()->get_instr_block(id)->ForEachInst([&](Instruction* inst) {
+  for (BasicBlock* loop_block : LoopBlocks(*loop)) {
+    loop_block->ForEachInst([&](Instruction* inst) {
       if (inst->opcode() != spv::Op::OpLoad) return;
       Instruction* root = RootVariable(context(), inst->GetSingleWordInOperand(0));
       if (root == nullptr) return;
@@ -544,8 +576,7 @@ std::string BatchUniformLoadsPass::Analyze(Function* func, Loop* loop,
   // One exit: a conditional branch to the merge block, nothing else leaves.
   BasicBlock* exit_block = nullptr;
   bool other_exit = false;
-  for (uint32_t id : loop->GetBlocks()) {
-    BasicBlock* block = context()->get_instr_block(id);
+  for (BasicBlock* block : LoopBlocks(*loop)) {
     const Instruction* term = block->terminator();
     if (term->opcode() == spv::Op::OpReturn ||
         term->opcode() == spv::Op::OpReturnValue ||
@@ -682,13 +713,8 @@ std::string BatchUniformLoadsPass::Analyze(Function* func, Loop* loop,
   // variable and invariants, subgroup-uniform, memory the loop cannot change.
   std::string first_reason, first_why;
   Instruction* first_where = nullptr;
-  std::vector<BasicBlock*> blocks;
-  for (BasicBlock& block : *func) {
-    if (loop->IsInsideLoop(&block) && dom->Dominates(body, &block)) {
-      blocks.push_back(&block);
-    }
-  }
-  for (BasicBlock* block : blocks) {
+  for (BasicBlock* block : LoopBlocks(*loop)) {
+    if (!dom->Dominates(body, block)) continue;
     for (Instruction& inst : *block) {
       if (inst.opcode() != spv::Op::OpLoad) continue;
       const uint32_t ptr = inst.GetSingleWordInOperand(0);

@@ -107,7 +107,7 @@ class BatchUniformLoadsPass : public WavePass {
 
   // Whether |inst| (a load in the loop) may see a write made in the loop:
   // stores/atomics to its variable, barriers, calls that do either.
-  std::string MemoryHazard(const spvtools::opt::Loop& loop,
+  std::string MemoryHazard(spvtools::opt::Loop& loop,
                            spvtools::opt::Instruction* load, std::string* why);
 
   // Clones the in-loop part of |id|'s computation before the end of |block|
@@ -121,7 +121,23 @@ class BatchUniformLoadsPass : public WavePass {
 
   bool Rewrite(const Plan& plan);
 
+  // The blocks of |loop| in function order (cached per loop).
+  const std::vector<spvtools::opt::BasicBlock*>& LoopBlocks(
+      spvtools::opt::Loop& loop);
+
+  // What the loop (and what it calls) writes, computed once per loop.
+  struct LoopWrites {
+    bool barrier = false;
+    bool unknown = false;  // a write through a pointer with no root variable
+    std::unordered_set<uint32_t> roots;  // written variables
+    bool aliased = false;  // a written variable is decorated Aliased
+  };
+  const LoopWrites& WritesOf(spvtools::opt::Loop& loop);
+
   Params params_;
+  std::unordered_map<uint32_t, std::vector<spvtools::opt::BasicBlock*>>
+      loop_blocks_;  // by header id
+  std::unordered_map<uint32_t, LoopWrites> loop_writes_;  // by header id
 };
 
 }  // namespace waveopt

@@ -111,6 +111,9 @@ struct Result {
 // Validates |words|, runs the pipeline, validates the result. Returns true on
 // success. On failure, |result->diagnostics| ends with one line that says what
 // went wrong, and |result->words| is empty.
+// A waveopt pass that fails part way (ids exhausted) is not a failure of the
+// call: its changes are discarded, the pipeline goes on with the module as
+// the pass received it, and a "warning: ..." diagnostic says so.
 bool Optimize(const std::vector<uint32_t>& words, const Options& options,
               Result* result);
 
