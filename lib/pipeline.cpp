@@ -2,9 +2,10 @@
 //
 // waveopt passes run on an IRContext built here, one pass at a time, so each
 // is timed and its remarks collected. Consecutive spirv-opt flags run as one
-// spvtools::Optimizer. The cleanup after -O runs in a child process: a crash
-// inside SPIRV-Tools (spirv-opt 2023.1 segfaults on some valid modules) then
-// skips the cleanup instead of taking the caller down.
+// spvtools::Optimizer, in a child process: a crash inside SPIRV-Tools
+// (spirv-opt 2023.1 segfaults on some valid modules) then skips -O's SSA
+// rewrite or cleanup, or fails a step the user asked for, instead of taking
+// the caller down.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -34,7 +35,10 @@ const char* SpirvToolsVersion() { return WAVEOPT_SPIRV_TOOLS_VERSION_STRING; }
 const std::vector<std::string>& PrepareFlags() {
   // Front ends keep locals in Function variables; the passes reason about
   // SSA values (loop induction variables, uniform operands).
-  static const std::vector<std::string> flags = {"--ssa-rewrite"};
+  // Scalar replacement first: locals of struct type (glslang keeps them with
+  // debug info) would otherwise stay in memory and look divergent.
+  static const std::vector<std::string> flags = {"--scalar-replacement",
+                                                 "--ssa-rewrite"};
   return flags;
 }
 
@@ -330,9 +334,17 @@ bool Optimize(const std::vector<uint32_t>& input, const Options& options,
       }
       std::vector<uint32_t> out = words;
       auto start = Clock::now();
-      const bool isolate = seg.cleanup || seg.prepare;
-      int rc = RunSpirvOpt(seg.flags, env, isolate, &out, &result->diagnostics);
+      // Every spirv-opt step runs in a child process, so a crash inside
+      // SPIRV-Tools never takes the caller down. -O's own steps are optional
+      // (skipped with a warning); steps the user asked for fail the call.
+      const bool optional = seg.cleanup || seg.prepare;
+      int rc = RunSpirvOpt(seg.flags, env, /* isolate = */ true, &out,
+                           &result->diagnostics);
       PassTiming timing{step_name, MsSince(start), false};
+      if (rc > 0 && !optional) {
+        return Fail(result, "spirv-opt crashed (signal " + std::to_string(rc) +
+                                ") in " + step_name, remarks.get());
+      }
       if (rc > 0) {
         result->diagnostics.push_back(
             "warning: spirv-opt crashed (signal " + std::to_string(rc) +
@@ -340,7 +352,7 @@ bool Optimize(const std::vector<uint32_t>& input, const Options& options,
                          : ") in the cleanup after -O; cleanup skipped"));
         continue;
       }
-      if (rc < 0 && isolate) {
+      if (rc < 0 && optional) {
         result->diagnostics.push_back("warning: " + step_name +
                                       " failed; step skipped");
         continue;

@@ -854,6 +854,9 @@ uint32_t MortonRemapPass::BuiltInVar(uint32_t builtin, bool vector,
   auto it = builtin_vars_.find(builtin);
   if (it != builtin_vars_.end() && !it->second.empty()) var = it->second[0];
   if (var == 0) {
+    // SPIRV-Tools' type manager dereferences null when ids run out while it
+    // declares a type: keep the same room the Emitter keeps.
+    if (context()->module()->IdBound() + 4 > context()->max_id_bound()) return 0;
     auto* types = context()->get_type_mgr();
     const uint32_t pointee =
         vector ? types->GetUIntVectorTypeId(3) : types->GetUIntTypeId();

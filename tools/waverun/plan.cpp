@@ -17,7 +17,7 @@ ImageFormat DefaultSampledFormat(ComponentType t) {
 
 void OverwriteWords(const std::vector<uint32_t>& words, std::vector<uint8_t>* bytes) {
   size_t n = std::min(words.size(), bytes->size() / 4);
-  std::memcpy(bytes->data(), words.data(), n * 4);
+  if (n != 0) std::memcpy(bytes->data(), words.data(), n * 4);
 }
 
 }  // namespace

@@ -73,7 +73,7 @@ struct PipelineStep {
   enum class Kind {
     kWaveopt,   // a waveopt pass: |name| is its flag, |params| its parameters
     kSpirvOpt,  // a spirv-opt flag, forwarded verbatim, e.g. "--merge-blocks"
-    kOptimize,  // -O: SSA rewrite, every waveopt pass in order, cleanup
+    kOptimize,  // -O: to SSA, every waveopt pass in order, cleanup
   };
   Kind kind = Kind::kWaveopt;
   std::string name;

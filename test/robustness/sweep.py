@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""Runs waveopt over every test shader in the repository and checks a
+property of each output.
+
+  sweep.py <mode> --waveopt W --spirv-val V --src REPO --tmp DIR [--jobs N]
+
+Shaders: every .comp/.glsl (GLSL; a .glsl takes its stage from the `-S`
+in its RUN lines) and .spvasm under test/lit and test/diff, Inputs/
+included. Those waveopt cannot read (negative tests) are counted and skipped;
+the sweep fails if fewer than 40 shaders are usable, so it cannot pass by
+reading nothing.
+
+Modes:
+  determinism  the front end, -O, and each pass alone (after --ssa-rewrite,
+               the form -O hands it the module in), twice each: once plainly
+               (address space randomisation on, small blocks from the brk
+               heap), once under `setarch -R` (no randomisation) with glibc's
+               malloc turned inside out (MALLOC_MMAP_THRESHOLD_=0: every block
+               from mmap; MALLOC_PERTURB_, MALLOC_TOP_PAD_, and a padded
+               environment that moves the stack). Heap addresses differ, so
+               output that depends on pointer hashing or unordered-container
+               iteration order shows up. Compared: exit status, output module
+               and YAML remarks, byte for byte.
+  idempotence  for each pass P: `waveopt --P x -o a; waveopt --P a -o b` and
+               the same after --ssa-rewrite (the form -O hands the passes):
+               a and b must be identical. Also reports (does not fail on)
+               whether -O reaches a fixed point.
+  vulkan10     each compute shader built for Vulkan 1.0 and run through -O
+               there: the output must be valid for Vulkan 1.0 and declare no
+               subgroup capability the input did not (Vulkan 1.0 has no
+               subgroup operations; morton-remap, which needs none, may fire).
+"""
+import argparse
+import concurrent.futures
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+PASSES = ["morton-remap", "batch-uniform-loads", "prereduce-atomics"]
+STAGE_RE = re.compile(r"-S\s+(comp|frag|vert|geom|tesc|tese|task|mesh)\b")
+MIN_SHADERS = 40
+
+
+def find_shaders(src):
+    out = []
+    for top in ("test/lit", "test/diff"):
+        for dirpath, dirnames, filenames in os.walk(os.path.join(src, top)):
+            dirnames.sort()
+            for name in sorted(filenames):
+                ext = os.path.splitext(name)[1]
+                if ext in (".comp", ".glsl", ".spvasm"):
+                    out.append(os.path.join(dirpath, name))
+    return out
+
+
+def input_args(path):
+    """waveopt arguments that read |path|, or None when it has no stage."""
+    if path.endswith(".glsl"):
+        with open(path, encoding="utf-8", errors="replace") as f:
+            m = STAGE_RE.search(f.read())
+        return ["-S", m.group(1), path] if m else None
+    return [path]
+
+
+# GroupNonUniform* (61-68) and the KHR subgroup capabilities (4423, 4431).
+SUBGROUP_CAPS = set(range(61, 69)) | {4423, 4431}
+
+
+def subgroup_capabilities(data):
+    caps, i = set(), 5
+    words = [int.from_bytes(data[j:j + 4], "little") for j in range(0, len(data or b""), 4)]
+    while i < len(words) and words[i] >> 16:
+        if words[i] & 0xFFFF == 17 and words[i + 1] in SUBGROUP_CAPS:  # OpCapability
+            caps.add(words[i + 1])
+        i += words[i] >> 16
+    return caps
+
+
+def run(cmd, env=None):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, env=env)
+
+
+def read(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+class Sweep:
+    def __init__(self, a):
+        self.a = a
+        self.errors = []
+        self.notes = []
+        self.changed = []
+
+    def stem(self, shader):
+        rel = os.path.relpath(shader, self.a.src)
+        return os.path.join(self.a.tmp, re.sub(r"[^A-Za-z0-9_.-]", "_", rel))
+
+    def usable(self, shader):
+        args = input_args(shader)
+        if args is None:
+            return None
+        r = run([self.a.waveopt] + args + ["-o", self.stem(shader) + ".in.spv"])
+        return args if r.returncode == 0 else None
+
+    def module(self, shader):
+        """The shader as SPIR-V (built once: glslang dominates a run's time)."""
+        return [self.stem(shader) + ".in.spv"]
+
+    # ---- determinism
+    def environments(self):
+        base = dict(os.environ)
+        perturbed = dict(base, MALLOC_MMAP_THRESHOLD_="0", MALLOC_PERTURB_="165",
+                         MALLOC_TOP_PAD_="1048576", WAVEOPT_SWEEP_PAD="x" * 4099)
+        return [("plain", [], base), ("setarch-R+malloc-mmap", ["setarch", "-R"], perturbed)]
+
+    def determinism(self, shader, args):
+        stem = self.stem(shader)
+        # The front end on the source, then the pipelines on its output.
+        steps = [[], ["-O"]] + [["--ssa-rewrite", "--" + p] for p in PASSES]
+        for step in steps:
+            if step:
+                args = self.module(shader)
+            tag = "_".join(s.strip("-") for s in step) or "frontend"
+            seen = None
+            for name, prefix, env in self.environments():
+                out, yaml = "%s.%s.%s.spv" % (stem, tag, name), "%s.%s.%s.yaml" % (stem, tag, name)
+                r = run(prefix + [self.a.waveopt] + step + args +
+                        ["-o", out, "--remarks-output=" + yaml], env=env)
+                got = (r.returncode, read(out), read(yaml))
+                if seen is None:
+                    seen = (name, got)
+                elif got != seen[1]:
+                    what = [w for w, x, y in zip(("exit status", "module", "remarks"), got, seen[1])
+                            if x != y]
+                    self.errors.append("%s %s: %s differs between the %s run and the %s run"
+                                       % (shader, " ".join(step), " and ".join(what), seen[0], name))
+                    break
+
+    # ---- idempotence
+    def idempotence(self, shader, args):
+        stem = self.stem(shader)
+        args = self.module(shader)
+        for p in PASSES:
+            for prep in ([], ["--ssa-rewrite"]):
+                tag = "%s%s" % ("ssa." if prep else "", p)
+                a, b = "%s.%s.a.spv" % (stem, tag), "%s.%s.b.spv" % (stem, tag)
+                r1 = run([self.a.waveopt] + prep + ["--" + p] + args + ["-o", a])
+                if r1.returncode != 0:
+                    self.errors.append("%s: %s --%s failed: %s" % (shader, " ".join(prep), p, r1.stderr))
+                    continue
+                r2 = run([self.a.waveopt, "--" + p, a, "-o", b])
+                if r2.returncode != 0 or read(a) != read(b):
+                    self.errors.append(
+                        "%s: --%s is not idempotent (after %s): second run %s; "
+                        "diff <(spirv-dis %s) <(spirv-dis %s)"
+                        % (shader, p, " ".join(prep) or "nothing",
+                           "failed: " + r2.stderr if r2.returncode else "changed the module", a, b))
+        a, b = stem + ".O.a.spv", stem + ".O.b.spv"
+        if run([self.a.waveopt, "-O"] + args + ["-o", a]).returncode == 0 and \
+                run([self.a.waveopt, "-O", a, "-o", b]).returncode == 0 and read(a) != read(b):
+            self.notes.append("-O twice changes %s again" % shader)
+
+    # ---- vulkan 1.0
+    def vulkan10(self, shader, args):
+        if args[-1].endswith(".spvasm"):
+            return  # their SPIR-V version is fixed by the file
+        if "-S" in args and args[args.index("-S") + 1] != "comp":
+            return
+        stem = self.stem(shader)
+        src, out = stem + ".vk10.in.spv", stem + ".vk10.out.spv"
+        if run([self.a.waveopt, "--target-env=vulkan1.0"] + args + ["-o", src]).returncode != 0:
+            return  # needs Vulkan 1.1 features (subgroup extensions in the source)
+        r = run([self.a.waveopt, "--target-env=vulkan1.0", "-O", src, "-o", out])
+        if r.returncode != 0:
+            self.errors.append("%s: -O for vulkan1.0 failed: %s" % (shader, r.stderr))
+            return
+        v = run([self.a.spirv_val, "--target-env", "vulkan1.0", out])
+        if v.returncode != 0:
+            self.errors.append("%s: -O output is not valid for vulkan1.0: %s" % (shader, v.stdout + v.stderr))
+        added = subgroup_capabilities(read(out)) - subgroup_capabilities(read(src))
+        if added:
+            self.errors.append("%s: -O added subgroup capabilities %s for Vulkan 1.0"
+                               % (shader, sorted(added)))
+        if read(src) != read(out):
+            self.changed.append(shader)
+        self.notes.append("vulkan1.0: " + shader)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mode", choices=["determinism", "idempotence", "vulkan10"])
+    ap.add_argument("--waveopt", required=True)
+    ap.add_argument("--spirv-val", required=True)
+    ap.add_argument("--src", required=True)
+    ap.add_argument("--tmp", required=True)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    a = ap.parse_args()
+    shutil.rmtree(a.tmp, ignore_errors=True)
+    os.makedirs(a.tmp)
+    sweep = Sweep(a)
+    shaders = find_shaders(a.src)
+    with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
+        usable = [(s, args) for s, args in zip(shaders, pool.map(sweep.usable, shaders)) if args]
+        list(pool.map(lambda sa: getattr(sweep, a.mode)(*sa), usable))
+    print("%s: %d shaders, %d usable (the rest are negative tests waveopt refuses)"
+          % (a.mode, len(shaders), len(usable)))
+    for n in sorted(sweep.notes):
+        if not n.startswith("vulkan1.0: "):
+            print("note: " + n)
+    if a.mode == "vulkan10":
+        print("vulkan10: %d compute shaders checked; -O changed %d of them without "
+              "subgroup operations (morton-remap only relabels invocations)"
+              % (len(sweep.notes), len(sweep.changed)))
+        if len(sweep.notes) < 10:
+            sweep.errors.append("fewer than 10 shaders build for Vulkan 1.0")
+    if len(usable) < MIN_SHADERS:
+        sweep.errors.append("only %d usable shaders (expected at least %d)" % (len(usable), MIN_SHADERS))
+    for e in sorted(sweep.errors):
+        print("FAIL: " + e)
+    return 1 if sweep.errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
