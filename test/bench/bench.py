@@ -353,8 +353,8 @@ def parse_time_report(err):
 def classify(step):
     if step in WAVEOPT_PASSES:
         return step
-    if step == "spirv-opt --ssa-rewrite":
-        return "ssa"
+    if step.startswith("spirv-opt ") and "--ssa-rewrite" in step.split():
+        return "ssa"  # -O's preparation: --scalar-replacement --ssa-rewrite
     if step.startswith("spirv-opt "):
         return "cleanup"
     return "other"
@@ -726,9 +726,10 @@ def write_doc(path, ctx):
       "the machine only ever add time; the medians are in the raw numbers):\n" % ctx["ct_runs"])
     w("- **waveopt passes**: the sum of the three waveopt passes' `Pass::Run` "
       "(morton-remap + batch-uniform-loads + prereduce-atomics) inside `waveopt -O`;")
-    w("- **ssa-rewrite** and **cleanup**: the spirv-opt steps `-O` adds around them "
-      "(the cleanup runs in a forked child so a SPIRV-Tools crash cannot take waveopt "
-      "down; it is skipped when no pass changed the module);")
+    w("- **ssa-rewrite** (`--scalar-replacement --ssa-rewrite`) and **cleanup**: the "
+      "spirv-opt steps `-O` adds around them (both run in a forked child so a "
+      "SPIRV-Tools crash cannot take waveopt down; when no pass changed the module, "
+      "the first is undone and the second skipped);")
     w("- **spirv-opt -O**: spirv-opt 2023.1's `-O` pass list (`RegisterPerformancePasses`), "
       "given to waveopt as forwarded spirv-opt flags so it runs in-process in one "
       "`spvtools::Optimizer` and `--time-report` times it the same way; the driver "
