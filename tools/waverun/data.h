@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "lib/sim/half.h"
+
 namespace waverun {
 
 enum class ComponentType { kFloat, kInt, kUint };
@@ -91,8 +93,8 @@ void FillTexels(const Fill& fill, uint64_t seed, ImageFormat format,
                 std::vector<uint8_t>* bytes);
 
 // IEEE half <-> float.
-uint16_t FloatToHalf(float f);
-float HalfToFloat(uint16_t h);
+using waveopt::sim::FloatToHalf;  // lib/sim/half.h
+using waveopt::sim::HalfToFloat;
 
 }  // namespace waverun
 
