@@ -180,14 +180,21 @@ bool DisassembleWords(const std::vector<uint32_t>& words, spv_target_env env,
 bool ValidateModule(const std::vector<uint32_t>& words, spv_target_env env,
                     std::string* error) {
   spvtools::SpirvTools tools(env);
+  // SPIRV-Tools 2023.1 builds a friendly name for every id before it
+  // validates, and makes duplicate OpNames unique by trying suffixes _0, _1,
+  // ... in turn: quadratic in the number of ids that share a name (every
+  // inlined "param" of a large module). The names only serve error messages,
+  // so a module is validated without them, and only a module that fails is
+  // validated again with them for a readable message.
+  spvtools::ValidatorOptions options;
+  options.SetFriendlyNames(false);
+  if (tools.Validate(words.data(), words.size(), options)) return true;
   FirstError first;
   tools.SetMessageConsumer(std::ref(first));
-  spvtools::ValidatorOptions options;
-  if (!tools.Validate(words.data(), words.size(), options)) {
-    *error = OneLine(first.text.empty() ? "invalid module" : first.text);
-    return false;
-  }
-  return true;
+  options.SetFriendlyNames(true);
+  tools.Validate(words.data(), words.size(), options);
+  *error = OneLine(first.text.empty() ? "invalid module" : first.text);
+  return false;
 }
 
 }  // namespace waveopt
