@@ -9,6 +9,8 @@
 #   - SPIRV-Tools' source of exactly the installed `spirv-tools` version is
 #     unpacked under $WAVEOPT_DEPS (default: <repo>/.deps) for its internal
 #     opt headers.
+#   - `--bench` also installs what test/bench/run.sh uses beyond the build
+#     (valgrind for instruction counts, gnuplot for the scaling plot).
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,7 +32,11 @@ packages=(
   llvm-14-dev llvm-14-tools libgtest-dev
   libvulkan-dev mesa-vulkan-drivers vulkan-tools
   clang-14 libclang-rt-14-dev
+  libmimalloc-dev
 )
+if [ "${1:-}" = "--bench" ]; then
+  packages+=(valgrind gnuplot-nox)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -3,6 +3,9 @@
 //
 // Exit codes: 0 success; 1 bad input or failure (one line naming the file and
 // the problem, no output file written); 2 bad usage.
+#if WAVEOPT_WITH_MIMALLOC
+#include <mimalloc.h>
+#endif
 #include <unistd.h>
 
 #include <cstdio>
@@ -139,6 +142,14 @@ Cli ParseArgs(int argc, char** argv) {
     } else if (a == "--version") {
       std::printf("waveopt %s (SPIRV-Tools %s)\n", waveopt::Version(),
                   waveopt::SpirvToolsVersion());
+#if WAVEOPT_WITH_MIMALLOC
+      // Also what keeps the linker from dropping the library: nothing else
+      // names it, it replaces malloc by being loaded first.
+      const int mi = mi_version();
+      std::printf("allocator: mimalloc %d.%d.%d\n", mi / 100, mi / 10 % 10, mi % 10);
+#else
+      std::printf("allocator: system\n");
+#endif
       std::exit(0);
     } else if (a == "-o") {
       cli.output = value(&i, a);
