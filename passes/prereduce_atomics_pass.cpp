@@ -260,11 +260,18 @@ void PrereduceAtomicsPass::EmitApplied(const Candidate& cand) {
                  cand.function, cand.atomic,
                  "one atomic per subgroup: " + what);
     } else {
+      uint32_t bits = 0;
+      while ((uint64_t{1} << bits) < cand.bin_bound) ++bits;
       EmitRemark(RemarkKind::kApplied, "SmallBinSet", cand.function,
                  cand.atomic,
                  "one atomic per distinct address per subgroup (the index "
                  "takes at most " + std::to_string(cand.bin_bound) +
-                     " values): " + what);
+                     " values; " +
+                     (cand.matched
+                          ? "lanes sharing it found by " +
+                                std::to_string(bits) + " ballot(s)"
+                          : std::string("a loop takes one index at a time")) +
+                     "): " + what);
     }
   }
 }
@@ -363,8 +370,8 @@ std::string PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
 
   BasicBlock* block = context()->get_instr_block(atomic);
   if (UnderElect(func, block)) {
-    *why = "a dominating OpGroupNonUniformElect already leaves one lane "
-           "(already pre-reduced)";
+    *why = "a dominating OpGroupNonUniformElect (or lowest-lane-of-a-ballot "
+           "test) already leaves one lane (already pre-reduced)";
     return "AlreadyPreReduced";
   }
 
@@ -424,6 +431,7 @@ std::string PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
   cand->shape = Shape::kSmallBinSet;
   cand->bin_index = index;
   cand->bin_bound = bound;
+  cand->matched = cand->uniform_value && !IsFloatAtomic(atomic->opcode());
   return "";
 }
 
@@ -539,6 +547,26 @@ uint32_t PrereduceAtomicsPass::StoredOnce(uint32_t id) {
   return stores == 1 ? stored : 0;
 }
 
+bool PrereduceAtomicsPass::IsLowestOfBallotSet(Instruction* cond) {
+  // rank == 0 (either operand order), rank an exclusive ballot bit count:
+  // the lowest lane of a set, what the matched case C branches on.
+  if (cond->opcode() != spv::Op::OpIEqual) return false;
+  auto* def_use = context()->get_def_use_mgr();
+  for (uint32_t i = 0; i < 2; ++i) {
+    Instruction* rank = def_use->GetDef(cond->GetSingleWordInOperand(i));
+    uint64_t zero = 1;
+    if (rank != nullptr &&
+        rank->opcode() == spv::Op::OpGroupNonUniformBallotBitCount &&
+        rank->GetSingleWordInOperand(1) ==
+            static_cast<uint32_t>(spv::GroupOperation::ExclusiveScan) &&
+        ConstantValue(def_use->GetDef(cond->GetSingleWordInOperand(1 - i)), &zero) &&
+        zero == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
 bool PrereduceAtomicsPass::UnderElect(Function* func, BasicBlock* block) {
   spvtools::opt::DominatorAnalysis* dom =
       context()->GetDominatorAnalysis(func);
@@ -548,8 +576,8 @@ bool PrereduceAtomicsPass::UnderElect(Function* func, BasicBlock* block) {
     const Instruction* term = b->terminator();
     if (term->opcode() != spv::Op::OpBranchConditional) continue;
     Instruction* cond = def_use->GetDef(term->GetSingleWordInOperand(0));
-    if (cond == nullptr ||
-        cond->opcode() != spv::Op::OpGroupNonUniformElect) {
+    if (cond == nullptr || !(cond->opcode() == spv::Op::OpGroupNonUniformElect ||
+                             IsLowestOfBallotSet(cond))) {
       continue;
     }
     uint32_t on_true = term->GetSingleWordInOperand(1);
@@ -739,12 +767,61 @@ BasicBlock* PrereduceAtomicsPass::NewBlockAfter(BasicBlock* after) {
   return raw;
 }
 
+bool PrereduceAtomicsPass::EmitPeers(BasicBlock* pre, uint32_t index,
+                                     uint64_t bound, bool want_leader_lane,
+                                     Peers* peers) {
+  Emitter e(context(), pre);
+  context()->AddCapability(spv::Capability::GroupNonUniformBallot);
+  const uint32_t bool_type = e.BoolType();
+  const uint32_t uint_type = e.UIntType(32);
+  const uint32_t mask_type = e.UIntVectorType(4);
+  uint32_t idx = index;
+  const auto* idx_type = context()->get_type_mgr()->GetType(
+      context()->get_def_use_mgr()->GetDef(index)->type_id());
+  if (idx_type->AsInteger()->IsSigned()) {
+    idx = e.EmitIds(spv::Op::OpBitcast, uint_type, {index});
+  }
+  // Only the bits an index in [0, bound) can have are compared: an index
+  // out of that range is out of bounds of what it indexes (undefined, or
+  // under robust access free to land anywhere in the buffer).
+  uint32_t peers_mask =
+      e.Group(spv::Op::OpGroupNonUniformBallot, mask_type, -1, {e.Bool(true)});
+  for (uint32_t bit = 0; (uint64_t{1} << bit) < bound; ++bit) {
+    const uint32_t masked =
+        e.EmitIds(spv::Op::OpBitwiseAnd, uint_type, {idx, e.UInt(1u << bit)});
+    const uint32_t set =
+        e.EmitIds(spv::Op::OpINotEqual, bool_type, {masked, e.UInt(0)});
+    const uint32_t ballot =
+        e.Group(spv::Op::OpGroupNonUniformBallot, mask_type, -1, {set});
+    // Lanes with the bit keep the ballot, the others its complement.
+    const uint32_t flip = e.EmitIds(spv::Op::OpSelect, uint_type,
+                                    {set, e.UInt(0), e.UInt(0xffffffffu)});
+    const uint32_t flips =
+        e.EmitIds(spv::Op::OpCompositeConstruct, mask_type, {flip, flip, flip, flip});
+    const uint32_t agree =
+        e.EmitIds(spv::Op::OpBitwiseXor, mask_type, {ballot, flips});
+    peers_mask = e.EmitIds(spv::Op::OpBitwiseAnd, mask_type, {peers_mask, agree});
+  }
+  peers->count = e.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type,
+                         kReduce, {peers_mask});
+  peers->rank = e.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type,
+                        kExclusiveScan, {peers_mask});
+  peers->is_leader =
+      e.EmitIds(spv::Op::OpIEqual, bool_type, {peers->rank, e.UInt(0)});
+  peers->leader_lane =
+      want_leader_lane
+          ? e.Group(spv::Op::OpGroupNonUniformBallotFindLSB, uint_type, -1, {peers_mask})
+          : 0;
+  return e.ok();
+}
+
 bool PrereduceAtomicsPass::EmitElectedAtomic(BasicBlock* pre, BasicBlock* merge,
                                              Instruction* atomic,
                                              const OpInfo& info,
                                              bool uniform_value,
                                              bool want_result,
-                                             uint32_t* result) {
+                                             uint32_t* result,
+                                             const Peers* peers) {
   *result = 0;
   const spv::Op op = info.op;
   const uint32_t type = info.type_id;
@@ -804,14 +881,21 @@ bool PrereduceAtomicsPass::EmitElectedAtomic(BasicBlock* pre, BasicBlock* merge,
     total = v;
   } else if (uniform_value) {
     context()->AddCapability(spv::Capability::GroupNonUniformBallot);
-    uint32_t ballot = e.Group(spv::Op::OpGroupNonUniformBallot,
-                              e.UIntVectorType(4), -1, {e.Bool(true)});
-    uint32_t count = e.Group(spv::Op::OpGroupNonUniformBallotBitCount,
-                             uint_type, kReduce, {ballot});
-    uint32_t before = want_result
-                          ? e.Group(spv::Op::OpGroupNonUniformBallotBitCount,
-                                    uint_type, kExclusiveScan, {ballot})
-                          : 0;
+    uint32_t count = 0;
+    uint32_t before = 0;
+    if (peers != nullptr) {
+      count = peers->count;
+      before = peers->rank;
+    } else {
+      uint32_t ballot = e.Group(spv::Op::OpGroupNonUniformBallot,
+                                e.UIntVectorType(4), -1, {e.Bool(true)});
+      count = e.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type,
+                      kReduce, {ballot});
+      if (want_result) {
+        before = e.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type,
+                         kExclusiveScan, {ballot});
+      }
+    }
     if (op == spv::Op::OpAtomicXor) {
       total = odd_select(count);
       if (want_result) prefix = odd_select(before);
@@ -832,7 +916,9 @@ bool PrereduceAtomicsPass::EmitElectedAtomic(BasicBlock* pre, BasicBlock* merge,
   }
   context()->AddCapability(spv::Capability::GroupNonUniform);
   const uint32_t elect =
-      e.Group(spv::Op::OpGroupNonUniformElect, bool_type, -1, {});
+      peers != nullptr
+          ? peers->is_leader
+          : e.Group(spv::Op::OpGroupNonUniformElect, bool_type, -1, {});
   BasicBlock* single = NewBlockAfter(pre);
   if (single == nullptr || !e.ok()) return false;
   e.SelectionMerge(merge->id());
@@ -865,17 +951,27 @@ bool PrereduceAtomicsPass::EmitElectedAtomic(BasicBlock* pre, BasicBlock* merge,
   Emitter m(context(), merge, first_non_phi);
   const uint32_t phi = m.EmitIds(spv::Op::OpPhi, type,
                                  {one, single->id(), m.Null(type), pre->id()});
-  // The elected lane's returned value, to every lane. 64-bit values travel as
-  // two 32-bit halves so that no extended-types feature is needed.
+  // The elected lane's returned value, to every lane (with |peers|: the
+  // leader's, from its lane). 64-bit values travel as two 32-bit halves so
+  // that no extended-types feature is needed.
   uint32_t base = 0;
   context()->AddCapability(spv::Capability::GroupNonUniformBallot);
+  auto from_leader = [&](uint32_t value_type, uint32_t value) -> uint32_t {
+    if (peers == nullptr) {
+      return m.Group(spv::Op::OpGroupNonUniformBroadcastFirst, value_type, -1,
+                     {value});
+    }
+    context()->AddCapability(spv::Capability::GroupNonUniformShuffle);
+    return m.Group(spv::Op::OpGroupNonUniformShuffle, value_type, -1,
+                   {value, peers->leader_lane});
+  };
   if (info.width == 64) {
     const uint32_t v2 = m.UIntVectorType(2);
     uint32_t halves = m.EmitIds(spv::Op::OpBitcast, v2, {phi});
-    halves = m.Group(spv::Op::OpGroupNonUniformBroadcastFirst, v2, -1, {halves});
+    halves = from_leader(v2, halves);
     base = m.EmitIds(spv::Op::OpBitcast, type, {halves});
   } else {
-    base = m.Group(spv::Op::OpGroupNonUniformBroadcastFirst, type, -1, {phi});
+    base = from_leader(type, phi);
   }
   // old <op> x, for the original operation.
   auto combine = [&](uint32_t old, uint32_t x) -> uint32_t {
@@ -968,6 +1064,14 @@ bool PrereduceAtomicsPass::Rewrite(const Candidate& cand) {
   if (cand.shape == Shape::kUniformAddress) {
     if (!EmitElectedAtomic(block, tail, atomic, info, cand.uniform_value,
                            cand.result_used, &result)) {
+      return false;
+    }
+  } else if (cand.matched) {
+    Peers peers;
+    if (!EmitPeers(block, cand.bin_index, cand.bin_bound, cand.result_used,
+                   &peers) ||
+        !EmitElectedAtomic(block, tail, atomic, info, /*uniform_value=*/true,
+                           cand.result_used, &result, &peers)) {
       return false;
     }
   } else {

@@ -17,14 +17,21 @@
 //            %base = OpGroupNonUniformBroadcastFirst %uint %subgroup %phi
 //            %old  = OpIAdd %uint %base %excl     ; only where %old is used
 //
-// Divergent address into a small set (case C, a histogram): a loop peels one
-// distinct index per iteration (BroadcastFirst of the index among the lanes
-// not yet done); the lanes holding that index run the rewrite above among
-// themselves; the loop ends when OpGroupNonUniformAll says every lane is done
-// (a subgroup-uniform exit).
+// Divergent address into a small set (case C, a histogram), uniform integer
+// value: the lanes that share the index are found without a loop, by one
+// ballot per bit the index can have (WaveMatch from ballots: a lane's peers
+// are the active lanes whose bit agrees with its own, for every bit); the
+// lowest peer issues the atomic with the peer count, and the others get its
+// returned value by OpGroupNonUniformShuffle from that lane.
+// Divergent value (or a float): a loop peels one distinct index per
+// iteration (BroadcastFirst of the index among the lanes not yet done); the
+// lanes holding that index run the rewrite above among themselves; the loop
+// ends when OpGroupNonUniformAll says every lane is done (a subgroup-uniform
+// exit).
 //
 // Capabilities added: GroupNonUniform, GroupNonUniformBallot,
-// GroupNonUniformArithmetic (divergent values), GroupNonUniformVote (case C).
+// GroupNonUniformArithmetic (divergent values), GroupNonUniformVote (case C's
+// loop), GroupNonUniformShuffle (case C matched, result used).
 // Analyses needed: UniformityAnalysis (lib/analysis), dominators, CFG.
 // Every refusal is a missed remark; docs/passes/prereduce-atomics.md lists
 // the names.
@@ -74,6 +81,16 @@ class PrereduceAtomicsPass : public WavePass {
     bool result_used = false;
     uint32_t bin_index = 0;      // kSmallBinSet: the divergent index id
     uint64_t bin_bound = 0;      // kSmallBinSet: it is in [0, bin_bound)
+    bool matched = false;        // kSmallBinSet: peers by ballots, no loop
+  };
+
+  // The lanes an atomic is combined over when they are fewer than the
+  // active lanes (case C matched): every id is per lane.
+  struct Peers {
+    uint32_t count = 0;        // uint: how many lanes share this lane's index
+    uint32_t rank = 0;         // uint: how many of them have a lower lane id
+    uint32_t is_leader = 0;    // bool: rank == 0
+    uint32_t leader_lane = 0;  // uint: the lowest peer's lane id (0: unused)
   };
 
   // Everything the rewrite of one atomic needs to know about its operation.
@@ -96,6 +113,9 @@ class PrereduceAtomicsPass : public WavePass {
   // because a dominating branch tests OpGroupNonUniformElect.
   bool UnderElect(spvtools::opt::Function* func,
                   spvtools::opt::BasicBlock* block);
+  // |cond| is `exclusive ballot bit count == 0`: true in one lane of each
+  // set of lanes the ballot describes (the matched case C's leader test).
+  bool IsLowestOfBallotSet(spvtools::opt::Instruction* cond);
 
   // Exclusive upper bound of the values |id| can take when it is provably in
   // [0, bound), else 0.
@@ -129,12 +149,21 @@ class PrereduceAtomicsPass : public WavePass {
   // issues |atomic|'s replacement, merging into |merge|; inserts the rebuild
   // of each lane's returned value at the start of |merge| (after its phis).
   // Sets |*result| to the per-lane result id (0 when |want_result| is
-  // false). Returns false when ids ran out.
+  // false). Returns false when ids ran out. With |peers|, the operand is
+  // uniform and an integer, and the lanes combined are each lane's peers
+  // instead of the active lanes: the leader issues the atomic and the old
+  // value comes from its lane.
   bool EmitElectedAtomic(spvtools::opt::BasicBlock* pre,
                          spvtools::opt::BasicBlock* merge,
                          spvtools::opt::Instruction* atomic,
                          const OpInfo& info, bool uniform_value,
-                         bool want_result, uint32_t* result);
+                         bool want_result, uint32_t* result,
+                         const Peers* peers = nullptr);
+
+  // Emits at the end of |pre| the peer set of every lane by its |index| in
+  // [0, |bound|): one ballot per index bit.
+  bool EmitPeers(spvtools::opt::BasicBlock* pre, uint32_t index,
+                 uint64_t bound, bool want_leader_lane, Peers* peers);
 
   // New empty block with a fresh label, inserted after |after|; null when
   // ids ran out.
