@@ -623,6 +623,8 @@ std::string BatchUniformLoadsPass::Analyze(Function* func, Loop* loop,
     return "UnsupportedLoopShape";
   }
 
+  plan->exit_block = exit_block;
+
   // Trip count: the same in every lane.
   const uint32_t cond_id = exit_term->GetSingleWordInOperand(0);
   if (uniformity.LoopExitLevel(header->id()) == Uniformity::kDivergent ||
@@ -874,63 +876,111 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan) {
   const uint32_t v2uint = pre.UIntVectorType(2);
   auto carry_type = [&](const Leaf& leaf) { return leaf.wide ? v2uint : leaf.type; };
 
-  // Header phis (operands completed once the latch values exist).
+  // The loop becomes the inner loop of a new outer loop over batches:
+  //
+  //   preheader → outer (phis: the loop's header phis at the start of a
+  //   batch) → fill → [load] → fill_merge (this lane's element of the batch)
+  //   → header (inner; k counts the batch's slots) ... body ... latch
+  //   latch: k+1 < batch ? header : inner_merge
+  //   exit test false → inner_merge
+  //   inner_merge (the header phis' values, and whether the loop ended)
+  //   → outer_latch: ended ? merge : outer
+  //
+  // Every new branch is subgroup-uniform: the exit test is, and k and the
+  // batch size are the same in every lane of the loop.
   BasicBlock* header = plan.loop->GetHeaderBlock();
-  const uint32_t k_next = context()->TakeNextId();
-  if (k_next == 0) return false;
-  Emitter h(context(), header, header->begin());
-  const uint32_t k = h.EmitIds(spv::Op::OpPhi, uint_type,
-                               {h.UInt(0), plan.preheader->id(), k_next,
-                                plan.latch->id()});
-  std::vector<std::vector<uint32_t>> cache(loads.size()), cache_now_ids(loads.size());
-  for (size_t i = 0; i < loads.size(); ++i) {
-    for (const Leaf& leaf : loads[i].leaves) {
-      const uint32_t now = context()->TakeNextId();
-      if (now == 0) return false;
-      cache_now_ids[i].push_back(now);
-      cache[i].push_back(h.EmitIds(spv::Op::OpPhi, carry_type(leaf),
-                                   {h.Null(carry_type(leaf)),
-                                    plan.preheader->id(), now,
-                                    plan.latch->id()}));
-    }
-  }
-  if (!h.ok()) return false;
-
-  // Body: the refill at the top of the iteration.
-  BasicBlock* body = plan.body;
-  auto first = body->begin();
-  while (first != body->end() && first->opcode() == spv::Op::OpPhi) ++first;
-  const uint32_t rest_id = context()->TakeNextId();
-  if (rest_id == 0) return false;
-  std::unordered_set<uint32_t> in_loop(plan.loop->GetBlocks().begin(),
-                                       plan.loop->GetBlocks().end());
-  BasicBlock* rest = body->SplitBasicBlock(context(), rest_id, first);
-  in_loop.insert(rest_id);
-  auto new_block = [&](BasicBlock* after) -> BasicBlock* {
+  BasicBlock* merge = plan.loop->GetMergeBlock();
+  BasicBlock* exit_block = plan.exit_block;
+  BasicBlock* latch = plan.latch;
+  Function* func = header->GetParent();
+  auto block_before = [&](BasicBlock* position) -> BasicBlock* {
     uint32_t id = context()->TakeNextId();
     if (id == 0) return nullptr;
     auto block = std::make_unique<BasicBlock>(std::make_unique<Instruction>(
-        context(), spv::Op::OpLabel, 0, id,
-        std::initializer_list<Operand>{}));
-    BasicBlock* raw =
-        after->GetParent()->InsertBasicBlockAfter(std::move(block), after);
+        context(), spv::Op::OpLabel, 0, id, std::initializer_list<Operand>{}));
+    BasicBlock* raw = func->InsertBasicBlockBefore(std::move(block), position);
     def_use->AnalyzeInstDefUse(raw->GetLabelInst());
     context()->set_instr_block(raw->GetLabelInst(), raw);
     return raw;
   };
-  BasicBlock* fill = new_block(body);
-  BasicBlock* load_block = fill ? new_block(fill) : nullptr;
-  BasicBlock* fill_merge = load_block ? new_block(load_block) : nullptr;
-  BasicBlock* take = fill_merge ? new_block(fill_merge) : nullptr;
-  if (take == nullptr) return false;
+  BasicBlock* outer = block_before(header);
+  BasicBlock* fill = outer ? block_before(header) : nullptr;
+  BasicBlock* load_block = fill ? block_before(header) : nullptr;
+  BasicBlock* fill_merge = load_block ? block_before(header) : nullptr;
+  BasicBlock* inner_merge = fill_merge ? block_before(merge) : nullptr;
+  BasicBlock* outer_latch = inner_merge ? block_before(merge) : nullptr;
+  if (outer_latch == nullptr) return false;
 
-  Emitter b(context(), body);
-  const uint32_t refill = b.EmitIds(spv::Op::OpIEqual, bool_type, {k, b.UInt(0)});
-  b.SelectionMerge(take->id());
-  b.BranchConditional(refill, fill->id(), take->id());
+  // The loop's header phis, and their value from the latch.
+  std::vector<Instruction*> header_phis;
+  header->ForEachPhiInst([&](Instruction* phi) { header_phis.push_back(phi); });
+  auto incoming_from = [](Instruction* phi, uint32_t block_id) -> uint32_t {
+    for (uint32_t i = 0; i + 1 < phi->NumInOperands(); i += 2) {
+      if (phi->GetSingleWordInOperand(i + 1) == block_id) {
+        return phi->GetSingleWordInOperand(i);
+      }
+    }
+    return 0;
+  };
 
-  // fill: this lane's element is iteration iv + rank * step, if that
-  // iteration runs (same exit test, and no wrap-around).
+  // outer: one phi per header phi (its value when a batch starts).
+  Emitter oe(context(), outer);
+  std::vector<uint32_t> outer_phis, exit_phis;
+  for (Instruction* phi : header_phis) {
+    const uint32_t from_pre = incoming_from(phi, plan.preheader->id());
+    const uint32_t at_exit = context()->TakeNextId();
+    if (from_pre == 0 || at_exit == 0) return false;
+    exit_phis.push_back(at_exit);
+    outer_phis.push_back(oe.EmitIds(spv::Op::OpPhi, phi->type_id(),
+                                    {from_pre, plan.preheader->id(), at_exit,
+                                     outer_latch->id()}));
+  }
+  uint32_t outer_iv = 0;
+  for (size_t i = 0; i < header_phis.size(); ++i) {
+    if (header_phis[i] == plan.iv) outer_iv = outer_phis[i];
+  }
+  oe.LoopMerge(merge->id(), outer_latch->id());
+  oe.Branch(fill->id());
+  if (!oe.ok() || outer_iv == 0) return false;
+
+  // The preheader enters the outer loop; the inner loop starts each batch
+  // from the outer phis, with k = 0.
+  plan.preheader->ForEachSuccessorLabel([&](uint32_t* succ) {
+    if (*succ == header->id()) *succ = outer->id();
+  });
+  def_use->AnalyzeInstUse(plan.preheader->terminator());
+  for (size_t i = 0; i < header_phis.size(); ++i) {
+    Instruction* phi = header_phis[i];
+    for (uint32_t j = 0; j + 1 < phi->NumInOperands(); j += 2) {
+      if (phi->GetSingleWordInOperand(j + 1) == plan.preheader->id()) {
+        phi->SetInOperand(j, {outer_phis[i]});
+        phi->SetInOperand(j + 1, {fill_merge->id()});
+      }
+    }
+    def_use->AnalyzeInstUse(phi);
+  }
+  const uint32_t k_next = context()->TakeNextId();
+  if (k_next == 0) return false;
+  Emitter h(context(), header, header->begin());
+  const uint32_t k = h.EmitIds(spv::Op::OpPhi, uint_type,
+                               {h.UInt(0), fill_merge->id(), k_next, latch->id()});
+  if (!h.ok()) return false;
+  Instruction* inner_loop_merge = header->GetLoopMergeInst();
+  inner_loop_merge->SetInOperand(0, {inner_merge->id()});
+  def_use->AnalyzeInstUse(inner_loop_merge);
+  Instruction* exit_term = exit_block->terminator();
+  for (uint32_t j = 1; j <= 2; ++j) {
+    if (exit_term->GetSingleWordInOperand(j) == merge->id()) {
+      exit_term->SetInOperand(j, {inner_merge->id()});
+    }
+  }
+  def_use->AnalyzeInstUse(exit_term);
+
+  // fill: this lane's element is iteration iv + rank * step of the batch
+  // that starts at iv, if that iteration runs (same exit test, and no
+  // wrap-around).
+  std::unordered_set<uint32_t> in_loop(plan.loop->GetBlocks().begin(),
+                                       plan.loop->GetBlocks().end());
   Emitter fe(context(), fill);
   const auto* iv_int = context()->get_type_mgr()->GetType(iv_type)->AsInteger();
   uint32_t rank_iv = rank;
@@ -940,7 +990,7 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan) {
   if (iv_int->IsSigned()) step_id = fe.EmitIds(spv::Op::OpBitcast, iv_type, {step_id});
   const uint32_t offset = fe.EmitIds(spv::Op::OpIMul, iv_type, {rank_iv, step_id});
   const uint32_t iter = fe.EmitIds(
-      plan.step > 0 ? spv::Op::OpIAdd : spv::Op::OpISub, iv_type, {iv, offset});
+      plan.step > 0 ? spv::Op::OpIAdd : spv::Op::OpISub, iv_type, {outer_iv, offset});
   std::unordered_map<uint32_t, uint32_t> fill_map;
   uint32_t test = CloneAt(plan.compare->result_id(), iv, iter, in_loop, fill,
                           &fill_map);
@@ -952,11 +1002,11 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan) {
       plan.step > 0
           ? (is_signed ? spv::Op::OpSGreaterThanEqual : spv::Op::OpUGreaterThanEqual)
           : (is_signed ? spv::Op::OpSLessThanEqual : spv::Op::OpULessThanEqual);
-  const uint32_t no_wrap = fe.EmitIds(no_wrap_op, bool_type, {iter, iv});
+  const uint32_t no_wrap = fe.EmitIds(no_wrap_op, bool_type, {iter, outer_iv});
   const uint32_t runs = fe.EmitIds(spv::Op::OpLogicalAnd, bool_type, {test, no_wrap});
   fe.SelectionMerge(fill_merge->id());
   fe.BranchConditional(runs, load_block->id(), fill_merge->id());
-  if (!b.ok() || !fe.ok() || test == 0) return false;
+  if (!fe.ok() || test == 0) return false;
 
   // load: the lane's element of every batched load, split into leaves.
   std::unordered_map<uint32_t, uint32_t> load_map;
@@ -989,34 +1039,88 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan) {
   Emitter lb(context(), load_block);
   lb.Branch(fill_merge->id());
 
-  // fill_merge: the new element, or nothing for lanes past the end.
+  // fill_merge: the new element, or nothing for lanes past the end; it
+  // stays the same for the whole batch (the inner loop).
   Emitter fm(context(), fill_merge);
-  std::vector<std::vector<uint32_t>> filled(loads.size());
+  std::vector<std::vector<uint32_t>> cache(loads.size());
   for (size_t i = 0; i < loads.size(); ++i) {
     for (size_t j = 0; j < loads[i].leaves.size(); ++j) {
       const uint32_t type = carry_type(loads[i].leaves[j]);
-      filled[i].push_back(fm.EmitIds(
+      cache[i].push_back(fm.EmitIds(
           spv::Op::OpPhi, type,
           {loaded[i][j], load_block->id(), fm.Null(type), fill->id()}));
     }
   }
-  fm.Branch(take->id());
+  fm.Branch(header->id());
   if (!lb.ok() || !fm.ok()) return false;
 
-  // take: the batch element of this iteration, from the lane of rank k.
-  Emitter te(context(), take);
-  std::vector<std::vector<uint32_t>> taken(loads.size());
-  for (size_t i = 0; i < loads.size(); ++i) {
-    for (size_t j = 0; j < loads[i].leaves.size(); ++j) {
-      te.EmitIds(spv::Op::OpPhi, carry_type(loads[i].leaves[j]),
-                 {filled[i][j], fill_merge->id(), cache[i][j], body->id()},
-                 cache_now_ids[i][j]);
-    }
+  // inner_merge: the header phis as the inner loop left them: from the exit
+  // test, the current ones (the loop ends); from the latch, the next
+  // iteration's (the batch is done, the loop goes on).
+  Emitter im(context(), inner_merge);
+  for (size_t i = 0; i < header_phis.size(); ++i) {
+    const uint32_t from_latch = incoming_from(header_phis[i], latch->id());
+    if (from_latch == 0) return false;
+    im.EmitIds(spv::Op::OpPhi, header_phis[i]->type_id(),
+               {header_phis[i]->result_id(), exit_block->id(), from_latch,
+                latch->id()},
+               exit_phis[i]);
   }
+  const uint32_t ended = im.EmitIds(
+      spv::Op::OpPhi, bool_type,
+      {im.Bool(true), exit_block->id(), im.Bool(false), latch->id()});
+  im.Branch(outer_latch->id());
+  Emitter ol(context(), outer_latch);
+  ol.BranchConditional(ended, merge->id(), outer->id());
+  if (!im.ok() || !ol.ok()) return false;
+  // The merge block's phis came from the exit test's block; now the outer
+  // latch is its only predecessor (the values still dominate it).
+  merge->ForEachPhiInst([&](Instruction* phi) {
+    for (uint32_t j = 1; j < phi->NumInOperands(); j += 2) {
+      if (phi->GetSingleWordInOperand(j) == exit_block->id()) {
+        phi->SetInOperand(j, {outer_latch->id()});
+      }
+    }
+    def_use->AnalyzeInstUse(phi);
+  });
+
+  // The latch leaves the inner loop once the batch's slots are used.
+  Instruction* back_edge = latch->terminator();
+  {
+    Emitter le(context(), latch, BasicBlock::iterator(back_edge));
+    const uint32_t more = le.EmitIds(spv::Op::OpULessThan, bool_type, {k_next, batch});
+    if (!le.ok()) return false;
+    back_edge->SetOpcode(spv::Op::OpBranchConditional);
+    back_edge->SetInOperands({{SPV_OPERAND_TYPE_ID, {more}},
+                              {SPV_OPERAND_TYPE_ID, {header->id()}},
+                              {SPV_OPERAND_TYPE_ID, {inner_merge->id()}}});
+    def_use->AnalyzeInstUse(back_edge);
+  }
+
+  // Body: the batch element of this iteration at the top, from the lane of
+  // rank k.
+  BasicBlock* body = plan.body;
+  auto first = body->begin();
+  while (first != body->end() && first->opcode() == spv::Op::OpPhi) ++first;
+  const uint32_t rest_id = context()->TakeNextId();
+  if (rest_id == 0) return false;
+  BasicBlock* rest = body->SplitBasicBlock(context(), rest_id, first);
+  Emitter te(context(), body);
+  std::vector<std::vector<uint32_t>> taken(loads.size());
   // The owner of slot k: first + k for consecutive lanes, else the lane
   // whose rank is k (a ballot per iteration).
-  BasicBlock* slow = new_block(take);
-  BasicBlock* own = slow ? new_block(slow) : nullptr;
+  auto block_after = [&](BasicBlock* position) -> BasicBlock* {
+    uint32_t id = context()->TakeNextId();
+    if (id == 0) return nullptr;
+    auto block = std::make_unique<BasicBlock>(std::make_unique<Instruction>(
+        context(), spv::Op::OpLabel, 0, id, std::initializer_list<Operand>{}));
+    BasicBlock* raw = func->InsertBasicBlockAfter(std::move(block), position);
+    def_use->AnalyzeInstDefUse(raw->GetLabelInst());
+    context()->set_instr_block(raw->GetLabelInst(), raw);
+    return raw;
+  };
+  BasicBlock* slow = block_after(body);
+  BasicBlock* own = slow ? block_after(slow) : nullptr;
   if (own == nullptr) return false;
   const uint32_t fast_owner =
       te.EmitIds(spv::Op::OpIAdd, uint_type, {first_lane, k});
@@ -1032,20 +1136,18 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan) {
   if (!te.ok() || !se.ok()) return false;
   te = Emitter(context(), own);
   const uint32_t owner = te.EmitIds(
-      spv::Op::OpPhi, uint_type, {fast_owner, take->id(), slow_owner, slow->id()});
+      spv::Op::OpPhi, uint_type, {fast_owner, body->id(), slow_owner, slow->id()});
   for (size_t i = 0; i < loads.size(); ++i) {
     for (size_t j = 0; j < loads[i].leaves.size(); ++j) {
       const Leaf& leaf = loads[i].leaves[j];
       uint32_t v = te.Group(use_broadcast ? spv::Op::OpGroupNonUniformBroadcast
                                           : spv::Op::OpGroupNonUniformShuffle,
-                            carry_type(leaf), -1, {cache_now_ids[i][j], owner});
+                            carry_type(leaf), -1, {cache[i][j], owner});
       if (leaf.wide) v = te.EmitIds(spv::Op::OpBitcast, leaf.type, {v});
       taken[i].push_back(v);
     }
   }
-  const uint32_t k1 = te.EmitIds(spv::Op::OpIAdd, uint_type, {k, te.UInt(1)});
-  const uint32_t wrap = te.EmitIds(spv::Op::OpIEqual, bool_type, {k1, batch});
-  te.EmitIds(spv::Op::OpSelect, uint_type, {wrap, te.UInt(0), k1}, k_next);
+  te.EmitIds(spv::Op::OpIAdd, uint_type, {k, te.UInt(1)}, k_next);
 
   // Rebuild each loaded value from its leaves.
   std::vector<uint32_t> rebuilt(loads.size(), 0);

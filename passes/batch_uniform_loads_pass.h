@@ -12,28 +12,37 @@
 //            %L = OpLoad %v4float %p
 //
 // After (ranks and the batch size come from the ballot of the lanes that
-// entered the loop; right for any subgroup size and any active set):
+// entered the loop; right for any subgroup size and any active set): the
+// loop becomes the inner loop of an outer loop over batches.
 //   %pre:    %ballot = OpGroupNonUniformBallot %v4uint %subgroup %true
 //            %batch  = OpGroupNonUniformBallotBitCount Reduce %ballot
 //            %rank   = OpGroupNonUniformBallotBitCount ExclusiveScan %ballot
-//   %header: %k = OpPhi %uint %uint_0 %pre %k_next %latch   ; slot in batch
-//            %cache = OpPhi %v4float %null %pre %cache_now %latch
-//   %body:   OpSelectionMerge %take None
-//            OpBranchConditional (%k == 0) %fill %take     ; a new batch
-//   %fill:   %ir = %i + %rank * step; if (%ir is an iteration that runs)
+//   %outer:  %i0 = OpPhi %uint %start %pre %i_out %outer_latch  ; batch start
+//            (one such phi per header phi of the loop)
+//            OpLoopMerge %merge %outer_latch None
+//   %fill:   %ir = %i0 + %rank * step; if (%ir is an iteration that runs)
 //            %own = OpLoad %v4float (address at %ir)       ; lane's element
-//   %take:   %cache_now = OpPhi (%own or %cache)
-//            %owner = OpGroupNonUniformBallotFindLSB (Ballot (%rank == %k))
-//            %L' = OpGroupNonUniformShuffle %v4float %cache_now %owner
+//   %filled: %cache = OpPhi (%own or null)                  ; fixed per batch
+//   %header: %i = OpPhi %uint %i0 %filled %i_next %latch
+//            %k = OpPhi %uint %uint_0 %filled %k_next %latch ; slot in batch
+//            OpLoopMerge %inner_merge %latch None
+//   %check:  OpBranchConditional %c %body %inner_merge
+//   %body:   %owner = %first + %k (lanes consecutive) or
+//                     OpGroupNonUniformBallotFindLSB (Ballot (%rank == %k))
+//            %L' = OpGroupNonUniformShuffle %v4float %cache %owner
 //                  (OpGroupNonUniformBroadcast with a dynamic id on 1.5+)
-//            %k_next = %k + 1 == %batch ? 0 : %k + 1
-//   ... the body, with %L replaced by %L'.
+//            %k_next = %k + 1
+//            ... the body, with %L replaced by %L'.
+//   %latch:  OpBranchConditional (%k_next < %batch) %header %inner_merge
+//   %inner_merge: %i_out = OpPhi (%i from %check, %i_next from %latch)
+//            %ended = OpPhi (true from %check, false from %latch)
+//   %outer_latch: OpBranchConditional %ended %merge %outer
 //
-// The body stays in one piece: the refill runs every %batch iterations at
-// the top of an iteration, where every lane of the loop is active, so loads
-// in divergent parts of the body batch too (their value is taken at the top).
-// Structs, arrays, vectors and matrices travel leaf by leaf; 64-bit leaves
-// as 32-bit halves.
+// The element is taken at the top of the iteration, where every lane of the
+// loop is active, so loads in divergent parts of the body batch too. Values
+// of the loop used after it are its header's, which still dominate the
+// merge. Structs, arrays, vectors and matrices travel leaf by leaf; 64-bit
+// leaves as 32-bit halves.
 //
 // Capabilities added: GroupNonUniformBallot, GroupNonUniformShuffle (before
 // SPIR-V 1.5). Analyses: UniformityAnalysis, LoopDescriptor, dominators.
@@ -82,6 +91,7 @@ class BatchUniformLoadsPass : public WavePass {
     spvtools::opt::BasicBlock* preheader = nullptr;
     spvtools::opt::BasicBlock* latch = nullptr;
     spvtools::opt::BasicBlock* body = nullptr;  // first block after the exit test
+    spvtools::opt::BasicBlock* exit_block = nullptr;  // the exit test's block
     spvtools::opt::Instruction* iv = nullptr;   // the induction phi
     int64_t step = 0;
     spvtools::opt::Instruction* compare = nullptr;  // the exit test

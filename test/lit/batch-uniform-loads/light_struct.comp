@@ -1,5 +1,6 @@
-// The tiled-lighting loop: a {pos, color, params} light per iteration, one
-// batch refill at the top of the iteration, three shuffled members.
+// The tiled-lighting loop: a {pos, color, params} light per iteration. An
+// outer loop over batches loads this lane's light of the batch; the original
+// loop, now inner, runs one slot per iteration and shuffles three members.
 // RUN: %waveopt %s --ssa-rewrite --batch-uniform-loads -o %t.spv --remarks=batch 2> %t.remarks
 // RUN: %spirv-val --target-env vulkan1.1 %t.spv
 // RUN: %spirv-dis %t.spv | %FileCheck %s
@@ -14,21 +15,22 @@
 // CHECK: [[FIRST:%[0-9]+]] = OpGroupNonUniformBallotFindLSB %uint %uint_3 [[BALLOT]]
 // CHECK: [[LAST:%[0-9]+]] = OpGroupNonUniformBallotFindMSB %uint %uint_3 [[BALLOT]]
 // CHECK: [[CONSEC:%[0-9]+]] = OpIEqual %bool {{%[0-9]+}} [[BATCH]]
-// Header: the slot in the batch and the cached members.
-// CHECK: [[K:%[0-9]+]] = OpPhi %uint %uint_0
-// CHECK: OpLoopMerge
-// Body top: refill when the slot wraps to 0.
-// CHECK: [[REFILL:%[0-9]+]] = OpIEqual %bool [[K]] %uint_0
-// CHECK: OpSelectionMerge [[TAKE:%[0-9]+]] None
-// CHECK: OpBranchConditional [[REFILL]]
-// CHECK: [[ITER:%[0-9]+]] = OpIAdd %uint {{%[0-9a-z_]+}} {{%[0-9]+}}
+// The outer loop over batches: where the batch starts, this lane's light.
+// CHECK: [[OUTER:%[0-9]+]] = OpLabel
+// CHECK: [[START:%[0-9]+]] = OpPhi %uint %uint_0
+// CHECK: OpLoopMerge [[MERGE:%[0-9]+]] [[OUTERLATCH:%[0-9]+]] None
+// CHECK: [[ITER:%[0-9]+]] = OpIAdd %uint [[START]] {{%[0-9]+}}
 // CHECK: OpULessThan %bool [[ITER]]
-// CHECK: OpUGreaterThanEqual %bool [[ITER]]
+// CHECK: OpUGreaterThanEqual %bool [[ITER]] [[START]]
 // CHECK: OpLoad %Light
 // CHECK-COUNT-3: OpCompositeExtract %v4float
-// Consecutive lanes: the owner of slot k is lane first + k; otherwise the
-// lane whose rank is k.
-// CHECK: [[TAKE]] = OpLabel
+// CHECK: [[FILLED:%[0-9]+]] = OpLabel
+// CHECK-COUNT-3: OpPhi %v4float
+// The original loop, inner: k counts the batch's slots.
+// CHECK: [[K:%[0-9]+]] = OpPhi %uint %uint_0 [[FILLED]] [[KNEXT:%[0-9]+]] [[LATCH:%[0-9]+]]
+// CHECK: OpLoopMerge [[INNERMERGE:%[0-9]+]] [[LATCH]] None
+// CHECK: OpBranchConditional {{%[0-9]+}} [[BODY:%[0-9]+]] [[INNERMERGE]]
+// CHECK: [[BODY]] = OpLabel
 // CHECK: [[FAST:%[0-9]+]] = OpIAdd %uint [[FIRST]] [[K]]
 // CHECK: OpSelectionMerge [[OWN:%[0-9]+]] None
 // CHECK: OpBranchConditional [[CONSEC]] [[OWN]] [[SLOW:%[0-9]+]]
@@ -37,10 +39,19 @@
 // CHECK: [[OWNERS:%[0-9]+]] = OpGroupNonUniformBallot %v4uint %uint_3 [[MINE]]
 // CHECK: [[SLOWOWNER:%[0-9]+]] = OpGroupNonUniformBallotFindLSB %uint %uint_3 [[OWNERS]]
 // CHECK: [[OWN]] = OpLabel
-// CHECK: [[OWNER:%[0-9]+]] = OpPhi %uint [[FAST]] [[TAKE]] [[SLOWOWNER]] [[SLOW]]
+// CHECK: [[OWNER:%[0-9]+]] = OpPhi %uint [[FAST]] [[BODY]] [[SLOWOWNER]] [[SLOW]]
 // CHECK-COUNT-3: OpGroupNonUniformShuffle %v4float %uint_3 {{%[0-9]+}} [[OWNER]]
-// CHECK: OpIEqual %bool {{%[0-9]+}} [[BATCH]]
+// CHECK: [[KNEXT]] = OpIAdd %uint [[K]] %uint_1
 // CHECK: OpCompositeConstruct %Light
+// The latch leaves the inner loop when the batch is used up; the outer
+// latch leaves for good when the exit test did.
+// CHECK: [[LATCH]] = OpLabel
+// CHECK: [[MORE:%[0-9]+]] = OpULessThan %bool [[KNEXT]] [[BATCH]]
+// CHECK: OpBranchConditional [[MORE]] {{%[0-9]+}} [[INNERMERGE]]
+// CHECK: [[INNERMERGE]] = OpLabel
+// CHECK: [[ENDED:%[0-9]+]] = OpPhi %bool %true {{%[0-9]+}} %false [[LATCH]]
+// CHECK: [[OUTERLATCH]] = OpLabel
+// CHECK: OpBranchConditional [[ENDED]] [[MERGE]] [[OUTER]]
 #version 450
 layout(local_size_x = 8, local_size_y = 8) in;
 struct Light { vec4 pos; vec4 color; vec4 params; };
