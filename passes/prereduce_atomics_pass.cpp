@@ -528,7 +528,8 @@ uint32_t PrereduceAtomicsPass::StoredOnce(uint32_t id) {
   Instruction* var = def_use->GetDef(ptr);
   if (var == nullptr || var->opcode() != spv::Op::OpVariable ||
       spv::StorageClass(var->GetSingleWordInOperand(0)) !=
-          spv::StorageClass::Function) {
+          spv::StorageClass::Function ||
+      var->NumInOperands() > 1) {  // an initializer is a second value
     return 0;
   }
   uint32_t stored = 0;
