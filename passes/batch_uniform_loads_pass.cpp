@@ -73,6 +73,12 @@ bool IsRecomputable(spv::Op op) {
     case spv::Op::OpShiftRightArithmetic:
     case spv::Op::OpBitwiseAnd:
     case spv::Op::OpBitwiseOr:
+    case spv::Op::OpBitwiseXor:
+    case spv::Op::OpNot:
+    case spv::Op::OpSNegate:
+    case spv::Op::OpUDiv:  // recomputed only for iterations that run, where
+    case spv::Op::OpUMod:  // the original computes the same division
+    case spv::Op::OpCompositeExtract:
     case spv::Op::OpBitcast:
     case spv::Op::OpUConvert:
     case spv::Op::OpSConvert:
@@ -217,6 +223,26 @@ bool CollectLeaves(spvtools::opt::IRContext* context, uint32_t type_id,
 }  // namespace
 
 spvtools::opt::Pass::Status BatchUniformLoadsPass::Process() {
+  // One loop per nest per round, innermost first; the rounds repeat on the
+  // rewritten module (analyses rebuilt) while a nest still has a candidate
+  // waiting, so one run batches every level of a nest.
+  constexpr int kMaxRounds = 4;
+  handled_headers_.clear();
+  bool changed = false;
+  for (int round = 0; round < kMaxRounds; ++round) {
+    bool deferred = false;
+    const Status status = ProcessRound(round + 1 == kMaxRounds, &deferred);
+    if (status == Status::Failure) return status;
+    if (status == Status::SuccessWithChange) changed = true;
+    if (!deferred) break;
+    context()->InvalidateAnalysesExceptFor(
+        spvtools::opt::IRContext::kAnalysisNone);
+  }
+  return changed ? Status::SuccessWithChange : Status::SuccessWithoutChange;
+}
+
+spvtools::opt::Pass::Status BatchUniformLoadsPass::ProcessRound(
+    bool last_round, bool* deferred) {
   loop_blocks_.clear();
   loop_writes_.clear();
   // Loops with an OpLoopMerge, in program order.
@@ -243,6 +269,9 @@ spvtools::opt::Pass::Status BatchUniformLoadsPass::Process() {
   for (size_t n = 0; n < loop_merges.size(); ++n) {
     auto [func, merge_inst] = loop_merges[n];
     BasicBlock* header = context()->get_instr_block(merge_inst);
+    // Loops batched or reported in an earlier round, and the outer loops
+    // the rewrite made, are done.
+    if (handled_headers_.count(header->id())) continue;
     spvtools::opt::LoopDescriptor* loops = context()->GetLoopDescriptor(func);
     Loop* loop = (*loops)[header->id()];
     if (loop == nullptr) continue;
@@ -257,6 +286,7 @@ spvtools::opt::Pass::Status BatchUniformLoadsPass::Process() {
     if (reason == "NoCandidateLoads") continue;  // nothing to say
     if (!reason.empty()) {
       EmitRemark(RemarkKind::kMissed, reason, func, where, why);
+      handled_headers_.insert(header->id());
       continue;
     }
     plans.push_back({plan, static_cast<uint32_t>(loop->GetDepth()), n});
@@ -280,10 +310,14 @@ spvtools::opt::Pass::Status BatchUniformLoadsPass::Process() {
     }
     Instruction* merge_inst = candidate.plan.loop->GetHeaderBlock()->GetLoopMergeInst();
     if (overlaps) {
-      EmitRemark(RemarkKind::kMissed, "NestedLoopBatched",
-                 candidate.plan.function, merge_inst,
-                 "a loop of the same nest is batched in this run; run the "
-                 "pass again to batch this one");
+      // Waits for the next round (the nest's inner loop is rewritten first).
+      *deferred = true;
+      if (last_round) {
+        EmitRemark(RemarkKind::kMissed, "NestedLoopBatched",
+                   candidate.plan.function, merge_inst,
+                   "more nested levels than one run batches; run the pass "
+                   "again to batch this one");
+      }
       continue;
     }
     chosen.push_back(candidate);
@@ -314,7 +348,10 @@ spvtools::opt::Pass::Status BatchUniformLoadsPass::Process() {
                    "lane");
   }
   for (const Accepted& a : chosen) {
-    if (!Rewrite(a.plan)) return Status::Failure;
+    handled_headers_.insert(a.plan.loop->GetHeaderBlock()->id());
+    uint32_t outer_header = 0;
+    if (!Rewrite(a.plan, &outer_header)) return Status::Failure;
+    handled_headers_.insert(outer_header);
   }
   return Status::SuccessWithChange;
 }
@@ -350,7 +387,16 @@ bool BatchUniformLoadsPass::IsAddressOf(uint32_t id, Loop& loop, uint32_t iv,
   if (inst == nullptr) return false;
   BasicBlock* block = context()->get_instr_block(inst);
   if (block == nullptr || !loop.IsInsideLoop(block)) return true;  // invariant
-  if (inst->opcode() == spv::Op::OpLoad) return IsInvariantExpr(id, loop, depth);
+  if (inst->opcode() == spv::Op::OpLoad) {
+    if (IsInvariantExpr(id, loop, depth)) return true;
+    // A load the loop indexes, from memory the loop cannot change (an index
+    // list: lights[index[first + i]]). Recomputed for another iteration it
+    // reads what that iteration reads.
+    std::string ignored;
+    return IsAddressOf(inst->GetSingleWordInOperand(0), loop, iv, uses_iv,
+                       depth + 1) &&
+           MemoryHazard(loop, inst, &ignored).empty();
+  }
   if (!IsRecomputable(inst->opcode())) return false;
   bool ok = true;
   inst->ForEachInId([&](const uint32_t* operand) {
@@ -806,7 +852,7 @@ uint32_t BatchUniformLoadsPass::CloneAt(
   return result;
 }
 
-bool BatchUniformLoadsPass::Rewrite(const Plan& plan) {
+bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
   auto* def_use = context()->get_def_use_mgr();
   const uint32_t iv = plan.iv->result_id();
   const uint32_t iv_type = plan.iv->type_id();
@@ -904,6 +950,7 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan) {
     return raw;
   };
   BasicBlock* outer = block_before(header);
+  if (outer != nullptr) *outer_header = outer->id();
   BasicBlock* fill = outer ? block_before(header) : nullptr;
   BasicBlock* load_block = fill ? block_before(header) : nullptr;
   BasicBlock* fill_merge = load_block ? block_before(header) : nullptr;
@@ -942,6 +989,8 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan) {
   oe.LoopMerge(merge->id(), outer_latch->id());
   oe.Branch(fill->id());
   if (!oe.ok() || outer_iv == 0) return false;
+  // Remarks about the outer loop (a later run) point at the original loop.
+  outer->GetLoopMergeInst()->UpdateDebugInfoFrom(header->GetLoopMergeInst());
 
   // The preheader enters the outer loop; the inner loop starts each batch
   // from the outer phis, with k = 0.
@@ -1022,6 +1071,8 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan) {
       operands.push_back(load->GetInOperand(j));
     }
     const uint32_t value = le.Emit(spv::Op::OpLoad, load->type_id(), operands);
+    // The per-lane load keeps the original's source location.
+    if (value != 0) def_use->GetDef(value)->UpdateDebugInfoFrom(load);
     for (const Leaf& leaf : loads[i].leaves) {
       uint32_t part = value;
       if (!leaf.path.empty()) {

@@ -82,6 +82,10 @@ class BatchUniformLoadsPass : public WavePass {
   explicit BatchUniformLoadsPass(PassConfig config);
   const char* name() const override { return "batch-uniform-loads"; }
   Status Process() override;
+  // One round: every nest's innermost candidate. |*deferred| is set when a
+  // nest has another candidate for the next round; on the |last_round| it
+  // gets a NestedLoopBatched remark instead.
+  Status ProcessRound(bool last_round, bool* deferred);
 
  private:
   // A loop the pass can rewrite, and the loads it batches.
@@ -129,7 +133,9 @@ class BatchUniformLoadsPass : public WavePass {
                    spvtools::opt::BasicBlock* block,
                    std::unordered_map<uint32_t, uint32_t>* map);
 
-  bool Rewrite(const Plan& plan);
+  // Rewrites |plan|'s loop; |*outer_header| gets the label of the outer
+  // loop over batches it wraps around it. False when ids ran out.
+  bool Rewrite(const Plan& plan, uint32_t* outer_header);
 
   // The blocks of |loop| in function order (cached per loop).
   const std::vector<spvtools::opt::BasicBlock*>& LoopBlocks(
@@ -148,6 +154,9 @@ class BatchUniformLoadsPass : public WavePass {
   std::unordered_map<uint32_t, std::vector<spvtools::opt::BasicBlock*>>
       loop_blocks_;  // by header id
   std::unordered_map<uint32_t, LoopWrites> loop_writes_;  // by header id
+  // Loop headers done in an earlier round of this run: batched, reported
+  // missed, or the outer loop over batches a rewrite made.
+  std::unordered_set<uint32_t> handled_headers_;
 };
 
 }  // namespace waveopt
