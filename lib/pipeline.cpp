@@ -35,10 +35,20 @@ const char* SpirvToolsVersion() { return WAVEOPT_SPIRV_TOOLS_VERSION_STRING; }
 const std::vector<std::string>& PrepareFlags() {
   // Front ends keep locals in Function variables; the passes reason about
   // SSA values (loop induction variables, uniform operands).
-  // Scalar replacement first: locals of struct type (glslang keeps them with
-  // debug info) would otherwise stay in memory and look divergent.
-  static const std::vector<std::string> flags = {"--scalar-replacement",
-                                                 "--ssa-rewrite"};
+  // Inlining first: engine code reads its data through small accessor
+  // functions (getLight(i), fetchWeight(i)), and a loop's load in a callee
+  // is invisible to batch-uniform-loads; spirv-opt -O inlines as well.
+  // The functions inlining leaves uncalled go, so no pass reports on code
+  // that is no longer there.
+  // Scalar replacement next: locals of struct type (glslang keeps them with
+  // debug info) would otherwise stay in memory and look divergent. Vector
+  // locals read member by member (range.y) go through access chains, which
+  // the SSA rewrite does not take: they become whole loads and extracts, and
+  // the chains left dead are removed so the variable can be promoted.
+  static const std::vector<std::string> flags = {
+      "--inline-entry-points-exhaustive", "--eliminate-dead-functions",
+      "--scalar-replacement", "--convert-local-access-chains",
+      "--eliminate-dead-code-aggressive", "--ssa-rewrite"};
   return flags;
 }
 

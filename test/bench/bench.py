@@ -138,6 +138,7 @@ SPIRV_OPT_O = (
 
 WAVEOPT_PASSES = ["morton-remap", "batch-uniform-loads", "prereduce-atomics"]
 
+
 FAMILY_FACTORS = [1, 2, 4, 8, 16, 32]
 
 
@@ -376,7 +377,7 @@ def classify(step):
     if step in WAVEOPT_PASSES:
         return step
     if step.startswith("spirv-opt ") and "--ssa-rewrite" in step.split():
-        return "ssa"  # -O's preparation: --scalar-replacement --ssa-rewrite
+        return "ssa"  # -O's preparation (inlining ... --ssa-rewrite)
     if step.startswith("spirv-opt "):
         return "cleanup"
     return "other"
@@ -473,14 +474,20 @@ def count_pass_work(bindir, spv, d, tag):
     Deterministic (no cache, no other jobs): valgrind's callgrind counts the
     instructions executed while any spvtools::opt::Pass::Run is on the stack,
     with the passes run on the module as -O hands it to them (after
-    --scalar-replacement --ssa-rewrite). None when valgrind is missing.
+    its preparation). None when valgrind is missing.
     """
     valgrind = shutil.which("valgrind")
     if not valgrind:
         return None
     waveopt = os.path.join(bindir, "waveopt")
     ssa = os.path.join(d, "family_%s.ssa.spv" % tag)
-    run([waveopt, "--scalar-replacement", "--ssa-rewrite", spv, "-o", ssa], timeout=900)
+    # -O's own preparation step, as its --time-report names it.
+    _, _, err, _ = run([waveopt, "-O", "--time-report", spv, "-o", ssa], timeout=900)
+    prepare = [name.split()[1:] for name, _, _ in parse_time_report(err)[0]
+               if classify(name) == "ssa"]
+    if not prepare:
+        raise Fatal("no preparation step in waveopt -O's --time-report:\n" + err)
+    run([waveopt] + prepare[0] + [spv, "-o", ssa], timeout=900)
     out = os.path.join(d, "family_%s.callgrind" % tag)
     proc = subprocess.run(
         [valgrind, "--tool=callgrind", "--callgrind-out-file=" + out, "--collect-atstart=no",
@@ -577,7 +584,7 @@ set y2tics
 set yrange [0:*]
 set y2range [0:*]
 plot '{data}' using 1:2 with linespoints lw 2 title 'waveopt passes (sum of the three)', \\
-     '{data}' using 1:3 with linespoints lw 2 title 'waveopt -O total (ssa-rewrite + passes + cleanup)', \\
+     '{data}' using 1:3 with linespoints lw 2 title 'waveopt -O total (prepare + passes + cleanup)', \\
      '{data}' using 1:4 axes x1y2 with linespoints dt 2 title 'peak RSS, -O', \\
      '{data}' using 1:5 axes x1y2 with linespoints dt 3 title 'peak RSS, no passes'
 set title 'cost per SPIR-V instruction (flat = linear)'
@@ -796,7 +803,8 @@ def write_doc(path, ctx):
       "the machine only ever add time; the medians are in the raw numbers):\n" % ctx["ct_runs"])
     w("- **waveopt passes**: the sum of the three waveopt passes' `Pass::Run` "
       "(morton-remap + batch-uniform-loads + prereduce-atomics) inside `waveopt -O`;")
-    w("- **ssa-rewrite** (`--scalar-replacement --ssa-rewrite`) and **cleanup**: the "
+    w("- **prepare** (inlining, scalar replacement, SSA rewrite: the list is in "
+      "docs/cli.md under `-O`) and **cleanup**: the "
       "spirv-opt steps `-O` adds around them (both run in a forked child so a "
       "SPIRV-Tools crash cannot take waveopt down; when no pass changed the module, "
       "the first is undone and the second skipped);")
@@ -806,7 +814,7 @@ def write_doc(path, ctx):
       "checks the result is byte-identical to the `spirv-opt -O` binary's "
       "(\"same as binary\"), whose process wall time (start-up, parse and validation "
       "included) is the last column.\n")
-    w("| kernel | instructions | waveopt passes ms | ssa-rewrite ms | cleanup ms | waveopt -O total ms | spirv-opt -O ms (in-process) | same as binary | `spirv-opt -O` process ms |")
+    w("| kernel | instructions | waveopt passes ms | prepare ms | cleanup ms | waveopt -O total ms | spirv-opt -O ms (in-process) | same as binary | `spirv-opt -O` process ms |")
     w("|---|---|---|---|---|---|---|---|---|")
     for kname in ctx["kernel_order"]:
         c = ctx["compile"].get(kname)
@@ -850,7 +858,7 @@ def write_doc(path, ctx):
           "Validation runs without SPIRV-Tools' friendly names, whose construction is "
           "quadratic in the number of ids sharing a name (re-run with names only to "
           "word the error of an invalid module).\n")
-        hdr = "| size | copies | instructions | morton-remap ms | batch-uniform-loads ms | prereduce-atomics ms | waveopt passes ms | passes µs / instruction | ssa-rewrite ms | cleanup ms | -O total ms | -O process ms | peak RSS -O MiB | peak RSS no passes MiB |"
+        hdr = "| size | copies | instructions | morton-remap ms | batch-uniform-loads ms | prereduce-atomics ms | waveopt passes ms | passes µs / instruction | prepare ms | cleanup ms | -O total ms | -O process ms | peak RSS -O MiB | peak RSS no passes MiB |"
         sep = "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
         if "spirv_opt" in sc[0]:
             hdr += " spirv-opt -O ms (in-process) |"
@@ -881,7 +889,7 @@ def write_doc(path, ctx):
         for label, key in (("waveopt passes", "passes"), ("morton-remap", "morton-remap"),
                            ("batch-uniform-loads", "batch-uniform-loads"),
                            ("prereduce-atomics", "prereduce-atomics"),
-                           ("ssa-rewrite", "ssa"), ("cleanup", "cleanup"), ("-O total", "total")):
+                           ("prepare", "ssa"), ("cleanup", "cleanup"), ("-O total", "total")):
             ys = [r["O"].get(key, 0.0) for r in sc]
             first, last = ys[0], ys[-1]
             w("- %s: %s (%s× the time for %s× the instructions)" %
@@ -1306,7 +1314,7 @@ def main():
                                 worst[1]["O"]["rss_kib"] / 1024.0, worst[2]["O"]["rss_kib"] / 1024.0,
                                 l3 // 1024))
             verdict += (". SPIRV-Tools' own steps in the same runs show the same memory "
-                        "effect (ssa-rewrite %.2f, cleanup %.2f)." % (
+                        "effect (prepare %.2f, cleanup %.2f)." % (
                             loglog_slope(xs, [r["O"].get("ssa", 0.0) for r in rows]),
                             loglog_slope(xs, [r["O"].get("cleanup", 0.0) for r in rows])))
         else:
