@@ -13,6 +13,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "lib/inline_loop_callees.h"
 #include "passes/registry.h"
 #include "source/opt/build_module.h"
 #include "source/opt/ir_context.h"
@@ -35,18 +36,18 @@ const char* SpirvToolsVersion() { return WAVEOPT_SPIRV_TOOLS_VERSION_STRING; }
 const std::vector<std::string>& PrepareFlags() {
   // Front ends keep locals in Function variables; the passes reason about
   // SSA values (loop induction variables, uniform operands).
-  // Inlining first: engine code reads its data through small accessor
+  // Inlining first, of the small functions called inside loops only
+  // (lib/inline_loop_callees.h): engine code reads its data through accessor
   // functions (getLight(i), fetchWeight(i)), and a loop's load in a callee
-  // is invisible to batch-uniform-loads; spirv-opt -O inlines as well.
-  // The functions inlining leaves uncalled go, so no pass reports on code
-  // that is no longer there.
+  // is invisible to batch-uniform-loads. The functions inlining leaves
+  // uncalled go, so no pass reports on code that is no longer there.
   // Scalar replacement next: locals of struct type (glslang keeps them with
   // debug info) would otherwise stay in memory and look divergent. Vector
   // locals read member by member (range.y) go through access chains, which
   // the SSA rewrite does not take: they become whole loads and extracts, and
   // the chains left dead are removed so the variable can be promoted.
   static const std::vector<std::string> flags = {
-      "--inline-entry-points-exhaustive", "--eliminate-dead-functions",
+      kInlineLoopCalleesFlag, "--eliminate-dead-functions",
       "--scalar-replacement", "--convert-local-access-chains",
       "--eliminate-dead-code-aggressive", "--ssa-rewrite"};
   return flags;
@@ -164,7 +165,14 @@ int RunSpirvOpt(const std::vector<std::string>& flags, spv_target_env env,
           if (level <= SPV_MSG_ERROR) errors = true;
           collect(level, source, position, message);
         });
-    if (!optimizer.RegisterPassesFromFlags(flags)) return false;
+    for (const std::string& flag : flags) {
+      if (flag == kInlineLoopCalleesFlag) {
+        optimizer.RegisterPass(
+            spvtools::Optimizer::PassToken(CreateInlineLoopCalleesPass()));
+      } else if (!optimizer.RegisterPassesFromFlags({flag})) {
+        return false;
+      }
+    }
     spvtools::OptimizerOptions opt_options;
     opt_options.set_run_validator(false);
     return optimizer.Run(words->data(), words->size(), out, opt_options) && !errors;

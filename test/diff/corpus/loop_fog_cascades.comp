@@ -17,22 +17,21 @@
 // (-O turns the member reads of the vector local into whole loads, so the
 // SSA rewrite promotes it and the bound is the uniform loaded value); with
 // -DSCALAR_RANGE the range is read as two scalars, the same result.
-// morton-remap refuses the 3-D workgroup. (-O inlines sunVisibility into
-// main, so the remarks say main.)
+// morton-remap refuses the 3-D workgroup.
 // RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
 // RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.* -DSCALAR_RANGE" --waverun="-DSCALAR_RANGE" 2>&1 | %FileCheck %s --check-prefix=SCALAR
 // RUN: %diff %s --waveopt-flags="-O --batch-uniform-loads --remarks=batch" 2>&1 | %FileCheck %s --check-prefix=TWICE
 // CHECK: morton-remap: missed UnsupportedWorkgroupSize in main: the workgroup is 4x4x4
 // CHECK-DAG: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s) per iteration (2 shuffled part(s))
-// CHECK-DAG: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s) per iteration (1 shuffled part(s))
-// CHECK-DAG: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s) per iteration (3 shuffled part(s))
+// CHECK-DAG: batch-uniform-loads: applied BatchedLoads in sunVisibility(vf3;f1;: 1 uniform load(s) per iteration (1 shuffled part(s))
+// CHECK-DAG: batch-uniform-loads: applied BatchedLoads in sunVisibility(vf3;f1;: 1 uniform load(s) per iteration (3 shuffled part(s))
 // CHECK-NOT: NestedLoopBatched
 // CHECK: PASS: equal at sizes 4,8,16,32,64
 // SCALAR-DAG: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s) per iteration (2 shuffled part(s))
-// SCALAR-DAG: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s) per iteration (1 shuffled part(s))
-// SCALAR-DAG: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s) per iteration (3 shuffled part(s))
+// SCALAR-DAG: batch-uniform-loads: applied BatchedLoads in sunVisibility(vf3;f1;: 1 uniform load(s) per iteration (1 shuffled part(s))
+// SCALAR-DAG: batch-uniform-loads: applied BatchedLoads in sunVisibility(vf3;f1;: 1 uniform load(s) per iteration (3 shuffled part(s))
 // SCALAR: PASS: equal at sizes 4,8,16,32,64
-// TWICE-COUNT-3: batch-uniform-loads: applied BatchedLoads in main
+// TWICE-COUNT-3: batch-uniform-loads: applied BatchedLoads in
 // TWICE-NOT: applied
 // TWICE: PASS: equal at sizes 4,8,16,32,64
 #version 450

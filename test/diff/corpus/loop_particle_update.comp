@@ -16,7 +16,7 @@
 // CHECK: morton-remap: missed UnsupportedWorkgroupSize in main: the workgroup is 100x1x1
 // CHECK-DAG: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s) per iteration (7 shuffled part(s))
 // CHECK-DAG: batch-uniform-loads: missed MultipleExits in main: the loop leaves other than through one exit test (a break, return or kill)
-// CHECK-DAG: batch-uniform-loads: missed MultipleExits in main: the loop leaves other than through one exit test
+// CHECK-DAG: batch-uniform-loads: missed MultipleExits in evaluateCurve(f1;: the loop leaves other than through one exit test
 // CHECK: PASS: equal at sizes 4,8,16,32,64
 #version 450
 layout(local_size_x = 100) in;

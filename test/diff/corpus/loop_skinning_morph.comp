@@ -10,8 +10,8 @@
 // DivergentAddress). 1-D workgroups of 48 over 200 vertices: the last
 // workgroup has 8 live vertices, the rest return early.
 // With -DWEIGHT_ACCESSOR the weight is fetched through a helper function
-// called in the loop (morphWeight(t)): -O inlines it first, so the loop is
-// batched all the same.
+// called in the loop (morphWeight(t)): -O inlines small functions called in
+// loops first, so the loop is batched all the same.
 // --no-check-sim: lavapipe and the wave simulator already disagree on the
 // original module (matrix x vector products round differently: lavapipe
 // contracts them to fma, up to 256 ulps apart near zero); original vs
@@ -19,11 +19,11 @@
 // RUN: %diff %s --no-check-sim --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
 // RUN: %diff %s --no-check-sim --waveopt-flags="-O --remarks=.* --remarks-missed=.* -DWEIGHT_ACCESSOR" --waverun="-DWEIGHT_ACCESSOR" 2>&1 | %FileCheck %s --check-prefix=ACCESSOR
 // CHECK: morton-remap: missed UnsupportedWorkgroupSize in main: the workgroup is 48x1x1
-// CHECK-DAG: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s) per iteration (1 shuffled part(s))
+// CHECK-DAG: batch-uniform-loads: applied BatchedLoads in applyMorphTargets(u1;vf3;vf3;: 1 uniform load(s) per iteration (1 shuffled part(s))
 // CHECK-DAG: batch-uniform-loads: missed DivergentAddress in main: the address differs between lanes
 // CHECK: PASS: equal at sizes 4,8,16,32,64
 // ACCESSOR: morton-remap: missed UnsupportedWorkgroupSize
-// ACCESSOR-DAG: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s) per iteration (1 shuffled part(s))
+// ACCESSOR-DAG: batch-uniform-loads: applied BatchedLoads in applyMorphTargets(u1;vf3;vf3;: 1 uniform load(s) per iteration (1 shuffled part(s))
 // ACCESSOR-DAG: batch-uniform-loads: missed DivergentAddress in main
 // ACCESSOR: PASS: equal at sizes 4,8,16,32,64
 #version 450

@@ -13,11 +13,11 @@
 // updated in place, exactly.
 // RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
 // CHECK: morton-remap: missed UnsupportedWorkgroupSize in main: the workgroup is 50x1x1
-// CHECK: :50:{{.*}} applied UniformAddressUniformValue in main: one atomic per subgroup: OpAtomicIAdd of a uniform value; each lane's returned value is rebuilt
-// CHECK: :52:{{.*}} applied UniformAddressUniformValue in main: one atomic per subgroup: OpAtomicIAdd of a uniform value; the returned value is unused
-// CHECK: :53:{{.*}} applied UniformAddressUniformValue in main: one atomic per subgroup: OpAtomicIAdd of a uniform value; the returned value is unused
-// CHECK: :65:{{.*}} applied UniformAddressUniformValue in main: one atomic per subgroup: OpAtomicIAdd of a uniform value; the returned value is unused
-// CHECK: :89:{{.*}} applied UniformAddressUniformValue in main: one atomic per subgroup: OpAtomicIAdd of a uniform value; each lane's returned value is rebuilt
+// CHECK-DAG: :50:{{.*}} applied UniformAddressUniformValue in killParticle{{.*}}: one atomic per subgroup: OpAtomicIAdd of a uniform value; each lane's returned value is rebuilt
+// CHECK-DAG: :52:{{.*}} applied UniformAddressUniformValue in killParticle{{.*}}: one atomic per subgroup: OpAtomicIAdd of a uniform value; the returned value is unused
+// CHECK-DAG: :53:{{.*}} applied UniformAddressUniformValue in killParticle{{.*}}: one atomic per subgroup: OpAtomicIAdd of a uniform value; the returned value is unused
+// CHECK-DAG: :65:{{.*}} applied UniformAddressUniformValue in main: one atomic per subgroup: OpAtomicIAdd of a uniform value; the returned value is unused
+// CHECK-DAG: :89:{{.*}} applied UniformAddressUniformValue in main: one atomic per subgroup: OpAtomicIAdd of a uniform value; each lane's returned value is rebuilt
 // CHECK: PASS: equal at sizes 4,8,16,32,64
 #version 450
 layout(local_size_x = 50) in;

@@ -1,0 +1,32 @@
+// -O's selective inliner: inlines the small functions called inside loops
+// (accessors such as getLight(i) or fetchWeight(i)), so that the loads they
+// do belong to the loop that calls them and batch-uniform-loads can see
+// them. Everything else stays a call: inlining every function into the
+// entry point (spirv-opt's --inline-entry-points-exhaustive) makes one huge
+// function, on which SPIRV-Tools' later steps grow faster than linearly.
+#ifndef WAVEOPT_LIB_INLINE_LOOP_CALLEES_H_
+#define WAVEOPT_LIB_INLINE_LOOP_CALLEES_H_
+
+#include <cstdint>
+#include <memory>
+
+namespace spvtools {
+namespace opt {
+class Pass;
+}  // namespace opt
+}  // namespace spvtools
+
+namespace waveopt {
+
+// The flag that names the pass in -O's preparation step (not a spirv-opt
+// flag: RunSpirvOpt registers the pass itself).
+constexpr const char* kInlineLoopCalleesFlag = "--waveopt-inline-loop-callees";
+
+// A callee is inlined when it has at most this many instructions.
+constexpr uint32_t kInlineLoopCalleeMaxInstructions = 200;
+
+std::unique_ptr<spvtools::opt::Pass> CreateInlineLoopCalleesPass();
+
+}  // namespace waveopt
+
+#endif  // WAVEOPT_LIB_INLINE_LOOP_CALLEES_H_
