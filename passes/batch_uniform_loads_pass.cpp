@@ -938,16 +938,8 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
   BasicBlock* merge = plan.loop->GetMergeBlock();
   BasicBlock* exit_block = plan.exit_block;
   BasicBlock* latch = plan.latch;
-  Function* func = header->GetParent();
-  auto block_before = [&](BasicBlock* position) -> BasicBlock* {
-    uint32_t id = context()->TakeNextId();
-    if (id == 0) return nullptr;
-    auto block = std::make_unique<BasicBlock>(std::make_unique<Instruction>(
-        context(), spv::Op::OpLabel, 0, id, std::initializer_list<Operand>{}));
-    BasicBlock* raw = func->InsertBasicBlockBefore(std::move(block), position);
-    def_use->AnalyzeInstDefUse(raw->GetLabelInst());
-    context()->set_instr_block(raw->GetLabelInst(), raw);
-    return raw;
+  auto block_before = [&](BasicBlock* position) {
+    return NewBlock(position, /*before=*/true);
   };
   BasicBlock* outer = block_before(header);
   if (outer != nullptr) *outer_header = outer->id();
@@ -1160,18 +1152,8 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
   std::vector<std::vector<uint32_t>> taken(loads.size());
   // The owner of slot k: first + k for consecutive lanes, else the lane
   // whose rank is k (a ballot per iteration).
-  auto block_after = [&](BasicBlock* position) -> BasicBlock* {
-    uint32_t id = context()->TakeNextId();
-    if (id == 0) return nullptr;
-    auto block = std::make_unique<BasicBlock>(std::make_unique<Instruction>(
-        context(), spv::Op::OpLabel, 0, id, std::initializer_list<Operand>{}));
-    BasicBlock* raw = func->InsertBasicBlockAfter(std::move(block), position);
-    def_use->AnalyzeInstDefUse(raw->GetLabelInst());
-    context()->set_instr_block(raw->GetLabelInst(), raw);
-    return raw;
-  };
-  BasicBlock* slow = block_after(body);
-  BasicBlock* own = slow ? block_after(slow) : nullptr;
+  BasicBlock* slow = NewBlock(body);
+  BasicBlock* own = slow ? NewBlock(slow) : nullptr;
   if (own == nullptr) return false;
   const uint32_t fast_owner =
       te.EmitIds(spv::Op::OpIAdd, uint_type, {first_lane, k});

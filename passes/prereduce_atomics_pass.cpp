@@ -755,18 +755,6 @@ bool PrereduceAtomicsPass::FindBinIndex(uint32_t pointer,
   return true;
 }
 
-BasicBlock* PrereduceAtomicsPass::NewBlockAfter(BasicBlock* after) {
-  uint32_t id = context()->TakeNextId();
-  if (id == 0) return nullptr;
-  auto block = std::make_unique<BasicBlock>(std::make_unique<Instruction>(
-      context(), spv::Op::OpLabel, 0, id,
-      std::initializer_list<spvtools::opt::Operand>{}));
-  BasicBlock* raw =
-      after->GetParent()->InsertBasicBlockAfter(std::move(block), after);
-  context()->get_def_use_mgr()->AnalyzeInstDefUse(raw->GetLabelInst());
-  context()->set_instr_block(raw->GetLabelInst(), raw);
-  return raw;
-}
 
 bool PrereduceAtomicsPass::EmitPeers(BasicBlock* pre, uint32_t index,
                                      uint64_t bound, bool want_leader_lane,
@@ -920,7 +908,7 @@ bool PrereduceAtomicsPass::EmitElectedAtomic(BasicBlock* pre, BasicBlock* merge,
       peers != nullptr
           ? peers->is_leader
           : e.Group(spv::Op::OpGroupNonUniformElect, bool_type, -1, {});
-  BasicBlock* single = NewBlockAfter(pre);
+  BasicBlock* single = NewBlock(pre);
   if (single == nullptr || !e.ok()) return false;
   e.SelectionMerge(merge->id());
   e.BranchConditional(elect, single->id(), merge->id());
@@ -1078,14 +1066,14 @@ bool PrereduceAtomicsPass::Rewrite(const Candidate& cand) {
   } else {
     // block → header → check → pick → run → (single) → ran → picked → latch
     //       → cont → tail
-    BasicBlock* header = NewBlockAfter(block);
-    BasicBlock* check = header ? NewBlockAfter(header) : nullptr;
-    BasicBlock* pick = check ? NewBlockAfter(check) : nullptr;
-    BasicBlock* run = pick ? NewBlockAfter(pick) : nullptr;
-    BasicBlock* ran = run ? NewBlockAfter(run) : nullptr;
-    BasicBlock* picked = ran ? NewBlockAfter(ran) : nullptr;
-    BasicBlock* latch = picked ? NewBlockAfter(picked) : nullptr;
-    BasicBlock* cont = latch ? NewBlockAfter(latch) : nullptr;
+    BasicBlock* header = NewBlock(block);
+    BasicBlock* check = header ? NewBlock(header) : nullptr;
+    BasicBlock* pick = check ? NewBlock(check) : nullptr;
+    BasicBlock* run = pick ? NewBlock(pick) : nullptr;
+    BasicBlock* ran = run ? NewBlock(run) : nullptr;
+    BasicBlock* picked = ran ? NewBlock(ran) : nullptr;
+    BasicBlock* latch = picked ? NewBlock(picked) : nullptr;
+    BasicBlock* cont = latch ? NewBlock(latch) : nullptr;
     const uint32_t done_next = context()->TakeNextId();
     const uint32_t acc_next = context()->TakeNextId();
     if (cont == nullptr || done_next == 0 || acc_next == 0) return false;

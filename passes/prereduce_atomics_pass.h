@@ -165,10 +165,6 @@ class PrereduceAtomicsPass : public WavePass {
   bool EmitPeers(spvtools::opt::BasicBlock* pre, uint32_t index,
                  uint64_t bound, bool want_leader_lane, Peers* peers);
 
-  // New empty block with a fresh label, inserted after |after|; null when
-  // ids ran out.
-  spvtools::opt::BasicBlock* NewBlockAfter(spvtools::opt::BasicBlock* after);
-
   Params params_;
   std::unordered_set<uint32_t> fragment_functions_;
   bool added_ballot_ = false;

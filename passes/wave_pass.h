@@ -47,6 +47,12 @@ class WavePass : public spvtools::opt::Pass {
   // |why| gets the sentence for the remark.
   std::string ModuleRefusal(std::string* why);
 
+  // A new empty block (a fresh label, known to the def-use and
+  // instruction-to-block maps) right after |position| in its function, or
+  // right before it when |before|; null when ids ran out.
+  spvtools::opt::BasicBlock* NewBlock(spvtools::opt::BasicBlock* position,
+                                      bool before = false);
+
  private:
   PassConfig config_;
 };
