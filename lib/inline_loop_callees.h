@@ -18,9 +18,9 @@ class Pass;
 
 namespace waveopt {
 
-// The flag that names the pass in -O's preparation step (not a spirv-opt
-// flag: RunSpirvOpt registers the pass itself).
-constexpr const char* kInlineLoopCalleesFlag = "--waveopt-inline-loop-callees";
+// The flag that names the pass, in -O's preparation step and on the command
+// line (not a spirv-opt flag: RunSpirvOpt registers the pass itself).
+constexpr const char* kInlineLoopCalleesFlag = "--inline-loop-callees";
 
 // A callee is inlined when it has at most this many instructions.
 constexpr uint32_t kInlineLoopCalleeMaxInstructions = 200;

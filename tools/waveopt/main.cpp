@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/inline_loop_callees.h"
 #include "waveopt/analysis.h"
 #include "waveopt/io.h"
 #include "waveopt/waveopt.h"
@@ -92,6 +93,8 @@ void PrintHelp() {
   std::printf(
       "\nPipeline:\n"
       "  -O                             every waveopt pass in order, then cleanup\n"
+      "  --inline-loop-callees          inline small functions called inside\n"
+      "                                 loops (the first step of -O)\n"
       "  --<spirv-opt flag>             any spirv-opt pass flag, run in order\n\n"
       "Options:\n"
       "  -o <file>                      output file ('-' for stdout)\n"
@@ -207,6 +210,10 @@ Cli ParseArgs(int argc, char** argv) {
       }
       if (IsWaveoptPass(name)) {
         cli.options.pipeline.push_back({waveopt::PipelineStep::Kind::kWaveopt, name, params});
+        continue;
+      }
+      if (a == waveopt::kInlineLoopCalleesFlag) {
+        cli.options.pipeline.push_back({waveopt::PipelineStep::Kind::kSpirvOpt, a, ""});
         continue;
       }
       spvtools::Optimizer probe(SPV_ENV_UNIVERSAL_1_6);

@@ -5,6 +5,13 @@
 // RUN: %spirv-val --target-env vulkan1.1 %t.spv
 // RUN: %FileCheck %s --check-prefix=REMARK < %t.remarks
 // RUN: %spirv-dis %t.spv | %FileCheck %s
+// The inliner alone, as a pipeline flag:
+// RUN: %waveopt %s --inline-loop-callees -o %t.inl.spv
+// RUN: %spirv-val --target-env vulkan1.1 %t.inl.spv
+// RUN: %spirv-dis %t.inl.spv | %FileCheck %s --check-prefix=ALONE
+// ALONE-NOT: OpFunctionCall %float %weight_u1_
+// ALONE-DAG: OpFunctionCall %float %big_f1_
+// ALONE-DAG: OpFunctionCall %float %shade_f1_
 // REMARK: O_inlines_loop_callees.comp:{{[0-9]+}}: remark: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s) per iteration
 // The accessor is gone; shade() (called outside loops) and big() (called in a
 // loop, but over the size limit) are still called.
