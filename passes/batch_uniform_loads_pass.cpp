@@ -8,6 +8,7 @@
 #include <set>
 
 #include "analysis/uniformity.h"
+#include "lib/inline_loop_callees.h"
 #include "passes/emitter.h"
 #include "source/opt/cfg.h"
 #include "source/opt/constants.h"
@@ -592,6 +593,38 @@ const BatchUniformLoadsPass::LoopWrites& BatchUniformLoadsPass::WritesOf(
   return writes;
 }
 
+std::string BatchUniformLoadsPass::LoadsInCallee(Loop& loop, std::string* why,
+                                                 Instruction** where) {
+  // A function call in the loop whose callee loads buffer memory: the loads
+  // the loop repeats may be there, out of the pass's sight (-O inlines only
+  // small callees, lib/inline_loop_callees.h).
+  for (BasicBlock* block : LoopBlocks(loop)) {
+    for (Instruction& inst : *block) {
+      if (inst.opcode() != spv::Op::OpFunctionCall) continue;
+      Function* callee = context()->GetFunction(inst.GetSingleWordInOperand(0));
+      if (callee == nullptr) continue;
+      const bool loads = !callee->WhileEachInst([&](Instruction* callee_inst) {
+        if (callee_inst->opcode() != spv::Op::OpLoad) return true;
+        Instruction* root =
+            RootVariable(context(), callee_inst->GetSingleWordInOperand(0));
+        if (root == nullptr || root->opcode() != spv::Op::OpVariable) return true;
+        const auto sc = spv::StorageClass(root->GetSingleWordInOperand(0));
+        return sc == spv::StorageClass::Function ||
+               sc == spv::StorageClass::Private || sc == spv::StorageClass::Input;
+      });
+      if (!loads) continue;
+      *why = "the loop calls " + NameOf(callee->result_id()) +
+             ", which loads memory: loads in a called function are not "
+             "batched (-O inlines only functions of at most " +
+             std::to_string(kInlineLoopCalleeMaxInstructions) +
+             " instructions called in loops)";
+      *where = &inst;
+      return "LoadInCallee";
+    }
+  }
+  return "NoCandidateLoads";
+}
+
 std::string BatchUniformLoadsPass::Analyze(Function* func, Loop* loop,
                                            const UniformityAnalysis& uniformity,
                                            Plan* plan, std::string* why,
@@ -617,7 +650,7 @@ std::string BatchUniformLoadsPass::Analyze(Function* func, Loop* loop,
       }
     });
   }
-  if (!any_memory_load) return "NoCandidateLoads";
+  if (!any_memory_load) return LoadsInCallee(*loop, why, where);
 
   // One exit: a conditional branch to the merge block, nothing else leaves.
   BasicBlock* exit_block = nullptr;
@@ -805,7 +838,7 @@ std::string BatchUniformLoadsPass::Analyze(Function* func, Loop* loop,
     }
   }
   if (plan->loads.empty()) {
-    if (first_reason.empty()) return "NoCandidateLoads";
+    if (first_reason.empty()) return LoadsInCallee(*loop, why, where);
     *why = first_why;
     *where = first_where;
     return first_reason;

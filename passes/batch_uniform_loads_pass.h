@@ -103,6 +103,11 @@ class BatchUniformLoadsPass : public WavePass {
     std::vector<spvtools::opt::Instruction*> loads;  // every batched load, program order
   };
 
+  // "LoadInCallee" (|why|, |where| set) when |loop| calls a function that
+  // loads buffer memory, else "NoCandidateLoads" (nothing to say).
+  std::string LoadsInCallee(spvtools::opt::Loop& loop, std::string* why,
+                            spvtools::opt::Instruction** where);
+
   // Fills |plan| for |loop|, or returns a missed-remark name and sets |why|
   // (|where| gets the instruction the remark is about).
   std::string Analyze(spvtools::opt::Function* func, spvtools::opt::Loop* loop,
