@@ -2,9 +2,18 @@
 // (Mesa's lavapipe unless told otherwise). See docs/waverun.md.
 //
 // Exit codes: 0 success (diff: equal); 1 error (one line on stderr); 2 bad
-// usage; 3 diff found a difference (or `time` found reps that disagree).
+// usage; 3 diff found a difference (or `time` found reps that disagree);
+// 4 diff: the first module disagrees with itself (NONDETERMINISTIC); 5 a run
+// did not finish in --timeout seconds (TIMEOUT); 6 diff --require-coverage:
+// the rewritten code never ran.
+//
+// Every command runs in a child process (one per subgroup size with
+// --widths): a driver that crashes on a module, or takes too long, is one
+// line of report, not a crash of waverun.
 #include <glob.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,7 +26,9 @@
 #include <string>
 #include <vector>
 
+#include "tools/waverun/auto_spec.h"
 #include "tools/waverun/compare.h"
+#include "tools/waverun/coverage.h"
 #include "tools/waverun/plan.h"
 #include "tools/waverun/reflect.h"
 #include "tools/waverun/sim_runner.h"
@@ -33,6 +44,12 @@ constexpr int kExitOk = 0;
 constexpr int kExitError = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitDiffer = 3;
+constexpr int kExitNondeterministic = 4;
+constexpr int kExitTimeout = 5;
+constexpr int kExitUncovered = 6;
+
+// A child process that runs longer than this is killed (--timeout).
+constexpr int kDefaultTimeoutS = 300;
 
 // Lavapipe runs loops for at most this many back-edges per subgroup (summed
 // over all loops), then silently leaves them.
@@ -62,7 +79,10 @@ void PrintHelp() {
       "                           -s 'binding 0.1 size=256 fill=mod:16'\n"
       "  --dispatch=X[,Y[,Z]]     workgroups to dispatch (spec: dispatch X Y Z)\n"
       "  --seed=N                 input seed (spec: seed N)\n"
-      "  --reps=N                 time: timed repetitions (default 10)\n\n"
+      "  --reps=N                 time: timed repetitions (default 10)\n"
+      "  --auto                   no spec needed: dispatch, sizes, fills and compare\n"
+      "                           modes from the module (printed as a spec to pin);\n"
+      "                           spec files and lines given still apply first\n\n"
       "Subgroup sizes (lavapipe):\n"
       "  --subgroup-size=N        run at N lanes (4, 8 or 16 on lavapipe)\n"
       "  --widths=N,M,...         one child process per size, e.g. 4,8,16\n"
@@ -78,6 +98,13 @@ void PrintHelp() {
       "  --check-sim              diff: also run both modules on the simulator at the\n"
       "                           device's subgroup size; an output that differs from\n"
       "                           the device's is an error\n\n"
+      "Diff:\n"
+      "  --no-self-check          do not run the first module twice (a module that\n"
+      "                           disagrees with itself is reported NONDETERMINISTIC)\n"
+      "  --coverage               report how many of the instructions b adds to a ran\n"
+      "                           (on the simulator; on a device, b also runs there)\n"
+      "  --require-coverage       ... and fail (exit 6) when none of them ran\n"
+      "  --timeout=S              kill a run after S seconds (default 300; 0: never)\n\n"
       "Device:\n"
       "  --icd=FILE               use this Vulkan ICD json instead of lavapipe's\n"
       "  --system-icds            use the loader's own ICD search\n"
@@ -90,7 +117,8 @@ void PrintHelp() {
       "  -D NAME[=VALUE]          GLSL/HLSL define\n"
       "  --target-env=ENV         for GLSL/HLSL/.spvasm input (default vulkan1.1)\n"
       "  --no-validate            do not run spirv-val before running\n\n"
-      "Exit codes: 0 ok/equal, 1 error, 2 usage, 3 difference.\n",
+      "Exit codes: 0 ok/equal, 1 error, 2 usage, 3 difference, 4 nondeterministic,\n"
+      "5 timeout, 6 rewritten code not covered.\n",
       kUsage);
 }
 
@@ -117,6 +145,12 @@ struct Cli {
   bool counters = false;   // print the simulator's counters
   bool check_sim = false;  // diff: check the simulator against the device
   int sim_limit = 0;       // the simulator's instruction limit (0: its default)
+  bool auto_spec = false;  // --auto
+  bool auto_resolved = false;  // the parent turned --auto into spec lines
+  bool self_check = true;  // diff: run the first module twice
+  bool coverage = false;   // diff: report the coverage of b's added instructions
+  bool require_coverage = false;
+  int timeout_s = kDefaultTimeoutS;
 };
 
 [[noreturn]] void UsageError(const std::string& msg) {
@@ -248,6 +282,16 @@ Cli ParseArgs(int argc, char** argv) {
       if (!ParseInt(value("--sim-limit"), &cli.sim_limit) || cli.sim_limit < 1) {
         UsageError("--sim-limit takes a count >= 1");
       }
+    } else if (a == "--auto") {
+      cli.auto_spec = true;
+    } else if (a == "--no-self-check") {
+      cli.self_check = false;
+    } else if (a == "--coverage") {
+      cli.coverage = true;
+    } else if (a == "--require-coverage") {
+      cli.coverage = cli.require_coverage = true;
+    } else if (is("--timeout")) {
+      if (!ParseInt(value("--timeout"), &cli.timeout_s)) UsageError("--timeout takes seconds");
     } else if (StartsWith(a, "-") && a != "-") {
       UsageError("unknown option '" + a + "'");
     } else if (cli.command.empty()) {
@@ -273,6 +317,10 @@ Cli ParseArgs(int argc, char** argv) {
   if (cli.counters && !cli.sim) UsageError("--counters needs --sim");
   if (cli.check_sim && (cli.sim || cli.command != "diff")) {
     UsageError("--check-sim is for diff on a Vulkan device (without --sim)");
+  }
+  if (cli.coverage && cli.command != "diff") UsageError("--coverage is for diff");
+  if (cli.auto_spec && cli.command != "run" && cli.command != "diff") {
+    UsageError("--auto is for run and diff");
   }
   return cli;
 }
@@ -396,13 +444,48 @@ struct Module {
   Plan plan;
 };
 
-bool PrepareModule(const Cli& cli, const std::string& path, const RunSpec& spec, Module* m,
-                   std::string* error) {
+// Loads and reflects |path| with |spec|'s specialization constants.
+bool LoadAndReflect(const Cli& cli, const std::string& path, const RunSpec& spec, Module* m,
+                    std::string* error) {
   m->path = path;
   if (!LoadModule(cli, path, &m->words, error)) return false;
-  if (!ReflectModule(m->words, &m->iface, error) || !BuildPlan(m->iface, spec, &m->plan, error)) {
+  if (!ReflectModule(m->words, spec.constants, &m->iface, error)) {
     *error = path + ": " + *error;
     return false;
+  }
+  return true;
+}
+
+// Reflects the modules and builds their plans: for diff one plan from both
+// interfaces (the same bytes for both; each binds what it declares), else
+// one per module.
+bool PrepareModules(const Cli& cli, const RunSpec& spec, std::vector<Module>* modules,
+                    std::string* error) {
+  for (size_t i = 0; i < cli.inputs.size(); ++i) {
+    if (!LoadAndReflect(cli, cli.inputs[i], spec, &(*modules)[i], error)) return false;
+  }
+  if (cli.command == "diff") {
+    Module& a = (*modules)[0];
+    Module& b = (*modules)[1];
+    ModuleInterface merged;
+    Plan plan;
+    if (!MergeInterfaces(a.iface, b.iface, &merged, error)) {
+      *error = a.path + " and " + b.path + " cannot share inputs: " + *error;
+      return false;
+    }
+    if (!BuildPlan(merged, spec, &plan, error)) {
+      *error = a.path + ": " + *error;
+      return false;
+    }
+    a.plan = PlanForModule(plan, a.iface, spec);
+    b.plan = PlanForModule(plan, b.iface, spec);
+    return true;
+  }
+  for (Module& m : *modules) {
+    if (!BuildPlan(m.iface, spec, &m.plan, error)) {
+      *error = m.path + ": " + *error;
+      return false;
+    }
   }
   return true;
 }
@@ -412,7 +495,7 @@ bool PrepareModule(const Cli& cli, const std::string& path, const RunSpec& spec,
 void WarnBackEdges(const Module& m) {
   if (!m.iface.has_loops) return;
   for (const ResourcePlan& r : m.plan.resources) {
-    uint64_t n = r.width != 0 ? uint64_t{r.width} * r.height : r.elements;
+    uint64_t n = r.width != 0 ? uint64_t{r.width} * r.height * r.depth : r.elements;
     if (n >= kLavapipeBackEdgeLimit) {
       std::fprintf(stderr,
                    "waverun: warning: %s: %s has %" PRIu64
@@ -448,7 +531,7 @@ bool ProbeLanes(Device* device, uint32_t* lanes, std::string* error) {
   ModuleInterface iface;
   RunSpec spec;
   Plan plan;
-  if (!ReflectModule(words, &iface, &err) ||
+  if (!ReflectModule(words, {}, &iface, &err) ||
       !ApplySpecLine("binding 0.0 size=128 fill=zero", "probe", &spec, &err) ||
       !BuildPlan(iface, spec, &plan, &err)) {
     *error = "probe: " + err;
@@ -548,14 +631,22 @@ bool NearFloats(uint32_t a, uint32_t b) {
   return d >= -kCheckSimUlps && d <= kCheckSimUlps;
 }
 
+SimOptions MakeSimOptions(const Cli& cli) {
+  SimOptions o;
+  o.instruction_limit = static_cast<uint64_t>(cli.sim_limit);
+  return o;
+}
+
 // --check-sim: runs |m| on the simulator at |width| lanes, with lavapipe's
 // subgroup layout, and compares its outputs with |device_out| (the
 // device's) under the plan's compare modes; exact-compared words that differ
 // count as agreeing when they are normal floats within kCheckSimUlps.
 // Prints "sim check: ..." and returns false (with |error|) when they differ.
-bool CheckSim(Module* m, uint32_t width, const Outputs& device_out, const std::string& name,
-              std::string* error) {
-  std::unique_ptr<Device> sim = CreateSimDevice(width, /*lavapipe_layout=*/true);
+bool CheckSim(const Cli& cli, Module* m, uint32_t width, const Outputs& device_out,
+              const std::string& name, std::string* error) {
+  SimOptions options = MakeSimOptions(cli);
+  options.lavapipe_layout = true;
+  std::unique_ptr<Device> sim = CreateSimDevice(width, options);
   std::unique_ptr<Program> program =
       sim->CreateProgram(m->words, m->iface.entry_point, m->plan, error);
   Outputs out;
@@ -566,17 +657,20 @@ bool CheckSim(Module* m, uint32_t width, const Outputs& device_out, const std::s
   }
   std::vector<std::string> report;
   size_t near_words = 0;
+  std::vector<CompareUnit> units = ComparedUnits(m->plan);
   if (CompareOutputs(m->plan, device_out, out, "device", "sim", &report) != 0) {
     bool near = true;
-    for (size_t i = 0; i < out.size() && near; ++i) {
-      const ResourcePlan& r = m->plan.resources[i];
-      if (!r.res.writable || r.compare.kind == Compare::Kind::kIgnore) continue;
-      bool exact_words = r.compare.kind == Compare::Kind::kExact ||
-                         r.compare.kind == Compare::Kind::kUlp;
-      for (size_t w = 0; w + 4 <= out[i].size() && near; w += 4) {
+    for (const CompareUnit& u : units) {
+      if (!near) break;
+      bool exact_words = true;
+      if (u.output < m->plan.resources.size()) {
+        const Compare& c = m->plan.resources[u.output].compare;
+        exact_words = c.kind == Compare::Kind::kExact || c.kind == Compare::Kind::kUlp;
+      }
+      for (uint64_t w = u.begin; w + 4 <= u.end && near; w += 4) {
         uint32_t x, y;
-        std::memcpy(&x, device_out[i].data() + w, 4);
-        std::memcpy(&y, out[i].data() + w, 4);
+        std::memcpy(&x, device_out[u.output].data() + w, 4);
+        std::memcpy(&y, out[u.output].data() + w, 4);
         if (x == y) continue;
         near = exact_words && NearFloats(x, y);
         ++near_words;
@@ -589,8 +683,10 @@ bool CheckSim(Module* m, uint32_t width, const Outputs& device_out, const std::s
     }
   }
   bool identical = true;
-  for (size_t i = 0; i < out.size(); ++i) {
-    identical = identical && (!m->plan.resources[i].res.writable || out[i] == device_out[i]);
+  for (const CompareUnit& u : units) {
+    identical = identical && std::equal(out[u.output].begin() + u.begin,
+                                        out[u.output].begin() + u.end,
+                                        device_out[u.output].begin() + u.begin);
   }
   if (near_words > 0) {
     std::printf("sim check: %s equals the device's outputs but for %zu float word%s within %d "
@@ -602,6 +698,19 @@ bool CheckSim(Module* m, uint32_t width, const Outputs& device_out, const std::s
                 identical ? "is identical to" : "equals (under the compare modes)");
   }
   return true;
+}
+
+// "(loads read zero, stores dropped)" notes from the simulator's counters.
+std::string OutOfBounds(const Program* program) {
+  const waveopt::sim::Counters* c = SimCounters(program);
+  if (!c || c->out_of_bounds == 0) return "";
+  std::string s = std::to_string(c->out_of_bounds) + " lane access" +
+                  (c->out_of_bounds == 1 ? "" : "es") + " out of bounds";
+  if (c->wild_pointer_accesses) {
+    s += " (" + std::to_string(c->wild_pointer_accesses) +
+         " through device addresses outside every buffer)";
+  }
+  return s;
 }
 
 int CommandRun(const Cli& cli, Device* device, Module* m) {
@@ -617,6 +726,7 @@ int CommandRun(const Cli& cli, Device* device, Module* m) {
     bool listed = std::find(cli.dump_keys.begin(), cli.dump_keys.end(), r.key) !=
                   cli.dump_keys.end();
     if (!(cli.dump_keys.empty() ? r.res.writable : listed)) continue;
+    if (r.element_bytes == 0) continue;
     size_t words = out[i].size() / 4;
     std::printf("%s: %zu words, fnv1a64 %016" PRIx64 "\n", ResourceLabel(r).c_str(), words,
                 Fingerprint(out[i]));
@@ -631,48 +741,183 @@ int CommandRun(const Cli& cli, Device* device, Module* m) {
       std::printf("%s\n", line.c_str());
     }
   }
+  if (cli.dump_keys.empty()) {
+    for (size_t k = 0; k < m->plan.pointees.size(); ++k) {
+      const std::vector<uint8_t>& bytes = out[m->plan.resources.size() + k];
+      std::printf("pointer %s: %zu words, fnv1a64 %016" PRIx64 "\n",
+                  m->plan.pointees[k].label.c_str(), bytes.size() / 4, Fingerprint(bytes));
+    }
+  }
+  std::string oob = OutOfBounds(program.get());
+  if (!oob.empty()) {
+    std::printf("out of bounds: %s (loads read zero, stores dropped)\n", oob.c_str());
+  }
+  return kExitOk;
+}
+
+// Bindings only one module of a diff declares: compared with their initial
+// contents (a module that does not declare a binding leaves it as it was).
+void PrintOneSided(const Module& a, const Module& b) {
+  for (size_t i = 0; i < a.plan.resources.size(); ++i) {
+    const ResourcePlan& ra = a.plan.resources[i];
+    const ResourcePlan& rb = b.plan.resources[i];
+    if (ra.declared == rb.declared) continue;
+    const char* who = ra.declared ? "a" : "b";
+    const char* other = ra.declared ? "b" : "a";
+    if (ra.res.writable && ra.compare.kind != Compare::Kind::kIgnore) {
+      std::printf("note: %s is declared only by %s: compared with its initial contents, which %s "
+                  "leaves as they are\n",
+                  ResourceLabel(ra).c_str(), who, other);
+    } else {
+      std::printf("note: %s is declared only by %s (read-only there): skipped\n",
+                  ResourceLabel(ra).c_str(), who);
+    }
+  }
+}
+
+// Coverage of the instructions b adds, from a simulator run of b that
+// counted instructions. Returns the exit status it implies (kExitOk or
+// kExitUncovered) and prints one line.
+int ReportCoverage(const Cli& cli, const Module& a, const Module& b,
+                   const waveopt::sim::Counters* counters, const std::string& unavailable) {
+  std::vector<uint32_t> added = AddedInstructions(a.words, b.words);
+  if (added.empty()) {
+    std::printf("coverage: b adds no instructions to a\n");
+    return kExitOk;
+  }
+  if (!counters) {
+    std::printf("coverage: unknown (%s)\n", unavailable.c_str());
+    if (cli.require_coverage) {
+      Error("--require-coverage: the coverage of b's " + std::to_string(added.size()) +
+            " added instructions is unknown (" + unavailable + ")");
+      return kExitError;
+    }
+    return kExitOk;
+  }
+  Coverage c = MeasureCoverage(added, counters->instruction_counts);
+  if (c.executed == 0) {
+    std::printf("coverage: none of the %zu instructions b adds ran: these inputs do not exercise "
+                "the rewrite\n",
+                c.added);
+    if (cli.require_coverage) {
+      std::printf("NOT COVERED: the rewritten code never ran (--require-coverage)\n");
+      return kExitUncovered;
+    }
+    if (cli.auto_resolved) {
+      std::fprintf(stderr,
+                   "waverun: warning: the rewrite in %s never ran with the --auto inputs; an "
+                   "equal result says nothing about it\n",
+                   b.path.c_str());
+    }
+    return kExitOk;
+  }
+  std::printf("coverage: %zu of %zu instructions b adds ran (%" PRIu64 " subgroup, %" PRIu64
+              " lane executions)\n",
+              c.executed, c.added, c.subgroups, c.lanes);
   return kExitOk;
 }
 
 int CommandDiff(const Cli& cli, Device* device, Module* a, Module* b) {
   std::string err;
-  if (!SameInterface(a->plan, b->plan, &err)) {
-    return Error(a->path + " and " + b->path + " do not have the same interface: " + err);
-  }
-  Outputs out_a, out_b;
+  PrintOneSided(*a, *b);
+  Outputs out_a, out_b, out_a2;
   double ns;
-  for (int k = 0; k < 2; ++k) {
-    Module* m = k == 0 ? a : b;
-    // Same spec and same interface: both plans hold the same inputs; each
-    // keeps its own specialization constants. Compare modes come from |a|.
-    std::unique_ptr<Program> program =
-        device->CreateProgram(m->words, m->iface.entry_point, m->plan, &err);
-    if (!program || !program->Run(k == 0 ? &out_a : &out_b, &ns, &err)) {
-      return Error(m->path + ": " + err);
+  bool sim = cli.sim;
+  std::unique_ptr<Program> pa =
+      device->CreateProgram(a->words, a->iface.entry_point, a->plan, &err);
+  if (!pa || !pa->Run(&out_a, &ns, &err)) return Error(a->path + ": " + err);
+  if (cli.counters) PrintCounters("a", pa.get());
+  std::string oob_a = OutOfBounds(pa.get());
+  // Self-check: the first module again. On a device the same pipeline runs
+  // twice; on the simulator the second run starts with junk in undefined
+  // memory and a different poison value.
+  std::vector<std::string> unstable;
+  std::vector<std::string> unstable_report;
+  if (cli.self_check) {
+    std::unique_ptr<Program> again;
+    Program* second = pa.get();
+    if (sim) {
+      SimOptions options = MakeSimOptions(cli);
+      options.junk_seed = 0x5eed;
+      std::unique_ptr<Device> junk = CreateSimDevice(device->info().subgroup_size, options);
+      again = junk->CreateProgram(a->words, a->iface.entry_point, a->plan, &err);
+      if (!again) return Error(a->path + ": " + err);
+      second = again.get();
     }
-    if (cli.counters) PrintCounters(k == 0 ? "a" : "b", program.get());
+    if (!second->Run(&out_a2, &ns, &err)) return Error(a->path + ": " + err);
+    CompareOutputs(a->plan, out_a, out_a2, "run1", "run2", &unstable_report, nullptr, &unstable);
   }
+  SimOptions b_options = MakeSimOptions(cli);
+  b_options.count_instructions = cli.coverage || cli.auto_resolved;
+  std::unique_ptr<Device> counting;
+  Device* b_device = device;
+  if (sim && b_options.count_instructions) {
+    counting = CreateSimDevice(device->info().subgroup_size, b_options);
+    b_device = counting.get();
+  }
+  std::unique_ptr<Program> pb =
+      b_device->CreateProgram(b->words, b->iface.entry_point, b->plan, &err);
+  if (!pb || !pb->Run(&out_b, &ns, &err)) return Error(b->path + ": " + err);
+  if (cli.counters) PrintCounters("b", pb.get());
+  std::string oob_b = OutOfBounds(pb.get());
   if (cli.check_sim) {
     uint32_t width = device->info().subgroup_size;
-    if (!CheckSim(a, width, out_a, "a", &err) || !CheckSim(b, width, out_b, "b", &err)) {
+    if (!CheckSim(cli, a, width, out_a, "a", &err) || !CheckSim(cli, b, width, out_b, "b", &err)) {
       return Error(err);
     }
   }
-  std::vector<std::string> report;
-  int differing = CompareOutputs(a->plan, out_a, out_b, "a", "b", &report);
-  int compared = 0;
-  for (const ResourcePlan& r : a->plan.resources) {
-    if (r.res.writable && r.compare.kind != Compare::Kind::kIgnore) {
-      ++compared;
-      if (cli.verbose) {
-        std::printf("  %s [%s]\n", ResourceLabel(r).c_str(), CompareName(r.compare).c_str());
+  if (!oob_a.empty() || !oob_b.empty()) {
+    std::printf("out of bounds: a %s, b %s (loads read zero, stores dropped)\n",
+                oob_a.empty() ? "none" : oob_a.c_str(), oob_b.empty() ? "none" : oob_b.c_str());
+  }
+  // Coverage of b's added instructions.
+  int coverage_status = kExitOk;
+  if (cli.coverage || cli.auto_resolved) {
+    const waveopt::sim::Counters* counters = nullptr;
+    std::string unavailable;
+    std::unique_ptr<Program> pc;
+    if (sim) {
+      counters = SimCounters(pb.get());
+    } else {
+      SimOptions options = b_options;
+      options.lavapipe_layout = true;
+      std::unique_ptr<Device> s = CreateSimDevice(device->info().subgroup_size, options);
+      Outputs out_c;
+      pc = s->CreateProgram(b->words, b->iface.entry_point, b->plan, &err);
+      if (pc && pc->Run(&out_c, &ns, &err)) {
+        counters = SimCounters(pc.get());
+      } else {
+        unavailable = err;
       }
     }
+    coverage_status = ReportCoverage(cli, *a, *b, counters, unavailable);
+    if (coverage_status == kExitError) return kExitError;
+  }
+  std::vector<std::string> report;
+  int differing = CompareOutputs(a->plan, out_a, out_b, "a", "b", &report, &unstable);
+  std::vector<CompareUnit> units = ComparedUnits(a->plan);
+  int compared = 0;
+  for (const CompareUnit& u : units) {
+    if (std::find(unstable.begin(), unstable.end(), u.label) != unstable.end()) continue;
+    ++compared;
+    if (cli.verbose) {
+      const Compare& c = u.output < a->plan.resources.size()
+                             ? a->plan.resources[u.output].compare
+                             : a->plan.pointees[u.output - a->plan.resources.size()].compare;
+      std::printf("  %s [%s]\n", u.label.c_str(), CompareName(c).c_str());
+    }
+  }
+  if (!unstable.empty()) {
+    std::printf("NONDETERMINISTIC: a disagrees with itself on %zu of %zu bindings, not compared "
+                "(a = %s)\n",
+                unstable.size(), units.size(), a->path.c_str());
+    for (const std::string& line : unstable_report) std::printf("  %s\n", line.c_str());
   }
   if (differing == 0) {
     std::printf("equal: %d binding%s compared (a = %s, b = %s)\n", compared,
                 compared == 1 ? "" : "s", a->path.c_str(), b->path.c_str());
-    return kExitOk;
+    if (!unstable.empty()) return kExitNondeterministic;
+    return coverage_status;
   }
   std::printf("DIFFERENT: %d of %d bindings differ (a = %s, b = %s)\n", differing, compared,
               a->path.c_str(), b->path.c_str());
@@ -740,14 +985,12 @@ int RunCommand(const Cli& cli, uint32_t width) {
   RunSpec spec;
   if (!cli.inputs.empty()) {
     if (!LoadSpec(cli, cli.inputs[0], &spec, &err)) return Error(err);
-    for (size_t i = 0; i < cli.inputs.size(); ++i) {
-      if (!PrepareModule(cli, cli.inputs[i], spec, &modules[i], &err)) return Error(err);
-    }
+    if (!PrepareModules(cli, spec, &modules, &err)) return Error(err);
   }
+  SimOptions options = MakeSimOptions(cli);
   std::unique_ptr<Device> device =
-      cli.sim ? CreateSimDevice(width != 0 ? width : kDefaultSimWidth, false,
-                                static_cast<uint64_t>(cli.sim_limit))
-              : Device::Create(cli.device, &err);
+      cli.sim ? CreateSimDevice(width != 0 ? width : kDefaultSimWidth, options)
+              : Device::Create(cli.device, /*robust=*/cli.command != "time", &err);
   if (!device) return Error(err);
   if (cli.command == "probe") {
     const DeviceInfo& info = device->info();
@@ -768,6 +1011,38 @@ int RunCommand(const Cli& cli, uint32_t width) {
   return CommandTime(cli, device.get(), &modules);
 }
 
+// --auto, in the parent: loads and reflects the modules, completes the spec
+// from the interface and prints it (with how bindings are compared), then
+// gives it to the children as spec lines.
+int ResolveAuto(Cli* cli) {
+  std::string err;
+  RunSpec spec;
+  if (!LoadSpec(*cli, cli->inputs[0], &spec, &err)) return Error(err);
+  std::vector<Module> modules(cli->inputs.size());
+  for (size_t i = 0; i < cli->inputs.size(); ++i) {
+    if (!LoadAndReflect(*cli, cli->inputs[i], spec, &modules[i], &err)) return Error(err);
+  }
+  ModuleInterface iface = modules[0].iface;
+  if (modules.size() == 2 && !MergeInterfaces(modules[0].iface, modules[1].iface, &iface, &err)) {
+    return Error(modules[0].path + " and " + modules[1].path + " cannot share inputs: " + err);
+  }
+  std::vector<std::string> notes;
+  AutoSpec(iface, &spec, &notes);
+  std::string text = FormatSpec(spec);
+  std::printf("# waverun --auto: the spec used (save it as a .waverun file to pin it)\n%s",
+              text.c_str());
+  for (const std::string& n : notes) std::printf("# %s\n", n.c_str());
+  std::fflush(stdout);
+  cli->spec_lines.clear();
+  std::stringstream ss(text);
+  std::string line;
+  while (std::getline(ss, line)) cli->spec_lines.push_back(line);
+  cli->no_spec = true;
+  cli->spec_path.clear();
+  cli->auto_resolved = true;
+  return kExitOk;
+}
+
 // Prints |text| line by line with |prefix| to |stream|.
 void PrintPrefixed(FILE* stream, const std::string& prefix, const std::string& text) {
   std::stringstream ss(text);
@@ -784,20 +1059,33 @@ std::string ReadAll(FILE* f) {
   return s;
 }
 
-// One child process per width (lavapipe picks its width once per process),
-// at most |jobs| at a time. Output comes back in width order, each line
-// prefixed with "[sg=N] ". Exit: 1 if any child failed, else 3 if any found a
-// difference, else 0.
-int RunWidths(const Cli& cli) {
+double Now() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// One child process per width (lavapipe picks its width once per process;
+// a crash or a hang of the driver stays in the child), at most |jobs| at a
+// time, each killed after --timeout seconds. With several widths, output
+// comes back in width order, each line prefixed with "[sg=N] "; with one,
+// the child writes straight to stdout and stderr. Exit: 1 if any child
+// failed, else 5 if one timed out, else 3 if one found a difference, else 4
+// if one found a module nondeterministic, else 6 if one was not covered,
+// else 0.
+int RunChildren(const Cli& cli, const std::vector<uint32_t>& widths) {
   struct Child {
     uint32_t width;
     pid_t pid = -1;
     FILE* out = nullptr;
     FILE* err = nullptr;
     int rc = kExitError;
+    double start = 0;
+    bool timed_out = false;
   };
+  bool capture = widths.size() > 1;
   std::vector<Child> children;
-  for (uint32_t w : cli.widths) children.push_back({w});
+  for (uint32_t w : widths) children.push_back({w});
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   size_t jobs = cli.jobs > 0 ? static_cast<size_t>(cli.jobs) : static_cast<size_t>(std::max(1L, cpus));
   size_t next = 0, done = 0;
@@ -805,51 +1093,104 @@ int RunWidths(const Cli& cli) {
   while (done < children.size()) {
     while (next < children.size() && running.size() < jobs) {
       Child& c = children[next];
-      c.out = std::tmpfile();
-      c.err = std::tmpfile();
-      if (!c.out || !c.err) return Error("cannot create temporary files");
+      if (capture) {
+        c.out = std::tmpfile();
+        c.err = std::tmpfile();
+        if (!c.out || !c.err) return Error("cannot create temporary files");
+      }
       std::fflush(stdout);
       std::fflush(stderr);
       c.pid = fork();
       if (c.pid < 0) return Error("cannot fork");
       if (c.pid == 0) {
-        dup2(fileno(c.out), 1);
-        dup2(fileno(c.err), 2);
+        if (capture) {
+          dup2(fileno(c.out), 1);
+          dup2(fileno(c.err), 2);
+        }
         int rc = RunCommand(cli, c.width);
         std::fflush(stdout);
         std::fflush(stderr);
         _exit(rc);
       }
+      c.start = Now();
       running.push_back(next++);
     }
     int status = 0;
-    pid_t pid = wait(&status);
+    pid_t pid = waitpid(-1, &status, WNOHANG);
     if (pid < 0) return Error("wait failed");
+    if (pid == 0) {
+      // None finished: kill the ones past the deadline, then wait a little.
+      for (size_t k : running) {
+        Child& c = children[k];
+        if (cli.timeout_s > 0 && !c.timed_out && Now() - c.start > cli.timeout_s) {
+          c.timed_out = true;
+          kill(c.pid, SIGKILL);
+        }
+      }
+      struct timespec ts = {0, 10 * 1000 * 1000};
+      nanosleep(&ts, nullptr);
+      continue;
+    }
     for (size_t k = 0; k < running.size(); ++k) {
       Child& c = children[running[k]];
       if (c.pid != pid) continue;
-      c.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+      c.rc = c.timed_out                ? kExitTimeout
+             : WIFEXITED(status)        ? WEXITSTATUS(status)
+                                        : -WTERMSIG(status);
       running.erase(running.begin() + static_cast<long>(k));
       ++done;
+      if (!capture) {
+        if (c.rc == kExitTimeout) {
+          std::printf("TIMEOUT: no result after %d s (a very large kernel can take lavapipe "
+                      "minutes to compile); --timeout=S waits longer\n",
+                      cli.timeout_s);
+        } else if (c.rc < 0) {
+          std::fprintf(stderr,
+                       "waverun: error: the run crashed (signal %d, %s): the driver or the "
+                       "module went wrong, e.g. an access through a bad device address\n",
+                       -c.rc, strsignal(-c.rc));
+        }
+      }
       break;
     }
   }
-  bool any_error = false, any_diff = false;
+  int worst = kExitOk;
+  bool any_error = false, any_timeout = false, any_diff = false, any_nondet = false,
+       any_uncovered = false;
   for (Child& c : children) {
-    std::string prefix = "[sg=" + std::to_string(c.width) + "] ";
-    PrintPrefixed(stdout, prefix, ReadAll(c.out));
-    std::fflush(stdout);
-    PrintPrefixed(stderr, prefix, ReadAll(c.err));
-    if (c.rc < 0) {
-      std::fprintf(stderr, "%swaverun: error: the child process died of signal %d\n",
-                   prefix.c_str(), -c.rc);
+    if (capture) {
+      std::string prefix = "[sg=" + std::to_string(c.width) + "] ";
+      PrintPrefixed(stdout, prefix, ReadAll(c.out));
+      if (c.rc == kExitTimeout) {
+        std::printf("%sTIMEOUT: no result after %d s (a very large kernel can take lavapipe "
+                    "minutes to compile); --timeout=S waits longer\n",
+                    prefix.c_str(), cli.timeout_s);
+      }
+      std::fflush(stdout);
+      PrintPrefixed(stderr, prefix, ReadAll(c.err));
+      if (c.rc < 0) {
+        std::fprintf(stderr,
+                     "%swaverun: error: the run crashed (signal %d, %s): the driver or the "
+                     "module went wrong, e.g. an access through a bad device address\n",
+                     prefix.c_str(), -c.rc, strsignal(-c.rc));
+      }
+      std::fclose(c.out);
+      std::fclose(c.err);
     }
-    std::fclose(c.out);
-    std::fclose(c.err);
-    any_error = any_error || (c.rc != kExitOk && c.rc != kExitDiffer);
+    any_timeout = any_timeout || c.rc == kExitTimeout;
     any_diff = any_diff || c.rc == kExitDiffer;
+    any_nondet = any_nondet || c.rc == kExitNondeterministic;
+    any_uncovered = any_uncovered || c.rc == kExitUncovered;
+    any_error = any_error || (c.rc != kExitOk && c.rc != kExitDiffer && c.rc != kExitTimeout &&
+                              c.rc != kExitNondeterministic && c.rc != kExitUncovered);
   }
-  return any_error ? kExitError : any_diff ? kExitDiffer : kExitOk;
+  worst = any_error       ? kExitError
+          : any_timeout   ? kExitTimeout
+          : any_diff      ? kExitDiffer
+          : any_nondet    ? kExitNondeterministic
+          : any_uncovered ? kExitUncovered
+                          : kExitOk;
+  return worst;
 }
 
 }  // namespace
@@ -857,6 +1198,11 @@ int RunWidths(const Cli& cli) {
 
 int main(int argc, char** argv) {
   waverun::Cli cli = waverun::ParseArgs(argc, argv);
-  if (cli.widths.size() > 1) return waverun::RunWidths(cli);
-  return waverun::RunCommand(cli, cli.widths.empty() ? 0 : cli.widths[0]);
+  if (cli.auto_spec) {
+    int rc = waverun::ResolveAuto(&cli);
+    if (rc != 0) return rc;
+  }
+  std::vector<uint32_t> widths = cli.widths;
+  if (widths.empty()) widths.push_back(0);
+  return waverun::RunChildren(cli, widths);
 }
