@@ -1926,48 +1926,66 @@ bool ParseImageOperands(const Inst& in, uint32_t k, ImageOperands* out, std::str
   return true;
 }
 
-// Nearest texel of normalized coordinate |u| in [0, size), clamped to the
-// edge, after adding |offset| texels.
+// Float to int32 as x86 (and so lavapipe) converts: NaN and values out of
+// range give INT32_MIN.
+int64_t ToInt32(float f) {
+  if (std::isnan(f) || f >= 2147483648.0f || f < -2147483648.0f) return INT32_MIN;
+  return static_cast<int32_t>(f);
+}
+
+// Nearest texel of normalized coordinate |u| in [0, size), moved by |offset|
+// texels, clamped to the edge.
 int64_t NearestTexel(float u, uint32_t size, int64_t offset) {
   if (size == 0) return 0;
-  float f = std::floor(u * static_cast<float>(size));
-  int64_t i = std::isnan(f) ? 0 : f < -1e9f ? -1000000000 : f > 1e9f ? 1000000000
-                                                                       : static_cast<int64_t>(f);
-  i += offset;
+  // The offset is added in float before rounding down, as llvmpipe does.
+  int64_t i = ToInt32(std::floor(u * static_cast<float>(size) + static_cast<float>(offset)));
   return std::min<int64_t>(std::max<int64_t>(i, 0), size - 1);
 }
 
-// Array layer |a| (unnormalized), rounded and clamped to [0, layers).
+// Array layer |a| (unnormalized), rounded to nearest even and clamped to
+// [0, layers).
 int64_t ArrayLayer(float a, uint32_t layers) {
   if (layers == 0) return 0;
-  float r = std::nearbyint(a);
-  int64_t l = std::isnan(r) ? 0 : r < 0 ? 0 : r > 1e9f ? 1000000000 : static_cast<int64_t>(r);
-  return std::min<int64_t>(l, layers - 1);
+  int64_t l = ToInt32(std::nearbyint(a));
+  return std::min<int64_t>(std::max<int64_t>(l, 0), layers - 1);
 }
 
-// Cube map face selection (Vulkan's table): direction -> face and (s, t) in [0, 1].
+// Cube map face selection (Vulkan's table): direction -> face and (s, t) in
+// [0, 1]. Ties go to z, then y, as in llvmpipe.
 void CubeFace(float x, float y, float z, uint32_t* face, float* s, float* t) {
   float ax = std::fabs(x), ay = std::fabs(y), az = std::fabs(z);
   float sc, tc, ma;
-  if (ax >= ay && ax >= az) {
-    *face = x >= 0 ? 0 : 1;
-    sc = x >= 0 ? -z : z;
-    tc = -y;
-    ma = ax;
-  } else if (ay >= az) {
-    *face = y >= 0 ? 2 : 3;
-    sc = x;
-    tc = y >= 0 ? z : -z;
-    ma = ay;
-  } else {
+  if (az >= std::fmax(ax, ay)) {
     *face = z >= 0 ? 4 : 5;
     sc = z >= 0 ? x : -x;
     tc = -y;
     ma = az;
+  } else if (ax > ay) {
+    *face = x >= 0 ? 0 : 1;
+    sc = x >= 0 ? -z : z;
+    tc = -y;
+    ma = ax;
+  } else {
+    *face = y >= 0 ? 2 : 3;
+    sc = x;
+    tc = y >= 0 ? z : -z;
+    ma = ay;
   }
   float inv = ma == 0 ? 0.0f : 0.5f / ma;
   *s = sc * inv + 0.5f;
   *t = tc * inv + 0.5f;
+}
+
+// The two texels a linear (gather) footprint covers along one axis of
+// |size| texels, clamped to the edge: the coordinate is clamped in float to
+// [0, size] first (as llvmpipe does), then split and each texel clamped.
+void LinearPair(float u, uint32_t size, int64_t offset, int64_t* i0, int64_t* i1) {
+  float f = u * static_cast<float>(size) + static_cast<float>(offset);
+  f = std::fmin(std::fmax(f, 0.0f), static_cast<float>(size));
+  int64_t a = static_cast<int64_t>(std::floor(f - 0.5f));
+  int64_t last = size == 0 ? 0 : size - 1;
+  *i0 = std::min<int64_t>(std::max<int64_t>(a, 0), last);
+  *i1 = std::min<int64_t>(std::max<int64_t>(a + 1, 0), last);
 }
 
 }  // namespace
@@ -2161,14 +2179,10 @@ bool Machine::Image(const Inst& in, Subgroup* sg, Frame* f, bool* handled) {
         if (gather) {
           uint32_t comp = static_cast<uint32_t>(R(o[2], 0, inv) & 3u);
           int64_t z = it.image_arrayed ? ArrayLayer(u[2], img->depth) : 0;
-          float fx = u[0] * static_cast<float>(img->width) - 0.5f;
-          float fy = u[1] * static_cast<float>(img->height) - 0.5f;
-          int64_t i0 = std::isnan(fx) ? 0 : static_cast<int64_t>(std::floor(std::max(std::min(fx, 1e9f), -1e9f))) + off[0];
-          int64_t j0 = std::isnan(fy) ? 0 : static_cast<int64_t>(std::floor(std::max(std::min(fy, 1e9f), -1e9f))) + off[1];
-          auto cx = [&](int64_t i) { return std::min<int64_t>(std::max<int64_t>(i, 0), std::max<int64_t>(img->width, 1) - 1); };
-          auto cy = [&](int64_t j) { return std::min<int64_t>(std::max<int64_t>(j, 0), std::max<int64_t>(img->height, 1) - 1); };
-          const int64_t pos[4][2] = {{cx(i0), cy(j0 + 1)}, {cx(i0 + 1), cy(j0 + 1)},
-                                     {cx(i0 + 1), cy(j0)}, {cx(i0), cy(j0)}};
+          int64_t i0, i1, j0, j1;
+          LinearPair(u[0], img->width, off[0], &i0, &i1);
+          LinearPair(u[1], img->height, off[1], &j0, &j1);
+          const int64_t pos[4][2] = {{i0, j1}, {i1, j1}, {i1, j0}, {i0, j0}};
           uint64_t out[4];
           for (uint32_t k = 0; k < 4; ++k) {
             uint64_t t[4];

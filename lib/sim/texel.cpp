@@ -3,6 +3,7 @@
 // 22.3), measured: see docs/sim.md.
 #include "lib/sim/texel.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -86,12 +87,12 @@ float SmallFloatToFloat(uint32_t v, uint32_t mant_bits) {
   return std::ldexp(1.0f + static_cast<float>(mant) / scale, static_cast<int>(exp) - 15);
 }
 
-// Float to an unsigned small float: negative values and -0 give 0, NaN a
-// NaN, values past the largest finite one the largest finite one; rounds
-// toward zero.
+// Float to an unsigned small float: negative values and -0 give 0, NaN the
+// quiet NaN, values past the largest finite one the largest finite one;
+// rounds toward zero (all as lavapipe).
 uint32_t FloatToSmallFloat(float f, uint32_t mant_bits) {
   uint32_t max_finite = (30u << mant_bits) | ((1u << mant_bits) - 1);
-  if (std::isnan(f)) return (31u << mant_bits) | 1u;
+  if (std::isnan(f)) return (31u << mant_bits) | (1u << (mant_bits - 1));  // as lavapipe
   if (!(f > 0.0f)) return 0;
   if (std::isinf(f)) return 31u << mant_bits;
   // Through the half conversion: the same exponent range (bias 15), more
@@ -104,14 +105,14 @@ uint32_t FloatToSmallFloat(float f, uint32_t mant_bits) {
 
 uint32_t EncodeUnorm(float f, uint32_t bits) {
   float max = static_cast<float>((uint64_t{1} << bits) - 1);
-  if (std::isnan(f)) return 0;
+  if (std::isnan(f)) return static_cast<uint32_t>(max);  // NaN stores as 1.0 on lavapipe
   f = f < 0.0f ? 0.0f : (f > 1.0f ? 1.0f : f);
   return static_cast<uint32_t>(std::lrintf(f * max));
 }
 
 uint32_t EncodeSnorm(float f, uint32_t bits) {
   float max = static_cast<float>((uint64_t{1} << (bits - 1)) - 1);
-  if (std::isnan(f)) return 0;
+  if (std::isnan(f)) return static_cast<uint32_t>(max);  // NaN stores as 1.0 on lavapipe
   f = f < -1.0f ? -1.0f : (f > 1.0f ? 1.0f : f);
   int32_t q = static_cast<int32_t>(std::lrintf(f * max));
   return static_cast<uint32_t>(q) & ((1u << bits) - 1);
@@ -231,7 +232,7 @@ void EncodeTexel(TexelFormat format, const uint64_t in[4], uint8_t* p) {
       } else if (info.numeric == N::kUnorm) {
         v = EncodeUnorm(Bits(in[c]), bits);
       } else {
-        v = static_cast<uint32_t>(in[c]) & ((1u << bits) - 1);
+        v = std::min<uint32_t>(static_cast<uint32_t>(in[c]), (1u << bits) - 1);  // saturated
       }
       word |= v << shift;
       shift += bits;
@@ -241,7 +242,7 @@ void EncodeTexel(TexelFormat format, const uint64_t in[4], uint8_t* p) {
   }
   for (uint32_t c = 0; c < info.components; ++c) {
     uint32_t bits = info.bits[c];
-    uint64_t v;
+    uint64_t v = 0;
     switch (info.numeric) {
       case N::kFloat:
         v = bits == 16 ? FloatToHalf(Bits(in[c]), /*toward_zero=*/true) : in[c];
@@ -252,8 +253,17 @@ void EncodeTexel(TexelFormat format, const uint64_t in[4], uint8_t* p) {
       case N::kSnorm:
         v = EncodeSnorm(Bits(in[c]), bits);
         break;
-      default:
-        v = in[c];
+      case N::kSint:
+        if (bits < 32) {  // saturated, as lavapipe does
+          int64_t x = static_cast<int32_t>(static_cast<uint32_t>(in[c]));
+          int64_t hi = (int64_t{1} << (bits - 1)) - 1, lo = -(int64_t{1} << (bits - 1));
+          v = static_cast<uint64_t>(std::min(std::max(x, lo), hi));
+        } else {
+          v = in[c];
+        }
+        break;
+      case N::kUint:
+        v = bits < 32 ? std::min<uint64_t>(in[c] & 0xffffffffu, (uint64_t{1} << bits) - 1) : in[c];
         break;
     }
     WriteComponent(p, c, bits, v);

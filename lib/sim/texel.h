@@ -64,7 +64,7 @@ void DecodeTexel(TexelFormat format, const uint8_t* p, uint64_t out[4]);
 // Writes the shader's value |in| (components as 32-bit float or integer
 // patterns, 64-bit for r64) into the texel at |p|: floats rounded to the
 // format (16-bit floats toward zero, normalized values clamped and rounded to
-// nearest), integers truncated to the component width.
+// nearest), integers saturated to the component's range (as lavapipe does).
 void EncodeTexel(TexelFormat format, const uint64_t in[4], uint8_t* p);
 
 }  // namespace sim

@@ -976,6 +976,43 @@ int CommandTime(const Cli& cli, Device* device, std::vector<Module>* modules) {
   return status;
 }
 
+// Fails (one line in |error|) when |m| needs a descriptor feature the
+// device lacks: drivers do not check, they read the wrong descriptors.
+bool CheckDeviceFeatures(const DeviceInfo& info, const Module& m, std::string* error) {
+  for (const ResourcePlan& r : m.plan.resources) {
+    if (r.declared && r.res.descriptor_array && r.res.descriptor_count == 0 &&
+        !info.runtime_descriptor_arrays) {
+      *error = ResourceLabel(r) + ": a runtime-sized descriptor array needs "
+               "runtimeDescriptorArray, which device '" + info.name +
+               "' does not have; run it on the simulator (--sim)";
+      return false;
+    }
+  }
+  static const struct {
+    uint32_t capability;
+    bool DeviceInfo::*feature;
+    const char* what;
+  } kNonUniform[] = {
+      {5306, &DeviceInfo::nonuniform_ubo, "uniform buffers"},
+      {5307, &DeviceInfo::nonuniform_sampled, "sampled images"},
+      {5308, &DeviceInfo::nonuniform_ssbo, "storage buffers"},
+      {5309, &DeviceInfo::nonuniform_storage_image, "storage images"},
+      {5311, &DeviceInfo::nonuniform_utb, "uniform texel buffers"},
+      {5312, &DeviceInfo::nonuniform_stb, "storage texel buffers"},
+  };
+  for (const auto& n : kNonUniform) {
+    if (std::find(m.iface.capabilities.begin(), m.iface.capabilities.end(), n.capability) !=
+            m.iface.capabilities.end() &&
+        !(info.*n.feature)) {
+      *error = std::string("the module indexes arrays of ") + n.what +
+               " non-uniformly, which device '" + info.name +
+               "' does not support; run it on the simulator (--sim)";
+      return false;
+    }
+  }
+  return true;
+}
+
 // Runs the command in this process at subgroup size |width| (0: the
 // device's own).
 int RunCommand(const Cli& cli, uint32_t width) {
@@ -1003,6 +1040,11 @@ int RunCommand(const Cli& cli, uint32_t width) {
     return kExitOk;
   }
   if (width != 0 && !CheckWidth(device.get(), width, nullptr, &err)) return Error(err);
+  if (!cli.sim) {
+    for (const Module& m : modules) {
+      if (!CheckDeviceFeatures(device->info(), m, &err)) return Error(m.path + ": " + err);
+    }
+  }
   if (device->info().is_lavapipe) {
     for (const Module& m : modules) WarnBackEdges(m);
   }

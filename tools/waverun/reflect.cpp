@@ -107,6 +107,7 @@ class Reflector {
   uint32_t local_size_id_[3] = {0, 0, 0};
   bool has_loops_ = false;
   bool uses_psb_ = false;
+  std::vector<uint32_t> capabilities_;
   // Pointees being collected (PhysicalStorageBuffer pointer fields).
   std::vector<Pointee>* pointees_ = nullptr;
   std::string pointer_label_;  // label of the block whose fields are being laid out
@@ -171,6 +172,9 @@ bool Reflector::Parse(std::string* error) {
         break;
       case spv::OpLoopMerge:
         has_loops_ = true;
+        break;
+      case spv::OpCapability:
+        if (wc >= 2) capabilities_.push_back(w[0]);
         break;
       default:
         break;
@@ -762,6 +766,7 @@ bool Reflector::Run(ModuleInterface* iface, std::string* error) {
   iface->entry_point = entry_name_;
   iface->has_loops = has_loops_;
   iface->uses_device_addresses = uses_psb_;
+  iface->capabilities = capabilities_;
   // Workgroup size: the WorkgroupSize built-in, else LocalSizeId, else LocalSize.
   for (int d = 0; d < 3; ++d) iface->local_size[d] = local_size_[d] == 0 ? 1 : local_size_[d];
   if (local_size_id_[0] != 0) {
@@ -1159,6 +1164,11 @@ bool MergeInterfaces(const ModuleInterface& a, const ModuleInterface& b, ModuleI
   }
   out->has_loops = a.has_loops || b.has_loops;
   out->uses_device_addresses = a.uses_device_addresses || b.uses_device_addresses;
+  for (uint32_t c : b.capabilities) {
+    if (std::find(out->capabilities.begin(), out->capabilities.end(), c) == out->capabilities.end()) {
+      out->capabilities.push_back(c);
+    }
+  }
   out->facts.id_dims = std::max(a.facts.id_dims, b.facts.id_dims);
   return true;
 }

@@ -138,6 +138,7 @@ struct ModuleInterface {
   uint32_t local_size[3] = {1, 1, 1};        // with the spec's constants (or defaults)
   bool has_loops = false;           // the module contains an OpLoopMerge
   bool uses_device_addresses = false;  // PhysicalStorageBuffer pointers anywhere
+  std::vector<uint32_t> capabilities;  // OpCapability operands, in module order
   AutoFacts facts;
 };
 

@@ -345,6 +345,15 @@ bool DeviceImpl::Init(int index, bool robust, std::string* error) {
   }
   info_.device_addresses = v12 && f12.bufferDeviceAddress == VK_TRUE;
   if (v12) {
+    info_.runtime_descriptor_arrays = f12.runtimeDescriptorArray == VK_TRUE;
+    info_.nonuniform_ubo = f12.shaderUniformBufferArrayNonUniformIndexing == VK_TRUE;
+    info_.nonuniform_sampled = f12.shaderSampledImageArrayNonUniformIndexing == VK_TRUE;
+    info_.nonuniform_ssbo = f12.shaderStorageBufferArrayNonUniformIndexing == VK_TRUE;
+    info_.nonuniform_storage_image = f12.shaderStorageImageArrayNonUniformIndexing == VK_TRUE;
+    info_.nonuniform_utb = f12.shaderUniformTexelBufferArrayNonUniformIndexing == VK_TRUE;
+    info_.nonuniform_stb = f12.shaderStorageTexelBufferArrayNonUniformIndexing == VK_TRUE;
+  }
+  if (v12) {
     f12.bufferDeviceAddressCaptureReplay = VK_FALSE;
     f12.bufferDeviceAddressMultiDevice = VK_FALSE;
   }

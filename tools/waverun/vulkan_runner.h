@@ -25,6 +25,12 @@ struct DeviceInfo {
   bool robust = false;             // robust buffer access is on
   bool robustness2 = false;        // ... with VK_EXT_robustness2 (loads out of bounds read 0)
   bool device_addresses = false;   // bufferDeviceAddress is on
+  bool runtime_descriptor_arrays = false;  // runtimeDescriptorArray
+  // Per descriptor kind, descriptor arrays indexed non-uniformly
+  // (shader*ArrayNonUniformIndexing): uniform buffers, sampled images,
+  // storage buffers, storage images, uniform and storage texel buffers.
+  bool nonuniform_ubo = false, nonuniform_sampled = false, nonuniform_ssbo = false,
+       nonuniform_storage_image = false, nonuniform_utb = false, nonuniform_stb = false;
 };
 
 class Device;
