@@ -1447,17 +1447,19 @@ int Machine::Ext(const Inst& in, const uint32_t* invs, uint32_t n) {
         double d = 0;
         for (uint32_t c = 0; c < dim; ++c) {
           double cof = minor_det(c, 0) * ((c % 2) ? -1.0 : 1.0);
-          d += m[c][0] * cof;
+          d = c == 0 ? m[c][0] * cof : d + m[c][0] * cof;  // keeps the sign of zero
         }
         if (e == GLSLstd450Determinant) {
           R(res, 0, inv) = FromDouble(d, w);
           return;
         }
-        // inverse[c][r] = cofactor(r, c) / det.
+        // inverse[c][r] = cofactor(r, c) x (1 / det), the reciprocal rounded
+        // to the result's precision first (as Mesa lowers it).
+        double rcp = ToDouble(FromDouble(1.0 / d, w), w);
         for (uint32_t c = 0; c < dim; ++c) {
           for (uint32_t r = 0; r < dim; ++r) {
             double cof = minor_det(r, c) * (((r + c) % 2) ? -1.0 : 1.0);
-            R(res, c * dim + r, inv) = FromDouble(cof / d, w);
+            R(res, c * dim + r, inv) = FromDouble(ToDouble(FromDouble(cof, w), w) * rcp, w);
           }
         }
       });

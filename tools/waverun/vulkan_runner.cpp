@@ -506,6 +506,44 @@ bool ProgramImpl::Create(const std::vector<uint32_t>& words, const std::string& 
              std::to_string(dev_->limits().maxBoundDescriptorSets) + " sets";
     return false;
   }
+  // Per-stage descriptor limits: drivers crash past them rather than fail.
+  {
+    uint64_t samplers = 0, sampled = 0, storage_images = 0, ubos = 0, ssbos = 0;
+    for (const ResourcePlan& p : plan_.resources) {
+      if (!p.declared) continue;
+      switch (p.res.kind) {
+        case ResourceKind::kStorageBuffer: ssbos += p.count; break;
+        case ResourceKind::kUniformBuffer: ubos += p.count; break;
+        case ResourceKind::kSampledImage: samplers += p.count; sampled += p.count; break;
+        case ResourceKind::kSampler: samplers += p.count; break;
+        case ResourceKind::kSeparateImage:
+        case ResourceKind::kUniformTexelBuffer: sampled += p.count; break;
+        case ResourceKind::kStorageImage:
+        case ResourceKind::kStorageTexelBuffer: storage_images += p.count; break;
+      }
+    }
+    const VkPhysicalDeviceLimits& l = dev_->limits();
+    const struct {
+      uint64_t n;
+      uint32_t limit;
+      const char* what;
+    } checks[] = {
+        {samplers, l.maxPerStageDescriptorSamplers, "samplers"},
+        {sampled, l.maxPerStageDescriptorSampledImages, "sampled images and uniform texel buffers"},
+        {storage_images, l.maxPerStageDescriptorStorageImages, "storage images and storage texel buffers"},
+        {ubos, l.maxPerStageDescriptorUniformBuffers, "uniform buffers"},
+        {ssbos, l.maxPerStageDescriptorStorageBuffers, "storage buffers"},
+        {sampled + storage_images + ubos + ssbos, l.maxPerStageResources, "resources"},
+    };
+    for (const auto& c : checks) {
+      if (c.n > c.limit) {
+        *error = "the module binds " + std::to_string(c.n) + " " + c.what + "; device '" +
+                 dev_->info().name + "' allows " + std::to_string(c.limit) +
+                 " per shader stage";
+        return false;
+      }
+    }
+  }
   std::vector<std::vector<VkDescriptorSetLayoutBinding>> per_set(num_sets);
   std::map<VkDescriptorType, uint32_t> type_counts;
   for (const ResourcePlan& p : plan_.resources) {

@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""Runs every module of a scratch corpus with `waverun --auto` and counts what
+runs and why the rest does not.
+
+  scripts/corpus/run_auto.py CORPUS_DIR [--bin DIR] [--out DIR] [--jobs N]
+                             [--timeout S] [--only REGEX] [--limit N]
+
+CORPUS_DIR holds compiled modules (spv/**/<id>.raw.spv and <id>.opt.spv, as
+scripts/corpus/build_corpus.py writes them). For every module:
+
+  1. `waverun run --auto M --subgroup-size=8` on lavapipe, and
+     `waverun run --auto M --sim --subgroup-size=32` on the wave simulator;
+  2. `waveopt -O M`; when a pass fired (the output differs from the input),
+     `waverun diff --auto M M.waveopt.spv --widths=4,8,16` on lavapipe and
+     `--sim --widths=32,64` on the simulator, with coverage.
+
+Each run is classified (ok, or the cause of its first error line) and the
+script prints the tables docs/waverun.md quotes: modules that run, by cause
+of those that do not, and the diff outcomes (equal, different,
+nondeterministic, rewrite not exercised). Per-run records go to
+OUT/results.jsonl (default /work/scratch/<user>/run_auto or ./run_auto_out);
+nothing is written into the corpus or the repository.
+
+Binaries: --bin DIR, else $WAVEOPT_BIN_DIR, else <repo>/build/bin.
+"""
+import argparse
+import collections
+import concurrent.futures
+import json
+import os
+import re
+import subprocess
+import sys
+
+# Causes, tried in order on a failed run's output: (name, regular expression).
+CAUSES = [
+    ("timeout (no result within the time limit)", r"TIMEOUT"),
+    ("crash of the driver (signal)", r"the run crashed \(signal"),
+    ("invalid module (spirv-val)", r"invalid module"),
+    ("not a compute module", r"no GLCompute entry point"),
+    ("simulator lacks an instruction", r"simulator: unsupported (instruction|GLSL|extended)"),
+    ("simulator: unsupported type or storage", r"simulator: unsupported"),
+    ("simulator instruction limit (loop not bounded by the inputs)", r"ran past \d+ instructions"),
+    ("lavapipe lacks runtime descriptor arrays", r"runtime-sized descriptor array needs"),
+    ("lavapipe lacks non-uniform descriptor indexing", r"non-uniformly, which device"),
+    ("lavapipe lacks the storage image format", r"cannot use format"),
+    ("lavapipe cannot create the image", r"cannot create a .* image of"),
+    ("lavapipe rejects the shader", r"driver rejected the shader"),
+    ("uniform buffer larger than lavapipe allows", r"larger than device .* allows"),
+    ("descriptor waverun cannot bind", r"input attachments|acceleration structures|multisampled"),
+    ("push constants larger than the device allows", r"push constants take"),
+    ("the simulator disagrees with lavapipe", r"simulator disagrees with the device"),
+    ("the two modules cannot share inputs", r"cannot share inputs"),
+    ("resource too large", r"is too large"),
+]
+
+
+def classify(text):
+    for name, pattern in CAUSES:
+        if re.search(pattern, text):
+            return name
+    m = re.search(r"waverun: error: (.*)", text)
+    if m:
+        line = re.sub(r"^\S+: ", "", m.group(1))
+        return "other: " + line[:90]
+    return "other: exit without an error line"
+
+
+def run(cmd, timeout):
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           timeout=timeout, text=True, errors="replace")
+        return p.returncode, p.stdout
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout if isinstance(e.stdout, str) else (e.stdout or b"").decode("utf-8", "replace")
+        return -1, (out or "") + "\nTIMEOUT (script)"
+
+
+def waverun_status(rc, out):
+    """ok, different, nondeterministic, uncovered, or a cause."""
+    if rc == 0:
+        return "ok"
+    if rc == 3:
+        return "different"
+    if rc == 4:
+        return "nondeterministic"
+    if rc == 6:
+        return "uncovered"
+    return classify(out)
+
+
+def coverage_of(out):
+    """(ran, added) summed over the sizes whose coverage line has numbers."""
+    ran = added = 0
+    none = False
+    for m in re.finditer(r"coverage: (\d+) of (\d+) instructions b adds ran", out):
+        ran += int(m.group(1))
+        added += int(m.group(2))
+    if re.search(r"coverage: none of the (\d+) instructions b adds ran", out):
+        none = True
+    return ran, added, none
+
+
+def one_module(path, args, out_dir):
+    rec = {"module": path}
+    waverun = os.path.join(args.bin, "waverun")
+    waveopt = os.path.join(args.bin, "waveopt")
+    common = ["--timeout=%d" % args.timeout, "--jobs=1"]
+    rc, out = run([waverun, "run", "--auto", path, "--subgroup-size=8"] + common, args.timeout + 30)
+    rec["run_lavapipe"] = waverun_status(rc, out)
+    rc, out = run([waverun, "run", "--auto", path, "--sim", "--subgroup-size=32",
+                   "--sim-limit=%d" % args.sim_limit] + common, args.timeout + 30)
+    rec["run_sim"] = waverun_status(rc, out)
+    # waveopt -O: did a pass fire?
+    opt = os.path.join(out_dir, "opt", re.sub(r"[^A-Za-z0-9_.+-]", "_", os.path.relpath(path, args.corpus)))
+    os.makedirs(os.path.dirname(opt), exist_ok=True)
+    rc, out = run([waveopt, "-O", path, "-o", opt], 300)
+    if rc != 0:
+        rec["waveopt"] = "error: " + out.strip().splitlines()[-1][:100] if out.strip() else "error"
+        return rec
+    with open(path, "rb") as f, open(opt, "rb") as g:
+        fired = f.read() != g.read()
+    rec["fired"] = fired
+    if not fired:
+        os.remove(opt)
+        return rec
+    rc, out = run([waverun, "diff", "--auto", path, opt, "--widths=4,8,16"] + common,
+                  3 * args.timeout + 60)
+    rec["diff_lavapipe"] = waverun_status(rc, out)
+    rec["diff_lavapipe_sizes"] = {m.group(1): m.group(2) for m in
+                                  re.finditer(r"\[sg=(\d+)\] (equal|DIFFERENT|NONDETERMINISTIC|TIMEOUT)", out)}
+    rc, out2 = run([waverun, "diff", "--auto", path, opt, "--sim", "--widths=32,64",
+                    "--sim-limit=%d" % args.sim_limit] + common, 2 * args.timeout + 60)
+    rec["diff_sim"] = waverun_status(rc, out2)
+    ran, added, none = coverage_of(out + out2)
+    rec["coverage"] = {"ran": ran, "added": added, "none": none}
+    rec["multiset"] = len(re.findall(r"^# binding .* is compared as a multiset", out, re.M))
+    return rec
+
+
+def table(title, counter, total):
+    lines = ["| %s | modules |" % title, "|---|---|"]
+    for name, n in counter.most_common():
+        lines.append("| %s | %d |" % (name, n))
+    lines.append("| total | %d |" % total)
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("corpus")
+    parser.add_argument("--bin", default=os.environ.get("WAVEOPT_BIN_DIR"))
+    parser.add_argument("--out")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--timeout", type=int, default=120, help="seconds per waverun child")
+    parser.add_argument("--sim-limit", type=int, default=100000000)
+    parser.add_argument("--only", help="only modules whose path matches this regular expression")
+    parser.add_argument("--limit", type=int, default=0, help="at most this many modules")
+    parser.add_argument("--resume", action="store_true", help="skip modules already in results.jsonl")
+    args = parser.parse_args()
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    args.bin = args.bin or os.path.join(repo, "build", "bin")
+    args.corpus = os.path.abspath(args.corpus)
+    out_dir = args.out or os.path.join("/work/scratch", os.environ.get("USER", "waverun"), "run_auto")
+    if not os.path.isdir(os.path.dirname(out_dir)):
+        out_dir = os.path.abspath("run_auto_out")
+    os.makedirs(out_dir, exist_ok=True)
+    os.environ["MESA_SHADER_CACHE_DISABLE"] = "true"
+    os.environ["LP_NUM_THREADS"] = "1"
+
+    modules = []
+    for root, _, files in os.walk(args.corpus):
+        for name in sorted(files):
+            if name.endswith(".spv"):
+                modules.append(os.path.join(root, name))
+    modules.sort()
+    if args.only:
+        modules = [m for m in modules if re.search(args.only, m)]
+    if args.limit:
+        modules = modules[:args.limit]
+    results_path = os.path.join(out_dir, "results.jsonl")
+    done = {}
+    if args.resume and os.path.exists(results_path):
+        for line in open(results_path):
+            r = json.loads(line)
+            done[r["module"]] = r
+    todo = [m for m in modules if m not in done]
+    print("%d modules, %d to run, results in %s" % (len(modules), len(todo), results_path),
+          flush=True)
+    with open(results_path, "a" if args.resume else "w") as f:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            futures = {pool.submit(one_module, m, args, out_dir): m for m in todo}
+            for k, fut in enumerate(concurrent.futures.as_completed(futures)):
+                r = fut.result()
+                done[r["module"]] = r
+                f.write(json.dumps(r) + "\n")
+                f.flush()
+                if (k + 1) % 25 == 0:
+                    print("  %d/%d" % (k + 1, len(todo)), flush=True)
+    results = [done[m] for m in modules if m in done]
+    summarize(results)
+
+
+def summarize(results):
+    flavour = lambda r: "opt" if r["module"].endswith(".opt.spv") else "raw"
+    n = len(results)
+    print("\n## waverun run --auto (%d modules: %d raw, %d after spirv-opt -O)\n" % (
+        n, sum(flavour(r) == "raw" for r in results), sum(flavour(r) == "opt" for r in results)))
+    for key, label in (("run_lavapipe", "lavapipe, size 8"), ("run_sim", "simulator, size 32")):
+        c = collections.Counter(r[key] if r[key] != "ok" else "runs" for r in results)
+        print(table(label, c, n))
+        print()
+    both = sum(r["run_lavapipe"] == "ok" and r["run_sim"] == "ok" for r in results)
+    either = sum(r["run_lavapipe"] == "ok" or r["run_sim"] == "ok" for r in results)
+    print("runs on both: %d of %d; on at least one: %d\n" % (both, n, either))
+    fired = [r for r in results if r.get("fired")]
+    print("## waverun diff --auto, module vs waveopt -O (a pass fired: %d)\n" % len(fired))
+    for key, label in (("diff_lavapipe", "lavapipe 4/8/16"), ("diff_sim", "simulator 32/64")):
+        c = collections.Counter(r[key] for r in fired)
+        print(table(label, c, len(fired)))
+        print()
+    cov = [r for r in fired if r.get("coverage", {}).get("added")]
+    none = sum(1 for r in fired if r.get("coverage", {}).get("none"))
+    print("coverage: %d pairs with counts, %d where the added instructions never ran at some size" % (
+        len(cov), none))
+    ms = sum(1 for r in fired if r.get("multiset"))
+    print("pairs with a binding compared as a multiset (atomic order): %d" % ms)
+    errs = collections.Counter(r["waveopt"] for r in results if "waveopt" in r)
+    if errs:
+        print("\nwaveopt -O failed on %d modules" % sum(errs.values()))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
