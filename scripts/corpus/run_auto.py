@@ -50,7 +50,10 @@ CAUSES = [
     ("descriptor waverun cannot bind", r"input attachments|acceleration structures|multisampled"),
     ("push constants larger than the device allows", r"push constants take"),
     ("the simulator disagrees with lavapipe", r"simulator disagrees with the device"),
+    ("variables of different kinds on one binding (HLSL registers without binding shifts)",
+     r"variables of different kinds share it"),
     ("the two modules cannot share inputs", r"cannot share inputs"),
+    ("more descriptors than the device allows per stage", r"per shader stage"),
     ("resource too large", r"is too large"),
 ]
 
@@ -74,6 +77,8 @@ def run(cmd, timeout):
     except subprocess.TimeoutExpired as e:
         out = e.stdout if isinstance(e.stdout, str) else (e.stdout or b"").decode("utf-8", "replace")
         return -1, (out or "") + "\nTIMEOUT (script)"
+    except OSError as e:
+        return -1, "waverun: error: cannot run %s: %s" % (cmd[0], e)
 
 
 def waverun_status(rc, out):

@@ -50,6 +50,15 @@ void AutoSpec(const ModuleInterface& iface, RunSpec* spec, std::vector<std::stri
     g[1] = CeilDiv(side, ls[1]);
     g[2] = CeilDiv(side, ls[2]);
   }
+  // At most twice the target: halve the longest side of the grid.
+  while (uint64_t{g[0]} * g[1] * g[2] * wg > 2 * kTargetInvocations) {
+    int d = 0;
+    for (int k = 1; k < 3; ++k) {
+      if (g[k] > g[d]) d = k;
+    }
+    if (g[d] <= 1) break;
+    g[d] = (g[d] + 1) / 2;
+  }
   if (!spec->dispatch_given) {
     for (int d = 0; d < 3; ++d) spec->dispatch[d] = g[d];
     spec->dispatch_given = true;

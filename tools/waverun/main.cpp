@@ -816,10 +816,7 @@ int ReportCoverage(const Cli& cli, const Module& a, const Module& b,
     std::printf("coverage: none of the %zu instructions b adds ran: these inputs do not exercise "
                 "the rewrite\n",
                 c.added);
-    if (cli.require_coverage) {
-      std::printf("NOT COVERED: the rewritten code never ran (--require-coverage)\n");
-      return kExitUncovered;
-    }
+    if (cli.require_coverage) return kExitUncovered;
     if (cli.auto_resolved) {
       std::fprintf(stderr,
                    "waverun: warning: the rewrite in %s never ran with the --auto inputs; an "
@@ -934,6 +931,9 @@ int CommandDiff(const Cli& cli, Device* device, Module* a, Module* b) {
     std::printf("equal: %d binding%s compared (a = %s, b = %s)\n", compared,
                 compared == 1 ? "" : "s", a->path.c_str(), b->path.c_str());
     if (!unstable.empty()) return kExitNondeterministic;
+    if (coverage_status == kExitUncovered) {
+      std::printf("NOT COVERED: the rewritten code never ran (--require-coverage)\n");
+    }
     return coverage_status;
   }
   std::printf("DIFFERENT: %d of %d bindings differ (a = %s, b = %s)\n", differing, compared,
@@ -1070,16 +1070,16 @@ int RunCommand(const Cli& cli, uint32_t width) {
   return CommandTime(cli, device.get(), &modules);
 }
 
-// --auto, in the parent: loads and reflects the modules, completes the spec
-// from the interface and prints it (with how bindings are compared), then
-// gives it to the children as spec lines.
-int ResolveAuto(Cli* cli) {
+std::string ReadAll(FILE* f);
+
+// The auto spec of |cli|'s modules as spec-file text, then "# note" lines.
+int AutoSpecText(const Cli& cli, std::string* text) {
   std::string err;
   RunSpec spec;
-  if (!LoadSpec(*cli, cli->inputs[0], &spec, &err)) return Error(err);
-  std::vector<Module> modules(cli->inputs.size());
-  for (size_t i = 0; i < cli->inputs.size(); ++i) {
-    if (!LoadAndReflect(*cli, cli->inputs[i], spec, &modules[i], &err)) return Error(err);
+  if (!LoadSpec(cli, cli.inputs[0], &spec, &err)) return Error(err);
+  std::vector<Module> modules(cli.inputs.size());
+  for (size_t i = 0; i < cli.inputs.size(); ++i) {
+    if (!LoadAndReflect(cli, cli.inputs[i], spec, &modules[i], &err)) return Error(err);
   }
   ModuleInterface iface = modules[0].iface;
   if (modules.size() == 2 && !MergeInterfaces(modules[0].iface, modules[1].iface, &iface, &err)) {
@@ -1087,10 +1087,41 @@ int ResolveAuto(Cli* cli) {
   }
   std::vector<std::string> notes;
   AutoSpec(iface, &spec, &notes);
-  std::string text = FormatSpec(spec);
+  *text = FormatSpec(spec);
+  for (const std::string& n : notes) *text += "# " + n + "\n";
+  return kExitOk;
+}
+
+// --auto, before the runs: completes the spec from the modules' interface
+// (in a child process, like every step that reads the modules), prints it
+// (with how bindings are compared), then gives it to the runs as spec lines.
+int ResolveAuto(Cli* cli) {
+  FILE* out = std::tmpfile();
+  if (!out) return Error("cannot create a temporary file");
+  std::fflush(stdout);
+  std::fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) return Error("cannot fork");
+  if (pid == 0) {
+    std::string text;
+    int rc = AutoSpecText(*cli, &text);
+    std::fwrite(text.data(), 1, text.size(), out);
+    std::fflush(out);
+    std::fflush(stderr);
+    _exit(rc);
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) < 0) return Error("wait failed");
+  if (!WIFEXITED(status)) {
+    return Error(std::string("reading the modules crashed (signal ") +
+                 std::to_string(WTERMSIG(status)) + ", " + strsignal(WTERMSIG(status)) + ")" +
+                 (cli->validate ? "" : " on a module that was not validated (--no-validate)"));
+  }
+  if (WEXITSTATUS(status) != kExitOk) return WEXITSTATUS(status);
+  std::string text = ReadAll(out);
+  std::fclose(out);
   std::printf("# waverun --auto: the spec used (save it as a .waverun file to pin it)\n%s",
               text.c_str());
-  for (const std::string& n : notes) std::printf("# %s\n", n.c_str());
   std::fflush(stdout);
   cli->spec_lines.clear();
   std::stringstream ss(text);
@@ -1116,6 +1147,23 @@ std::string ReadAll(FILE* f) {
   size_t n;
   while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) s.append(buf, n);
   return s;
+}
+
+// One line for a run killed after --timeout seconds.
+std::string TimeoutMessage(const Cli& cli) {
+  return "TIMEOUT: no result after " + std::to_string(cli.timeout_s) + " s (" +
+         (cli.sim ? "a long simulation; --sim-limit=N stops one after N instructions"
+                  : "lavapipe can take minutes to compile a very large kernel") +
+         "); --timeout=S waits longer";
+}
+
+// One line for a run that died of |signal|.
+std::string CrashMessage(const Cli& cli, int signal) {
+  std::string s = "the run crashed (signal " + std::to_string(signal) + ", " + strsignal(signal) + ")";
+  if (!cli.validate) return s + " on a module that was not validated (--no-validate)";
+  return s + (cli.sim ? ": a simulator bug, please report it"
+                      : ": the driver failed on the module, e.g. on an access through a device "
+                        "address outside its buffers");
 }
 
 double Now() {
@@ -1200,14 +1248,9 @@ int RunChildren(const Cli& cli, const std::vector<uint32_t>& widths) {
       ++done;
       if (!capture) {
         if (c.rc == kExitTimeout) {
-          std::printf("TIMEOUT: no result after %d s (a very large kernel can take lavapipe "
-                      "minutes to compile); --timeout=S waits longer\n",
-                      cli.timeout_s);
+          std::printf("%s\n", TimeoutMessage(cli).c_str());
         } else if (c.rc < 0) {
-          std::fprintf(stderr,
-                       "waverun: error: the run crashed (signal %d, %s): the driver or the "
-                       "module went wrong, e.g. an access through a bad device address\n",
-                       -c.rc, strsignal(-c.rc));
+          std::fprintf(stderr, "waverun: error: %s\n", CrashMessage(cli, -c.rc).c_str());
         }
       }
       break;
@@ -1221,17 +1264,13 @@ int RunChildren(const Cli& cli, const std::vector<uint32_t>& widths) {
       std::string prefix = "[sg=" + std::to_string(c.width) + "] ";
       PrintPrefixed(stdout, prefix, ReadAll(c.out));
       if (c.rc == kExitTimeout) {
-        std::printf("%sTIMEOUT: no result after %d s (a very large kernel can take lavapipe "
-                    "minutes to compile); --timeout=S waits longer\n",
-                    prefix.c_str(), cli.timeout_s);
+        std::printf("%s%s\n", prefix.c_str(), TimeoutMessage(cli).c_str());
       }
       std::fflush(stdout);
       PrintPrefixed(stderr, prefix, ReadAll(c.err));
       if (c.rc < 0) {
-        std::fprintf(stderr,
-                     "%swaverun: error: the run crashed (signal %d, %s): the driver or the "
-                     "module went wrong, e.g. an access through a bad device address\n",
-                     prefix.c_str(), -c.rc, strsignal(-c.rc));
+        std::fprintf(stderr, "%swaverun: error: %s\n", prefix.c_str(),
+                     CrashMessage(cli, -c.rc).c_str());
       }
       std::fclose(c.out);
       std::fclose(c.err);

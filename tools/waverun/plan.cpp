@@ -406,10 +406,11 @@ bool BuildPlan(const ModuleInterface& iface, const RunSpec& spec, Plan* plan,
     *error = "the spec fills push constants but the module has none";
     return false;
   }
+  // Only the constants the spec sets: the others keep the module's defaults
+  // (a module may declare one SpecId twice with different defaults).
   for (const SpecConstant& sc : iface.spec_constants) {
     auto it = spec.constants.find(sc.constant_id);
-    plan->constants.push_back(
-        {sc.constant_id, sc.bytes, it == spec.constants.end() ? sc.default_bits : it->second});
+    if (it != spec.constants.end()) plan->constants.push_back({sc.constant_id, sc.bytes, it->second});
   }
   for (const auto& c : spec.constants) {
     bool found = false;
@@ -436,8 +437,7 @@ Plan PlanForModule(const Plan& merged, const ModuleInterface& module, const RunS
   plan.constants.clear();
   for (const SpecConstant& sc : module.spec_constants) {
     auto it = spec.constants.find(sc.constant_id);
-    plan.constants.push_back(
-        {sc.constant_id, sc.bytes, it == spec.constants.end() ? sc.default_bits : it->second});
+    if (it != spec.constants.end()) plan.constants.push_back({sc.constant_id, sc.bytes, it->second});
   }
   return plan;
 }

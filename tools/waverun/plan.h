@@ -63,7 +63,7 @@ struct Plan {
   std::vector<PointeePlan> pointees;    // after the resources in Outputs
   std::vector<uint8_t> push;            // push constant bytes (may be empty)
   std::vector<PointerSlot> push_pointers;
-  std::vector<SpecValue> constants;     // every spec constant of the module
+  std::vector<SpecValue> constants;     // the spec constants the spec sets (others: defaults)
   uint32_t dispatch[3] = {1, 1, 1};
   uint32_t reps = 10;
   // Lines for the report: bindings compared as multisets and why.
