@@ -862,7 +862,10 @@ int CommandDiff(const Cli& cli, Device* device, Module* a, Module* b) {
     CompareOutputs(a->plan, out_a, out_a2, "run1", "run2", &unstable_report, nullptr, &unstable);
   }
   SimOptions b_options = MakeSimOptions(cli);
-  b_options.count_instructions = cli.coverage || cli.auto_resolved;
+  // Coverage: with --coverage; with --auto on the simulator (on a device it
+  // would cost a simulation of b besides).
+  bool want_coverage = cli.coverage || (cli.auto_resolved && sim);
+  b_options.count_instructions = want_coverage;
   std::unique_ptr<Device> counting;
   Device* b_device = device;
   if (sim && b_options.count_instructions) {
@@ -886,7 +889,7 @@ int CommandDiff(const Cli& cli, Device* device, Module* a, Module* b) {
   }
   // Coverage of b's added instructions.
   int coverage_status = kExitOk;
-  if (cli.coverage || cli.auto_resolved) {
+  if (want_coverage) {
     const waveopt::sim::Counters* counters = nullptr;
     std::string unavailable;
     std::unique_ptr<Program> pc;
