@@ -229,10 +229,15 @@ bool BuildPlan(const ModuleInterface& iface, const RunSpec& spec, Plan* plan,
       p.element_bytes = 0;
     } else if (image || texel_buffer) {
       bool one_d = r.dim == ImageDim::k1D || texel_buffer;
+      if (b.elements && !one_d) {
+        *error = label + ": a " + ImageDimName(r.dim, r.arrayed) + " image's size is " +
+                 (r.dim == ImageDim::k3D || r.arrayed ? "WxHxD" : "WxH");
+        return false;
+      }
       if (one_d && b.elements) {
         p.width = static_cast<uint32_t>(std::min<uint64_t>(*b.elements, UINT32_MAX));
         p.height = 1;
-        p.depth = r.arrayed ? 1 : 1;
+        p.depth = 1;
       } else if (b.width != 0) {
         p.width = b.width;
         p.height = b.height;
