@@ -90,6 +90,9 @@ class Reflector {
   bool Fields(uint32_t type, uint64_t offset, std::vector<Field>* out, std::string* error,
               int depth = 0);
   bool Layout(uint32_t block_type, BufferLayout* out, std::string* error);
+  bool PointerField(uint32_t pointee_type, uint64_t offset, std::vector<Field>* out,
+                    std::string* error);
+  void FindAddressMembers();
   std::string TypeName(uint32_t type) const;
   void Facts(ModuleInterface* iface);
 
@@ -108,6 +111,9 @@ class Reflector {
   bool has_loops_ = false;
   bool uses_psb_ = false;
   std::vector<uint32_t> capabilities_;
+  // (struct type, member) of integer fields holding device addresses -> the
+  // PhysicalStorageBuffer pointer type they are converted to.
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> address_members_;
   // Pointees being collected (PhysicalStorageBuffer pointer fields).
   std::vector<Pointee>* pointees_ = nullptr;
   std::string pointer_label_;  // label of the block whose fields are being laid out
@@ -399,33 +405,9 @@ bool Reflector::Fields(uint32_t type, uint64_t offset, std::vector<Field>* out,
       out->push_back(f);
       return true;
     }
-    case spv::OpTypePointer: {
+    case spv::OpTypePointer:
       if (t->ops[0] != spv::StorageClassPhysicalStorageBuffer) return true;
-      Field f;
-      f.kind = Field::Kind::kPointer;
-      f.bytes = 8;
-      f.offset = static_cast<uint32_t>(offset);
-      if (pointees_ && pointer_depth_ < 2) {
-        Pointee p;
-        p.label = pointer_label_ + "+" + std::to_string(offset);
-        p.depth = pointer_depth_ + 1;
-        f.pointee = static_cast<int>(pointees_->size());
-        pointees_->push_back(p);
-        // Lay out the pointee (its own pointer fields one level deeper).
-        std::string saved_label = pointer_label_;
-        uint32_t saved_depth = pointer_depth_;
-        pointer_label_ = p.label + ">";
-        pointer_depth_ = p.depth;
-        BufferLayout layout;
-        bool ok = Layout(t->ops[1], &layout, error);
-        pointer_label_ = saved_label;
-        pointer_depth_ = saved_depth;
-        if (!ok) return false;
-        (*pointees_)[static_cast<size_t>(f.pointee)].layout = std::move(layout);
-      }
-      out->push_back(f);
-      return true;
-    }
+      return PointerField(t->ops[1], offset, out, error);
     case spv::OpTypeArray:
     case spv::OpTypeRuntimeArray:
     case spv::OpTypeMatrix:
@@ -440,6 +422,12 @@ bool Reflector::Fields(uint32_t type, uint64_t offset, std::vector<Field>* out,
       const Deco& md = MemberDeco(type, m);
       if (md.Has(spv::DecorationOffset)) off = md.Get(spv::DecorationOffset);
       uint32_t mt = t->ops[m];
+      auto address = address_members_.find({type, m});
+      if (address != address_members_.end()) {
+        if (!PointerField(address->second, off, out, error)) return false;
+        off += 8;
+        continue;
+      }
       if (Opcode(mt) == spv::OpTypeMatrix) {
         const Inst* mi = Def(mt);
         const Inst* col = Def(mi->ops[0]);
@@ -518,6 +506,149 @@ bool Reflector::Fields(uint32_t type, uint64_t offset, std::vector<Field>* out,
   return true;
 }
 
+bool Reflector::PointerField(uint32_t pointee_type, uint64_t offset, std::vector<Field>* out,
+                             std::string* error) {
+  Field f;
+  f.kind = Field::Kind::kPointer;
+  f.bytes = 8;
+  f.offset = static_cast<uint32_t>(offset);
+  if (pointees_ && pointer_depth_ < 2) {
+    Pointee p;
+    p.label = pointer_label_ + "+" + std::to_string(offset);
+    p.depth = pointer_depth_ + 1;
+    f.pointee = static_cast<int>(pointees_->size());
+    pointees_->push_back(p);
+    // Lay out the pointee (its own pointer fields one level deeper).
+    std::string saved_label = pointer_label_;
+    uint32_t saved_depth = pointer_depth_;
+    pointer_label_ = p.label + ">";
+    pointer_depth_ = p.depth;
+    BufferLayout layout;
+    bool ok = Layout(pointee_type, &layout, error);
+    pointer_label_ = saved_label;
+    pointer_depth_ = saved_depth;
+    if (!ok) return false;
+    (*pointees_)[static_cast<size_t>(f.pointee)].layout = std::move(layout);
+  }
+  out->push_back(f);
+  return true;
+}
+
+// Integer fields that hold device addresses: 64-bit integers (or pairs of
+// 32-bit ones) in push constants or buffers that reach OpConvertUToPtr (or
+// a bitcast to a pointer) through arithmetic, conversions, phis, selects
+// and local variables. Found before the layouts, which then treat such a
+// member as a pointer to the converted pointer's type.
+void Reflector::FindAddressMembers() {
+  std::map<uint32_t, std::vector<uint32_t>> stores;  // local variable -> stored values
+  std::function<uint32_t(uint32_t, int)> root = [&](uint32_t ptr, int depth) -> uint32_t {
+    const Inst* d = Def(ptr);
+    if (!d || depth > 64) return 0;
+    if (d->op == spv::OpVariable) return ptr;
+    if ((d->op == spv::OpAccessChain || d->op == spv::OpInBoundsAccessChain ||
+         d->op == spv::OpCopyObject) && d->num_ops >= 1) {
+      return root(d->ops[0], depth + 1);
+    }
+    return 0;
+  };
+  for (const Inst& in : insts_) {
+    if (in.in_function && in.op == spv::OpStore && in.num_ops >= 2) {
+      uint32_t var = root(in.ops[0], 0);
+      if (var) stores[var].push_back(in.ops[1]);
+    }
+  }
+  for (const Inst& conv : insts_) {
+    if (!conv.in_function || conv.num_ops < 1) continue;
+    bool to_ptr = conv.op == spv::OpConvertUToPtr;
+    if (conv.op == spv::OpBitcast) {
+      const Inst* rt = Def(conv.type);
+      to_ptr = rt && rt->op == spv::OpTypePointer;
+    }
+    if (!to_ptr) continue;
+    const Inst* pt = Def(conv.type);
+    if (!pt || pt->op != spv::OpTypePointer || pt->num_ops < 2 ||
+        pt->ops[0] != spv::StorageClassPhysicalStorageBuffer) {
+      continue;
+    }
+    std::vector<uint32_t> work = {conv.ops[0]};
+    std::set<uint32_t> seen;
+    while (!work.empty() && seen.size() < 4096) {
+      uint32_t id = work.back();
+      work.pop_back();
+      if (!seen.insert(id).second) continue;
+      const Inst* d = Def(id);
+      if (!d) continue;
+      switch (d->op) {
+        case spv::OpIAdd: case spv::OpISub: case spv::OpIMul: case spv::OpUConvert:
+        case spv::OpSConvert: case spv::OpBitcast: case spv::OpCopyObject:
+        case spv::OpBitwiseAnd: case spv::OpBitwiseOr: case spv::OpShiftLeftLogical:
+          for (uint32_t k = 0; k < d->num_ops; ++k) work.push_back(d->ops[k]);
+          break;
+        case spv::OpSelect:
+          if (d->num_ops >= 3) {
+            work.push_back(d->ops[1]);
+            work.push_back(d->ops[2]);
+          }
+          break;
+        case spv::OpPhi:
+          for (uint32_t k = 0; k < d->num_ops; k += 2) work.push_back(d->ops[k]);
+          break;
+        case spv::OpLoad: {
+          if (d->num_ops < 1) break;
+          uint32_t var = root(d->ops[0], 0);
+          const Inst* v = Def(var);
+          if (!v || v->num_ops < 1) break;
+          uint32_t sc = v->ops[0];
+          if (sc == spv::StorageClassFunction || sc == spv::StorageClassPrivate) {
+            for (uint32_t value : stores[var]) work.push_back(value);
+            break;
+          }
+          if (sc != spv::StorageClassPushConstant && sc != spv::StorageClassUniform &&
+              sc != spv::StorageClassStorageBuffer) {
+            break;
+          }
+          // The struct member the access chain ends in.
+          const Inst* chain = Def(d->ops[0]);
+          const Inst* vt = Def(v->type);
+          if (!chain || !vt || vt->op != spv::OpTypePointer || vt->num_ops < 2) break;
+          if (chain->op != spv::OpAccessChain && chain->op != spv::OpInBoundsAccessChain) break;
+          uint32_t type = vt->ops[1];
+          std::pair<uint32_t, uint32_t> member{0, 0};
+          bool ok = true;
+          for (uint32_t k = 1; k < chain->num_ops && ok; ++k) {
+            const Inst* ti = Def(type);
+            if (!ti) {
+              ok = false;
+            } else if (ti->op == spv::OpTypeStruct) {
+              uint64_t idx;
+              ok = ConstValue(chain->ops[k], &idx) && idx < ti->num_ops;
+              if (ok) {
+                member = {type, static_cast<uint32_t>(idx)};
+                type = ti->ops[idx];
+              }
+            } else if (ti->op == spv::OpTypeArray || ti->op == spv::OpTypeRuntimeArray ||
+                       ti->op == spv::OpTypeVector) {
+              type = ti->ops[0];
+              member = {0, 0};
+            } else {
+              ok = false;
+            }
+          }
+          const Inst* ft = Def(type);
+          bool wide = ft && ((ft->op == spv::OpTypeInt && ft->ops[0] == 64) ||
+                             (ft->op == spv::OpTypeVector && ft->ops[1] == 2));
+          if (ok && member.first != 0 && wide && !address_members_.count(member)) {
+            address_members_[member] = pt->ops[1];
+          }
+          break;
+        }
+        default:
+          break;
+      }
+    }
+  }
+}
+
 bool Reflector::Layout(uint32_t block_type, BufferLayout* out, std::string* error) {
   const Inst* t = Def(block_type);
   if (!t) {
@@ -583,6 +714,12 @@ bool Reflector::Layout(uint32_t block_type, BufferLayout* out, std::string* erro
               if (f.offset < last_off) out->head_fields.push_back(f);
             }
             break;
+          }
+          auto address = address_members_.find({block_type, m});
+          if (address != address_members_.end()) {
+            if (!PointerField(address->second, off, &out->head_fields, error)) return false;
+            off += 8;
+            continue;
           }
           if (!Fields(t->ops[m], off, &out->head_fields, error)) return false;
           uint64_t ms;
@@ -814,6 +951,8 @@ bool Reflector::Run(ModuleInterface* iface, std::string* error) {
             [](const SpecConstant& a, const SpecConstant& b) { return a.constant_id < b.constant_id; });
 
   pointees_ = &iface->pointees;
+  FindAddressMembers();
+  if (!address_members_.empty()) iface->uses_device_addresses = true;
   // Resources.
   std::map<std::pair<uint32_t, uint32_t>, Resource> by_key;
   for (const Inst& in : insts_) {
