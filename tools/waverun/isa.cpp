@@ -300,6 +300,7 @@ class RadvCompiler {
   VkInstance instance_ = VK_NULL_HANDLE;
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
   VkDevice device_ = VK_NULL_HANDLE;
+  bool fixed_wave_ = false;  // the family has one wave size: no required size
   PFN_vkGetPipelineExecutablePropertiesKHR get_executables_ = nullptr;
   PFN_vkGetPipelineExecutableStatisticsKHR get_statistics_ = nullptr;
   PFN_vkGetPipelineExecutableInternalRepresentationsKHR get_representations_ = nullptr;
@@ -354,8 +355,13 @@ bool RadvCompiler::Init(const Family& family, uint32_t wave, std::string* error)
       Make<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
   props2.pNext = &size_control;
   vkGetPhysicalDeviceProperties2(physical_, &props2);
-  if (wave != 0 && (wave < size_control.minSubgroupSize || wave > size_control.maxSubgroupSize ||
-                    !(size_control.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT))) {
+  // A family with one wave size (gfx6-9: 64) takes no required size.
+  bool only_size = size_control.minSubgroupSize == size_control.maxSubgroupSize;
+  if (wave != 0 && only_size && wave == size_control.minSubgroupSize) {
+    fixed_wave_ = true;
+  } else if (wave != 0 &&
+             (wave < size_control.minSubgroupSize || wave > size_control.maxSubgroupSize ||
+              !(size_control.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT))) {
     *error = std::string(family.name) + " (" + family.arch + ") has no wave" +
              std::to_string(wave) + " for compute shaders (subgroup sizes " +
              std::to_string(size_control.minSubgroupSize) + ".." +
@@ -550,7 +556,7 @@ void RadvCompiler::Compile(const std::vector<uint32_t>& words, uint32_t wave, Ro
                VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR;
   cpci.stage = Make<VkPipelineShaderStageCreateInfo>(
       VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO);
-  if (wave != 0) cpci.stage.pNext = &required;
+  if (wave != 0 && !fixed_wave_) cpci.stage.pNext = &required;
   cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   cpci.stage.module = module;
   cpci.stage.pName = iface.entry_point.c_str();
