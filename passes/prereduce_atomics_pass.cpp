@@ -263,7 +263,7 @@ std::string PrereduceAtomicsPass::DriverProfileRefusal(const Candidate& cand,
           fragment_functions_.count(cand.function->result_id()) == 0) {
         *why = "--assume-driver=radv: RADV pre-reduces a 32-bit uniform-address "
                "atomic itself (one elected lane, an s_bcnt1 or DPP reduction, "
-               "v_mbcnt for the returned values) in fewer instructions than "
+               "v_mbcnt for the returned values) in no more instructions than "
                "this rewrite";
         return "DriverPreReduces";
       }
@@ -921,7 +921,13 @@ bool PrereduceAtomicsPass::EmitElectedAtomic(BasicBlock* pre, BasicBlock* merge,
                                 e.UIntVectorType(4), -1, {e.Bool(true)});
       count = e.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type,
                       kReduce, {ballot});
-      if (want_result) {
+      if (want_result && config().driver == AssumedDriver::kRadv) {
+        // ACO lowers an exclusive add of 1 to v_mbcnt (2 instructions) and a
+        // ballot's exclusive bit count to 9 (docs/passes/prereduce-atomics.md).
+        context()->AddCapability(spv::Capability::GroupNonUniformArithmetic);
+        before = e.Group(spv::Op::OpGroupNonUniformIAdd, uint_type, kExclusiveScan,
+                         {e.UInt(1)});
+      } else if (want_result) {
         before = e.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type,
                          kExclusiveScan, {ballot});
       }

@@ -10,7 +10,8 @@ ISub, IIncrement, IDecrement, UMin, SMin, UMax, SMax, And, Or, Xor), value
 (uniform / divergent), returned value (used / unused), and whether the atomic
 sits under a divergent branch — every one with a subgroup-uniform address:
 prereduce-atomics' cases A and B. Each is compiled by RADV (`waverun isa`,
-null hardware) as written, and after `waveopt --prereduce-atomics`.
+null hardware) as written, after `waveopt --prereduce-atomics`, and after
+`waveopt --prereduce-atomics --assume-driver=radv` (extended-types on).
 
 A shape counts as pre-reduced by RADV when the naive shader's ISA elects one
 lane for the atomic (s_ff1/s_ctz of exec, the first active lane) — the shader
@@ -179,8 +180,14 @@ def main():
             if r.returncode != 0:
                 raise SystemExit("radv_atomics: waveopt failed on %s: %s" % (s, r.stdout.strip()))
             remark = re.findall(r"(applied|missed) (\w+)", r.stdout)
-            mods += [asm, opt]
-            rows.append((s, asm, opt, remark[0][1] if remark else "?"))
+            radv = os.path.join(tmp, "s%d.radv.spv" % n)
+            r = subprocess.run([waveopt, "--prereduce-atomics=extended-types", "--assume-driver=radv",
+                                asm, "-o", radv], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               universal_newlines=True)
+            if r.returncode != 0:
+                raise SystemExit("radv_atomics: waveopt failed on %s: %s" % (s, r.stdout.strip()))
+            mods += [asm, opt, radv]
+            rows.append((s, asm, opt, radv, remark[0][1] if remark else "?"))
         r = subprocess.run([waverun, "isa", "--amd=" + args.amd, "--wave=" + args.wave,
                             "--format=json", "--disasm"] + mods,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
@@ -194,24 +201,27 @@ def main():
             for wave in [int(w) for w in args.wave.split(",")]:
                 print("\n%s, wave%d\n" % (fam, wave))
                 print("| storage | bits | op | value | result | branch | waveopt | RADV on the naive shader | "
-                      "instr naive → waveopt | VGPRs naive → waveopt |")
+                      "instructions: naive / waveopt / waveopt radv | VGPRs: naive / waveopt / radv |")
                 print("|---|---|---|---|---|---|---|---|---|---|")
-                for s, asm, opt, remark in rows:
+                for s, asm, opt, radv, remark in rows:
                     a, b = results.get((asm, fam, wave)), results.get((opt, fam, wave))
+                    c = results.get((radv, fam, wave))
                     storage, width, op, value, used, branch = s
-                    if not a or a["error"] or not b or b["error"]:
-                        err = (a or {}).get("error") or (b or {}).get("error") or "no row"
+                    if not a or a["error"] or not b or b["error"] or not c or c["error"]:
+                        err = ((a or {}).get("error") or (b or {}).get("error") or
+                               (c or {}).get("error") or "no row")
                         print("| %s | %d | %s | %s | %s | %s | %s | error: %s | | |" % (
                             storage, width, op, value, "used" if used else "unused",
                             "divergent if" if branch else "—", remark, err))
                         continue
                     pre, how = classify(a["isa"], atomic_regex(storage))
-                    print("| %s | %d | %s | %s | %s | %s | %s | %s | %d → %d | %d → %d |" % (
+                    st = lambda e, k: e["statistics"][k]
+                    print("| %s | %d | %s | %s | %s | %s | %s | %s | %d / %d / %d | %d / %d / %d |" % (
                         storage, width, op, value, "used" if used else "unused",
                         "divergent if" if branch else "—", remark,
                         ("**pre-reduced** (%s)" % how) if pre else "one atomic per lane",
-                        a["statistics"]["Instructions"], b["statistics"]["Instructions"],
-                        a["statistics"]["VGPRs"], b["statistics"]["VGPRs"]))
+                        st(a, "Instructions"), st(b, "Instructions"), st(c, "Instructions"),
+                        st(a, "VGPRs"), st(b, "VGPRs"), st(c, "VGPRs")))
     return rc_all
 
 
