@@ -278,7 +278,6 @@ struct Statistic {
 struct Row {
   size_t module = 0;
   std::string family;
-  uint32_t wave_requested = 0;
   uint32_t wave = 0;  // the executable's subgroup size
   std::string error;  // empty: compiled
   std::vector<Statistic> stats;
@@ -846,6 +845,9 @@ const char* kHeaders[] = {"instr", "copy", "branch", "sgpr", "vgpr", "spill_s", 
                           "vmem_cl", "smem_cl", "vload", "vstore", "sload", "lds", "lds_atom",
                           "atomic", "scratch"};
 
+static_assert(sizeof(kHeaders) / sizeof(kHeaders[0]) == sizeof(kColumns) / sizeof(kColumns[0]),
+              "one table header per column");
+
 bool ColumnValue(const Row& row, const Column& c, double* value, std::string* text) {
   if (c.stat) {
     const Statistic* s = FindStat(row, c.stat);
@@ -1100,7 +1102,6 @@ int RunIsa(const std::vector<IsaModule>& modules, const IsaOptions& options) {
       for (size_t i = 0; i < modules.size(); ++i) {
         job.rows[i].module = i;
         job.rows[i].family = name;
-        job.rows[i].wave_requested = wave;
         job.rows[i].error = "not compiled";
       }
       jobs.push_back(std::move(job));
