@@ -230,6 +230,7 @@ spvtools::opt::Pass::Status PrereduceAtomicsPass::Process() {
     Candidate cand;
     std::string why;
     std::string reason = Classify(func, atomic, uniformity, &cand, &why);
+    if (reason.empty()) reason = DriverProfileRefusal(cand, &why);
     if (!reason.empty()) {
       EmitRemark(RemarkKind::kMissed, reason, func, atomic, why);
       continue;
@@ -244,6 +245,46 @@ spvtools::opt::Pass::Status PrereduceAtomicsPass::Process() {
     if (!Rewrite(cand)) return Status::Failure;
   }
   return Status::SuccessWithChange;
+}
+
+std::string PrereduceAtomicsPass::DriverProfileRefusal(const Candidate& cand,
+                                                       std::string* why) {
+  const spvtools::opt::analysis::Integer* int_type =
+      context()->get_type_mgr()->GetType(cand.atomic->type_id())->AsInteger();
+  switch (config().driver) {
+    case AssumedDriver::kRadv:
+      // Measured (test/amd/radv_atomics.py): RADV compiles every 32-bit
+      // integer uniform-address atomic to one elected lane with an s_bcnt1 or
+      // DPP reduction, in no more instructions than this rewrite; 64-bit
+      // ones it handles worse or wrongly, and fragment shaders were not
+      // measured (waverun isa compiles compute shaders).
+      if (cand.shape == Shape::kUniformAddress && int_type != nullptr &&
+          int_type->width() == 32 &&
+          fragment_functions_.count(cand.function->result_id()) == 0) {
+        *why = "--assume-driver=radv: RADV pre-reduces a 32-bit uniform-address "
+               "atomic itself (one elected lane, an s_bcnt1 or DPP reduction, "
+               "v_mbcnt for the returned values) in no more instructions than "
+               "this rewrite";
+        return "DriverPreReduces";
+      }
+      return "";
+    case AssumedDriver::kCpu:
+      // Measured on lavapipe (docs/benchmarks.md): the uniform-value case A
+      // (compaction) and the small-bin case C (histograms) are slower than
+      // the plain atomics; case B (tile_minmax) is faster.
+      if (cand.shape == Shape::kSmallBinSet || cand.uniform_value) {
+        *why = std::string("--assume-driver=cpu: ") +
+               (cand.shape == Shape::kSmallBinSet
+                    ? "the small-bin pre-reduction (histograms)"
+                    : "the uniform-value pre-reduction (append counters)") +
+               " measured slower than one atomic per lane on lavapipe";
+        return "NotProfitableOnCpu";
+      }
+      return "";
+    case AssumedDriver::kGeneric:
+      break;
+  }
+  return "";
 }
 
 void PrereduceAtomicsPass::EmitApplied(const Candidate& cand) {
@@ -880,7 +921,13 @@ bool PrereduceAtomicsPass::EmitElectedAtomic(BasicBlock* pre, BasicBlock* merge,
                                 e.UIntVectorType(4), -1, {e.Bool(true)});
       count = e.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type,
                       kReduce, {ballot});
-      if (want_result) {
+      if (want_result && config().driver == AssumedDriver::kRadv) {
+        // ACO lowers an exclusive add of 1 to v_mbcnt (2 instructions) and a
+        // ballot's exclusive bit count to 9 (docs/passes/prereduce-atomics.md).
+        context()->AddCapability(spv::Capability::GroupNonUniformArithmetic);
+        before = e.Group(spv::Op::OpGroupNonUniformIAdd, uint_type, kExclusiveScan,
+                         {e.UInt(1)});
+      } else if (want_result) {
         before = e.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type,
                          kExclusiveScan, {ballot});
       }

@@ -136,6 +136,13 @@ class PrereduceAtomicsPass : public WavePass {
   bool IsInvocationIndex(uint32_t id, const UniformityAnalysis& uniformity,
                          int depth);
 
+  // --assume-driver: a missed-remark name when the assumed driver measurably
+  // does |cand| itself ("DriverPreReduces": RADV, 32-bit integer cases A and
+  // B outside fragment shaders) or when it measured as a loss there
+  // ("NotProfitableOnCpu": cases A and C on lavapipe), with |why| set;
+  // otherwise "". The evidence is in docs/passes/prereduce-atomics.md.
+  std::string DriverProfileRefusal(const Candidate& cand, std::string* why);
+
   void EmitApplied(const Candidate& cand);
   // When |id| is an OpLoad of a Function variable that is stored exactly
   // once and otherwise only loaded, the stored value's id; else 0.

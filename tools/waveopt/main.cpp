@@ -105,6 +105,10 @@ void PrintHelp() {
       "  --target-env=<env>             vulkan1.0..vulkan1.3, vulkan1.1spv1.4,\n"
       "                                 spv1.0..spv1.6 (default: from the module)\n"
       "  --subgroup-size=<n>            promise: every subgroup has n lanes\n"
+      "  --assume-driver=generic|radv|cpu  the driver the output is for: leave\n"
+      "                                 to it what it measurably does itself, skip\n"
+      "                                 what measured as a loss on it (default\n"
+      "                                 generic; docs/cli.md)\n"
       "  --remarks=<regex>              print applied remarks of matching passes\n"
       "  --remarks-missed=<regex>       print missed remarks of matching passes\n"
       "  --remarks-analysis=<regex>     print analysis remarks of matching passes\n"
@@ -182,6 +186,10 @@ Cli ParseArgs(int argc, char** argv) {
         UsageError("--subgroup-size must be a power of two from 1 to 128");
       }
       cli.options.subgroup_size = static_cast<uint32_t>(n);
+    } else if (StartsWith(a, "--assume-driver=")) {
+      if (!waveopt::ParseAssumedDriver(a.substr(16), &cli.options.driver)) {
+        UsageError("--assume-driver is generic, radv or cpu, not '" + a.substr(16) + "'");
+      }
     } else if (StartsWith(a, "--remarks=")) {
       cli.remarks_applied = a.substr(10);
     } else if (StartsWith(a, "--remarks-missed=")) {
