@@ -7,7 +7,8 @@ Runs `waveopt --prereduce-atomics[=PARAMS]` on every module of the corpus
 (see build_corpus.py; raw and after spirv-opt -O), matches the pass's
 remarks with the module's atomics (the pass emits exactly one remark per
 atomic instruction, in module order), and writes <out>/<label>.json plus a
-Markdown table on stdout. With --compare it prints two summaries side by
+Markdown table on stdout (the JSON also lists every atomic with its remark, and the
+modules waveopt failed on). With --compare it prints two summaries side by
 side (e.g. main's binary before, a branch's after).
 
   scripts/corpus/atomics_census.py [--corpus DIR] [--waveopt BIN]
@@ -97,9 +98,11 @@ def summarize(rows, results):
          "by_width": collections.defaultdict(collections.Counter),
          "by_op": collections.defaultdict(collections.Counter),
          "by_stage": collections.defaultdict(collections.Counter),
-         "split64": 0, "fragment_guarded": 0}
+         "split64": 0, "fragment_guarded": 0, "atomic_list": [], "failures": []}
     for (row, flavour), res in zip(rows, results):
         s["modules"] += 1
+        if res["rc"] != 0:
+            s["failures"].append([row["id"], flavour, res["error"]])
         if not res["atomics"]:
             continue
         s["modules_with_atomics"] += 1
@@ -117,6 +120,7 @@ def summarize(rows, results):
             s["by_width"][str(width)][key] += 1
             s["by_op"][op][rem["kind"]] += 1
             s["by_stage"][row.get("stage", "?")][key] += 1
+            s["atomic_list"].append([row["id"], flavour, row.get("stage", "?"), op, width, key])
             s["split64"] += "reduced as 32-bit pieces" in rem["message"]
             s["fragment_guarded"] += "helper invocations are kept out" in rem["message"]
     return s
