@@ -323,7 +323,8 @@ bool Optimize(const std::vector<uint32_t>& input, const Options& options,
       options.has_target_env ? options.target_env : DefaultTargetEnv(input);
   result->target_env = env;
   std::string error;
-  if (options.validate_input && !ValidateModule(input, env, &error)) {
+  if (options.validate_input &&
+      !ValidateModule(input, env, &error, options.block_layout)) {
     return Fail(result, "input is not valid for " + TargetEnvName(env) + ": " + error);
   }
 
@@ -438,12 +439,14 @@ bool Optimize(const std::vector<uint32_t>& input, const Options& options,
       DisassembleWords(words, env, &text, &error);
       result->print_all += "; IR after " + step_name + "\n" + text;
     }
-    if (options.validate_after_all && !ValidateModule(words, env, &error)) {
+    if (options.validate_after_all &&
+        !ValidateModule(words, env, &error, options.block_layout)) {
       return Fail(result, "invalid module after " + step_name + ": " + error, remarks.get());
     }
   }
   result->remarks = remarks->Take();
-  if (options.validate_output && !ValidateModule(words, env, &error)) {
+  if (options.validate_output &&
+      !ValidateModule(words, env, &error, options.block_layout)) {
     return Fail(result, "internal error: the optimized module is not valid for " +
                             TargetEnvName(env) + ": " + error, remarks.get());
   }

@@ -345,7 +345,7 @@ std::string PrereduceAtomicsPass::DriverProfileRefusal(const Candidate& cand,
       // measured (waverun isa compiles compute shaders).
       if (cand.shape == Shape::kUniformAddress && int_type != nullptr &&
           int_type->width() == 32 &&
-          fragment_functions_.count(cand.function->result_id()) == 0) {
+          !cand.fragment) {
         *why = "--assume-driver=radv: RADV pre-reduces a 32-bit uniform-address "
                "atomic itself (one elected lane, an s_bcnt1 or DPP reduction, "
                "v_mbcnt for the returned values) in no more instructions than "

@@ -119,6 +119,10 @@ void PrintHelp() {
       "                                 input and exit (no output module)\n"
       "  --time-report                  print the time of every step\n"
       "  --validate-after-all           validate after every step\n"
+      "  --relax-block-layout, --uniform-buffer-standard-layout,\n"
+      "  --scalar-block-layout, --skip-block-layout\n"
+      "                                 validate buffer layouts as spirv-val's\n"
+      "                                 flags of the same names do\n"
       "  --skip-validation              do not validate input or output\n"
       "  --help, --version\n");
 }
@@ -206,6 +210,14 @@ Cli ParseArgs(int argc, char** argv) {
       cli.time_report = true;
     } else if (a == "--validate-after-all") {
       cli.options.validate_after_all = true;
+    } else if (a == "--relax-block-layout") {
+      cli.options.block_layout = waveopt::BlockLayout::kRelaxed;
+    } else if (a == "--uniform-buffer-standard-layout") {
+      cli.options.block_layout = waveopt::BlockLayout::kUniformStandard;
+    } else if (a == "--scalar-block-layout") {
+      cli.options.block_layout = waveopt::BlockLayout::kScalar;
+    } else if (a == "--skip-block-layout") {
+      cli.options.block_layout = waveopt::BlockLayout::kSkip;
     } else if (a == "--skip-validation") {
       cli.options.validate_input = cli.options.validate_output = false;
     } else if (StartsWith(a, "--")) {
@@ -319,7 +331,8 @@ int main(int argc, char** argv) {
   if (cli.print_uniformity) {
     const spv_target_env env = cli.options.has_target_env ? cli.options.target_env
                                                           : waveopt::DefaultTargetEnv(words);
-    if (cli.options.validate_input && !waveopt::ValidateModule(words, env, &error)) {
+    if (cli.options.validate_input &&
+        !waveopt::ValidateModule(words, env, &error, cli.options.block_layout)) {
       InputError(in, "input is not valid for " + waveopt::TargetEnvName(env) + ": " + error);
     }
     std::string text;

@@ -18,6 +18,7 @@
 
 #include "spirv-tools/libspirv.h"
 #include "spirv-tools/optimizer.hpp"
+#include "waveopt/io.h"
 #include "waveopt/remarks.h"
 
 namespace waveopt {
@@ -110,6 +111,8 @@ struct Options {
   AssumedDriver driver = AssumedDriver::kGeneric;
   std::vector<PipelineStep> pipeline;
   bool validate_input = true;
+  // The layout rules input and output are validated under (io.h).
+  BlockLayout block_layout = BlockLayout::kDefault;
   bool validate_output = true;
   bool validate_after_all = false;  // validate after every step
   bool print_all = false;           // disassembly after every step → Result::print_all
