@@ -29,6 +29,7 @@
 #include "tools/waverun/auto_spec.h"
 #include "tools/waverun/compare.h"
 #include "tools/waverun/coverage.h"
+#include "tools/waverun/isa.h"
 #include "tools/waverun/plan.h"
 #include "tools/waverun/reflect.h"
 #include "tools/waverun/sim_runner.h"
@@ -64,6 +65,7 @@ const char* kUsage =
     "       waverun diff <a> <b> [options]\n"
     "       waverun time <shader>... [options]\n"
     "       waverun probe [options]\n"
+    "       waverun isa <shader>... --amd=FAMILY[,...] [--wave=32|64] [--disasm]\n"
     "Run 'waverun --help' for the options.\n";
 
 void PrintHelp() {
@@ -118,6 +120,12 @@ void PrintHelp() {
       "  -D NAME[=VALUE]          GLSL/HLSL define\n"
       "  --target-env=ENV         for GLSL/HLSL/.spvasm input (default vulkan1.1)\n"
       "  --no-validate            do not run spirv-val before running\n\n"
+      "AMD ISA (RADV/ACO on null hardware, no GPU needed; docs/waverun.md):\n"
+      "  --amd=FAMILY[,...]       isa: compile for these families, e.g.\n"
+      "                           polaris10,vega10,navi10,navi21,gfx1100\n"
+      "  --wave=32|64|32,64       isa: required subgroup size (default: RADV's)\n"
+      "  --disasm                 isa: print the ISA after the table\n"
+      "  --format=table|tsv|json  isa: output format (default table)\n\n"
       "Exit codes: 0 ok/equal, 1 error, 2 usage, 3 difference, 4 nondeterministic,\n"
       "5 timeout, 6 rewritten code not covered.\n",
       kUsage);
@@ -152,6 +160,7 @@ struct Cli {
   bool coverage = false;   // diff: report the coverage of b's added instructions
   bool require_coverage = false;
   int timeout_s = kDefaultTimeoutS;
+  IsaOptions isa;          // isa: families, wave sizes, format
 };
 
 [[noreturn]] void UsageError(const std::string& msg) {
@@ -293,6 +302,20 @@ Cli ParseArgs(int argc, char** argv) {
       cli.coverage = cli.require_coverage = true;
     } else if (is("--timeout")) {
       if (!ParseInt(value("--timeout"), &cli.timeout_s)) UsageError("--timeout takes seconds");
+    } else if (is("--amd") || is("--wave")) {
+      bool amd = is("--amd");
+      std::string err;
+      std::string v = value(amd ? "--amd" : "--wave");
+      if (!(amd ? ParseAmdFamilies(v, &cli.isa.families, &err)
+                : ParseWaves(v, &cli.isa.waves, &err))) {
+        UsageError(err);
+      }
+    } else if (a == "--disasm") {
+      cli.isa.disasm = true;
+    } else if (is("--format")) {
+      if (!ParseIsaFormat(value("--format"), &cli.isa.format)) {
+        UsageError("--format is table, tsv or json");
+      }
     } else if (StartsWith(a, "-") && a != "-") {
       UsageError("unknown option '" + a + "'");
     } else if (cli.command.empty()) {
@@ -310,8 +333,16 @@ Cli ParseArgs(int argc, char** argv) {
     if (cli.inputs.empty()) UsageError("time takes one or more shaders");
   } else if (cli.command == "probe") {
     if (!cli.inputs.empty()) UsageError("probe takes no shader");
+  } else if (cli.command == "isa") {
+    if (cli.inputs.empty()) UsageError("isa takes one or more shaders");
+    if (cli.isa.families.empty()) UsageError("isa needs --amd=FAMILY[,FAMILY...]");
+    if (cli.sim || !cli.widths.empty()) UsageError("isa compiles for AMD: no --sim or sizes");
   } else {
     UsageError("unknown command '" + cli.command + "'");
+  }
+  if (cli.command != "isa" && (!cli.isa.families.empty() || !cli.isa.waves.empty() ||
+                               cli.isa.disasm || cli.isa.format != IsaFormat::kTable)) {
+    UsageError("--amd, --wave, --disasm and --format are options of isa");
   }
   if (!cli.icd.empty() && cli.system_icds) UsageError("--icd and --system-icds exclude each other");
   if (cli.no_spec && !cli.spec_path.empty()) UsageError("--spec and --no-spec exclude each other");
@@ -1033,6 +1064,21 @@ bool CheckDeviceFeatures(const DeviceInfo& info, const Module& m, std::string* e
   return true;
 }
 
+// waverun isa: loads every module (GLSL, HLSL, SPIR-V) and hands them to
+// RunIsa (isa.cpp), which compiles them with RADV in child processes.
+int CommandIsa(const Cli& cli) {
+  std::vector<IsaModule> modules(cli.inputs.size());
+  std::string err;
+  for (size_t i = 0; i < cli.inputs.size(); ++i) {
+    modules[i].path = cli.inputs[i];
+    if (!LoadModule(cli, cli.inputs[i], &modules[i].words, &err)) return Error(err);
+  }
+  IsaOptions options = cli.isa;
+  options.icd = cli.icd;
+  options.jobs = cli.jobs;
+  return RunIsa(modules, options);
+}
+
 // Runs the command in this process at subgroup size |width| (0: the
 // device's own).
 int RunCommand(const Cli& cli, uint32_t width) {
@@ -1299,6 +1345,7 @@ int RunChildren(const Cli& cli, const std::vector<uint32_t>& widths) {
 
 int main(int argc, char** argv) {
   waverun::Cli cli = waverun::ParseArgs(argc, argv);
+  if (cli.command == "isa") return waverun::CommandIsa(cli);
   if (cli.auto_spec) {
     int rc = waverun::ResolveAuto(&cli);
     if (rc != 0) return rc;
