@@ -497,6 +497,10 @@ bool LoadAndReflect(const Cli& cli, const std::string& path, const RunSpec& spec
                     std::string* error) {
   m->path = path;
   if (!LoadModule(cli, path, &m->words, error)) return false;
+  if (spec.separate_kinds && !SeparateBindingKinds(&m->words, error)) {
+    *error = path + ": " + *error;
+    return false;
+  }
   if (!ReflectModule(m->words, spec.constants, &m->iface, error)) {
     *error = path + ": " + *error;
     return false;
@@ -1127,14 +1131,28 @@ int AutoSpecText(const Cli& cli, std::string* text) {
   RunSpec spec;
   if (!LoadSpec(cli, cli.inputs[0], &spec, &err)) return Error(err);
   std::vector<Module> modules(cli.inputs.size());
+  std::vector<std::string> notes;
   for (size_t i = 0; i < cli.inputs.size(); ++i) {
-    if (!LoadAndReflect(cli, cli.inputs[i], spec, &modules[i], &err)) return Error(err);
+    if (LoadAndReflect(cli, cli.inputs[i], spec, &modules[i], &err)) continue;
+    // Variables of different kinds on one binding cannot be bound as they
+    // are; moved to a binding per kind (in both modules alike), they can.
+    if (spec.separate_kinds || err.find("variables of different kinds share it") == std::string::npos) {
+      return Error(err);
+    }
+    std::string what = err.substr(err.find("binding "));
+    what = what.substr(0, what.find("; the spec line"));
+    notes.push_back("separate-kinds: " + what +
+                    "; every binding B moves to B*8+kind (storage buffer 0, uniform buffer 1, "
+                    "storage image 2, sampled image 3, separate image 4, sampler 5, uniform "
+                    "texel buffer 6, storage texel buffer 7)");
+    spec.separate_kinds = true;
+    modules.assign(cli.inputs.size(), Module());
+    i = static_cast<size_t>(-1);  // again from the first module, renumbered
   }
   ModuleInterface iface = modules[0].iface;
   if (modules.size() == 2 && !MergeInterfaces(modules[0].iface, modules[1].iface, &iface, &err)) {
     return Error(modules[0].path + " and " + modules[1].path + " cannot share inputs: " + err);
   }
-  std::vector<std::string> notes;
   AutoSpec(iface, &spec, &notes);
   *text = FormatSpec(spec);
   for (const std::string& n : notes) *text += "# " + n + "\n";

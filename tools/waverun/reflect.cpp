@@ -1112,7 +1112,8 @@ bool Reflector::Run(ModuleInterface* iface, std::string* error) {
                              (e.dim != r.dim || e.arrayed != r.arrayed))) {
       *error = "binding " + std::to_string(set) + "." + std::to_string(binding) +
                ": variables of different kinds share it ('" + e.name + "': " +
-               ResourceKindName(e.kind) + ", '" + r.name + "': " + ResourceKindName(r.kind) + ")";
+               ResourceKindName(e.kind) + ", '" + r.name + "': " + ResourceKindName(r.kind) +
+               "); the spec line 'separate-kinds' (or --auto) gives each kind its own binding";
       return false;
     }
     if (r.format != e.format) {
@@ -1196,6 +1197,114 @@ const BufferLayout& Resource::layout() const {
     if (views[i].layout.array_stride > views[best].layout.array_stride) best = i;
   }
   return views[best].layout;
+}
+
+bool SeparateBindingKinds(std::vector<uint32_t>* words, std::string* error) {
+  std::vector<uint32_t>& w = *words;
+  if (w.size() < 5 || w[0] != 0x07230203u) {
+    *error = "not a SPIR-V module";
+    return false;
+  }
+  struct TypeInfo {
+    uint32_t op = 0;
+    uint32_t a = 0, b = 0;  // pointer: (storage, pointee); array: element; image: dim, sampled
+  };
+  std::map<uint32_t, TypeInfo> types;
+  std::map<uint32_t, uint32_t> var_type;          // variable -> its pointer type
+  std::map<uint32_t, size_t> binding_word;        // variable -> index of its Binding literal
+  std::set<uint32_t> buffer_blocks;               // structs decorated BufferBlock
+  for (size_t i = 5; i < w.size();) {
+    uint32_t op = w[i] & 0xffffu, wc = w[i] >> 16;
+    if (wc == 0 || i + wc > w.size()) {
+      *error = "malformed SPIR-V: bad word count at word " + std::to_string(i);
+      return false;
+    }
+    const uint32_t* o = &w[i + 1];
+    switch (op) {
+      case spv::OpDecorate:
+        if (wc >= 4 && o[1] == spv::DecorationBinding) binding_word[o[0]] = i + 3;
+        if (wc >= 3 && o[1] == spv::DecorationBufferBlock) buffer_blocks.insert(o[0]);
+        break;
+      case spv::OpTypePointer:
+        if (wc >= 4) types[o[0]] = {op, o[1], o[2]};
+        break;
+      case spv::OpTypeArray:
+      case spv::OpTypeRuntimeArray:
+        if (wc >= 3) types[o[0]] = {op, o[1], 0};
+        break;
+      case spv::OpTypeSampledImage:
+        if (wc >= 3) types[o[0]] = {op, o[1], 0};
+        break;
+      case spv::OpTypeImage:
+        if (wc >= 9) types[o[0]] = {op, o[2], o[6]};
+        break;
+      case spv::OpTypeStruct:
+      case spv::OpTypeSampler:
+      case spv::OpTypeAccelerationStructureKHR:
+        if (wc >= 2) types[o[0]] = {op, 0, 0};
+        break;
+      case spv::OpVariable:
+        if (wc >= 4) var_type[o[1]] = o[0];
+        break;
+      default:
+        break;
+    }
+    i += wc;
+  }
+  for (const auto& vb : binding_word) {
+    auto vt = var_type.find(vb.first);
+    if (vt == var_type.end()) continue;  // a Binding on something else: spirv-val's business
+    auto pt = types.find(vt->second);
+    if (pt == types.end() || pt->second.op != spv::OpTypePointer) continue;
+    uint32_t storage = pt->second.a, type = pt->second.b;
+    for (int depth = 0; depth < 8; ++depth) {
+      auto at = types.find(type);
+      if (at == types.end() ||
+          (at->second.op != spv::OpTypeArray && at->second.op != spv::OpTypeRuntimeArray)) {
+        break;
+      }
+      type = at->second.a;
+    }
+    auto t = types.find(type);
+    if (t == types.end()) continue;
+    ResourceKind kind;
+    uint32_t image = 0;
+    switch (t->second.op) {
+      case spv::OpTypeStruct:
+        kind = storage == spv::StorageClassStorageBuffer || buffer_blocks.count(type)
+                   ? ResourceKind::kStorageBuffer
+                   : ResourceKind::kUniformBuffer;
+        break;
+      case spv::OpTypeSampler:
+        kind = ResourceKind::kSampler;
+        break;
+      case spv::OpTypeSampledImage:
+        kind = ResourceKind::kSampledImage;
+        image = t->second.a;
+        break;
+      case spv::OpTypeImage:
+        image = type;
+        kind = t->second.b == 2 ? ResourceKind::kStorageImage : ResourceKind::kSeparateImage;
+        break;
+      default:
+        continue;  // ReflectModule says what it cannot bind
+    }
+    if (image != 0) {
+      auto it = types.find(image);
+      if (it != types.end() && it->second.op == spv::OpTypeImage &&
+          it->second.a == spv::DimBuffer) {
+        kind = it->second.b == 2 ? ResourceKind::kStorageTexelBuffer
+                                 : ResourceKind::kUniformTexelBuffer;
+      }
+    }
+    uint32_t& binding = w[vb.second];
+    if (binding >= (1u << 28)) {
+      *error = "binding " + std::to_string(binding) + " is too large to separate by kind";
+      return false;
+    }
+    binding = binding * 8 + static_cast<uint32_t>(kind);
+  }
+  return true;
 }
 
 bool ReflectModule(const std::vector<uint32_t>& words,

@@ -152,6 +152,16 @@ bool ReflectModule(const std::vector<uint32_t>& words,
                    const std::map<uint32_t, uint64_t>& constants, ModuleInterface* iface,
                    std::string* error);
 
+// Moves every descriptor variable of |words| from binding B to binding
+// B*8+K, K being its kind's value in ResourceKind (0 storage buffer, 1
+// uniform buffer, ... 7 storage texel buffer): variables of different kinds
+// that shared one binding (HLSL registers b0, t0, u0 and s0 compiled without
+// binding shifts) get one each, variables of one kind keep sharing theirs.
+// The rule depends only on each variable, so two modules renumbered alike
+// still agree (diff). Fails (one line in |error|) on malformed words or a
+// binding above 2^28.
+bool SeparateBindingKinds(std::vector<uint32_t>* words, std::string* error);
+
 // The interface of two modules run on one set of inputs (diff): every
 // binding either has, with the views of both (|a|'s first); the push
 // constant block of the larger; |a|'s pointees then |b|'s new ones; |a|'s

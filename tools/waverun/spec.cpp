@@ -133,6 +133,9 @@ bool ApplySpecLine(const std::string& raw_line, const std::string& origin, RunSp
   } else if (kw == "seed") {
     if (t.size() != 2 || !ParseU64(t[1], &spec->seed)) return fail("expected 'seed N'");
     spec->seed_given = true;
+  } else if (kw == "separate-kinds") {
+    if (t.size() != 1) return fail("'separate-kinds' takes no value");
+    spec->separate_kinds = true;
   } else if (kw == "reps") {
     if (t.size() != 2 || !ParseU32(t[1], &spec->reps) || spec->reps == 0) {
       return fail("expected 'reps N' with N >= 1");
@@ -255,7 +258,7 @@ bool ApplySpecLine(const std::string& raw_line, const std::string& origin, RunSp
     }
   } else {
     return fail("unknown keyword '" + kw +
-                "' (dispatch, seed, reps, const, binding, push, pointer)");
+                "' (dispatch, seed, reps, const, binding, push, pointer, separate-kinds)");
   }
   return true;
 }
@@ -296,6 +299,7 @@ std::string FormatSpec(const RunSpec& spec) {
   s += "dispatch " + std::to_string(spec.dispatch[0]) + " " + std::to_string(spec.dispatch[1]) +
        " " + std::to_string(spec.dispatch[2]) + "\n";
   s += "seed " + std::to_string(spec.seed) + "\n";
+  if (spec.separate_kinds) s += "separate-kinds\n";
   for (const auto& c : spec.constants) {
     s += "const " + std::to_string(c.first) + " = " + std::to_string(c.second) + "\n";
   }

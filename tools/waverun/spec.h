@@ -9,6 +9,7 @@
 //   binding 0.3 size=64x64 format=rgba8 fill=float:0:1
 //   push fill=zero words=20
 //   const 3 = 20
+//   separate-kinds
 #ifndef WAVEOPT_TOOLS_WAVERUN_SPEC_H_
 #define WAVEOPT_TOOLS_WAVERUN_SPEC_H_
 
@@ -82,6 +83,11 @@ struct RunSpec {
   std::vector<uint32_t> push_words;
   std::map<uint32_t, uint64_t> constants;  // specialization constant id -> bits
   std::map<std::string, PointerSpec> pointers;  // by label ("0.1+8", "push+0")
+  // "separate-kinds": every descriptor variable moves to binding B*8+K (K:
+  // its kind, SeparateBindingKinds in reflect.h), so that variables of
+  // different kinds declared on one binding (HLSL registers b0, t0, u0, s0
+  // compiled without binding shifts) can be bound.
+  bool separate_kinds = false;
   bool dispatch_given = false;  // a dispatch line was applied
   bool seed_given = false;
 };
