@@ -995,6 +995,11 @@ int Machine::Pure(const Inst& in, const uint32_t* invs, uint32_t n) {
 
 // GLSL.std.450.
 int Machine::Ext(const Inst& in, const uint32_t* invs, uint32_t n) {
+  // NonSemantic.* (debug printf, shader debug info): removable by definition.
+  if (std::find(m_.ignored_sets.begin(), m_.ignored_sets.end(), in.ops[0]) !=
+      m_.ignored_sets.end()) {
+    return 1;
+  }
   if (in.ops[0] != m_.glsl_set || m_.glsl_set == 0) {
     return Fail("unsupported extended instruction set in OpExtInst"), -1;
   }
