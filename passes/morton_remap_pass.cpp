@@ -1514,6 +1514,15 @@ spvtools::opt::Pass::Status MortonRemapPass::Process() {
             helps = QuadOrdered2D(after);
           }
           counts |= helps;
+        } else if (map.bytes.size() == n) {
+          // Hurt when the permutation makes the access cost more: more
+          // 64-byte lines per aligned 4-lane group (seed 004), or, in
+          // shared memory, more bank conflicts per 32-lane wave.
+          counts |= access.kind == MemoryKind::kSharedMemory
+                        ? BankConflicts(map.bytes, &perm, 32) >
+                              BankConflicts(map.bytes, nullptr, 32)
+                        : LinesPerQuadGroup(map.bytes, &perm) >
+                              LinesPerQuadGroup(map.bytes, nullptr);
         } else {
           counts |= layout.varies_within_quads;
         }

@@ -292,6 +292,12 @@ struct InvocationEvaluator::Impl {
     return true;
   }
 
+  // Whether |id| is the same in every invocation of the workgroup.
+  bool Uniform(uint32_t id) const {
+    return uniformity != nullptr &&
+           uniformity->ValueLevel(id) == Uniformity::kWorkgroupUniform;
+  }
+
   LaneValue Scalar(uint64_t v, uint32_t width) {
     LaneValue r;
     r.count = 1;
@@ -914,14 +920,32 @@ struct InvocationEvaluator::Impl {
 
     // Binary and wider.
     using N = Neutral;
+    // A probe combined only with workgroup-uniform values stays a probe
+    // (size - 1 is as unknown as size); combined with a value that varies
+    // across the workgroup it takes the operation's neutral element.
+    auto uniform_probe = [&](const LaneValue& a, const LaneValue& b,
+                             uint32_t result_width) {
+      if ((a.probe_mask | b.probe_mask) == 0 ||
+          !Uniform(def->GetSingleWordInOperand(0)) ||
+          !Uniform(def->GetSingleWordInOperand(1))) {
+        return false;
+      }
+      *out = LaneValue{};
+      out->count = count;
+      out->width = result_width;
+      out->probe_mask = static_cast<uint8_t>((1u << count) - 1);
+      return true;
+    };
     auto bin = [&](N na, N nb, auto fn) {
       LaneValue a, b;
       if (!operand(0, &a) || !operand(1, &b)) return false;
+      if (uniform_probe(a, b, width)) return true;
       return Binary(a, b, count, width, na, nb, fn, out);
     };
     auto cmp = [&](auto fn) {
       LaneValue a, b;
       if (!operand(0, &a) || !operand(1, &b)) return false;
+      if (uniform_probe(a, b, 1)) return true;
       return Binary(a, b, count, 1, N::kNone, N::kNone, fn, out);
     };
     switch (op) {
@@ -1151,13 +1175,65 @@ struct InvocationEvaluator::Impl {
     }
     const uint32_t inst = def->GetSingleWordInOperand(1);
     std::vector<LaneValue> args;
+    bool all_uniform = true, any_probe = false;
     for (uint32_t i = 2; i < def->NumInOperands(); ++i) {
       LaneValue v;
       if (!Eval(frame, def->GetSingleWordInOperand(i), &v) ||
-          v.probe_mask != 0 || v.count != count) {
+          v.count != count) {
         return false;
       }
+      all_uniform &= Uniform(def->GetSingleWordInOperand(i));
+      any_probe |= v.probe_mask != 0;
       args.push_back(v);
+    }
+    if (any_probe && all_uniform) {
+      *out = LaneValue{};
+      out->count = count;
+      out->width = width;
+      out->probe_mask = static_cast<uint8_t>((1u << count) - 1);
+      return true;
+    }
+    // min/max/clamp against a uniform unknown bound: the bound does not
+    // bind (its neutral element); anything else with a probe fails.
+    const bool bounds = inst == 38 || inst == 39 || inst == 41 || inst == 42 ||
+                        inst == 44 || inst == 45;
+    if (any_probe) {
+      if (!bounds || args[0].probe_mask != 0) return false;
+      if (inst == 44 || inst == 45) {
+        if (args.size() != 3) return false;
+        LaneValue r = args[0];
+        for (uint32_t k = 0; k < count; ++k) {
+          const bool low = !args[1].IsProbe(k), high = !args[2].IsProbe(k);
+          if (inst == 44) {
+            if (low) r.bits[k] = std::max(r.bits[k], args[1].bits[k]);
+            if (high) r.bits[k] = std::min(r.bits[k], args[2].bits[k]);
+          } else {
+            int64_t v = r.Signed(k);
+            if (low) v = std::max(v, args[1].Signed(k));
+            if (high) v = std::min(v, args[2].Signed(k));
+            r.bits[k] = static_cast<uint64_t>(v) & Mask(width);
+          }
+        }
+        *out = r;
+        return true;
+      }
+      if (args.size() != 2) return false;
+      LaneValue r = args[0];
+      for (uint32_t k = 0; k < count; ++k) {
+        if (args[1].IsProbe(k)) continue;
+        const bool is_min = inst == 38 || inst == 39;
+        if (inst == 38 || inst == 41) {
+          r.bits[k] = is_min ? std::min(r.bits[k], args[1].bits[k])
+                             : std::max(r.bits[k], args[1].bits[k]);
+        } else {
+          const int64_t a = r.Signed(k), b = args[1].Signed(k);
+          r.bits[k] = static_cast<uint64_t>(is_min ? std::min(a, b)
+                                                   : std::max(a, b)) &
+                      Mask(width);
+        }
+      }
+      *out = r;
+      return true;
     }
     LaneValue r;
     r.count = count;
@@ -1308,13 +1384,194 @@ struct InvocationEvaluator::Impl {
     std::vector<std::pair<uint32_t, uint32_t>> parts;  // (id, component)
     bool ok = false;
     bool chain = false;
+    // Byte offsets: per part, the stride of an array index, or the member
+    // offsets of a struct index; |layout| false when unknown.
+    bool layout = false;
+    std::vector<int64_t> strides;
+    std::vector<std::vector<int64_t>> members;
+    int64_t texel_bytes = 0;  // image accesses: bytes per texel, 0 unknown
   };
+
+  // The natural size of |type_id| (shared memory: no padding), 0 unknown.
+  int64_t NaturalSize(uint32_t type_id, int depth = 0) {
+    auto* def_use = context->get_def_use_mgr();
+    Instruction* t = def_use->GetDef(type_id);
+    if (t == nullptr || depth > 16) return 0;
+    switch (t->opcode()) {
+      case Op::OpTypeInt:
+      case Op::OpTypeFloat:
+        return t->GetSingleWordInOperand(0) / 8;
+      case Op::OpTypeBool:
+        return 4;
+      case Op::OpTypeVector:
+      case Op::OpTypeMatrix:
+        return NaturalSize(t->GetSingleWordInOperand(0), depth + 1) *
+               t->GetSingleWordInOperand(1);
+      case Op::OpTypeArray: {
+        uint64_t n = 0;
+        if (!Constant(t->GetSingleWordInOperand(1), &n)) return 0;
+        return NaturalSize(t->GetSingleWordInOperand(0), depth + 1) *
+               static_cast<int64_t>(n);
+      }
+      case Op::OpTypeStruct: {
+        int64_t total = 0;
+        for (uint32_t i = 0; i < t->NumInOperands(); ++i) {
+          const int64_t m = NaturalSize(t->GetSingleWordInOperand(i), depth + 1);
+          if (m == 0) return 0;
+          total += m;
+        }
+        return total;
+      }
+      default:
+        return 0;
+    }
+  }
+
+  // Strides and member offsets along |chain|'s indices (outermost first),
+  // from the pointee type of its root; decorations when |decorated|.
+  bool Layout(const std::vector<Instruction*>& chains, uint32_t pointee,
+              bool decorated, Needed* n) {
+    auto* def_use = context->get_def_use_mgr();
+    auto* decorations = context->get_decoration_mgr();
+    uint32_t type = pointee;
+    auto decoration = [&](uint32_t target, spv::Decoration d, int64_t* v) {
+      bool found = false;
+      decorations->ForEachDecoration(
+          target, static_cast<uint32_t>(d), [&](const Instruction& a) {
+            *v = a.GetSingleWordInOperand(2);
+            found = true;
+          });
+      return found;
+    };
+    for (Instruction* c : chains) {
+      const bool ptr_chain = c->opcode() == Op::OpPtrAccessChain ||
+                             c->opcode() == Op::OpInBoundsPtrAccessChain;
+      for (uint32_t i = 1; i < c->NumInOperands(); ++i) {
+        Instruction* t = def_use->GetDef(type);
+        if (t == nullptr) return false;
+        if (ptr_chain && i == 1) {
+          // The element operand: steps over whole pointees.
+          int64_t stride = 0;
+          Instruction* ptr_type = def_use->GetDef(c->type_id());
+          if (!(decorated && ptr_type != nullptr &&
+                decoration(ptr_type->result_id(), spv::Decoration::ArrayStride,
+                           &stride))) {
+            stride = NaturalSize(type);
+          }
+          if (stride == 0) return false;
+          n->strides.push_back(stride);
+          n->members.push_back({});
+          continue;
+        }
+        switch (t->opcode()) {
+          case Op::OpTypeArray:
+          case Op::OpTypeRuntimeArray: {
+            int64_t stride = 0;
+            const uint32_t elem = t->GetSingleWordInOperand(0);
+            if (!(decorated &&
+                  decoration(t->result_id(), spv::Decoration::ArrayStride,
+                             &stride))) {
+              stride = decorated ? 0 : NaturalSize(elem);
+            }
+            if (stride == 0) return false;
+            n->strides.push_back(stride);
+            n->members.push_back({});
+            type = elem;
+            break;
+          }
+          case Op::OpTypeVector:
+          case Op::OpTypeMatrix: {
+            const uint32_t elem = t->GetSingleWordInOperand(0);
+            int64_t stride = NaturalSize(elem);
+            if (t->opcode() == Op::OpTypeMatrix && decorated) return false;
+            if (stride == 0) return false;
+            n->strides.push_back(stride);
+            n->members.push_back({});
+            type = elem;
+            break;
+          }
+          case Op::OpTypeStruct: {
+            std::vector<int64_t> offsets;
+            int64_t at = 0;
+            for (uint32_t m = 0; m < t->NumInOperands(); ++m) {
+              int64_t off = at;
+              if (decorated) {
+                bool found = false;
+                for (auto* d : decorations->GetDecorationsFor(t->result_id(), false)) {
+                  if (d->opcode() == Op::OpMemberDecorate &&
+                      d->GetSingleWordInOperand(1) == m &&
+                      d->GetSingleWordInOperand(2) ==
+                          static_cast<uint32_t>(spv::Decoration::Offset)) {
+                    off = d->GetSingleWordInOperand(3);
+                    found = true;
+                  }
+                }
+                if (!found) return false;
+              }
+              offsets.push_back(off);
+              at = off + NaturalSize(t->GetSingleWordInOperand(m));
+            }
+            n->strides.push_back(0);
+            n->members.push_back(offsets);
+            // The member index is a constant: its type follows below.
+            uint64_t member = 0;
+            if (!Constant(c->GetSingleWordInOperand(i), &member) ||
+                member >= t->NumInOperands()) {
+              return false;
+            }
+            type = t->GetSingleWordInOperand(static_cast<uint32_t>(member));
+            break;
+          }
+          default:
+            return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  // Bytes per texel of an image format (0: unknown).
+  static int64_t TexelBytes(spv::ImageFormat f) {
+    switch (f) {
+      case spv::ImageFormat::R32f:
+      case spv::ImageFormat::R32i:
+      case spv::ImageFormat::R32ui:
+      case spv::ImageFormat::Rgba8:
+      case spv::ImageFormat::Rgba8Snorm:
+      case spv::ImageFormat::Rgba8ui:
+      case spv::ImageFormat::Rgba8i:
+      case spv::ImageFormat::Rg16f:
+      case spv::ImageFormat::R11fG11fB10f:
+      case spv::ImageFormat::Rgb10A2:
+        return 4;
+      case spv::ImageFormat::Rgba16f:
+      case spv::ImageFormat::Rgba16:
+      case spv::ImageFormat::Rg32f:
+      case spv::ImageFormat::Rgba16ui:
+      case spv::ImageFormat::Rgba16i:
+        return 8;
+      case spv::ImageFormat::Rgba32f:
+      case spv::ImageFormat::Rgba32ui:
+      case spv::ImageFormat::Rgba32i:
+        return 16;
+      case spv::ImageFormat::R16f:
+      case spv::ImageFormat::R16:
+      case spv::ImageFormat::Rg8:
+        return 2;
+      case spv::ImageFormat::R8:
+      case spv::ImageFormat::R8ui:
+        return 1;
+      default:
+        return 4;  // Unknown (sampled): assume 32-bit texels
+    }
+  }
 
   Needed NeededParts(const LaneAccess& access) {
     Needed n;
     auto* def_use = context->get_def_use_mgr();
     if (access.is_chain) {
       Instruction* c = def_use->GetDef(access.location);
+      std::vector<Instruction*> chains;
       for (int guard = 0; guard < 32 && c != nullptr && IsChain(c->opcode());
            ++guard) {
         std::vector<std::pair<uint32_t, uint32_t>> here;
@@ -1322,13 +1579,39 @@ struct InvocationEvaluator::Impl {
           here.push_back({c->GetSingleWordInOperand(i), 0});
         }
         n.parts.insert(n.parts.begin(), here.begin(), here.end());
+        chains.insert(chains.begin(), c);
         c = def_use->GetDef(c->GetSingleWordInOperand(0));
       }
       n.chain = true;
       n.ok = true;
+      Instruction* ptr_type =
+          c != nullptr ? def_use->GetDef(c->type_id()) : nullptr;
+      if (ptr_type != nullptr && ptr_type->opcode() == Op::OpTypePointer) {
+        const bool shared = access.kind == MemoryKind::kSharedMemory;
+        n.layout = Layout(chains, ptr_type->GetSingleWordInOperand(1),
+                          !shared, &n);
+      }
+      if (!n.layout) {
+        n.strides.clear();
+        n.members.clear();
+      }
       return n;
     }
     const uint32_t dims = IsTiled(access.kind) ? 2 : 1;
+    if (!IsTiled(access.kind)) {
+      Instruction* image = def_use->GetDef(access.inst->GetSingleWordInOperand(0));
+      Instruction* t = image ? def_use->GetDef(image->type_id()) : nullptr;
+      if (t != nullptr && t->opcode() == Op::OpTypePointer) {
+        t = def_use->GetDef(t->GetSingleWordInOperand(1));
+      }
+      if (t != nullptr && t->opcode() == Op::OpTypeSampledImage) {
+        t = def_use->GetDef(t->GetSingleWordInOperand(0));
+      }
+      if (t != nullptr && t->opcode() == Op::OpTypeImage) {
+        n.texel_bytes = TexelBytes(
+            static_cast<spv::ImageFormat>(t->GetSingleWordInOperand(6)));
+      }
+    }
     for (uint32_t k = 0; k < dims; ++k) {
       uint32_t src = 0, comp = 0;
       if (!IntegerSource(access.location, k, &src, &comp)) return n;
@@ -1545,6 +1828,12 @@ std::vector<LaneMap> InvocationEvaluator::EvaluateLaneMaps(
     LaneMap& map = maps[i];
     map.ok = true;
     map.pos.assign(n, LanePosition{0, 0});
+    if (!needed[i].chain && needed[i].texel_bytes != 0) {
+      map.bytes.resize(n);
+      for (uint32_t l = 0; l < n; ++l) {
+        map.bytes[l] = raw[i][0][l] * needed[i].texel_bytes;
+      }
+    }
     if (!needed[i].chain) {
       map.dims = static_cast<uint32_t>(needed[i].parts.size());
       for (uint32_t l = 0; l < n; ++l) {
@@ -1553,6 +1842,20 @@ std::vector<LaneMap> InvocationEvaluator::EvaluateLaneMaps(
         }
       }
       continue;
+    }
+    if (needed[i].layout) {
+      map.bytes.assign(n, 0);
+      for (size_t p = 0; p < needed[i].parts.size(); ++p) {
+        const auto& members = needed[i].members[p];
+        for (uint32_t l = 0; l < n; ++l) {
+          const int64_t v = raw[i][p][l];
+          if (members.empty()) {
+            map.bytes[l] += v * needed[i].strides[p];
+          } else if (v >= 0 && static_cast<size_t>(v) < members.size()) {
+            map.bytes[l] += members[v];
+          }
+        }
+      }
     }
     // Chains: the varying indices, innermost first.
     std::vector<size_t> varying;
@@ -1595,6 +1898,40 @@ std::vector<LaneItem> LaneItems(const InvocationEvaluator& evaluator,
     }
   }
   return items;
+}
+
+uint64_t LinesPerQuadGroup(const std::vector<int64_t>& bytes,
+                           const std::vector<uint32_t>* perm) {
+  uint64_t total = 0;
+  const size_t n = bytes.size();
+  for (size_t q = 0; q < n; q += 4) {
+    std::set<int64_t> lines;
+    for (size_t j = q; j < std::min(n, q + 4); ++j) {
+      const size_t l = perm ? (*perm)[j] : j;
+      const int64_t b = bytes[l];
+      lines.insert(b >= 0 ? b / 64 : -((-b + 63) / 64));
+    }
+    total += lines.size();
+  }
+  return total;
+}
+
+uint64_t BankConflicts(const std::vector<int64_t>& bytes,
+                       const std::vector<uint32_t>* perm, uint32_t wave) {
+  uint64_t total = 0;
+  const size_t n = bytes.size();
+  for (size_t w = 0; w < n; w += wave) {
+    std::array<std::set<int64_t>, 32> banks;
+    for (size_t j = w; j < std::min(n, w + wave); ++j) {
+      const size_t l = perm ? (*perm)[j] : j;
+      const int64_t dword = bytes[l] >= 0 ? bytes[l] / 4 : -((-bytes[l] + 3) / 4);
+      banks[static_cast<size_t>(((dword % 32) + 32) % 32)].insert(dword);
+    }
+    size_t most = 0;
+    for (const auto& b : banks) most = std::max(most, b.size());
+    total += most;
+  }
+  return total;
 }
 
 bool QuadOrdered2D(const std::vector<LanePosition>& pos) {

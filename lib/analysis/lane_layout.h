@@ -198,6 +198,11 @@ struct LaneMap {
   bool ok = false;  // every invocation evaluated
   uint32_t dims = 0;
   std::vector<LanePosition> pos;
+  // The byte offset each invocation touches, when the memory's layout is
+  // known: chains into buffers (Offset / ArrayStride decorations) and
+  // shared memory (natural sizes, no padding), texel buffers and 1-D images
+  // (the format's texel size). Empty otherwise.
+  std::vector<int64_t> bytes;
 };
 LaneMap EvaluateLaneMap(InvocationEvaluator* evaluator,
                         const LaneAccess& access, uint32_t frame,
@@ -231,6 +236,21 @@ struct LaneLayout {
   }
 };
 LaneLayout ClassifyLaneMap(const LaneMap& map);
+
+// Memory cost models for linear accesses, over the invocations in the order
+// |perm| gives (|perm|[l] = the invocation whose access lane l makes; null:
+// the identity).
+//  - Seed 004: image and multi-channel buffer accesses are serviced in
+//    aligned groups of 4 invocations, single-channel ones coalesced when a
+//    group of 4 touches one block of consecutive addresses: the sum over
+//    aligned 4-lane groups of the distinct 64-byte lines they touch.
+uint64_t LinesPerQuadGroup(const std::vector<int64_t>& bytes,
+                           const std::vector<uint32_t>* perm);
+//  - Shared memory: 32 banks of 4 bytes; per wave of |wave| lanes, the most
+//    distinct dwords any one bank serves (1 = conflict-free), summed over
+//    waves.
+uint64_t BankConflicts(const std::vector<int64_t>& bytes,
+                       const std::vector<uint32_t>* perm, uint32_t wave);
 
 // Whether the positions |pos| of lanes 0..N-1 put every quad on a 2x2 block
 // (the 2-D rule of LaneLayout::quad_ordered).

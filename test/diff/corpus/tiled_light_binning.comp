@@ -12,7 +12,7 @@
 // 8 lanes at 16 and above, morton-remap candidate).
 // RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
 // RUN: %diff %s --waveopt-flags="--morton-remap=always --prereduce-atomics --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s --check-prefix=MORTON
-// CHECK: morton-remap: missed NotProfitable in main: 1 image access(es) at invocation-derived coordinates, 4 buffer access(es) indexed along x (row-major)
+// CHECK: morton-remap: missed NotProfitable in main: 2-D accesses weigh 1 (1 storage image access), linear accesses 18 (4 storage buffer accesses weighing 18)
 // CHECK: batch-uniform-loads: missed LoopTripCountDivergent in main
 // CHECK: :110:{{.*}} applied UniformAddressDivergentValue in main: one atomic per subgroup: OpAtomicUMin of a divergent value; the returned value is unused
 // CHECK: :111:{{.*}} applied UniformAddressDivergentValue in main: one atomic per subgroup: OpAtomicUMax of a divergent value; the returned value is unused

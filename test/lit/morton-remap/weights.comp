@@ -8,7 +8,10 @@
 //       4 against 1, not remapped;
 //  UNKNOWN = the same with a trip count from a push constant: 8 against 1;
 //  CALLEE = the fetch is in a function called from a 3x3 loop;
-//  SHARED = shared memory and a texel buffer are linear memory.
+//  SHARED = shared memory and a texel buffer are linear memory: in a 16x16
+//       workgroup a 32-lane wave of the remap covers an 8x4 block of the
+//       row-major 16-wide array, two dwords per bank (counted); in an 8x8
+//       one (SHARED8) it covers the same 8x4 half as before (not counted).
 // RUN: %waveopt %s -DSTENCIL --morton-remap -o %t.st.spv --remarks=morton 2> %t.st.remarks
 // RUN: %spirv-val --target-env vulkan1.1 %t.st.spv
 // RUN: %FileCheck %s --check-prefix=STENCIL < %t.st.remarks
@@ -26,11 +29,14 @@
 // RUN: %FileCheck %s --check-prefix=CALLEE < %t.callee.remarks
 // RUN: %waveopt %s -DSHARED --morton-remap -o %t.shared.spv --remarks-missed=morton 2> %t.shared.remarks
 // RUN: %FileCheck %s --check-prefix=SHARED < %t.shared.remarks
+// RUN: %waveopt %s -DSHARED -DWG=8 --morton-remap -o %t.shared8.spv --remarks-missed=morton 2> %t.shared8.remarks
+// RUN: %FileCheck %s --check-prefix=SHARED8 < %t.shared8.remarks
 // STENCIL: applied Remapped in main: 16x16x1 workgroup (the WorkgroupSize built-in), Morton order in 8x8 tiles; 3 identity built-in load(s) relabelled; 2-D accesses weigh 10 (1 storage image access, 1 sampled texture access weighing 9), linear accesses 1 (1 storage buffer access): 2-D accesses outweigh linear ones
 // ROWS: missed NotProfitable in main: 2-D accesses weigh 1 (1 storage image access), linear accesses 4 (1 storage buffer access weighing 4): linear accesses weigh at least as much
 // UNKNOWN: missed NotProfitable in main: 2-D accesses weigh 1 (1 storage image access), linear accesses 8 (1 storage buffer access weighing 8)
 // CALLEE: applied Remapped in main: 8x8x1 workgroup {{.*}} 2-D accesses weigh 10 (1 storage image access, 1 sampled texture access weighing 9), linear accesses 1 (1 storage buffer access)
 // SHARED: missed NotProfitable in main: 2-D accesses weigh 1 (1 storage image access), linear accesses 3 (1 texel buffer access, 2 shared memory accesses)
+// SHARED8: missed NotProfitable in main: 2-D accesses weigh 1 (1 storage image access), linear accesses 1 (1 texel buffer access)
 #version 450
 layout(set = 0, binding = 0) uniform sampler2D src;
 layout(set = 0, binding = 1, rgba8) uniform writeonly image2D dst;
@@ -73,9 +79,12 @@ void main() {
   imageStore(dst, p, s * gain[gl_GlobalInvocationID.y * W + gl_GlobalInvocationID.x]);
 }
 #else
-layout(local_size_x = 8, local_size_y = 8) in;
+#ifndef WG
+#define WG 16
+#endif
+layout(local_size_x = WG, local_size_y = WG) in;
 layout(set = 0, binding = 3, r32f) uniform readonly imageBuffer weights;
-shared float tile[64];
+shared float tile[WG * WG];
 void main() {
   uint l = gl_LocalInvocationIndex;
   tile[l] = imageLoad(weights, int(gl_GlobalInvocationID.y * W + gl_GlobalInvocationID.x)).r;

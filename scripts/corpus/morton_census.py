@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""morton-remap on the scratch corpus: how often it fires, why it does not,
+and which kernels it rewrites (see build_corpus.py for the corpus).
+
+Runs `waveopt --morton-remap` and `waveopt -O` over every module of the
+corpus (raw glslang output and after spirv-opt -O), collects the pass's
+remarks (one per entry point), and prints, per mode and form:
+  - modules where it fired, and every missed reason with its count;
+  - every fired kernel: id, repository path, workgroup size, how it was
+    remapped (grid tiles, or the index split it found) and the accesses
+    that decided it;
+  - checks on the fired kernels: a second run of the pass on the rewrite
+    must not fire again, and kernels that read subgroup built-ins or hold
+    bit-field code over the invocation index (hand-made quad orders such as
+    FidelityFX's ARmpRed8x8 look like that) are listed for review.
+The results go to <out>/<label>/summary.json; --compare prints a
+before/after table against another summary (e.g. one made with main's
+waveopt: --waveopt /path/to/main/waveopt --label main).
+
+  scripts/corpus/morton_census.py [--corpus DIR] [--waveopt BIN]
+      [--label NAME] [--out DIR] [--jobs N] [--modes pass,O]
+      [--forms raw,opt] [--limit N] [--compare OTHER/summary.json]
+
+Reads the corpus only; never writes into it or into the repository.
+"""
+import argparse
+import collections
+import concurrent.futures
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+REMARK = re.compile(r"^--- !(Passed|Missed|Analysis)\n(.*?)^\.\.\.$", re.M | re.S)
+SHAPE = re.compile(r"(\d+)x(\d+)x(\d+) workgroup")
+MODES = {"pass": ["--morton-remap"], "O": ["-O"]}
+
+
+def parse_remarks(text):
+    out = []
+    for kind, body in REMARK.findall(text):
+        fields = dict(re.findall(r"^(Pass|Name|Function):\s+'?([^'\n]*)'?$", body, re.M))
+        msg = re.search(r"String:\s+'(.*)'", body)
+        if fields.get("Pass") != "morton-remap":
+            continue
+        out.append({"kind": kind, "name": fields.get("Name", ""),
+                    "function": fields.get("Function", ""),
+                    "message": msg.group(1).replace("''", "'") if msg else ""})
+    return out
+
+
+def run(cmd, timeout=300):
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        return p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired:
+        return 124, "", "timeout"
+
+
+def disassemble(path):
+    rc, out, _ = run(["spirv-dis", "--raw-id", path], 60)
+    return out if rc == 0 else ""
+
+
+def review_flags(text):
+    """Why a fired kernel deserves a look: subgroup built-ins, or bit-field
+    instructions (how hand-made quad orders compile)."""
+    flags = []
+    if re.search(r"BuiltIn (SubgroupLocalInvocationId|SubgroupId)\b", text):
+        flags.append("reads subgroup ids")
+    if re.search(r"OpBitField(Insert|UExtract|SExtract)", text):
+        flags.append("bit-field code")
+    return flags
+
+
+def job(args):
+    waveopt, mode, module_id, form, src, tmp = args
+    base = os.path.join(tmp, "%s.%s.%s" % (module_id, form, mode))
+    dst, yaml = base + ".spv", base + ".yaml"
+    rc, _, err = run([waveopt] + MODES[mode] + [src, "-o", dst,
+                                                "--remarks-output=" + yaml])
+    res = {"id": module_id, "form": form, "mode": mode, "rc": rc,
+           "error": err.strip().splitlines()[-1] if rc and err.strip() else "",
+           "remarks": [], "again": None, "review": []}
+    if os.path.exists(yaml):
+        res["remarks"] = parse_remarks(open(yaml).read())
+    if rc == 0 and any(r["kind"] == "Passed" for r in res["remarks"]):
+        # Idempotence on real code: the rewrite must not be remapped again.
+        yaml2 = base + ".again.yaml"
+        run([waveopt] + MODES[mode] + [dst, "-o", base + ".again.spv",
+                                       "--remarks-output=" + yaml2])
+        again = parse_remarks(open(yaml2).read()) if os.path.exists(yaml2) else []
+        res["again"] = [r["name"] for r in again]
+        res["review"] = review_flags(disassemble(src))
+    for f in (dst, yaml, base + ".again.spv", base + ".again.yaml"):
+        if os.path.exists(f):
+            os.remove(f)
+    return res
+
+
+def read_manifest(corpus):
+    rows = []
+    with open(os.path.join(corpus, "manifest.tsv")) as f:
+        header = f.readline().rstrip("\n").split("\t")
+        for line in f:
+            rows.append(dict(zip(header, line.rstrip("\n").split("\t"))))
+    return rows
+
+
+def module_path(corpus, row, form):
+    value = row.get(form, "")
+    if not value or value in ("-", "0", "no"):
+        path = os.path.join(corpus, "spv", "%s.%s.spv" % (row["id"], form))
+    else:
+        path = value if os.path.isabs(value) else os.path.join(corpus, value)
+        if not os.path.exists(path):
+            path = os.path.join(corpus, "spv", "%s.%s.spv" % (row["id"], form))
+    return path if os.path.exists(path) else None
+
+
+def summarize(results, manifest):
+    by_id = {r["id"]: r for r in manifest}
+    table = collections.OrderedDict()
+    fired = []
+    for res in results:
+        key = "%s/%s" % (res["mode"], res["form"])
+        t = table.setdefault(key, {"modules": 0, "errors": 0, "entries": 0,
+                                   "fired": 0, "missed": collections.Counter()})
+        t["modules"] += 1
+        if res["rc"] != 0:
+            t["errors"] += 1
+            continue
+        for r in res["remarks"]:
+            t["entries"] += 1
+            if r["kind"] == "Passed":
+                t["fired"] += 1
+                m = SHAPE.search(r["message"])
+                row = by_id.get(res["id"], {})
+                fired.append({
+                    "key": key, "id": res["id"], "repo": row.get("repo", ""),
+                    "path": row.get("path", ""), "defines": row.get("defines", ""),
+                    "workgroup": "x".join(m.groups()) if m else "?",
+                    "one_d": bool(m and m.group(2) == "1"),
+                    "message": r["message"], "again": res["again"],
+                    "review": res["review"]})
+            else:
+                t["missed"][r["name"]] += 1
+    for t in table.values():
+        t["missed"] = dict(sorted(t["missed"].items(), key=lambda kv: (-kv[1], kv[0])))
+    return {"table": table, "fired": fired}
+
+
+def print_summary(summary, label):
+    print("# morton-remap on the corpus (%s)\n" % label)
+    for key, t in summary["table"].items():
+        print("## %s: %d modules, %d entry points with a remark, %d fired, %d errors"
+              % (key, t["modules"], t["entries"], t["fired"], t["errors"]))
+        for name, n in t["missed"].items():
+            print("  %-28s %d" % (name, n))
+    print("\n## fired kernels")
+    for f in summary["fired"]:
+        print("- [%s] %s %s %s%s" % (f["key"], f["workgroup"], f["repo"], f["path"],
+                                     " (" + f["defines"] + ")" if f["defines"] else ""))
+        print("    " + f["message"])
+        checks = []
+        if f["again"] is not None:
+            checks.append("second run: " + (", ".join(f["again"]) or "no remark"))
+        if f["review"]:
+            checks.append("review: " + ", ".join(f["review"]))
+        if checks:
+            print("    " + "; ".join(checks))
+    bad = [f for f in summary["fired"] if f["again"] and "Remapped" in f["again"]]
+    one_d = [f for f in summary["fired"] if f["one_d"]]
+    print("\n%d fired, %d with a 1-D workgroup (listed above with their split), "
+          "%d remapped again by a second run, %d flagged for review"
+          % (len(summary["fired"]), len(one_d), len(bad),
+             sum(1 for f in summary["fired"] if f["review"])))
+
+
+def compare(before, after):
+    print("\n# before -> after")
+    keys = list(after["table"].keys())
+    for key in keys:
+        b = before["table"].get(key, {"fired": 0, "missed": {}, "errors": 0})
+        a = after["table"][key]
+        print("## %s: fired %d -> %d, errors %d -> %d" % (key, b["fired"], a["fired"],
+                                                        b["errors"], a["errors"]))
+        names = sorted(set(b["missed"]) | set(a["missed"]))
+        for n in names:
+            print("  %-28s %5d -> %5d" % (n, b["missed"].get(n, 0), a["missed"].get(n, 0)))
+    bf = {(f["key"], f["id"]) for f in before["fired"]}
+    af = {(f["key"], f["id"]) for f in after["fired"]}
+    print("\nfired before only: %d, after only: %d, both: %d"
+          % (len(bf - af), len(af - bf), len(bf & af)))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", default="/work/scratch/corpus")
+    parser.add_argument("--waveopt", default=os.path.join(
+        os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+        "build", "bin", "waveopt"))
+    parser.add_argument("--label", default="current")
+    parser.add_argument("--out", default=None,
+                        help="results directory (default: <corpus>/morton-census)")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--modes", default="pass,O")
+    parser.add_argument("--forms", default="raw,opt")
+    parser.add_argument("--limit", type=int, default=0, help="first N modules only")
+    parser.add_argument("--compare", default=None)
+    args = parser.parse_args()
+
+    manifest = read_manifest(args.corpus)
+    if args.limit:
+        manifest = manifest[:args.limit]
+    out_dir = os.path.join(args.out or os.path.join(args.corpus, "morton-census"), args.label)
+    os.makedirs(out_dir, exist_ok=True)
+    jobs = []
+    with tempfile.TemporaryDirectory(prefix="morton-census-") as tmp:
+        for row in manifest:
+            for form in args.forms.split(","):
+                src = module_path(args.corpus, row, form)
+                if src is None:
+                    continue
+                for mode in args.modes.split(","):
+                    jobs.append((args.waveopt, mode, row["id"], form, src, tmp))
+        results = []
+        with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+            for i, res in enumerate(pool.map(job, jobs)):
+                results.append(res)
+                if (i + 1) % 500 == 0:
+                    print("... %d/%d" % (i + 1, len(jobs)), file=sys.stderr, flush=True)
+    summary = summarize(results, manifest)
+    summary["label"] = args.label
+    summary["waveopt"] = args.waveopt
+    with open(os.path.join(out_dir, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=1)
+    print_summary(summary, args.label)
+    if args.compare:
+        with open(args.compare) as f:
+            compare(json.load(f), summary)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
