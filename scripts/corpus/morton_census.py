@@ -13,13 +13,21 @@ remarks (one per entry point), and prints, per mode and form:
     must not fire again, and kernels that read subgroup built-ins or hold
     bit-field code over the invocation index (hand-made quad orders such as
     FidelityFX's ARmpRed8x8 look like that) are listed for review.
-The results go to <out>/<label>/summary.json; --compare prints a
+The results go to <out>/<label>/summary.json (default out: ./morton-census;
+the corpus itself is read-only); --compare prints a
 before/after table against another summary (e.g. one made with main's
 waveopt: --waveopt /path/to/main/waveopt --label main).
 
   scripts/corpus/morton_census.py [--corpus DIR] [--waveopt BIN]
       [--label NAME] [--out DIR] [--jobs N] [--modes pass,O]
       [--forms raw,opt] [--limit N] [--compare OTHER/summary.json]
+      [--diff --waverun BIN] [--isa --waverun-isa BIN] [--reuse]
+
+With --diff, every module the pass alone (mode "pass") rewrote is run
+against its original by `waverun diff --auto` (lavapipe at 4, 8, 16, the
+simulator at 32, 64); with --isa both are compiled by `waverun isa` for
+RDNA2 (navi21) at wave64 and wave32 and their occupancy (subgroups per
+SIMD) compared. The rewrites are kept in <out>/<label>/spv/.
 
 Reads the corpus only; never writes into it or into the repository.
 """
@@ -76,8 +84,8 @@ def review_flags(text):
 
 
 def job(args):
-    waveopt, mode, module_id, form, src, tmp = args
-    base = os.path.join(tmp, "%s.%s.%s" % (module_id, form, mode))
+    waveopt, mode, module_id, form, src, tmp, keep_dir = args
+    base = os.path.join(tmp, "%s.%s.%s" % (module_id.replace("/", "+"), form, mode))
     dst, yaml = base + ".spv", base + ".yaml"
     rc, _, err = run([waveopt] + MODES[mode] + [src, "-o", dst,
                                                 "--remarks-output=" + yaml])
@@ -94,9 +102,59 @@ def job(args):
         again = parse_remarks(open(yaml2).read()) if os.path.exists(yaml2) else []
         res["again"] = [r["name"] for r in again]
         res["review"] = review_flags(disassemble(src))
+        if mode == "pass" and keep_dir:
+            kept = os.path.join(keep_dir, "%s.%s.spv" % (module_id, form))
+            os.makedirs(os.path.dirname(kept), exist_ok=True)
+            os.replace(dst, kept)
+            res["src"], res["rewrite"] = src, kept
     for f in (dst, yaml, base + ".again.spv", base + ".again.yaml"):
         if os.path.exists(f):
             os.remove(f)
+    return res
+
+
+def diff_run(job_args):
+    """EQUAL / DIFF / an error class, on lavapipe (4/8/16) and the simulator
+    (32/64)."""
+    waverun, a, b = job_args
+    env = dict(os.environ, MESA_SHADER_CACHE_DISABLE="true", LP_NUM_THREADS="1")
+    res = {}
+    for name, extra in (("lavapipe", ["--widths=4,8,16"]),
+                        ("sim", ["--sim", "--widths=32,64"])):
+        try:
+            p = subprocess.run([waverun, "diff", a, b, "--auto"] + extra,
+                               capture_output=True, text=True, timeout=900, env=env)
+            rc, text = p.returncode, p.stdout + p.stderr
+        except subprocess.TimeoutExpired:
+            rc, text = 124, "timeout"
+        if rc == 0:
+            res[name] = "EQUAL"
+        elif rc == 3:
+            res[name] = "NONDETERMINISTIC" if "NONDETERMINISTIC" in text else "DIFF"
+        elif rc == 124:
+            res[name] = "timeout"
+        else:
+            line = next((l for l in text.splitlines() if "error" in l.lower()),
+                        text.strip().splitlines()[-1] if text.strip() else "failed")
+            res[name] = "error: " + re.sub(r"[0-9]+", "N", line)[:120]
+    return res
+
+
+def isa_run(job_args):
+    """Subgroups per SIMD of original and rewrite, navi21, wave64/wave32."""
+    waverun, a, b = job_args
+    res = {}
+    for wave in ("64", "32"):
+        rc, out, err = run([waverun, "isa", a, b, "--amd=navi21", "--wave=" + wave,
+                            "--format=json"], 600)
+        try:
+            rows = json.loads(out) if rc == 0 else None
+            before = rows[0]["statistics"]["Subgroups per SIMD"]
+            after = rows[1]["statistics"]["Subgroups per SIMD"]
+            vgpr = (rows[0]["statistics"].get("VGPRs"), rows[1]["statistics"].get("VGPRs"))
+            res["w" + wave] = {"before": before, "after": after, "vgprs": vgpr}
+        except (ValueError, KeyError, IndexError, TypeError):
+            res["w" + wave] = {"error": (err or out).strip()[:200]}
     return res
 
 
@@ -144,7 +202,8 @@ def summarize(results, manifest):
                     "workgroup": "x".join(m.groups()) if m else "?",
                     "one_d": bool(m and m.group(2) == "1"),
                     "message": r["message"], "again": res["again"],
-                    "review": res["review"]})
+                    "review": res["review"], "diff": res.get("diff"),
+                    "isa": res.get("isa")})
             else:
                 t["missed"][r["name"]] += 1
     for t in table.values():
@@ -169,10 +228,30 @@ def print_summary(summary, label):
             checks.append("second run: " + (", ".join(f["again"]) or "no remark"))
         if f["review"]:
             checks.append("review: " + ", ".join(f["review"]))
+        if f.get("diff"):
+            checks.append("diff: lavapipe %s, sim %s" % (f["diff"]["lavapipe"], f["diff"]["sim"]))
+        if f.get("isa"):
+            checks.append("RDNA2 subgroups/SIMD: " + ", ".join(
+                "w%s %s" % (w[1:], "%s -> %s" % (v["before"], v["after"]) if "before" in v
+                            else "error") for w, v in sorted(f["isa"].items())))
         if checks:
             print("    " + "; ".join(checks))
     bad = [f for f in summary["fired"] if f["again"] and "Remapped" in f["again"]]
     one_d = [f for f in summary["fired"] if f["one_d"]]
+    diffs = collections.Counter()
+    occupancy = collections.Counter()
+    for f in summary["fired"]:
+        if f.get("diff"):
+            for k in ("lavapipe", "sim"):
+                diffs["%s %s" % (k, f["diff"][k])] += 1
+        if f.get("isa"):
+            for w, v in f["isa"].items():
+                occupancy["%s %s" % (w, "error" if "before" not in v else
+                                     "kept" if v["after"] >= v["before"] else "LOST")] += 1
+    if diffs:
+        print("\ndiff-run: " + ", ".join("%s: %d" % kv for kv in sorted(diffs.items())))
+    if occupancy:
+        print("occupancy: " + ", ".join("%s: %d" % kv for kv in sorted(occupancy.items())))
     print("\n%d fired, %d with a 1-D workgroup (listed above with their split), "
           "%d remapped again by a second run, %d flagged for review"
           % (len(summary["fired"]), len(one_d), len(bad),
@@ -203,19 +282,36 @@ def main():
         os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
         "build", "bin", "waveopt"))
     parser.add_argument("--label", default="current")
-    parser.add_argument("--out", default=None,
-                        help="results directory (default: <corpus>/morton-census)")
+    parser.add_argument("--out", default="morton-census",
+                        help="results directory (default: ./morton-census)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--modes", default="pass,O")
     parser.add_argument("--forms", default="raw,opt")
     parser.add_argument("--limit", type=int, default=0, help="first N modules only")
     parser.add_argument("--compare", default=None)
+    parser.add_argument("--reuse", action="store_true",
+                        help="print <out>/<label>/summary.json again (with --compare)")
+    parser.add_argument("--diff", action="store_true")
+    parser.add_argument("--waverun", default=None, help="waverun for --diff (needs --auto)")
+    parser.add_argument("--isa", action="store_true")
+    parser.add_argument("--waverun-isa", default=None, help="waverun for --isa")
     args = parser.parse_args()
+    bin_dir = os.path.dirname(os.path.abspath(args.waveopt))
+    waverun = args.waverun or os.path.join(bin_dir, "waverun")
+    waverun_isa = args.waverun_isa or os.path.join(bin_dir, "waverun")
 
+    if args.reuse:
+        with open(os.path.join(args.out, args.label, "summary.json")) as f:
+            summary = json.load(f)
+        print_summary(summary, args.label)
+        if args.compare:
+            with open(args.compare) as f:
+                compare(json.load(f), summary)
+        return 0
     manifest = read_manifest(args.corpus)
     if args.limit:
         manifest = manifest[:args.limit]
-    out_dir = os.path.join(args.out or os.path.join(args.corpus, "morton-census"), args.label)
+    out_dir = os.path.join(args.out, args.label)
     os.makedirs(out_dir, exist_ok=True)
     jobs = []
     with tempfile.TemporaryDirectory(prefix="morton-census-") as tmp:
@@ -225,13 +321,25 @@ def main():
                 if src is None:
                     continue
                 for mode in args.modes.split(","):
-                    jobs.append((args.waveopt, mode, row["id"], form, src, tmp))
+                    jobs.append((args.waveopt, mode, row["id"], form, src, tmp,
+                                 os.path.join(out_dir, "spv")))
         results = []
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
             for i, res in enumerate(pool.map(job, jobs)):
                 results.append(res)
                 if (i + 1) % 500 == 0:
                     print("... %d/%d" % (i + 1, len(jobs)), file=sys.stderr, flush=True)
+    todo = [r for r in results if r.get("rewrite")]
+    if todo and (args.diff or args.isa):
+        with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+            if args.diff:
+                for r, d in zip(todo, pool.map(diff_run, [(waverun, r["src"], r["rewrite"])
+                                                          for r in todo])):
+                    r["diff"] = d
+            if args.isa:
+                for r, d in zip(todo, pool.map(isa_run, [(waverun_isa, r["src"], r["rewrite"])
+                                                         for r in todo])):
+                    r["isa"] = d
     summary = summarize(results, manifest)
     summary["label"] = args.label
     summary["waveopt"] = args.waveopt

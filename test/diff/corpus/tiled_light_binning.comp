@@ -24,7 +24,7 @@
 // CHECK: :139:{{.*}} applied UniformAddressUniformValue in main
 // CHECK: :140:{{.*}} applied UniformAddressUniformValue in main
 // CHECK: PASS: equal at sizes 4,8,16,32,64
-// MORTON: morton-remap: applied Remapped in main: 8x8x1 workgroup (the WorkgroupSize built-in), 2 identity built-in load(s) relabelled
+// MORTON: morton-remap: applied Remapped in main: 8x8x1 workgroup (the WorkgroupSize built-in), Morton order in 8x8 tiles; 2 identity built-in load(s) relabelled
 // MORTON-COUNT-3: applied UniformAddressDivergentValue in main
 // MORTON-COUNT-2: applied SmallBinSet in main
 // MORTON: :126:{{.*}} missed DivergentAddress in main
