@@ -36,7 +36,8 @@
 // Profitable (the default decides) when accesses to tiled memory (2-D
 // images and textures) at invocation-dependent 2-D coordinates outweigh
 // accesses to linear memory (buffers, texel buffers, shared memory) that
-// are consecutive along a row, each weighted by its loop nest.
+// the remap makes cost more (more 64-byte lines per 4-lane group, more
+// bank conflicts per 32-lane wave), each weighted by its loop nest.
 //
 // Capabilities added: none. Built-ins added when missing (and listed in the
 // entry point's interface): LocalInvocationIndex, WorkgroupId.
