@@ -674,7 +674,11 @@ struct InvocationEvaluator::Impl {
     return false;
   }
 
-  enum class Neutral { kZero, kOne, kAllOnes, kNone };
+  // What a probe becomes next to a value that varies across the workgroup.
+  // A uniform multiplier (or left shift) of a lane-varying value is usually
+  // a row pitch: it becomes kPitch (2^12), so y * pitch + x keeps its rows
+  // apart; 1 would fold them onto each other.
+  enum class Neutral { kZero, kOne, kPitch, kPitchShift, kAllOnes, kNone };
 
   // Component-wise |fn| over |a| and |b| into a value of |count| x |width|.
   // A probe operand takes the neutral element |na| / |nb|; two probes give
@@ -693,6 +697,12 @@ struct InvocationEvaluator::Impl {
           return true;
         case Neutral::kOne:
           *v = 1;
+          return true;
+        case Neutral::kPitch:
+          *v = uint64_t{1} << 12;
+          return true;
+        case Neutral::kPitchShift:
+          *v = 12;
           return true;
         case Neutral::kAllOnes:
           *v = Mask(w);
@@ -962,7 +972,7 @@ struct InvocationEvaluator::Impl {
                      return true;
                    });
       case Op::OpIMul:
-        return bin(N::kOne, N::kOne,
+        return bin(N::kPitch, N::kPitch,
                    [](uint64_t x, uint64_t y, uint32_t, uint32_t, uint64_t* z) {
                      *z = x * y;
                      return true;
@@ -1008,7 +1018,7 @@ struct InvocationEvaluator::Impl {
                    });
       }
       case Op::OpShiftLeftLogical:
-        return bin(N::kNone, N::kZero,
+        return bin(N::kNone, N::kPitchShift,
                    [](uint64_t x, uint64_t y, uint32_t wx, uint32_t, uint64_t* z) {
                      if (y >= wx) return false;
                      *z = x << y;

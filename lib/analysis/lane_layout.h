@@ -32,12 +32,16 @@
 //   - Probes (only when a UniformityAnalysis is given and LaneEnv::probes):
 //     a value the evaluator cannot compute but that the uniformity analysis
 //     proves workgroup-uniform (a push constant, a loop counter of a
-//     uniform loop, a specialization constant) becomes a *probe*: the
-//     operation that consumes it uses its neutral element (0 for + - | ^
-//     and shift amounts, 1 for * and divisors, all ones for &), so the
-//     result describes the shape of the lane -> value map up to a uniform
-//     offset or scale, not the value itself. A result with a probe is never
-//     a proof of a value; it is what profitability decisions need.
+//     uniform loop, a specialization constant) becomes a *probe*. Combined
+//     only with workgroup-uniform values it stays a probe; next to a value
+//     that varies across the workgroup, the operation uses a stand-in: its
+//     neutral element for + - | ^, right-shift amounts and divisors (0, 0,
+//     1), all ones for &, no bound for min/max/clamp, and 4096 for a
+//     multiplier (a left shift by 12): a uniform multiplier is usually a
+//     row pitch, and y * pitch + x must keep its rows apart. The result
+//     describes the shape of the lane -> value map up to a uniform offset
+//     or scale, not the value itself. A result with a probe is never a
+//     proof of a value; it is what profitability decisions need.
 //   - Evaluation never reads undefined values, never divides by zero, and
 //     never recurses through a phi: those fail.
 #ifndef WAVEOPT_LIB_ANALYSIS_LANE_LAYOUT_H_
