@@ -27,8 +27,8 @@ With --diff, every module the pass alone (mode "pass") rewrote is run
 against its original by `waverun diff` (lavapipe at 4, 8, 16, the simulator
 at 32, 64): with `--auto` (a waverun that has it), or with --auto-cover,
 for main's waverun, from spec lines made here (3x2 workgroups, images six
-workgroups wide and four high, runtime arrays of 4096 elements; waverun
-fills uniforms and push constants itself). Modules waverun cannot bind
+workgroups wide and four high, runtime arrays of 4096 elements, push
+constants of small integers; waverun fills uniform blocks itself). Modules waverun cannot bind
 (separate images and samplers, 3-D or arrayed images, other storage image
 formats, acceleration structures) are reported as "not run" with the
 reason. With --isa both are compiled by `waverun isa` for RDNA2 (navi21) at
@@ -44,6 +44,7 @@ import concurrent.futures
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -51,6 +52,7 @@ import tempfile
 REMARK = re.compile(r"^--- !(Passed|Missed|Analysis)\n(.*?)^\.\.\.$", re.M | re.S)
 SHAPE = re.compile(r"(\d+)x(\d+)x(\d+) workgroup")
 MODES = {"pass": ["--morton-remap"], "O": ["-O"]}
+DIFF_TIMEOUT = 900  # seconds per waverun diff (--diff-timeout)
 
 
 def parse_remarks(text):
@@ -66,11 +68,18 @@ def parse_remarks(text):
     return out
 
 
-def run(cmd, timeout=300):
+def run(cmd, timeout=300, env=None):
+    """(rc, stdout, stderr); rc 124 on a timeout. The command runs in its own
+    process group, killed whole on a timeout: waverun's per-width children
+    would otherwise keep the pipes open and the wait going."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, env=env, start_new_session=True)
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-        return p.returncode, p.stdout, p.stderr
+        out, err = p.communicate(timeout=timeout)
+        return p.returncode, out, err
     except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
         return 124, "", "timeout"
 
 
@@ -130,18 +139,26 @@ def cover_spec(waverun, a, shape, env):
     """Spec lines that cover every binding of `a` for main's waverun (which
     has no automatic cover): 3x2 workgroups, 2-D images twice the dispatched
     area in each direction (downsamplers read at 2x), runtime arrays of 4096
-    elements; the rest (uniform blocks, push constants) waverun fills itself.
+    elements, push constants of small integers (mod:4); uniform blocks
+    waverun fills itself.
     Returns (lines, None) or (None, the error that no spec line can fix)."""
     x, y = shape
-    lines = ["dispatch 3 2 1"]
+    # Small integers in the push constants: they are often loop bounds and
+    # sizes, and random words would make loops run for hours.
+    lines = ["dispatch 3 2 1", "push fill=mod:4"]
     for _ in range(16):
         args = [waverun, "run", a, "--no-spec", "--subgroup-size=4"]
         for line in lines:
             args += ["-s", line]
-        rc, out, err = run(args, 600)
+        rc, out, err = run(args, DIFF_TIMEOUT, env)
         if rc == 0:
             return lines, None
+        if rc == 124:
+            return None, "timeout"
         text = (err or out).strip()
+        if "module has none" in text and "push fill=mod:4" in lines:
+            lines.remove("push fill=mod:4")
+            continue
         m = NOT_COVERED.search(text)
         if not m:
             return None, text.splitlines()[-1] if text else "failed"
@@ -171,12 +188,8 @@ def diff_run(job_args):
             spec += ["-s", line]
     for name, extra in (("lavapipe", ["--widths=4,8,16"]),
                         ("sim", ["--sim", "--widths=32,64"])):
-        try:
-            p = subprocess.run([waverun, "diff", a, b] + spec + extra,
-                               capture_output=True, text=True, timeout=900, env=env)
-            rc, text = p.returncode, p.stdout + p.stderr
-        except subprocess.TimeoutExpired:
-            rc, text = 124, "timeout"
+        rc, out, err = run([waverun, "diff", a, b] + spec + extra, DIFF_TIMEOUT, env)
+        text = out + err
         if rc == 0:
             res[name] = "EQUAL"
         elif rc == 3:
@@ -346,9 +359,13 @@ def main():
     parser.add_argument("--auto-cover", action="store_true",
                         help="--diff without waverun's --auto: cover the bindings "
                         "from waverun's own errors (main's waverun)")
+    parser.add_argument("--diff-timeout", type=int, default=900,
+                        help="seconds per waverun diff (a timeout is reported as such)")
     parser.add_argument("--isa", action="store_true")
     parser.add_argument("--waverun-isa", default=None, help="waverun for --isa")
     args = parser.parse_args()
+    global DIFF_TIMEOUT
+    DIFF_TIMEOUT = args.diff_timeout
     bin_dir = os.path.dirname(os.path.abspath(args.waveopt))
     waverun = args.waverun or os.path.join(bin_dir, "waverun")
     waverun_isa = args.waverun_isa or os.path.join(bin_dir, "waverun")
