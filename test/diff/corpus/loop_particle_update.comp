@@ -13,7 +13,7 @@
 // 1-D workgroups of 100 over 350 slots (the last workgroup has 50 live
 // lanes, plus dead particles that return before any loop).
 // RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
-// CHECK: morton-remap: missed UnsupportedWorkgroupSize in main: the workgroup is 100x1x1
+// CHECK: morton-remap: missed LinearIndex in main: the 100x1x1 workgroup
 // CHECK-DAG: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s) per iteration (7 shuffled part(s))
 // CHECK-DAG: batch-uniform-loads: missed MultipleExits in main: the loop leaves other than through one exit test (a break, return or kill)
 // CHECK-DAG: batch-uniform-loads: missed MultipleExits in evaluateCurve(f1;: the loop leaves other than through one exit test

@@ -21,7 +21,7 @@
 // math; over the 8-ulp trust tolerance). Original vs rewrite stays exact.
 // RUN: %diff %s --no-check-sim --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s --check-prefix=INDIRECT
 // RUN: %diff %s --no-check-sim --waveopt-flags="-O --remarks=.* --remarks-missed=.* -DCOMPACT_LIGHTS" --waverun="-DCOMPACT_LIGHTS --spec=%S/loop_tiled_lighting_compact.waverun" 2>&1 | %FileCheck %s --check-prefix=COMPACT
-// INDIRECT: morton-remap: applied Remapped in main: 8x8x1 workgroup {{.*}}; 5 image access(es) at invocation-derived coordinates, 0 buffer access(es) indexed along x
+// INDIRECT: morton-remap: applied Remapped in main: 8x8x1 workgroup {{.*}}; 2-D accesses weigh 5 (5 storage image accesses), linear accesses 0 (none)
 // INDIRECT: batch-uniform-loads: applied BatchedLoads in main: 2 uniform load(s) per iteration (10 shuffled part(s))
 // INDIRECT-NOT: missed
 // INDIRECT: PASS: equal at sizes 4,8,16,32,64
