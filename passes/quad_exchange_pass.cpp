@@ -78,8 +78,8 @@ const char* DirectionText(uint32_t xor_mask) {
 
 bool QuadExchangePass::ValidateParams(const std::string& text,
                                       std::string* error) {
-  if (text.empty()) return true;
-  *error = "takes no parameters (got '" + text + "')";
+  if (text.empty() || text == "full-subgroups") return true;
+  *error = "unknown parameter '" + text + "' (expected full-subgroups)";
   return false;
 }
 
@@ -749,49 +749,57 @@ bool QuadExchangePass::Rewrite(const Candidate& c) {
 
   ctx->AddCapability(spv::Capability::GroupNonUniform);
   ctx->AddCapability(spv::Capability::GroupNonUniformQuad);
-  ctx->AddCapability(spv::Capability::GroupNonUniformBallot);
   const uint32_t v_size = BuiltInVar(spv::BuiltIn::SubgroupSize, false, c.entry);
-  const uint32_t v_num = BuiltInVar(spv::BuiltIn::NumSubgroups, false, c.entry);
   const uint32_t v_sid = BuiltInVar(spv::BuiltIn::SubgroupId, false, c.entry);
   const uint32_t v_lane =
       BuiltInVar(spv::BuiltIn::SubgroupLocalInvocationId, false, c.entry);
-  const uint32_t v_index =
-      BuiltInVar(spv::BuiltIn::LocalInvocationIndex, false, c.entry);
-  if (!v_size || !v_num || !v_sid || !v_lane || !v_index) return false;
+  if (!v_size || !v_sid || !v_lane) return false;
+  uint32_t v_num = 0, v_index = 0;
+  if (!full_subgroups_) {
+    ctx->AddCapability(spv::Capability::GroupNonUniformBallot);
+    v_num = BuiltInVar(spv::BuiltIn::NumSubgroups, false, c.entry);
+    v_index = BuiltInVar(spv::BuiltIn::LocalInvocationIndex, false, c.entry);
+    if (!v_num || !v_index) return false;
+  }
 
   Emitter e(ctx, entry_block, where);
   const uint32_t u32 = e.UIntType(32);
   const uint32_t boolean = e.BoolType();
   const uint32_t ss = e.EmitIds(spv::Op::OpLoad, u32, {v_size});
-  const uint32_t ns = e.EmitIds(spv::Op::OpLoad, u32, {v_num});
   const uint32_t sid = e.EmitIds(spv::Op::OpLoad, u32, {v_sid});
   const uint32_t lane = e.EmitIds(spv::Op::OpLoad, u32, {v_lane});
-  const uint32_t li = e.EmitIds(spv::Op::OpLoad, u32, {v_index});
-  const uint32_t total = e.EmitIds(spv::Op::OpIMul, u32, {ns, ss});
-  const uint32_t full =
-      e.EmitIds(spv::Op::OpIEqual, boolean, {total, e.UInt(c.size.Count())});
-  const uint32_t low = e.EmitIds(spv::Op::OpBitwiseAnd, u32, {ss, e.UInt(3)});
-  const uint32_t aligned =
-      e.EmitIds(spv::Op::OpIEqual, boolean, {low, e.UInt(0)});
-  // Defence against implementations whose built-ins disagree with their
-  // subgroups (lavapipe at 16 lanes runs an 8-wide row as a 16-lane
-  // subgroup with 8 active lanes, yet reports 4 subgroups of 16 for 8x8):
-  // this subgroup's active lanes must fill it. Where the built-ins are
-  // right and the first two checks hold, every subgroup is full and this
-  // is true everywhere, so the condition stays workgroup-uniform.
-  const uint32_t ballot = e.Group(spv::Op::OpGroupNonUniformBallot,
-                                  e.UIntVectorType(4), -1, {e.Bool(true)});
-  const uint32_t active = e.Group(
-      spv::Op::OpGroupNonUniformBallotBitCount, u32,
-      static_cast<int>(spv::GroupOperation::Reduce), {ballot});
-  const uint32_t filled = e.EmitIds(spv::Op::OpIEqual, boolean, {active, ss});
-  const uint32_t both =
-      e.EmitIds(spv::Op::OpLogicalAnd, boolean, {full, aligned});
-  const uint32_t fast = e.EmitIds(spv::Op::OpLogicalAnd, boolean, {both, filled});
   const uint32_t base = e.EmitIds(spv::Op::OpIMul, u32, {sid, ss});
   const uint32_t relabelled = e.EmitIds(spv::Op::OpIAdd, u32, {base, lane});
-  const uint32_t index =
-      e.EmitIds(spv::Op::OpSelect, u32, {fast, relabelled, li});
+  uint32_t fast = 0;
+  uint32_t index = relabelled;
+  if (!full_subgroups_) {
+    const uint32_t ns = e.EmitIds(spv::Op::OpLoad, u32, {v_num});
+    const uint32_t li = e.EmitIds(spv::Op::OpLoad, u32, {v_index});
+    const uint32_t total = e.EmitIds(spv::Op::OpIMul, u32, {ns, ss});
+    const uint32_t full =
+        e.EmitIds(spv::Op::OpIEqual, boolean, {total, e.UInt(c.size.Count())});
+    const uint32_t low =
+        e.EmitIds(spv::Op::OpBitwiseAnd, u32, {ss, e.UInt(3)});
+    const uint32_t aligned =
+        e.EmitIds(spv::Op::OpIEqual, boolean, {low, e.UInt(0)});
+    // Defence against implementations whose built-ins disagree with their
+    // subgroups (lavapipe at 16 lanes runs an 8-wide row as a 16-lane
+    // subgroup with 8 active lanes, yet reports 4 subgroups of 16 for
+    // 8x8): this subgroup's active lanes must fill it. Where the built-ins
+    // are right and the first two checks hold, every subgroup is full and
+    // this is true everywhere, so the condition stays workgroup-uniform.
+    const uint32_t ballot = e.Group(spv::Op::OpGroupNonUniformBallot,
+                                    e.UIntVectorType(4), -1, {e.Bool(true)});
+    const uint32_t active = e.Group(
+        spv::Op::OpGroupNonUniformBallotBitCount, u32,
+        static_cast<int>(spv::GroupOperation::Reduce), {ballot});
+    const uint32_t filled =
+        e.EmitIds(spv::Op::OpIEqual, boolean, {active, ss});
+    const uint32_t both =
+        e.EmitIds(spv::Op::OpLogicalAnd, boolean, {full, aligned});
+    fast = e.EmitIds(spv::Op::OpLogicalAnd, boolean, {both, filled});
+    index = e.EmitIds(spv::Op::OpSelect, u32, {fast, relabelled, li});
+  }
   if (!e.ok()) return false;
 
   // The relabelled identity, built once in the entry block.
@@ -860,29 +868,38 @@ bool QuadExchangePass::Rewrite(const Candidate& c) {
   // go into a block that only the shared-memory path runs.
   Instruction* store = c.store;
   Instruction* barrier = c.barrier;
-  store->InsertBefore(barrier);
-  BasicBlock* head = ctx->get_instr_block(barrier);
-  ctx->set_instr_block(store, head);
-  const uint32_t slow_id = ctx->TakeNextId();
-  const uint32_t rest_id = ctx->TakeNextId();
-  if (slow_id == 0 || rest_id == 0) return false;
-  BasicBlock* slow =
-      head->SplitBasicBlock(ctx, slow_id, BasicBlock::iterator(store));
-  BasicBlock* rest = slow->SplitBasicBlock(
-      ctx, rest_id, ++BasicBlock::iterator(barrier));
-  {
-    Emitter s(ctx, slow);
-    s.Branch(rest_id);
-    Emitter h(ctx, head);
-    h.SelectionMerge(rest_id);
-    h.BranchConditional(fast, rest_id, slow_id);
-    if (!s.ok() || !h.ok()) return false;
+  const uint32_t value = store->GetSingleWordInOperand(1);
+  const uint32_t type = defs->GetDef(value)->type_id();
+  BasicBlock* rest = nullptr;
+  Instruction* quad_at = nullptr;  // the quad operations go before it
+  if (full_subgroups_) {
+    // No shared-memory path: the quad operations go where the barrier was.
+    rest = ctx->get_instr_block(barrier);
+    quad_at = barrier->NextNode();
+  } else {
+    store->InsertBefore(barrier);
+    BasicBlock* head = ctx->get_instr_block(barrier);
+    ctx->set_instr_block(store, head);
+    const uint32_t slow_id = ctx->TakeNextId();
+    const uint32_t rest_id = ctx->TakeNextId();
+    if (slow_id == 0 || rest_id == 0) return false;
+    BasicBlock* slow =
+        head->SplitBasicBlock(ctx, slow_id, BasicBlock::iterator(store));
+    rest = slow->SplitBasicBlock(
+        ctx, rest_id, ++BasicBlock::iterator(barrier));
+    {
+      Emitter s(ctx, slow);
+      s.Branch(rest_id);
+      Emitter h(ctx, head);
+      h.SelectionMerge(rest_id);
+      h.BranchConditional(fast, rest_id, slow_id);
+      if (!s.ok() || !h.ok()) return false;
+    }
+    quad_at = &*rest->begin();
   }
 
   // The quad operations, once per source, where every invocation is active.
-  const uint32_t value = store->GetSingleWordInOperand(1);
-  const uint32_t type = defs->GetDef(value)->type_id();
-  Emitter q(ctx, rest, rest->begin());
+  Emitter q(ctx, rest, BasicBlock::iterator(quad_at));
   std::vector<std::pair<std::pair<bool, uint32_t>, uint32_t>> made;
   std::vector<uint32_t> sources;
   for (const Read& r : c.reads) {
@@ -908,6 +925,51 @@ bool QuadExchangePass::Rewrite(const Candidate& c) {
     sources.push_back(id);
   }
   if (!q.ok()) return false;
+
+  if (full_subgroups_) {
+    // The reads take the quad values; the store, the barrier, the access
+    // chains and the array go.
+    for (size_t k = 0; k < c.reads.size(); ++k) {
+      ctx->ReplaceAllUsesWith(c.reads[k].load->result_id(), sources[k]);
+    }
+    std::vector<Instruction*> dead = {store, barrier};
+    for (const Read& r : c.reads) dead.push_back(r.load);
+    std::vector<Instruction*> chains;
+    for (Instruction* d : dead) {
+      if (d->opcode() != spv::Op::OpControlBarrier) {
+        Instruction* ch = defs->GetDef(d->GetSingleWordInOperand(0));
+        if (std::find(chains.begin(), chains.end(), ch) == chains.end()) {
+          chains.push_back(ch);
+        }
+      }
+    }
+    for (Instruction* d : dead) ctx->KillInst(d);
+    for (Instruction* ch : chains) {
+      if (defs->NumUses(ch) == 0) ctx->KillInst(ch);
+    }
+    bool var_used = false;
+    defs->ForEachUser(c.var, [&var_used](Instruction* u) {
+      if (u->opcode() != spv::Op::OpEntryPoint &&
+          u->opcode() != spv::Op::OpName && !u->IsDecoration()) {
+        var_used = true;
+      }
+    });
+    if (!var_used) {
+      const uint32_t var_id = c.var->result_id();
+      for (Instruction& ep : get_module()->entry_points()) {
+        for (uint32_t i = 3; i < ep.NumInOperands(); ++i) {
+          if (ep.GetSingleWordInOperand(i) == var_id) {
+            ep.RemoveInOperand(i);
+            get_def_use_mgr()->AnalyzeInstUse(&ep);
+            break;
+          }
+        }
+      }
+      ctx->KillNamesAndDecorates(var_id);
+      ctx->KillInst(c.var);
+    }
+    return true;
+  }
 
   // Each read: the quad value on the fast path, the load otherwise.
   for (size_t k = 0; k < c.reads.size(); ++k) {

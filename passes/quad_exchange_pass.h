@@ -75,10 +75,16 @@ namespace waveopt {
 
 class QuadExchangePass : public WavePass {
  public:
-  // The pass takes no parameters.
+  // "" or "full-subgroups": the user promises that every subgroup of the
+  // pipeline is full and its size a multiple of 4 (Vulkan:
+  // VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT with a
+  // required subgroup size of 4 or more). Then no run-time check is
+  // emitted, and the store, the barrier, the reads and the array go.
   static bool ValidateParams(const std::string& text, std::string* error);
 
-  explicit QuadExchangePass(PassConfig config) : WavePass(std::move(config)) {}
+  explicit QuadExchangePass(PassConfig config)
+      : WavePass(std::move(config)),
+        full_subgroups_(this->config().params == "full-subgroups") {}
 
   const char* name() const override { return "quad-exchange"; }
   Status Process() override;
@@ -141,6 +147,9 @@ class QuadExchangePass : public WavePass {
   // Rewrites |c|. False when ids ran out (the module is then invalid; the
   // pass returns Failure).
   bool Rewrite(const Candidate& c);
+
+  // The full-subgroups promise.
+  bool full_subgroups_ = false;
 };
 
 }  // namespace waveopt

@@ -37,9 +37,11 @@
 // CHECK-DAG: OpDecorate %gl_SubgroupInvocationID BuiltIn SubgroupLocalInvocationId
 // CHECK-LABEL: %main = OpFunction
 // CHECK: [[SS:%[0-9]+]] = OpLoad %uint %gl_SubgroupSize
-// CHECK: [[NS:%[0-9]+]] = OpLoad %uint %gl_NumSubgroups
 // CHECK: [[SID:%[0-9]+]] = OpLoad %uint %gl_SubgroupID
 // CHECK: [[LANE:%[0-9]+]] = OpLoad %uint %gl_SubgroupInvocationID
+// CHECK: [[BASE:%[0-9]+]] = OpIMul %uint [[SID]] [[SS]]
+// CHECK: [[REL:%[0-9]+]] = OpIAdd %uint [[BASE]] [[LANE]]
+// CHECK: [[NS:%[0-9]+]] = OpLoad %uint %gl_NumSubgroups
 // CHECK: [[LI:%[0-9]+]] = OpLoad %uint %gl_LocalInvocationIndex
 // CHECK: [[TOT:%[0-9]+]] = OpIMul %uint [[NS]] [[SS]]
 // CHECK: [[FULL:%[0-9]+]] = OpIEqual %bool [[TOT]] %uint_64
@@ -50,8 +52,6 @@
 // CHECK: [[FILLED:%[0-9]+]] = OpIEqual %bool [[CNT]] [[SS]]
 // CHECK: [[BOTH:%[0-9]+]] = OpLogicalAnd %bool [[FULL]] [[AL]]
 // CHECK: [[FAST:%[0-9]+]] = OpLogicalAnd %bool [[BOTH]] [[FILLED]]
-// CHECK: [[BASE:%[0-9]+]] = OpIMul %uint [[SID]] [[SS]]
-// CHECK: [[REL:%[0-9]+]] = OpIAdd %uint [[BASE]] [[LANE]]
 // CHECK: [[IDX:%[0-9]+]] = OpSelect %uint [[FAST]] [[REL]] [[LI]]
 // CHECK-NOT: OpLoad %uint %gl_LocalInvocationIndex
 // CHECK: OpSelectionMerge [[REST:%[0-9]+]] None
