@@ -21,13 +21,20 @@ waveopt: --waveopt /path/to/main/waveopt --label main).
   scripts/corpus/morton_census.py [--corpus DIR] [--waveopt BIN]
       [--label NAME] [--out DIR] [--jobs N] [--modes pass,O]
       [--forms raw,opt] [--limit N] [--compare OTHER/summary.json]
-      [--diff --waverun BIN] [--isa --waverun-isa BIN] [--reuse]
+      [--diff [--auto-cover] --waverun BIN] [--isa --waverun-isa BIN] [--reuse]
 
 With --diff, every module the pass alone (mode "pass") rewrote is run
-against its original by `waverun diff --auto` (lavapipe at 4, 8, 16, the
-simulator at 32, 64); with --isa both are compiled by `waverun isa` for
-RDNA2 (navi21) at wave64 and wave32 and their occupancy (subgroups per
-SIMD) compared. The rewrites are kept in <out>/<label>/spv/.
+against its original by `waverun diff` (lavapipe at 4, 8, 16, the simulator
+at 32, 64): with `--auto` (a waverun that has it), or with --auto-cover,
+for main's waverun, from spec lines made here (3x2 workgroups, images six
+workgroups wide and four high, runtime arrays of 4096 elements; waverun
+fills uniforms and push constants itself). Modules waverun cannot bind
+(separate images and samplers, 3-D or arrayed images, other storage image
+formats, acceleration structures) are reported as "not run" with the
+reason. With --isa both are compiled by `waverun isa` for RDNA2 (navi21) at
+wave64 and wave32 and their occupancy (subgroups per SIMD) compared. The
+rewrites are kept in <out>/<label>/spv/; --reuse with --diff or --isa runs
+only those checks again on the kept rewrites of an earlier run.
 
 Reads the corpus only; never writes into it or into the repository.
 """
@@ -107,22 +114,65 @@ def job(args):
             os.makedirs(os.path.dirname(kept), exist_ok=True)
             os.replace(dst, kept)
             res["src"], res["rewrite"] = src, kept
+            shape = next((SHAPE.search(r["message"]) for r in res["remarks"]
+                          if r["kind"] == "Passed"), None)
+            res["shape"] = (int(shape.group(1)), int(shape.group(2))) if shape else (8, 8)
     for f in (dst, yaml, base + ".again.spv", base + ".again.yaml"):
         if os.path.exists(f):
             os.remove(f)
     return res
 
 
+NOT_COVERED = re.compile(r"binding (\d+\.\d+) .*is not covered: (give it a size|its runtime array)")
+
+
+def cover_spec(waverun, a, shape, env):
+    """Spec lines that cover every binding of `a` for main's waverun (which
+    has no automatic cover): 3x2 workgroups, 2-D images twice the dispatched
+    area in each direction (downsamplers read at 2x), runtime arrays of 4096
+    elements; the rest (uniform blocks, push constants) waverun fills itself.
+    Returns (lines, None) or (None, the error that no spec line can fix)."""
+    x, y = shape
+    lines = ["dispatch 3 2 1"]
+    for _ in range(16):
+        args = [waverun, "run", a, "--no-spec", "--subgroup-size=4"]
+        for line in lines:
+            args += ["-s", line]
+        rc, out, err = run(args, 600)
+        if rc == 0:
+            return lines, None
+        text = (err or out).strip()
+        m = NOT_COVERED.search(text)
+        if not m:
+            return None, text.splitlines()[-1] if text else "failed"
+        if m.group(2).startswith("give"):
+            lines.append("binding %s size=%dx%d" % (m.group(1), 6 * x, 4 * y))
+        else:
+            lines.append("binding %s size=4096" % m.group(1))
+    return None, "too many bindings"
+
+
 def diff_run(job_args):
     """EQUAL / DIFF / an error class, on lavapipe (4/8/16) and the simulator
-    (32/64)."""
-    waverun, a, b = job_args
+    (32/64). With --auto-cover, the spec comes from cover_spec (main's
+    waverun); otherwise from `waverun diff --auto`."""
+    waverun, a, b, shape, auto_cover = job_args
     env = dict(os.environ, MESA_SHADER_CACHE_DISABLE="true", LP_NUM_THREADS="1")
     res = {}
+    spec = ["--auto"]
+    if auto_cover:
+        lines, why = cover_spec(waverun, a, shape, env)
+        if lines is None:
+            why = re.sub(r"^waverun: error: \S+: ", "", why)
+            why = re.sub(r"'[^']*'", "'N'", why)
+            return {"lavapipe": "not run: " + why[:110], "sim": "not run: " + why[:110]}
+        spec = ["--no-spec"]
+        for line in lines:
+            spec += ["-s", line]
     for name, extra in (("lavapipe", ["--widths=4,8,16"]),
                         ("sim", ["--sim", "--widths=32,64"])):
         try:
-            p = subprocess.run([waverun, "diff", a, b, "--auto"] + extra,
+            p = subprocess.run([waverun, "diff", a, b] + spec + extra,
                                capture_output=True, text=True, timeout=900, env=env)
             rc, text = p.returncode, p.stdout + p.stderr
         except subprocess.TimeoutExpired:
@@ -292,7 +342,10 @@ def main():
     parser.add_argument("--reuse", action="store_true",
                         help="print <out>/<label>/summary.json again (with --compare)")
     parser.add_argument("--diff", action="store_true")
-    parser.add_argument("--waverun", default=None, help="waverun for --diff (needs --auto)")
+    parser.add_argument("--waverun", default=None, help="waverun for --diff")
+    parser.add_argument("--auto-cover", action="store_true",
+                        help="--diff without waverun's --auto: cover the bindings "
+                        "from waverun's own errors (main's waverun)")
     parser.add_argument("--isa", action="store_true")
     parser.add_argument("--waverun-isa", default=None, help="waverun for --isa")
     args = parser.parse_args()
@@ -301,8 +354,33 @@ def main():
     waverun_isa = args.waverun_isa or os.path.join(bin_dir, "waverun")
 
     if args.reuse:
-        with open(os.path.join(args.out, args.label, "summary.json")) as f:
+        summary_path = os.path.join(args.out, args.label, "summary.json")
+        with open(summary_path) as f:
             summary = json.load(f)
+        if args.diff or args.isa:
+            # Run (again) the diff / isa checks of the kept rewrites only.
+            rows = {r["id"]: r for r in read_manifest(args.corpus)}
+            todo = []
+            for f in summary["fired"]:
+                mode, form = f["key"].split("/")
+                kept = os.path.join(args.out, args.label, "spv", "%s.%s.spv" % (f["id"], form))
+                if mode != "pass" or not os.path.exists(kept):
+                    continue
+                m = SHAPE.search(f["message"])
+                todo.append((f, module_path(args.corpus, rows[f["id"]], form), kept,
+                             (int(m.group(1)), int(m.group(2))) if m else (8, 8)))
+            with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+                if args.diff:
+                    for t, d in zip(todo, pool.map(diff_run, [
+                            (waverun, src, kept, shape, args.auto_cover)
+                            for _, src, kept, shape in todo])):
+                        t[0]["diff"] = d
+                if args.isa:
+                    for t, d in zip(todo, pool.map(isa_run, [
+                            (waverun_isa, src, kept) for _, src, kept, _ in todo])):
+                        t[0]["isa"] = d
+            with open(summary_path, "w") as f:
+                json.dump(summary, f, indent=1)
         print_summary(summary, args.label)
         if args.compare:
             with open(args.compare) as f:
@@ -333,8 +411,9 @@ def main():
     if todo and (args.diff or args.isa):
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
             if args.diff:
-                for r, d in zip(todo, pool.map(diff_run, [(waverun, r["src"], r["rewrite"])
-                                                          for r in todo])):
+                for r, d in zip(todo, pool.map(diff_run, [
+                        (waverun, r["src"], r["rewrite"], r["shape"], args.auto_cover)
+                        for r in todo])):
                     r["diff"] = d
             if args.isa:
                 for r, d in zip(todo, pool.map(isa_run, [(waverun_isa, r["src"], r["rewrite"])
