@@ -21,7 +21,7 @@ import sys
 
 LIMIT = 4194303
 FREE = [0, 1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64, 256]
-PASSES = ["morton-remap", "batch-uniform-loads", "prereduce-atomics"]
+PASSES = ["morton-remap", "quad-exchange", "batch-uniform-loads", "prereduce-atomics"]
 FAILED = "failed (ids exhausted or an internal error)"
 
 

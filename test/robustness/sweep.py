@@ -38,7 +38,7 @@ import shutil
 import subprocess
 import sys
 
-PASSES = ["morton-remap", "batch-uniform-loads", "prereduce-atomics"]
+PASSES = ["morton-remap", "quad-exchange", "batch-uniform-loads", "prereduce-atomics"]
 STAGE_RE = re.compile(r"-S\s+(comp|frag|vert|geom|tesc|tese|task|mesh)\b")
 MIN_SHADERS = 40
 

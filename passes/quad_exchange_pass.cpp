@@ -1,0 +1,1128 @@
+// quad-exchange: see the header for the rewrite and why it is right;
+// docs/passes/quad-exchange.md for the remarks and the cost rule.
+#include "passes/quad_exchange_pass.h"
+
+#include <algorithm>
+#include <set>
+#include <unordered_set>
+
+#include "analysis/uniformity.h"
+#include "passes/emitter.h"
+#include "source/opt/decoration_manager.h"
+#include "source/opt/dominator_analysis.h"
+#include "source/opt/ir_context.h"
+#include "source/opt/loop_descriptor.h"
+#include "source/opt/type_manager.h"
+#include "source/util/string_utils.h"
+
+namespace waveopt {
+namespace {
+
+using spvtools::opt::BasicBlock;
+using spvtools::opt::Function;
+using spvtools::opt::Instruction;
+using spvtools::opt::IRContext;
+using spvtools::opt::Operand;
+
+bool IsChain(spv::Op op) {
+  return op == spv::Op::OpAccessChain || op == spv::Op::OpInBoundsAccessChain;
+}
+
+// Memory semantics bits of storage other than Workgroup memory: a barrier
+// that orders them is needed by other accesses.
+constexpr uint32_t kOtherMemory =
+    static_cast<uint32_t>(spv::MemorySemanticsMask::UniformMemory) |
+    static_cast<uint32_t>(spv::MemorySemanticsMask::SubgroupMemory) |
+    static_cast<uint32_t>(spv::MemorySemanticsMask::CrossWorkgroupMemory) |
+    static_cast<uint32_t>(spv::MemorySemanticsMask::AtomicCounterMemory) |
+    static_cast<uint32_t>(spv::MemorySemanticsMask::ImageMemory) |
+    static_cast<uint32_t>(spv::MemorySemanticsMask::OutputMemory);
+
+// Capabilities whose operations depend on which invocations share a
+// subgroup or quad: relabelling invocations would change their results.
+bool IsMembershipCapability(spv::Capability cap) {
+  switch (cap) {
+    case spv::Capability::GroupNonUniform:
+    case spv::Capability::GroupNonUniformVote:
+    case spv::Capability::GroupNonUniformArithmetic:
+    case spv::Capability::GroupNonUniformBallot:
+    case spv::Capability::GroupNonUniformShuffle:
+    case spv::Capability::GroupNonUniformShuffleRelative:
+    case spv::Capability::GroupNonUniformClustered:
+    case spv::Capability::GroupNonUniformQuad:
+    case spv::Capability::SubgroupBallotKHR:
+    case spv::Capability::SubgroupVoteKHR:
+    case spv::Capability::ComputeDerivativeGroupQuadsNV:
+    case spv::Capability::ComputeDerivativeGroupLinearNV:
+    case spv::Capability::Groups:
+      return true;
+    default:
+      return false;
+  }
+}
+
+const char* DirectionText(uint32_t xor_mask) {
+  switch (xor_mask) {
+    case 0:
+      return "own";
+    case 1:
+      return "horizontal";
+    case 2:
+      return "vertical";
+    default:
+      return "diagonal";
+  }
+}
+
+}  // namespace
+
+bool QuadExchangePass::ValidateParams(const std::string& text,
+                                      std::string* error) {
+  if (text.empty() || text == "full-subgroups") return true;
+  *error = "unknown parameter '" + text + "' (expected full-subgroups)";
+  return false;
+}
+
+int QuadExchangePass::BuiltInOf(uint32_t id) {
+  int result = -1;
+  get_decoration_mgr()->ForEachDecoration(
+      id, static_cast<uint32_t>(spv::Decoration::BuiltIn),
+      [&result](const Instruction& deco) {
+        result = static_cast<int>(deco.GetSingleWordInOperand(2));
+      });
+  return result;
+}
+
+std::string QuadExchangePass::ResolveSize(Instruction* entry,
+                                          WorkgroupSize* size,
+                                          std::string* why) {
+  const uint32_t func_id = entry->GetSingleWordInOperand(1);
+  for (Instruction& a : get_module()->annotations()) {
+    if (a.opcode() == spv::Op::OpDecorate &&
+        a.GetSingleWordInOperand(1) ==
+            static_cast<uint32_t>(spv::Decoration::BuiltIn) &&
+        a.GetSingleWordInOperand(2) ==
+            static_cast<uint32_t>(spv::BuiltIn::WorkgroupSize)) {
+      Instruction* c = get_def_use_mgr()->GetDef(a.GetSingleWordInOperand(0));
+      uint64_t v[3] = {0, 0, 0};
+      bool ok = c != nullptr && c->opcode() == spv::Op::OpConstantComposite &&
+                c->NumInOperands() == 3;
+      for (uint32_t i = 0; ok && i < 3; ++i) {
+        ok = waveopt::ConstantValue(
+            get_def_use_mgr()->GetDef(c->GetSingleWordInOperand(i)), &v[i]);
+      }
+      if (!ok) {
+        *why = "the workgroup size is not a constant (specialization "
+               "constants may change it)";
+        return "UnknownWorkgroupSize";
+      }
+      *size = {static_cast<uint32_t>(v[0]), static_cast<uint32_t>(v[1]),
+               static_cast<uint32_t>(v[2])};
+      return "";
+    }
+  }
+  for (Instruction& mode : get_module()->execution_modes()) {
+    if (mode.opcode() == spv::Op::OpExecutionMode &&
+        mode.GetSingleWordInOperand(0) == func_id &&
+        static_cast<spv::ExecutionMode>(mode.GetSingleWordInOperand(1)) ==
+            spv::ExecutionMode::LocalSize) {
+      *size = {mode.GetSingleWordInOperand(2), mode.GetSingleWordInOperand(3),
+               mode.GetSingleWordInOperand(4)};
+      return "";
+    }
+  }
+  *why = "the entry point has no constant LocalSize or WorkgroupSize";
+  return "UnknownWorkgroupSize";
+}
+
+bool QuadExchangePass::MayDependOnWorkgroup(uint32_t root) {
+  std::vector<uint32_t> work = {root};
+  std::unordered_set<uint32_t> seen;
+  auto* defs = get_def_use_mgr();
+  while (!work.empty()) {
+    const uint32_t id = work.back();
+    work.pop_back();
+    if (!seen.insert(id).second) continue;
+    Instruction* def = defs->GetDef(id);
+    if (def == nullptr) return true;
+    switch (def->opcode()) {
+      case spv::Op::OpFunctionParameter:
+      case spv::Op::OpFunctionCall:
+        return true;
+      case spv::Op::OpVariable: {
+        const auto sc = static_cast<spv::StorageClass>(
+            def->GetSingleWordInOperand(0));
+        if (sc == spv::StorageClass::Input) {
+          const int b = BuiltInOf(id);
+          if (b == static_cast<int>(spv::BuiltIn::WorkgroupId) ||
+              b == static_cast<int>(spv::BuiltIn::GlobalInvocationId) ||
+              b == static_cast<int>(spv::BuiltIn::NumWorkgroups) || b < 0) {
+            return true;
+          }
+          continue;
+        }
+        if (sc != spv::StorageClass::Function) return true;
+        // Every value stored to the variable (through chains too).
+        std::vector<Instruction*> ptrs = {def};
+        bool escapes = false;
+        for (size_t k = 0; k < ptrs.size(); ++k) {
+          defs->ForEachUser(ptrs[k], [&](Instruction* user) {
+            if (IsChain(user->opcode())) {
+              ptrs.push_back(user);
+            } else if (user->opcode() == spv::Op::OpStore) {
+              work.push_back(user->GetSingleWordInOperand(1));
+            } else if (user->opcode() != spv::Op::OpLoad &&
+                       user->opcode() != spv::Op::OpName &&
+                       !user->IsDecoration()) {
+              escapes = true;  // calls, copies, atomics: unknown writes
+            }
+          });
+        }
+        if (escapes) return true;
+        continue;
+      }
+      default:
+        break;
+    }
+    if (def->opcode() == spv::Op::OpLabel) continue;
+    def->ForEachInId([&work](const uint32_t* in) { work.push_back(*in); });
+  }
+  return false;
+}
+
+uint32_t QuadExchangePass::BuiltInVar(spv::BuiltIn builtin, bool vector,
+                                      Instruction* entry) {
+  uint32_t var = 0;
+  for (Instruction& v : get_module()->types_values()) {
+    if (v.opcode() == spv::Op::OpVariable &&
+        static_cast<spv::StorageClass>(v.GetSingleWordInOperand(0)) ==
+            spv::StorageClass::Input &&
+        BuiltInOf(v.result_id()) == static_cast<int>(builtin)) {
+      var = v.result_id();
+      break;
+    }
+  }
+  if (var == 0) {
+    if (context()->module()->IdBound() + 4 > context()->max_id_bound()) return 0;
+    auto* types = context()->get_type_mgr();
+    const uint32_t pointee =
+        vector ? types->GetUIntVectorTypeId(3) : types->GetUIntTypeId();
+    if (pointee == 0) return 0;
+    const uint32_t ptr =
+        types->FindPointerToType(pointee, spv::StorageClass::Input);
+    if (ptr == 0) return 0;
+    var = context()->TakeNextId();
+    if (var == 0) return 0;
+    context()->AddGlobalValue(std::make_unique<Instruction>(
+        context(), spv::Op::OpVariable, ptr, var,
+        std::vector<Operand>{
+            {SPV_OPERAND_TYPE_STORAGE_CLASS,
+             {static_cast<uint32_t>(spv::StorageClass::Input)}}}));
+    get_decoration_mgr()->AddDecorationVal(
+        var, static_cast<uint32_t>(spv::Decoration::BuiltIn),
+        static_cast<uint32_t>(builtin));
+    const char* name = "";
+    switch (builtin) {
+      case spv::BuiltIn::SubgroupSize:
+        name = "gl_SubgroupSize";
+        break;
+      case spv::BuiltIn::NumSubgroups:
+        name = "gl_NumSubgroups";
+        break;
+      case spv::BuiltIn::SubgroupId:
+        name = "gl_SubgroupID";
+        break;
+      case spv::BuiltIn::SubgroupLocalInvocationId:
+        name = "gl_SubgroupInvocationID";
+        break;
+      case spv::BuiltIn::WorkgroupId:
+        name = "gl_WorkGroupID";
+        break;
+      default:
+        name = "gl_LocalInvocationIndex";
+        break;
+    }
+    context()->AddDebug2Inst(std::make_unique<Instruction>(
+        context(), spv::Op::OpName, 0, 0,
+        std::vector<Operand>{{SPV_OPERAND_TYPE_ID, {var}},
+                             {SPV_OPERAND_TYPE_LITERAL_STRING,
+                              spvtools::utils::MakeVector(name)}}));
+  }
+  for (uint32_t i = 3; i < entry->NumInOperands(); ++i) {
+    if (entry->GetSingleWordInOperand(i) == var) return var;
+  }
+  entry->AddOperand({SPV_OPERAND_TYPE_ID, {var}});
+  get_def_use_mgr()->AnalyzeInstUse(entry);
+  return var;
+}
+
+std::string QuadExchangePass::Analyze(Function* function, Instruction* var,
+                                      Candidate* c, std::string* why,
+                                      Instruction** where) {
+  auto* defs = get_def_use_mgr();
+  IRContext* ctx = context();
+  const std::string var_name = "'" + NameOf(var->result_id()) + "'";
+  c->function = function;
+  c->var = var;
+
+  // 1. Every access is a load or store of a whole leaf element through one
+  // access chain based on the variable itself.
+  std::vector<Instruction*> stores, loads;
+  std::string bad;
+  defs->ForEachUser(var, [&](Instruction* user) {
+    if (!bad.empty()) return;
+    if (user->opcode() == spv::Op::OpName ||
+        user->opcode() == spv::Op::OpEntryPoint || user->IsDecoration()) {
+      return;
+    }
+    if (!IsChain(user->opcode()) ||
+        ctx->get_instr_block(user) == nullptr ||
+        ctx->get_instr_block(user)->GetParent() != function) {
+      *where = user;
+      bad = ctx->get_instr_block(user) != nullptr &&
+                    ctx->get_instr_block(user)->GetParent() != function
+                ? "UsedInOtherFunction"
+                : "UnsupportedAccess";
+      return;
+    }
+    defs->ForEachUser(user, [&](Instruction* access) {
+      if (!bad.empty()) return;
+      if (access->opcode() == spv::Op::OpLoad &&
+          access->GetSingleWordInOperand(0) == user->result_id()) {
+        loads.push_back(access);
+      } else if (access->opcode() == spv::Op::OpStore &&
+                 access->GetSingleWordInOperand(0) == user->result_id()) {
+        stores.push_back(access);
+      } else if (access->opcode() == spv::Op::OpName ||
+                 access->IsDecoration()) {
+      } else {
+        *where = access;
+        bad = "UnsupportedAccess";
+      }
+    });
+  });
+  if (bad == "UsedInOtherFunction") {
+    *why = var_name + " is also used outside the entry point's function";
+    return bad;
+  }
+  if (!bad.empty()) {
+    *why = var_name +
+           " is accessed other than by loads and stores of whole elements "
+           "through access chains (atomics, copies, whole-array or nested "
+           "chains, calls)";
+    return bad;
+  }
+  if (stores.empty()) {
+    *why = var_name + " is never written";
+    return "NoStore";
+  }
+  if (stores.size() > 1) {
+    *where = stores[1];
+    *why = var_name + " is written by " + std::to_string(stores.size()) +
+           " stores; a read could see the second write";
+    return "SecondWrite";
+  }
+  Instruction* store = stores[0];
+  c->store = store;
+  *where = store;
+  const uint32_t value_type =
+      defs->GetDef(store->GetSingleWordInOperand(1))->type_id();
+  {
+    Instruction* t = defs->GetDef(value_type);
+    Instruction* leaf = t;
+    if (t->opcode() == spv::Op::OpTypeVector) {
+      leaf = defs->GetDef(t->GetSingleWordInOperand(0));
+    }
+    if (leaf->opcode() != spv::Op::OpTypeInt &&
+        leaf->opcode() != spv::Op::OpTypeFloat) {
+      *why = var_name + " holds elements that are not integer or float "
+                        "scalars or vectors";
+      return "UnsupportedElementType";
+    }
+  }
+  for (Instruction* load : loads) {
+    if (load->type_id() != value_type) {
+      *where = load;
+      *why = "a read of " + var_name +
+             " loads part of an element, not the element the store writes";
+      return "PartialElement";
+    }
+  }
+  if (loads.empty()) {
+    *why = var_name + " is never read";
+    return "NoRead";
+  }
+
+  // 2. The store runs once, then a barrier that every invocation reaches.
+  BasicBlock* store_block = ctx->get_instr_block(store);
+  auto* loops = ctx->GetLoopDescriptor(function);
+  if ((*loops)[store_block->id()] != nullptr) {
+    *why = "the store to " + var_name +
+           " is in a loop: it writes more than once";
+    return "SecondWrite";
+  }
+  auto* dom = ctx->GetDominatorAnalysis(function);
+  auto* pdom = ctx->GetPostDominatorAnalysis(function);
+  auto after = [&](Instruction* a, Instruction* b) {
+    // |b| runs after |a| on every path through |b|.
+    BasicBlock* ba = ctx->get_instr_block(a);
+    BasicBlock* bb = ctx->get_instr_block(b);
+    if (ba != bb) return dom->StrictlyDominates(ba, bb);
+    for (Instruction* it = a->NextNode(); it != nullptr; it = it->NextNode()) {
+      if (it == b) return true;
+    }
+    return false;
+  };
+  Instruction* barrier = nullptr;
+  for (BasicBlock& bb : *function) {
+    for (Instruction& inst : bb) {
+      if (inst.opcode() != spv::Op::OpControlBarrier) continue;
+      if (!after(store, &inst)) continue;
+      if (barrier == nullptr || after(&inst, barrier)) barrier = &inst;
+    }
+  }
+  if (barrier == nullptr) {
+    *why = "no control barrier follows the store to " + var_name;
+    return "NoBarrier";
+  }
+  c->barrier = barrier;
+  {
+    uint64_t exec = 0, mem = 0, sem = 0;
+    const bool known =
+        waveopt::ConstantValue(defs->GetDef(barrier->GetSingleWordInOperand(0)),
+                               &exec) &&
+        waveopt::ConstantValue(defs->GetDef(barrier->GetSingleWordInOperand(1)),
+                               &mem) &&
+        waveopt::ConstantValue(defs->GetDef(barrier->GetSingleWordInOperand(2)),
+                               &sem);
+    if (!known || exec != static_cast<uint32_t>(spv::Scope::Workgroup) ||
+        (sem & kOtherMemory) != 0) {
+      *where = barrier;
+      *why = "the barrier after the store is not a workgroup barrier of "
+             "shared memory only: other memory needs it";
+      return "OtherAccessesNeedBarrier";
+    }
+  }
+  BasicBlock* barrier_block = ctx->get_instr_block(barrier);
+  if ((*loops)[barrier_block->id()] != nullptr) {
+    *where = barrier;
+    *why = "the barrier after the store is in a loop";
+    return "BarrierInLoop";
+  }
+  if (!pdom->Dominates(barrier_block, store_block)) {
+    *where = barrier;
+    *why = "an invocation may leave between the store to " + var_name +
+           " and the barrier: its value would not be there for a quad "
+           "operation";
+    return "DivergentExitBetween";
+  }
+  if (!pdom->Dominates(barrier_block, &*function->begin())) {
+    *where = barrier;
+    *why = "some invocations may not reach the store to " + var_name +
+           " and the barrier";
+    return "BarrierNotReachedByAll";
+  }
+  // A memory barrier elsewhere makes other memory visible with the help of
+  // this control barrier (memoryBarrierImage(); barrier();).
+  for (BasicBlock& bb : *function) {
+    for (Instruction& inst : bb) {
+      if (inst.opcode() == spv::Op::OpMemoryBarrier) {
+        *where = &inst;
+        *why = "the function has a memory barrier, which may rely on the "
+               "control barrier to order other memory";
+        return "OtherAccessesNeedBarrier";
+      }
+    }
+  }
+  // Other shared memory ordered by the barrier.
+  for (Instruction& v : get_module()->types_values()) {
+    if (&v == var || v.opcode() != spv::Op::OpVariable ||
+        static_cast<spv::StorageClass>(v.GetSingleWordInOperand(0)) !=
+            spv::StorageClass::Workgroup) {
+      continue;
+    }
+    bool used = false;
+    defs->ForEachUser(&v, [&](Instruction* u) {
+      BasicBlock* b = ctx->get_instr_block(u);
+      if (b != nullptr && b->GetParent() == function) used = true;
+    });
+    // Callees could use it too.
+    for (BasicBlock& bb : *function) {
+      for (Instruction& inst : bb) {
+        if (inst.opcode() == spv::Op::OpFunctionCall) used = true;
+      }
+    }
+    if (used) {
+      *where = barrier;
+      *why = "the function also uses other shared memory ('" +
+             NameOf(v.result_id()) +
+             "') or calls functions, which the barrier may order";
+      return "OtherAccessesNeedBarrier";
+    }
+  }
+
+  // 3. Every read comes after the barrier; none sits in a loop header.
+  for (Instruction* load : loads) {
+    if (!after(barrier, load)) {
+      *where = load;
+      *why = "a read of " + var_name + " is not after the barrier";
+      return "ReadBeforeBarrier";
+    }
+    if (ctx->get_instr_block(load)->GetLoopMergeInst() != nullptr) {
+      *where = load;
+      *why = "a read of " + var_name + " is in a loop header block";
+      return "ReadInLoopHeader";
+    }
+  }
+
+  // 4. The identity built-ins: loaded only in this function, whole or
+  // through constant-index chains, as 32-bit unsigned values.
+  for (Instruction& v : get_module()->types_values()) {
+    if (v.opcode() != spv::Op::OpVariable) continue;
+    const int b = BuiltInOf(v.result_id());
+    if (b != static_cast<int>(spv::BuiltIn::LocalInvocationId) &&
+        b != static_cast<int>(spv::BuiltIn::LocalInvocationIndex) &&
+        b != static_cast<int>(spv::BuiltIn::GlobalInvocationId)) {
+      continue;
+    }
+    std::string fail;
+    defs->ForEachUser(&v, [&](Instruction* u) {
+      if (!fail.empty() || u->opcode() == spv::Op::OpName ||
+          u->opcode() == spv::Op::OpEntryPoint || u->IsDecoration()) {
+        return;
+      }
+      BasicBlock* ub = ctx->get_instr_block(u);
+      if (ub == nullptr || ub->GetParent() != function) {
+        *where = u;
+        fail = "IdentityInCallee";
+        return;
+      }
+      const uint32_t pointee =
+          defs->GetDef(v.type_id())->GetSingleWordInOperand(1);
+      Instruction* pt = defs->GetDef(pointee);
+      Instruction* scalar =
+          pt->opcode() == spv::Op::OpTypeVector
+              ? defs->GetDef(pt->GetSingleWordInOperand(0))
+              : pt;
+      if (scalar->opcode() != spv::Op::OpTypeInt ||
+          scalar->GetSingleWordInOperand(0) != 32 ||
+          scalar->GetSingleWordInOperand(1) != 0) {
+        *where = u;
+        fail = "UnsupportedIdentityUse";
+        return;
+      }
+      if (u->opcode() == spv::Op::OpLoad) {
+        c->identity_loads.push_back(u);
+        return;
+      }
+      uint64_t k = 0;
+      if (IsChain(u->opcode()) && u->NumInOperands() == 2 &&
+          waveopt::ConstantValue(defs->GetDef(u->GetSingleWordInOperand(1)),
+                                 &k) &&
+          k < 3) {
+        defs->ForEachUser(u, [&](Instruction* l) {
+          if (l->opcode() == spv::Op::OpLoad) {
+            c->identity_loads.push_back(l);
+          } else if (l->opcode() != spv::Op::OpName && !l->IsDecoration()) {
+            *where = l;
+            fail = "UnsupportedIdentityUse";
+          }
+        });
+        return;
+      }
+      *where = u;
+      fail = "UnsupportedIdentityUse";
+    });
+    if (fail == "IdentityInCallee") {
+      *why = "an invocation id is read outside the entry point's function; "
+             "the relabelled id could not reach it";
+      return fail;
+    }
+    if (!fail.empty()) {
+      *why = "an invocation id is used other than by loads of the whole "
+             "value or of a constant component of a 32-bit unsigned built-in";
+      return fail;
+    }
+  }
+  // Program order, for determinism.
+  {
+    std::unordered_set<Instruction*> set(c->identity_loads.begin(),
+                                         c->identity_loads.end());
+    c->identity_loads.clear();
+    for (BasicBlock& bb : *function) {
+      for (Instruction& inst : bb) {
+        if (set.count(&inst)) c->identity_loads.push_back(&inst);
+      }
+    }
+  }
+
+  // 5. Evaluate the indices for every invocation.
+  const uint32_t n = c->size.Count();
+  if (n % 4 != 0 || n < 4) {
+    *why = "the workgroup has " + std::to_string(n) +
+           " invocations, not a multiple of 4: its subgroups are never all "
+           "full with a size that is a multiple of 4";
+    return "WorkgroupNotMultipleOf4";
+  }
+  auto chain_indices_local = [&](Instruction* access) {
+    Instruction* chain = defs->GetDef(access->GetSingleWordInOperand(0));
+    for (uint32_t k = 1; k < chain->NumInOperands(); ++k) {
+      if (MayDependOnWorkgroup(chain->GetSingleWordInOperand(k))) return false;
+    }
+    return true;
+  };
+  for (Instruction* access : loads) {
+    if (!chain_indices_local(access)) {
+      *where = access;
+      *why = "a read index of " + var_name +
+             " depends on more than the invocation's place in its "
+             "workgroup";
+      return "IndexNotLocal";
+    }
+  }
+  if (!chain_indices_local(store)) {
+    *why = "the store index of " + var_name +
+           " depends on more than the invocation's place in its workgroup";
+    return "IndexNotLocal";
+  }
+  InvocationEvaluator eval(ctx, function, c->size, nullptr);
+  LaneEnv env;
+  env.probes = false;
+  // Flat element index of |access| for invocation |i|: -1 not evaluated,
+  // -2 out of bounds.
+  auto element = [&](Instruction* access, uint32_t i) -> int64_t {
+    Instruction* chain = defs->GetDef(access->GetSingleWordInOperand(0));
+    Instruction* type = defs->GetDef(
+        defs->GetDef(var->type_id())->GetSingleWordInOperand(1));
+    int64_t flat = 0;
+    for (uint32_t k = 1; k < chain->NumInOperands(); ++k) {
+      if (type->opcode() != spv::Op::OpTypeArray) return -1;
+      uint64_t len = 0;
+      if (!waveopt::ConstantValue(
+              defs->GetDef(type->GetSingleWordInOperand(1)), &len)) {
+        return -1;
+      }
+      LaneValue v;
+      if (!eval.Eval(0, chain->GetSingleWordInOperand(k), i, env, &v) ||
+          v.count != 1) {
+        return -1;
+      }
+      const int64_t idx = v.Signed(0);
+      if (idx < 0 || static_cast<uint64_t>(idx) >= len) return -2;
+      flat = flat * static_cast<int64_t>(len) + idx;
+      type = defs->GetDef(type->GetSingleWordInOperand(0));
+    }
+    if (type->result_id() != value_type) return -1;
+    return flat;
+  };
+  std::unordered_map<int64_t, uint32_t> writer;
+  for (uint32_t i = 0; i < n; ++i) {
+    const int64_t e = element(store, i);
+    if (e == -1) {
+      *why = "the store index of " + var_name +
+             " is not a function of the invocation id that can be "
+             "evaluated";
+      return "IndexNotEvaluated";
+    }
+    if (e == -2) {
+      *why = "the store to " + var_name + " is out of bounds for invocation " +
+             std::to_string(i);
+      return "OutOfBounds";
+    }
+    if (!writer.emplace(e, i).second) {
+      *why = "invocations " + std::to_string(writer[e]) + " and " +
+             std::to_string(i) + " write the same element of " + var_name;
+      return "ConflictingWrites";
+    }
+  }
+  // 6. Each read: the invocations that can reach it, and its writer.
+  BasicBlock* entry_block = &*function->begin();
+  for (BasicBlock& bb : *function) {
+    for (Instruction& inst : bb) {
+      if (std::find(loads.begin(), loads.end(), &inst) == loads.end()) continue;
+      Instruction* load = &inst;
+      *where = load;
+      // Guards: an edge of a conditional branch that is the only way into a
+      // block dominating the read (between the barrier and the read).
+      std::vector<std::pair<uint32_t, bool>> guards;
+      BasicBlock* d = ctx->get_instr_block(load);
+      while (d != barrier_block && d != entry_block) {
+        BasicBlock* p = dom->ImmediateDominator(d);
+        if (p == nullptr) break;
+        const Instruction* term = p->terminator();
+        uint32_t preds = 0;
+        for (uint32_t pred : ctx->cfg()->preds(d->id())) {
+          (void)pred;
+          ++preds;
+        }
+        if (term->opcode() == spv::Op::OpBranchConditional && preds == 1 &&
+            term->GetSingleWordInOperand(1) !=
+                term->GetSingleWordInOperand(2)) {
+          const uint32_t cond = term->GetSingleWordInOperand(0);
+          if (!MayDependOnWorkgroup(cond)) {
+            guards.push_back(
+                {cond, term->GetSingleWordInOperand(1) == d->id()});
+          }
+        }
+        d = p;
+      }
+      std::set<uint32_t> masks, lanes;
+      uint32_t reaching = 0;
+      for (uint32_t i = 0; i < n; ++i) {
+        bool reaches = true;
+        for (const auto& [cond, want] : guards) {
+          LaneValue v;
+          if (eval.Eval(0, cond, i, env, &v) && v.count == 1 &&
+              (v.bits[0] != 0) != want) {
+            reaches = false;
+            break;
+          }
+        }
+        if (!reaches) continue;
+        ++reaching;
+        const int64_t e = element(load, i);
+        if (e == -1) {
+          *why = "a read index of " + var_name +
+                 " is not a function of the invocation id that can be "
+                 "evaluated";
+          return "IndexNotEvaluated";
+        }
+        if (e == -2) {
+          *why = "a read of " + var_name +
+                 " is out of bounds for invocation " + std::to_string(i);
+          return "OutOfBounds";
+        }
+        auto w = writer.find(e);
+        if (w == writer.end()) {
+          *why = "invocation " + std::to_string(i) + " reads an element of " +
+                 var_name + " that no invocation writes";
+          return "ReadsUnwritten";
+        }
+        if ((w->second >> 2) != (i >> 2)) {
+          // Is the kernel quad-ordered at all (lane_layout's answer)?
+          UniformityAnalysis uniformity(ctx);
+          InvocationEvaluator probe(ctx, function, c->size, &uniformity);
+          std::vector<Function*> fns = {function};
+          std::vector<LaneAccess> accesses = CollectLaneAccesses(ctx, fns);
+          LaneMaps maps = EvaluateAllLaneMaps(&probe, accesses);
+          const bool ordered = FirstQuadOrderedItem(maps) >= 0;
+          *why = "invocation " + std::to_string(i) + " reads the element " +
+                 var_name + " that invocation " + std::to_string(w->second) +
+                 " writes, outside its quad " + std::to_string(i & ~3u) +
+                 ".." + std::to_string((i & ~3u) + 3) +
+                 (ordered ? ""
+                          : ": no access of the kernel puts lanes 4k..4k+3 on "
+                            "a 2x2 block (not quad-ordered; morton-remap "
+                            "may make it so)");
+          return ordered ? "ReadAcrossQuads" : "NotQuadOrdered";
+        }
+        masks.insert(w->second ^ i);
+        lanes.insert(w->second & 3u);
+      }
+      Read r;
+      r.load = load;
+      if (masks.size() <= 1) {
+        r.source.xor_mask = masks.empty() ? 0 : *masks.begin();
+      } else if (lanes.size() == 1) {
+        r.source.is_broadcast = true;
+        r.source.broadcast = *lanes.begin();
+      } else {
+        *why = "a read of " + var_name +
+               " takes its element from different quad lanes in different "
+               "directions (neither one swap nor one broadcast)";
+        return "MixedQuadLanes";
+      }
+      (void)reaching;
+      c->reads.push_back(r);
+    }
+  }
+  return "";
+}
+
+bool QuadExchangePass::Rewrite(const Candidate& c) {
+  IRContext* ctx = context();
+  auto* defs = get_def_use_mgr();
+  Function* function = c.function;
+  BasicBlock* entry_block = &*function->begin();
+  auto where = entry_block->begin();
+  while (where->opcode() == spv::Op::OpVariable) ++where;
+
+  ctx->AddCapability(spv::Capability::GroupNonUniform);
+  ctx->AddCapability(spv::Capability::GroupNonUniformQuad);
+  const uint32_t v_size = BuiltInVar(spv::BuiltIn::SubgroupSize, false, c.entry);
+  const uint32_t v_sid = BuiltInVar(spv::BuiltIn::SubgroupId, false, c.entry);
+  const uint32_t v_lane =
+      BuiltInVar(spv::BuiltIn::SubgroupLocalInvocationId, false, c.entry);
+  if (!v_size || !v_sid || !v_lane) return false;
+  uint32_t v_num = 0, v_index = 0;
+  if (!full_subgroups_) {
+    ctx->AddCapability(spv::Capability::GroupNonUniformBallot);
+    v_num = BuiltInVar(spv::BuiltIn::NumSubgroups, false, c.entry);
+    v_index = BuiltInVar(spv::BuiltIn::LocalInvocationIndex, false, c.entry);
+    if (!v_num || !v_index) return false;
+  }
+
+  Emitter e(ctx, entry_block, where);
+  const uint32_t u32 = e.UIntType(32);
+  const uint32_t boolean = e.BoolType();
+  const uint32_t ss = e.EmitIds(spv::Op::OpLoad, u32, {v_size});
+  const uint32_t sid = e.EmitIds(spv::Op::OpLoad, u32, {v_sid});
+  const uint32_t lane = e.EmitIds(spv::Op::OpLoad, u32, {v_lane});
+  const uint32_t base = e.EmitIds(spv::Op::OpIMul, u32, {sid, ss});
+  const uint32_t relabelled = e.EmitIds(spv::Op::OpIAdd, u32, {base, lane});
+  uint32_t fast = 0;
+  uint32_t index = relabelled;
+  if (!full_subgroups_) {
+    const uint32_t ns = e.EmitIds(spv::Op::OpLoad, u32, {v_num});
+    const uint32_t li = e.EmitIds(spv::Op::OpLoad, u32, {v_index});
+    const uint32_t total = e.EmitIds(spv::Op::OpIMul, u32, {ns, ss});
+    const uint32_t full =
+        e.EmitIds(spv::Op::OpIEqual, boolean, {total, e.UInt(c.size.Count())});
+    const uint32_t low =
+        e.EmitIds(spv::Op::OpBitwiseAnd, u32, {ss, e.UInt(3)});
+    const uint32_t aligned =
+        e.EmitIds(spv::Op::OpIEqual, boolean, {low, e.UInt(0)});
+    // Defence against implementations whose built-ins disagree with their
+    // subgroups (lavapipe at 16 lanes runs an 8-wide row as a 16-lane
+    // subgroup with 8 active lanes, yet reports 4 subgroups of 16 for
+    // 8x8): this subgroup's active lanes must fill it. Where the built-ins
+    // are right and the first two checks hold, every subgroup is full and
+    // this is true everywhere, so the condition stays workgroup-uniform.
+    const uint32_t ballot = e.Group(spv::Op::OpGroupNonUniformBallot,
+                                    e.UIntVectorType(4), -1, {e.Bool(true)});
+    const uint32_t active = e.Group(
+        spv::Op::OpGroupNonUniformBallotBitCount, u32,
+        static_cast<int>(spv::GroupOperation::Reduce), {ballot});
+    const uint32_t filled =
+        e.EmitIds(spv::Op::OpIEqual, boolean, {active, ss});
+    const uint32_t both =
+        e.EmitIds(spv::Op::OpLogicalAnd, boolean, {full, aligned});
+    fast = e.EmitIds(spv::Op::OpLogicalAnd, boolean, {both, filled});
+    index = e.EmitIds(spv::Op::OpSelect, u32, {fast, relabelled, li});
+  }
+  if (!e.ok()) return false;
+
+  // The relabelled identity, built once in the entry block.
+  uint32_t local[3] = {0, 0, 0}, global[3] = {0, 0, 0};
+  uint32_t local_vec = 0, global_vec = 0;
+  bool wants_local = false, wants_global = false;
+  for (Instruction* load : c.identity_loads) {
+    Instruction* ptr = defs->GetDef(load->GetSingleWordInOperand(0));
+    const uint32_t var_id =
+        IsChain(ptr->opcode()) ? ptr->GetSingleWordInOperand(0) : ptr->result_id();
+    const int b = BuiltInOf(var_id);
+    wants_local |= b != static_cast<int>(spv::BuiltIn::LocalInvocationIndex);
+    wants_global |= b == static_cast<int>(spv::BuiltIn::GlobalInvocationId);
+  }
+  if (wants_local) {
+    const WorkgroupSize& s = c.size;
+    local[0] = e.EmitIds(spv::Op::OpUMod, u32, {index, e.UInt(s.x)});
+    const uint32_t row = e.EmitIds(spv::Op::OpUDiv, u32, {index, e.UInt(s.x)});
+    local[1] = e.EmitIds(spv::Op::OpUMod, u32, {row, e.UInt(s.y)});
+    local[2] = e.EmitIds(spv::Op::OpUDiv, u32, {index, e.UInt(s.x * s.y)});
+    local_vec = e.EmitIds(spv::Op::OpCompositeConstruct, e.UIntVectorType(3),
+                          {local[0], local[1], local[2]});
+  }
+  if (wants_global) {
+    const uint32_t v_wg = BuiltInVar(spv::BuiltIn::WorkgroupId, true, c.entry);
+    if (v_wg == 0) return false;
+    const uint32_t wg = e.EmitIds(spv::Op::OpLoad, e.UIntVectorType(3), {v_wg});
+    const uint32_t dims[3] = {c.size.x, c.size.y, c.size.z};
+    for (uint32_t k = 0; k < 3; ++k) {
+      const uint32_t wk = e.Emit(spv::Op::OpCompositeExtract, u32,
+                                 {{SPV_OPERAND_TYPE_ID, {wg}},
+                                  {SPV_OPERAND_TYPE_LITERAL_INTEGER, {k}}});
+      const uint32_t origin = e.EmitIds(spv::Op::OpIMul, u32, {wk, e.UInt(dims[k])});
+      global[k] = e.EmitIds(spv::Op::OpIAdd, u32, {origin, local[k]});
+    }
+    global_vec = e.EmitIds(spv::Op::OpCompositeConstruct, e.UIntVectorType(3),
+                           {global[0], global[1], global[2]});
+  }
+  if (!e.ok()) return false;
+  for (Instruction* load : c.identity_loads) {
+    Instruction* ptr = defs->GetDef(load->GetSingleWordInOperand(0));
+    const bool chain = IsChain(ptr->opcode());
+    const uint32_t var_id =
+        chain ? ptr->GetSingleWordInOperand(0) : ptr->result_id();
+    const int b = BuiltInOf(var_id);
+    uint32_t value = 0;
+    if (b == static_cast<int>(spv::BuiltIn::LocalInvocationIndex)) {
+      value = index;
+    } else {
+      const bool g = b == static_cast<int>(spv::BuiltIn::GlobalInvocationId);
+      if (chain) {
+        uint64_t k = 0;
+        waveopt::ConstantValue(defs->GetDef(ptr->GetSingleWordInOperand(1)),
+                               &k);
+        value = g ? global[k] : local[k];
+      } else {
+        value = g ? global_vec : local_vec;
+      }
+    }
+    ctx->ReplaceAllUsesWith(load->result_id(), value);
+    ctx->KillInst(load);
+  }
+
+  // The store moves next to the barrier (nothing between them touches the
+  // array, and no other invocation can read it before the barrier); both
+  // go into a block that only the shared-memory path runs.
+  Instruction* store = c.store;
+  Instruction* barrier = c.barrier;
+  const uint32_t value = store->GetSingleWordInOperand(1);
+  const uint32_t type = defs->GetDef(value)->type_id();
+  BasicBlock* rest = nullptr;
+  Instruction* quad_at = nullptr;  // the quad operations go before it
+  if (full_subgroups_) {
+    // No shared-memory path: the quad operations go where the barrier was.
+    rest = ctx->get_instr_block(barrier);
+    quad_at = barrier->NextNode();
+  } else {
+    store->InsertBefore(barrier);
+    BasicBlock* head = ctx->get_instr_block(barrier);
+    ctx->set_instr_block(store, head);
+    const uint32_t slow_id = ctx->TakeNextId();
+    const uint32_t rest_id = ctx->TakeNextId();
+    if (slow_id == 0 || rest_id == 0) return false;
+    BasicBlock* slow =
+        head->SplitBasicBlock(ctx, slow_id, BasicBlock::iterator(store));
+    rest = slow->SplitBasicBlock(
+        ctx, rest_id, ++BasicBlock::iterator(barrier));
+    {
+      Emitter s(ctx, slow);
+      s.Branch(rest_id);
+      Emitter h(ctx, head);
+      h.SelectionMerge(rest_id);
+      h.BranchConditional(fast, rest_id, slow_id);
+      if (!s.ok() || !h.ok()) return false;
+    }
+    quad_at = &*rest->begin();
+  }
+
+  // The quad operations, once per source, where every invocation is active.
+  Emitter q(ctx, rest, BasicBlock::iterator(quad_at));
+  std::vector<std::pair<std::pair<bool, uint32_t>, uint32_t>> made;
+  std::vector<uint32_t> sources;
+  for (const Read& r : c.reads) {
+    const std::pair<bool, uint32_t> key = {
+        r.source.is_broadcast,
+        r.source.is_broadcast ? r.source.broadcast : r.source.xor_mask};
+    uint32_t id = 0;
+    for (const auto& m : made) {
+      if (m.first == key) id = m.second;
+    }
+    if (id == 0) {
+      if (!key.first && key.second == 0) {
+        id = value;
+      } else if (!key.first) {
+        id = q.Group(spv::Op::OpGroupNonUniformQuadSwap, type, -1,
+                     {value, q.UInt(key.second - 1)});
+      } else {
+        id = q.Group(spv::Op::OpGroupNonUniformQuadBroadcast, type, -1,
+                     {value, q.UInt(key.second)});
+      }
+      made.push_back({key, id});
+    }
+    sources.push_back(id);
+  }
+  if (!q.ok()) return false;
+
+  if (full_subgroups_) {
+    // The reads take the quad values; the store, the barrier, the access
+    // chains and the array go.
+    for (size_t k = 0; k < c.reads.size(); ++k) {
+      ctx->ReplaceAllUsesWith(c.reads[k].load->result_id(), sources[k]);
+    }
+    std::vector<Instruction*> dead = {store, barrier};
+    for (const Read& r : c.reads) dead.push_back(r.load);
+    std::vector<Instruction*> chains;
+    for (Instruction* d : dead) {
+      if (d->opcode() != spv::Op::OpControlBarrier) {
+        Instruction* ch = defs->GetDef(d->GetSingleWordInOperand(0));
+        if (std::find(chains.begin(), chains.end(), ch) == chains.end()) {
+          chains.push_back(ch);
+        }
+      }
+    }
+    for (Instruction* d : dead) ctx->KillInst(d);
+    for (Instruction* ch : chains) {
+      if (defs->NumUses(ch) == 0) ctx->KillInst(ch);
+    }
+    bool var_used = false;
+    defs->ForEachUser(c.var, [&var_used](Instruction* u) {
+      if (u->opcode() != spv::Op::OpEntryPoint &&
+          u->opcode() != spv::Op::OpName && !u->IsDecoration()) {
+        var_used = true;
+      }
+    });
+    if (!var_used) {
+      const uint32_t var_id = c.var->result_id();
+      for (Instruction& ep : get_module()->entry_points()) {
+        for (uint32_t i = 3; i < ep.NumInOperands(); ++i) {
+          if (ep.GetSingleWordInOperand(i) == var_id) {
+            ep.RemoveInOperand(i);
+            get_def_use_mgr()->AnalyzeInstUse(&ep);
+            break;
+          }
+        }
+      }
+      ctx->KillNamesAndDecorates(var_id);
+      ctx->KillInst(c.var);
+    }
+    return true;
+  }
+
+  // Each read: the quad value on the fast path, the load otherwise.
+  for (size_t k = 0; k < c.reads.size(); ++k) {
+    Instruction* load = c.reads[k].load;
+    BasicBlock* top = ctx->get_instr_block(load);
+    const uint32_t read_id = ctx->TakeNextId();
+    const uint32_t merge_id = ctx->TakeNextId();
+    const uint32_t phi_id = ctx->TakeNextId();
+    if (read_id == 0 || merge_id == 0 || phi_id == 0) return false;
+    BasicBlock* read =
+        top->SplitBasicBlock(ctx, read_id, BasicBlock::iterator(load));
+    BasicBlock* merge =
+        read->SplitBasicBlock(ctx, merge_id, ++BasicBlock::iterator(load));
+    Emitter r(ctx, read);
+    r.Branch(merge_id);
+    Emitter t(ctx, top);
+    t.SelectionMerge(merge_id);
+    t.BranchConditional(fast, merge_id, read_id);
+    Emitter m(ctx, merge, merge->begin());
+    m.Emit(spv::Op::OpPhi, load->type_id(),
+           {{SPV_OPERAND_TYPE_ID, {sources[k]}},
+            {SPV_OPERAND_TYPE_ID, {top->id()}},
+            {SPV_OPERAND_TYPE_ID, {load->result_id()}},
+            {SPV_OPERAND_TYPE_ID, {read_id}}},
+           phi_id);
+    if (!r.ok() || !t.ok() || !m.ok()) return false;
+    Instruction* phi = defs->GetDef(phi_id);
+    ctx->ReplaceAllUsesWithPredicate(
+        load->result_id(), phi_id,
+        [phi](Instruction* user) { return user != phi; });
+  }
+  ctx->InvalidateAnalyses(IRContext::kAnalysisCFG |
+                          IRContext::kAnalysisDominatorAnalysis |
+                          IRContext::kAnalysisLoopAnalysis);
+  return true;
+}
+
+QuadExchangePass::Status QuadExchangePass::Process() {
+  // Entry points and the shared variables their functions use.
+  std::vector<std::pair<Instruction*, Function*>> entries;
+  for (Instruction& ep : get_module()->entry_points()) {
+    if (static_cast<spv::ExecutionModel>(ep.GetSingleWordInOperand(0)) !=
+        spv::ExecutionModel::GLCompute) {
+      continue;
+    }
+    Function* f = nullptr;
+    for (Function& fn : *get_module()) {
+      if (fn.result_id() == ep.GetSingleWordInOperand(1)) f = &fn;
+    }
+    if (f != nullptr) entries.push_back({&ep, f});
+  }
+  auto shared_vars = [&](Function* f) {
+    std::vector<Instruction*> vars;
+    for (Instruction& v : get_module()->types_values()) {
+      if (v.opcode() != spv::Op::OpVariable ||
+          static_cast<spv::StorageClass>(v.GetSingleWordInOperand(0)) !=
+              spv::StorageClass::Workgroup) {
+        continue;
+      }
+      bool used = false;
+      get_def_use_mgr()->ForEachUser(&v, [&](Instruction* u) {
+        BasicBlock* b = context()->get_instr_block(u);
+        if (b != nullptr && b->GetParent() == f) used = true;
+      });
+      if (used) vars.push_back(&v);
+    }
+    return vars;
+  };
+  bool any_shared = false;
+  for (const auto& [ep, f] : entries) any_shared |= !shared_vars(f).empty();
+  if (!any_shared) return Status::SuccessWithoutChange;
+
+  std::string why;
+  const std::string refusal = ModuleRefusal(&why);
+  if (!refusal.empty()) {
+    EmitRemark(RemarkKind::kMissed, refusal, nullptr, nullptr, why);
+    return Status::SuccessWithoutChange;
+  }
+  std::string membership;
+  for (const Instruction& cap : get_module()->capabilities()) {
+    const auto k = static_cast<spv::Capability>(cap.GetSingleWordInOperand(0));
+    if (IsMembershipCapability(k)) {
+      spv_operand_desc desc = nullptr;
+      const std::string cap_name =
+          context()->grammar().lookupOperand(SPV_OPERAND_TYPE_CAPABILITY,
+                                             static_cast<uint32_t>(k),
+                                             &desc) == SPV_SUCCESS
+              ? desc->name
+              : std::to_string(static_cast<uint32_t>(k));
+      membership = "the module declares the capability " + cap_name;
+      break;
+    }
+  }
+
+  bool changed = false;
+  for (const auto& [ep, f] : entries) {
+    std::vector<Instruction*> vars = shared_vars(f);
+    if (vars.empty()) continue;
+    if (!membership.empty()) {
+      EmitRemark(RemarkKind::kMissed, "UsesSubgroupOps", f, nullptr,
+                 membership +
+                     ": its results may depend on which invocations share "
+                     "a subgroup, which the relabelled ids would change");
+      continue;
+    }
+    if (vars.size() > 1) {
+      EmitRemark(RemarkKind::kMissed, "OtherAccessesNeedBarrier", f, nullptr,
+                 "the entry point uses " + std::to_string(vars.size()) +
+                     " shared variables; their barriers order each other's "
+                     "accesses");
+      continue;
+    }
+    Candidate c;
+    c.entry = ep;
+    std::string size_why;
+    const std::string size_refusal = ResolveSize(ep, &c.size, &size_why);
+    if (!size_refusal.empty()) {
+      EmitRemark(RemarkKind::kMissed, size_refusal, f, nullptr, size_why);
+      continue;
+    }
+    Instruction* where = nullptr;
+    const std::string reason = Analyze(f, vars[0], &c, &why, &where);
+    if (!reason.empty()) {
+      EmitRemark(RemarkKind::kMissed, reason, f, where, why);
+      continue;
+    }
+    std::string kinds;
+    uint32_t ops = 0;
+    std::vector<std::string> seen;
+    for (const Read& r : c.reads) {
+      const std::string k =
+          r.source.is_broadcast
+              ? "broadcast of quad lane " + std::to_string(r.source.broadcast)
+              : std::string(DirectionText(r.source.xor_mask)) +
+                    (r.source.xor_mask == 0 ? " value" : " swap");
+      if (std::find(seen.begin(), seen.end(), k) != seen.end()) continue;
+      seen.push_back(k);
+      if (r.source.is_broadcast || r.source.xor_mask != 0) ++ops;
+      kinds += (kinds.empty() ? "" : ", ") + k;
+    }
+    EmitRemark(
+        RemarkKind::kApplied, "Exchanged", f, c.store,
+        std::to_string(c.reads.size()) + " read(s) of '" +
+            NameOf(c.var->result_id()) + "' (" + kinds + ") served by " +
+            std::to_string(ops) +
+            " quad operation(s); the store, the barrier and the reads are "
+            "skipped when every subgroup is full and SubgroupSize is a "
+            "multiple of 4 (identity relabelled to SubgroupId * SubgroupSize "
+            "+ SubgroupLocalInvocationId)");
+    if (!Rewrite(c)) return Status::Failure;
+    changed = true;
+  }
+  return changed ? Status::SuccessWithChange : Status::SuccessWithoutChange;
+}
+
+}  // namespace waveopt

@@ -1,0 +1,157 @@
+// quad-exchange: a value each invocation writes to shared memory only so
+// that the invocations of its 2x2 quad can read it becomes quad operations
+// (seed 002, "QUAD OPERATIONS": mip 1 -> mip 2 of a downsampler without LDS).
+//
+// Before (glslang, after morton-remap made lanes 4k..4k+3 a 2x2 block):
+//
+//   %p  = OpAccessChain %ptr %tile %y %x          ; tile[y][x] = m1
+//         OpStore %p %m1
+//         OpControlBarrier %uint_2 %uint_2 %uint_264
+//   ...                                           ; (lanes with x, y even)
+//   %q  = OpAccessChain %ptr %tile %y %x1         ; tile[y][x + 1]
+//   %r  = OpLoad %v4float %q
+//
+// After:
+//
+//   ; entry block: the run-time check and the relabelled identity
+//   %full = OpIEqual %bool (NumSubgroups * SubgroupSize) %uint_64
+//   %al4  = OpIEqual %bool (SubgroupSize & 3) %uint_0
+//   %fast = OpLogicalAnd %bool %full %al4
+//   %I    = OpSelect %uint %fast (SubgroupId * SubgroupSize +
+//                                 SubgroupLocalInvocationId)
+//                                %LocalInvocationIndex
+//   ; every LocalInvocationIndex / LocalInvocationId / GlobalInvocationId
+//   ; load becomes a function of %I (I % X, I / X % Y, I / (X·Y); + the
+//   ; workgroup's origin)
+//   ...
+//           OpSelectionMerge %rest None
+//           OpBranchConditional %fast %rest %slow
+//   %slow = OpLabel                               ; the original round trip
+//           OpStore %p %m1
+//           OpControlBarrier %uint_2 %uint_2 %uint_264
+//           OpBranch %rest
+//   %rest = OpLabel
+//   %h    = OpGroupNonUniformQuadSwap %v4float %uint_3 %m1 %uint_0
+//   ...
+//           OpSelectionMerge %m None              ; at each read
+//           OpBranchConditional %fast %m %load
+//   %load = OpLabel
+//   %r0   = OpLoad %v4float %q
+//           OpBranch %m
+//   %m    = OpLabel
+//   %r    = OpPhi %v4float %h %pred %r0 %load
+//
+// Why this is right for every implementation: Vulkan relates neither
+// SubgroupLocalInvocationId nor SubgroupId to LocalInvocationIndex. When
+// every subgroup is full (NumSubgroups · SubgroupSize == workgroup size),
+// SubgroupId · SubgroupSize + SubgroupLocalInvocationId is a permutation of
+// 0..N-1, so giving each invocation that index as its identity only
+// relabels the program (the pass refuses programs that depend on subgroup
+// membership); with SubgroupSize a multiple of 4, relabelled indices
+// 4k..4k+3 are one quad. Otherwise (partial subgroups, sizes 1 and 2) the
+// identity is the original one and the shared-memory path runs; the check
+// is workgroup-uniform, so its barrier stays in uniform control flow. The
+// quad operations run right after the (skipped) barrier, where every
+// invocation is active, so a writer that leaves before the read still
+// delivers its value.
+//
+// Capabilities added: GroupNonUniform, GroupNonUniformQuad. Analyses:
+// InvocationEvaluator (lib/analysis/lane_layout.h) evaluates every store
+// and read index and every guard of a read for each invocation; the
+// dominator and post-dominator trees. Remarks: docs/passes/quad-exchange.md.
+#ifndef WAVEOPT_PASSES_QUAD_EXCHANGE_PASS_H_
+#define WAVEOPT_PASSES_QUAD_EXCHANGE_PASS_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "analysis/lane_layout.h"
+#include "passes/wave_pass.h"
+
+namespace waveopt {
+
+class QuadExchangePass : public WavePass {
+ public:
+  // "" or "full-subgroups": the user promises that every subgroup of the
+  // pipeline is full and its size a multiple of 4 (Vulkan:
+  // VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT with a
+  // required subgroup size of 4 or more). Then no run-time check is
+  // emitted, and the store, the barrier, the reads and the array go.
+  static bool ValidateParams(const std::string& text, std::string* error);
+
+  explicit QuadExchangePass(PassConfig config)
+      : WavePass(std::move(config)),
+        full_subgroups_(this->config().params == "full-subgroups") {}
+
+  const char* name() const override { return "quad-exchange"; }
+  Status Process() override;
+
+  // How one read gets its value in the quad path: the writer is lane
+  // (i ^ |xor_mask|) of every reading lane i (a swap; 0: the lane itself),
+  // or quad lane |broadcast| (|is_broadcast|).
+  struct QuadSource {
+    bool is_broadcast = false;
+    uint32_t xor_mask = 0;
+    uint32_t broadcast = 0;
+  };
+
+ private:
+  // One read of the shared array and how it is served.
+  struct Read {
+    spvtools::opt::Instruction* load = nullptr;
+    QuadSource source;
+  };
+
+  // A proven candidate: one shared variable of an entry point.
+  struct Candidate {
+    spvtools::opt::Function* function = nullptr;
+    spvtools::opt::Instruction* entry = nullptr;  // OpEntryPoint
+    spvtools::opt::Instruction* var = nullptr;
+    spvtools::opt::Instruction* store = nullptr;
+    spvtools::opt::Instruction* barrier = nullptr;
+    std::vector<Read> reads;  // program order
+    WorkgroupSize size;
+    // Identity built-in loads to relabel (whole loads and loads through
+    // constant-index access chains), program order.
+    std::vector<spvtools::opt::Instruction*> identity_loads;
+  };
+
+  // Analyses |var| in |function|; fills |c| or returns a remark name and
+  // sets |why| and |where|.
+  std::string Analyze(spvtools::opt::Function* function,
+                      spvtools::opt::Instruction* var, Candidate* c,
+                      std::string* why, spvtools::opt::Instruction** where);
+
+  // The workgroup size of entry point |entry|, or "" on success / a remark
+  // name with |why|.
+  std::string ResolveSize(spvtools::opt::Instruction* entry, WorkgroupSize* size,
+                          std::string* why);
+
+  // Whether the def chain of |id| may reach WorkgroupId, GlobalInvocationId,
+  // NumWorkgroups, a function parameter or a call (values that are not a
+  // function of the invocation's place in its workgroup).
+  bool MayDependOnWorkgroup(uint32_t id);
+
+  // The built-in decoration of variable |id|, or -1.
+  int BuiltInOf(uint32_t id);
+
+  // An Input variable for |builtin| of type uint (|vector|: v3uint), made
+  // when the module lacks one, and listed in |entry|'s interface; 0 when
+  // ids ran out.
+  uint32_t BuiltInVar(spv::BuiltIn builtin, bool vector,
+                      spvtools::opt::Instruction* entry);
+
+  // Rewrites |c|. False when ids ran out (the module is then invalid; the
+  // pass returns Failure).
+  bool Rewrite(const Candidate& c);
+
+  // The full-subgroups promise.
+  bool full_subgroups_ = false;
+};
+
+}  // namespace waveopt
+
+#endif  // WAVEOPT_PASSES_QUAD_EXCHANGE_PASS_H_
