@@ -2318,7 +2318,9 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
   uint32_t ended_at_latch = 0;
   {
     Instruction* back = latch->terminator();
-    Emitter le(context(), latch, BasicBlock::iterator(back));
+    // Before the loop merge instruction when the latch is the header.
+    Instruction* point = latch->GetMergeInst() ? latch->GetMergeInst() : back;
+    Emitter le(context(), latch, BasicBlock::iterator(point));
     const uint32_t more = le.EmitIds(spv::Op::OpULessThan, bool_type, {k_next, batch});
     uint32_t go_on = more;
     if (back->opcode() == spv::Op::OpBranchConditional) {
