@@ -324,6 +324,15 @@ bool BatchUniformLoadsPass::ParseParams(const std::string& text, Params* params,
       target = &params->max_live;
     } else if (key == "driver-unroll") {
       target = &params->driver_unroll;
+    } else if (key == "mutate") {
+      if (value != "owner-lane-k" && value != "no-bounds" &&
+          value != "no-exit-ballot" && value != "whole-subgroup") {
+        *error = "mutate must be owner-lane-k, no-bounds, no-exit-ballot or "
+                 "whole-subgroup";
+        return false;
+      }
+      params->mutate = value;
+      continue;
     } else if (key == "always") {
       if (!value.empty()) {
         *error = "always takes no value";
@@ -1301,10 +1310,29 @@ std::string BatchUniformLoadsPass::Analyze(Function* func, Loop* loop,
         if (!IsAddressOf(id, *plan, true, &uses_iv, &indexed, 0)) affine = false;
       }
       if (!affine || !uses_iv) {
+        // Through a local the loop stores to: not in SSA form yet.
+        bool local = false;
+        std::unordered_set<uint32_t> seen;
+        std::vector<uint32_t> stack(operands.begin(), operands.end());
+        while (!stack.empty() && !local) {
+          const uint32_t id = stack.back();
+          stack.pop_back();
+          if (!seen.insert(id).second) continue;
+          Instruction* d = def_use->GetDef(id);
+          BasicBlock* db = d ? context()->get_instr_block(d) : nullptr;
+          if (db == nullptr || !plan->block_ids.count(db->id())) continue;
+          if (d->opcode() == spv::Op::OpLoad &&
+              IsPrivateClass(PointerClass(context(), d->GetSingleWordInOperand(0)))) {
+            local = true;
+          }
+          if (d->opcode() != spv::Op::OpPhi) {
+            d->ForEachInId([&](const uint32_t* op) { stack.push_back(*op); });
+          }
+        }
         refuse("AddressNotInduction",
-               plan->ivs.empty()
-                   ? "the address changes from iteration to iteration, but "
-                     "the loop has no counter stepped by a constant (run "
+               local
+                   ? "the address changes from iteration to iteration "
+                     "through a local variable the loop stores to (run "
                      "--ssa-rewrite first; waveopt -O does)"
                    : "the address changes from iteration to iteration, but "
                      "not as a function of the loop's counters (it depends "
@@ -1332,7 +1360,7 @@ std::string BatchUniformLoadsPass::Analyze(Function* func, Loop* loop,
       // it in: the loop may leave on a condition the fill cannot evaluate,
       // or the load is conditional.
       b.speculative = unpredictable_exit || !plan->dominate_latch.count(block->id());
-      if (b.speculative) {
+      if (b.speculative && params_.mutate != "no-bounds") {
         bool prefix_only = true;
         for (uint32_t id : operands) {
           bool u = false, ix = false;
@@ -2037,7 +2065,8 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
       {p.EmitIds(spv::Op::OpISub, uint_type, {lane, first_lane}), rank});
   const uint32_t batch = p.Group(
       spv::Op::OpGroupNonUniformBallotBitCount, uint_type, kReduce,
-      {p.Group(spv::Op::OpGroupNonUniformBallot, v4uint, -1, {in_run})});
+      {p.Group(spv::Op::OpGroupNonUniformBallot, v4uint, -1,
+               {params_.mutate == "whole-subgroup" ? p.Bool(true) : in_run})});
   if (!p.ok()) return false;
 
   // New blocks: outer and fill before the header, inner merge and outer
@@ -2127,7 +2156,7 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
   {
     Emitter fe(context(), fill);
     base_guard = fe.EmitIds(spv::Op::OpULessThan, bool_type, {rank, batch});
-    if (!fires.empty()) {
+    if (!fires.empty() && params_.mutate != "no-exit-ballot") {
       // Iteration i0 + rank runs when no exit fired in the iterations of
       // the lanes before it (ranks are in lane order).
       uint32_t stop = fires[0];
@@ -2175,7 +2204,7 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
         guard = ge.EmitIds(spv::Op::OpLogicalAnd, bool_type, {guard, keeps[e]});
       }
       if (!ge.ok()) return false;
-      if (b.speculative) {
+      if (b.speculative && params_.mutate != "no-bounds") {
         const uint32_t inside = BoundsCheck(b.insts[0], plan, cur, &chain_map);
         if (inside == 0) return false;
         Emitter ie(context(), cur);
@@ -2254,7 +2283,10 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
   // (The phi goes right after the header's own phis.)
   const uint32_t k = h.EmitIds(spv::Op::OpPhi, uint_type,
                                {h.UInt(0), last_fill->id(), k_next, latch->id()});
-  const uint32_t owner = h.EmitIds(spv::Op::OpIAdd, uint_type, {first_lane, k});
+  const uint32_t owner =
+      params_.mutate == "owner-lane-k"
+          ? k
+          : h.EmitIds(spv::Op::OpIAdd, uint_type, {first_lane, k});
   std::vector<uint32_t> rebuilt(plan.batched.size(), 0);
   for (size_t i = 0; i < plan.batched.size(); ++i) {
     const Batched& b = plan.batched[i];

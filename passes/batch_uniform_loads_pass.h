@@ -92,8 +92,13 @@ class BatchUniformLoadsPass : public WavePass {
     uint32_t driver_unroll = 32;
     // Skip the cost rule (legality still applies).
     bool always = false;
+    // Test only: a deliberately wrong rewrite, to show the differential
+    // tests catch it ("owner-lane-k", "no-bounds", "no-exit-ballot",
+    // "whole-subgroup"; see the pass doc).
+    std::string mutate;
   };
-  // Accepts "min-trip=N,max-components=N,max-live=N,driver-unroll=N,always".
+  // Accepts "min-trip=N,max-components=N,max-live=N,driver-unroll=N,always,
+  // mutate=NAME".
   static bool ParseParams(const std::string& text, Params* params,
                           std::string* error);
   static bool ValidateParams(const std::string& text, std::string* error) {
