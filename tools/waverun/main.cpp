@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "tools/waverun/compare.h"
+#include "tools/waverun/isa.h"
 #include "tools/waverun/plan.h"
 #include "tools/waverun/reflect.h"
 #include "tools/waverun/sim_runner.h"
@@ -46,6 +47,7 @@ const char* kUsage =
     "       waverun diff <a> <b> [options]\n"
     "       waverun time <shader>... [options]\n"
     "       waverun probe [options]\n"
+    "       waverun isa <shader>... --amd=FAMILY[,...] [--wave=32|64] [--disasm]\n"
     "Run 'waverun --help' for the options.\n";
 
 void PrintHelp() {
@@ -90,6 +92,12 @@ void PrintHelp() {
       "  -D NAME[=VALUE]          GLSL/HLSL define\n"
       "  --target-env=ENV         for GLSL/HLSL/.spvasm input (default vulkan1.1)\n"
       "  --no-validate            do not run spirv-val before running\n\n"
+      "AMD ISA (RADV/ACO on null hardware, no GPU needed; docs/waverun.md):\n"
+      "  --amd=FAMILY[,...]       isa: compile for these families, e.g.\n"
+      "                           polaris10,vega10,navi10,navi21,gfx1100\n"
+      "  --wave=32|64|32,64       isa: required subgroup size (default: RADV's)\n"
+      "  --disasm                 isa: print the ISA after the table\n"
+      "  --format=table|tsv|json  isa: output format (default table)\n\n"
       "Exit codes: 0 ok/equal, 1 error, 2 usage, 3 difference.\n",
       kUsage);
 }
@@ -117,6 +125,7 @@ struct Cli {
   bool counters = false;   // print the simulator's counters
   bool check_sim = false;  // diff: check the simulator against the device
   int sim_limit = 0;       // the simulator's instruction limit (0: its default)
+  IsaOptions isa;          // isa: families, wave sizes, format
 };
 
 [[noreturn]] void UsageError(const std::string& msg) {
@@ -248,6 +257,20 @@ Cli ParseArgs(int argc, char** argv) {
       if (!ParseInt(value("--sim-limit"), &cli.sim_limit) || cli.sim_limit < 1) {
         UsageError("--sim-limit takes a count >= 1");
       }
+    } else if (is("--amd") || is("--wave")) {
+      bool amd = is("--amd");
+      std::string err;
+      std::string v = value(amd ? "--amd" : "--wave");
+      if (!(amd ? ParseAmdFamilies(v, &cli.isa.families, &err)
+                : ParseWaves(v, &cli.isa.waves, &err))) {
+        UsageError(err);
+      }
+    } else if (a == "--disasm") {
+      cli.isa.disasm = true;
+    } else if (is("--format")) {
+      if (!ParseIsaFormat(value("--format"), &cli.isa.format)) {
+        UsageError("--format is table, tsv or json");
+      }
     } else if (StartsWith(a, "-") && a != "-") {
       UsageError("unknown option '" + a + "'");
     } else if (cli.command.empty()) {
@@ -265,6 +288,10 @@ Cli ParseArgs(int argc, char** argv) {
     if (cli.inputs.empty()) UsageError("time takes one or more shaders");
   } else if (cli.command == "probe") {
     if (!cli.inputs.empty()) UsageError("probe takes no shader");
+  } else if (cli.command == "isa") {
+    if (cli.inputs.empty()) UsageError("isa takes one or more shaders");
+    if (cli.isa.families.empty()) UsageError("isa needs --amd=FAMILY[,FAMILY...]");
+    if (cli.sim || !cli.widths.empty()) UsageError("isa compiles for AMD: no --sim or sizes");
   } else {
     UsageError("unknown command '" + cli.command + "'");
   }
@@ -731,6 +758,21 @@ int CommandTime(const Cli& cli, Device* device, std::vector<Module>* modules) {
   return status;
 }
 
+// waverun isa: loads every module (GLSL, HLSL, SPIR-V) and hands them to
+// RunIsa (isa.cpp), which compiles them with RADV in child processes.
+int CommandIsa(const Cli& cli) {
+  std::vector<IsaModule> modules(cli.inputs.size());
+  std::string err;
+  for (size_t i = 0; i < cli.inputs.size(); ++i) {
+    modules[i].path = cli.inputs[i];
+    if (!LoadModule(cli, cli.inputs[i], &modules[i].words, &err)) return Error(err);
+  }
+  IsaOptions options = cli.isa;
+  options.icd = cli.icd;
+  options.jobs = cli.jobs;
+  return RunIsa(modules, options);
+}
+
 // Runs the command in this process at subgroup size |width| (0: the
 // device's own).
 int RunCommand(const Cli& cli, uint32_t width) {
@@ -857,6 +899,7 @@ int RunWidths(const Cli& cli) {
 
 int main(int argc, char** argv) {
   waverun::Cli cli = waverun::ParseArgs(argc, argv);
+  if (cli.command == "isa") return waverun::CommandIsa(cli);
   if (cli.widths.size() > 1) return waverun::RunWidths(cli);
   return waverun::RunCommand(cli, cli.widths.empty() ? 0 : cli.widths[0]);
 }

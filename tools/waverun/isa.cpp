@@ -1,0 +1,1184 @@
+// `waverun isa`: RADV/ACO on null hardware as an offline cost oracle.
+//
+// Per (family, wave size) one child process sets RADV_FORCE_FAMILY (read by
+// RADV's null winsys when the physical device is created), points the Vulkan
+// loader at RADV's ICD alone, creates a device and, per module, a compute
+// pipeline with VK_PIPELINE_CREATE_CAPTURE_{STATISTICS,INTERNAL_REPRESENTATIONS}
+// _BIT_KHR. Its descriptor set layouts and push-constant range are built from
+// the module's own SPIRV-Cross reflection, so they match the shader. The child
+// writes what it read back (statistics, the "Assembly" representation) to a
+// temporary file in a small line format; the parent prints the report. When
+// the driver crashes on a module, the parent reports that module and starts a
+// new child for the rest.
+//
+// This file must not include glslang headers (SPIRV-Cross's spirv.hpp
+// clashes with glslang's).
+#include "tools/waverun/isa.h"
+
+#include <glob.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vulkan/vulkan.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <spirv_cross/spirv_cross.hpp>
+
+namespace waverun {
+namespace {
+
+// RADV's family names in Mesa 22.3 (ac_get_family_name, compared without
+// case by its null winsys), with the architecture each belongs to.
+struct Family {
+  const char* name;
+  const char* arch;
+  int gfx;  // major hardware generation: 6..11 (10 covers 10.1 and 10.3)
+};
+
+constexpr Family kFamilies[] = {
+    {"tahiti", "GCN1 gfx6", 6},        {"pitcairn", "GCN1 gfx6", 6},
+    {"verde", "GCN1 gfx6", 6},         {"oland", "GCN1 gfx6", 6},
+    {"hainan", "GCN1 gfx6", 6},        {"bonaire", "GCN2 gfx7", 7},
+    {"kaveri", "GCN2 gfx7", 7},        {"kabini", "GCN2 gfx7", 7},
+    {"hawaii", "GCN2 gfx7", 7},        {"tonga", "GCN3 gfx8", 8},
+    {"iceland", "GCN3 gfx8", 8},       {"carrizo", "GCN3 gfx8", 8},
+    {"fiji", "GCN3 gfx8", 8},          {"stoney", "GCN3 gfx8", 8},
+    {"polaris10", "GCN4 gfx8", 8},     {"polaris11", "GCN4 gfx8", 8},
+    {"polaris12", "GCN4 gfx8", 8},     {"vegam", "GCN4 gfx8", 8},
+    {"vega10", "GCN5 gfx9", 9},        {"raven", "GCN5 gfx9", 9},
+    {"vega12", "GCN5 gfx9", 9},        {"vega20", "GCN5 gfx9", 9},
+    {"raven2", "GCN5 gfx9", 9},        {"renoir", "GCN5 gfx9", 9},
+    {"navi10", "RDNA1 gfx10.1", 10},   {"navi12", "RDNA1 gfx10.1", 10},
+    {"navi14", "RDNA1 gfx10.1", 10},   {"navi21", "RDNA2 gfx10.3", 10},
+    {"navi22", "RDNA2 gfx10.3", 10},   {"navi23", "RDNA2 gfx10.3", 10},
+    {"vangogh", "RDNA2 gfx10.3", 10},  {"navi24", "RDNA2 gfx10.3", 10},
+    {"rembrandt", "RDNA2 gfx10.3", 10}, {"gfx1036", "RDNA2 gfx10.3", 10},
+    {"gfx1100", "RDNA3 gfx11", 11},    {"gfx1101", "RDNA3 gfx11", 11},
+    {"gfx1102", "RDNA3 gfx11", 11},    {"gfx1103_r1", "RDNA3 gfx11", 11},
+    {"gfx1103_r2", "RDNA3 gfx11", 11},
+};
+
+const Family* FindFamily(const std::string& name) {
+  for (const Family& f : kFamilies) {
+    if (name == f.name) return &f;
+  }
+  return nullptr;
+}
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string Upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+template <typename T>
+T Make(VkStructureType type) {
+  T value{};
+  value.sType = type;
+  return value;
+}
+
+std::string ResultName(VkResult r) {
+  switch (r) {
+    case VK_ERROR_OUT_OF_HOST_MEMORY: return "VK_ERROR_OUT_OF_HOST_MEMORY";
+    case VK_ERROR_OUT_OF_DEVICE_MEMORY: return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
+    case VK_ERROR_INITIALIZATION_FAILED: return "VK_ERROR_INITIALIZATION_FAILED";
+    case VK_ERROR_EXTENSION_NOT_PRESENT: return "VK_ERROR_EXTENSION_NOT_PRESENT";
+    case VK_ERROR_FEATURE_NOT_PRESENT: return "VK_ERROR_FEATURE_NOT_PRESENT";
+    case VK_ERROR_INCOMPATIBLE_DRIVER: return "VK_ERROR_INCOMPATIBLE_DRIVER";
+    case VK_ERROR_INVALID_SHADER_NV: return "VK_ERROR_INVALID_SHADER_NV";
+    case VK_ERROR_UNKNOWN: return "VK_ERROR_UNKNOWN";
+    case VK_PIPELINE_COMPILE_REQUIRED: return "VK_PIPELINE_COMPILE_REQUIRED";
+    default: return "VkResult " + std::to_string(static_cast<int>(r));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Memory instructions by kind, counted in the ISA text.
+
+struct MemoryCounts {
+  uint64_t vector_loads = 0;   // buffer/global/flat/tbuffer loads, image loads and samples
+  uint64_t vector_stores = 0;  // buffer/global/flat/tbuffer/image stores
+  uint64_t scalar_loads = 0;   // s_load_*, s_buffer_load_*
+  uint64_t lds = 0;            // ds_* reads and writes (not atomics, not permutes)
+  uint64_t lds_atomics = 0;    // ds_* read-modify-writes, append/consume
+  uint64_t atomics = 0;        // buffer/global/flat/image atomics
+  uint64_t scratch = 0;        // scratch_* (and buffer accesses with the scratch flag are not told apart)
+};
+
+bool HasPrefix(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+
+// Classifies one mnemonic into |counts|.
+void CountMnemonic(const std::string& op, MemoryCounts* counts) {
+  if (HasPrefix(op, "s_load_") || HasPrefix(op, "s_buffer_load_")) {
+    ++counts->scalar_loads;
+    return;
+  }
+  if (HasPrefix(op, "scratch_")) {
+    ++counts->scratch;
+    return;
+  }
+  bool vmem = HasPrefix(op, "buffer_") || HasPrefix(op, "tbuffer_") ||
+              HasPrefix(op, "global_") || HasPrefix(op, "flat_") || HasPrefix(op, "image_");
+  if (vmem) {
+    if (op.find("_atomic") != std::string::npos) {
+      ++counts->atomics;
+    } else if (op.find("_store") != std::string::npos) {
+      ++counts->vector_stores;
+    } else if (op.find("_load") != std::string::npos || HasPrefix(op, "image_sample") ||
+               HasPrefix(op, "image_gather")) {
+      ++counts->vector_loads;
+    }
+    // buffer_wbinvl1*, buffer_gl*_inv, image_get_resinfo, ...: no memory access.
+    return;
+  }
+  if (HasPrefix(op, "ds_")) {
+    if (op == "ds_swizzle_b32" || op == "ds_permute_b32" || op == "ds_bpermute_b32" ||
+        op == "ds_nop") {
+      return;  // cross-lane through the LDS crossbar, no memory
+    }
+    bool plain = HasPrefix(op, "ds_read") || HasPrefix(op, "ds_write") ||
+                 HasPrefix(op, "ds_load") || HasPrefix(op, "ds_store");
+    // ds_write_addtid/ds_read_addtid are plain; ds_wrxchg* are atomics.
+    if (plain && !HasPrefix(op, "ds_wrxchg")) {
+      ++counts->lds;
+    } else {
+      ++counts->lds_atomics;
+    }
+  }
+}
+
+// Counts the memory instructions of an ACO disassembly: one instruction per
+// line, its mnemonic first; labels ("BB3:"), comments and blank lines skipped.
+MemoryCounts CountMemory(const std::string& isa) {
+  MemoryCounts counts;
+  std::stringstream ss(isa);
+  std::string line;
+  while (std::getline(ss, line)) {
+    size_t b = line.find_first_not_of(" \t");
+    if (b == std::string::npos) continue;
+    size_t e = line.find_first_of(" \t;", b);
+    std::string op = line.substr(b, e == std::string::npos ? std::string::npos : e - b);
+    if (op.empty() || op[0] == ';' || op.back() == ':') continue;
+    CountMnemonic(op, &counts);
+  }
+  return counts;
+}
+
+// ---------------------------------------------------------------------------
+// Descriptor set layouts from reflection.
+
+struct Binding {
+  uint32_t set = 0;
+  uint32_t binding = 0;
+  VkDescriptorType type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+  uint32_t count = 1;
+};
+
+struct Interface {
+  std::string entry_point;
+  std::vector<Binding> bindings;  // sorted by (set, binding), unique
+  uint32_t push_constant_bytes = 0;
+};
+
+bool ReflectForLayout(const std::vector<uint32_t>& words, Interface* iface, std::string* error) {
+  spirv_cross::Compiler c(words);
+  bool found = false;
+  for (const spirv_cross::EntryPoint& ep : c.get_entry_points_and_stages()) {
+    if (ep.execution_model == spv::ExecutionModelGLCompute) {
+      c.set_entry_point(ep.name, ep.execution_model);
+      iface->entry_point = ep.name;
+      found = true;
+      break;
+    }
+  }
+  if (!found) {
+    *error = "the module has no GLCompute entry point";
+    return false;
+  }
+  // Every declared resource, used or not: the layout may have more bindings
+  // than the shader uses, never fewer.
+  spirv_cross::ShaderResources res = c.get_shader_resources();
+  if (!res.acceleration_structures.empty() || !res.atomic_counters.empty() ||
+      !res.subpass_inputs.empty()) {
+    *error = "the module uses a descriptor kind waverun isa does not bind "
+             "(acceleration structures, atomic counters, subpass inputs)";
+    return false;
+  }
+  std::map<std::pair<uint32_t, uint32_t>, Binding> bindings;
+  auto add = [&](const spirv_cross::Resource& r, VkDescriptorType type) {
+    Binding b;
+    b.set = c.get_decoration(r.id, spv::DecorationDescriptorSet);
+    b.binding = c.get_decoration(r.id, spv::DecorationBinding);
+    b.type = type;
+    const spirv_cross::SPIRType& var_type = c.get_type(r.type_id);
+    for (uint32_t n : var_type.array) b.count *= n == 0 ? 1 : n;  // runtime arrays: 1
+    // Aliased variables at one binding: the first declaration wins.
+    bindings.emplace(std::make_pair(b.set, b.binding), b);
+  };
+  auto image_type = [&](const spirv_cross::Resource& r, VkDescriptorType image,
+                        VkDescriptorType texel) {
+    return c.get_type(r.base_type_id).image.dim == spv::DimBuffer ? texel : image;
+  };
+  for (const auto& r : res.storage_buffers) add(r, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+  for (const auto& r : res.uniform_buffers) add(r, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER);
+  for (const auto& r : res.storage_images) {
+    add(r, image_type(r, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER));
+  }
+  for (const auto& r : res.sampled_images) {
+    add(r, image_type(r, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                      VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER));
+  }
+  for (const auto& r : res.separate_images) {
+    add(r, image_type(r, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER));
+  }
+  for (const auto& r : res.separate_samplers) add(r, VK_DESCRIPTOR_TYPE_SAMPLER);
+  for (const auto& kv : bindings) iface->bindings.push_back(kv.second);
+  for (const auto& r : res.push_constant_buffers) {
+    const spirv_cross::SPIRType& type = c.get_type(r.base_type_id);
+    iface->push_constant_bytes = std::max<uint32_t>(
+        iface->push_constant_bytes, static_cast<uint32_t>(c.get_declared_struct_size(type)));
+  }
+  return true;
+}
+
+bool Reflect(const std::vector<uint32_t>& words, Interface* iface, std::string* error) {
+  try {
+    return ReflectForLayout(words, iface, error);
+  } catch (const std::exception& e) {
+    *error = std::string("reflection failed: ") + e.what();
+    return false;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The child: one RADV device, every module compiled on it.
+
+// A statistic as RADV reports it; |text| is its value formatted.
+struct Statistic {
+  std::string name;
+  std::string text;
+  double value = 0;
+};
+
+struct Row {
+  size_t module = 0;
+  std::string family;
+  uint32_t wave_requested = 0;
+  uint32_t wave = 0;  // the executable's subgroup size
+  std::string error;  // empty: compiled
+  std::vector<Statistic> stats;
+  MemoryCounts memory;
+  std::string isa;
+};
+
+class RadvCompiler {
+ public:
+  ~RadvCompiler();
+  // Creates the instance and device; checks that it is RADV's null device for
+  // |family| and that it can compile at |wave| (0: any).
+  bool Init(const Family& family, uint32_t wave, std::string* error);
+  // Compiles |words| into |row|; false with |row->error| when the driver
+  // rejects it.
+  void Compile(const std::vector<uint32_t>& words, uint32_t wave, Row* row);
+
+ private:
+  VkInstance instance_ = VK_NULL_HANDLE;
+  VkPhysicalDevice physical_ = VK_NULL_HANDLE;
+  VkDevice device_ = VK_NULL_HANDLE;
+  PFN_vkGetPipelineExecutablePropertiesKHR get_executables_ = nullptr;
+  PFN_vkGetPipelineExecutableStatisticsKHR get_statistics_ = nullptr;
+  PFN_vkGetPipelineExecutableInternalRepresentationsKHR get_representations_ = nullptr;
+};
+
+RadvCompiler::~RadvCompiler() {
+  if (device_) vkDestroyDevice(device_, nullptr);
+  if (instance_) vkDestroyInstance(instance_, nullptr);
+}
+
+bool RadvCompiler::Init(const Family& family, uint32_t wave, std::string* error) {
+  VkApplicationInfo app = Make<VkApplicationInfo>(VK_STRUCTURE_TYPE_APPLICATION_INFO);
+  app.pApplicationName = "waverun isa";
+  app.apiVersion = VK_API_VERSION_1_3;
+  VkInstanceCreateInfo ici = Make<VkInstanceCreateInfo>(VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
+  ici.pApplicationInfo = &app;
+  VkResult r = vkCreateInstance(&ici, nullptr, &instance_);
+  if (r != VK_SUCCESS) {
+    instance_ = VK_NULL_HANDLE;
+    *error = "RADV: vkCreateInstance failed (" + ResultName(r) + ")";
+    return false;
+  }
+  uint32_t count = 0;
+  vkEnumeratePhysicalDevices(instance_, &count, nullptr);
+  std::vector<VkPhysicalDevice> devices(count);
+  if (count > 0) vkEnumeratePhysicalDevices(instance_, &count, devices.data());
+  std::string want = Upper(family.name);
+  for (VkPhysicalDevice d : devices) {
+    VkPhysicalDeviceProperties props;
+    vkGetPhysicalDeviceProperties(d, &props);
+    std::string name = props.deviceName;
+    if (name.find("RADV") != std::string::npos && name.find(want) != std::string::npos) {
+      physical_ = d;
+      if (props.apiVersion < VK_API_VERSION_1_3) {
+        *error = std::string("RADV's ") + family.name + " device supports only Vulkan " +
+                 std::to_string(VK_API_VERSION_MAJOR(props.apiVersion)) + "." +
+                 std::to_string(VK_API_VERSION_MINOR(props.apiVersion)) +
+                 " (1.3 needed for subgroup size control)";
+        return false;
+      }
+      break;
+    }
+  }
+  if (!physical_) {
+    *error = "RADV lists no null-hardware device for family " + std::string(family.name);
+    return false;
+  }
+  VkPhysicalDeviceSubgroupSizeControlProperties size_control =
+      Make<VkPhysicalDeviceSubgroupSizeControlProperties>(
+          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES);
+  VkPhysicalDeviceProperties2 props2 =
+      Make<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
+  props2.pNext = &size_control;
+  vkGetPhysicalDeviceProperties2(physical_, &props2);
+  if (wave != 0 && (wave < size_control.minSubgroupSize || wave > size_control.maxSubgroupSize ||
+                    !(size_control.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT))) {
+    *error = std::string(family.name) + " (" + family.arch + ") has no wave" +
+             std::to_string(wave) + " for compute shaders (subgroup sizes " +
+             std::to_string(size_control.minSubgroupSize) + ".." +
+             std::to_string(size_control.maxSubgroupSize) + ")";
+    return false;
+  }
+
+  uint32_t ext_count = 0;
+  vkEnumerateDeviceExtensionProperties(physical_, nullptr, &ext_count, nullptr);
+  std::vector<VkExtensionProperties> exts(ext_count);
+  vkEnumerateDeviceExtensionProperties(physical_, nullptr, &ext_count, exts.data());
+  bool has_exec = false;
+  for (const VkExtensionProperties& e : exts) {
+    has_exec = has_exec || std::strcmp(e.extensionName,
+                                       VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) == 0;
+  }
+  if (!has_exec) {
+    *error = "RADV does not offer VK_KHR_pipeline_executable_properties";
+    return false;
+  }
+
+  // Every core feature the device has (a module may need any of them), and
+  // pipeline executable info.
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exec =
+      Make<VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR>(
+          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR);
+  VkPhysicalDeviceVulkan13Features f13 =
+      Make<VkPhysicalDeviceVulkan13Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES);
+  VkPhysicalDeviceVulkan12Features f12 =
+      Make<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
+  VkPhysicalDeviceVulkan11Features f11 =
+      Make<VkPhysicalDeviceVulkan11Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
+  VkPhysicalDeviceFeatures2 features =
+      Make<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
+  features.pNext = &f11;
+  f11.pNext = &f12;
+  f12.pNext = &f13;
+  f13.pNext = &exec;
+  vkGetPhysicalDeviceFeatures2(physical_, &features);
+  // What the application would normally run with: no robustness.
+  features.features.robustBufferAccess = VK_FALSE;
+  f13.robustImageAccess = VK_FALSE;
+  if (!exec.pipelineExecutableInfo) {
+    *error = "RADV does not support pipelineExecutableInfo";
+    return false;
+  }
+
+  uint32_t families = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(physical_, &families, nullptr);
+  std::vector<VkQueueFamilyProperties> fam(families);
+  vkGetPhysicalDeviceQueueFamilyProperties(physical_, &families, fam.data());
+  uint32_t queue_family = 0;
+  for (uint32_t i = 0; i < families; ++i) {
+    if (fam[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
+      queue_family = i;
+      break;
+    }
+  }
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo qci = Make<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
+  qci.queueFamilyIndex = queue_family;
+  qci.queueCount = 1;
+  qci.pQueuePriorities = &priority;
+  const char* ext_names[] = {VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME};
+  VkDeviceCreateInfo dci = Make<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
+  dci.pNext = &features;
+  dci.queueCreateInfoCount = 1;
+  dci.pQueueCreateInfos = &qci;
+  dci.enabledExtensionCount = 1;
+  dci.ppEnabledExtensionNames = ext_names;
+  r = vkCreateDevice(physical_, &dci, nullptr, &device_);
+  if (r != VK_SUCCESS) {
+    device_ = VK_NULL_HANDLE;
+    *error = "RADV: cannot create a " + std::string(family.name) + " device (" + ResultName(r) +
+             ")";
+    return false;
+  }
+  get_executables_ = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
+      vkGetDeviceProcAddr(device_, "vkGetPipelineExecutablePropertiesKHR"));
+  get_statistics_ = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+      vkGetDeviceProcAddr(device_, "vkGetPipelineExecutableStatisticsKHR"));
+  get_representations_ = reinterpret_cast<PFN_vkGetPipelineExecutableInternalRepresentationsKHR>(
+      vkGetDeviceProcAddr(device_, "vkGetPipelineExecutableInternalRepresentationsKHR"));
+  if (!get_executables_ || !get_statistics_ || !get_representations_) {
+    *error = "RADV does not export the VK_KHR_pipeline_executable_properties entry points";
+    return false;
+  }
+  return true;
+}
+
+std::string FormatStatistic(const VkPipelineExecutableStatisticKHR& s, double* value) {
+  char buf[64];
+  switch (s.format) {
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+      *value = s.value.b32 ? 1 : 0;
+      return s.value.b32 ? "1" : "0";
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+      *value = static_cast<double>(s.value.i64);
+      std::snprintf(buf, sizeof(buf), "%" PRId64, s.value.i64);
+      return buf;
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+      *value = static_cast<double>(s.value.u64);
+      std::snprintf(buf, sizeof(buf), "%" PRIu64, s.value.u64);
+      return buf;
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR:
+      *value = s.value.f64;
+      std::snprintf(buf, sizeof(buf), "%.6g", s.value.f64);
+      return buf;
+    default:
+      *value = 0;
+      return "?";
+  }
+}
+
+void RadvCompiler::Compile(const std::vector<uint32_t>& words, uint32_t wave, Row* row) {
+  Interface iface;
+  if (!Reflect(words, &iface, &row->error)) return;
+
+  VkShaderModule module = VK_NULL_HANDLE;
+  std::vector<VkDescriptorSetLayout> set_layouts;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  auto cleanup = [&]() {
+    if (pipeline) vkDestroyPipeline(device_, pipeline, nullptr);
+    if (layout) vkDestroyPipelineLayout(device_, layout, nullptr);
+    for (VkDescriptorSetLayout l : set_layouts) {
+      if (l) vkDestroyDescriptorSetLayout(device_, l, nullptr);
+    }
+    if (module) vkDestroyShaderModule(device_, module, nullptr);
+  };
+
+  VkShaderModuleCreateInfo smci =
+      Make<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
+  smci.codeSize = words.size() * 4;
+  smci.pCode = words.data();
+  VkResult r = vkCreateShaderModule(device_, &smci, nullptr, &module);
+  if (r != VK_SUCCESS) {
+    module = VK_NULL_HANDLE;
+    row->error = "RADV rejects the module (vkCreateShaderModule: " + ResultName(r) + ")";
+    cleanup();
+    return;
+  }
+  uint32_t sets = 0;
+  for (const Binding& b : iface.bindings) sets = std::max(sets, b.set + 1);
+  for (uint32_t s = 0; s < sets; ++s) {
+    std::vector<VkDescriptorSetLayoutBinding> lb;
+    for (const Binding& b : iface.bindings) {
+      if (b.set != s) continue;
+      VkDescriptorSetLayoutBinding x{};
+      x.binding = b.binding;
+      x.descriptorType = b.type;
+      x.descriptorCount = b.count;
+      x.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+      lb.push_back(x);
+    }
+    VkDescriptorSetLayoutCreateInfo dslci = Make<VkDescriptorSetLayoutCreateInfo>(
+        VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
+    dslci.bindingCount = static_cast<uint32_t>(lb.size());
+    dslci.pBindings = lb.data();
+    VkDescriptorSetLayout l = VK_NULL_HANDLE;
+    r = vkCreateDescriptorSetLayout(device_, &dslci, nullptr, &l);
+    if (r != VK_SUCCESS) {
+      row->error = "cannot create descriptor set layout " + std::to_string(s) + " (" +
+                   ResultName(r) + ")";
+      cleanup();
+      return;
+    }
+    set_layouts.push_back(l);
+  }
+  VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, iface.push_constant_bytes};
+  VkPipelineLayoutCreateInfo plci =
+      Make<VkPipelineLayoutCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO);
+  plci.setLayoutCount = sets;
+  plci.pSetLayouts = set_layouts.data();
+  plci.pushConstantRangeCount = iface.push_constant_bytes > 0 ? 1 : 0;
+  plci.pPushConstantRanges = &push;
+  r = vkCreatePipelineLayout(device_, &plci, nullptr, &layout);
+  if (r != VK_SUCCESS) {
+    layout = VK_NULL_HANDLE;
+    row->error = "cannot create the pipeline layout (" + ResultName(r) + ")";
+    cleanup();
+    return;
+  }
+
+  VkPipelineShaderStageRequiredSubgroupSizeCreateInfo required =
+      Make<VkPipelineShaderStageRequiredSubgroupSizeCreateInfo>(
+          VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO);
+  required.requiredSubgroupSize = wave;
+  VkComputePipelineCreateInfo cpci =
+      Make<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);
+  cpci.flags = VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR |
+               VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR;
+  cpci.stage = Make<VkPipelineShaderStageCreateInfo>(
+      VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO);
+  if (wave != 0) cpci.stage.pNext = &required;
+  cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  cpci.stage.module = module;
+  cpci.stage.pName = iface.entry_point.c_str();
+  cpci.layout = layout;
+  r = vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline);
+  if (r != VK_SUCCESS) {
+    pipeline = VK_NULL_HANDLE;
+    row->error = "RADV rejects the module (vkCreateComputePipelines: " + ResultName(r) + ")";
+    cleanup();
+    return;
+  }
+
+  VkPipelineInfoKHR pinfo = Make<VkPipelineInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR);
+  pinfo.pipeline = pipeline;
+  uint32_t n = 0;
+  get_executables_(device_, &pinfo, &n, nullptr);
+  std::vector<VkPipelineExecutablePropertiesKHR> execs(
+      n, Make<VkPipelineExecutablePropertiesKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR));
+  if (n > 0) get_executables_(device_, &pinfo, &n, execs.data());
+  if (n == 0) {
+    row->error = "RADV reports no executable for the pipeline";
+    cleanup();
+    return;
+  }
+  // A compute pipeline has one executable: the compute shader.
+  row->wave = execs[0].subgroupSize;
+  VkPipelineExecutableInfoKHR einfo =
+      Make<VkPipelineExecutableInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR);
+  einfo.pipeline = pipeline;
+  einfo.executableIndex = 0;
+  uint32_t ns = 0;
+  get_statistics_(device_, &einfo, &ns, nullptr);
+  std::vector<VkPipelineExecutableStatisticKHR> stats(
+      ns, Make<VkPipelineExecutableStatisticKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR));
+  if (ns > 0) get_statistics_(device_, &einfo, &ns, stats.data());
+  for (uint32_t i = 0; i < ns; ++i) {
+    Statistic s;
+    s.name = stats[i].name;
+    s.text = FormatStatistic(stats[i], &s.value);
+    row->stats.push_back(s);
+  }
+  uint32_t nr = 0;
+  get_representations_(device_, &einfo, &nr, nullptr);
+  std::vector<VkPipelineExecutableInternalRepresentationKHR> reps(
+      nr, Make<VkPipelineExecutableInternalRepresentationKHR>(
+              VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INTERNAL_REPRESENTATION_KHR));
+  if (nr > 0) get_representations_(device_, &einfo, &nr, reps.data());
+  std::vector<std::vector<char>> data(nr);
+  for (uint32_t i = 0; i < nr; ++i) {
+    data[i].resize(reps[i].dataSize + 1, '\0');
+    reps[i].pData = data[i].data();
+  }
+  if (nr > 0) get_representations_(device_, &einfo, &nr, reps.data());
+  for (uint32_t i = 0; i < nr; ++i) {
+    if (std::string(reps[i].name).find("Assembly") != std::string::npos) {
+      row->isa.assign(data[i].data(), strnlen(data[i].data(), reps[i].dataSize));
+    }
+  }
+  if (row->isa.empty()) {
+    row->error = "RADV returned no \"Assembly\" representation";
+    cleanup();
+    return;
+  }
+  row->memory = CountMemory(row->isa);
+  cleanup();
+}
+
+// ---------------------------------------------------------------------------
+// The child's record format, one record per line ("K payload"); the ISA is
+// length-prefixed:
+//   B <module>          compilation of module begins (a crash after it blames it)
+//   W <wave>            the executable's subgroup size
+//   S <name>\t<text>\t<value>
+//   I <bytes>\n<bytes>  the ISA
+//   X <error>           the module failed
+//   E <module>          compilation of module ended
+//   F <error>           the device could not be set up (no module compiled)
+
+void WriteRow(FILE* out, const Row& row) {
+  std::fprintf(out, "W %u\n", row.wave);
+  for (const Statistic& s : row.stats) {
+    std::fprintf(out, "S %s\t%s\t%.17g\n", s.name.c_str(), s.text.c_str(), s.value);
+  }
+  if (!row.isa.empty()) {
+    std::fprintf(out, "I %zu\n", row.isa.size());
+    std::fwrite(row.isa.data(), 1, row.isa.size(), out);
+    std::fputc('\n', out);
+  }
+  if (!row.error.empty()) {
+    std::string e = row.error;
+    std::replace(e.begin(), e.end(), '\n', ' ');
+    std::fprintf(out, "X %s\n", e.c_str());
+  }
+}
+
+std::string FindRadvIcd() {
+  const char* patterns[] = {"/usr/share/vulkan/icd.d/radeon_icd*.json",
+                            "/usr/local/share/vulkan/icd.d/radeon_icd*.json",
+                            "/etc/vulkan/icd.d/radeon_icd*.json"};
+  std::string icd;
+  for (const char* pattern : patterns) {
+    glob_t g;
+    if (icd.empty() && glob(pattern, 0, nullptr, &g) == 0) {
+      // Prefer the machine's own architecture's file.
+      for (size_t i = 0; i < g.gl_pathc && icd.empty(); ++i) {
+        if (std::strstr(g.gl_pathv[i], "x86_64") || g.gl_pathc == 1) icd = g.gl_pathv[i];
+      }
+      if (icd.empty() && g.gl_pathc > 0) icd = g.gl_pathv[0];
+      globfree(&g);
+    }
+  }
+  return icd;
+}
+
+// Runs in the child: compiles modules [first, end) for |family| at |wave|.
+int ChildMain(const std::vector<IsaModule>& modules, size_t first, const Family& family,
+              uint32_t wave, const std::string& icd, const std::string& runtime_dir, FILE* out) {
+  setenv("VK_ICD_FILENAMES", icd.c_str(), 1);
+  setenv("VK_DRIVER_FILES", icd.c_str(), 1);
+  setenv("RADV_FORCE_FAMILY", family.name, 1);
+  setenv("XDG_RUNTIME_DIR", runtime_dir.c_str(), 1);
+  setenv("MESA_SHADER_CACHE_DISABLE", "true", 1);
+  setenv("NODEVICE_SELECT", "1", 1);  // Mesa's device-select layer: not needed
+  // The wave size comes from the pipeline (required subgroup size), not from
+  // the environment: a user's RADV_PERFTEST/RADV_DEBUG would change the code.
+  unsetenv("RADV_PERFTEST");
+  unsetenv("RADV_DEBUG");
+  unsetenv("ACO_DEBUG");
+  RadvCompiler compiler;
+  std::string error;
+  if (!compiler.Init(family, wave, &error)) {
+    std::replace(error.begin(), error.end(), '\n', ' ');
+    std::fprintf(out, "F %s\n", error.c_str());
+    std::fflush(out);
+    return 1;
+  }
+  for (size_t i = first; i < modules.size(); ++i) {
+    std::fprintf(out, "B %zu\n", i);
+    std::fflush(out);
+    Row row;
+    compiler.Compile(modules[i].words, wave, &row);
+    WriteRow(out, row);
+    std::fprintf(out, "E %zu\n", i);
+    std::fflush(out);
+  }
+  return 0;
+}
+
+// ---------------------------------------------------------------------------
+// The parent.
+
+std::string ReadAll(FILE* f) {
+  std::string s;
+  std::rewind(f);
+  char buf[65536];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) s.append(buf, n);
+  return s;
+}
+
+struct Job {
+  const Family* family = nullptr;
+  uint32_t wave = 0;
+  size_t next = 0;           // the first module not yet reported
+  std::string fatal;         // the device could not be set up
+  std::vector<Row> rows;     // module order, filled as children report
+  pid_t pid = -1;
+  FILE* out = nullptr;
+  FILE* err = nullptr;
+};
+
+// Reads a finished child's records into |job|; |status| is its wait status.
+void Collect(Job* job, int status, size_t module_count) {
+  std::string text = ReadAll(job->out);
+  std::string err_text = ReadAll(job->err);
+  std::fclose(job->out);
+  std::fclose(job->err);
+  job->out = job->err = nullptr;
+  size_t pos = 0;
+  Row* row = nullptr;
+  bool open = false;  // a B without its E
+  while (pos < text.size()) {
+    size_t eol = text.find('\n', pos);
+    if (eol == std::string::npos) eol = text.size();
+    std::string line = text.substr(pos, eol - pos);
+    pos = eol + 1;
+    if (line.size() < 2) continue;
+    char kind = line[0];
+    std::string payload = line.substr(2);
+    if (kind == 'F') {
+      job->fatal = payload;
+    } else if (kind == 'B') {
+      size_t m = std::strtoull(payload.c_str(), nullptr, 10);
+      if (m >= job->rows.size()) break;
+      row = &job->rows[m];
+      row->error.clear();
+      row->stats.clear();
+      open = true;
+    } else if (kind == 'E' && row) {
+      open = false;
+      job->next = row->module + 1;
+      row = nullptr;
+    } else if (kind == 'W' && row) {
+      row->wave = static_cast<uint32_t>(std::strtoul(payload.c_str(), nullptr, 10));
+    } else if (kind == 'S' && row) {
+      Statistic s;
+      size_t t1 = payload.find('\t');
+      size_t t2 = payload.find('\t', t1 == std::string::npos ? t1 : t1 + 1);
+      if (t1 == std::string::npos || t2 == std::string::npos) continue;
+      s.name = payload.substr(0, t1);
+      s.text = payload.substr(t1 + 1, t2 - t1 - 1);
+      s.value = std::strtod(payload.c_str() + t2 + 1, nullptr);
+      row->stats.push_back(s);
+    } else if (kind == 'I' && row) {
+      size_t bytes = std::strtoull(payload.c_str(), nullptr, 10);
+      row->isa = text.substr(pos, bytes);
+      pos += bytes + 1;
+      row->memory = CountMemory(row->isa);
+    } else if (kind == 'X' && row) {
+      row->error = payload;
+    }
+  }
+  bool crashed = !(WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 1));
+  if (job->fatal.empty() && crashed) {
+    std::string why = WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
+                                          : "exit status " + std::to_string(WEXITSTATUS(status));
+    // RADV's own last words, e.g. "radv: Unknown family: x".
+    std::string last;
+    std::stringstream ss(err_text);
+    std::string l;
+    while (std::getline(ss, l)) {
+      if (!l.empty()) last = l;
+    }
+    if (open && row) {
+      row->error = "RADV crashed compiling the module (" + why + ")" +
+                   (last.empty() ? "" : ": " + last);
+      job->next = row->module + 1;
+    } else {
+      job->fatal = "RADV failed before compiling (" + why + ")" + (last.empty() ? "" : ": " + last);
+    }
+  }
+  if (!job->fatal.empty()) job->next = module_count;
+}
+
+const Statistic* FindStat(const Row& row, const char* name) {
+  for (const Statistic& s : row.stats) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+// A column of the report: a statistic of ACO's (by name) or a memory count.
+struct Column {
+  const char* key;   // tsv/json key and table header
+  const char* stat;  // RADV's statistic name; nullptr: a memory count
+  uint64_t MemoryCounts::*count;
+};
+
+const Column kColumns[] = {
+    {"instructions", "Instructions", nullptr},
+    {"copies", "Copies", nullptr},
+    {"branches", "Branches", nullptr},
+    {"sgprs", "SGPRs", nullptr},
+    {"vgprs", "VGPRs", nullptr},
+    {"spilled_sgprs", "Spilled SGPRs", nullptr},
+    {"spilled_vgprs", "Spilled VGPRs", nullptr},
+    {"code_bytes", "Code size", nullptr},
+    {"lds_bytes", "LDS size", nullptr},
+    {"scratch_bytes", "Scratch size", nullptr},
+    {"subgroups_per_simd", "Subgroups per SIMD", nullptr},
+    {"latency", "Latency", nullptr},
+    {"inverse_throughput", "Inverse Throughput", nullptr},
+    {"vmem_clauses", "VMEM Clause", nullptr},
+    {"smem_clauses", "SMEM Clause", nullptr},
+    {"vector_loads", nullptr, &MemoryCounts::vector_loads},
+    {"vector_stores", nullptr, &MemoryCounts::vector_stores},
+    {"scalar_loads", nullptr, &MemoryCounts::scalar_loads},
+    {"lds_ops", nullptr, &MemoryCounts::lds},
+    {"lds_atomics", nullptr, &MemoryCounts::lds_atomics},
+    {"atomics", nullptr, &MemoryCounts::atomics},
+    {"scratch_ops", nullptr, &MemoryCounts::scratch},
+};
+
+// Short table headers, in kColumns order.
+const char* kHeaders[] = {"instr", "copy", "branch", "sgpr", "vgpr", "spill_s", "spill_v",
+                          "code", "lds_b", "scratch_b", "occup", "latency", "inv_tput",
+                          "vmem_cl", "smem_cl", "vload", "vstore", "sload", "lds", "lds_atom",
+                          "atomic", "scratch"};
+
+bool ColumnValue(const Row& row, const Column& c, double* value, std::string* text) {
+  if (c.stat) {
+    const Statistic* s = FindStat(row, c.stat);
+    if (!s) return false;
+    *value = s->value;
+    *text = s->text;
+    return true;
+  }
+  uint64_t v = row.memory.*(c.count);
+  *value = static_cast<double>(v);
+  *text = std::to_string(v);
+  return true;
+}
+
+std::string JsonString(const std::string& s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
+std::string Ratio(double a, double b) {
+  if (b == 0) return a == 0 ? "=" : "-";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.2f", a / b);
+  return buf;
+}
+
+void PrintTable(const std::vector<IsaModule>& modules, const std::vector<Job>& jobs,
+                bool disasm) {
+  const size_t ncol = sizeof(kColumns) / sizeof(kColumns[0]);
+  std::vector<std::vector<std::string>> cells;
+  cells.push_back({"module", "family", "wave"});
+  for (size_t c = 0; c < ncol; ++c) cells.back().push_back(kHeaders[c]);
+  for (const Job& job : jobs) {
+    if (!job.fatal.empty()) continue;
+    const Row* base = nullptr;
+    for (const Row& row : job.rows) {
+      if (!row.error.empty()) continue;
+      std::vector<std::string> line = {modules[row.module].path, row.family,
+                                       std::to_string(row.wave)};
+      for (size_t c = 0; c < ncol; ++c) {
+        double v;
+        std::string t;
+        line.push_back(ColumnValue(row, kColumns[c], &v, &t) ? t : "-");
+      }
+      cells.push_back(line);
+      if (modules.size() > 1 && row.module == 0) base = &row;
+      if (base && &row != base) {
+        std::vector<std::string> ratio = {"  ÷ " + modules[0].path, "", ""};
+        for (size_t c = 0; c < ncol; ++c) {
+          double a, b;
+          std::string t;
+          bool ok = ColumnValue(row, kColumns[c], &a, &t) && ColumnValue(*base, kColumns[c], &b, &t);
+          ratio.push_back(ok ? Ratio(a, b) : "-");
+        }
+        cells.push_back(ratio);
+      }
+    }
+  }
+  if (cells.size() == 1) return;  // nothing compiled: the errors say why
+  // Column widths count UTF-8 code points (the "÷").
+  auto width = [](const std::string& s) {
+    size_t n = 0;
+    for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+    return n;
+  };
+  std::vector<size_t> w(cells[0].size(), 0);
+  for (const auto& line : cells) {
+    for (size_t i = 0; i < line.size(); ++i) w[i] = std::max(w[i], width(line[i]));
+  }
+  for (const auto& line : cells) {
+    std::string out;
+    for (size_t i = 0; i < line.size(); ++i) {
+      std::string pad(w[i] - width(line[i]), ' ');
+      out += i == 0 ? line[i] + pad : " " + pad + line[i];
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    std::printf("%s\n", out.c_str());
+  }
+  if (!disasm) return;
+  for (const Job& job : jobs) {
+    for (const Row& row : job.rows) {
+      if (!row.error.empty() || row.isa.empty()) continue;
+      std::printf("\n; %s, %s, wave%u\n%s", modules[row.module].path.c_str(), row.family.c_str(),
+                  row.wave, row.isa.c_str());
+      if (row.isa.back() != '\n') std::printf("\n");
+    }
+  }
+}
+
+void PrintTsv(const std::vector<IsaModule>& modules, const std::vector<Job>& jobs) {
+  std::string header = "module\tfamily\tarch\twave\tstatus";
+  for (const Column& c : kColumns) header += std::string("\t") + c.key;
+  std::printf("%s\n", header.c_str());
+  for (const Job& job : jobs) {
+    for (const Row& row : job.rows) {
+      uint32_t wave = row.wave ? row.wave : job.wave;
+      std::string line = modules[row.module].path + "\t" + job.family->name + "\t" +
+                         job.family->arch + "\t" + (wave ? std::to_string(wave) : "-") + "\t";
+      std::string status = !job.fatal.empty() ? job.fatal : row.error;
+      std::replace(status.begin(), status.end(), '\t', ' ');
+      line += status.empty() ? "ok" : "error: " + status;
+      for (const Column& c : kColumns) {
+        double v;
+        std::string t;
+        bool ok = status.empty() && ColumnValue(row, c, &v, &t);
+        line += "\t" + (ok ? t : std::string("-"));
+      }
+      std::printf("%s\n", line.c_str());
+    }
+  }
+}
+
+void PrintJson(const std::vector<IsaModule>& modules, const std::vector<Job>& jobs, bool disasm) {
+  std::printf("[");
+  bool first = true;
+  for (const Job& job : jobs) {
+    for (const Row& row : job.rows) {
+      std::string status = !job.fatal.empty() ? job.fatal : row.error;
+      uint32_t wave = row.wave ? row.wave : job.wave;
+      std::printf("%s\n  {\"module\": %s, \"family\": %s, \"arch\": %s, \"wave\": %s, ",
+                  first ? "" : ",", JsonString(modules[row.module].path).c_str(),
+                  JsonString(job.family->name).c_str(), JsonString(job.family->arch).c_str(),
+                  wave ? std::to_string(wave).c_str() : "null");
+      first = false;
+      if (!status.empty()) {
+        std::printf("\"error\": %s}", JsonString(status).c_str());
+        continue;
+      }
+      std::printf("\"error\": null,\n   \"statistics\": {");
+      for (size_t i = 0; i < row.stats.size(); ++i) {
+        const Statistic& s = row.stats[i];
+        bool number = !s.text.empty() && s.text != "?" &&
+                      s.text.find_first_not_of("0123456789.-e+") == std::string::npos;
+        std::printf("%s%s: %s", i ? ", " : "", JsonString(s.name).c_str(),
+                    number ? s.text.c_str() : JsonString(s.text).c_str());
+      }
+      std::printf("},\n   \"memory\": {");
+      bool mfirst = true;
+      for (const Column& c : kColumns) {
+        if (c.stat) continue;
+        std::printf("%s\"%s\": %" PRIu64, mfirst ? "" : ", ", c.key, row.memory.*(c.count));
+        mfirst = false;
+      }
+      std::printf("}");
+      if (disasm) std::printf(",\n   \"isa\": %s", JsonString(row.isa).c_str());
+      std::printf("}");
+    }
+  }
+  std::printf("\n]\n");
+}
+
+}  // namespace
+
+bool ParseAmdFamilies(const std::string& list, std::vector<std::string>* families,
+                      std::string* error) {
+  std::stringstream ss(list);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    std::string name = Lower(item);
+    if (!FindFamily(name)) {
+      std::string known;
+      for (const Family& f : kFamilies) known += (known.empty() ? "" : ", ") + std::string(f.name);
+      *error = "unknown AMD family '" + item + "' (RADV's names: " + known + ")";
+      return false;
+    }
+    if (std::find(families->begin(), families->end(), name) == families->end()) {
+      families->push_back(name);
+    }
+  }
+  if (families->empty()) {
+    *error = "--amd needs a family, e.g. --amd=navi21";
+    return false;
+  }
+  return true;
+}
+
+bool ParseWaves(const std::string& list, std::vector<uint32_t>* waves, std::string* error) {
+  std::stringstream ss(list);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item != "32" && item != "64") {
+      *error = "--wave takes 32, 64 or 32,64, not '" + item + "'";
+      return false;
+    }
+    uint32_t w = item == "32" ? 32 : 64;
+    if (std::find(waves->begin(), waves->end(), w) == waves->end()) waves->push_back(w);
+  }
+  if (waves->empty()) {
+    *error = "--wave takes 32, 64 or 32,64";
+    return false;
+  }
+  return true;
+}
+
+bool ParseIsaFormat(const std::string& name, IsaFormat* format) {
+  if (name == "table") {
+    *format = IsaFormat::kTable;
+  } else if (name == "tsv") {
+    *format = IsaFormat::kTsv;
+  } else if (name == "json") {
+    *format = IsaFormat::kJson;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+int RunIsa(const std::vector<IsaModule>& modules, const IsaOptions& options) {
+  std::string icd = options.icd.empty() ? FindRadvIcd() : options.icd;
+  if (icd.empty()) {
+    std::fprintf(stderr,
+                 "waverun: error: RADV is not installed: no radeon_icd*.json in "
+                 "/usr/share/vulkan/icd.d (Debian package mesa-vulkan-drivers)\n");
+    return 1;
+  }
+  if (access(icd.c_str(), R_OK) != 0) {
+    std::fprintf(stderr, "waverun: error: cannot read RADV's ICD file '%s'\n", icd.c_str());
+    return 1;
+  }
+  char dir_template[] = "/tmp/waverun-isa-XXXXXX";
+  const char* runtime_dir = mkdtemp(dir_template);
+  if (!runtime_dir) {
+    std::fprintf(stderr, "waverun: error: cannot create a temporary directory\n");
+    return 1;
+  }
+
+  std::vector<Job> jobs;
+  std::vector<uint32_t> waves = options.waves.empty() ? std::vector<uint32_t>{0} : options.waves;
+  for (const std::string& name : options.families) {
+    for (uint32_t wave : waves) {
+      Job job;
+      job.family = FindFamily(name);
+      job.wave = wave;
+      job.rows.resize(modules.size());
+      for (size_t i = 0; i < modules.size(); ++i) {
+        job.rows[i].module = i;
+        job.rows[i].family = name;
+        job.rows[i].wave_requested = wave;
+        job.rows[i].error = "not compiled";
+      }
+      jobs.push_back(std::move(job));
+    }
+  }
+
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  size_t limit = options.jobs > 0 ? static_cast<size_t>(options.jobs)
+                                  : static_cast<size_t>(std::max(1L, cpus));
+  size_t running = 0;
+  bool failed_to_start = false;
+  while (true) {
+    // Start children for jobs with modules left, up to |limit| at a time.
+    for (Job& job : jobs) {
+      if (running >= limit) break;
+      if (job.pid > 0 || job.next >= modules.size() || failed_to_start) continue;
+      job.out = std::tmpfile();
+      job.err = std::tmpfile();
+      if (!job.out || !job.err) {
+        failed_to_start = true;
+        job.fatal = "cannot create temporary files";
+        job.next = modules.size();
+        continue;
+      }
+      std::fflush(stdout);
+      std::fflush(stderr);
+      pid_t pid = fork();
+      if (pid < 0) {
+        failed_to_start = true;
+        job.fatal = "cannot fork";
+        job.next = modules.size();
+        continue;
+      }
+      if (pid == 0) {
+        dup2(fileno(job.err), 2);
+        int rc = ChildMain(modules, job.next, *job.family, job.wave, icd, runtime_dir, job.out);
+        std::fflush(job.out);
+        _exit(rc);
+      }
+      job.pid = pid;
+      ++running;
+    }
+    if (running == 0) break;
+    int status = 0;
+    pid_t pid = wait(&status);
+    if (pid < 0) break;
+    for (Job& job : jobs) {
+      if (job.pid != pid) continue;
+      job.pid = -1;
+      --running;
+      size_t before = job.next;
+      Collect(&job, status, modules.size());
+      if (job.next == before && job.fatal.empty()) {
+        // No progress and no reason: do not loop forever.
+        job.fatal = "RADV's child process ended without compiling anything";
+        job.next = modules.size();
+      }
+      break;
+    }
+  }
+  rmdir(runtime_dir);
+
+  int rc = 0;
+  for (const Job& job : jobs) {
+    std::string where = std::string(job.family->name) +
+                        (job.wave ? ", wave" + std::to_string(job.wave) : std::string());
+    if (!job.fatal.empty()) {
+      std::fprintf(stderr, "waverun: error: %s: %s\n", where.c_str(), job.fatal.c_str());
+      rc = 1;
+      continue;
+    }
+    for (const Row& row : job.rows) {
+      if (row.error.empty()) continue;
+      std::fprintf(stderr, "waverun: error: %s (%s): %s\n", modules[row.module].path.c_str(),
+                   where.c_str(), row.error.c_str());
+      rc = 1;
+    }
+  }
+  switch (options.format) {
+    case IsaFormat::kTable: PrintTable(modules, jobs, options.disasm); break;
+    case IsaFormat::kTsv: PrintTsv(modules, jobs); break;
+    case IsaFormat::kJson: PrintJson(modules, jobs, options.disasm); break;
+  }
+  return rc;
+}
+
+}  // namespace waverun
