@@ -481,6 +481,7 @@ spvtools::opt::Pass::Status BatchUniformLoadsPass::ProcessRound(
     bool last_round, bool* deferred) {
   loop_blocks_.clear();
   loop_writes_.clear();
+  function_live_.clear();
   // Loops with an OpLoopMerge, in program order.
   std::vector<std::pair<Function*, Instruction*>> loop_merges;
   for (Function& func : *get_module()) {
@@ -515,6 +516,20 @@ spvtools::opt::Pass::Status BatchUniformLoadsPass::ProcessRound(
     std::string why;
     Instruction* where = merge_inst;
     std::string reason = Analyze(func, loop, uniformity, &plan, &why, &where);
+    if (!plan.batched.empty() && (reason.empty() || reason == "RegisterPressure" ||
+                                  reason == "NotProfitable" ||
+                                  reason == "TooManyComponents")) {
+      uint32_t words = 0;
+      for (const Batched& b : plan.batched) {
+        for (const Leaf& leaf : b.leaves) words += leaf.components;
+      }
+      EmitRemark(RemarkKind::kAnalysis, "LiveEstimate", func, merge_inst,
+                 "about " + std::to_string(plan.live) +
+                     " values per lane live in the loop, " +
+                     std::to_string(plan.function_live) +
+                     " at the kernel's busiest point; the batch holds " +
+                     std::to_string(words) + LoopTag(*loop));
+    }
     if (reason.empty() && !module_reason.empty()) {
       reason = module_reason;
       why = module_why;
@@ -1573,18 +1588,27 @@ std::string BatchUniformLoadsPass::Analyze(Function* func, Loop* loop,
       b.insts[0]->ForEachInId([&](const uint32_t* op) { count(*op, 0); });
     }
   }
-  plan->live = LiveEstimate(*plan, uniformity);
+  plan->live = LiveEstimate(func, plan->blocks, uniformity);
+  auto known = function_live_.find(func->result_id());
+  if (known == function_live_.end()) {
+    std::vector<BasicBlock*> all;
+    for (BasicBlock& b : *func) all.push_back(&b);
+    known = function_live_.emplace(func->result_id(),
+                                   LiveEstimate(func, all, uniformity)).first;
+  }
+  plan->function_live = known->second;
   return CostRule(*plan, why);
 }
 
-uint32_t BatchUniformLoadsPass::LiveEstimate(const Plan& plan,
-                                             const UniformityAnalysis& uniformity) {
+uint32_t BatchUniformLoadsPass::LiveEstimate(
+    Function* func, const std::vector<BasicBlock*>& blocks,
+    const UniformityAnalysis& uniformity) {
   // SPIRV-Tools' liveness gives each block's live-out set; a backward walk
   // through the block finds its busiest point. Values are weighted by the
   // 32-bit words they hold, and only those that differ between lanes
   // count: a compiler keeps subgroup-uniform values in scalar registers.
   const spvtools::opt::RegisterLiveness* liveness =
-      context()->GetLivenessAnalysis()->Get(plan.function);
+      context()->GetLivenessAnalysis()->Get(func);
   if (liveness == nullptr) return 0;
   auto weight = [&](const Instruction* inst) -> uint32_t {
     if (inst->result_id() == 0 || inst->type_id() == 0) return 0;
@@ -1592,7 +1616,7 @@ uint32_t BatchUniformLoadsPass::LiveEstimate(const Plan& plan,
     return ComponentsOf(context(), inst->type_id());
   };
   uint32_t peak = 0;
-  for (BasicBlock* block : plan.blocks) {
+  for (BasicBlock* block : blocks) {
     const auto* region = liveness->Get(block);
     if (region == nullptr) continue;
     std::unordered_set<const Instruction*> live(region->live_out_.begin(),
@@ -1649,12 +1673,15 @@ std::string BatchUniformLoadsPass::CostRule(const Plan& plan, std::string* why) 
            "max-components=" + std::to_string(params_.max_components);
     return "TooManyComponents";
   }
-  const uint32_t after = plan.live + components + 2;
-  if (after > params_.max_live) {
+  // The kernel's busiest point after the rewrite: the loop's with the
+  // batch held across it (and two values of bookkeeping), or elsewhere.
+  const uint32_t after = std::max(plan.function_live, plan.live + components + 2);
+  if (after > std::max(params_.max_live, plan.function_live)) {
     *why = "about " + std::to_string(plan.live) +
-           " values per lane are live in the loop already; with the batch (" +
-           std::to_string(components) + ") that is more than max-live=" +
-           std::to_string(params_.max_live) +
+           " values per lane are live in the loop already (the kernel's "
+           "busiest point: " + std::to_string(plan.function_live) +
+           "); with the batch (" + std::to_string(components) +
+           ") that is more than max-live=" + std::to_string(params_.max_live) +
            ", which would cost occupancy";
     return "RegisterPressure";
   }
@@ -1996,6 +2023,19 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
   };
   std::vector<Instruction*> header_phis;
   header->ForEachPhiInst([&](Instruction* phi) { header_phis.push_back(phi); });
+  // An OpUndef of |type| (one per type).
+  auto undef = [&](uint32_t type) -> uint32_t {
+    for (Instruction& inst : context()->types_values()) {
+      if (inst.opcode() == spv::Op::OpUndef && inst.type_id() == type) {
+        return inst.result_id();
+      }
+    }
+    const uint32_t id = context()->TakeNextId();
+    if (id == 0) return 0;
+    context()->AddGlobalValue(std::make_unique<Instruction>(
+        context(), spv::Op::OpUndef, type, id, std::vector<Operand>{}));
+    return id;
+  };
 
   // A block that enters only the loop: the one entry when it branches only
   // to the header, else a new one the entries branch to.
@@ -2152,24 +2192,40 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
     keeps.push_back(exit.fires_when_true ? not_c : c);
     if (!fe.ok()) return false;
   }
+  // The slots of this batch whose iterations run: all of them, or up to
+  // the first lane whose iteration leaves (ranks are lane offsets from the
+  // first lane inside the run, so that is a subgroup-uniform count and each
+  // lane only compares its rank with it).
   uint32_t base_guard = 0;
   {
     Emitter fe(context(), fill);
-    base_guard = fe.EmitIds(spv::Op::OpULessThan, bool_type, {rank, batch});
+    uint32_t slots = batch;
     if (!fires.empty() && params_.mutate != "no-exit-ballot") {
-      // Iteration i0 + rank runs when no exit fired in the iterations of
-      // the lanes before it (ranks are in lane order).
       uint32_t stop = fires[0];
       for (size_t i = 1; i < fires.size(); ++i) {
         stop = fe.EmitIds(spv::Op::OpLogicalOr, bool_type, {stop, fires[i]});
       }
-      const uint32_t stopped = fe.Group(
-          spv::Op::OpGroupNonUniformBallotBitCount, uint_type, kExclusiveScan,
-          {fe.Group(spv::Op::OpGroupNonUniformBallot, v4uint, -1, {stop})});
-      const uint32_t runs =
-          fe.EmitIds(spv::Op::OpIEqual, bool_type, {stopped, fe.UInt(0)});
-      base_guard = fe.EmitIds(spv::Op::OpLogicalAnd, bool_type, {base_guard, runs});
+      const uint32_t stops =
+          fe.Group(spv::Op::OpGroupNonUniformBallot, v4uint, -1, {stop});
+      const uint32_t any = fe.EmitIds(
+          spv::Op::OpINotEqual, bool_type,
+          {fe.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type, kReduce,
+                    {stops}),
+           fe.UInt(0)});
+      const uint32_t to_stop = fe.EmitIds(
+          spv::Op::OpIAdd, uint_type,
+          {fe.EmitIds(spv::Op::OpISub, uint_type,
+                      {fe.Group(spv::Op::OpGroupNonUniformBallotFindLSB, uint_type,
+                                -1, {stops}),
+                       first_lane}),
+           fe.UInt(1)});
+      const uint32_t fewer =
+          fe.EmitIds(spv::Op::OpLogicalAnd, bool_type,
+                     {any, fe.EmitIds(spv::Op::OpULessThan, bool_type,
+                                      {to_stop, batch})});
+      slots = fe.EmitIds(spv::Op::OpSelect, uint_type, {fewer, to_stop, batch});
     }
+    base_guard = fe.EmitIds(spv::Op::OpULessThan, bool_type, {rank, slots});
     if (!fe.ok()) return false;
   }
 
@@ -2248,9 +2304,11 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
       const Batched& b = plan.batched[group[g]];
       for (size_t l = 0; l < b.leaves.size(); ++l) {
         const uint32_t type = carry_type(b.leaves[l]);
+        // Lanes that load nothing hold no value anyone uses.
+        const uint32_t none = undef(type);
+        if (none == 0) return false;
         cache[group[g]].push_back(je.EmitIds(
-            spv::Op::OpPhi, type,
-            {parts[g][l], load_block->id(), je.Null(type), cur->id()}));
+            spv::Op::OpPhi, type, {parts[g][l], load_block->id(), none, cur->id()}));
       }
     }
     if (!lb.ok() || !je.ok()) return false;
@@ -2383,18 +2441,6 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
   const bool latch_exits =
       std::find(plan.exit_sources.begin(), plan.exit_sources.end(), latch) !=
       plan.exit_sources.end();
-  auto undef = [&](uint32_t type) -> uint32_t {
-    for (Instruction& inst : context()->types_values()) {
-      if (inst.opcode() == spv::Op::OpUndef && inst.type_id() == type) {
-        return inst.result_id();
-      }
-    }
-    const uint32_t id = context()->TakeNextId();
-    if (id == 0) return 0;
-    context()->AddGlobalValue(std::make_unique<Instruction>(
-        context(), spv::Op::OpUndef, type, id, std::vector<Operand>{}));
-    return id;
-  };
   // A value for the back-edge entry of a phi whose value matters only when
   // the loop ended: |v| itself where it is defined there, else undefined.
   auto at_latch = [&](uint32_t v, uint32_t type) -> uint32_t {
@@ -2449,6 +2495,35 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
     phi->SetInOperands({{SPV_OPERAND_TYPE_ID, {through}},
                         {SPV_OPERAND_TYPE_ID, {outer_latch->id()}}});
     def_use->AnalyzeInstUse(phi);
+  }
+  // The header's values used after the loop: through the phi that carries
+  // them to the next batch (on an exit it holds the header's value; one
+  // value, so a compiler keeps one register), or, when the back edge also
+  // leaves the loop (its edge carries the next values), through a phi of
+  // their own.
+  for (size_t i = 0; i < header_phis.size(); ++i) {
+    std::vector<std::pair<Instruction*, uint32_t>> outside;
+    def_use->ForEachUse(header_phis[i], [&](Instruction* user, uint32_t index) {
+      BasicBlock* ub = context()->get_instr_block(user);
+      if (ub != nullptr && !plan.block_ids.count(ub->id()) && ub != inner_merge) {
+        outside.emplace_back(user, index);
+      }
+    });
+    if (outside.empty()) continue;
+    uint32_t through = next_phis[i];
+    if (latch_exits) {
+      std::vector<Operand> ops;
+      for (BasicBlock* pb : preds) {
+        ops.push_back({SPV_OPERAND_TYPE_ID, {header_phis[i]->result_id()}});
+        ops.push_back({SPV_OPERAND_TYPE_ID, {pb->id()}});
+      }
+      through = im.Emit(spv::Op::OpPhi, header_phis[i]->type_id(), ops);
+      if (through == 0) return false;
+    }
+    for (auto& [user, index] : outside) {
+      user->SetOperand(index, {through});
+      def_use->AnalyzeInstUse(user);
+    }
   }
   // Values made in blocks that do not dominate the back edge and used
   // after the loop: through a phi too (they dominate every exit).

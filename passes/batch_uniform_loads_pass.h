@@ -179,6 +179,7 @@ class BatchUniformLoadsPass : public WavePass {
     // Estimated per-lane 32-bit values live at the loop's busiest point
     // (subgroup-uniform values do not count: they live in scalar registers).
     uint32_t live = 0;
+    uint32_t function_live = 0;  // the same for the whole function
     // Instructions the fill recomputes per batch (addresses, exit tests).
     uint32_t recomputed = 0;
   };
@@ -200,8 +201,11 @@ class BatchUniformLoadsPass : public WavePass {
                            spvtools::opt::Instruction** where);
   // Whether the rewrite pays (see the pass doc); "" or a remark name.
   std::string CostRule(const Plan& plan, std::string* why);
-  // Plan::live for |plan| (its loop's busiest point).
-  uint32_t LiveEstimate(const Plan& plan, const UniformityAnalysis& uniformity);
+  // Estimated per-lane 32-bit values live at the busiest point of |blocks|
+  // (of |func|); see Plan::live.
+  uint32_t LiveEstimate(spvtools::opt::Function* func,
+                        const std::vector<spvtools::opt::BasicBlock*>& blocks,
+                        const UniformityAnalysis& uniformity);
 
   // Whether |id| is computed only from the induction variables of |plan|,
   // values defined outside the loop and constants, through operations the
@@ -266,6 +270,7 @@ class BatchUniformLoadsPass : public WavePass {
   std::unordered_map<uint32_t, std::vector<spvtools::opt::BasicBlock*>>
       loop_blocks_;  // by header id
   std::unordered_map<uint32_t, LoopWrites> loop_writes_;  // by header id
+  std::unordered_map<uint32_t, uint32_t> function_live_;  // by function id
   // Loop headers done in an earlier round of this run: batched, reported
   // missed, or the outer loop over batches a rewrite made.
   std::unordered_set<uint32_t> handled_headers_;
