@@ -21,19 +21,26 @@
 // CHECK: [[RUNMASK:%[0-9]+]] = OpGroupNonUniformBallot %v4uint %uint_3 [[INSIDE]]
 // CHECK: [[BATCH:%[0-9]+]] = OpGroupNonUniformBallotBitCount %uint %uint_3 Reduce [[RUNMASK]]
 // The outer loop over batches: where the batch starts; this lane's
-// iteration, the exit test there, whether an earlier lane's iteration left.
+// iteration and the exit test there; the slots that run: up to the first
+// lane whose iteration leaves (a uniform count each lane compares its rank
+// with).
 // CHECK: [[OUTER:%[0-9]+]] = OpLabel
 // CHECK: [[START:%[0-9]+]] = OpPhi %uint %uint_0
 // CHECK: OpLoopMerge [[MERGE:%[0-9]+]] [[OUTERLATCH:%[0-9]+]] None
 // CHECK: [[ITER:%[0-9]+]] = OpIAdd %uint [[START]] [[RANK]]
 // CHECK: [[KEEP:%[0-9]+]] = OpULessThan %bool [[ITER]]
 // CHECK: [[STOP:%[0-9]+]] = OpLogicalNot %bool [[KEEP]]
-// CHECK: [[INBATCH:%[0-9]+]] = OpULessThan %bool [[RANK]] [[BATCH]]
 // CHECK: [[STOPS:%[0-9]+]] = OpGroupNonUniformBallot %v4uint %uint_3 [[STOP]]
-// CHECK: [[EARLIER:%[0-9]+]] = OpGroupNonUniformBallotBitCount %uint %uint_3 ExclusiveScan [[STOPS]]
-// CHECK: [[RUNS:%[0-9]+]] = OpIEqual %bool [[EARLIER]] %uint_0
-// CHECK: [[G1:%[0-9]+]] = OpLogicalAnd %bool [[INBATCH]] [[RUNS]]
-// CHECK: [[GUARD:%[0-9]+]] = OpLogicalAnd %bool [[G1]] [[KEEP]]
+// CHECK: [[NSTOPS:%[0-9]+]] = OpGroupNonUniformBallotBitCount %uint %uint_3 Reduce [[STOPS]]
+// CHECK: [[ANY:%[0-9]+]] = OpINotEqual %bool [[NSTOPS]] %uint_0
+// CHECK: [[FIRSTSTOP:%[0-9]+]] = OpGroupNonUniformBallotFindLSB %uint %uint_3 [[STOPS]]
+// CHECK: [[OFF:%[0-9]+]] = OpISub %uint [[FIRSTSTOP]] [[FIRST]]
+// CHECK: [[TOSTOP:%[0-9]+]] = OpIAdd %uint [[OFF]] %uint_1
+// CHECK: [[LESS:%[0-9]+]] = OpULessThan %bool [[TOSTOP]] [[BATCH]]
+// CHECK: [[FEWER:%[0-9]+]] = OpLogicalAnd %bool [[ANY]] [[LESS]]
+// CHECK: [[SLOTS:%[0-9]+]] = OpSelect %uint [[FEWER]] [[TOSTOP]] [[BATCH]]
+// CHECK: [[MINE:%[0-9]+]] = OpULessThan %bool [[RANK]] [[SLOTS]]
+// CHECK: [[GUARD:%[0-9]+]] = OpLogicalAnd %bool [[MINE]] [[KEEP]]
 // CHECK: OpBranchConditional [[GUARD]]
 // CHECK: OpLoad %Light
 // CHECK-COUNT-3: OpCompositeExtract %v4float
