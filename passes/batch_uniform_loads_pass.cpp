@@ -2002,6 +2002,56 @@ uint32_t BatchUniformLoadsPass::CloneAt(
   return result;
 }
 
+uint32_t BatchUniformLoadsPass::LaneIdVariable() {
+  auto* def_use = context()->get_def_use_mgr();
+  uint32_t var = 0;
+  for (Instruction& inst : context()->types_values()) {
+    if (inst.opcode() != spv::Op::OpVariable ||
+        spv::StorageClass(inst.GetSingleWordInOperand(0)) != spv::StorageClass::Input) {
+      continue;
+    }
+    for (Instruction* dec : context()->get_decoration_mgr()->GetDecorationsFor(
+             inst.result_id(), false)) {
+      if (dec->opcode() == spv::Op::OpDecorate &&
+          spv::Decoration(dec->GetSingleWordInOperand(1)) == spv::Decoration::BuiltIn &&
+          spv::BuiltIn(dec->GetSingleWordInOperand(2)) ==
+              spv::BuiltIn::SubgroupLocalInvocationId) {
+        var = inst.result_id();
+      }
+    }
+    if (var != 0) break;
+  }
+  if (var == 0) {
+    // SPIRV-Tools' type manager dereferences null when ids run out while it
+    // declares a type: keep the room the Emitter keeps.
+    if (context()->module()->IdBound() + 8 > context()->max_id_bound()) return 0;
+    auto* types = context()->get_type_mgr();
+    const uint32_t ptr = types->FindPointerToType(types->GetUIntTypeId(),
+                                                  spv::StorageClass::Input);
+    var = ptr == 0 ? 0 : context()->TakeNextId();
+    if (var == 0) return 0;
+    context()->AddGlobalValue(std::make_unique<Instruction>(
+        context(), spv::Op::OpVariable, ptr, var,
+        std::vector<Operand>{{SPV_OPERAND_TYPE_STORAGE_CLASS,
+                              {static_cast<uint32_t>(spv::StorageClass::Input)}}}));
+    context()->get_decoration_mgr()->AddDecorationVal(
+        var, static_cast<uint32_t>(spv::Decoration::BuiltIn),
+        static_cast<uint32_t>(spv::BuiltIn::SubgroupLocalInvocationId));
+  }
+  // On every entry point's interface (Input variables always belong there).
+  for (Instruction& entry : get_module()->entry_points()) {
+    bool listed = false;
+    for (uint32_t i = 3; i < entry.NumInOperands(); ++i) {
+      if (entry.GetSingleWordInOperand(i) == var) listed = true;
+    }
+    if (!listed) {
+      entry.AddOperand({SPV_OPERAND_TYPE_ID, {var}});
+      def_use->AnalyzeInstUse(&entry);
+    }
+  }
+  return var;
+}
+
 bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
   auto* def_use = context()->get_def_use_mgr();
   const bool use_broadcast =
@@ -2095,11 +2145,9 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
       p.Group(spv::Op::OpGroupNonUniformBallotFindLSB, uint_type, -1, {ballot});
   const uint32_t rank = p.Group(spv::Op::OpGroupNonUniformBallotBitCount,
                                 uint_type, kExclusiveScan, {ballot});
-  const uint32_t ones = p.UInt(0xFFFFFFFFu);
-  const uint32_t all_lanes =
-      p.EmitIds(spv::Op::OpCompositeConstruct, v4uint, {ones, ones, ones, ones});
-  const uint32_t lane = p.Group(spv::Op::OpGroupNonUniformBallotBitCount,
-                                uint_type, kExclusiveScan, {all_lanes});
+  const uint32_t lane_var = LaneIdVariable();
+  if (lane_var == 0) return false;
+  const uint32_t lane = p.EmitIds(spv::Op::OpLoad, uint_type, {lane_var});
   const uint32_t in_run = p.EmitIds(
       spv::Op::OpIEqual, bool_type,
       {p.EmitIds(spv::Op::OpISub, uint_type, {lane, first_lane}), rank});

@@ -243,6 +243,10 @@ class BatchUniformLoadsPass : public WavePass {
   // Whether BoundsCheck can check |inst|; else |why| says what is missing.
   bool CanCheckBounds(spvtools::opt::Instruction* inst, std::string* why);
 
+  // The module's SubgroupLocalInvocationId input (declared when missing),
+  // on every entry point's interface; 0 when ids ran out.
+  uint32_t LaneIdVariable();
+
   // Rewrites |plan|'s loop; |*outer_header| gets the label of the outer
   // loop over batches it wraps around it. False when ids ran out.
   bool Rewrite(const Plan& plan, uint32_t* outer_header);
