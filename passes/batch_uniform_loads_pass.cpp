@@ -1605,14 +1605,71 @@ uint32_t BatchUniformLoadsPass::LiveEstimate(
     const UniformityAnalysis& uniformity) {
   // SPIRV-Tools' liveness gives each block's live-out set; a backward walk
   // through the block finds its busiest point. Values are weighted by the
-  // 32-bit words they hold, and only those that differ between lanes
-  // count: a compiler keeps subgroup-uniform values in scalar registers.
+  // 32-bit words they hold.
   const spvtools::opt::RegisterLiveness* liveness =
       context()->GetLivenessAnalysis()->Get(func);
   if (liveness == nullptr) return 0;
+  // Subgroup-uniform integers live in scalar registers; floating-point
+  // values do not (GPUs without scalar float arithmetic compute them in
+  // vector registers even when every lane holds the same value).
+  auto has_float = [&](uint32_t type_id) {
+    Instruction* t = context()->get_def_use_mgr()->GetDef(type_id);
+    for (int depth = 0; t != nullptr && depth < 8; ++depth) {
+      switch (t->opcode()) {
+        case spv::Op::OpTypeFloat:
+          return true;
+        case spv::Op::OpTypeVector:
+        case spv::Op::OpTypeMatrix:
+        case spv::Op::OpTypeArray:
+          t = context()->get_def_use_mgr()->GetDef(t->GetSingleWordInOperand(0));
+          break;
+        case spv::Op::OpTypeStruct:
+          return true;  // conservatively
+        default:
+          return false;
+      }
+    }
+    return false;
+  };
+  // A subgroup-uniform value read from memory (and parts of one) stays in
+  // scalar registers whatever its type: drivers load it with scalar loads
+  // and use it as an operand directly. Image reads return vector registers.
+  std::function<bool(const Instruction*, int)> scalar_read =
+      [&](const Instruction* inst, int depth) -> bool {
+    if (depth > 4) return false;
+    switch (inst->opcode()) {
+      case spv::Op::OpLoad:
+        return true;
+      case spv::Op::OpCompositeExtract:
+      case spv::Op::OpCompositeConstruct:
+      case spv::Op::OpVectorShuffle:
+      case spv::Op::OpBitcast:
+      case spv::Op::OpCopyObject: {
+        bool all = true;
+        inst->ForEachInId([&](const uint32_t* id) {
+          const Instruction* d = context()->get_def_use_mgr()->GetDef(*id);
+          if (d == nullptr || d->type_id() == 0) return;  // a type or constant
+          if (d->opcode() == spv::Op::OpConstant ||
+              d->opcode() == spv::Op::OpConstantComposite) {
+            return;
+          }
+          if (!uniformity.IsSubgroupUniform(d->result_id()) ||
+              !scalar_read(d, depth + 1)) {
+            all = false;
+          }
+        });
+        return all;
+      }
+      default:
+        return false;
+    }
+  };
   auto weight = [&](const Instruction* inst) -> uint32_t {
     if (inst->result_id() == 0 || inst->type_id() == 0) return 0;
-    if (uniformity.IsSubgroupUniform(inst->result_id())) return 0;
+    if (uniformity.IsSubgroupUniform(inst->result_id()) &&
+        (!has_float(inst->type_id()) || scalar_read(inst, 0))) {
+      return 0;
+    }
     return ComponentsOf(context(), inst->type_id());
   };
   uint32_t peak = 0;

@@ -40,14 +40,18 @@ void main() {
   float l = float(gl_LocalInvocationIndex);
   vec4 a0 = vec4(0), a1 = vec4(0), a2 = vec4(0), a3 = vec4(0), a4 = vec4(0), a5 = vec4(0);
   for (uint i = 0u; i < n; ++i) a0 += table[(start + i) & 63u] * l;
+  o[g * 6u + 0u] = a0;
   for (uint i = 0u; i < n; ++i) a1 += imageLoad(img, ivec2((start + i) % 16u, row));
+  o[g * 6u + 1u] = a1;
   for (uint i = 0u; i < n; ++i) a2 += texelFetch(tex, ivec2((start + i) % 16u, row), 0) + l;
+  o[g * 6u + 2u] = a2;
   for (uint i = 0u; i < n; ++i) a3 += textureLod(tex, (vec2(float(i % 16u), float(row)) + 0.5) / 16.0, 0.0);
+  o[g * 6u + 3u] = a3;
   for (uint i = 0u; i < n; ++i) a4 += getEntry(start + i);
+  o[g * 6u + 4u] = a4;
   for (uint i = 0u; i < n; ++i) {
     uint b = (start + i) * 4u;
     a5 += vec4(float(words[b]), float(words[b + 1u]), float(words[b + 2u] & 255u), float(words[b + 3u] >> 24));
   }
-  o[g * 6u + 0u] = a0; o[g * 6u + 1u] = a1; o[g * 6u + 2u] = a2;
-  o[g * 6u + 3u] = a3; o[g * 6u + 4u] = a4; o[g * 6u + 5u] = a5;
+  o[g * 6u + 5u] = a5;
 }

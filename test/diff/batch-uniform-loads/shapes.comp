@@ -31,19 +31,27 @@ void main() {
   vec4 a0 = vec4(0), a1 = vec4(0), a2 = vec4(0), a3 = vec4(0), a4 = vec4(0), a5 = vec4(0);
   vec4 a6 = vec4(0), a8 = vec4(0), a9 = vec4(0), a10 = vec4(0), a11 = vec4(0), a7 = vec4(0);
   for (uint i = 0u; i < n; ++i) a0 += d[start + i] * float(lane + 1u);
+  o[g * 12u + 0u] = a0;
   if (n > 0u) { uint i = 0u; do { a1 += d[start + i]; ++i; } while (i < n); }
+  o[g * 12u + 1u] = a1;
   for (int i = int(n) - 1; i >= 0; --i) a2 = a2 * 0.5 + d[start + uint(i)];
+  o[g * 12u + 2u] = a2;
   { uint i = n; while (i != 0u) { --i; a3 += d[start + i] * float(i); } }
+  o[g * 12u + 3u] = a3;
   for (uint i = 0u; i < n; i += 3u) a4 += d[start + i];
+  o[g * 12u + 4u] = a4;
   for (uint i = 0u; ; ++i) { if (i >= n) break; a5 += d[start + i] - vec4(float(lane)); }
+  o[g * 12u + 5u] = a5;
   for (int i = int(sc.w); i > -1000; --i) { vec4 v = d[i]; if (v.w > 0.8) break; a6 += v; }
+  o[g * 12u + 6u] = a6;
   for (uint i = 0u; i < n; ++i) { if ((i & 1u) == 0u) a8 += d[start + i]; }
+  o[g * 12u + 8u] = a8;
   if (lane % 3u != 1u) { for (uint i = 0u; i < n; ++i) a9 += d[start + i] + vec4(float(lane)); }
+  o[g * 12u + 9u] = a9;
   for (int i = 0; i <= int(n) - 1; ++i) a10 += d[start + uint(i)];
+  o[g * 12u + 10u] = a10;
   for (uint i = start + n; i > start; --i) a11 += d[i - 1u];
-  o[g * 12u + 0u] = a0; o[g * 12u + 1u] = a1; o[g * 12u + 2u] = a2; o[g * 12u + 3u] = a3;
-  o[g * 12u + 4u] = a4; o[g * 12u + 5u] = a5; o[g * 12u + 6u] = a6; o[g * 12u + 8u] = a8;
-  o[g * 12u + 9u] = a9; o[g * 12u + 10u] = a10; o[g * 12u + 11u] = a11;
+  o[g * 12u + 11u] = a11;
   for (uint i = 0u; i < n; ++i) {
     if (i == stop) { o[g * 12u + 7u] = a7; return; }
     a7 += d[start + i];
