@@ -238,7 +238,50 @@ bool IsMemoryRead(spvtools::opt::IRContext* context, const Instruction* inst) {
       PointerClass(context, inst->GetSingleWordInOperand(0));
   if (sc == spv::StorageClass::Max || IsPrivateClass(sc)) return false;
   if (sc == spv::StorageClass::UniformConstant) return false;  // descriptors
+  // Workgroup memory (a uniform read is one broadcast LDS access) and push
+  // constants (scalar registers) cost too little to batch.
+  if (sc == spv::StorageClass::Workgroup || sc == spv::StorageClass::PushConstant) {
+    return false;
+  }
   return true;
+}
+
+// |id| with the phis that only pass one value on looked through: a phi
+// whose incoming values are all one value (or itself: a loop phi the loop
+// never changes) is that value. The SSA rewrite leaves many such phis in
+// unoptimized code.
+uint32_t LookThroughPhis(spvtools::opt::IRContext* context, uint32_t id) {
+  auto* def_use = context->get_def_use_mgr();
+  for (int depth = 0; depth < 16; ++depth) {
+    Instruction* inst = def_use->GetDef(id);
+    if (inst == nullptr || inst->opcode() != spv::Op::OpPhi) return id;
+    // The values it takes, each looked through the phis of one value that
+    // lead back to it.
+    uint32_t same = 0;
+    for (uint32_t i = 0; i + 1 < inst->NumInOperands(); i += 2) {
+      uint32_t v = inst->GetSingleWordInOperand(i);
+      for (int d = 0; d < 16 && v != id; ++d) {
+        Instruction* vi = def_use->GetDef(v);
+        if (vi == nullptr || vi->opcode() != spv::Op::OpPhi) break;
+        uint32_t only = 0;
+        bool one = true;
+        for (uint32_t k = 0; k + 1 < vi->NumInOperands(); k += 2) {
+          const uint32_t w = vi->GetSingleWordInOperand(k);
+          if (w == v) continue;
+          if (only != 0 && w != only) one = false;
+          only = w;
+        }
+        if (!one || only == 0) break;
+        v = only;
+      }
+      if (v == id) continue;
+      if (same != 0 && v != same) return id;
+      same = v;
+    }
+    if (same == 0) return id;
+    id = same;
+  }
+  return id;
 }
 
 bool HasDecoration(spvtools::opt::IRContext* context, uint32_t id,
@@ -305,6 +348,45 @@ uint32_t ComponentsOf(spvtools::opt::IRContext* context, uint32_t type_id,
     }
     default:
       return 0;  // bools (lane masks), pointers, images: no vector registers
+  }
+}
+
+// 32-bit words of the 8- and 16-bit parts of |type_id| (ComponentsOf
+// leaves them out), rounded up.
+uint32_t SmallWordsOf(spvtools::opt::IRContext* context, uint32_t type_id,
+                      int depth = 0) {
+  if (depth > 8) return 0;
+  Instruction* type = context->get_def_use_mgr()->GetDef(type_id);
+  if (type == nullptr) return 0;
+  switch (type->opcode()) {
+    case spv::Op::OpTypeInt:
+    case spv::Op::OpTypeFloat:
+      return type->GetSingleWordInOperand(0) < 32 ? 1 : 0;
+    case spv::Op::OpTypeVector: {
+      Instruction* comp = context->get_def_use_mgr()->GetDef(type->GetSingleWordInOperand(0));
+      if (comp->opcode() == spv::Op::OpTypeBool) return 0;
+      const uint32_t width = comp->GetSingleWordInOperand(0);
+      return width < 32 ? (width * type->GetSingleWordInOperand(1) + 31) / 32 : 0;
+    }
+    case spv::Op::OpTypeArray:
+    case spv::Op::OpTypeMatrix: {
+      uint64_t n = type->opcode() == spv::Op::OpTypeMatrix ? type->GetSingleWordInOperand(1) : 1;
+      if (type->opcode() == spv::Op::OpTypeArray &&
+          !IntConstant(context, context->get_def_use_mgr()->GetDef(type->GetSingleWordInOperand(1)), &n)) {
+        n = 1;
+      }
+      return static_cast<uint32_t>(std::min<uint64_t>(n, 1024)) *
+             SmallWordsOf(context, type->GetSingleWordInOperand(0), depth + 1);
+    }
+    case spv::Op::OpTypeStruct: {
+      uint32_t n = 0;
+      for (uint32_t i = 0; i < type->NumInOperands(); ++i) {
+        n += SmallWordsOf(context, type->GetSingleWordInOperand(i), depth + 1);
+      }
+      return n;
+    }
+    default:
+      return 0;
   }
 }
 
@@ -382,30 +464,57 @@ bool CollectLeaves(spvtools::opt::IRContext* context, uint32_t type_id,
            " scalar or vector parts";
     return false;
   }
+  using Carry = BatchUniformLoadsPass::Leaf::Carry;
+  // 8- and 16-bit values travel in 32-bit registers; converting them needs
+  // the arithmetic capability for their type (not only 16-bit storage).
+  auto small_ok = [&](const Instruction* scalar) {
+    const uint32_t width = scalar->GetSingleWordInOperand(0);
+    auto* features = context->get_feature_mgr();
+    if (scalar->opcode() == spv::Op::OpTypeFloat) {
+      return width == 16 && features->HasCapability(spv::Capability::Float16);
+    }
+    return (width == 16 && features->HasCapability(spv::Capability::Int16)) ||
+           (width == 8 && features->HasCapability(spv::Capability::Int8));
+  };
+  auto small_why = [&]() {
+    *why = "an 8- or 16-bit member in a module without the arithmetic "
+           "capability for it (only storage of it)";
+    return false;
+  };
   switch (type->opcode()) {
     case spv::Op::OpTypeBool:
-      leaves->push_back({*path, type_id, false, 1});
+      leaves->push_back({*path, type_id, Carry::kAsIs, 1});
       return true;
     case spv::Op::OpTypeInt:
     case spv::Op::OpTypeFloat: {
       uint32_t width = type->GetSingleWordInOperand(0);
       if (width == 32) {
-        leaves->push_back({*path, type_id, false, 1});
+        leaves->push_back({*path, type_id, Carry::kAsIs, 1});
         return true;
       }
       if (width == 64) {
-        leaves->push_back({*path, type_id, true, 2});
+        leaves->push_back({*path, type_id, Carry::kBits, 2});
         return true;
       }
-      *why = "an 8- or 16-bit member would need subgroup extended types";
-      return false;
+      if (!small_ok(type)) return small_why();
+      const Carry carry = type->opcode() == spv::Op::OpTypeFloat ? Carry::kFloat
+                          : type->GetSingleWordInOperand(1) != 0 ? Carry::kSInt
+                                                                 : Carry::kUInt;
+      leaves->push_back({*path, type_id, carry, 1});
+      return true;
     }
     case spv::Op::OpTypeVector: {
       Instruction* comp = def_use->GetDef(type->GetSingleWordInOperand(0));
       const uint32_t n = type->GetSingleWordInOperand(1);
-      if (comp->opcode() == spv::Op::OpTypeBool ||
-          comp->GetSingleWordInOperand(0) == 32) {
-        leaves->push_back({*path, type_id, false, n});
+      const uint32_t width =
+          comp->opcode() == spv::Op::OpTypeBool ? 32 : comp->GetSingleWordInOperand(0);
+      if (width == 32) {
+        leaves->push_back({*path, type_id, Carry::kAsIs, n});
+        return true;
+      }
+      // Whole 32-bit words of smaller parts, or pairs of 64-bit ones.
+      if (width == 64 || ((width * n) % 32 == 0 && small_ok(comp))) {
+        leaves->push_back({*path, type_id, Carry::kBits, width * n / 32});
         return true;
       }
       for (uint32_t i = 0; i < n; ++i) {
@@ -611,6 +720,7 @@ bool BatchUniformLoadsPass::IsInvariantExpr(
     uint32_t id, const Plan& plan, const std::unordered_set<uint32_t>* prefix,
     int depth) {
   if (depth > 24) return false;
+  id = LookThroughPhis(context(), id);
   Instruction* inst = context()->get_def_use_mgr()->GetDef(id);
   if (inst == nullptr) return false;
   BasicBlock* block = context()->get_instr_block(inst);
@@ -647,6 +757,13 @@ bool BatchUniformLoadsPass::IsInvariantExpr(
 bool BatchUniformLoadsPass::IsAddressOf(uint32_t id, const Plan& plan,
                                         bool allow_loads, bool* uses_iv,
                                         bool* indexed_load, int depth) {
+  for (const Induction& iv : plan.ivs) {
+    if (iv.phi->result_id() == id) {
+      *uses_iv = true;
+      return true;
+    }
+  }
+  id = LookThroughPhis(context(), id);
   for (const Induction& iv : plan.ivs) {
     if (iv.phi->result_id() == id) {
       *uses_iv = true;
@@ -1083,6 +1200,13 @@ void AffineOf(spvtools::opt::IRContext* context, uint32_t id, uint32_t* base,
   Instruction* inst = def_use->GetDef(id);
   *base = id;
   *offset = 0;
+  if (inst != nullptr && inst->opcode() == spv::Op::OpPhi) {
+    const uint32_t value = LookThroughPhis(context, id);
+    if (value != id) {
+      AffineOf(context, value, base, offset, depth + 1);
+      return;
+    }
+  }
   if (inst == nullptr || depth > 16) return;
   uint64_t c = 0;
   switch (inst->opcode()) {
@@ -1258,6 +1382,7 @@ std::string BatchUniformLoadsPass::Analyze(Function* func, Loop* loop,
           if (iv.phi->result_id() == id) return true;
         }
         if (depth > 24) return false;
+        id = LookThroughPhis(context(), id);
         Instruction* inst = def_use->GetDef(id);
         if (inst == nullptr) return false;
         BasicBlock* b = context()->get_instr_block(inst);
@@ -1308,6 +1433,27 @@ std::string BatchUniformLoadsPass::Analyze(Function* func, Loop* loop,
         if (!IsInvariantExpr(id, *plan, nullptr, 0)) invariant = false;
       }
       if (invariant) continue;  // the same element every iteration
+      // An address that changes with a loop nested in this one is that
+      // loop's business (it is looked at on its own).
+      {
+        bool inner = false;
+        std::unordered_set<uint32_t> seen;
+        std::vector<uint32_t> stack(operands.begin(), operands.end());
+        while (!stack.empty() && !inner) {
+          const uint32_t id = stack.back();
+          stack.pop_back();
+          if (!seen.insert(id).second) continue;
+          Instruction* d = def_use->GetDef(id);
+          BasicBlock* db = d ? context()->get_instr_block(d) : nullptr;
+          if (db == nullptr || !plan->block_ids.count(db->id())) continue;
+          if (d->opcode() == spv::Op::OpPhi) {
+            if (db != header && db->GetLoopMergeInst() != nullptr) inner = true;
+            continue;
+          }
+          d->ForEachInId([&](const uint32_t* op) { stack.push_back(*op); });
+        }
+        if (inner) continue;
+      }
       any_varying = true;
       bool uniform = true;
       for (uint32_t id : operands) {
@@ -1357,13 +1503,48 @@ std::string BatchUniformLoadsPass::Analyze(Function* func, Loop* loop,
       }
       Batched b;
       b.insts = {&inst};
+      b.read = &inst;
       b.block = block;
       std::vector<uint32_t> path;
       std::string leaf_why;
-      if (!CollectLeaves(context(), inst.type_id(), &path, &b.leaves, 64,
-                         &leaf_why)) {
-        refuse("UnsupportedType", leaf_why, &inst);
-        continue;
+      // What travels: the loaded value, or, for 8/16-bit values of a module
+      // that may only store them, the 32-bit conversions the loop makes of
+      // it (each its own batched value).
+      std::vector<Batched> units;
+      if (CollectLeaves(context(), inst.type_id(), &path, &b.leaves, 64, &leaf_why)) {
+        units.push_back(b);
+      } else {
+        std::vector<Instruction*> converts;
+        bool only_converts = true;
+        def_use->ForEachUser(&inst, [&](Instruction* user) {
+          const spv::Op op = user->opcode();
+          if ((op == spv::Op::OpUConvert || op == spv::Op::OpSConvert ||
+               op == spv::Op::OpFConvert) &&
+              user->GetSingleWordInOperand(0) == inst.result_id()) {
+            converts.push_back(user);
+          } else {
+            only_converts = false;
+          }
+        });
+        std::sort(converts.begin(), converts.end(),
+                  [](Instruction* x, Instruction* y) {
+                    return x->result_id() < y->result_id();
+                  });
+        for (Instruction* convert : converts) {
+          Batched u = b;
+          u.insts = {convert};
+          u.leaves.clear();
+          std::vector<uint32_t> p2;
+          std::string w2;
+          if (!CollectLeaves(context(), convert->type_id(), &p2, &u.leaves, 64, &w2)) {
+            only_converts = false;
+          }
+          units.push_back(u);
+        }
+        if (!only_converts || units.empty()) {
+          refuse("UnsupportedType", leaf_why, &inst);
+          continue;
+        }
       }
       std::string hazard_why;
       const std::string hazard = MemoryHazard(*plan, &inst, &hazard_why);
@@ -1405,32 +1586,42 @@ std::string BatchUniformLoadsPass::Analyze(Function* func, Loop* loop,
           continue;
         }
       }
+      std::vector<size_t> before;
       for (size_t e = 0; e < plan->exits.size(); ++e) {
         BasicBlock* from = plan->exits[e].from;
-        if (from != block && dom->Dominates(from, block)) b.before.push_back(e);
+        if (from != block && dom->Dominates(from, block)) before.push_back(e);
       }
       // Memory cost per iteration (see the pass doc): a uniform 32-bit load
       // 4 units, wider loads and image reads 16 per 16 bytes.
-      const uint32_t words = ComponentsOf(context(), inst.type_id());
-      b.cost = image ? 16 : (words <= 1 ? 4 : 16 * ((words + 3) / 4));
-      // Loads of the same address share one batch.
-      bool shared = false;
-      for (Batched& other : plan->batched) {
-        Instruction* o = other.insts[0];
-        if (o->opcode() != inst.opcode() || o->type_id() != inst.type_id() ||
-            o->NumInOperands() != inst.NumInOperands()) {
-          continue;
+      const uint32_t bytes_words = (ComponentsOf(context(), inst.type_id()) +
+                                    SmallWordsOf(context(), inst.type_id()));
+      const uint32_t cost = image ? 16 : (bytes_words <= 1 ? 4 : 16 * ((bytes_words + 3) / 4));
+      for (size_t n = 0; n < units.size(); ++n) {
+        Batched& unit = units[n];
+        unit.speculative = b.speculative;
+        unit.before = before;
+        unit.cost = n == 0 ? cost : 0;  // one memory read for all its conversions
+        Instruction& value = *unit.insts[0];
+        // Reads (or conversions of reads) of the same address share one
+        // batch.
+        bool shared = false;
+        for (Batched& other : plan->batched) {
+          Instruction* o = other.insts[0];
+          if (o->opcode() != value.opcode() || o->type_id() != value.type_id() ||
+              o->NumInOperands() != value.NumInOperands()) {
+            continue;
+          }
+          bool same = true;
+          for (uint32_t i = 0; i < value.NumInOperands(); ++i) {
+            if (o->GetInOperand(i) != value.GetInOperand(i)) same = false;
+          }
+          if (!same) continue;
+          other.insts.push_back(&value);
+          shared = true;
+          break;
         }
-        bool same = true;
-        for (uint32_t i = 0; i < inst.NumInOperands(); ++i) {
-          if (o->GetInOperand(i) != inst.GetInOperand(i)) same = false;
-        }
-        if (!same) continue;
-        other.insts.push_back(&inst);
-        shared = true;
-        break;
+        if (!shared) plan->batched.push_back(std::move(unit));
       }
-      if (!shared) plan->batched.push_back(std::move(b));
     }
   }
   if (plan->batched.empty()) {
@@ -2041,7 +2232,13 @@ uint32_t BatchUniformLoadsPass::CloneAt(
       (def_block == nullptr || !plan.block_ids.count(def_block->id()))) {
     return id;
   }
-  if (inst->opcode() == spv::Op::OpPhi) return 0;  // an induction phi not mapped
+  if (inst->opcode() == spv::Op::OpPhi) {
+    const uint32_t value = LookThroughPhis(context(), id);
+    if (value == id) return 0;  // an induction phi not mapped
+    const uint32_t clone = CloneAt(value, plan, block, map);
+    if (clone != 0) (*map)[id] = clone;
+    return clone;
+  }
   std::vector<Operand> operands;
   for (uint32_t i = 0; i < inst->NumInOperands(); ++i) {
     Operand op = inst->GetInOperand(i);
@@ -2334,9 +2531,47 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
     if (!fe.ok()) return false;
   }
 
-  // Carried types: 64-bit scalars travel as v2uint.
-  const uint32_t v2uint = Emitter(context(), fill).UIntVectorType(2);
-  auto carry_type = [&](const Leaf& leaf) { return leaf.wide ? v2uint : leaf.type; };
+  // The 32-bit type each leaf travels as.
+  std::vector<std::vector<uint32_t>> carried(plan.batched.size());
+  {
+    Emitter te(context(), fill);
+    for (size_t i = 0; i < plan.batched.size(); ++i) {
+      for (const Leaf& leaf : plan.batched[i].leaves) {
+        uint32_t t = leaf.type;
+        switch (leaf.carry) {
+          case Leaf::Carry::kAsIs:
+            break;
+          case Leaf::Carry::kBits:
+            t = leaf.components == 1 ? te.UIntType(32) : te.UIntVectorType(leaf.components);
+            break;
+          case Leaf::Carry::kFloat: {
+            spvtools::opt::analysis::Float f32(32);
+            t = context()->get_type_mgr()->GetTypeInstruction(&f32);
+            break;
+          }
+          case Leaf::Carry::kUInt:
+            t = te.UIntType(32);
+            break;
+          case Leaf::Carry::kSInt: {
+            spvtools::opt::analysis::Integer i32(32, true);
+            t = context()->get_type_mgr()->GetTypeInstruction(&i32);
+            break;
+          }
+        }
+        if (t == 0 || !te.ok()) return false;
+        carried[i].push_back(t);
+      }
+    }
+  }
+  // Into the carried type, and back.
+  auto carry_op = [](const Leaf& leaf) {
+    switch (leaf.carry) {
+      case Leaf::Carry::kFloat: return spv::Op::OpFConvert;
+      case Leaf::Carry::kUInt: return spv::Op::OpUConvert;
+      case Leaf::Carry::kSInt: return spv::Op::OpSConvert;
+      default: return spv::Op::OpBitcast;
+    }
+  };
 
   // One guarded load block per group of values sharing a guard (the exits
   // that precede them; each value read ahead of time has its own, with its
@@ -2366,7 +2601,7 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
       }
       if (!ge.ok()) return false;
       if (b.speculative && params_.mutate != "no-bounds") {
-        const uint32_t inside = BoundsCheck(b.insts[0], plan, cur, &chain_map);
+        const uint32_t inside = BoundsCheck(b.read, plan, cur, &chain_map);
         if (inside == 0) return false;
         Emitter ie(context(), cur);
         guard = ie.EmitIds(spv::Op::OpLogicalAnd, bool_type, {guard, inside});
@@ -2397,7 +2632,9 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
           }
           part = le.Emit(spv::Op::OpCompositeExtract, leaf.type, ops);
         }
-        if (leaf.wide) part = le.EmitIds(spv::Op::OpBitcast, v2uint, {part});
+        if (leaf.carry != Leaf::Carry::kAsIs) {
+          part = le.EmitIds(carry_op(leaf), carried[group[g]][parts[g].size()], {part});
+        }
         parts[g].push_back(part);
       }
       if (!le.ok()) return false;
@@ -2408,7 +2645,7 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
     for (size_t g = 0; g < group.size(); ++g) {
       const Batched& b = plan.batched[group[g]];
       for (size_t l = 0; l < b.leaves.size(); ++l) {
-        const uint32_t type = carry_type(b.leaves[l]);
+        const uint32_t type = carried[group[g]][l];
         // Lanes that load nothing hold no value anyone uses.
         const uint32_t none = undef(type);
         if (none == 0) return false;
@@ -2458,8 +2695,10 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
       const Leaf& leaf = b.leaves[j];
       uint32_t v = h.Group(use_broadcast ? spv::Op::OpGroupNonUniformBroadcast
                                          : spv::Op::OpGroupNonUniformShuffle,
-                           carry_type(leaf), -1, {cache[i][j], owner});
-      if (leaf.wide) v = h.EmitIds(spv::Op::OpBitcast, leaf.type, {v});
+                           carried[i][j], -1, {cache[i][j], owner});
+      if (leaf.carry != Leaf::Carry::kAsIs) {
+        v = h.EmitIds(carry_op(leaf), leaf.type, {v});
+      }
       taken.push_back(v);
     }
     size_t next_leaf = 0;

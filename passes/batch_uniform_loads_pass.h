@@ -115,12 +115,18 @@ class BatchUniformLoadsPass : public WavePass {
   Status ProcessRound(bool last_round, bool* deferred);
 
   // One shuffled piece of a loaded value: the indices that reach it from
-  // the loaded composite, its type, and how it travels (64-bit scalars as
-  // v2uint).
+  // the loaded composite, its type, and how it travels between lanes.
   struct Leaf {
+    enum class Carry {
+      kAsIs,    // 32-bit scalars and vectors, bools
+      kBits,    // bitcast to |words| uints: 64-bit scalars, 16-bit pairs, 8-bit quads
+      kFloat,   // a 16-bit float as a 32-bit one (exact)
+      kUInt,    // an 8/16-bit unsigned integer zero-extended to 32 bits
+      kSInt,    // an 8/16-bit signed integer sign-extended to 32 bits
+    };
     std::vector<uint32_t> path;
     uint32_t type = 0;
-    bool wide = false;
+    Carry carry = Carry::kAsIs;
     uint32_t components = 1;  // 32-bit words moved
   };
 
@@ -143,6 +149,8 @@ class BatchUniformLoadsPass : public WavePass {
   // One batched value (loads of the same address share it).
   struct Batched {
     std::vector<spvtools::opt::Instruction*> insts;  // program order
+    // The memory read (insts[0] itself, or the load insts[0] converts).
+    spvtools::opt::Instruction* read = nullptr;
     std::vector<Leaf> leaves;
     spvtools::opt::BasicBlock* block = nullptr;  // of the first
     // Exits (indices into Plan::exits) that can fire before it in an

@@ -14,8 +14,7 @@
 // CHECK: [[BALLOT:%[0-9]+]] = OpGroupNonUniformBallot %v4uint %uint_3 %true
 // CHECK: [[FIRST:%[0-9]+]] = OpGroupNonUniformBallotFindLSB %uint %uint_3 [[BALLOT]]
 // CHECK: [[RANK:%[0-9]+]] = OpGroupNonUniformBallotBitCount %uint %uint_3 ExclusiveScan [[BALLOT]]
-// CHECK: [[ONES:%[0-9]+]] = OpCompositeConstruct %v4uint %uint_4294967295 %uint_4294967295 %uint_4294967295 %uint_4294967295
-// CHECK: [[LANE:%[0-9]+]] = OpGroupNonUniformBallotBitCount %uint %uint_3 ExclusiveScan [[ONES]]
+// CHECK: [[LANE:%[0-9]+]] = OpLoad %uint %SubgroupLocalInvocationId
 // CHECK: [[OFFSET:%[0-9]+]] = OpISub %uint [[LANE]] [[FIRST]]
 // CHECK: [[INSIDE:%[0-9]+]] = OpIEqual %bool [[OFFSET]] [[RANK]]
 // CHECK: [[RUNMASK:%[0-9]+]] = OpGroupNonUniformBallot %v4uint %uint_3 [[INSIDE]]
