@@ -178,7 +178,7 @@ bool DisassembleWords(const std::vector<uint32_t>& words, spv_target_env env,
 }
 
 bool ValidateModule(const std::vector<uint32_t>& words, spv_target_env env,
-                    std::string* error) {
+                    std::string* error, BlockLayout layout) {
   spvtools::SpirvTools tools(env);
   // SPIRV-Tools 2023.1 builds a friendly name for every id before it
   // validates, and makes duplicate OpNames unique by trying suffixes _0, _1,
@@ -187,6 +187,22 @@ bool ValidateModule(const std::vector<uint32_t>& words, spv_target_env env,
   // so a module is validated without them, and only a module that fails is
   // validated again with them for a readable message.
   spvtools::ValidatorOptions options;
+  switch (layout) {
+    case BlockLayout::kDefault:
+      break;
+    case BlockLayout::kRelaxed:
+      options.SetRelaxBlockLayout(true);
+      break;
+    case BlockLayout::kUniformStandard:
+      options.SetUniformBufferStandardLayout(true);
+      break;
+    case BlockLayout::kScalar:
+      options.SetScalarBlockLayout(true);
+      break;
+    case BlockLayout::kSkip:
+      options.SetSkipBlockLayout(true);
+      break;
+  }
   options.SetFriendlyNames(false);
   if (tools.Validate(words.data(), words.size(), options)) return true;
   FirstError first;

@@ -65,9 +65,49 @@ const std::vector<std::string>& CleanupFlags() {
   return flags;
 }
 
+bool ParseAssumedDriver(const std::string& name, AssumedDriver* driver) {
+  if (name == "generic") {
+    *driver = AssumedDriver::kGeneric;
+  } else if (name == "radv") {
+    *driver = AssumedDriver::kRadv;
+  } else if (name == "cpu") {
+    *driver = AssumedDriver::kCpu;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+const char* AssumedDriverName(AssumedDriver driver) {
+  switch (driver) {
+    case AssumedDriver::kRadv: return "radv";
+    case AssumedDriver::kCpu: return "cpu";
+    case AssumedDriver::kGeneric: break;
+  }
+  return "generic";
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Why -O does not run the waveopt pass |name| for |driver| ("" : it runs).
+// The measurements are cited in docs/cli.md (--assume-driver).
+std::string ProfileSkips(AssumedDriver driver, const std::string& name) {
+  if (driver != AssumedDriver::kCpu) return "";
+  if (name == "morton-remap") {
+    return "not run by -O under --assume-driver=cpu: the relabelled image "
+           "kernels measured slower than the originals on lavapipe "
+           "(docs/benchmarks.md: filter3x3, downsample)";
+  }
+  if (name == "batch-uniform-loads") {
+    return "not run by -O under --assume-driver=cpu: a shuffle with a "
+           "non-constant lane is a loop over the lanes on a CPU driver, and "
+           "the batched light loop measured 3x slower than the original on "
+           "lavapipe at subgroup size 16 (docs/benchmarks.md: light_loop)";
+  }
+  return "";
+}
 
 double MsSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -95,9 +135,10 @@ struct Segment {
   std::vector<std::string> flags;  // spirv-opt flags
   bool cleanup = false;            // -O's cleanup: skipped when nothing changed
   bool prepare = false;            // -O's SSA rewrite: undone when nothing changed
+  std::string profile_skip;        // -O's pass not run for the assumed driver: why
 };
 
-std::vector<Segment> Expand(const std::vector<PipelineStep>& steps) {
+std::vector<Segment> Expand(const std::vector<PipelineStep>& steps, AssumedDriver driver) {
   std::vector<Segment> out;
   auto add_flags = [&out](const std::vector<std::string>& flags, bool cleanup) {
     if (out.empty() || out.back().waveopt || out.back().cleanup != cleanup ||
@@ -130,6 +171,7 @@ std::vector<Segment> Expand(const std::vector<PipelineStep>& steps) {
           Segment s;
           s.waveopt = true;
           s.name = info.name;
+          s.profile_skip = ProfileSkips(driver, info.name);
           out.push_back(s);
         }
         add_flags(CleanupFlags(), true);
@@ -281,7 +323,8 @@ bool Optimize(const std::vector<uint32_t>& input, const Options& options,
       options.has_target_env ? options.target_env : DefaultTargetEnv(input);
   result->target_env = env;
   std::string error;
-  if (options.validate_input && !ValidateModule(input, env, &error)) {
+  if (options.validate_input &&
+      !ValidateModule(input, env, &error, options.block_layout)) {
     return Fail(result, "input is not valid for " + TargetEnvName(env) + ": " + error);
   }
 
@@ -291,11 +334,22 @@ bool Optimize(const std::vector<uint32_t>& input, const Options& options,
   base.subgroup_size = options.subgroup_size;
   base.target_env = env;
   base.remarks = remarks;
+  base.driver = options.driver;
 
   bool any_change = false;
   std::vector<uint32_t> before_optimize;  // restored when -O changed nothing
-  for (const Segment& seg : Expand(options.pipeline)) {
+  for (const Segment& seg : Expand(options.pipeline, options.driver)) {
     std::string step_name = seg.waveopt ? seg.name : "spirv-opt " + Join(seg.flags);
+    if (seg.waveopt && !seg.profile_skip.empty()) {
+      // One module-level missed remark: the pass did not look at anything.
+      Remark r;
+      r.kind = RemarkKind::kMissed;
+      r.pass = seg.name;
+      r.name = "DriverProfile";
+      r.message = seg.profile_skip;
+      remarks->Emit(r);
+      continue;
+    }
     if (seg.waveopt) {
       PassConfig config = base;
       config.params = seg.params;
@@ -385,12 +439,14 @@ bool Optimize(const std::vector<uint32_t>& input, const Options& options,
       DisassembleWords(words, env, &text, &error);
       result->print_all += "; IR after " + step_name + "\n" + text;
     }
-    if (options.validate_after_all && !ValidateModule(words, env, &error)) {
+    if (options.validate_after_all &&
+        !ValidateModule(words, env, &error, options.block_layout)) {
       return Fail(result, "invalid module after " + step_name + ": " + error, remarks.get());
     }
   }
   result->remarks = remarks->Take();
-  if (options.validate_output && !ValidateModule(words, env, &error)) {
+  if (options.validate_output &&
+      !ValidateModule(words, env, &error, options.block_layout)) {
     return Fail(result, "internal error: the optimized module is not valid for " +
                             TargetEnvName(env) + ": " + error, remarks.get());
   }

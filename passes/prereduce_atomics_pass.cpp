@@ -146,6 +146,70 @@ const char* OpName(spv::Op op) {
   }
 }
 
+using Stage = PrereduceAtomicsPass::StageBits;
+
+// The stage group of an execution model; 0 for one the pass does not know.
+uint32_t StageBitOf(spv::ExecutionModel model) {
+  switch (model) {
+    case spv::ExecutionModel::GLCompute:
+      return Stage::kStageCompute;
+    case spv::ExecutionModel::TaskNV:
+    case spv::ExecutionModel::MeshNV:
+    case spv::ExecutionModel::TaskEXT:
+    case spv::ExecutionModel::MeshEXT:
+      return Stage::kStageMesh;
+    case spv::ExecutionModel::Fragment:
+      return Stage::kStageFragment;
+    case spv::ExecutionModel::Vertex:
+      return Stage::kStageVertex;
+    case spv::ExecutionModel::TessellationControl:
+    case spv::ExecutionModel::TessellationEvaluation:
+      return Stage::kStageTessellation;
+    case spv::ExecutionModel::Geometry:
+      return Stage::kStageGeometry;
+    case spv::ExecutionModel::RayGenerationKHR:
+    case spv::ExecutionModel::IntersectionKHR:
+    case spv::ExecutionModel::AnyHitKHR:
+    case spv::ExecutionModel::ClosestHitKHR:
+    case spv::ExecutionModel::MissKHR:
+    case spv::ExecutionModel::CallableKHR:
+      return Stage::kStageRayTracing;
+    default:
+      return 0;
+  }
+}
+
+// The name `stages=` uses for |bit|.
+const char* StageName(uint32_t bit) {
+  switch (bit) {
+    case Stage::kStageCompute: return "compute";
+    case Stage::kStageMesh: return "mesh";
+    case Stage::kStageFragment: return "fragment";
+    case Stage::kStageVertex: return "vertex";
+    case Stage::kStageTessellation: return "tessellation";
+    case Stage::kStageGeometry: return "geometry";
+    case Stage::kStageRayTracing: return "raytracing";
+    default: return "unknown";
+  }
+}
+
+uint32_t StageBitByName(const std::string& name) {
+  if (name == "all") return Stage::kStageAll;
+  for (uint32_t bit = 1; bit & Stage::kStageAll; bit <<= 1) {
+    if (name == StageName(bit)) return bit;
+  }
+  return 0;
+}
+
+// Subgroup operations: OpGroupNonUniform* and the KHR subgroup extensions.
+bool IsSubgroupOp(spv::Op op) {
+  const uint32_t n = static_cast<uint32_t>(op);
+  return (n >= static_cast<uint32_t>(spv::Op::OpGroupNonUniformElect) &&
+          n <= static_cast<uint32_t>(spv::Op::OpGroupNonUniformQuadSwap)) ||
+         (n >= static_cast<uint32_t>(spv::Op::OpSubgroupBallotKHR) &&
+          n <= static_cast<uint32_t>(spv::Op::OpSubgroupReadInvocationKHR));
+}
+
 }  // namespace
 
 bool PrereduceAtomicsPass::ParseParams(const std::string& text, Params* params,
@@ -165,9 +229,27 @@ bool PrereduceAtomicsPass::ParseParams(const std::string& text, Params* params,
       params->extended_types = true;
     } else if (key == "float-reassoc" && value.empty()) {
       params->float_reassoc = true;
+    } else if (key == "stages") {
+      uint32_t stages = 0;
+      size_t start = 0;
+      while (start <= value.size()) {
+        size_t end = value.find('+', start);
+        if (end == std::string::npos) end = value.size();
+        const uint32_t bit = StageBitByName(value.substr(start, end - start));
+        if (bit == 0) {
+          *error = "stages must be a '+'-separated list of compute, mesh, "
+                   "fragment, vertex, tessellation, geometry, raytracing or "
+                   "all";
+          return false;
+        }
+        stages |= bit;
+        start = end + 1;
+      }
+      params->stages = stages;
     } else {
       *error = "unknown parameter '" + key +
-               "' (expected max-bins=N, extended-types or float-reassoc)";
+               "' (expected max-bins=N, extended-types, float-reassoc or "
+               "stages=LIST)";
       return false;
     }
   }
@@ -201,27 +283,30 @@ spvtools::opt::Pass::Status PrereduceAtomicsPass::Process() {
     return Status::SuccessWithoutChange;
   }
 
-  // Functions that run in fragment shaders, where helper lanes would take
-  // part in the subgroup operations.
-  fragment_functions_.clear();
-  std::deque<uint32_t> work;
+  // The entry points (stages) that run each function, and which entry
+  // points already use subgroup operations.
+  entries_of_.clear();
+  entries_with_subgroup_ops_.clear();
+  helper_var_ = 0;
   for (Instruction& ep : get_module()->entry_points()) {
-    if (spv::ExecutionModel(ep.GetSingleWordInOperand(0)) ==
-        spv::ExecutionModel::Fragment) {
-      work.push_back(ep.GetSingleWordInOperand(1));
+    const uint32_t entry = ep.GetSingleWordInOperand(1);
+    std::unordered_set<uint32_t> seen;
+    std::deque<uint32_t> work{entry};
+    while (!work.empty()) {
+      const uint32_t id = work.front();
+      work.pop_front();
+      if (!seen.insert(id).second) continue;
+      Function* callee = context()->GetFunction(id);
+      if (callee == nullptr) continue;
+      entries_of_[id].push_back(&ep);
+      callee->ForEachInst([&](Instruction* inst) {
+        if (inst->opcode() == spv::Op::OpFunctionCall) {
+          work.push_back(inst->GetSingleWordInOperand(0));
+        } else if (IsSubgroupOp(inst->opcode())) {
+          entries_with_subgroup_ops_.insert(entry);
+        }
+      });
     }
-  }
-  while (!work.empty()) {
-    uint32_t id = work.front();
-    work.pop_front();
-    if (!fragment_functions_.insert(id).second) continue;
-    Function* func = context()->GetFunction(id);
-    if (func == nullptr) continue;
-    func->ForEachInst([&work](Instruction* inst) {
-      if (inst->opcode() == spv::Op::OpFunctionCall) {
-        work.push_back(inst->GetSingleWordInOperand(0));
-      }
-    });
   }
 
   UniformityAnalysis uniformity(context());
@@ -230,6 +315,7 @@ spvtools::opt::Pass::Status PrereduceAtomicsPass::Process() {
     Candidate cand;
     std::string why;
     std::string reason = Classify(func, atomic, uniformity, &cand, &why);
+    if (reason.empty()) reason = DriverProfileRefusal(cand, &why);
     if (!reason.empty()) {
       EmitRemark(RemarkKind::kMissed, reason, func, atomic, why);
       continue;
@@ -246,6 +332,46 @@ spvtools::opt::Pass::Status PrereduceAtomicsPass::Process() {
   return Status::SuccessWithChange;
 }
 
+std::string PrereduceAtomicsPass::DriverProfileRefusal(const Candidate& cand,
+                                                       std::string* why) {
+  const spvtools::opt::analysis::Integer* int_type =
+      context()->get_type_mgr()->GetType(cand.atomic->type_id())->AsInteger();
+  switch (config().driver) {
+    case AssumedDriver::kRadv:
+      // Measured (test/amd/radv_atomics.py): RADV compiles every 32-bit
+      // integer uniform-address atomic to one elected lane with an s_bcnt1 or
+      // DPP reduction, in no more instructions than this rewrite; 64-bit
+      // ones it handles worse or wrongly, and fragment shaders were not
+      // measured (waverun isa compiles compute shaders).
+      if (cand.shape == Shape::kUniformAddress && int_type != nullptr &&
+          int_type->width() == 32 &&
+          !cand.fragment) {
+        *why = "--assume-driver=radv: RADV pre-reduces a 32-bit uniform-address "
+               "atomic itself (one elected lane, an s_bcnt1 or DPP reduction, "
+               "v_mbcnt for the returned values) in no more instructions than "
+               "this rewrite";
+        return "DriverPreReduces";
+      }
+      return "";
+    case AssumedDriver::kCpu:
+      // Measured on lavapipe (docs/benchmarks.md): the uniform-value case A
+      // (compaction) and the small-bin case C (histograms) are slower than
+      // the plain atomics; case B (tile_minmax) is faster.
+      if (cand.shape == Shape::kSmallBinSet || cand.uniform_value) {
+        *why = std::string("--assume-driver=cpu: ") +
+               (cand.shape == Shape::kSmallBinSet
+                    ? "the small-bin pre-reduction (histograms)"
+                    : "the uniform-value pre-reduction (append counters)") +
+               " measured slower than one atomic per lane on lavapipe";
+        return "NotProfitableOnCpu";
+      }
+      return "";
+    case AssumedDriver::kGeneric:
+      break;
+  }
+  return "";
+}
+
 void PrereduceAtomicsPass::EmitApplied(const Candidate& cand) {
   {
     std::string what = std::string(OpName(cand.atomic->opcode())) +
@@ -253,6 +379,10 @@ void PrereduceAtomicsPass::EmitApplied(const Candidate& cand) {
                                            : " of a divergent value");
     what += cand.result_used ? "; each lane's returned value is rebuilt"
                              : "; the returned value is unused";
+    if (cand.split64) {
+      what += "; the 64-bit value is reduced as 32-bit pieces";
+    }
+    if (cand.fragment) what += "; helper invocations are kept out";
     if (cand.shape == Shape::kUniformAddress) {
       EmitRemark(RemarkKind::kApplied,
                  cand.uniform_value ? "UniformAddressUniformValue"
@@ -362,11 +492,9 @@ std::string PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
       return "UnsupportedStorageClass";
   }
 
-  if (fragment_functions_.count(func->result_id())) {
-    *why = "the function runs in a fragment shader, where helper lanes take "
-           "part in subgroup operations but their atomics have no effect";
-    return "FragmentStage";
-  }
+  bool fragment = false;
+  const std::string stage_reason = StageRefusal(func, &fragment, why);
+  if (!stage_reason.empty()) return stage_reason;
 
   BasicBlock* block = context()->get_instr_block(atomic);
   if (UnderElect(func, block)) {
@@ -397,6 +525,7 @@ std::string PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
 
   cand->atomic = atomic;
   cand->function = func;
+  cand->fragment = fragment;
   cand->result_used = !def_use->WhileEachUser(atomic, [](Instruction* user) {
     return spvtools::opt::IsAnnotationInst(user->opcode()) ||
            spvtools::opt::IsDebug2Inst(user->opcode());
@@ -407,12 +536,10 @@ std::string PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
     cand->uniform_value =
         uniformity.IsSubgroupUniform(atomic->GetSingleWordInOperand(3));
   }
-  if (int_type != nullptr && int_type->width() == 64 &&
-      !cand->uniform_value && !params_.extended_types) {
-    *why = "64-bit subgroup arithmetic needs shaderSubgroupExtendedTypes; "
-           "pass --prereduce-atomics=extended-types if the device has it";
-    return "Int64GroupArithmetic";
-  }
+  // Without shaderSubgroupExtendedTypes a divergent 64-bit value is reduced
+  // as 32-bit pieces.
+  cand->split64 = int_type != nullptr && int_type->width() == 64 &&
+                  !cand->uniform_value && !params_.extended_types;
 
   if (uniformity.IsSubgroupUniform(pointer)) {
     cand->shape = Shape::kUniformAddress;
@@ -432,6 +559,49 @@ std::string PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
   cand->bin_index = index;
   cand->bin_bound = bound;
   cand->matched = cand->uniform_value && !IsFloatAtomic(atomic->opcode());
+  return "";
+}
+
+std::string PrereduceAtomicsPass::StageRefusal(Function* func, bool* fragment,
+                                               std::string* why) {
+  *fragment = false;
+  auto it = entries_of_.find(func->result_id());
+  if (it == entries_of_.end()) return "";  // no entry point runs it
+  bool other = false;
+  for (Instruction* ep : it->second) {
+    const auto model = spv::ExecutionModel(ep->GetSingleWordInOperand(0));
+    const uint32_t bit = StageBitOf(model);
+    const std::string entry_name = ep->GetInOperand(2).AsString();
+    if (bit == 0) {
+      *why = "the function runs in entry point '" + entry_name +
+             "' of an execution model (" +
+             std::to_string(static_cast<uint32_t>(model)) +
+             ") the pass does not handle";
+      return "UnsupportedStage";
+    }
+    if ((params_.stages & bit) == 0 &&
+        entries_with_subgroup_ops_.count(ep->GetSingleWordInOperand(1)) == 0) {
+      *why = std::string("the function runs in the ") + StageName(bit) +
+             " stage (entry point '" + entry_name +
+             "'), where Vulkan does not guarantee subgroup operations (the "
+             "device lists its stages in subgroupSupportedStages) and the "
+             "entry point uses none; pass --prereduce-atomics=stages=" +
+             StageName(bit) + "+... if the target device supports them";
+      return "StageNotPromised";
+    }
+    if (bit == Stage::kStageFragment) {
+      *fragment = true;
+    } else {
+      other = true;
+    }
+  }
+  if (*fragment && other) {
+    *why = "the function runs in fragment and in other stages: helper "
+           "invocations must be kept out in the first, and the test for them "
+           "is only valid in fragment shaders";
+    *fragment = false;
+    return "MixedStageFunction";
+  }
   return "";
 }
 
@@ -804,6 +974,232 @@ bool PrereduceAtomicsPass::EmitPeers(BasicBlock* pre, uint32_t index,
   return e.ok();
 }
 
+bool PrereduceAtomicsPass::EmitSplit64(Emitter* e, const OpInfo& info,
+                                       bool want_result, uint32_t* total,
+                                       uint32_t* prefix) {
+  context()->AddCapability(spv::Capability::GroupNonUniformArithmetic);
+  const spv::Op op = info.op;
+  const uint32_t uint_type = e->UIntType(32);
+  const uint32_t bool_type = e->BoolType();
+  const uint32_t v2 = e->UIntVectorType(2);
+  auto extract = [&](uint32_t composite, uint32_t index) {
+    return e->Emit(spv::Op::OpCompositeExtract, uint_type,
+                   {{SPV_OPERAND_TYPE_ID, {composite}},
+                    {SPV_OPERAND_TYPE_LITERAL_INTEGER, {index}}});
+  };
+  // The operand as (low word, high word).
+  const uint32_t halves = e->EmitIds(spv::Op::OpBitcast, v2, {info.value_id});
+
+  if (op == spv::Op::OpAtomicAnd || op == spv::Op::OpAtomicOr ||
+      op == spv::Op::OpAtomicXor) {
+    // Bitwise: every bit on its own, so each half on its own.
+    const spv::Op group_op = GroupOpFor(op);
+    *total = e->EmitIds(spv::Op::OpBitcast, info.type_id,
+                        {e->Group(group_op, v2, kReduce, {halves})});
+    if (want_result) {
+      *prefix = e->EmitIds(spv::Op::OpBitcast, info.type_id,
+                           {e->Group(group_op, v2, kExclusiveScan, {halves})});
+    }
+    return e->ok();
+  }
+
+  const uint32_t lo = extract(halves, 0);
+  const uint32_t hi = extract(halves, 1);
+  if (op == spv::Op::OpAtomicIAdd || op == spv::Op::OpAtomicISub) {
+    // Σv = Σ(lo & 0xffff) + (Σ(lo >> 16) << 16) + (Σhi << 32) mod 2^64.
+    // The first two sums stay below 128 · 2^16 = 2^23; the third matters
+    // only modulo 2^32 (it is shifted by 32), so it may wrap.
+    const uint32_t v3 = e->UIntVectorType(3);
+    const uint32_t ulong = e->UIntType(64);
+    const uint32_t pieces = e->EmitIds(
+        spv::Op::OpCompositeConstruct, v3,
+        {e->EmitIds(spv::Op::OpBitwiseAnd, uint_type, {lo, e->UInt(0xffffu)}),
+         e->EmitIds(spv::Op::OpShiftRightLogical, uint_type, {lo, e->UInt(16)}),
+         hi});
+    auto join = [&](uint32_t sums) {
+      uint32_t x = e->EmitIds(spv::Op::OpUConvert, ulong, {extract(sums, 0)});
+      const uint32_t mid =
+          e->EmitIds(spv::Op::OpUConvert, ulong, {extract(sums, 1)});
+      const uint32_t top =
+          e->EmitIds(spv::Op::OpUConvert, ulong, {extract(sums, 2)});
+      x = e->EmitIds(spv::Op::OpIAdd, ulong,
+                     {x, e->EmitIds(spv::Op::OpShiftLeftLogical, ulong,
+                                    {mid, e->UInt(16)})});
+      x = e->EmitIds(spv::Op::OpIAdd, ulong,
+                     {x, e->EmitIds(spv::Op::OpShiftLeftLogical, ulong,
+                                    {top, e->UInt(32)})});
+      return info.is_signed ? e->EmitIds(spv::Op::OpBitcast, info.type_id, {x})
+                            : x;
+    };
+    *total = join(e->Group(spv::Op::OpGroupNonUniformIAdd, v3, kReduce, {pieces}));
+    if (want_result) {
+      *prefix = join(e->Group(spv::Op::OpGroupNonUniformIAdd, v3,
+                              kExclusiveScan, {pieces}));
+    }
+    return e->ok();
+  }
+
+  // Min/Max: the order of 64-bit values is the order of (high half, low
+  // half), the high half compared as the operation's signedness says and the
+  // low half unsigned. Min is max of the complements (~x reverses both
+  // orders), so everything below is a max.
+  context()->AddCapability(spv::Capability::GroupNonUniformBallot);
+  const bool is_min =
+      op == spv::Op::OpAtomicSMin || op == spv::Op::OpAtomicUMin;
+  const bool is_signed =
+      op == spv::Op::OpAtomicSMin || op == spv::Op::OpAtomicSMax;
+  const spv::Op hi_max = is_signed ? spv::Op::OpGroupNonUniformSMax
+                                   : spv::Op::OpGroupNonUniformUMax;
+  const spv::Op umax = spv::Op::OpGroupNonUniformUMax;
+  uint32_t w_lo = lo;
+  uint32_t w_hi = hi;
+  if (is_min) {
+    w_lo = e->EmitIds(spv::Op::OpNot, uint_type, {lo});
+    w_hi = e->EmitIds(spv::Op::OpNot, uint_type, {hi});
+  }
+  // (low, high) of a max back to the atomic's type (complemented for min).
+  auto join = [&](uint32_t low, uint32_t high) {
+    uint32_t x = e->EmitIds(spv::Op::OpCompositeConstruct, v2, {low, high});
+    if (is_min) x = e->EmitIds(spv::Op::OpNot, v2, {x});
+    return e->EmitIds(spv::Op::OpBitcast, info.type_id, {x});
+  };
+  auto select = [&](uint32_t cond, uint32_t a, uint32_t b) {
+    return e->EmitIds(spv::Op::OpSelect, uint_type, {cond, a, b});
+  };
+  auto bits = [&](spv::Op opcode, uint32_t a, uint32_t b) {
+    return e->EmitIds(opcode, uint_type, {a, b});
+  };
+  // The winner: the highest high half, then the highest low half among the
+  // lanes that have it (the others give 0, the identity of umax).
+  const uint32_t top_hi = e->Group(hi_max, uint_type, kReduce, {w_hi});
+  const uint32_t on_top =
+      e->EmitIds(spv::Op::OpIEqual, bool_type, {w_hi, top_hi});
+  const uint32_t top_lo = e->Group(umax, uint_type, kReduce,
+                                   {select(on_top, w_lo, e->UInt(0))});
+  *total = join(top_lo, top_hi);
+  if (!want_result) return e->ok();
+
+  // Returned values: the max over the lanes before this one, in three
+  // 32-bit exclusive max-scans over the high half, bits 8-31 and bits 0-7 of
+  // the low half. Each later level keys a lane's piece with the number of
+  // times the running maximum of the levels before it has grown so far
+  // (at most 128, 8 bits), so that a scan's maximum falls among exactly the
+  // lanes that tie the running maximum so far; lanes that do not tie it
+  // give 0. The doc has the proof.
+  const uint32_t mask_type = e->UIntVectorType(4);
+  const spv::Op gt = is_signed ? spv::Op::OpSGreaterThan
+                               : spv::Op::OpUGreaterThan;
+  const spv::Op ge = is_signed ? spv::Op::OpSGreaterThanEqual
+                               : spv::Op::OpUGreaterThanEqual;
+  constexpr int kInclusiveScan =
+      static_cast<int>(spv::GroupOperation::InclusiveScan);
+  // How many lanes up to this one (inclusive) have |grows| set.
+  auto running_count = [&](uint32_t grows) {
+    const uint32_t ballot =
+        e->Group(spv::Op::OpGroupNonUniformBallot, mask_type, -1, {grows});
+    return e->Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type,
+                    kInclusiveScan, {ballot});
+  };
+  // Level 1: the high half.
+  const uint32_t before_hi = e->Group(hi_max, uint_type, kExclusiveScan, {w_hi});
+  const uint32_t ties1 = e->EmitIds(ge, bool_type, {w_hi, before_hi});
+  const uint32_t grows1 = e->EmitIds(gt, bool_type, {w_hi, before_hi});
+  const uint32_t seg1 = running_count(grows1);
+  // Level 2: bits 8-31 under the level-1 segment.
+  const uint32_t key2 = select(
+      ties1,
+      bits(spv::Op::OpBitwiseOr,
+           bits(spv::Op::OpShiftLeftLogical, seg1, e->UInt(24)),
+           bits(spv::Op::OpShiftRightLogical, w_lo, e->UInt(8))),
+      e->UInt(0));
+  const uint32_t before2 = e->Group(umax, uint_type, kExclusiveScan, {key2});
+  const uint32_t ties2 = e->EmitIds(
+      spv::Op::OpLogicalAnd, bool_type,
+      {ties1, e->EmitIds(spv::Op::OpUGreaterThanEqual, bool_type,
+                         {key2, before2})});
+  const uint32_t grows2 =
+      e->EmitIds(spv::Op::OpUGreaterThan, bool_type, {key2, before2});
+  const uint32_t seg2 = running_count(grows2);
+  // Level 3: bits 0-7 under the level-2 segment.
+  const uint32_t key3 = select(
+      ties2,
+      bits(spv::Op::OpBitwiseOr,
+           bits(spv::Op::OpShiftLeftLogical, seg2, e->UInt(24)),
+           bits(spv::Op::OpBitwiseAnd, w_lo, e->UInt(0xffu))),
+      e->UInt(0));
+  const uint32_t before3 = e->Group(umax, uint_type, kExclusiveScan, {key3});
+  const uint32_t before_lo =
+      bits(spv::Op::OpBitwiseOr,
+           bits(spv::Op::OpShiftLeftLogical, before2, e->UInt(8)),
+           bits(spv::Op::OpBitwiseAnd, before3, e->UInt(0xffu)));
+  *prefix = join(before_lo, before_hi);
+  return e->ok();
+}
+
+uint32_t PrereduceAtomicsPass::EmitIsHelper(Emitter* e, Function* func) {
+  if (context()->get_feature_mgr()->HasCapability(
+          spv::Capability::DemoteToHelperInvocation)) {
+    // Lanes may become helpers on the way (demote): ask at this point.
+    return e->EmitIds(spv::Op::OpIsHelperInvocationEXT, e->BoolType(), {});
+  }
+  // Without demote a lane is a helper from its start or never, so the
+  // built-in is exact.
+  auto* def_use = context()->get_def_use_mgr();
+  const uint32_t bool_type = e->BoolType();
+  if (helper_var_ == 0) {
+    for (Instruction& inst : get_module()->types_values()) {
+      if (inst.opcode() != spv::Op::OpVariable ||
+          spv::StorageClass(inst.GetSingleWordInOperand(0)) !=
+              spv::StorageClass::Input) {
+        continue;
+      }
+      bool is_helper = false;
+      for (Instruction* dec : context()->get_decoration_mgr()->GetDecorationsFor(
+               inst.result_id(), false)) {
+        if (dec->opcode() == spv::Op::OpDecorate &&
+            spv::Decoration(dec->GetSingleWordInOperand(1)) ==
+                spv::Decoration::BuiltIn &&
+            spv::BuiltIn(dec->GetSingleWordInOperand(2)) ==
+                spv::BuiltIn::HelperInvocation) {
+          is_helper = true;
+        }
+      }
+      if (is_helper) {
+        helper_var_ = inst.result_id();
+        break;
+      }
+    }
+  }
+  if (helper_var_ == 0) {
+    const uint32_t pointer = context()->get_type_mgr()->FindPointerToType(
+        bool_type, spv::StorageClass::Input);
+    const uint32_t var = context()->TakeNextId();
+    if (pointer == 0 || var == 0) return 0;
+    std::unique_ptr<Instruction> inst(new Instruction(
+        context(), spv::Op::OpVariable, pointer, var,
+        {{SPV_OPERAND_TYPE_STORAGE_CLASS,
+          {static_cast<uint32_t>(spv::StorageClass::Input)}}}));
+    def_use->AnalyzeInstDefUse(inst.get());
+    get_module()->AddGlobalValue(std::move(inst));
+    context()->get_decoration_mgr()->AddDecorationVal(
+        var, static_cast<uint32_t>(spv::Decoration::BuiltIn),
+        static_cast<uint32_t>(spv::BuiltIn::HelperInvocation));
+    helper_var_ = var;
+  }
+  // Every fragment entry point that runs |func| lists the variable.
+  for (Instruction* ep : entries_of_[func->result_id()]) {
+    bool listed = false;
+    for (uint32_t i = 3; i < ep->NumInOperands(); ++i) {
+      listed = listed || ep->GetSingleWordInOperand(i) == helper_var_;
+    }
+    if (!listed) {
+      ep->AddOperand({SPV_OPERAND_TYPE_ID, {helper_var_}});
+      def_use->AnalyzeInstUse(ep);
+    }
+  }
+  return e->EmitIds(spv::Op::OpLoad, bool_type, {helper_var_});
+}
+
 bool PrereduceAtomicsPass::EmitElectedAtomic(BasicBlock* pre, BasicBlock* merge,
                                              Instruction* atomic,
                                              const OpInfo& info,
@@ -880,7 +1276,13 @@ bool PrereduceAtomicsPass::EmitElectedAtomic(BasicBlock* pre, BasicBlock* merge,
                                 e.UIntVectorType(4), -1, {e.Bool(true)});
       count = e.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type,
                       kReduce, {ballot});
-      if (want_result) {
+      if (want_result && config().driver == AssumedDriver::kRadv) {
+        // ACO lowers an exclusive add of 1 to v_mbcnt (2 instructions) and a
+        // ballot's exclusive bit count to 9 (docs/passes/prereduce-atomics.md).
+        context()->AddCapability(spv::Capability::GroupNonUniformArithmetic);
+        before = e.Group(spv::Op::OpGroupNonUniformIAdd, uint_type, kExclusiveScan,
+                         {e.UInt(1)});
+      } else if (want_result) {
         before = e.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type,
                          kExclusiveScan, {ballot});
       }
@@ -897,6 +1299,8 @@ bool PrereduceAtomicsPass::EmitElectedAtomic(BasicBlock* pre, BasicBlock* merge,
         prefix = e.EmitIds(spv::Op::OpIMul, type, {v, count_as_type(before)});
       }
     }
+  } else if (info.width == 64 && !params_.extended_types) {
+    if (!EmitSplit64(&e, info, want_result, &total, &prefix)) return false;
   } else {
     context()->AddCapability(spv::Capability::GroupNonUniformArithmetic);
     const spv::Op group_op = GroupOpFor(op);
@@ -1049,24 +1453,45 @@ bool PrereduceAtomicsPass::Rewrite(const Candidate& cand) {
   BasicBlock* tail = block->SplitBasicBlock(
       context(), tail_id, BasicBlock::iterator(atomic));
 
+  // The rewrite goes between |pre| and |post|. In fragment shaders it is
+  // guarded, so that helper lanes neither count nor get elected:
+  //   block: %h = helper?; OpSelectionMerge tail; branch %h ? tail : live
+  //   live ... live_end: OpBranch tail
+  //   tail:  %r = OpPhi (rebuilt result, live_end) (0, block)
+  BasicBlock* pre = block;
+  BasicBlock* post = tail;
+  if (cand.fragment) {
+    BasicBlock* live = NewBlock(block);
+    BasicBlock* live_end = live ? NewBlock(live) : nullptr;
+    if (live_end == nullptr) return false;
+    Emitter g(context(), block);
+    const uint32_t is_helper = EmitIsHelper(&g, cand.function);
+    if (is_helper == 0) return false;
+    g.SelectionMerge(tail->id());
+    g.BranchConditional(is_helper, tail->id(), live->id());
+    if (!g.ok()) return false;
+    pre = live;
+    post = live_end;
+  }
+
   uint32_t result = 0;
   if (cand.shape == Shape::kUniformAddress) {
-    if (!EmitElectedAtomic(block, tail, atomic, info, cand.uniform_value,
+    if (!EmitElectedAtomic(pre, post, atomic, info, cand.uniform_value,
                            cand.result_used, &result)) {
       return false;
     }
   } else if (cand.matched) {
     Peers peers;
-    if (!EmitPeers(block, cand.bin_index, cand.bin_bound, cand.result_used,
+    if (!EmitPeers(pre, cand.bin_index, cand.bin_bound, cand.result_used,
                    &peers) ||
-        !EmitElectedAtomic(block, tail, atomic, info, /*uniform_value=*/true,
+        !EmitElectedAtomic(pre, post, atomic, info, /*uniform_value=*/true,
                            cand.result_used, &result, &peers)) {
       return false;
     }
   } else {
-    // block → header → check → pick → run → (single) → ran → picked → latch
-    //       → cont → tail
-    BasicBlock* header = NewBlock(block);
+    // pre → header → check → pick → run → (single) → ran → picked → latch
+    //       → cont → post
+    BasicBlock* header = NewBlock(pre);
     BasicBlock* check = header ? NewBlock(header) : nullptr;
     BasicBlock* pick = check ? NewBlock(check) : nullptr;
     BasicBlock* run = pick ? NewBlock(pick) : nullptr;
@@ -1081,7 +1506,7 @@ bool PrereduceAtomicsPass::Rewrite(const Candidate& cand) {
     context()->AddCapability(spv::Capability::GroupNonUniformBallot);
     context()->AddCapability(spv::Capability::GroupNonUniformVote);
 
-    Emitter b(context(), block);
+    Emitter b(context(), pre);
     b.Branch(header->id());
 
     // header: lanes done so far; the loop's only exit is uniform (latch).
@@ -1089,13 +1514,13 @@ bool PrereduceAtomicsPass::Rewrite(const Candidate& cand) {
     const uint32_t bool_type = h.BoolType();
     const uint32_t done = h.EmitIds(
         spv::Op::OpPhi, bool_type,
-        {h.Bool(false), block->id(), done_next, cont->id()});
+        {h.Bool(false), pre->id(), done_next, cont->id()});
     uint32_t acc = 0;
     if (cand.result_used) {
       acc = h.EmitIds(spv::Op::OpPhi, info.type_id,
-                      {h.Null(info.type_id), block->id(), acc_next, cont->id()});
+                      {h.Null(info.type_id), pre->id(), acc_next, cont->id()});
     }
-    h.LoopMerge(tail->id(), cont->id());
+    h.LoopMerge(post->id(), cont->id());
     h.Branch(check->id());
 
     // check: lanes already done sit this iteration out.
@@ -1146,8 +1571,20 @@ bool PrereduceAtomicsPass::Rewrite(const Candidate& cand) {
     l.Branch(cont->id());
 
     Emitter t(context(), cont);
-    t.BranchConditional(all_done, tail->id(), header->id());
+    t.BranchConditional(all_done, post->id(), header->id());
     if (!r.ok() || !k.ok() || !l.ok() || !t.ok()) return false;
+  }
+
+  if (cand.fragment) {
+    Emitter end(context(), post);
+    end.Branch(tail->id());
+    if (!end.ok()) return false;
+    if (cand.result_used) {
+      Emitter t(context(), tail, tail->begin());
+      result = t.EmitIds(spv::Op::OpPhi, info.type_id,
+                         {result, post->id(), t.Null(info.type_id), block->id()});
+      if (!t.ok()) return false;
+    }
   }
 
   if (cand.result_used) context()->ReplaceAllUsesWith(atomic->result_id(), result);

@@ -29,6 +29,25 @@
 // ends when OpGroupNonUniformAll says every lane is done (a subgroup-uniform
 // exit).
 //
+// 64-bit divergent values without 64-bit subgroup arithmetic (the default;
+// `extended-types` uses it instead): Add/Sub reduce three 32-bit pieces that
+// cannot overflow over 128 lanes (bits 0-15, 16-31 and the high word, whose
+// sum only matters modulo 2^32) in one v3uint OpGroupNonUniformIAdd and join
+// them in 64-bit scalar arithmetic:
+//   %p   = OpCompositeConstruct %v3uint %lo_0_15 %lo_16_31 %hi
+//   %s   = OpGroupNonUniformIAdd %v3uint %subgroup Reduce %p
+//   %sum = s.x + (s.y << 16) + (s.z << 32)        ; OpUConvert/shift/OpIAdd
+// And/Or/Xor work per 32-bit half (one v2uint group op). Min/Max reduce the
+// high half, then the low halves of the lanes whose high half won; returned
+// values come from three exclusive max-scans over segment-tagged keys (the
+// proof is in docs/passes/prereduce-atomics.md).
+//
+// Fragment shaders: the rewrite runs under `if (!helper)` so helper lanes
+// neither count nor get elected (OpIsHelperInvocationEXT where the module
+// has the demote capability, else the HelperInvocation built-in, which is
+// exact when no lane can be demoted); helper lanes' results are 0 (a helper's
+// atomic returns an undefined value).
+//
 // Capabilities added: GroupNonUniform, GroupNonUniformBallot,
 // GroupNonUniformArithmetic (divergent values), GroupNonUniformVote (case C's
 // loop), GroupNonUniformShuffle (case C matched, result used).
@@ -39,6 +58,7 @@
 #define WAVEOPT_PASSES_PREREDUCE_ATOMICS_PASS_H_
 
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -46,17 +66,36 @@
 
 namespace waveopt {
 
+class Emitter;
 class UniformityAnalysis;
 
 class PrereduceAtomicsPass : public WavePass {
  public:
+  // Groups of execution models, for `stages=`.
+  enum StageBits : uint32_t {
+    kStageCompute = 1u << 0,       // GLCompute
+    kStageMesh = 1u << 1,          // Task and Mesh (NV and EXT)
+    kStageFragment = 1u << 2,
+    kStageVertex = 1u << 3,
+    kStageTessellation = 1u << 4,  // control and evaluation
+    kStageGeometry = 1u << 5,
+    kStageRayTracing = 1u << 6,    // ray generation, hits, miss, callable
+    kStageAll = (1u << 7) - 1,
+  };
+
   struct Params {
     uint32_t max_bins = 32;       // case C: largest provable index range
     bool extended_types = false;  // allow 64-bit subgroup arithmetic
     bool float_reassoc = false;   // allow float atomics (changes rounding)
+    // Stages whose subgroup operations the target device supports
+    // (Vulkan's subgroupSupportedStages); compute is the only one Vulkan
+    // guarantees.
+    uint32_t stages = kStageCompute | kStageMesh | kStageFragment;
   };
 
-  // Accepts "max-bins=N" (1..128), "extended-types" and "float-reassoc".
+  // Accepts "max-bins=N" (1..128), "extended-types", "float-reassoc" and
+  // "stages=S+S+..." (compute, mesh, fragment, vertex, tessellation,
+  // geometry, raytracing, all).
   static bool ParseParams(const std::string& text, Params* params,
                           std::string* error);
   static bool ValidateParams(const std::string& text, std::string* error) {
@@ -82,6 +121,8 @@ class PrereduceAtomicsPass : public WavePass {
     uint32_t bin_index = 0;      // kSmallBinSet: the divergent index id
     uint64_t bin_bound = 0;      // kSmallBinSet: it is in [0, bin_bound)
     bool matched = false;        // kSmallBinSet: peers by ballots, no loop
+    bool fragment = false;       // runs in fragment shaders: helpers kept out
+    bool split64 = false;        // 64-bit divergent value as 32-bit pieces
   };
 
   // The lanes an atomic is combined over when they are fewer than the
@@ -108,6 +149,13 @@ class PrereduceAtomicsPass : public WavePass {
                        spvtools::opt::Instruction* atomic,
                        const UniformityAnalysis& uniformity,
                        Candidate* cand, std::string* why);
+
+  // Returns a missed-remark name when a stage that runs |func| cannot be
+  // promised subgroup operations, or when |func| runs in fragment and other
+  // stages; otherwise "" and |*fragment| tells whether it runs in fragment
+  // shaders.
+  std::string StageRefusal(spvtools::opt::Function* func, bool* fragment,
+                           std::string* why);
 
   // Whether |block| can only be reached by a single lane of its subgroup
   // because a dominating branch tests OpGroupNonUniformElect.
@@ -136,6 +184,13 @@ class PrereduceAtomicsPass : public WavePass {
   bool IsInvocationIndex(uint32_t id, const UniformityAnalysis& uniformity,
                          int depth);
 
+  // --assume-driver: a missed-remark name when the assumed driver measurably
+  // does |cand| itself ("DriverPreReduces": RADV, 32-bit integer cases A and
+  // B outside fragment shaders) or when it measured as a loss there
+  // ("NotProfitableOnCpu": cases A and C on lavapipe), with |why| set;
+  // otherwise "". The evidence is in docs/passes/prereduce-atomics.md.
+  std::string DriverProfileRefusal(const Candidate& cand, std::string* why);
+
   void EmitApplied(const Candidate& cand);
   // When |id| is an OpLoad of a Function variable that is stored exactly
   // once and otherwise only loaded, the stored value's id; else 0.
@@ -160,14 +215,33 @@ class PrereduceAtomicsPass : public WavePass {
                          bool want_result, uint32_t* result,
                          const Peers* peers = nullptr);
 
+  // Emits with |e| the subgroup reduction (|*total|) and, when
+  // |want_result|, the exclusive scan (|*prefix|) of |info|'s divergent
+  // 64-bit operand with 32-bit group operations only. False when ids ran out.
+  bool EmitSplit64(Emitter* e, const OpInfo& info, bool want_result,
+                   uint32_t* total, uint32_t* prefix);
+
+  // Emits with |e| a bool that is true in helper invocations of the
+  // fragment shaders that run |func|: OpIsHelperInvocationEXT when the
+  // module has the demote capability, else a load of the HelperInvocation
+  // built-in (added, and listed by those entry points, when missing). 0 when
+  // ids ran out.
+  uint32_t EmitIsHelper(Emitter* e, spvtools::opt::Function* func);
+
   // Emits at the end of |pre| the peer set of every lane by its |index| in
   // [0, |bound|): one ballot per index bit.
   bool EmitPeers(spvtools::opt::BasicBlock* pre, uint32_t index,
                  uint64_t bound, bool want_leader_lane, Peers* peers);
 
   Params params_;
-  std::unordered_set<uint32_t> fragment_functions_;
-  bool added_ballot_ = false;
+  // Function id -> the OpEntryPoint instructions whose call graph reaches
+  // it, in module order.
+  std::unordered_map<uint32_t, std::vector<spvtools::opt::Instruction*>>
+      entries_of_;
+  // Entry point function ids whose call graph already uses subgroup
+  // operations (so the device supports them in that stage).
+  std::unordered_set<uint32_t> entries_with_subgroup_ops_;
+  uint32_t helper_var_ = 0;  // the HelperInvocation built-in, once found
 };
 
 }  // namespace waveopt

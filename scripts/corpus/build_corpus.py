@@ -84,6 +84,14 @@ NCNN_DEFINES = [
     "NCNN_fp16_arithmetic=0", "NCNN_int8_storage=0",
 ]
 
+# ggml's shaders take their element types from defines its generator passes;
+# without a recorded list of its variants (--ggml-log), one fp32 variant.
+GGML_DEFAULT_DEFINES = [
+    "A_TYPE=float", "A_TYPE_VEC4=vec4", "B_TYPE=float", "B_TYPEV2=vec2", "B_TYPEV4=vec4",
+    "D_TYPE=float", "D_TYPE_VEC4=vec4", "FLOAT_TYPE=float", "FLOAT_TYPEV2=vec2",
+    "FLOAT_TYPEV4=vec4", "ACC_TYPE=float", "ROPE_D_TYPE=float", "DATA_A_F32=1",
+]
+
 HLSL_SHIFTS = ["--shift-cbuffer-binding", "0", "--shift-texture-binding", "32",
                "--shift-UAV-binding", "64", "--shift-sampler-binding", "96"]
 
@@ -93,7 +101,7 @@ HLSL_DEFINES = ["-Dselect(c,a,b)=((c)?(a):(b))"]
 
 NUMTHREADS = re.compile(
     r"\[\s*numthreads\s*\([^)]*\)\s*\]\s*(?:\[[^\]]*\]\s*)*"
-    r"(?:void|[A-Za-z_][A-Za-z0-9_]*)\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(", re.S)
+    r"void\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(", re.S)  # entries return void
 INCLUDE_ERR = re.compile(r"(?:Could not process include directive for header name|cannot open include file):?\s*\"?([^\"\s]+)")
 
 
@@ -113,6 +121,15 @@ def extract(mirrors, repo, take, dest):
                           check=True, capture_output=True).stdout
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
         tar.extractall(dest)
+    # glslangValidator's includer resolves only quoted includes: make
+    # `#include <x>` (DXC and shaderc search their -I paths for it) quoted.
+    for rel in wanted:
+        path = os.path.join(dest, rel)
+        text = open(path, encoding="utf-8", errors="replace").read()
+        fixed = re.sub(r'^(\s*#\s*include\s*)<([^>]+)>', r'\1"\2"', text, flags=re.M)
+        if fixed != text:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(fixed)
     return wanted
 
 
@@ -184,7 +201,8 @@ def discover(repo, root, files):
                 not other & set(os.path.basename(rel).lower().split("."))):
             stage = "comp"
         if stage == "comp" and has_main:
-            defines = NCNN_DEFINES if repo == "Tencent+ncnn" else []
+            defines = {"Tencent+ncnn": NCNN_DEFINES,
+                       "ggml-org+ggml": GGML_DEFAULT_DEFINES}.get(repo, [])
             jobs.append((rel, "glsl", "comp", "main", defines))
         elif stage == "frag" and has_main and "atomic" in text:
             # Fragment shaders with atomics: prereduce-atomics' other stage.
@@ -288,6 +306,15 @@ def compile_one(job, root, out, includes, by_name):
     return sid, job, raw, ok_opt, target
 
 
+README = """Scratch corpus (third-party shaders: never commit anything from here).
+Built by scripts/corpus/build_corpus.py from: {repos}.
+{total} modules compiled (spv/<id>.raw.spv), {opt} also after spirv-opt -O
+(spv/<id>.opt.spv). manifest.tsv: one row per module (id, repo, path, lang,
+stage, entry, target_env, defines, raw, opt); failures.tsv: what did not
+compile. src/: the extracted sources. score/<label>/: scripts/corpus/score.py.
+"""
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mirrors", default="/work/.mirror")
@@ -364,6 +391,8 @@ def main():
                 print(f"{repo:34} {lang:5} {ok:8} {o:5} {bad:6}")
                 tot.update(ok=ok, opt=o, failed=bad)
     print(f"{'total':34} {'':5} {tot['ok']:8} {tot['opt']:5} {tot['failed']:6}")
+    with open(os.path.join(out, "README"), "w") as f:
+        f.write(README.format(repos=", ".join(sorted(roots)), total=tot["ok"], opt=tot["opt"]))
     with open(os.path.join(out, "READY"), "w") as f:
         f.write("built by scripts/corpus/build_corpus.py\n")
 

@@ -50,6 +50,7 @@ def run(cmd, timeout, env=None):
 def optimize(job):
     waveopt, flags, src, dst, remarks = job
     os.makedirs(os.path.dirname(dst), exist_ok=True)
+    os.makedirs(os.path.dirname(remarks), exist_ok=True)
     rc, out, err = run([waveopt] + flags + [src, "-o", dst, "--remarks-output=" + remarks], 300)
     rem = []
     if os.path.exists(remarks):
@@ -79,20 +80,23 @@ def diff(job):
 
 
 def isa(job):
-    """Subgroups per SIMD of original and rewrite on RDNA2 at wave64/wave32."""
+    """Subgroups per SIMD (and VGPRs, instructions) of the original and the
+    rewrite on RDNA2 (navi21) at wave64 and wave32."""
     waverun, a, b = job
+    rc, out, err = run([waverun, "isa", a, b, "--amd=navi21", "--wave=64,32",
+                        "--format=json"], 600)
+    try:
+        rows = json.loads(out)
+    except ValueError:
+        return {"error": (err or out).strip()[:200] or "no output"}
     res = {}
-    for wave in ("64", "32"):
-        rc, out, err = run([waverun, "isa", a, b, "--amd=navi21", "--wave=" + wave,
-                            "--format=json"], 300)
-        if rc != 0:
-            res["w" + wave] = {"error": (err or out).strip()[:200]}
-            continue
-        try:
-            rows = json.loads(out)
-            res["w" + wave] = {"rows": rows}
-        except ValueError:
-            res["w" + wave] = {"error": "unparsable output"}
+    for row in rows:
+        key = "w" + str(row.get("wave"))
+        st = row.get("statistics") or {}
+        res.setdefault(key, []).append({
+            "error": row.get("error") or "",
+            "occupancy": st.get("Subgroups per SIMD"),
+            "vgprs": st.get("VGPRs"), "instructions": st.get("Instructions")})
     return res
 
 
@@ -189,7 +193,7 @@ def summarize(modules, flavours):
                     diffs[k + " " + m["diff"][k]] += 1
             for w in ("w64", "w32"):
                 if "isa" in m:
-                    occupancy[w + " " + occupancy_class(m["isa"].get(w, {}))] += 1
+                    occupancy[w + " " + occupancy_class(m["isa"].get(w))] += 1
         s[flav] = {"modules": len(ms), "errors": sum(1 for m in ms if m["rc"] != 0),
                    "error_lines": collections.Counter(
                        re.sub(r"[0-9]+", "N", m["error"])[:100] for m in ms if m["rc"] != 0),
@@ -199,15 +203,13 @@ def summarize(modules, flavours):
 
 
 def occupancy_class(entry):
-    if "rows" not in entry:
+    """kept / LOST / error for one wave size's [original, rewrite] rows."""
+    if not isinstance(entry, list) or len(entry) != 2:
         return "error"
-    rows = entry["rows"]
-    try:
-        a = rows[0]["Subgroups per SIMD"]
-        b = rows[1]["Subgroups per SIMD"]
-    except (KeyError, IndexError, TypeError):
+    a, b = entry
+    if a["error"] or b["error"] or a["occupancy"] is None or b["occupancy"] is None:
         return "error"
-    return "kept" if b >= a else "LOST"
+    return "kept" if b["occupancy"] >= a["occupancy"] else "LOST"
 
 
 def print_summary(s):

@@ -6,6 +6,7 @@ it may lose it.
 
     occupancy.py [--bin DIR] [--suite test/diff] [--amd navi21] [--wave 64,32]
     occupancy.py --pair ORIGINAL REWRITE     # one explicit pair (negative control)
+    occupancy.py --corpus DIR [--waveopt-flags="-O ..."]   # every module under DIR
 
 For each `RUN: %diff %s ...` line of the suite (partners in Inputs/ and
 `--against` lines are not rewrites), the original is the shader compiled with
@@ -18,6 +19,11 @@ occupancy (the list must not rot), or when a rewrite does not compile where
 its original does. An original the driver cannot compile for the family (e.g.
 a float atomic RDNA2 lacks) is reported and skipped. Not timed: static
 compiler statistics.
+
+--corpus DIR checks every .spv, .spvasm and .comp under DIR the same way (the
+rewrite made with --waveopt-flags, default -O) with no allowed list: a tool
+for pass owners measuring a whole corpus. Modules waveopt or the driver
+cannot take are reported and skipped; exit 1 when a rewrite loses occupancy.
 """
 import argparse
 import concurrent.futures
@@ -81,7 +87,19 @@ def suite_cases(suite):
     return cases
 
 
-def compile_case(waveopt, tmp, i, case):
+def corpus_cases(root):
+    """[(name, path, [])] for every module under |root|, sorted."""
+    cases = []
+    for dirpath, dirs, files in os.walk(root):
+        dirs.sort()
+        for name in sorted(files):
+            if os.path.splitext(name)[1] in (".spv", ".spvasm", ".comp"):
+                path = os.path.join(dirpath, name)
+                cases.append((os.path.relpath(path, root), path, []))
+    return cases
+
+
+def compile_case(waveopt, tmp, i, case, flags=("-O",)):
     """Compiles case |i| with -O: (case, original, rewrite or None, error).
     The original is the source itself (waverun isa compiles it with the same
     glslang front end) unless it needs defines, which waverun isa would apply
@@ -94,9 +112,9 @@ def compile_case(waveopt, tmp, i, case):
         rc, _, err = run([waveopt, path, "-o", orig] + defines)
         if rc != 0:
             return name, orig, None, "waveopt cannot compile it: " + err.strip()
-    rc, out, err = run([waveopt, "-O", path, "-o", opt, "--remarks=.*"] + defines)
+    rc, out, err = run([waveopt] + list(flags) + [path, "-o", opt, "--remarks=.*"] + defines)
     if rc != 0:
-        return name, orig, None, "waveopt -O failed: " + err.strip()
+        return name, orig, None, "waveopt %s failed: %s" % (" ".join(flags), err.strip())
     if ": applied " not in out + err:
         return name, orig, None, None  # no pass fired: -O returns the input unchanged
     return name, orig, opt, None
@@ -111,11 +129,14 @@ def main():
     ap.add_argument("--wave", default="64,32", help="wave sizes (default 64,32)")
     ap.add_argument("--pair", nargs=2, metavar=("ORIGINAL", "REWRITE"),
                     help="check this one pair instead of the suite")
+    ap.add_argument("--corpus", help="check every module under this directory instead of the suite")
+    ap.add_argument("--waveopt-flags", default="-O", help="--corpus: how the rewrite is made (default -O)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args()
     waveopt = os.path.join(args.bin, "waveopt")
     waverun = os.path.join(args.bin, "waverun")
-    allowed = {} if args.pair else read_allowed(args.allowed)
+    allowed = {} if args.pair or args.corpus else read_allowed(args.allowed)
+    flags = shlex.split(args.waveopt_flags) if args.corpus else ["-O"]
 
     failures = []
     with tempfile.TemporaryDirectory(prefix="waveopt-occupancy-") as tmp:
@@ -127,12 +148,14 @@ def main():
             pairs.append(("pair", args.pair[0], args.pair[1]))
             modules = list(args.pair)
         else:
-            cases = suite_cases(args.suite)
+            cases = corpus_cases(args.corpus) if args.corpus else suite_cases(args.suite)
             with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-                done = list(pool.map(lambda ic: compile_case(waveopt, tmp, ic[0], ic[1]),
+                done = list(pool.map(lambda ic: compile_case(waveopt, tmp, ic[0], ic[1], flags),
                                      enumerate(cases)))
             for name, orig, opt, error in done:
-                if error:
+                if error and args.corpus:
+                    print("skipped: %s: %s" % (name, error.splitlines()[-1] if error else ""))
+                elif error:
                     failures.append("%s: %s" % (name, error))
                 elif opt is None:
                     unchanged += 1

@@ -123,6 +123,37 @@ TEST(Optimize, SubgroupSizeOneTurnsThePassesOff) {
   EXPECT_EQ(result.remarks[0].name, "SubgroupSizeOne");
 }
 
+TEST(Factories, TheAssumedDriverReachesThePass) {
+  // A library user sets PassConfig::driver; RADV pre-reduces both 32-bit
+  // uniform-address atomics itself, a CPU driver keeps only case B.
+  std::vector<uint32_t> words = Compile(kCounterGlsl);
+  for (AssumedDriver driver : {AssumedDriver::kRadv, AssumedDriver::kCpu}) {
+    auto remarks = std::make_shared<RemarkCollector>();
+    PassConfig config;
+    config.remarks = remarks;
+    config.driver = driver;
+    spvtools::Optimizer optimizer(SPV_ENV_VULKAN_1_1);
+    optimizer.RegisterPass(CreatePrereduceAtomicsPass(config));
+    std::vector<uint32_t> out;
+    ASSERT_TRUE(optimizer.Run(words.data(), words.size(), &out));
+    if (driver == AssumedDriver::kRadv) {
+      EXPECT_EQ(out, words);
+      EXPECT_EQ(Names(remarks->remarks()),
+                (std::vector<std::string>{"DriverPreReduces", "DriverPreReduces"}));
+    } else {
+      EXPECT_NE(out, words);
+      EXPECT_EQ(Names(remarks->remarks()),
+                (std::vector<std::string>{"NotProfitableOnCpu",
+                                          "UniformAddressDivergentValue"}));
+    }
+  }
+  AssumedDriver parsed = AssumedDriver::kGeneric;
+  EXPECT_TRUE(ParseAssumedDriver("radv", &parsed));
+  EXPECT_EQ(parsed, AssumedDriver::kRadv);
+  EXPECT_STREQ(AssumedDriverName(parsed), "radv");
+  EXPECT_FALSE(ParseAssumedDriver("RADV", &parsed));
+}
+
 TEST(Optimize, OptimizeLeavesModulesItCannotImproveBitForBit) {
   std::vector<uint32_t> words = Compile(R"(#version 450
 layout(local_size_x = 64) in;

@@ -106,6 +106,10 @@ void PrintHelp() {
       "  --target-env=<env>             vulkan1.0..vulkan1.3, vulkan1.1spv1.4,\n"
       "                                 spv1.0..spv1.6 (default: from the module)\n"
       "  --subgroup-size=<n>            promise: every subgroup has n lanes\n"
+      "  --assume-driver=generic|radv|cpu  the driver the output is for: leave\n"
+      "                                 to it what it measurably does itself, skip\n"
+      "                                 what measured as a loss on it (default\n"
+      "                                 generic; docs/cli.md)\n"
       "  --remarks=<regex>              print applied remarks of matching passes\n"
       "  --remarks-missed=<regex>       print missed remarks of matching passes\n"
       "  --remarks-analysis=<regex>     print analysis remarks of matching passes\n"
@@ -119,6 +123,10 @@ void PrintHelp() {
       "                                 after -O's preparation, and exit\n"
       "  --time-report                  print the time of every step\n"
       "  --validate-after-all           validate after every step\n"
+      "  --relax-block-layout, --uniform-buffer-standard-layout,\n"
+      "  --scalar-block-layout, --skip-block-layout\n"
+      "                                 validate buffer layouts as spirv-val's\n"
+      "                                 flags of the same names do\n"
       "  --skip-validation              do not validate input or output\n"
       "  --help, --version\n");
 }
@@ -186,6 +194,10 @@ Cli ParseArgs(int argc, char** argv) {
         UsageError("--subgroup-size must be a power of two from 1 to 128");
       }
       cli.options.subgroup_size = static_cast<uint32_t>(n);
+    } else if (StartsWith(a, "--assume-driver=")) {
+      if (!waveopt::ParseAssumedDriver(a.substr(16), &cli.options.driver)) {
+        UsageError("--assume-driver is generic, radv or cpu, not '" + a.substr(16) + "'");
+      }
     } else if (StartsWith(a, "--remarks=")) {
       cli.remarks_applied = a.substr(10);
     } else if (StartsWith(a, "--remarks-missed=")) {
@@ -204,6 +216,14 @@ Cli ParseArgs(int argc, char** argv) {
       cli.time_report = true;
     } else if (a == "--validate-after-all") {
       cli.options.validate_after_all = true;
+    } else if (a == "--relax-block-layout") {
+      cli.options.block_layout = waveopt::BlockLayout::kRelaxed;
+    } else if (a == "--uniform-buffer-standard-layout") {
+      cli.options.block_layout = waveopt::BlockLayout::kUniformStandard;
+    } else if (a == "--scalar-block-layout") {
+      cli.options.block_layout = waveopt::BlockLayout::kScalar;
+    } else if (a == "--skip-block-layout") {
+      cli.options.block_layout = waveopt::BlockLayout::kSkip;
     } else if (a == "--skip-validation") {
       cli.options.validate_input = cli.options.validate_output = false;
     } else if (StartsWith(a, "--")) {
@@ -317,7 +337,8 @@ int main(int argc, char** argv) {
   if (cli.print_uniformity) {
     const spv_target_env env = cli.options.has_target_env ? cli.options.target_env
                                                           : waveopt::DefaultTargetEnv(words);
-    if (cli.options.validate_input && !waveopt::ValidateModule(words, env, &error)) {
+    if (cli.options.validate_input &&
+        !waveopt::ValidateModule(words, env, &error, cli.options.block_layout)) {
       InputError(in, "input is not valid for " + waveopt::TargetEnvName(env) + ": " + error);
     }
     std::string text;

@@ -278,7 +278,6 @@ struct Statistic {
 struct Row {
   size_t module = 0;
   std::string family;
-  uint32_t wave_requested = 0;
   uint32_t wave = 0;  // the executable's subgroup size
   std::string error;  // empty: compiled
   std::vector<Statistic> stats;
@@ -300,6 +299,7 @@ class RadvCompiler {
   VkInstance instance_ = VK_NULL_HANDLE;
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
   VkDevice device_ = VK_NULL_HANDLE;
+  bool fixed_wave_ = false;  // the family has one wave size: no required size
   PFN_vkGetPipelineExecutablePropertiesKHR get_executables_ = nullptr;
   PFN_vkGetPipelineExecutableStatisticsKHR get_statistics_ = nullptr;
   PFN_vkGetPipelineExecutableInternalRepresentationsKHR get_representations_ = nullptr;
@@ -354,8 +354,13 @@ bool RadvCompiler::Init(const Family& family, uint32_t wave, std::string* error)
       Make<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
   props2.pNext = &size_control;
   vkGetPhysicalDeviceProperties2(physical_, &props2);
-  if (wave != 0 && (wave < size_control.minSubgroupSize || wave > size_control.maxSubgroupSize ||
-                    !(size_control.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT))) {
+  // A family with one wave size (gfx6-9: 64) takes no required size.
+  bool only_size = size_control.minSubgroupSize == size_control.maxSubgroupSize;
+  if (wave != 0 && only_size && wave == size_control.minSubgroupSize) {
+    fixed_wave_ = true;
+  } else if (wave != 0 &&
+             (wave < size_control.minSubgroupSize || wave > size_control.maxSubgroupSize ||
+              !(size_control.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT))) {
     *error = std::string(family.name) + " (" + family.arch + ") has no wave" +
              std::to_string(wave) + " for compute shaders (subgroup sizes " +
              std::to_string(size_control.minSubgroupSize) + ".." +
@@ -550,7 +555,7 @@ void RadvCompiler::Compile(const std::vector<uint32_t>& words, uint32_t wave, Ro
                VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR;
   cpci.stage = Make<VkPipelineShaderStageCreateInfo>(
       VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO);
-  if (wave != 0) cpci.stage.pNext = &required;
+  if (wave != 0 && !fixed_wave_) cpci.stage.pNext = &required;
   cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   cpci.stage.module = module;
   cpci.stage.pName = iface.entry_point.c_str();
@@ -840,6 +845,9 @@ const char* kHeaders[] = {"instr", "copy", "branch", "sgpr", "vgpr", "spill_s", 
                           "vmem_cl", "smem_cl", "vload", "vstore", "sload", "lds", "lds_atom",
                           "atomic", "scratch"};
 
+static_assert(sizeof(kHeaders) / sizeof(kHeaders[0]) == sizeof(kColumns) / sizeof(kColumns[0]),
+              "one table header per column");
+
 bool ColumnValue(const Row& row, const Column& c, double* value, std::string* text) {
   if (c.stat) {
     const Statistic* s = FindStat(row, c.stat);
@@ -1094,7 +1102,6 @@ int RunIsa(const std::vector<IsaModule>& modules, const IsaOptions& options) {
       for (size_t i = 0; i < modules.size(); ++i) {
         job.rows[i].module = i;
         job.rows[i].family = name;
-        job.rows[i].wave_requested = wave;
         job.rows[i].error = "not compiled";
       }
       jobs.push_back(std::move(job));

@@ -295,6 +295,10 @@ Cli ParseArgs(int argc, char** argv) {
   } else {
     UsageError("unknown command '" + cli.command + "'");
   }
+  if (cli.command != "isa" && (!cli.isa.families.empty() || !cli.isa.waves.empty() ||
+                               cli.isa.disasm || cli.isa.format != IsaFormat::kTable)) {
+    UsageError("--amd, --wave, --disasm and --format are options of isa");
+  }
   if (!cli.icd.empty() && cli.system_icds) UsageError("--icd and --system-icds exclude each other");
   if (cli.no_spec && !cli.spec_path.empty()) UsageError("--spec and --no-spec exclude each other");
   if (cli.counters && !cli.sim) UsageError("--counters needs --sim");

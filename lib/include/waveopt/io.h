@@ -62,9 +62,17 @@ bool ReadFile(const std::string& path, std::string* contents, std::string* error
 bool WriteFileAtomically(const std::string& path, const std::string& contents,
                          std::string* error);
 
-// Validates |words| for |env|; |error| gets the validator's first message.
+// The block layout rules the validator checks, as spirv-val's flags:
+// kDefault (the environment's own), kRelaxed (--relax-block-layout),
+// kUniformStandard (--uniform-buffer-standard-layout), kScalar
+// (--scalar-block-layout: GL_EXT_scalar_block_layout / VK_EXT_scalar_block_
+// layout) and kSkip (--skip-block-layout).
+enum class BlockLayout { kDefault, kRelaxed, kUniformStandard, kScalar, kSkip };
+
+// Validates |words| for |env| under |layout|; |error| gets the validator's
+// first message.
 bool ValidateModule(const std::vector<uint32_t>& words, spv_target_env env,
-                    std::string* error);
+                    std::string* error, BlockLayout layout = BlockLayout::kDefault);
 
 }  // namespace waveopt
 

@@ -18,6 +18,7 @@
 
 #include "spirv-tools/libspirv.h"
 #include "spirv-tools/optimizer.hpp"
+#include "waveopt/io.h"
 #include "waveopt/remarks.h"
 
 namespace waveopt {
@@ -26,6 +27,21 @@ namespace waveopt {
 const char* Version();
 // The SPIRV-Tools version this library was built against, e.g. "v2023.1".
 const char* SpirvToolsVersion();
+
+// The driver the output is meant for (--assume-driver). A profile changes only
+// what a measurement showed: every choice is cited in docs/cli.md.
+enum class AssumedDriver {
+  kGeneric,  // no assumption: today's behaviour
+  kRadv,     // Mesa's RADV (AMD, ACO): it pre-reduces 32-bit uniform-address
+             // atomics itself, so prereduce-atomics leaves cases A and B to it
+  kCpu,      // a CPU driver (lavapipe, llvmpipe, SwiftShader): -O skips the
+             // rewrites measured as losses on lavapipe
+};
+
+// Parses "generic", "radv", "cpu". Returns false for other names.
+bool ParseAssumedDriver(const std::string& name, AssumedDriver* driver);
+// The inverse of ParseAssumedDriver.
+const char* AssumedDriverName(AssumedDriver driver);
 
 // Settings shared by every waveopt pass.
 struct PassConfig {
@@ -39,6 +55,9 @@ struct PassConfig {
   // Pass parameters, comma-separated, as after "--<pass>=" on the command line
   // (e.g. "max-bins=16,float-reassoc"). Validated by CreatePass().
   std::string params;
+  // The driver the output is for; passes read it to leave to the driver what
+  // it measurably does itself (see AssumedDriver).
+  AssumedDriver driver = AssumedDriver::kGeneric;
   // Where remarks go. Null: remarks are sent to the optimizer's message
   // consumer as SPV_MSG_INFO lines.
   std::shared_ptr<RemarkSink> remarks;
@@ -86,8 +105,14 @@ struct Options {
   bool has_target_env = false;
   spv_target_env target_env = SPV_ENV_VULKAN_1_1;
   uint32_t subgroup_size = 0;  // see PassConfig::subgroup_size
+  // See PassConfig::driver. kCpu also shapes -O: it does not run the passes
+  // measured as losses on lavapipe (morton-remap, batch-uniform-loads); a
+  // pass named explicitly in the pipeline always runs.
+  AssumedDriver driver = AssumedDriver::kGeneric;
   std::vector<PipelineStep> pipeline;
   bool validate_input = true;
+  // The layout rules input and output are validated under (io.h).
+  BlockLayout block_layout = BlockLayout::kDefault;
   bool validate_output = true;
   bool validate_after_all = false;  // validate after every step
   bool print_all = false;           // disassembly after every step → Result::print_all

@@ -9,7 +9,7 @@
 // still-unrequested-mip mask (atomicAnd) and an order-independent checksum
 // (atomicXor).
 // Exercises: 64-bit atomics (uniform value: applied; divergent value at a
-// uniform address: refused without extended-types, applied with it;
+// uniform address: 32-bit pieces, or 64-bit ones with extended-types;
 // atomicMax at a per-page address: refused), atomicAnd/atomicXor of
 // divergent values, a small-bin counter (mip, bound from min(.., 4)), the
 // bitmask atomicOr at one of 11 words (bound from the array length) with
@@ -23,15 +23,15 @@
 // CHECK: :98:{{.*}} applied UniformAddressUniformValue in main: one atomic per subgroup: OpAtomicUMax of a uniform value; the returned value is unused
 // CHECK: :112:{{.*}} applied SmallBinSet in main: one atomic per distinct address per subgroup (the index takes at most 11 values; a loop takes one index at a time): OpAtomicOr of a divergent value; each lane's returned value is rebuilt
 // CHECK: :114:{{.*}} applied UniformAddressUniformValue in main: one atomic per subgroup: OpAtomicIAdd of a uniform value; each lane's returned value is rebuilt
-// CHECK: :116:{{.*}} missed Int64GroupArithmetic in main: 64-bit subgroup arithmetic needs shaderSubgroupExtendedTypes
+// CHECK: :116:{{.*}} applied UniformAddressDivergentValue in main: one atomic per subgroup: OpAtomicIAdd of a divergent value; the returned value is unused; the 64-bit value is reduced as 32-bit pieces
 // CHECK: :118:{{.*}} missed DivergentAddress in main: the address differs between lanes and its index is not provably in a set of at most 32 values
 // CHECK: :120:{{.*}} applied UniformAddressUniformValue in main: one atomic per subgroup: OpAtomicIAdd of a uniform value; the returned value is unused
 // CHECK: :121:{{.*}} applied SmallBinSet in main: one atomic per distinct address per subgroup (the index takes at most 5 values; lanes sharing it found by 3 ballot(s)): OpAtomicIAdd of a uniform value; the returned value is unused
 // CHECK: :122:{{.*}} applied UniformAddressDivergentValue in main: one atomic per subgroup: OpAtomicAnd of a divergent value; the returned value is unused
 // CHECK: :123:{{.*}} applied UniformAddressDivergentValue in main: one atomic per subgroup: OpAtomicXor of a divergent value; the returned value is unused
 // CHECK: PASS: equal at sizes 4,8,16,32,64
-// EXT-NOT: Int64GroupArithmetic
-// EXT: :116:{{.*}} applied UniformAddressDivergentValue in main: one atomic per subgroup: OpAtomicIAdd of a divergent value; the returned value is unused
+// EXT-NOT: reduced as 32-bit pieces
+// EXT: :116:{{.*}} applied UniformAddressDivergentValue in main: one atomic per subgroup: OpAtomicIAdd of a divergent value; the returned value is unused{{$}}
 // EXT: PASS: equal at sizes 4,8,16,32,64
 #version 450
 #extension GL_EXT_shader_atomic_int64 : require
