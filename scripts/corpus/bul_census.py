@@ -17,8 +17,8 @@ batched, or refused with the reason the pass gives.
 --before BIN: also run an earlier waveopt (e.g. main's) and count the loops
 it batched (its remarks carry no loop tags: applied remarks are counted).
 --diff: run every rewritten module against its original with waverun
-(`diff --auto`: lavapipe at 4/8/16, the simulator at 32/64) when waverun has
---auto; --isa: compile both with RADV for RDNA2 (navi21, wave64 and wave32)
+(lavapipe at 4/8/16, the simulator at 32/64; the inputs are built here, see
+diff()); --isa: compile both with RADV for RDNA2 (navi21, wave64 and wave32)
 and report every rewrite that loses occupancy (Subgroups per SIMD).
 Prints the tables of docs/passes/batch-uniform-loads.md; --out writes JSON.
 """
@@ -107,31 +107,87 @@ def census(job):
     return result
 
 
+def bindings_of(module):
+    """(set, binding) of every descriptor variable of a module (spirv-dis)."""
+    rc, out, _ = run(["spirv-dis", "--raw-id", module], 60)
+    sets, nums = {}, {}
+    for m in re.finditer(r"OpDecorate %(\d+) (DescriptorSet|Binding) (\d+)", out):
+        (sets if m.group(2) == "DescriptorSet" else nums)[m.group(1)] = int(m.group(3))
+    return sorted({(sets.get(v, 0), b) for v, b in nums.items()})
+
+
+SIZE_HINT = re.compile(r"binding (\d+)\.(\d+)\b.*?e\.g\. 'binding \S+ size=(\S+)'")
+NO_BINDING = re.compile(r"the module has no binding (\d+)\.(\d+)")
+
+
 def diff(job):
+    """Runs a module and its rewrite with main's waverun: it has no --auto, so
+    the spec is built here: every binding filled with small integers (mod:64,
+    so counts read from memory stay small), runtime arrays of 4096 elements,
+    images of 32x32, 2 workgroups; bindings the entry point does not use are
+    dropped as waverun names them."""
     waverun, a, b, env = job
+    lines = {key: "fill=mod:64" for key in bindings_of(a)}
+    push = True
     verdicts = []
     for extra in (["--widths=4,8,16"], ["--sim", "--widths=32,64"]):
-        rc, out, err = run([waverun, "diff", a, b, "--auto"] + extra, 900, env)
-        verdicts.append({0: "equal", 3: "DIFFERENT"}.get(rc, "cannot run: " + (
-            (err.strip().splitlines() or ["exit %d" % rc])[-1][:120])))
+        verdict = "cannot run"
+        for _ in range(16):
+            spec = ["-s", "dispatch 2 1 1"]
+            for (st, bd), keys in sorted(lines.items()):
+                spec += ["-s", "binding %d.%d %s" % (st, bd, keys)]
+            if push:
+                spec += ["-s", "push fill=mod:64"]
+            rc, out, err = run([waverun, "diff", a, b, "--no-spec"] + spec + extra, 600, env)
+            text = out + err
+            if rc == 0:
+                verdict = "equal"
+                break
+            if rc == 3:
+                verdict = "NONDETERMINISTIC" if "NONDETERMINISTIC" in text else "DIFFERENT"
+                break
+            if rc == 124:
+                verdict = "cannot run: timeout"
+                break
+            if "push constants but the module has none" in text and push:
+                push = False
+                continue
+            m = NO_BINDING.search(text)
+            if m and (int(m.group(1)), int(m.group(2))) in lines:
+                del lines[(int(m.group(1)), int(m.group(2)))]
+                continue
+            m = re.search(r"binding (\d+)\.(\d+)[^\n]*is not covered", text)
+            if m:
+                key = (int(m.group(1)), int(m.group(2)))
+                size = "32x32" if "size=16x16" in text else "4096"
+                if "size=" not in lines.get(key, ""):
+                    lines[key] = lines.get(key, "fill=mod:64") + " size=" + size
+                    continue
+            last = [l for l in text.strip().splitlines() if l.strip()]
+            verdict = "cannot run: " + re.sub(r"[0-9]+", "N", (last or ["exit %d" % rc])[-1])[:120]
+            break
+        verdicts.append(verdict)
     return verdicts
 
 
 def isa(job):
+    """Subgroups per SIMD and VGPRs of the original and the rewrite on RDNA2
+    (navi21), wave64 and wave32: {"64": [(occ, vgprs), (occ, vgprs)], ...}."""
     waverun, a, b = job
-    rc, out, err = run([waverun, "isa", a, b, "--amd=navi21", "--wave=64,32", "--format=tsv"], 900)
-    lines = out.splitlines()
-    if rc != 0 or not lines:
-        return {"error": (err.strip().splitlines() or ["exit %d" % rc])[-1][:160]}
-    header = lines[0].split("\t")
-    rows = [dict(zip(header, line.split("\t"))) for line in lines[1:]]
+    rc, out, err = run([waverun, "isa", a, b, "--amd=navi21", "--wave=64,32", "--format=json"], 900)
+    try:
+        rows = json.loads(out)
+    except ValueError:
+        return {"error": ((err or out).strip().splitlines() or ["exit %d" % rc])[-1][:160]}
     res = {}
     for wave in ("64", "32"):
-        pair = [r for r in rows if r.get("wave") == wave]
-        if len(pair) != 2 or any(r.get("status") != "ok" for r in pair):
+        pair = [r for r in rows if str(r.get("wave")) == wave]
+        stats = [r.get("statistics") or {} for r in pair]
+        if len(pair) != 2 or any(r.get("error") for r in pair) or \
+                any("Subgroups per SIMD" not in st for st in stats):
             res[wave] = None
             continue
-        res[wave] = [(int(r["subgroups_per_simd"]), int(r["vgprs"])) for r in pair]
+        res[wave] = [(int(st["Subgroups per SIMD"]), int(st.get("VGPRs", 0))) for st in stats]
     return res
 
 
@@ -209,7 +265,7 @@ def main():
             c = collections.Counter()
             for r in rs:
                 for v in r.get("diff", []):
-                    c[v if not v.startswith("cannot run") else "cannot run"] += 1
+                    c[v] += 1
                 if any(v == "DIFFERENT" for v in r.get("diff", [])):
                     print("  DIFFERENT: %s" % r["id"])
             print("diff runs (lavapipe 4/8/16 and simulator 32/64 per module): %s" % dict(c))
