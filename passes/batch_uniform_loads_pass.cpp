@@ -591,6 +591,7 @@ spvtools::opt::Pass::Status BatchUniformLoadsPass::ProcessRound(
   loop_blocks_.clear();
   loop_writes_.clear();
   function_live_.clear();
+  caller_live_.clear();
   // Loops with an OpLoopMerge, in program order.
   std::vector<std::pair<Function*, Instruction*>> loop_merges;
   for (Function& func : *get_module()) {
@@ -634,7 +635,12 @@ spvtools::opt::Pass::Status BatchUniformLoadsPass::ProcessRound(
       }
       EmitRemark(RemarkKind::kAnalysis, "LiveEstimate", func, merge_inst,
                  "about " + std::to_string(plan.live) +
-                     " values per lane live in the loop, " +
+                     " values per lane live in the loop" +
+                     (plan.caller_live == 0
+                          ? std::string()
+                          : " (" + std::to_string(plan.caller_live) +
+                                " of them held across the calls to its function)") +
+                     ", " +
                      std::to_string(plan.function_live) +
                      " at the kernel's busiest point; the batch holds " +
                      std::to_string(words) + LoopTag(*loop));
@@ -1787,13 +1793,42 @@ std::string BatchUniformLoadsPass::Analyze(Function* func, Loop* loop,
     known = function_live_.emplace(func->result_id(),
                                    LiveEstimate(func, all, uniformity)).first;
   }
-  plan->function_live = known->second;
+  plan->caller_live = CallerLive(func, uniformity);
+  plan->live += plan->caller_live;
+  plan->function_live = known->second + plan->caller_live;
   return CostRule(*plan, why);
+}
+
+uint32_t BatchUniformLoadsPass::CallerLive(Function* func,
+                                          const UniformityAnalysis& uniformity,
+                                          int depth) {
+  auto known = caller_live_.find(func->result_id());
+  if (known != caller_live_.end()) return known->second;
+  uint32_t most = 0;
+  if (depth < 8) {
+    caller_live_[func->result_id()] = 0;  // recursion (invalid SPIR-V) ends here
+    for (Function& caller : *get_module()) {
+      for (BasicBlock& block : caller) {
+        for (Instruction& inst : block) {
+          if (inst.opcode() != spv::Op::OpFunctionCall ||
+              inst.GetSingleWordInOperand(0) != func->result_id()) {
+            continue;
+          }
+          uint32_t across = 0;
+          LiveEstimate(&caller, {&block}, uniformity, &inst, &across);
+          most = std::max(most, across + CallerLive(&caller, uniformity, depth + 1));
+        }
+      }
+    }
+  }
+  caller_live_[func->result_id()] = most;
+  return most;
 }
 
 uint32_t BatchUniformLoadsPass::LiveEstimate(
     Function* func, const std::vector<BasicBlock*>& blocks,
-    const UniformityAnalysis& uniformity) {
+    const UniformityAnalysis& uniformity, const Instruction* at,
+    uint32_t* at_live) {
   // SPIRV-Tools' liveness gives each block's live-out set; a backward walk
   // through the block finds its busiest point. Values are weighted by the
   // 32-bit words they hold.
@@ -1876,6 +1911,7 @@ uint32_t BatchUniformLoadsPass::LiveEstimate(
       Instruction* inst = &*it;
       if (inst->opcode() == spv::Op::OpPhi) break;
       if (live.erase(inst)) now -= weight(inst);
+      if (inst == at && at_live != nullptr) *at_live = now;
       inst->ForEachInId([&](const uint32_t* id) {
         Instruction* def = context()->get_def_use_mgr()->GetDef(*id);
         if (def == nullptr || context()->get_instr_block(def) == nullptr) return;

@@ -84,9 +84,12 @@ class BatchUniformLoadsPass : public WavePass {
     // the batch).
     uint32_t max_components = 16;
     // Estimated per-lane 32-bit values live in the loop after the rewrite
-    // (the loop's own pressure plus the batch); above it the rewrite would
-    // cost occupancy.
-    uint32_t max_live = 48;
+    // (the loop's own pressure, what its callers hold across the call, the
+    // batch); above it the rewrite would cost occupancy. RDNA2 keeps its
+    // most waves per SIMD up to 32 VGPRs at wave64 and wave32; the estimate
+    // leaves the driver's temporaries out, hence the margin (calibrated on
+    // the corpus with `waverun isa`, see the pass doc).
+    uint32_t max_live = 28;
     // A loop with a constant trip count up to this many iterations and no
     // DontUnroll is left to the driver, which unrolls it (0: never).
     uint32_t driver_unroll = 32;
@@ -188,6 +191,9 @@ class BatchUniformLoadsPass : public WavePass {
     // (subgroup-uniform values do not count: they live in scalar registers).
     uint32_t live = 0;
     uint32_t function_live = 0;  // the same for the whole function
+    // Included in both: values the callers of a non-entry function hold
+    // live across their calls to it (drivers inline every call).
+    uint32_t caller_live = 0;
     // Instructions the fill recomputes per batch (addresses, exit tests).
     uint32_t recomputed = 0;
   };
@@ -210,10 +216,18 @@ class BatchUniformLoadsPass : public WavePass {
   // Whether the rewrite pays (see the pass doc); "" or a remark name.
   std::string CostRule(const Plan& plan, std::string* why);
   // Estimated per-lane 32-bit values live at the busiest point of |blocks|
-  // (of |func|); see Plan::live.
+  // (of |func|); see Plan::live. With |at| (an instruction of one of the
+  // blocks), |*at_live| gets the values live just after it, |at| itself
+  // left out.
   uint32_t LiveEstimate(spvtools::opt::Function* func,
                         const std::vector<spvtools::opt::BasicBlock*>& blocks,
-                        const UniformityAnalysis& uniformity);
+                        const UniformityAnalysis& uniformity,
+                        const spvtools::opt::Instruction* at = nullptr,
+                        uint32_t* at_live = nullptr);
+  // Plan::caller_live of |func|: the most any call to it holds live across
+  // the call, plus the same for the caller (|depth| bounds the walk).
+  uint32_t CallerLive(spvtools::opt::Function* func,
+                      const UniformityAnalysis& uniformity, int depth = 0);
 
   // Whether |id| is computed only from the induction variables of |plan|,
   // values defined outside the loop and constants, through operations the
@@ -283,6 +297,7 @@ class BatchUniformLoadsPass : public WavePass {
       loop_blocks_;  // by header id
   std::unordered_map<uint32_t, LoopWrites> loop_writes_;  // by header id
   std::unordered_map<uint32_t, uint32_t> function_live_;  // by function id
+  std::unordered_map<uint32_t, uint32_t> caller_live_;    // by function id
   // Loop headers done in an earlier round of this run: batched, reported
   // missed, or the outer loop over batches a rewrite made.
   std::unordered_set<uint32_t> handled_headers_;

@@ -202,6 +202,8 @@ def main():
     ap.add_argument("--isa", action="store_true")
     ap.add_argument("--only", default="", help="regex on module paths")
     ap.add_argument("--out", help="write the per-module results as JSON")
+    ap.add_argument("--load", help="take the census from an earlier --out JSON instead of "
+                    "running waveopt (then --diff/--isa run on its rewrites)")
     args = ap.parse_args()
     waveopt = os.path.abspath(os.path.join(args.build, "bin", "waveopt"))
     waverun = os.path.abspath(os.path.join(args.build, "bin", "waverun"))
@@ -217,12 +219,15 @@ def main():
                     path = os.path.join(args.corpus, row[flavour])
                     if os.path.exists(path) and re.search(args.only, path):
                         modules.append((flavour, row["id"], path))
-    jobs = [(waveopt, args.before, path, os.path.join(work, flavour, mid))
-            for flavour, mid, path in modules]
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(census, jobs))
-    for (flavour, mid, _), r in zip(modules, results):
-        r["flavour"], r["id"] = flavour, mid
+    if args.load:
+        results = [r for r in json.load(open(args.load)) if re.search(args.only, r["module"])]
+    else:
+        jobs = [(waveopt, args.before, path, os.path.join(work, flavour, mid))
+                for flavour, mid, path in modules]
+        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            results = list(pool.map(census, jobs))
+        for (flavour, mid, _), r in zip(modules, results):
+            r["flavour"], r["id"] = flavour, mid
 
     env = dict(os.environ, MESA_SHADER_CACHE_DISABLE="true", LP_NUM_THREADS="1")
     rewritten = [r for r in results if r["rewrite"]]
@@ -261,7 +266,7 @@ def main():
         for r in rs:
             if r["error"]:
                 print("  error: %s: %s" % (r["id"], r["error"]))
-        if args.diff:
+        if args.diff or any("diff" in r for r in rs):
             c = collections.Counter()
             for r in rs:
                 for v in r.get("diff", []):
@@ -269,7 +274,7 @@ def main():
                 if any(v == "DIFFERENT" for v in r.get("diff", [])):
                     print("  DIFFERENT: %s" % r["id"])
             print("diff runs (lavapipe 4/8/16 and simulator 32/64 per module): %s" % dict(c))
-        if args.isa:
+        if args.isa or any("isa" in r for r in rs):
             lost, checked = [], 0
             for r in rs:
                 for wave, v in sorted((r.get("isa") or {}).items()):
@@ -279,7 +284,10 @@ def main():
                     if v[1][0] < v[0][0]:
                         lost.append("%s wave%s: occupancy %d -> %d, VGPRs %d -> %d" % (
                             r["id"], wave, v[0][0], v[1][0], v[0][1], v[1][1]))
-            print("RDNA2 occupancy: %d comparisons, %d lose occupancy" % (checked, len(lost)))
+            failed = sum(1 for r in rs if "isa" in r and (r["isa"].get("error") or any(
+                r["isa"].get(w) is None for w in ("64", "32"))))
+            print("RDNA2 occupancy: %d comparisons, %d lose occupancy; %d rewritten modules the "
+                  "driver could not compile (both or one)" % (checked, len(lost), failed))
             for l in lost:
                 print("  " + l)
     if args.out:

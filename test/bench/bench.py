@@ -289,17 +289,21 @@ def spec_args(k, smoke, extra_key=None):
     return args
 
 
+def kernel_source(name, version):
+    """A kernel version's source: GLSL, or HLSL (glslang's HLSL front end)."""
+    comp = os.path.join(kernel_dir(name), version + ".comp")
+    return comp if os.path.exists(comp) else os.path.join(kernel_dir(name), version + ".hlsl")
+
+
 def build_versions(k, bindir, work):
     """naive.spv, hand.spv: the GLSL through waveopt's front end, no passes.
     waveopt.spv: waveopt -O on the naive GLSL. Returns the -O remarks."""
     waveopt = os.path.join(bindir, "waveopt")
     d = os.path.join(work, k["name"])
     os.makedirs(d, exist_ok=True)
-    src = kernel_dir(k["name"])
     paths = {v: os.path.join(d, v + ".spv") for v in VERSIONS}
-    def source(version):  # GLSL, or HLSL (glslang's HLSL front end)
-        comp = os.path.join(src, version + ".comp")
-        return comp if os.path.exists(comp) else os.path.join(src, version + ".hlsl")
+    def source(version):
+        return kernel_source(k["name"], version)
     run([waveopt, source("naive"), "-o", paths["naive"]])
     run([waveopt, source("hand"), "-o", paths["hand"]])
     _, _, err, _ = run([waveopt, "-O", source("naive"), "-o", paths["waveopt"],
@@ -740,7 +744,7 @@ def amd_versions(k, bindir, paths):
     d = os.path.dirname(paths["naive"])
     radv = os.path.join(d, "radv.spv")
     run([os.path.join(bindir, "waveopt"), "-O", "--assume-driver=radv",
-         os.path.join(kernel_dir(k["name"]), "naive.comp"), "-o", radv])
+         kernel_source(k["name"], "naive"), "-o", radv])
     out = dict(paths)
     out["radv"] = radv
     return out
