@@ -164,7 +164,7 @@ def diff(job):
                     lines[key] = lines.get(key, "fill=mod:64") + " size=" + size
                     continue
             last = [l for l in text.strip().splitlines() if l.strip()]
-            verdict = "cannot run: " + re.sub(r"[0-9]+", "N", (last or ["exit %d" % rc])[-1])[:120]
+            verdict = "cannot run: " + re.sub(r"[0-9]+", "N", (last or ["exit %d" % rc])[-1])[-110:]
             break
         verdicts.append(verdict)
     return verdicts
