@@ -3,10 +3,13 @@
 #include "passes/morton_remap_pass.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <deque>
 #include <memory>
 
+#include "analysis/uniformity.h"
 #include "passes/emitter.h"
+#include "source/opt/loop_descriptor.h"
 #include "source/opcode.h"
 #include "source/opt/decoration_manager.h"
 #include "source/opt/ir_context.h"
@@ -40,25 +43,6 @@ bool IsAccessChain(spv::Op op) {
   return op == spv::Op::OpAccessChain || op == spv::Op::OpInBoundsAccessChain ||
          op == spv::Op::OpPtrAccessChain ||
          op == spv::Op::OpInBoundsPtrAccessChain;
-}
-
-// Opcodes whose in-operand 1 is the coordinate of an image access.
-bool IsImageAccess(spv::Op op) {
-  switch (op) {
-    case spv::Op::OpImageRead:
-    case spv::Op::OpImageWrite:
-    case spv::Op::OpImageFetch:
-    case spv::Op::OpImageGather:
-    case spv::Op::OpImageDrefGather:
-    case spv::Op::OpImageTexelPointer:
-    case spv::Op::OpImageSparseRead:
-    case spv::Op::OpImageSparseFetch:
-    case spv::Op::OpImageSparseGather:
-    case spv::Op::OpImageSparseDrefGather:
-      return true;
-    default:
-      return spvOpcodeIsImageSample(op);
-  }
 }
 
 // Opcodes that compute derivatives across a quad (implicit-LOD sampling
@@ -96,15 +80,69 @@ std::string ShapeText(uint32_t x, uint32_t y, uint32_t z) {
   return std::to_string(x) + "x" + std::to_string(y) + "x" + std::to_string(z);
 }
 
+// The profitability model (docs/passes/morton-remap.md): an access counts
+// once per execution: the product of the trip counts of its loops (a loop
+// whose count is not a constant counts kUnknownTripWeight times), summed
+// over the call paths that reach it, capped at kMaxWeight.
+constexpr double kUnknownTripWeight = 8;
+constexpr double kMaxWeight = 1e6;
+constexpr uint64_t kUnknownTrips = ~uint64_t{0};
+constexpr uint64_t kMaxCountedTrips = 4096;
+
+std::string WeightText(double w) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.6g", w);
+  return buf;
+}
+
+// The in-tile bit order of the remap: index bit k of a tile goes to
+// coordinate kTileBits[k] (0 = x, 1 = y) bit kTileBits[k] position, bits a
+// tile lacks skipped: x0 y0 y1 x1 x2 y2 (seed 002's ARmpRed8x8 for 8x8).
+constexpr std::pair<int, uint32_t> kTileBits[] = {{0, 0}, {1, 0}, {1, 1},
+                                                  {0, 1}, {0, 2}, {1, 2}};
+
+// The tile side for a grid dimension: 8, else 4, else 2 (|n| even).
+uint32_t TileSide(uint32_t n) { return n % 8 == 0 ? 8 : n % 4 == 0 ? 4 : 2; }
+
+// For coordinate |c| of a |tw| x |th| tile: (shift, mask) groups such that
+// coordinate = OR over groups of ((j >> shift) & mask), in order of first
+// appearance.
+std::vector<std::pair<uint32_t, uint32_t>> TileGroups(int c, uint32_t tw,
+                                                      uint32_t th) {
+  const uint32_t bits[2] = {Log2(tw), Log2(th)};
+  std::vector<std::pair<uint32_t, uint32_t>> groups;
+  uint32_t src = 0;
+  for (const auto& [coord, bit] : kTileBits) {
+    if (bit >= bits[coord]) continue;
+    if (coord == c) {
+      const uint32_t shift = src - bit;
+      auto it = std::find_if(groups.begin(), groups.end(),
+                             [shift](const auto& g) { return g.first == shift; });
+      if (it == groups.end()) {
+        groups.push_back({shift, 1u << bit});
+      } else {
+        it->second |= 1u << bit;
+      }
+    }
+    ++src;
+  }
+  return groups;
+}
+
 // Emits the remapped identity values at one load site, each at most once.
 // Every getter returns 0 (and leaves the emitter failed) when ids run out.
 class RemapBuilder {
  public:
-  RemapBuilder(Emitter* e, uint32_t size_x, uint32_t size_y, uint32_t index_var,
+  // |index_path|: the new index is RemapIndex(l, n, |d|); otherwise the
+  // grid |size_x| x |size_y| is remapped with RemapCoords.
+  RemapBuilder(Emitter* e, uint32_t size_x, uint32_t size_y, bool index_path,
+               const MortonRemapPass::Decomposition& d, uint32_t index_var,
                uint32_t index_type, uint32_t wg_var, uint32_t wg_type)
       : e_(e),
         size_x_(size_x),
         size_y_(size_y),
+        index_path_(index_path),
+        d_(d),
         index_var_(index_var),
         index_type_(index_type),
         wg_var_(wg_var),
@@ -116,20 +154,21 @@ class RemapBuilder {
   uint32_t UIntType() const { return uint_; }
   uint32_t V3UIntType() const { return v3uint_; }
 
-  // The new x coordinate (1-D: the new index).
+  // The new local x coordinate (index path, 1-D workgroup: the new index).
   uint32_t X() {
-    if (x_ == 0) x_ = MortonX();
+    if (x_ == 0) x_ = index_path_ ? NewIndex() : TileX(L(), size_x_, size_y_);
     return x_;
   }
-  // The new y coordinate (1-D: 0).
+  // The new local y coordinate (index path: 0).
   uint32_t Y() {
-    if (y_ == 0) y_ = MortonY();
+    if (y_ != 0) return y_;
+    y_ = index_path_ ? e_->UInt(0) : TileY(L(), size_x_, size_y_);
     return y_;
   }
-  // The new LocalInvocationIndex: y * X + x.
+  // The new LocalInvocationIndex: y * X + x (index path: the new index).
   uint32_t Index() {
     if (index_ != 0) return index_;
-    if (size_y_ == 1) return index_ = X();
+    if (index_path_) return index_ = NewIndex();
     const uint32_t x = X();
     const uint32_t y = Y();
     const uint32_t row =
@@ -187,43 +226,49 @@ class RemapBuilder {
     }
     return wg_;
   }
-  // x = (l & 1) | ((l >> 2) & 6) plus the tile's origin (1-D: the new
-  // index); see MortonRemapPass::RemapIndex. One instruction per statement:
-  // argument evaluation order is unspecified, and the output must not
-  // depend on the compiler.
-  uint32_t MortonX() {
-    const uint32_t l = L();
-    const uint32_t bit0 = Op(spv::Op::OpBitwiseAnd, l, e_->UInt(1));
-    const uint32_t shr2 = Op(spv::Op::OpShiftRightLogical, l, e_->UInt(2));
-    const uint32_t bits12 = Op(spv::Op::OpBitwiseAnd, shr2, e_->UInt(6));
-    const uint32_t x0 = Op(spv::Op::OpBitwiseOr, bit0, bits12);
-    if (size_y_ == 1) {
-      // 1-D: the index inside the 64-block becomes y * 8 + x.
-      const uint32_t y0 = MortonY0();
-      const uint32_t row = Op(spv::Op::OpShiftLeftLogical, y0, e_->UInt(3));
-      const uint32_t in_block = Op(spv::Op::OpBitwiseOr, row, x0);
-      if (size_x_ == 64) return in_block;
-      const uint32_t block = Op(spv::Op::OpBitwiseAnd, l, e_->UInt(~63u));
-      return Op(spv::Op::OpBitwiseOr, block, in_block);
+  // In-tile coordinate |c| of index |j|: OR of (j >> shift) & mask. One
+  // instruction per statement: argument evaluation order is unspecified,
+  // and the output must not depend on the compiler.
+  uint32_t InTile(int c, uint32_t j, uint32_t tw, uint32_t th) {
+    uint32_t value = 0;
+    for (const auto& [shift, mask] : TileGroups(c, tw, th)) {
+      uint32_t part = j;
+      if (shift != 0) part = Op(spv::Op::OpShiftRightLogical, j, e_->UInt(shift));
+      part = Op(spv::Op::OpBitwiseAnd, part, e_->UInt(mask));
+      value = value == 0 ? part : Op(spv::Op::OpBitwiseOr, value, part);
     }
-    const uint32_t tiles_per_row = size_x_ / 8;
+    return value;
+  }
+  // The tile of index |j| in a grid of |tw| x |th| tiles: j >> log2(tw·th).
+  uint32_t Tile(uint32_t j, uint32_t tw, uint32_t th) {
+    if (tile_ == 0 || tile_of_ != j) {
+      tile_ = Op(spv::Op::OpShiftRightLogical, j, e_->UInt(Log2(tw * th)));
+      tile_of_ = j;
+    }
+    return tile_;
+  }
+  // x of index |j| in a |w| x |h| grid (MortonRemapPass::RemapCoords).
+  uint32_t TileX(uint32_t j, uint32_t w, uint32_t h) {
+    const uint32_t tw = TileSide(w), th = TileSide(h);
+    const uint32_t x0 = InTile(0, j, tw, th);
+    const uint32_t tiles_per_row = w / tw;
     if (tiles_per_row == 1) return x0;
-    const uint32_t tile = Tile();
+    const uint32_t tile = Tile(j, tw, th);
     const uint32_t tile_x =
         IsPowerOfTwo(tiles_per_row)
             ? Op(spv::Op::OpBitwiseAnd, tile, e_->UInt(tiles_per_row - 1))
             : Op(spv::Op::OpUMod, tile, e_->UInt(tiles_per_row));
     const uint32_t origin_x =
-        Op(spv::Op::OpShiftLeftLogical, tile_x, e_->UInt(3));
+        Op(spv::Op::OpShiftLeftLogical, tile_x, e_->UInt(Log2(tw)));
     return Op(spv::Op::OpBitwiseOr, x0, origin_x);
   }
-  // y = ((l >> 1) & 3) | ((l >> 3) & 4) plus the tile's origin (1-D: 0).
-  uint32_t MortonY() {
-    if (size_y_ == 1) return e_->UInt(0);
-    const uint32_t y0 = MortonY0();
-    const uint32_t tiles_per_row = size_x_ / 8;
-    if (size_x_ == 8 && size_y_ == 8) return y0;  // one tile
-    const uint32_t tile = Tile();
+  // y of index |j| in a |w| x |h| grid.
+  uint32_t TileY(uint32_t j, uint32_t w, uint32_t h) {
+    const uint32_t tw = TileSide(w), th = TileSide(h);
+    const uint32_t y0 = InTile(1, j, tw, th);
+    const uint32_t tiles_per_row = w / tw;
+    if (w == tw && h == th) return y0;  // one tile
+    const uint32_t tile = Tile(j, tw, th);
     uint32_t tile_y = tile;
     if (tiles_per_row > 1) {
       tile_y = IsPowerOfTwo(tiles_per_row)
@@ -232,29 +277,55 @@ class RemapBuilder {
                    : Op(spv::Op::OpUDiv, tile, e_->UInt(tiles_per_row));
     }
     const uint32_t origin_y =
-        Op(spv::Op::OpShiftLeftLogical, tile_y, e_->UInt(3));
+        Op(spv::Op::OpShiftLeftLogical, tile_y, e_->UInt(Log2(th)));
     return Op(spv::Op::OpBitwiseOr, y0, origin_y);
   }
-  // The in-tile y: ((l >> 1) & 3) | ((l >> 3) & 4).
-  uint32_t MortonY0() {
+  // The index path's new index (MortonRemapPass::RemapIndex).
+  uint32_t NewIndex() {
+    if (new_index_ != 0) return new_index_;
+    const uint32_t n = size_x_ * size_y_;
+    const uint32_t b = d_.block, w = d_.width, h = d_.height;
+    const bool pow2 = IsPowerOfTwo(b);
     const uint32_t l = L();
-    const uint32_t shr1 = Op(spv::Op::OpShiftRightLogical, l, e_->UInt(1));
-    const uint32_t bits01 = Op(spv::Op::OpBitwiseAnd, shr1, e_->UInt(3));
-    const uint32_t shr3 = Op(spv::Op::OpShiftRightLogical, l, e_->UInt(3));
-    const uint32_t bit2 = Op(spv::Op::OpBitwiseAnd, shr3, e_->UInt(4));
-    return Op(spv::Op::OpBitwiseOr, bits01, bit2);
-  }
-  // The 8x8 tile (64-invocation block) of the invocation: l >> 6.
-  uint32_t Tile() {
-    if (tile_ == 0) tile_ = Op(spv::Op::OpShiftRightLogical, L(), e_->UInt(6));
-    return tile_;
+    uint32_t j = l;
+    const bool tiles = TileSide(w) != w || TileSide(h) != h;
+    if (b < n && tiles) {
+      j = pow2 ? Op(spv::Op::OpBitwiseAnd, l, e_->UInt(b - 1))
+               : Op(spv::Op::OpUMod, l, e_->UInt(b));
+    }
+    const uint32_t x = TileX(j, w, h);
+    const uint32_t y = TileY(j, w, h);
+    // Row by row: y * w + x; column by column: x * h + y.
+    const uint32_t major = d_.transposed ? x : y;
+    const uint32_t minor = d_.transposed ? y : x;
+    const uint32_t stride = d_.transposed ? h : w;
+    uint32_t in = 0;
+    if (IsPowerOfTwo(stride)) {
+      const uint32_t row =
+          Op(spv::Op::OpShiftLeftLogical, major, e_->UInt(Log2(stride)));
+      in = Op(spv::Op::OpBitwiseOr, row, minor);
+    } else {
+      const uint32_t row = Op(spv::Op::OpIMul, major, e_->UInt(stride));
+      in = Op(spv::Op::OpIAdd, row, minor);
+    }
+    if (b == n) return new_index_ = in;
+    if (pow2) {
+      const uint32_t base = Op(spv::Op::OpBitwiseAnd, l, e_->UInt(~(b - 1)));
+      return new_index_ = Op(spv::Op::OpBitwiseOr, base, in);
+    }
+    const uint32_t block = Op(spv::Op::OpUDiv, l, e_->UInt(b));
+    const uint32_t base = Op(spv::Op::OpIMul, block, e_->UInt(b));
+    return new_index_ = Op(spv::Op::OpIAdd, base, in);
   }
 
   Emitter* e_;
   uint32_t size_x_, size_y_;
+  bool index_path_;
+  MortonRemapPass::Decomposition d_;
   uint32_t index_var_, index_type_, wg_var_, wg_type_;
   uint32_t uint_ = 0, v3uint_ = 0;
-  uint32_t l_ = 0, wg_ = 0, x_ = 0, y_ = 0, index_ = 0, tile_ = 0;
+  uint32_t l_ = 0, wg_ = 0, x_ = 0, y_ = 0, index_ = 0, new_index_ = 0;
+  uint32_t tile_ = 0, tile_of_ = 0;
 };
 
 }  // namespace
@@ -268,27 +339,65 @@ bool MortonRemapPass::ParseParams(const std::string& text, Params* params,
       if (params->mode != Mode::kForce) params->mode = Mode::kAlways;
     } else if (key == "force" && value.empty()) {
       params->mode = Mode::kForce;
+    } else if (key == "workgroup-size") {
+      uint32_t dims[3] = {1, 1, 1};
+      std::vector<std::string> parts;
+      size_t at = 0;
+      for (size_t end; (end = value.find('x', at)) != std::string::npos;
+           at = end + 1) {
+        parts.push_back(value.substr(at, end - at));
+      }
+      parts.push_back(value.substr(at));
+      bool ok = parts.size() <= 3;
+      for (size_t k = 0; ok && k < parts.size(); ++k) {
+        ok = !parts[k].empty() && parts[k].size() <= 4 &&
+             parts[k].find_first_not_of("0123456789") == std::string::npos;
+        if (ok) dims[k] = static_cast<uint32_t>(std::stoul(parts[k]));
+      }
+      ok = ok && dims[0] > 0 && dims[1] > 0 && dims[2] > 0 &&
+           dims[0] * dims[1] * dims[2] <= 1024;
+      if (!ok) {
+        *error = "workgroup-size must be X, XxY or XxYxZ with at most 1024 "
+                 "invocations (e.g. workgroup-size=16x16)";
+        return false;
+      }
+      params->promised_x = dims[0];
+      params->promised_y = dims[1];
+      params->promised_z = dims[2];
     } else {
-      *error = "unknown parameter '" + key + "' (expected always or force)";
+      *error = "unknown parameter '" + key +
+               "' (expected always, force or workgroup-size=XxY)";
       return false;
     }
   }
   return true;
 }
 
-void MortonRemapPass::RemapIndex(uint32_t l, uint32_t size_x, uint32_t size_y,
-                                 uint32_t* x, uint32_t* y) {
-  const uint32_t x0 = (l & 1u) | ((l >> 2) & 6u);
-  const uint32_t y0 = ((l >> 1) & 3u) | ((l >> 3) & 4u);
-  if (size_y == 1) {
-    *x = (l & ~63u) | (y0 << 3) | x0;
-    *y = 0;
-    return;
+void MortonRemapPass::RemapCoords(uint32_t j, uint32_t w, uint32_t h,
+                                  uint32_t* x, uint32_t* y) {
+  const uint32_t tw = TileSide(w), th = TileSide(h);
+  uint32_t c[2] = {0, 0};
+  const uint32_t bits[2] = {Log2(tw), Log2(th)};
+  uint32_t src = 0;
+  for (const auto& [coord, bit] : kTileBits) {
+    if (bit >= bits[coord]) continue;
+    c[coord] |= ((j >> src) & 1u) << bit;
+    ++src;
   }
-  const uint32_t tile = l >> 6;
-  const uint32_t tiles_per_row = size_x / 8;
-  *x = x0 + 8 * (tile % tiles_per_row);
-  *y = y0 + 8 * (tile / tiles_per_row);
+  const uint32_t tile = j / (tw * th);
+  const uint32_t tiles_per_row = w / tw;
+  *x = c[0] + tw * (tile % tiles_per_row);
+  *y = c[1] + th * (tile / tiles_per_row);
+}
+
+uint32_t MortonRemapPass::RemapIndex(uint32_t l, uint32_t n,
+                                     const Decomposition& d) {
+  (void)n;
+  const uint32_t j = l % d.block;
+  uint32_t x = 0, y = 0;
+  RemapCoords(j, d.width, d.height, &x, &y);
+  const uint32_t in = d.transposed ? x * d.height + y : y * d.width + x;
+  return l - j + in;
 }
 
 MortonRemapPass::MortonRemapPass(PassConfig config)
@@ -405,17 +514,37 @@ std::string MortonRemapPass::ResolveShape(Instruction* entry, Shape* shape,
     *why = "the entry point has no LocalSize, LocalSizeId or WorkgroupSize";
     return "UnsupportedWorkgroupSize";
   }
-  const bool two_d = shape->z == 1 && shape->x % 8 == 0 && shape->y % 8 == 0 &&
-                     shape->x > 0 && shape->y > 0;
-  const bool one_d =
-      shape->z == 1 && shape->y == 1 && shape->x % 64 == 0 && shape->x > 0;
-  if (!two_d && !one_d) {
+  const bool promise = params_.promised_x != 0;
+  const std::string size_text = ShapeText(shape->x, shape->y, shape->z);
+  if (shape->from_spec_constant) {
+    if (!promise) {
+      *why = "the workgroup size comes from specialization constants (" +
+             shape->source + ", defaults " + size_text +
+             "): the pipeline may specialise it to another size; promise "
+             "one with --morton-remap=workgroup-size=XxY";
+      return "SpecConstantWorkgroupSize";
+    }
+    shape->x = params_.promised_x;
+    shape->y = params_.promised_y;
+    shape->z = params_.promised_z;
+    shape->promised = true;
+  } else if (promise && (shape->x != params_.promised_x ||
+                         shape->y != params_.promised_y ||
+                         shape->z != params_.promised_z)) {
+    *why = "the module's workgroup is " + size_text + " (from " +
+           shape->source + "), not the promised workgroup-size=" +
+           ShapeText(params_.promised_x, params_.promised_y,
+                     params_.promised_z);
+    return "UnsupportedWorkgroupSize";
+  }
+  const std::string from =
+      " (from " +
+      (shape->promised ? "workgroup-size=, for specialization constants"
+                       : shape->source) +
+      ")";
+  if (shape->z != 1 || shape->x * shape->y < 4 || shape->x * shape->y > 1024) {
     *why = "the workgroup is " + ShapeText(shape->x, shape->y, shape->z) +
-           " (from " + shape->source +
-           (shape->from_spec_constant ? ", specialization constant defaults"
-                                      : "") +
-           "); the remap needs X and Y multiples of 8 and Z = 1, or 64·k x 1 "
-           "x 1";
+           from + "; the remap needs X x Y x 1 with 4 to 1024 invocations";
     return "UnsupportedWorkgroupSize";
   }
   return "";
@@ -471,80 +600,6 @@ bool MortonRemapPass::CollectSites(EntryInfo* info, std::string* why) {
     if (!ok) return false;
   }
   return true;
-}
-
-bool MortonRemapPass::AlreadyRemapped(const EntryInfo& info) {
-  auto* def_use = get_def_use_mgr();
-  // Whether |inst| is "|value| & |mask|".
-  auto is_and = [this](Instruction* inst, uint32_t value, uint32_t mask) {
-    if (inst->opcode() != spv::Op::OpBitwiseAnd) return false;
-    for (uint32_t i = 0; i < 2; ++i) {
-      uint32_t c = 0;
-      bool spec = false;
-      if (inst->GetSingleWordInOperand(i) == value &&
-          ConstantValue(inst->GetSingleWordInOperand(1 - i), &c, &spec) &&
-          !spec && c == mask) {
-        return true;
-      }
-    }
-    return false;
-  };
-  // Whether |l| (the loaded index) feeds (l >> 2) & 6 or (l >> 3) & 4.
-  auto feeds_pattern = [&](Instruction* l) {
-    return !def_use->WhileEachUser(l, [&](Instruction* shift) {
-      uint32_t amount = 0;
-      bool spec = false;
-      if (shift->opcode() != spv::Op::OpShiftRightLogical ||
-          shift->GetSingleWordInOperand(0) != l->result_id() ||
-          !ConstantValue(shift->GetSingleWordInOperand(1), &amount, &spec) ||
-          spec || (amount != 2 && amount != 3)) {
-        return true;
-      }
-      const uint32_t mask = amount == 2 ? 6u : 4u;
-      return def_use->WhileEachUser(shift, [&](Instruction* use) {
-        return !is_and(use, shift->result_id(), mask);
-      });
-    });
-  };
-  // The loaded index, its bitcasts, and loads of Function variables whose
-  // one store stores it (unoptimised front-end output keeps `uint l =
-  // gl_LocalInvocationIndex;` in such a variable).
-  auto copies = [&](Instruction* load) {
-    std::vector<Instruction*> out = {load};
-    for (size_t i = 0; i < out.size(); ++i) {
-      Instruction* value = out[i];
-      def_use->ForEachUser(value, [&](Instruction* use) {
-        if (use->opcode() == spv::Op::OpBitcast) out.push_back(use);
-      });
-      def_use->ForEachUser(value, [&](Instruction* use) {
-        if (use->opcode() != spv::Op::OpStore ||
-            use->GetSingleWordInOperand(1) != value->result_id()) {
-          return;
-        }
-        Instruction* var = def_use->GetDef(use->GetSingleWordInOperand(0));
-        if (var == nullptr || var->opcode() != spv::Op::OpVariable ||
-            var->GetSingleWordInOperand(0) !=
-                static_cast<uint32_t>(spv::StorageClass::Function)) {
-          return;
-        }
-        uint32_t stores = 0;
-        std::vector<Instruction*> loads;
-        def_use->ForEachUser(var, [&](Instruction* u) {
-          if (u->opcode() == spv::Op::OpStore) ++stores;
-          if (u->opcode() == spv::Op::OpLoad) loads.push_back(u);
-        });
-        if (stores == 1) out.insert(out.end(), loads.begin(), loads.end());
-      });
-    }
-    return out;
-  };
-  for (const Site& site : info.sites) {
-    if (site.kind != kLocalIndex || site.component != -1) continue;
-    for (Instruction* l : copies(site.load)) {
-      if (feeds_pattern(l)) return true;
-    }
-  }
-  return false;
 }
 
 std::string MortonRemapPass::SubgroupDependence(const EntryInfo& info,
@@ -630,7 +685,8 @@ std::string MortonRemapPass::SubgroupDependence(const EntryInfo& info,
   return "";
 }
 
-MortonRemapPass::Counts MortonRemapPass::CountAccesses(const EntryInfo& info) {
+std::unordered_map<uint32_t, MortonRemapPass::Taint> MortonRemapPass::ComputeTaint(
+    const EntryInfo& info) {
   auto* def_use = get_def_use_mgr();
   auto* types = context()->get_type_mgr();
   std::unordered_map<uint32_t, Taint> taint;  // values, memory roots, returns
@@ -810,42 +866,231 @@ MortonRemapPass::Counts MortonRemapPass::CountAccesses(const EntryInfo& info) {
     if (!changed) break;
   }
 
-  Counts counts;
-  for (Function* func : info.reached) {
-    func->ForEachInst([&](Instruction* inst) {
-      const spv::Op op = inst->opcode();
-      if (IsImageAccess(op) && inst->NumInOperands() > 1) {
-        if (any(get(inst->GetSingleWordInOperand(1))) != 0) ++counts.images;
-        return;
+  return taint;
+}
+
+std::string MortonRemapPass::Weights::Describe(bool tiled_kinds) const {
+  std::string out;
+  for (uint32_t k = 0; k < count.size(); ++k) {
+    const auto kind = static_cast<MemoryKind>(k);
+    if (count[k] == 0 || IsTiled(kind) != tiled_kinds) continue;
+    if (!out.empty()) out += ", ";
+    out += std::to_string(count[k]) + " " + MemoryKindName(kind) +
+           (count[k] == 1 ? " access" : " accesses");
+    if (weight[k] != count[k]) out += " weighing " + WeightText(weight[k]);
+  }
+  return out.empty() ? "none" : out;
+}
+
+uint64_t MortonRemapPass::TripCount(Function* func, uint32_t header) {
+  auto cached = trip_counts_.find(header);
+  if (cached != trip_counts_.end()) return cached->second;
+  uint64_t& result = trip_counts_[header];
+  result = kUnknownTrips;
+  auto* def_use = get_def_use_mgr();
+  auto* loops = context()->GetLoopDescriptor(func);
+  spvtools::opt::Loop* loop = (*loops)[header];
+  if (loop == nullptr || loop->GetHeaderBlock()->id() != header ||
+      loop->GetMergeBlock() == nullptr) {
+    return result;
+  }
+  const uint32_t merge = loop->GetMergeBlock()->id();
+  // The one exit: a conditional branch to the merge block. Blocks are
+  // visited in function order (the set of the loop descriptor is not).
+  BasicBlock* exit_block = nullptr;
+  for (BasicBlock& bb : *func) {
+    if (!loop->IsInsideLoop(&bb)) continue;
+    const Instruction* term = bb.terminator();
+    const spv::Op op = term->opcode();
+    if (op != spv::Op::OpBranch && op != spv::Op::OpBranchConditional &&
+        op != spv::Op::OpSwitch) {
+      return result;  // returns, kills inside the loop
+    }
+    bool leaves = false, bad = false;
+    bb.ForEachSuccessorLabel([&](const uint32_t succ) {
+      if (loop->IsInsideLoop(succ)) return;
+      leaves = true;
+      if (succ != merge || op != spv::Op::OpBranchConditional) bad = true;
+    });
+    if (bad || (leaves && exit_block != nullptr)) return result;
+    if (leaves) exit_block = &bb;
+  }
+  if (exit_block == nullptr) return result;
+  const Instruction* branch = exit_block->terminator();
+  const bool continue_on_true =
+      loop->IsInsideLoop(branch->GetSingleWordInOperand(1));
+  Instruction* cmp = def_use->GetDef(branch->GetSingleWordInOperand(0));
+  if (cmp == nullptr || cmp->NumInOperands() != 2) return result;
+  const spv::Op cmp_op = cmp->opcode();
+  auto compare = [cmp_op](int64_t a, int64_t b, bool* ok) {
+    const uint32_t ua = static_cast<uint32_t>(a), ub = static_cast<uint32_t>(b);
+    *ok = true;
+    switch (cmp_op) {
+      case spv::Op::OpSLessThan: return a < b;
+      case spv::Op::OpSLessThanEqual: return a <= b;
+      case spv::Op::OpSGreaterThan: return a > b;
+      case spv::Op::OpSGreaterThanEqual: return a >= b;
+      case spv::Op::OpULessThan: return ua < ub;
+      case spv::Op::OpULessThanEqual: return ua <= ub;
+      case spv::Op::OpUGreaterThan: return ua > ub;
+      case spv::Op::OpUGreaterThanEqual: return ua >= ub;
+      case spv::Op::OpINotEqual: return ua != ub;
+      case spv::Op::OpIEqual: return ua == ub;
+      default: *ok = false; return false;
+    }
+  };
+  auto constant = [this](uint32_t id, int64_t* v) {
+    uint32_t c = 0;
+    bool spec = false;
+    if (!ConstantValue(id, &c, &spec) || spec) return false;
+    *v = static_cast<int32_t>(c);
+    return true;
+  };
+  // |next| = |iv| ± constant: the step.
+  auto step_of = [&](Instruction* next, uint32_t iv, int64_t* step) {
+    if (next == nullptr || (next->opcode() != spv::Op::OpIAdd &&
+                            next->opcode() != spv::Op::OpISub)) {
+      return false;
+    }
+    const uint32_t a = next->GetSingleWordInOperand(0);
+    const uint32_t b = next->GetSingleWordInOperand(1);
+    int64_t c = 0;
+    if (a == iv && constant(b, &c)) {
+      *step = next->opcode() == spv::Op::OpIAdd ? c : -c;
+      return true;
+    }
+    if (next->opcode() == spv::Op::OpIAdd && b == iv && constant(a, &c)) {
+      *step = c;
+      return true;
+    }
+    return false;
+  };
+  // Whether |iv| is an induction variable: a header phi (a constant from
+  // outside the loop, iv ± constant from inside), or a load of a Function
+  // variable stored once before the loop (a constant) and once in it (its
+  // load ± a constant).
+  auto induction = [&](Instruction* iv, int64_t* init, int64_t* step) {
+    if (iv->opcode() == spv::Op::OpPhi) {
+      if (context()->get_instr_block(iv)->id() != header ||
+          iv->NumInOperands() != 4) {
+        return false;
       }
-      if (!IsAccessChain(op)) return;
-      // Count the chain that reaches memory, not the chains it is built of.
-      const bool used_directly = !def_use->WhileEachUser(
-          inst,
-          [](Instruction* user) { return IsAccessChain(user->opcode()); });
-      if (!used_directly) return;
-      Instruction* r = root(inst->result_id());
-      if (r == nullptr || r->opcode() != spv::Op::OpVariable) return;
-      const auto sc =
-          static_cast<spv::StorageClass>(r->GetSingleWordInOperand(0));
-      if (sc != spv::StorageClass::StorageBuffer &&
-          sc != spv::StorageClass::Uniform &&
-          sc != spv::StorageClass::PhysicalStorageBuffer) {
-        return;
-      }
-      bool varies_with_x = false;
-      for (Instruction* c = inst; c != nullptr && IsAccessChain(c->opcode());
-           c = def_use->GetDef(c->GetSingleWordInOperand(0))) {
-        for (uint32_t i = 1; i < c->NumInOperands(); ++i) {
-          if (get(c->GetSingleWordInOperand(i))[0] & kVariesWithX) {
-            varies_with_x = true;
-          }
+      bool has_step = false, has_init = false;
+      for (uint32_t i = 0; i < 4; i += 2) {
+        const uint32_t value = iv->GetSingleWordInOperand(i);
+        if (loop->IsInsideLoop(iv->GetSingleWordInOperand(i + 1))) {
+          has_step = step_of(def_use->GetDef(value), iv->result_id(), step);
+        } else {
+          has_init = constant(value, init);
         }
       }
-      if (varies_with_x) ++counts.linear_buffers;
+      return has_step && has_init;
+    }
+    if (iv->opcode() != spv::Op::OpLoad) return false;
+    Instruction* var = def_use->GetDef(iv->GetSingleWordInOperand(0));
+    if (var == nullptr || var->opcode() != spv::Op::OpVariable ||
+        var->GetSingleWordInOperand(0) !=
+            static_cast<uint32_t>(spv::StorageClass::Function) ||
+        var->NumInOperands() != 1) {
+      return false;
+    }
+    int stores_in = 0, stores_out = 0;
+    bool other = false;
+    def_use->ForEachUse(var, [&](Instruction* u, uint32_t operand_index) {
+      const spv::Op op = u->opcode();
+      if (op == spv::Op::OpLoad || op == spv::Op::OpName ||
+          op == spv::Op::OpDecorate) {
+        return;
+      }
+      if (op != spv::Op::OpStore || operand_index != 0) {
+        other = true;
+        return;
+      }
+      const uint32_t value = u->GetSingleWordInOperand(1);
+      if (!loop->IsInsideLoop(u)) {
+        ++stores_out;
+        other |= !constant(value, init);
+        return;
+      }
+      ++stores_in;
+      Instruction* next = def_use->GetDef(value);
+      bool stepped = false;
+      for (uint32_t i = 0; next != nullptr && i < next->NumInOperands() &&
+                           i < 2 && !stepped;
+           ++i) {
+        Instruction* o = def_use->GetDef(next->GetSingleWordInOperand(i));
+        stepped = o != nullptr && o->opcode() == spv::Op::OpLoad &&
+                  o->GetSingleWordInOperand(0) == var->result_id() &&
+                  step_of(next, o->result_id(), step);
+      }
+      other |= !stepped;
     });
+    return !other && stores_in == 1 && stores_out == 1;
+  };
+  for (uint32_t side = 0; side < 2; ++side) {
+    int64_t bound = 0, init = 0, step = 0;
+    if (!constant(cmp->GetSingleWordInOperand(1 - side), &bound)) continue;
+    Instruction* tested = def_use->GetDef(cmp->GetSingleWordInOperand(side));
+    if (tested == nullptr) continue;
+    // The test reads iv itself, or iv ± step (a latch test, i + 1 < n).
+    bool tests_next = false;
+    bool found = induction(tested, &init, &step);
+    for (uint32_t i = 0; !found && i < tested->NumInOperands() && i < 2 &&
+                         (tested->opcode() == spv::Op::OpIAdd ||
+                          tested->opcode() == spv::Op::OpISub);
+         ++i) {
+      Instruction* o = def_use->GetDef(tested->GetSingleWordInOperand(i));
+      int64_t c = 0;
+      if (o != nullptr && induction(o, &init, &step) &&
+          step_of(tested, o->result_id(), &c) && c == step) {
+        found = tests_next = true;
+      }
+    }
+    if (!found || step == 0) continue;
+    // Run the test.
+    const bool test_after_body =
+        exit_block == loop->GetLatchBlock() && exit_block->id() != header;
+    uint64_t trips = 0;
+    int64_t i = init;
+    for (;;) {
+      bool ok = false;
+      const int64_t v = tests_next ? i + step : i;
+      const bool t = side == 0 ? compare(v, bound, &ok) : compare(bound, v, &ok);
+      if (!ok) return result;
+      if (t != continue_on_true) break;
+      if (++trips > kMaxCountedTrips) return result;
+      i += step;
+    }
+    return result = trips + (test_after_body ? 1 : 0);
   }
-  return counts;
+  return result;
+}
+
+double MortonRemapPass::FrameWeight(const InvocationEvaluator& evaluator,
+                                    uint32_t frame) {
+  double w = 1;
+  for (int guard = 0; frame != 0 && guard < 64; ++guard) {
+    Instruction* call = evaluator.FrameCall(frame);
+    const uint32_t parent = evaluator.FrameParent(frame);
+    w *= BlockWeight(evaluator.FrameFunction(parent),
+                     context()->get_instr_block(call));
+    w = std::min(w, kMaxWeight);
+    frame = parent;
+  }
+  return w;
+}
+
+double MortonRemapPass::BlockWeight(Function* func, BasicBlock* block) {
+  auto* loops = context()->GetLoopDescriptor(func);
+  double w = 1;
+  for (spvtools::opt::Loop* loop = (*loops)[block]; loop != nullptr;
+       loop = loop->GetParent()) {
+    const uint64_t trips = TripCount(func, loop->GetHeaderBlock()->id());
+    w *= trips == kUnknownTrips ? kUnknownTripWeight
+                                : static_cast<double>(trips);
+    w = std::min(w, kMaxWeight);
+  }
+  return w;
 }
 
 uint32_t MortonRemapPass::BuiltInVar(uint32_t builtin, bool vector,
@@ -918,8 +1163,9 @@ bool MortonRemapPass::Rewrite(const EntryInfo& info) {
     auto where = block->begin();
     while (&*where != load) ++where;
     Emitter e(context(), block, where);
-    RemapBuilder b(&e, info.shape.x, info.shape.y, index_var,
-                   pointee(index_var), wg_var, pointee(wg_var));
+    RemapBuilder b(&e, info.shape.x, info.shape.y, info.index_path,
+                   info.decomposition, index_var, pointee(index_var), wg_var,
+                   pointee(wg_var));
     uint32_t value = 0;
     uint32_t type = b.UIntType();
     if (site.kind == kLocalIndex) {
@@ -1003,6 +1249,8 @@ spvtools::opt::Pass::Status MortonRemapPass::Process() {
   }
 
   bool changed = false;
+  std::unique_ptr<UniformityAnalysis> uniformity;
+  trip_counts_.clear();
   for (EntryInfo& info : entries) {
     Function* func = info.function;
     std::string why;
@@ -1026,21 +1274,68 @@ spvtools::opt::Pass::Status MortonRemapPass::Process() {
                  info.first_use, why);
       continue;
     }
+    std::string reason = ResolveShape(info.entry, &info.shape, &why);
+    // What each invocation touches, evaluated for every invocation (for a
+    // kernel that reads no identity built-in, only to name a layout built
+    // from the subgroup built-ins).
+    std::unique_ptr<InvocationEvaluator> evaluator;
+    std::vector<LaneAccess> accesses;
+    LaneMaps lane_maps;
+    auto analyse = [&]() {
+      if (uniformity == nullptr) {
+        uniformity = std::make_unique<UniformityAnalysis>(context());
+      }
+      evaluator = std::make_unique<InvocationEvaluator>(
+          context(), func,
+          WorkgroupSize{info.shape.x, info.shape.y, info.shape.z},
+          uniformity.get());
+      accesses = CollectLaneAccesses(context(), info.reached);
+      lane_maps = EvaluateAllLaneMaps(evaluator.get(), accesses);
+    };
+    // Refuses (with a remark) when some access is quad-ordered already.
+    auto quad_ordered = [&]() {
+      const int ordered = FirstQuadOrderedItem(lane_maps);
+      if (ordered < 0) return false;
+      const LaneItem& item = lane_maps.items[ordered];
+      LaneLayout layout;
+      uint32_t dims = 2;
+      for (const auto& per_env : lane_maps.maps) {
+        if (per_env[ordered].ok) {
+          layout = ClassifyLaneMap(per_env[ordered]);
+          dims = per_env[ordered].dims;
+          break;
+        }
+      }
+      std::string what = OpText(item.access->inst->opcode()) + " (" +
+                         MemoryKindName(item.access->kind) + ")";
+      EmitRemark(RemarkKind::kMissed, "AlreadyQuadOrdered", func,
+                 item.access->inst,
+                 what + " already puts lanes 4k..4k+3 on one 2x2 block" +
+                     (dims == 1 ? " of its row-major index (a, a+1, a+W, "
+                                  "a+W+1)"
+                                : "") +
+                     (layout.step_x > 1 || layout.step_y > 1
+                          ? " (steps " + std::to_string(layout.step_x) + "," +
+                                std::to_string(layout.step_y) + ")"
+                          : std::string()) +
+                     (lane_maps.envs.front().subgroup_size != 0
+                          ? " at every subgroup size from 4 to 64"
+                          : std::string()) +
+                     ": the kernel is quad-ordered already, and a second "
+                     "permutation would undo it");
+      return true;
+    };
     if (info.sites.empty()) {
+      if (reason.empty() && collected) {
+        analyse();
+        if (evaluator->ReadsSubgroupBuiltIns() && quad_ordered()) continue;
+      }
       EmitRemark(RemarkKind::kMissed, "NoInvocationIds", func, nullptr,
                  "the entry point does not read LocalInvocationId, "
                  "GlobalInvocationId or LocalInvocationIndex: nothing to "
                  "relabel");
       continue;
     }
-    if (AlreadyRemapped(info)) {
-      EmitRemark(RemarkKind::kMissed, "AlreadyRemapped", func, info.first_use,
-                 "LocalInvocationIndex already feeds the Morton bit pattern "
-                 "((l >> 2) & 6, (l >> 3) & 4): this pass's output or a "
-                 "hand-written ARmpRed8x8");
-      continue;
-    }
-    std::string reason = ResolveShape(info.entry, &info.shape, &why);
     if (!reason.empty()) {
       EmitRemark(RemarkKind::kMissed, reason, func, info.first_use, why);
       continue;
@@ -1053,6 +1348,23 @@ spvtools::opt::Pass::Status MortonRemapPass::Process() {
                  "another entry point, which would see the relabelled ids");
       continue;
     }
+    const Shape& shape = info.shape;
+    const uint32_t n = shape.x * shape.y;
+    const std::string shape_text =
+        ShapeText(shape.x, shape.y, shape.z) + " workgroup (" +
+        (shape.promised ? "promised by workgroup-size= for specialization "
+                          "constants"
+                        : shape.source) +
+        ")";
+    // The grid path relabels LocalInvocationId/GlobalInvocationId of a 2-D
+    // workgroup; the index path relabels the flat index a kernel splits
+    // itself (1-D workgroups, or 2-D ones that read only the index).
+    bool reads_grid = false;
+    for (const Site& site : info.sites) reads_grid |= site.kind != kLocalIndex;
+    info.index_path = shape.y == 1 || !reads_grid;
+
+    analyse();
+    if (quad_ordered()) continue;
     Instruction* where = nullptr;
     std::string dependence_name;
     const std::string dependence =
@@ -1064,43 +1376,210 @@ spvtools::opt::Pass::Status MortonRemapPass::Process() {
                      "(--morton-remap=force overrides)");
       continue;
     }
-    const Counts counts = CountAccesses(info);
-    const std::string counted =
-        std::to_string(counts.images) +
-        " image access(es) at invocation-derived coordinates, " +
-        std::to_string(counts.linear_buffers) +
-        " buffer access(es) indexed along x (row-major)";
-    if (params_.mode == Mode::kProfitable) {
-      if (counts.images == 0) {
-        EmitRemark(RemarkKind::kMissed, "NotProfitable", func, info.first_use,
-                   counted +
-                       ": no 2-D image access to gain from 2x2 lane "
-                       "quads (--morton-remap=always overrides)");
+
+    // The permutation, as a map from an invocation to the one whose work
+    // it takes.
+    std::vector<uint32_t> perm(n);
+    std::string layout_text;
+    if (info.index_path) {
+      // The decomposition of the tiled accesses, heaviest first.
+      struct Candidate {
+        Decomposition d;
+        double weight = 0;
+      };
+      std::vector<Candidate> candidates;
+      bool odd = false;
+      Decomposition odd_d;
+      for (size_t i = 0; i < lane_maps.items.size(); ++i) {
+        const LaneItem& item = lane_maps.items[i];
+        if (!IsTiled(item.access->kind)) continue;
+        Decomposition d;
+        bool all = true;
+        for (const auto& per_env : lane_maps.maps) {
+          const LaneLayout layout = ClassifyLaneMap(per_env[i]);
+          Decomposition here;
+          here.block = layout.block;
+          here.width = layout.block_width;
+          here.height = layout.BlockHeight();
+          here.transposed = layout.transposed;
+          if (!per_env[i].ok || here.block == 0 ||
+              (d.block != 0 &&
+               (d.block != here.block || d.width != here.width ||
+                d.transposed != here.transposed))) {
+            all = false;
+            break;
+          }
+          d = here;
+        }
+        if (!all || d.height < 2) continue;
+        if (d.width % 2 != 0 || d.height % 2 != 0) {
+          odd = true;
+          odd_d = d;
+          continue;
+        }
+        const double w =
+            BlockWeight(item.access->function,
+                        context()->get_instr_block(item.access->inst)) *
+            FrameWeight(*evaluator, item.frame);
+        auto it = std::find_if(candidates.begin(), candidates.end(),
+                               [&](const Candidate& c) {
+                                 return c.d.block == d.block &&
+                                        c.d.width == d.width &&
+                                        c.d.transposed == d.transposed;
+                               });
+        if (it == candidates.end()) {
+          candidates.push_back({d, w});
+        } else {
+          it->weight += w;
+        }
+      }
+      if (candidates.empty()) {
+        if (odd) {
+          EmitRemark(RemarkKind::kMissed, "OddWorkgroupSize", func,
+                     info.first_use,
+                     "the " + shape_text + " splits its index into " +
+                         std::to_string(odd_d.width) + "x" +
+                         std::to_string(odd_d.height) +
+                         " grids of lanes: an odd side leaves no 2x2 "
+                         "lane blocks");
+        } else {
+          EmitRemark(RemarkKind::kMissed, "LinearIndex", func, info.first_use,
+                     "the " + shape_text +
+                         " uses its invocation index linearly: no 2-D "
+                         "image access splits it into x and y, so there "
+                         "are no pixels to put on 2x2 lane blocks");
+        }
         continue;
       }
-      if (counts.linear_buffers >= counts.images) {
+      const Candidate* best = &candidates[0];
+      for (const Candidate& c : candidates) {
+        if (c.weight > best->weight) best = &c;
+      }
+      info.decomposition = best->d;
+      const Decomposition& d = info.decomposition;
+      for (uint32_t l = 0; l < n; ++l) perm[l] = RemapIndex(l, n, d);
+      layout_text =
+          "the index is split into " +
+          (d.block == n ? std::string()
+                        : "blocks of " + std::to_string(d.block) + " lanes, ") +
+          std::to_string(d.width) + "x" + std::to_string(d.height) +
+          (d.transposed ? " column by column" : " row by row") +
+          " (Morton order in " + std::to_string(TileSide(d.width)) + "x" +
+          std::to_string(TileSide(d.height)) + " tiles)";
+    } else {
+      if (shape.x % 2 != 0 || shape.y % 2 != 0) {
+        EmitRemark(RemarkKind::kMissed, "OddWorkgroupSize", func,
+                   info.first_use,
+                   "the " + shape_text +
+                       " has an odd side: there are no 2x2 lane blocks");
+        continue;
+      }
+      for (uint32_t l = 0; l < n; ++l) {
+        uint32_t x = 0, y = 0;
+        RemapCoords(l, shape.x, shape.y, &x, &y);
+        perm[l] = y * shape.x + x;
+      }
+      layout_text = "Morton order in " + std::to_string(TileSide(shape.x)) +
+                    "x" + std::to_string(TileSide(shape.y)) + " tiles";
+    }
+
+    // Weigh the accesses: tiled ones whose coordinates vary in x and y
+    // (and, on the index path, that the permutation puts on 2x2 quads)
+    // against linear ones that differ within a quad of the original order.
+    const auto taint = ComputeTaint(info);
+    auto taint_of = [&taint](uint32_t id) {
+      auto it = taint.find(id);
+      return it == taint.end() ? Taint{0, 0, 0, 0} : it->second;
+    };
+    Weights weights;
+    for (const LaneAccess& access : accesses) {
+      bool evaluated = false, counts = false;
+      double weight = 0;
+      for (size_t i = 0; i < lane_maps.items.size(); ++i) {
+        if (lane_maps.items[i].access != &access) continue;
+        const LaneMap& map = lane_maps.maps[0][i];
+        const double w =
+            BlockWeight(access.function,
+                        context()->get_instr_block(access.inst)) *
+            FrameWeight(*evaluator, lane_maps.items[i].frame);
+        weight = std::min(weight + w, kMaxWeight);
+        if (!map.ok) continue;
+        evaluated = true;
+        const LaneLayout layout = ClassifyLaneMap(map);
+        if (IsTiled(access.kind)) {
+          bool helps = map.dims == 2 && layout.varies_x && layout.varies_y;
+          if (helps && info.index_path) {
+            std::vector<LanePosition> after(n);
+            for (uint32_t l = 0; l < n; ++l) after[l] = map.pos[perm[l]];
+            helps = QuadOrdered2D(after);
+          }
+          counts |= helps;
+        } else if (map.bytes.size() == n) {
+          // Hurt when the permutation makes the access cost more: more
+          // 64-byte lines per aligned 4-lane group (seed 004), or, in
+          // shared memory, more bank conflicts per 32-lane wave.
+          counts |= access.kind == MemoryKind::kSharedMemory
+                        ? BankConflicts(map.bytes, &perm, 32) >
+                              BankConflicts(map.bytes, nullptr, 32)
+                        : LinesPerQuadGroup(map.bytes, &perm) >
+                              LinesPerQuadGroup(map.bytes, nullptr);
+        } else {
+          counts |= layout.varies_within_quads;
+        }
+      }
+      if (!evaluated) {
+        // Not evaluable (data-dependent, or an unsupported instruction):
+        // what the ids feed. Tiled: x and y from the grid built-ins.
+        if (IsTiled(access.kind)) {
+          const Taint t = taint_of(access.location);
+          counts = !info.index_path && (t[0] & kVariesWithX) != 0 &&
+                   (t[1] & kVariesWithY) != 0;
+        } else if (access.is_chain) {
+          for (Instruction* c = get_def_use_mgr()->GetDef(access.location);
+               c != nullptr && IsAccessChain(c->opcode());
+               c = get_def_use_mgr()->GetDef(c->GetSingleWordInOperand(0))) {
+            for (uint32_t i = 1; i < c->NumInOperands(); ++i) {
+              counts |= (taint_of(c->GetSingleWordInOperand(i))[0] &
+                         kVariesWithX) != 0;
+            }
+          }
+        } else {
+          counts = (taint_of(access.location)[0] & kVariesWithX) != 0;
+        }
+      }
+      if (!counts) continue;
+      const auto k = static_cast<size_t>(access.kind);
+      ++weights.count[k];
+      weights.weight[k] += weight;
+      (IsTiled(access.kind) ? weights.tiled : weights.linear) += weight;
+    }
+    const std::string counted =
+        "2-D accesses weigh " + WeightText(weights.tiled) + " (" +
+        weights.Describe(true) + "), linear accesses " +
+        WeightText(weights.linear) + " (" + weights.Describe(false) + ")";
+    if (params_.mode == Mode::kProfitable) {
+      if (weights.tiled == 0) {
         EmitRemark(RemarkKind::kMissed, "NotProfitable", func, info.first_use,
                    counted +
-                       ": linear buffer accesses are at least as "
-                       "many, and Morton order breaks their 4- and "
-                       "16-lane coalescing (--morton-remap=always "
-                       "overrides)");
+                       ": no 2-D image access at invocation-dependent "
+                       "coordinates gains from 2x2 lane quads "
+                       "(--morton-remap=always overrides)");
+        continue;
+      }
+      if (weights.linear >= weights.tiled) {
+        EmitRemark(RemarkKind::kMissed, "NotProfitable", func, info.first_use,
+                   counted +
+                       ": linear accesses weigh at least as much, and "
+                       "Morton order breaks their 4- and 16-lane "
+                       "coalescing (--morton-remap=always overrides)");
         continue;
       }
     }
-    const std::string shape_text =
-        ShapeText(info.shape.x, info.shape.y, info.shape.z) + " workgroup (" +
-        info.shape.source +
-        (info.shape.from_spec_constant
-             ? "; specialization constant defaults decided it — wrong if "
-               "they are specialised to other values"
-             : "") +
-        ")";
-    std::string message = shape_text + ", " +
+    std::string message = shape_text + ", " + layout_text + "; " +
                           std::to_string(info.sites.size()) +
                           " identity built-in load(s) relabelled; " + counted;
     if (params_.mode == Mode::kProfitable) {
-      message += ": image accesses dominate";
+      message += ": 2-D accesses outweigh linear ones";
     } else if (params_.mode == Mode::kAlways) {
       message += " (always)";
     } else {
@@ -1114,6 +1593,7 @@ spvtools::opt::Pass::Status MortonRemapPass::Process() {
     EmitRemark(RemarkKind::kApplied, "Remapped", func, info.first_use, message);
     if (!Rewrite(info)) return Status::Failure;
     changed = true;
+    uniformity.reset();  // the module changed
   }
   return changed ? Status::SuccessWithChange : Status::SuccessWithoutChange;
 }

@@ -1,35 +1,49 @@
-// morton-remap: relabel the invocations of a 2-D compute workgroup so that
-// every 4 consecutive lanes cover a 2x2 pixel block (16 lanes a 4x4 block,
-// 32 lanes an 8x4 half, 64 lanes an 8x8 tile) instead of a strip of a row.
-// From seed 002 (FidelityFX SPD's ARmpRed8x8); seed 004 says when it hurts.
+// morton-remap: relabel the invocations of a compute workgroup whose
+// invocations map to 2-D pixels so that every 4 consecutive lanes cover a
+// 2x2 pixel block (16 lanes a 4x4 block, 32 lanes an 8x4 half, 64 lanes an
+// 8x8 tile) instead of a strip of a row. From seed 002 (FidelityFX SPD's
+// ARmpRed8x8); seed 004 says when it hurts (linear memory).
 //
-// Before (an 8x8 workgroup; lanes 0..3 are pixels (0,0),(1,0),(2,0),(3,0)):
+// 2-D workgroups (X x Y x 1, X and Y even) that read LocalInvocationId or
+// GlobalInvocationId. Before (8x8; lanes 0..3 are (0,0),(1,0),(2,0),(3,0)):
 //   %gid = OpLoad %v3uint %gl_GlobalInvocationID
-//
 // After (lanes 0..3 are (0,0),(1,0),(0,1),(1,1)), at every load of an
 // identity built-in, in every function the entry point reaches:
 //   %l   = OpLoad %uint %gl_LocalInvocationIndex
-//   %x   = (l & 1) | ((l >> 2) & 6)          ; + 8 * (tile % tiles per row)
-//   %y   = ((l >> 1) & 3) | ((l >> 3) & 4)   ; + 8 * (tile / tiles per row)
+//   %x   = (l & 1) | ((l >> 2) & 6)          ; | tile_x << 3
+//   %y   = ((l >> 1) & 3) | ((l >> 3) & 4)   ; | tile_y << 3
 //   %wg  = OpLoad %v3uint %gl_WorkGroupID
 //   %gid = (wg.x * X + x, wg.y * Y + y, wg.z)
-// with tile = l >> 6. LocalInvocationId becomes (x, y, 0) and
-// LocalInvocationIndex y * X + x, so the three built-ins stay consistent and
-// the program is only relabelled. A 1-D workgroup of 64·k invocations gets
-// the index l' = (l & ~63) | (y << 3) | x: a shader that derives 2-D
-// coordinates from its index (index % 8, index / 8) sees the same tiles.
+// with tile = l >> 6 in row order. Tiles are 8 (else 4, else 2) wide and
+// high, whichever divides X (Y); the in-tile bit order is always the same
+// (x0 y0 y1 x1 x2 y2, bits a dimension lacks skipped). LocalInvocationId
+// becomes (x, y, 0) and LocalInvocationIndex y * X + x: the three built-ins
+// stay consistent and the program is only relabelled.
+//
+// Workgroups whose kernel derives 2-D coordinates from the flat index
+// itself (a 1-D workgroup; or a 2-D one that reads only the index): the
+// lane layout analysis (lib/analysis/lane_layout.h) evaluates the accesses'
+// coordinates for every invocation and finds the decomposition — rows of W
+// lanes (i % W, i / W, i & (W-1), i >> log2 W), possibly in blocks (SPD's
+// 256 = 4 tiles of 8x8). The index becomes P(l) = block base + (y' * W +
+// x'), (x', y') the same tile order over the block's W x H grid, so the
+// kernel's own split sees 2x2 quads. A kernel that uses its index linearly
+// is left alone, and so is one whose lanes already sit on 2x2 blocks.
 //
 // Legal unless the program depends on which invocations share a subgroup or
 // quad (subgroup and quad operations, subgroup built-ins, subgroup-scope
 // barriers, cooperative matrices, compute derivatives); `force` overrides.
-// Profitable (the default decides) when accesses to images at coordinates
-// derived from the invocation id outnumber buffer accesses whose index
-// varies with x (row-major y*W+x indexing coalesces best in linear order).
+// Profitable (the default decides) when accesses to tiled memory (2-D
+// images and textures) at invocation-dependent 2-D coordinates outweigh
+// accesses to linear memory (buffers, texel buffers, shared memory) that
+// the remap makes cost more (more 64-byte lines per 4-lane group, more
+// bank conflicts per 32-lane wave), each weighted by its loop nest.
 //
 // Capabilities added: none. Built-ins added when missing (and listed in the
 // entry point's interface): LocalInvocationIndex, WorkgroupId.
-// Analyses needed: def-use, instruction-to-block. Every refusal is a missed
-// remark; docs/passes/morton-remap.md lists the names.
+// Analyses needed: def-use, instruction-to-block, dominators, loops,
+// uniformity, lane layout. Every refusal is a missed remark;
+// docs/passes/morton-remap.md lists the names.
 #ifndef WAVEOPT_PASSES_MORTON_REMAP_PASS_H_
 #define WAVEOPT_PASSES_MORTON_REMAP_PASS_H_
 
@@ -39,6 +53,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "analysis/lane_layout.h"
 #include "passes/wave_pass.h"
 
 namespace waveopt {
@@ -48,15 +63,18 @@ class Emitter;
 class MortonRemapPass : public WavePass {
  public:
   enum class Mode {
-    kProfitable,  // default: legal and the access counts favour images
+    kProfitable,  // default: legal and the weighted accesses favour tiles
     kAlways,      // whenever legal
     kForce,       // even when the program depends on subgroup membership
   };
   struct Params {
     Mode mode = Mode::kProfitable;
+    // workgroup-size=XxYxZ: the size the user promises for a workgroup
+    // given by specialization constants (0: no promise).
+    uint32_t promised_x = 0, promised_y = 0, promised_z = 0;
   };
 
-  // Accepts "" , "always" and "force".
+  // Accepts "", "always", "force" and "workgroup-size=X[xY[xZ]]".
   static bool ParseParams(const std::string& text, Params* params,
                           std::string* error);
   static bool ValidateParams(const std::string& text, std::string* error) {
@@ -64,12 +82,23 @@ class MortonRemapPass : public WavePass {
     return ParseParams(text, &p, error);
   }
 
-  // The position (|x|, |y|) that linear invocation index |l| takes in a
-  // |size_x| x |size_y| workgroup after the remap (|size_y| == 1: a 1-D
-  // workgroup of 64·k invocations, |x| is then the new index). The emitted
-  // SPIR-V computes the same function; docs and unit tests use this one.
-  static void RemapIndex(uint32_t l, uint32_t size_x, uint32_t size_y,
-                         uint32_t* x, uint32_t* y);
+  // How a kernel splits its flat index into 2-D coordinates: blocks of
+  // |block| consecutive invocations, each a |width| x |height| grid filled
+  // row by row (|transposed|: column by column).
+  struct Decomposition {
+    uint32_t block = 0, width = 0, height = 0;
+    bool transposed = false;
+  };
+
+  // The position (|x|, |y|) that index |j| takes in a |w| x |h| grid after
+  // the remap (|w|, |h| even): Morton-like order inside tiles of 8 (else 4,
+  // else 2) x 8 (4, 2), tiles in row order. The emitted SPIR-V computes the
+  // same function; docs and unit tests use this one.
+  static void RemapCoords(uint32_t j, uint32_t w, uint32_t h, uint32_t* x,
+                          uint32_t* y);
+  // The new flat index of invocation |l| for a kernel with decomposition
+  // |d| (of a workgroup of |n| invocations).
+  static uint32_t RemapIndex(uint32_t l, uint32_t n, const Decomposition& d);
 
   explicit MortonRemapPass(PassConfig config);
 
@@ -95,16 +124,20 @@ class MortonRemapPass : public WavePass {
     uint32_t x = 0, y = 0, z = 0;
     std::string source;  // how it was found, for remarks
     bool from_spec_constant = false;
+    bool promised = false;  // the user's workgroup-size= replaced defaults
   };
 
   // Per-component taint of a value: bit 1 = varies with the invocation's x
   // coordinate (or its linear index), bit 2 = varies with its y coordinate.
   using Taint = std::array<uint8_t, 4>;
 
-  // Static counts for the profitability decision.
-  struct Counts {
-    uint32_t images = 0;          // image accesses at id-derived coordinates
-    uint32_t linear_buffers = 0;  // buffer accesses whose index varies with x
+  // Weighted accesses of one entry point, by memory kind.
+  struct Weights {
+    double tiled = 0, linear = 0;
+    // Per kind (MemoryKind as index): accesses counted and their weight.
+    std::array<uint32_t, 8> count = {};
+    std::array<double, 8> weight = {};
+    std::string Describe(bool tiled_kinds) const;
   };
 
   // Everything the decision about one entry point needs.
@@ -115,6 +148,8 @@ class MortonRemapPass : public WavePass {
     std::vector<Site> sites;
     spvtools::opt::Instruction* first_use = nullptr;  // for remark locations
     Shape shape;
+    bool index_path = false;  // the kernel splits the flat index itself
+    Decomposition decomposition;  // index path only
   };
 
   // Functions reachable from |func| through OpFunctionCall, |func| first,
@@ -134,18 +169,26 @@ class MortonRemapPass : public WavePass {
   // access chain.
   bool CollectSites(EntryInfo* info, std::string* why);
 
-  // Whether a load of LocalInvocationIndex in |info|'s functions already
-  // feeds the Morton bit pattern ((l >> 2) & 6 or (l >> 3) & 4).
-  bool AlreadyRemapped(const EntryInfo& info);
-
   // Why the program depends on subgroup membership ("" when it does not):
   // the first offending instruction in |info|'s functions, or execution mode.
   std::string SubgroupDependence(const EntryInfo& info,
                                  spvtools::opt::Instruction** where,
                                  std::string* name);
 
-  // Counts image and linear buffer accesses derived from the ids.
-  Counts CountAccesses(const EntryInfo& info);
+  // Taint of every value of |info|'s functions from the identity built-ins.
+  std::unordered_map<uint32_t, Taint> ComputeTaint(const EntryInfo& info);
+
+  // The weight of block |block| of |func|: the product of the trip counts
+  // of the loops around it (kUnknownTripWeight for a loop whose count is
+  // not a constant).
+  double BlockWeight(spvtools::opt::Function* func,
+                     spvtools::opt::BasicBlock* block);
+  // The weight of call path |frame| of |evaluator|: the block weights of
+  // its calls, multiplied.
+  double FrameWeight(const InvocationEvaluator& evaluator, uint32_t frame);
+  // Trip count of the loop headed by |header| in |func| when it is a
+  // counted loop with constant bounds; 0 when unknown.
+  uint64_t TripCount(spvtools::opt::Function* func, uint32_t header);
 
   // Rewrites every site of |info|. False when ids ran out.
   bool Rewrite(const EntryInfo& info);
@@ -159,6 +202,7 @@ class MortonRemapPass : public WavePass {
   std::unordered_map<uint32_t, std::vector<uint32_t>> builtin_vars_;
   // Every Input variable decorated with an identity built-in → its kind.
   std::unordered_map<uint32_t, IdKind> id_vars_;
+  std::unordered_map<uint32_t, uint64_t> trip_counts_;  // header → count+1
 };
 
 }  // namespace waveopt

@@ -12,6 +12,7 @@
 // the next starts, as on lavapipe and GPUs with structured reconvergence.
 #include "lib/sim/machine.h"
 #include "lib/sim/half.h"
+#include "lib/sim/texel.h"
 
 #include <spirv/unified1/GLSL.std.450.h>
 
@@ -26,7 +27,6 @@ namespace waveopt {
 namespace sim {
 namespace {
 
-constexpr uint64_t kPoison = 0xDEADBEEFDEADBEEFull;
 constexpr uint32_t kObjShift = 40;
 constexpr uint64_t kOffsetMask = (uint64_t{1} << kObjShift) - 1;
 
@@ -156,36 +156,38 @@ struct LaneMask {
   void Set(uint32_t i) { w[i >> 6] |= uint64_t{1} << (i & 63); }
 };
 
-// Texel facts.
-uint32_t TexelBytes(TexelFormat f) {
-  switch (f) {
-    case TexelFormat::kR32ui:
-    case TexelFormat::kR32i:
-    case TexelFormat::kR32f:
-    case TexelFormat::kRgba8:
-      return 4;
-    case TexelFormat::kRgba16f:
-      return 8;
-    default:
-      return 16;
-  }
-}
-bool TexelIsFloat(TexelFormat f) {
-  return f == TexelFormat::kR32f || f == TexelFormat::kRgba8 || f == TexelFormat::kRgba16f ||
-         f == TexelFormat::kRgba32f;
-}
-uint32_t TexelComponents(TexelFormat f) {
-  return (f == TexelFormat::kR32ui || f == TexelFormat::kR32i || f == TexelFormat::kR32f) ? 1 : 4;
-}
+// Bytes of one texel.
+uint32_t TexelBytes(TexelFormat f) { return GetTexelFormatInfo(f).bytes; }
 
 struct MemObj {
-  enum class Kind { kNone, kBuffer, kImage, kPush, kOutput, kWorkgroup, kInvocation };
+  enum class Kind {
+    kNone,        // object 0: the null pointer, and unbound resources
+    kBuffer,      // storage/uniform buffers and device buffers
+    kImage,       // images and texel buffers
+    kSampler,
+    kTable,       // a descriptor array: |table| holds its elements' objects
+    kEmpty,       // what a descriptor index past the array reaches: no bytes, no texels
+    kWild,        // what a device address in no buffer reaches
+    kPush,
+    kOutput,
+    kWorkgroup,
+    kInvocation,
+  };
   Kind kind = Kind::kNone;
   uint8_t* data = nullptr;
   uint64_t size = 0;
   // Images.
-  uint32_t width = 0, height = 0;
+  uint32_t width = 0, height = 0, depth = 0;
   TexelFormat format = TexelFormat::kRgba32f;
+  bool linear = false;           // texel buffers: addressed like buffers
+  uint64_t address = 0;          // device buffers: the address of byte 0
+  bool device = false;           // a device buffer
+  std::vector<uint32_t> table;   // kTable
+  // Memory that Vulkan's robustness2 covers: out-of-bounds loads give zero.
+  bool Robust() const {
+    return kind == Kind::kBuffer || kind == Kind::kImage || kind == Kind::kEmpty ||
+           kind == Kind::kWild || kind == Kind::kPush;
+  }
 };
 
 enum class Step { kOk, kBarrier, kDone, kError };
@@ -239,7 +241,7 @@ class Machine {
   }
   uint64_t PoisonFor(const TypeInfo& scalar) const {
     if (scalar.kind == TypeKind::kBool) return 1;
-    return kPoison & WidthMask(scalar.width);
+    return I_.poison & WidthMask(scalar.width);
   }
 
   // Memory.
@@ -261,10 +263,28 @@ class Machine {
   // per active lane, the pointer and byte count.
   void Account(const std::vector<std::pair<uint64_t, uint64_t>>& accesses, bool atomic);
 
+  // Memory that starts undefined: zero, or junk (Launch::junk_seed).
+  void FillJunk(uint8_t* p, uint64_t n) const {
+    for (uint64_t i = 0; i < n; ++i) p[i] = static_cast<uint8_t>(junk_ >> (8 * (i % 8)));
+  }
+
+  // Device addresses (PhysicalStorageBuffer pointers): the shader's 64-bit
+  // addresses and the simulator's (object << 40 | offset) pointers.
+  uint64_t RawToPtr(uint64_t raw) const;
+  uint64_t PtrToRaw(uint64_t ptr) const;
+
   // Images.
-  void ReadTexel(const MemObj& o, int64_t x, int64_t y, uint64_t out[4]);
-  void WriteTexel(MemObj& o, int64_t x, int64_t y, const uint64_t in[4], uint32_t comp_width,
-                  bool comp_float);
+  bool ReadTexel(const MemObj& o, int64_t x, int64_t y, int64_t z, uint64_t out[4]);
+  void WriteTexel(MemObj& o, int64_t x, int64_t y, int64_t z, const uint64_t in[4]);
+  const TypeInfo& ImageTypeOf(uint32_t id) const {
+    const TypeInfo& t = TypeOf(id);
+    return t.kind == TypeKind::kSampledImage ? I_.types[t.elem] : t;
+  }
+  MemObj* ImageObj(uint64_t handle) {
+    if (handle >= objs_.size()) return nullptr;
+    MemObj& mo = objs_[handle];
+    return (mo.kind == MemObj::Kind::kImage || mo.kind == MemObj::Kind::kEmpty) ? &mo : nullptr;
+  }
 
   // Subgroup execution.
   Step RunSubgroup(Subgroup* sg);
@@ -277,10 +297,14 @@ class Machine {
   uint32_t ScopeOf(uint32_t id) { return static_cast<uint32_t>(ConstValue(id)); }
   // Counts one executed instruction of |f|'s block; false (error set) past
   // the launch's instruction limit.
-  bool CountInstruction(const Frame* f) {
+  bool CountInstruction(const Frame* f, const Inst& in) {
     if (counters_) {
       ++counters_->instructions;
       counters_->lane_instructions += f->active.size();
+    }
+    if (!inst_subgroups_.empty()) {
+      ++inst_subgroups_[in.index];
+      inst_lanes_[in.index] += f->active.size();
     }
     if (++executed_ > launch_->instruction_limit) {
       return Fail("the shader ran past " + std::to_string(launch_->instruction_limit) +
@@ -313,7 +337,10 @@ class Machine {
   uint32_t num_subgroups_builtin_ = 0;
   uint32_t wg_id_[3] = {0, 0, 0};
   uint64_t executed_ = 0;
-  bool oob_warned_ = false;
+  uint32_t empty_obj_ = 0, wild_obj_ = 0;
+  std::vector<uint32_t> device_objs_;  // device buffers, by address
+  std::vector<uint64_t> inst_subgroups_, inst_lanes_;  // by Inst::index
+  uint64_t junk_ = 0;  // the junk byte pattern (Launch::junk_seed), 0: none
   // Current subgroup (for subgroup operations).
   Subgroup* cur_ = nullptr;
   LaneMask active_mask_;
@@ -456,7 +483,7 @@ int Machine::Pure(const Inst& in, const uint32_t* invs, uint32_t n) {
         for (uint32_t k = 0; k < s; ++k) {
           uint64_t base = R(o[0], k, inv), ins = R(o[1], k, inv);
           if (off + cnt > w || cnt == 0) {
-            R(res, k, inv) = cnt == 0 ? base : kPoison & mask;
+            R(res, k, inv) = cnt == 0 ? base : I_.poison & mask;
             continue;
           }
           uint64_t fm = WidthMask(static_cast<uint32_t>(cnt)) << off;
@@ -478,7 +505,7 @@ int Machine::Pure(const Inst& in, const uint32_t* invs, uint32_t n) {
             continue;
           }
           if (off + cnt > w) {
-            R(res, k, inv) = kPoison & mask;
+            R(res, k, inv) = I_.poison & mask;
             continue;
           }
           uint64_t v = (base >> off) & WidthMask(static_cast<uint32_t>(cnt));
@@ -687,16 +714,44 @@ int Machine::Pure(const Inst& in, const uint32_t* invs, uint32_t n) {
     case spv::OpQuantizeToF16:
       unary([&](uint64_t a) { return FloatToBits(HalfToFloat(FloatToHalf(BitsToFloat(a)))); });
       return 1;
+    case spv::OpConvertUToPtr:
+      for_lanes([&](uint32_t inv) { R(res, 0, inv) = RawToPtr(R(o[0], 0, inv)); });
+      return 1;
+    case spv::OpConvertPtrToU:
+      for_lanes([&](uint32_t inv) { R(res, 0, inv) = PtrToRaw(R(o[0], 0, inv)) & mask; });
+      return 1;
     case spv::OpBitcast: {
       const TypeInfo& st = ScalarOf(o[0]);
       uint32_t sn = Slots(o[0]);
       uint32_t rn = slots();
+      if (st.kind == TypeKind::kPointer && rs.kind == TypeKind::kPointer) {
+        unary([](uint64_t a) { return a; });
+        return 1;
+      }
       if (st.kind == TypeKind::kPointer || rs.kind == TypeKind::kPointer) {
-        if (sn == rn && st.width == rs.width) {
-          unary([](uint64_t a) { return a; });
-          return 1;
+        // A 64-bit address to or from a 64-bit integer or a pair of 32-bit ones.
+        bool to_ptr = rs.kind == TypeKind::kPointer;
+        const TypeInfo& ints = to_ptr ? st : rs;
+        uint32_t count = to_ptr ? sn : rn;
+        if (ints.kind != TypeKind::kInt || ints.width * count != 64) {
+          return Fail("unsupported OpBitcast between pointers and integers"), -1;
         }
-        return Fail("unsupported OpBitcast between pointers and integers"), -1;
+        for_lanes([&](uint32_t inv) {
+          if (to_ptr) {
+            uint64_t raw = count == 1 ? R(o[0], 0, inv)
+                                      : (R(o[0], 0, inv) & 0xffffffffu) | (R(o[0], 1, inv) << 32);
+            R(res, 0, inv) = RawToPtr(raw);
+          } else {
+            uint64_t raw = PtrToRaw(R(o[0], 0, inv));
+            if (count == 1) {
+              R(res, 0, inv) = raw;
+            } else {
+              R(res, 0, inv) = raw & 0xffffffffu;
+              R(res, 1, inv) = raw >> 32;
+            }
+          }
+        });
+        return 1;
       }
       uint32_t sw = st.kind == TypeKind::kPointer ? 64 : st.width;
       for_lanes([&](uint32_t inv) {
@@ -903,7 +958,7 @@ int Machine::Pure(const Inst& in, const uint32_t* invs, uint32_t n) {
       uint32_t cnt = Slots(o[0]);
       for_lanes([&](uint32_t inv) {
         uint64_t idx = R(o[1], 0, inv);
-        R(res, 0, inv) = idx < cnt ? R(o[0], static_cast<uint32_t>(idx), inv) : kPoison & mask;
+        R(res, 0, inv) = idx < cnt ? R(o[0], static_cast<uint32_t>(idx), inv) : I_.poison & mask;
       });
       return 1;
     }
@@ -923,7 +978,7 @@ int Machine::Pure(const Inst& in, const uint32_t* invs, uint32_t n) {
         uint64_t tmp[16];
         for (uint32_t k = 0; k < s && k < 16; ++k) {
           uint32_t c = o[2 + k];
-          tmp[k] = c == 0xffffffffu ? kPoison & mask
+          tmp[k] = c == 0xffffffffu ? I_.poison & mask
                    : c < n1         ? R(o[0], c, inv)
                                     : R(o[1], c - n1, inv);
         }
@@ -940,6 +995,11 @@ int Machine::Pure(const Inst& in, const uint32_t* invs, uint32_t n) {
 
 // GLSL.std.450.
 int Machine::Ext(const Inst& in, const uint32_t* invs, uint32_t n) {
+  // NonSemantic.* (debug printf, shader debug info): removable by definition.
+  if (std::find(m_.ignored_sets.begin(), m_.ignored_sets.end(), in.ops[0]) !=
+      m_.ignored_sets.end()) {
+    return 1;
+  }
   if (in.ops[0] != m_.glsl_set || m_.glsl_set == 0) {
     return Fail("unsupported extended instruction set in OpExtInst"), -1;
   }
@@ -1326,8 +1386,119 @@ int Machine::Ext(const Inst& in, const uint32_t* invs, uint32_t n) {
       });
       return 1;
     }
+    case GLSLstd450Modf:
+    case GLSLstd450Frexp: {
+      // The second result goes through the pointer operand.
+      uint32_t ptr = a[1];
+      uint32_t ptype = I_.value_type[ptr];
+      const TypeInfo& ot = I_.Scalar(I_.types[ptype].elem);
+      std::vector<uint64_t> second(s);
+      for (uint32_t l = 0; l < n; ++l) {
+        uint32_t inv = invs[l];
+        for (uint32_t k = 0; k < s; ++k) {
+          double x = ToDouble(R(a[0], k, inv), w);
+          if (e == GLSLstd450Modf) {
+            double ip;
+            double fr = std::modf(x, &ip);
+            R(res, k, inv) = FromDouble(fr, w);
+            second[k] = FromDouble(ip, w);
+          } else {
+            int ex = 0;
+            double fr = std::frexp(x, &ex);
+            R(res, k, inv) = FromDouble(fr, w);
+            second[k] = static_cast<uint64_t>(static_cast<int64_t>(ex)) & WidthMask(ot.width);
+          }
+        }
+        if (!Store(ptype, R(ptr, 0, inv), second.data())) return -1;
+      }
+      return 1;
+    }
+    case GLSLstd450Determinant:
+    case GLSLstd450MatrixInverse: {
+      const TypeInfo& mt = TypeOf(a[0]);
+      uint32_t dim = mt.count;
+      if (dim < 2 || dim > 4 || I_.types[mt.elem].count != dim) {
+        return Fail("GLSL.std.450 " + std::string(e == GLSLstd450Determinant ? "Determinant"
+                                                                               : "MatrixInverse") +
+                    " of a matrix that is not 2x2, 3x3 or 4x4"),
+               -1;
+      }
+      uint32_t mw = ScalarOf(a[0]).width;
+      lanes([&](uint32_t inv) {
+        // Column-major m[c][r]; cofactor expansion in double, rounded once.
+        double m[4][4];
+        for (uint32_t c = 0; c < dim; ++c) {
+          for (uint32_t r = 0; r < dim; ++r) m[c][r] = ToDouble(R(a[0], c * dim + r, inv), mw);
+        }
+        auto minor_det = [&](uint32_t skip_c, uint32_t skip_r) {
+          double sub[4][4];
+          uint32_t cc = 0;
+          for (uint32_t c = 0; c < dim; ++c) {
+            if (c == skip_c) continue;
+            uint32_t rr = 0;
+            for (uint32_t r = 0; r < dim; ++r) {
+              if (r == skip_r) continue;
+              sub[cc][rr++] = m[c][r];
+            }
+            ++cc;
+          }
+          uint32_t d = dim - 1;
+          if (d == 1) return sub[0][0];
+          if (d == 2) return sub[0][0] * sub[1][1] - sub[1][0] * sub[0][1];
+          return sub[0][0] * (sub[1][1] * sub[2][2] - sub[2][1] * sub[1][2]) -
+                 sub[1][0] * (sub[0][1] * sub[2][2] - sub[2][1] * sub[0][2]) +
+                 sub[2][0] * (sub[0][1] * sub[1][2] - sub[1][1] * sub[0][2]);
+        };
+        double d = 0;
+        for (uint32_t c = 0; c < dim; ++c) {
+          double cof = minor_det(c, 0) * ((c % 2) ? -1.0 : 1.0);
+          d = c == 0 ? m[c][0] * cof : d + m[c][0] * cof;  // keeps the sign of zero
+        }
+        if (e == GLSLstd450Determinant) {
+          R(res, 0, inv) = FromDouble(d, w);
+          return;
+        }
+        // inverse[c][r] = cofactor(r, c) x (1 / det), the reciprocal rounded
+        // to the result's precision first (as Mesa lowers it).
+        double rcp = ToDouble(FromDouble(1.0 / d, w), w);
+        for (uint32_t c = 0; c < dim; ++c) {
+          for (uint32_t r = 0; r < dim; ++r) {
+            double cof = minor_det(r, c) * (((r + c) % 2) ? -1.0 : 1.0);
+            R(res, c * dim + r, inv) = FromDouble(ToDouble(FromDouble(cof, w), w) * rcp, w);
+          }
+        }
+      });
+      return 1;
+    }
+    case GLSLstd450PackDouble2x32:
+      lanes([&](uint32_t inv) {
+        R(res, 0, inv) = (R(a[0], 0, inv) & 0xffffffffu) | (R(a[0], 1, inv) << 32);
+      });
+      return 1;
+    case GLSLstd450UnpackDouble2x32:
+      lanes([&](uint32_t inv) {
+        uint64_t v = R(a[0], 0, inv);
+        R(res, 0, inv) = v & 0xffffffffu;
+        R(res, 1, inv) = v >> 32;
+      });
+      return 1;
+    case GLSLstd450IMix:
+      return Fail("unsupported GLSL.std.450 instruction IMix (the specification leaves it "
+                  "undefined)"),
+             -1;
+    case GLSLstd450InterpolateAtCentroid:
+    case GLSLstd450InterpolateAtSample:
+    case GLSLstd450InterpolateAtOffset:
+      return Fail("unsupported GLSL.std.450 instruction InterpolateAt" +
+                  std::string(e == GLSLstd450InterpolateAtCentroid ? "Centroid"
+                              : e == GLSLstd450InterpolateAtSample ? "Sample"
+                                                                    : "Offset") +
+                  " (fragment shaders only)"),
+             -1;
     default:
-      return Fail("unsupported GLSL.std.450 instruction " + std::to_string(e)), -1;
+      return Fail("unsupported GLSL.std.450 instruction " + std::to_string(e) +
+                  " (not in GLSL.std.450 version 1.00)"),
+             -1;
   }
 }
 
@@ -1348,6 +1519,9 @@ void Machine::LoadValue(uint32_t type, bool expl, const MemObj& o, uint64_t off,
     case TypeKind::kPointer: {
       uint64_t v = 0;
       std::memcpy(&v, o.data + off, t.kind == TypeKind::kPointer ? 8 : t.width / 8);
+      if (t.kind == TypeKind::kPointer && t.storage == spv::StorageClassPhysicalStorageBuffer) {
+        v = RawToPtr(v);
+      }
       out[0] = v;
       return;
     }
@@ -1402,9 +1576,13 @@ void Machine::StoreValue(uint32_t type, bool expl, MemObj& o, uint64_t off, cons
     }
     case TypeKind::kInt:
     case TypeKind::kFloat:
-    case TypeKind::kPointer:
-      std::memcpy(o.data + off, &in[0], t.kind == TypeKind::kPointer ? 8 : t.width / 8);
+      std::memcpy(o.data + off, &in[0], t.width / 8);
       return;
+    case TypeKind::kPointer: {
+      uint64_t v = t.storage == spv::StorageClassPhysicalStorageBuffer ? PtrToRaw(in[0]) : in[0];
+      std::memcpy(o.data + off, &v, 8);
+      return;
+    }
     case TypeKind::kVector: {
       uint32_t cs = I_.types[t.elem].width / 8;
       for (uint32_t c = 0; c < t.count; ++c) StoreValue(t.elem, expl, o, off + c * cs, in + c);
@@ -1455,9 +1633,22 @@ bool Machine::Load(uint32_t ptr_type, uint64_t ptr, uint64_t* out) {
     return Fail("a load through a null pointer or from an unbound resource");
   }
   uint64_t size = I_.SizeOf(pt.elem, expl);
+  if (o != nullptr && o->kind == MemObj::Kind::kTable) {
+    return Fail("a load from a whole descriptor array");
+  }
+  if (o != nullptr && (o->kind == MemObj::Kind::kImage || o->kind == MemObj::Kind::kSampler)) {
+    return Fail("a load of data from an image or sampler variable");
+  }
   if (o == nullptr || off + size > o->size || off > o->size) {
-    I_.Poison(pt.elem, out);
-    if (counters_) ++counters_->out_of_bounds;
+    if (o != nullptr && o->Robust()) {
+      std::fill(out, out + std::max<uint32_t>(I_.types[pt.elem].slots, 1), 0);
+    } else {
+      I_.Poison(pt.elem, out);
+    }
+    if (counters_) {
+      ++counters_->out_of_bounds;
+      if (o != nullptr && o->kind == MemObj::Kind::kWild) ++counters_->wild_pointer_accesses;
+    }
     return true;
   }
   LoadValue(pt.elem, expl, *o, off, out);
@@ -1473,8 +1664,15 @@ bool Machine::Store(uint32_t ptr_type, uint64_t ptr, const uint64_t* in) {
     return Fail("a store through a null pointer or to an unbound resource");
   }
   uint64_t size = I_.SizeOf(pt.elem, expl);
+  if (o != nullptr && (o->kind == MemObj::Kind::kTable || o->kind == MemObj::Kind::kImage ||
+                       o->kind == MemObj::Kind::kSampler || o->kind == MemObj::Kind::kPush)) {
+    return Fail("a store to a descriptor or to push constants");
+  }
   if (o == nullptr || off + size > o->size || off > o->size) {
-    if (counters_) ++counters_->out_of_bounds;
+    if (counters_) {
+      ++counters_->out_of_bounds;
+      if (o != nullptr && o->kind == MemObj::Kind::kWild) ++counters_->wild_pointer_accesses;
+    }
     return true;
   }
   StoreValue(pt.elem, expl, *o, off, in);
@@ -1503,7 +1701,22 @@ bool Machine::AccessChain(const Inst& in, const uint32_t* invs, uint32_t n, bool
       off += e * static_cast<int64_t>(elem_stride);
     }
     uint32_t t = bpt.elem;
-    for (uint32_t i = first; i < in.num_ops; ++i) {
+    uint32_t i = first;
+    uint64_t obj = ptr >> kObjShift;
+    if (!ptr_chain && obj < objs_.size() && objs_[obj].kind == MemObj::Kind::kTable &&
+        i < in.num_ops) {
+      // A descriptor array: the first index picks the descriptor.
+      const MemObj& table = objs_[obj];
+      int64_t idx = SignExtend(R(o[i], 0, inv), ScalarOf(o[i]).width);
+      uint64_t elem = idx >= 0 && static_cast<uint64_t>(idx) < table.table.size()
+                          ? table.table[static_cast<size_t>(idx)]
+                          : empty_obj_;
+      ptr = elem << kObjShift;
+      off = 0;
+      t = I_.types[t].elem;
+      ++i;
+    }
+    for (; i < in.num_ops; ++i) {
       const TypeInfo& ti = I_.types[t];
       uint32_t idx_id = o[i];
       int64_t idx = SignExtend(R(idx_id, 0, inv), ScalarOf(idx_id).width);
@@ -1519,13 +1732,15 @@ bool Machine::AccessChain(const Inst& in, const uint32_t* invs, uint32_t n, bool
         case TypeKind::kRuntimeArray: {
           const TypeInfo& e = I_.types[ti.elem];
           uint64_t stride = expl ? (ti.array_stride ? ti.array_stride : e.esize) : ti.nstride;
-          if (ti.kind == TypeKind::kArray && (idx < 0 || idx >= ti.count)) bad = true;
+          // Explicitly laid out memory is bounded by its object, as with
+          // robust buffer access; elsewhere an index past the array is.
+          if (!expl && ti.kind == TypeKind::kArray && (idx < 0 || idx >= ti.count)) bad = true;
           off += idx * static_cast<int64_t>(stride);
           t = ti.elem;
           break;
         }
         case TypeKind::kVector: {
-          if (idx < 0 || idx >= ti.count) bad = true;
+          if (!expl && (idx < 0 || idx >= ti.count)) bad = true;
           off += idx * static_cast<int64_t>(I_.types[ti.elem].width / 8);
           t = ti.elem;
           break;
@@ -1534,7 +1749,7 @@ bool Machine::AccessChain(const Inst& in, const uint32_t* invs, uint32_t n, bool
           if (expl && ti.row_major) {
             return Fail("unsupported access chain into a row-major matrix");
           }
-          if (idx < 0 || idx >= ti.count) bad = true;
+          if (!expl && (idx < 0 || idx >= ti.count)) bad = true;
           uint64_t stride = expl ? ti.matrix_stride : I_.types[ti.elem].nsize;
           off += idx * static_cast<int64_t>(stride);
           t = ti.elem;
@@ -1588,11 +1803,13 @@ void Machine::Account(const std::vector<std::pair<uint64_t, uint64_t>>& accesses
       uint64_t off = a.first & kOffsetMask;
       if (obj >= objs_.size() || a.second == 0) continue;
       const MemObj& mo = objs_[obj];
-      if (mo.kind == MemObj::Kind::kImage) {
+      if (mo.kind == MemObj::Kind::kImage && !mo.linear && mo.width > 0) {
+        // Tiles of 64 bytes: 2x2 texels of 16 bytes, 4x2 of 8, 4x4 of 4,
+        // 8x4 of 2, 8x8 of 1; the layers of arrayed images stacked in y.
         uint32_t tb = TexelBytes(mo.format);
         uint64_t texel = off / tb;
         uint64_t x = texel % mo.width, y = texel / mo.width;
-        uint32_t tw = tb == 16 ? 2 : 4;
+        uint32_t tw = tb == 16 ? 2 : tb >= 4 ? 4 : 8;
         uint32_t th = (64 / tb) / tw;
         uint64_t tiles_x = (mo.width + tw - 1) / tw;
         lines.push_back((obj << kObjShift) | ((y / th) * tiles_x + x / tw));
@@ -1623,180 +1840,477 @@ void Machine::Account(const std::vector<std::pair<uint64_t, uint64_t>>& accesses
 }
 
 // ---------------------------------------------------------------------------
+// Device addresses.
+
+uint64_t Machine::RawToPtr(uint64_t raw) const {
+  if (raw == 0) return 0;  // null: object 0
+  for (uint32_t d : device_objs_) {
+    const MemObj& mo = objs_[d];
+    if (raw - mo.address < (uint64_t{1} << 32)) {
+      return (uint64_t{d} << kObjShift) | (raw - mo.address);
+    }
+  }
+  return (uint64_t{wild_obj_} << kObjShift) | (raw & kOffsetMask);
+}
+
+uint64_t Machine::PtrToRaw(uint64_t ptr) const {
+  uint64_t obj = ptr >> kObjShift, off = ptr & kOffsetMask;
+  if (obj == 0) return off;
+  if (obj < objs_.size() && objs_[obj].device) return objs_[obj].address + off;
+  return off;  // a wild address keeps its low 40 bits
+}
+
+// ---------------------------------------------------------------------------
 // Images.
 
-void Machine::ReadTexel(const MemObj& o, int64_t x, int64_t y, uint64_t out[4]) {
-  bool is_float = TexelIsFloat(o.format);
-  out[0] = out[1] = out[2] = 0;
-  out[3] = is_float ? FloatToBits(1.0f) : 1;
-  if (x < 0 || y < 0 || x >= o.width || y >= o.height) {
-    out[3] = 0;
+// What an out-of-bounds texel read gives in its fourth component (the first
+// three are 0): lavapipe with robustImageAccess2 returns (0, 0, 0, 0).
+constexpr bool kOobAlphaOne = false;
+
+bool Machine::ReadTexel(const MemObj& o, int64_t x, int64_t y, int64_t z, uint64_t out[4]) {
+  if (x < 0 || y < 0 || z < 0 || x >= o.width || y >= o.height || z >= o.depth) {
+    bool is_float = o.kind == MemObj::Kind::kImage ? TexelIsFloat(o.format) : true;
+    out[0] = out[1] = out[2] = 0;
+    out[3] = kOobAlphaOne ? (is_float ? FloatToBits(1.0f) : 1) : 0;
     if (counters_) ++counters_->out_of_bounds;
-    return;
+    return false;
   }
-  uint32_t tb = TexelBytes(o.format);
-  const uint8_t* p = o.data + (static_cast<uint64_t>(y) * o.width + static_cast<uint64_t>(x)) * tb;
-  uint32_t comps = TexelComponents(o.format);
-  for (uint32_t c = 0; c < comps; ++c) {
-    switch (o.format) {
-      case TexelFormat::kRgba8:
-        out[c] = FloatToBits(static_cast<float>(p[c]) * (1.0f / 255.0f));  // as lavapipe
-        break;
-      case TexelFormat::kRgba16f: {
-        uint16_t h;
-        std::memcpy(&h, p + 2 * c, 2);
-        out[c] = FloatToBits(HalfToFloat(h));
-        break;
-      }
-      default: {
-        uint32_t v;
-        std::memcpy(&v, p + 4 * c, 4);
-        out[c] = v;
-        break;
-      }
-    }
-  }
+  uint64_t texel = (static_cast<uint64_t>(z) * o.height + static_cast<uint64_t>(y)) * o.width +
+                   static_cast<uint64_t>(x);
+  DecodeTexel(o.format, o.data + texel * TexelBytes(o.format), out);
+  return true;
 }
 
-void Machine::WriteTexel(MemObj& o, int64_t x, int64_t y, const uint64_t in[4], uint32_t comp_width,
-                         bool comp_float) {
-  if (x < 0 || y < 0 || x >= o.width || y >= o.height) {
+void Machine::WriteTexel(MemObj& o, int64_t x, int64_t y, int64_t z, const uint64_t in[4]) {
+  if (x < 0 || y < 0 || z < 0 || x >= o.width || y >= o.height || z >= o.depth) {
     if (counters_) ++counters_->out_of_bounds;
     return;
   }
-  uint32_t tb = TexelBytes(o.format);
-  uint8_t* p = o.data + (static_cast<uint64_t>(y) * o.width + static_cast<uint64_t>(x)) * tb;
-  uint32_t comps = TexelComponents(o.format);
-  for (uint32_t c = 0; c < comps; ++c) {
-    switch (o.format) {
-      case TexelFormat::kRgba8: {
-        float f = BitsToFloat(in[c]);
-        f = std::isnan(f) ? 0.0f : FMinOf(FMaxOf(f, 0.0f), 1.0f);
-        p[c] = static_cast<uint8_t>(std::lrintf(f * 255.0f));
-        break;
-      }
-      case TexelFormat::kRgba16f: {
-        uint16_t h = FloatToHalf(BitsToFloat(in[c]), /*toward_zero=*/true);
-        std::memcpy(p + 2 * c, &h, 2);
-        break;
-      }
-      default: {
-        uint32_t v = static_cast<uint32_t>(in[c]);
-        (void)comp_width;
-        (void)comp_float;
-        std::memcpy(p + 4 * c, &v, 4);
-        break;
-      }
-    }
-  }
+  uint64_t texel = (static_cast<uint64_t>(z) * o.height + static_cast<uint64_t>(y)) * o.width +
+                   static_cast<uint64_t>(x);
+  EncodeTexel(o.format, in, o.data + texel * TexelBytes(o.format));
 }
+
+namespace {
+
+// The optional operands after an image instruction's operand mask.
+struct ImageOperands {
+  uint32_t lod = 0;          // Lod
+  uint32_t offset = 0;       // ConstOffset or Offset
+  uint32_t sample = 0;       // Sample
+  bool gather_offsets = false;  // ConstOffsets / Offsets
+};
+
+// Parses the image operands starting at ops[k] (the mask). False with
+// |error| for an operand the simulator does not know.
+bool ParseImageOperands(const Inst& in, uint32_t k, ImageOperands* out, std::string* error) {
+  if (k >= in.num_ops) return true;
+  uint32_t mask = in.ops[k++];
+  static const struct {
+    uint32_t bit;
+    uint32_t ids;
+  } kOperands[] = {{0x1, 1},  {0x2, 1},  {0x4, 2},    {0x8, 1},    {0x10, 1},   {0x20, 1},
+                   {0x40, 1}, {0x80, 1}, {0x100, 1},  {0x200, 1},  {0x400, 0},  {0x800, 0},
+                   {0x1000, 0}, {0x2000, 0}, {0x4000, 0}, {0x10000, 1}};
+  uint32_t known = 0;
+  for (const auto& op : kOperands) known |= op.bit;
+  if (mask & ~known) {
+    *error = "unsupported image operands 0x" + std::to_string(mask & ~known);
+    return false;
+  }
+  for (const auto& op : kOperands) {
+    if (!(mask & op.bit)) continue;
+    if (k + op.ids > in.num_ops) {
+      *error = "malformed image operands";
+      return false;
+    }
+    if (op.bit == 0x2) out->lod = in.ops[k];
+    if (op.bit == 0x8 || op.bit == 0x10) out->offset = in.ops[k];
+    if (op.bit == 0x40) out->sample = in.ops[k];
+    if (op.bit == 0x20 || op.bit == 0x10000) out->gather_offsets = true;
+    k += op.ids;
+  }
+  return true;
+}
+
+// Float to int32 as x86 (and so lavapipe) converts: NaN and values out of
+// range give INT32_MIN.
+int64_t ToInt32(float f) {
+  if (std::isnan(f) || f >= 2147483648.0f || f < -2147483648.0f) return INT32_MIN;
+  return static_cast<int32_t>(f);
+}
+
+// Nearest texel of normalized coordinate |u| in [0, size), moved by |offset|
+// texels, clamped to the edge.
+int64_t NearestTexel(float u, uint32_t size, int64_t offset) {
+  if (size == 0) return 0;
+  // The offset is added in float before rounding down, as llvmpipe does.
+  int64_t i = ToInt32(std::floor(u * static_cast<float>(size) + static_cast<float>(offset)));
+  return std::min<int64_t>(std::max<int64_t>(i, 0), size - 1);
+}
+
+// Array layer |a| (unnormalized), rounded to nearest even and clamped to
+// [0, layers).
+int64_t ArrayLayer(float a, uint32_t layers) {
+  if (layers == 0) return 0;
+  int64_t l = ToInt32(std::nearbyint(a));
+  return std::min<int64_t>(std::max<int64_t>(l, 0), layers - 1);
+}
+
+// Cube map face selection (Vulkan's table): direction -> face and (s, t) in
+// [0, 1]. Ties go to z, then y, as in llvmpipe.
+void CubeFace(float x, float y, float z, uint32_t* face, float* s, float* t) {
+  float ax = std::fabs(x), ay = std::fabs(y), az = std::fabs(z);
+  float sc, tc, ma;
+  if (az >= std::fmax(ax, ay)) {
+    *face = z >= 0 ? 4 : 5;
+    sc = z >= 0 ? x : -x;
+    tc = -y;
+    ma = az;
+  } else if (ax > ay) {
+    *face = x >= 0 ? 0 : 1;
+    sc = x >= 0 ? -z : z;
+    tc = -y;
+    ma = ax;
+  } else {
+    *face = y >= 0 ? 2 : 3;
+    sc = x;
+    tc = y >= 0 ? z : -z;
+    ma = ay;
+  }
+  float inv = ma == 0 ? 0.0f : 0.5f / ma;
+  *s = sc * inv + 0.5f;
+  *t = tc * inv + 0.5f;
+}
+
+// The two texels a linear (gather) footprint covers along one axis of
+// |size| texels, clamped to the edge: the coordinate is clamped in float to
+// [0, size] first (as llvmpipe does), then split and each texel clamped.
+void LinearPair(float u, uint32_t size, int64_t offset, int64_t* i0, int64_t* i1) {
+  float f = u * static_cast<float>(size) + static_cast<float>(offset);
+  f = std::fmin(std::fmax(f, 0.0f), static_cast<float>(size));
+  int64_t a = static_cast<int64_t>(std::floor(f - 0.5f));
+  int64_t last = size == 0 ? 0 : size - 1;
+  *i0 = std::min<int64_t>(std::max<int64_t>(a, 0), last);
+  *i1 = std::min<int64_t>(std::max<int64_t>(a + 1, 0), last);
+}
+
+}  // namespace
 
 bool Machine::Image(const Inst& in, Subgroup* sg, Frame* f, bool* handled) {
   *handled = true;
   const uint32_t* o = in.ops;
   std::vector<std::pair<uint64_t, uint64_t>> acc;
-  auto image_of = [&](uint32_t inv) -> MemObj* {
-    uint64_t h = R(o[0], 0, inv);
-    if (h >= objs_.size() || objs_[h].kind != MemObj::Kind::kImage) return nullptr;
-    return &objs_[h];
+  // Lane values of |id| as floats or signed integers.
+  auto fcomp = [&](uint32_t id, uint32_t k, uint32_t inv) -> float {
+    if (k >= Slots(id)) return 0.0f;
+    return static_cast<float>(ToDouble(R(id, k, inv), ScalarOf(id).width));
   };
-  auto coord = [&](uint32_t id, uint32_t inv, int64_t* x, int64_t* y) {
-    uint32_t w = ScalarOf(id).width;
-    *x = SignExtend(R(id, 0, inv), w);
-    *y = Slots(id) > 1 ? SignExtend(R(id, 1, inv), w) : 0;
+  auto icomp = [&](uint32_t id, uint32_t k, uint32_t inv) -> int64_t {
+    if (id == 0 || k >= Slots(id)) return 0;
+    return SignExtend(R(id, k, inv), ScalarOf(id).width);
   };
-  auto note = [&](uint32_t inv, int64_t x, int64_t y) {
-    uint64_t h = R(o[0], 0, inv);
-    const MemObj& mo = objs_[h];
-    if (x < 0 || y < 0 || x >= mo.width || y >= mo.height) return;
+  auto note = [&](uint64_t h, const MemObj& mo, int64_t x, int64_t y, int64_t z) {
+    if (x < 0 || y < 0 || z < 0 || x >= mo.width || y >= mo.height || z >= mo.depth) return;
     uint32_t tb = TexelBytes(mo.format);
-    acc.push_back({(h << kObjShift) | ((static_cast<uint64_t>(y) * mo.width + x) * tb), tb});
+    uint64_t texel = (static_cast<uint64_t>(z) * mo.height + static_cast<uint64_t>(y)) * mo.width +
+                     static_cast<uint64_t>(x);
+    acc.push_back({(h << kObjShift) | (texel * tb), tb});
+  };
+  // Integer texel coordinates (x, y, z) of |coord| for an image of type |it|
+  // (z: the layer, the cube face (+ 6 x layer), or the depth).
+  auto int_coord = [&](const TypeInfo& it, uint32_t coord, uint32_t inv, int64_t c[3]) {
+    c[0] = icomp(coord, 0, inv);
+    c[1] = c[2] = 0;
+    switch (it.image_dim) {
+      case spv::Dim1D:
+        if (it.image_arrayed) c[2] = icomp(coord, 1, inv);
+        break;
+      case spv::Dim2D:
+        c[1] = icomp(coord, 1, inv);
+        if (it.image_arrayed) c[2] = icomp(coord, 2, inv);
+        break;
+      case spv::Dim3D:
+      case spv::DimCube:
+        c[1] = icomp(coord, 1, inv);
+        c[2] = icomp(coord, 2, inv);
+        break;
+      default:
+        break;
+    }
+  };
+  // Converts the decoded texel |t| to the result type's components.
+  auto to_result = [&](uint32_t type, const uint64_t t[4], uint32_t inv, uint32_t res) {
+    const TypeInfo& rt = I_.types[type];
+    const TypeInfo& rsc = I_.Scalar(type);
+    uint32_t rn = rt.slots;
+    bool rfloat = rsc.kind == TypeKind::kFloat;
+    for (uint32_t k = 0; k < rn && k < 4; ++k) {
+      uint64_t v = t[k];
+      if (rfloat && rsc.width == 16) {
+        v = FloatToHalf(BitsToFloat(v));
+      } else if (rfloat && rsc.width == 64) {
+        v = DoubleToBits(static_cast<double>(BitsToFloat(v)));
+      } else if (!rfloat) {
+        v &= WidthMask(rsc.width);
+      }
+      R(res, k, inv) = v;
+    }
+  };
+  auto image_handle = [&](uint32_t inv, MemObj** out) -> bool {
+    uint64_t h = R(o[0], 0, inv);
+    *out = ImageObj(h);
+    if (*out == nullptr) return Fail(OpcodeName(in.op) + " on an unbound image");
+    return true;
   };
   switch (in.op) {
     case spv::OpSampledImage:
-      for (uint32_t lane : f->active)
-        R(in.result, 0, sg->base + lane) = R(o[0], 0, sg->base + lane);
-      return true;
     case spv::OpImage:
       for (uint32_t lane : f->active)
         R(in.result, 0, sg->base + lane) = R(o[0], 0, sg->base + lane);
       return true;
     case spv::OpImageQuerySize:
-    case spv::OpImageQuerySizeLod:
-      for (uint32_t lane : f->active) {
-        uint32_t inv = sg->base + lane;
-        MemObj* img = image_of(inv);
-        if (!img) return Fail(OpcodeName(in.op) + " on an unbound image");
-        R(in.result, 0, inv) = img->width;
-        if (I_.types[in.type].slots > 1) R(in.result, 1, inv) = img->height;
-      }
-      return true;
-    case spv::OpImageRead:
-    case spv::OpImageFetch:
-    case spv::OpImageSampleExplicitLod: {
+    case spv::OpImageQuerySizeLod: {
+      const TypeInfo& it = ImageTypeOf(o[0]);
       uint32_t rn = I_.types[in.type].slots;
       for (uint32_t lane : f->active) {
         uint32_t inv = sg->base + lane;
-        MemObj* img = image_of(inv);
-        if (!img) return Fail(OpcodeName(in.op) + " on an unbound image");
-        int64_t x, y;
-        if (in.op == spv::OpImageSampleExplicitLod) {
-          uint32_t cw = ScalarOf(o[1]).width;
-          double u = ToDouble(R(o[1], 0, inv), cw), v = ToDouble(R(o[1], 1, inv), cw);
-          // Nearest filtering, clamp to edge, level 0.
-          double fx = std::floor(u * img->width), fy = std::floor(v * img->height);
-          fx = std::isnan(fx) ? 0 : std::min(std::max(fx, 0.0), img->width - 1.0);
-          fy = std::isnan(fy) ? 0 : std::min(std::max(fy, 0.0), img->height - 1.0);
-          x = static_cast<int64_t>(fx);
-          y = static_cast<int64_t>(fy);
-        } else {
-          coord(o[1], inv, &x, &y);
+        MemObj* img;
+        if (!image_handle(inv, &img)) return false;
+        int64_t lod = in.op == spv::OpImageQuerySizeLod ? icomp(o[1], 0, inv) : 0;
+        auto level = [&](uint32_t size) -> uint64_t {
+          if (lod <= 0) return size;
+          if (lod >= 32) return 1;
+          return std::max<uint64_t>(size >> lod, 1);
+        };
+        uint64_t v[4] = {0, 0, 0, 0};
+        switch (it.image_dim) {
+          case spv::Dim1D:
+          case spv::DimBuffer:
+            v[0] = level(img->width);
+            v[1] = img->depth;
+            break;
+          case spv::Dim2D:
+            v[0] = level(img->width);
+            v[1] = level(img->height);
+            v[2] = img->depth;
+            break;
+          case spv::Dim3D:
+            v[0] = level(img->width);
+            v[1] = level(img->height);
+            v[2] = level(img->depth);
+            break;
+          case spv::DimCube:
+            v[0] = level(img->width);
+            v[1] = level(img->height);
+            v[2] = img->depth / 6;
+            break;
+          default:
+            break;
+        }
+        if (img->kind == MemObj::Kind::kEmpty) v[0] = v[1] = v[2] = 0;
+        for (uint32_t k = 0; k < rn && k < 4; ++k) R(in.result, k, inv) = v[k];
+      }
+      return true;
+    }
+    case spv::OpImageQueryLevels:
+    case spv::OpImageQuerySamples:
+      for (uint32_t lane : f->active) {
+        uint32_t inv = sg->base + lane;
+        MemObj* img;
+        if (!image_handle(inv, &img)) return false;
+        R(in.result, 0, inv) = img->kind == MemObj::Kind::kEmpty ? 0 : 1;
+      }
+      return true;
+    case spv::OpImageRead:
+    case spv::OpImageFetch: {
+      const TypeInfo& it = ImageTypeOf(o[0]);
+      ImageOperands ops;
+      if (!ParseImageOperands(in, 2, &ops, &error)) return Fail(error);
+      if (ops.sample != 0) return Fail(OpcodeName(in.op) + " with a Sample operand (multisampled images)");
+      for (uint32_t lane : f->active) {
+        uint32_t inv = sg->base + lane;
+        MemObj* img;
+        if (!image_handle(inv, &img)) return false;
+        int64_t c[3];
+        int_coord(it, o[1], inv, c);
+        if (ops.offset) {
+          c[0] += icomp(ops.offset, 0, inv);
+          if (it.image_dim == spv::Dim2D || it.image_dim == spv::Dim3D) c[1] += icomp(ops.offset, 1, inv);
+          if (it.image_dim == spv::Dim3D) c[2] += icomp(ops.offset, 2, inv);
+        }
+        if (ops.lod && icomp(ops.lod, 0, inv) != 0) c[0] = -1;  // one mip level: out of bounds
+        uint64_t t[4];
+        ReadTexel(*img, c[0], c[1], c[2], t);
+        to_result(in.type, t, inv, in.result);
+        note(R(o[0], 0, inv), *img, c[0], c[1], c[2]);
+      }
+      Account(acc, false);
+      return true;
+    }
+    case spv::OpImageSampleImplicitLod:
+    case spv::OpImageSampleExplicitLod:
+    case spv::OpImageSampleProjImplicitLod:
+    case spv::OpImageSampleProjExplicitLod:
+    case spv::OpImageGather: {
+      const TypeInfo& it = ImageTypeOf(o[0]);
+      bool gather = in.op == spv::OpImageGather;
+      bool proj = in.op == spv::OpImageSampleProjImplicitLod ||
+                  in.op == spv::OpImageSampleProjExplicitLod;
+      ImageOperands ops;
+      if (!ParseImageOperands(in, gather ? 3 : 2, &ops, &error)) return Fail(error);
+      if (ops.gather_offsets) {
+        return Fail(OpcodeName(in.op) + " with ConstOffsets/Offsets is not supported");
+      }
+      if (it.image_dim == spv::DimBuffer) return Fail(OpcodeName(in.op) + " on a texel buffer");
+      if (gather && it.image_dim != spv::Dim2D) {
+        return Fail("OpImageGather on a " +
+                    std::string(it.image_dim == spv::DimCube ? "cube" : "non-2-D") +
+                    " image is not supported");
+      }
+      uint32_t spatial = it.image_dim == spv::Dim1D ? 1 : it.image_dim == spv::Dim2D ? 2 : 3;
+      for (uint32_t lane : f->active) {
+        uint32_t inv = sg->base + lane;
+        MemObj* img;
+        if (!image_handle(inv, &img)) return false;
+        float u[4];
+        for (uint32_t k = 0; k < 4; ++k) u[k] = fcomp(o[1], k, inv);
+        if (proj) {
+          float q = u[spatial];
+          for (uint32_t k = 0; k < spatial; ++k) u[k] /= q;
+        }
+        int64_t off[3] = {0, 0, 0};
+        if (ops.offset) {
+          for (uint32_t k = 0; k < 3; ++k) off[k] = icomp(ops.offset, k, inv);
+        }
+        if (gather) {
+          uint32_t comp = static_cast<uint32_t>(R(o[2], 0, inv) & 3u);
+          int64_t z = it.image_arrayed ? ArrayLayer(u[2], img->depth) : 0;
+          int64_t i0, i1, j0, j1;
+          LinearPair(u[0], img->width, off[0], &i0, &i1);
+          LinearPair(u[1], img->height, off[1], &j0, &j1);
+          const int64_t pos[4][2] = {{i0, j1}, {i1, j1}, {i1, j0}, {i0, j0}};
+          uint64_t out[4];
+          for (uint32_t k = 0; k < 4; ++k) {
+            uint64_t t[4];
+            ReadTexel(*img, pos[k][0], pos[k][1], z, t);
+            out[k] = t[comp];
+            note(R(o[0], 0, inv), *img, pos[k][0], pos[k][1], z);
+          }
+          to_result(in.type, out, inv, in.result);
+          continue;
+        }
+        int64_t x = 0, y = 0, z = 0;
+        switch (it.image_dim) {
+          case spv::Dim1D:
+            x = NearestTexel(u[0], img->width, off[0]);
+            if (it.image_arrayed) z = ArrayLayer(u[1], img->depth);
+            break;
+          case spv::Dim2D:
+            x = NearestTexel(u[0], img->width, off[0]);
+            y = NearestTexel(u[1], img->height, off[1]);
+            if (it.image_arrayed) z = ArrayLayer(u[2], img->depth);
+            break;
+          case spv::Dim3D:
+            x = NearestTexel(u[0], img->width, off[0]);
+            y = NearestTexel(u[1], img->height, off[1]);
+            z = NearestTexel(u[2], img->depth, off[2]);
+            break;
+          case spv::DimCube: {
+            uint32_t face;
+            float s, t;
+            CubeFace(u[0], u[1], u[2], &face, &s, &t);
+            x = NearestTexel(s, img->width, 0);
+            y = NearestTexel(t, img->height, 0);
+            z = face + (it.image_arrayed ? 6 * ArrayLayer(u[3], img->depth / 6) : 0);
+            break;
+          }
+          default:
+            return Fail(OpcodeName(in.op) + ": unsupported image dimension");
         }
         uint64_t t[4];
-        ReadTexel(*img, x, y, t);
-        for (uint32_t k = 0; k < rn && k < 4; ++k) R(in.result, k, inv) = t[k];
-        note(inv, x, y);
+        ReadTexel(*img, x, y, z, t);
+        to_result(in.type, t, inv, in.result);
+        note(R(o[0], 0, inv), *img, x, y, z);
       }
       Account(acc, false);
       return true;
     }
     case spv::OpImageWrite: {
+      const TypeInfo& it = ImageTypeOf(o[0]);
       const TypeInfo& ts = ScalarOf(o[2]);
       uint32_t tn = Slots(o[2]);
+      ImageOperands ops;
+      if (!ParseImageOperands(in, 3, &ops, &error)) return Fail(error);
+      if (ops.sample != 0) return Fail("OpImageWrite with a Sample operand (multisampled images)");
       for (uint32_t lane : f->active) {
         uint32_t inv = sg->base + lane;
-        MemObj* img = image_of(inv);
-        if (!img) return Fail("OpImageWrite to an unbound image");
-        int64_t x, y;
-        coord(o[1], inv, &x, &y);
+        MemObj* img;
+        if (!image_handle(inv, &img)) return false;
+        int64_t c[3];
+        int_coord(it, o[1], inv, c);
         uint64_t t[4] = {0, 0, 0, 0};
-        for (uint32_t k = 0; k < tn && k < 4; ++k) t[k] = R(o[2], k, inv);
-        WriteTexel(*img, x, y, t, ts.width, ts.kind == TypeKind::kFloat);
-        note(inv, x, y);
+        for (uint32_t k = 0; k < tn && k < 4; ++k) {
+          uint64_t v = R(o[2], k, inv);
+          if (ts.kind == TypeKind::kFloat && ts.width == 16) {
+            v = FloatToBits(HalfToFloat(static_cast<uint16_t>(v)));
+          } else if (ts.kind == TypeKind::kFloat && ts.width == 64) {
+            v = FloatToBits(static_cast<float>(BitsToDouble(v)));
+          } else if (ts.kind == TypeKind::kInt && ts.width < 32 && ts.is_signed) {
+            v = static_cast<uint64_t>(SignExtend(v, ts.width)) & 0xffffffffu;
+          }
+          t[k] = v;
+        }
+        if (img->kind == MemObj::Kind::kEmpty) {
+          if (counters_) ++counters_->out_of_bounds;
+          continue;
+        }
+        WriteTexel(*img, c[0], c[1], c[2], t);
+        note(R(o[0], 0, inv), *img, c[0], c[1], c[2]);
       }
       Account(acc, false);
       return true;
     }
     case spv::OpImageTexelPointer: {
-      // ops: image variable pointer, coordinate, sample.
+      // ops: pointer to the image variable (or descriptor), coordinate, sample.
+      const TypeInfo& it = I_.types[I_.types[I_.value_type[o[0]]].elem];
       for (uint32_t lane : f->active) {
         uint32_t inv = sg->base + lane;
         uint64_t vptr = R(o[0], 0, inv);
         uint64_t h = vptr >> kObjShift;
-        if (h >= objs_.size() || objs_[h].kind != MemObj::Kind::kImage) {
-          return Fail("OpImageTexelPointer on an unbound image");
-        }
-        const MemObj& mo = objs_[h];
-        int64_t x, y;
-        coord(o[1], inv, &x, &y);
-        uint64_t off = (x < 0 || y < 0 || x >= mo.width || y >= mo.height)
-                           ? kOffsetMask
-                           : (static_cast<uint64_t>(y) * mo.width + x) * TexelBytes(mo.format);
+        MemObj* mo = ImageObj(h);
+        if (mo == nullptr) return Fail("OpImageTexelPointer on an unbound image");
+        int64_t c[3];
+        int_coord(it, o[1], inv, c);
+        bool oob = c[0] < 0 || c[1] < 0 || c[2] < 0 || c[0] >= mo->width ||
+                   c[1] >= mo->height || c[2] >= mo->depth;
+        uint64_t off =
+            oob ? kOffsetMask
+                : ((static_cast<uint64_t>(c[2]) * mo->height + static_cast<uint64_t>(c[1])) *
+                       mo->width +
+                   static_cast<uint64_t>(c[0])) *
+                      TexelBytes(mo->format);
         R(in.result, 0, inv) = (h << kObjShift) | off;
       }
       return true;
     }
+    case spv::OpImageSampleDrefImplicitLod:
+    case spv::OpImageSampleDrefExplicitLod:
+    case spv::OpImageSampleProjDrefImplicitLod:
+    case spv::OpImageSampleProjDrefExplicitLod:
+    case spv::OpImageDrefGather:
+      return Fail("unsupported instruction " + OpcodeName(in.op) +
+                  " (depth-comparison sampling)");
+    case spv::OpImageQueryLod:
+      return Fail("unsupported instruction OpImageQueryLod (implicit level of detail: fragment "
+                  "shaders only)");
+    case spv::OpImageQueryFormat:
+    case spv::OpImageQueryOrder:
+      return Fail("unsupported instruction " + OpcodeName(in.op) + " (OpenCL kernels only)");
     default:
+      if (in.op >= spv::OpImageSparseSampleImplicitLod && in.op <= spv::OpImageSparseRead) {
+        return Fail("unsupported instruction " + OpcodeName(in.op) + " (sparse residency)");
+      }
       *handled = false;
       return true;
   }
@@ -1823,7 +2337,7 @@ bool Machine::Memory(const Inst& in, Subgroup* sg, Frame* f, bool* handled) {
           for (uint32_t k = 0; k < tmp_.size(); ++k) tmp_[k] = R(o[1], k, inv);
           StoreValue(pointee, false, mo, off, tmp_.data());
         } else {
-          std::memset(mo.data + off, 0, I_.types[pointee].nsize);
+          FillJunk(mo.data + off, I_.types[pointee].nsize);
         }
       }
       return true;
@@ -1840,7 +2354,14 @@ bool Machine::Memory(const Inst& in, Subgroup* sg, Frame* f, bool* handled) {
         uint64_t ptr = R(o[0], 0, inv);
         if (vt.kind == TypeKind::kImage || vt.kind == TypeKind::kSampledImage ||
             vt.kind == TypeKind::kSampler) {
-          R(in.result, 0, inv) = ptr >> kObjShift;  // a handle: the object
+          uint64_t h = ptr >> kObjShift;  // a handle: the object
+          if (h >= objs_.size() || objs_[h].kind == MemObj::Kind::kNone) {
+            return Fail("a load of an unbound image or sampler");
+          }
+          if (objs_[h].kind == MemObj::Kind::kTable) {
+            return Fail("a load of a whole descriptor array");
+          }
+          R(in.result, 0, inv) = h;
           continue;
         }
         if (!Load(ptype, ptr, tmp_.data())) return false;
@@ -1952,12 +2473,19 @@ bool Machine::Atomic(const Inst& in, Subgroup* sg, Frame* f) {
     if (mo != nullptr && mo->kind == MemObj::Kind::kNone) {
       return Fail("an atomic through a null pointer or on an unbound resource");
     }
+    if (mo != nullptr && (mo->kind == MemObj::Kind::kTable || mo->kind == MemObj::Kind::kPush ||
+                          mo->kind == MemObj::Kind::kSampler)) {
+      return Fail("an atomic on a descriptor or on push constants");
+    }
     acc.push_back({ptr, bytes});
-    bool oob = mo == nullptr || off + bytes > mo->size;
+    bool oob = mo == nullptr || off + bytes > mo->size || off > mo->size;
     uint64_t old = 0;
     if (oob) {
-      if (counters_) ++counters_->out_of_bounds;
-      old = kPoison & mask;
+      if (counters_) {
+        ++counters_->out_of_bounds;
+        if (mo != nullptr && mo->kind == MemObj::Kind::kWild) ++counters_->wild_pointer_accesses;
+      }
+      old = mo != nullptr && mo->Robust() ? 0 : I_.poison & mask;
     } else {
       std::memcpy(&old, mo->data + off, bytes);
     }
@@ -2459,7 +2987,7 @@ bool Machine::ExecBlockInst(Subgroup* sg, Frame* f, const Inst& in, Step* step) 
     default:
       break;
   }
-  if (!CountInstruction(f)) return false;
+  if (!CountInstruction(f, in)) return false;
   // Pure instructions.
   {
     uint32_t invs[128];
@@ -2614,7 +3142,7 @@ Step Machine::RunSubgroup(Subgroup* sg) {
           for (uint32_t k = 0; k < n; ++k) vals[i * n + k] = R(src, k, inv);
         }
         phi_values.push_back({phi.result, std::move(vals)});
-        if (!CountInstruction(f)) return Step::kError;
+        if (!CountInstruction(f, phi)) return Step::kError;
         ++ip;
       }
       for (auto& pv : phi_values) {
@@ -2632,7 +3160,7 @@ Step Machine::RunSubgroup(Subgroup* sg) {
       const Inst& in = fn.insts[f->ip];
       if (f->ip + 1 == b.end) {
         // The terminator.
-        if (!CountInstruction(f)) return Step::kError;
+        if (!CountInstruction(f, in)) return Step::kError;
         if (!Terminate(sg, f, in)) return Step::kError;
         f->running = false;
         f->ip = b.end;
@@ -2662,8 +3190,8 @@ void Machine::InitWorkgroup(uint32_t wx, uint32_t wy, uint32_t wz) {
   wg_id_[0] = wx;
   wg_id_[1] = wy;
   wg_id_[2] = wz;
-  std::fill(workgroup_mem_.begin(), workgroup_mem_.end(), 0);
-  std::fill(invocation_mem_.begin(), invocation_mem_.end(), 0);
+  FillJunk(workgroup_mem_.data(), workgroup_mem_.size());
+  FillJunk(invocation_mem_.data(), invocation_mem_.size());
   const uint32_t* ls = I_.local_size;
   for (uint32_t inv = 0; inv < wg_size_; ++inv) {
     MemObj& mo = objs_[inv_obj_base_ + inv];
@@ -2757,20 +3285,72 @@ bool Machine::Dispatch(const Launch& launch, std::vector<Resource>* resources, C
   // Memory objects: 0 null, resources, push constants, output, workgroup,
   // one arena per invocation.
   objs_.assign(1, MemObj());
+  {
+    uint64_t j = launch.junk_seed;
+    if (j != 0) {
+      j = j * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
+      j ^= j >> 29;
+      j *= 0xbf58476d1ce4e5b9ull;
+      j ^= j >> 32;
+      if (j == 0) j = 0x5a5a5a5a5a5a5a5aull;
+    }
+    junk_ = j;
+  }
   for (Resource& r : *resources) {
     MemObj mo;
-    bool image = r.kind == Resource::Kind::kStorageImage || r.kind == Resource::Kind::kSampledImage;
-    mo.kind = image ? MemObj::Kind::kImage : MemObj::Kind::kBuffer;
+    using K = Resource::Kind;
+    bool image = r.kind == K::kStorageImage || r.kind == K::kSampledImage ||
+                 r.kind == K::kSeparateImage || r.kind == K::kUniformTexelBuffer ||
+                 r.kind == K::kStorageTexelBuffer;
+    mo.kind = image ? MemObj::Kind::kImage
+              : r.kind == K::kSampler ? MemObj::Kind::kSampler
+                                      : MemObj::Kind::kBuffer;
     mo.data = r.data.data();
     mo.size = r.data.size();
     mo.width = r.width;
-    mo.height = r.height;
+    mo.height = std::max<uint32_t>(r.height, 1);
+    mo.depth = std::max<uint32_t>(r.depth, 1);
     mo.format = r.format;
-    if (image && uint64_t{r.width} * r.height * TexelBytes(r.format) > r.data.size()) {
-      return Fail("binding " + std::to_string(r.set) + "." + std::to_string(r.binding) +
-                  ": image data is smaller than its size and format");
+    mo.linear = r.kind == K::kUniformTexelBuffer || r.kind == K::kStorageTexelBuffer;
+    mo.device = r.kind == K::kDeviceBuffer;
+    mo.address = r.device_address;
+    std::string where = r.kind == K::kDeviceBuffer
+                            ? "the device buffer at address " + std::to_string(r.device_address)
+                            : "binding " + std::to_string(r.set) + "." + std::to_string(r.binding);
+    if (image && (r.format == TexelFormat::kUnknown ||
+                  uint64_t{r.width} * mo.height * mo.depth * TexelBytes(r.format) >
+                      r.data.size())) {
+      return Fail(where + ": image data is smaller than its size and format");
+    }
+    if (mo.device) {
+      if (r.device_address == 0 || (r.device_address & 0xffffffffu) != 0 ||
+          r.data.size() > (uint64_t{1} << 32)) {
+        return Fail(where + ": device addresses must be nonzero multiples of 2^32 and buffers "
+                    "at most 4 GiB");
+      }
+      for (uint32_t d : device_objs_) {
+        if (objs_[d].address == r.device_address) return Fail(where + " is given twice");
+      }
+      device_objs_.push_back(static_cast<uint32_t>(objs_.size()));
     }
     objs_.push_back(mo);
+  }
+  empty_obj_ = static_cast<uint32_t>(objs_.size());
+  {
+    MemObj mo;
+    mo.kind = MemObj::Kind::kEmpty;
+    mo.height = mo.depth = 1;
+    objs_.push_back(mo);
+  }
+  wild_obj_ = static_cast<uint32_t>(objs_.size());
+  {
+    MemObj mo;
+    mo.kind = MemObj::Kind::kWild;
+    objs_.push_back(mo);
+  }
+  if (launch.count_instructions) {
+    inst_subgroups_.assign(m_.num_function_insts, 0);
+    inst_lanes_.assign(m_.num_function_insts, 0);
   }
   std::vector<uint8_t> push = launch.push_constants;
   push_obj_ = static_cast<uint32_t>(objs_.size());
@@ -2822,13 +3402,33 @@ bool Machine::Dispatch(const Launch& launch, std::vector<Resource>* resources, C
       case spv::StorageClassStorageBuffer:
       case spv::StorageClassUniformConstant: {
         auto d = m_.deco.find(g.id);
-        if (d != m_.deco.end() && d->second.has_binding) {
-          for (size_t i = 0; i < resources->size(); ++i) {
-            if ((*resources)[i].set == d->second.set &&
-                (*resources)[i].binding == d->second.binding) {
-              ptr_obj = 1 + i;
-            }
+        if (d == m_.deco.end() || !d->second.has_binding) break;
+        const TypeInfo& vt = I_.types[g.pointee];
+        bool array = vt.kind == TypeKind::kArray || vt.kind == TypeKind::kRuntimeArray;
+        MemObj table;
+        table.kind = MemObj::Kind::kTable;
+        if (vt.kind == TypeKind::kArray) table.table.assign(vt.count, empty_obj_);
+        for (size_t i = 0; i < resources->size(); ++i) {
+          const Resource& r = (*resources)[i];
+          if (r.kind == Resource::Kind::kDeviceBuffer || r.set != d->second.set ||
+              r.binding != d->second.binding) {
+            continue;
           }
+          if (!array) {
+            if (r.array_index == 0) ptr_obj = 1 + i;
+            continue;
+          }
+          if (vt.kind == TypeKind::kRuntimeArray && r.array_index >= table.table.size()) {
+            if (r.array_index > (1u << 20)) return Fail("descriptor array index too large");
+            table.table.resize(r.array_index + 1, empty_obj_);
+          }
+          if (r.array_index < table.table.size()) {
+            table.table[r.array_index] = static_cast<uint32_t>(1 + i);
+          }
+        }
+        if (array) {
+          ptr_obj = objs_.size();
+          objs_.push_back(std::move(table));
         }
         break;
       }
@@ -2945,6 +3545,15 @@ bool Machine::Dispatch(const Launch& launch, std::vector<Resource>* resources, C
           if (!waiting) break;
           if (counters_) ++counters_->barriers;
         }
+      }
+    }
+  }
+  if (counters_ && !inst_subgroups_.empty()) {
+    for (const Function& fn : m_.functions) {
+      for (const Inst& in : fn.insts) {
+        if (inst_subgroups_[in.index] == 0) continue;
+        counters_->instruction_counts.push_back(
+            {in.word, inst_subgroups_[in.index], inst_lanes_[in.index]});
       }
     }
   }

@@ -150,6 +150,7 @@ bool ModuleData::Parse(const std::vector<uint32_t>& in_words, const std::string&
     if (has_result && k < wc) in.result = words[i + k++];
     in.ops = words.data() + i + k;
     in.num_ops = wc - k;
+    in.word = static_cast<uint32_t>(i);
     const uint32_t* w = words.data() + i + 1;  // all operands, raw
     i += wc;
     if (in.result >= bound && in.result != 0) {
@@ -248,6 +249,7 @@ bool ModuleData::Parse(const std::vector<uint32_t>& in_words, const std::string&
       globals.push_back(in);
       continue;
     }
+    in.index = num_function_insts++;
     if (op == spv::OpFunctionParameter) {
       fn->params.push_back(in.result);
       fn->insts.push_back(in);
@@ -342,8 +344,7 @@ void Instance::Poison(uint32_t type, uint64_t* out) const {
       return;
     case TypeKind::kInt:
     case TypeKind::kFloat:
-      out[0] =
-          0xDEADBEEFDEADBEEFull & (t.width >= 64 ? ~uint64_t{0} : (uint64_t{1} << t.width) - 1);
+      out[0] = poison & (t.width >= 64 ? ~uint64_t{0} : (uint64_t{1} << t.width) - 1);
       return;
     case TypeKind::kVector:
     case TypeKind::kMatrix:
@@ -356,7 +357,7 @@ void Instance::Poison(uint32_t type, uint64_t* out) const {
       for (size_t k = 0; k < t.members.size(); ++k) Poison(t.members[k], out + t.member_slot[k]);
       return;
     default:
-      for (uint32_t k = 0; k < t.slots; ++k) out[k] = 0xDEADBEEFDEADBEEFull;
+      for (uint32_t k = 0; k < t.slots; ++k) out[k] = poison;
       return;
   }
 }
@@ -513,8 +514,21 @@ bool Instance::Build(const ModuleData& md, const std::map<uint32_t, uint64_t>& s
         t.slots = 1;
         t.nsize = t.esize = 8;
         t.nalign = 8;
-        if (in.ops[1] != spv::Dim2D || in.ops[3] != 0 || in.ops[4] != 0) {
-          *error = "unsupported image type: only non-arrayed single-sample 2D images";
+        t.image_dim = in.ops[1];
+        t.image_arrayed = in.ops[3] != 0;
+        t.image_sampled = in.ops[5];
+        t.image_format = in.ops[6];
+        if (in.ops[4] != 0) {
+          *error = "unsupported image type: multisampled images";
+          return false;
+        }
+        if (t.image_dim == spv::DimSubpassData) {
+          *error = "unsupported image type: subpass inputs (input attachments) exist only in "
+                   "fragment shaders";
+          return false;
+        }
+        if (t.image_dim == spv::DimRect || t.image_dim > spv::DimSubpassData) {
+          *error = "unsupported image type: dimension " + std::to_string(t.image_dim);
           return false;
         }
         break;

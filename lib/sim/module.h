@@ -25,6 +25,8 @@ struct Inst {
   uint32_t result = 0;  // result id, 0 if none
   const uint32_t* ops = nullptr;
   uint32_t num_ops = 0;
+  uint32_t word = 0;   // position of the opcode word in the module
+  uint32_t index = 0;  // functions' instructions: a dense number, module order
 };
 
 struct Block {
@@ -78,6 +80,7 @@ class ModuleData {
   uint32_t entry_function = 0;
   uint32_t local_size[3] = {1, 1, 1};
   uint32_t local_size_ids[3] = {0, 0, 0};  // LocalSizeId execution mode
+  uint32_t num_function_insts = 0;         // Inst::index runs to this
   uint32_t glsl_set = 0;                   // GLSL.std.450 import id
   std::vector<uint32_t> ignored_sets;      // NonSemantic.* imports
 };
@@ -121,6 +124,11 @@ struct TypeInfo {
   std::vector<uint64_t> eoffsets;  // structs
   uint32_t matrix_stride = 0;      // matrices
   bool row_major = false;
+  // Images (kImage; kSampledImage's elem is its image type).
+  uint32_t image_dim = 0;      // spv::Dim
+  bool image_arrayed = false;
+  uint32_t image_sampled = 0;  // 1: sampled, 2: storage
+  uint32_t image_format = 0;   // spv::ImageFormat
 };
 
 // A module variable (not Function storage).
@@ -163,9 +171,11 @@ class Instance {
     const TypeInfo& t = types[type];
     return t.kind == TypeKind::kVector ? types[t.elem] : t;
   }
-  // Writes the poison value of |type| into its slots: 0xDEADBEEF in every
-  // 32-bit word of each scalar (within its width), true for booleans.
+  // Writes the poison value of |type| into its slots: |poison| (0xDEADBEEF in
+  // every 32-bit word by default) in each scalar (within its width), true for
+  // booleans.
   void Poison(uint32_t type, uint64_t* out) const;
+  uint64_t poison = 0xDEADBEEFDEADBEEFull;
   // Bytes of |type| in memory of the given layout.
   uint64_t SizeOf(uint32_t type, bool explicit_layout) const {
     return explicit_layout ? types[type].esize : types[type].nsize;

@@ -28,16 +28,25 @@ bool Program::Run(const Launch& launch, std::vector<Resource>* resources, Counte
     return false;
   }
   for (size_t i = 0; i < resources->size(); ++i) {
+    const Resource& a = (*resources)[i];
+    if (a.kind == Resource::Kind::kDeviceBuffer) continue;
     for (size_t j = 0; j < i; ++j) {
-      if ((*resources)[i].set == (*resources)[j].set &&
-          (*resources)[i].binding == (*resources)[j].binding) {
-        *error = "two resources share binding " + std::to_string((*resources)[i].set) + "." +
-                 std::to_string((*resources)[i].binding);
+      const Resource& b = (*resources)[j];
+      if (b.kind != Resource::Kind::kDeviceBuffer && a.set == b.set && a.binding == b.binding &&
+          a.array_index == b.array_index) {
+        *error = "two resources share binding " + std::to_string(a.set) + "." +
+                 std::to_string(a.binding) + " (element " + std::to_string(a.array_index) + ")";
         return false;
       }
     }
   }
   Instance instance;
+  if (launch.junk_seed != 0) {
+    // The poison value of a run with junk: a pattern of the seed.
+    uint64_t p = launch.junk_seed * 0xd1342543de82ef95ull + 1;
+    p ^= p >> 31;
+    instance.poison = p == 0 ? 0x5a5a5a5a5a5a5a5aull : p;
+  }
   if (!instance.Build(*module_, launch.spec_constants, error)) return false;
   Counters local;
   if (!RunDispatch(instance, launch, resources, counters ? counters : &local, error)) return false;
@@ -61,6 +70,7 @@ std::string Counters::Format() const {
       {"bank_conflicts", bank_conflicts},
       {"barriers", barriers},
       {"out_of_bounds", out_of_bounds},
+      {"wild_pointer_accesses", wild_pointer_accesses},
   };
   std::string s;
   char buf[96];

@@ -10,8 +10,10 @@
 // give the same outputs and counters in every process. What the Vulkan
 // specification leaves undefined gets a fixed value: reading an inactive or
 // absent lane (Shuffle, Broadcast, ...) gives the poison pattern 0xDEADBEEF
-// in every 32-bit word, as does an out-of-bounds load; an out-of-bounds store
-// is dropped.
+// in every 32-bit word, as does an out-of-bounds load from Function, Private
+// or Workgroup memory; loads from buffers and images out of bounds give zero
+// (Vulkan's robustness2, which waverun enables on lavapipe); out-of-bounds
+// stores are dropped.
 #ifndef WAVEOPT_LIB_SIM_SIM_H_
 #define WAVEOPT_LIB_SIM_SIM_H_
 
@@ -21,23 +23,46 @@
 #include <string>
 #include <vector>
 
+#include "lib/sim/texel.h"
+
 namespace waveopt {
 namespace sim {
 
-// Texel formats of storage and sampled images (as in GLSL layout qualifiers).
-enum class TexelFormat { kR32ui, kR32i, kR32f, kRgba8, kRgba16f, kRgba32f, kRgba32ui, kRgba32i };
-
-// One descriptor binding of the dispatch.
+// One descriptor binding of the dispatch (or one element of a descriptor
+// array), or a buffer reached through a device address.
 struct Resource {
-  enum class Kind { kStorageBuffer, kUniformBuffer, kStorageImage, kSampledImage };
+  enum class Kind {
+    kStorageBuffer,
+    kUniformBuffer,
+    kStorageImage,
+    kSampledImage,        // combined image sampler
+    kSeparateImage,       // sampled image without a sampler (OpTypeImage Sampled=1)
+    kSampler,             // no data; every sampler is nearest, clamp to edge
+    kUniformTexelBuffer,  // texels, |width| of them
+    kStorageTexelBuffer,
+    kDeviceBuffer,        // no binding: reached through |device_address|
+  };
   Kind kind = Kind::kStorageBuffer;
   uint32_t set = 0;
   uint32_t binding = 0;
-  // Buffers: the block's bytes. Images: texels, tightly packed, row-major
-  // (width * height * texel bytes). Updated in place by Run().
+  uint32_t array_index = 0;  // element of a descriptor array (0 otherwise)
+  // Buffers: the block's bytes. Images and texel buffers: texels, tightly
+  // packed, x fastest, then y, then z (the layer of arrayed and cube images,
+  // 6 faces per cube, or the depth of 3-D images). Updated in place by Run().
   std::vector<uint8_t> data;
-  uint32_t width = 0, height = 0;              // images
-  TexelFormat format = TexelFormat::kRgba32f;  // images
+  uint32_t width = 0, height = 1, depth = 1;   // images and texel buffers
+  TexelFormat format = TexelFormat::kRgba32f;  // images and texel buffers
+  // kDeviceBuffer: the address the shader sees for byte 0. Addresses
+  // [device_address, device_address + 2^32) belong to this buffer; bytes past
+  // its size are out of bounds.
+  uint64_t device_address = 0;
+};
+
+// Per-instruction execution counts of one dispatch (Launch::count_instructions).
+struct InstructionCount {
+  uint32_t word = 0;        // the instruction's first word in the module
+  uint64_t subgroups = 0;   // times a subgroup executed it
+  uint64_t lanes = 0;       // the same, times the active lanes
 };
 
 // What to run besides the module.
@@ -58,6 +83,13 @@ struct Launch {
   // SubgroupId is the subgroup's first LocalInvocationIndex / N and
   // NumSubgroups rounds down.
   bool lavapipe_layout = false;
+  // 0 (default): Function, Private and Workgroup memory start at zero and the
+  // poison value is 0xDEADBEEF. Otherwise they start with bytes drawn from
+  // this seed and the poison value is drawn from it too: a module whose
+  // outputs change with it reads memory or lanes it never wrote.
+  uint64_t junk_seed = 0;
+  // Fill Counters::instruction_counts.
+  bool count_instructions = false;
 };
 
 // The cost of one dispatch; every count is deterministic. "Memory" means
@@ -92,7 +124,16 @@ struct Counters {
   // minus one (lanes reading the same word do not conflict), summed.
   uint64_t bank_conflicts = 0;
   uint64_t barriers = 0;       // workgroup barriers completed (per workgroup)
-  uint64_t out_of_bounds = 0;  // lane accesses outside their memory (poison / dropped)
+  // Lane accesses outside their memory: buffer and image loads give zero
+  // (as with Vulkan's robustness2), other loads the poison value, stores are
+  // dropped; includes accesses through a descriptor index past the array.
+  uint64_t out_of_bounds = 0;
+  // Accesses through a device address that lies in no buffer (counted in
+  // out_of_bounds too).
+  uint64_t wild_pointer_accesses = 0;
+  // With Launch::count_instructions: every instruction that ran, in module
+  // order.
+  std::vector<InstructionCount> instruction_counts;
 
   // One counter per line, "name value", in a fixed order.
   std::string Format() const;

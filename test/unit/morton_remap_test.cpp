@@ -1,7 +1,9 @@
-// morton-remap: the permutation's properties for every supported shape
-// (a bijection, 2x2 quads in standard order, 4x4 blocks, 8x4 halves, 8x8
-// tiles row-major), its parameters, and the pass run through Optimize() on
-// assembly (the emitted SPIR-V is executed by test/diff/morton-remap).
+// morton-remap: the permutations' properties for every supported shape
+// (bijections, 2x2 quads in standard order, 4x4 blocks, 8x4 halves, 8x8
+// tiles row-major; the index path's decompositions), its parameters, and
+// the pass run through Optimize() on assembly (the emitted SPIR-V is
+// executed by test/diff/morton-remap).
+#include <algorithm>
 #include <set>
 #include <string>
 #include <utility>
@@ -19,69 +21,127 @@ struct Pos {
   uint32_t x, y;
 };
 
-Pos At(uint32_t l, uint32_t sx, uint32_t sy) {
+Pos At(uint32_t j, uint32_t w, uint32_t h) {
   Pos p{};
-  MortonRemapPass::RemapIndex(l, sx, sy, &p.x, &p.y);
+  MortonRemapPass::RemapCoords(j, w, h, &p.x, &p.y);
   return p;
 }
 
+const std::pair<uint32_t, uint32_t> kShapes[] = {
+    {8, 8},  {16, 16}, {8, 16}, {24, 8}, {32, 8},  {16, 8}, {8, 4},
+    {32, 32}, {4, 4},  {2, 2},  {6, 6},  {12, 12}, {2, 8},  {8, 2},
+    {4, 8},  {16, 4},  {64, 2}, {6, 10}, {10, 4}};
+
 TEST(MortonRemap, PermutesEveryShape) {
-  const std::pair<uint32_t, uint32_t> shapes[] = {
-      {8, 8}, {16, 16}, {8, 16}, {24, 8}, {32, 8}, {64, 1}, {256, 1}};
-  for (auto [sx, sy] : shapes) {
+  for (auto [w, h] : kShapes) {
     std::set<std::pair<uint32_t, uint32_t>> seen;
-    for (uint32_t l = 0; l < sx * sy; ++l) {
-      Pos p = At(l, sx, sy);
-      ASSERT_LT(p.x, sx) << sx << "x" << sy << " l=" << l;
-      ASSERT_LT(p.y, sy) << sx << "x" << sy << " l=" << l;
+    for (uint32_t j = 0; j < w * h; ++j) {
+      Pos p = At(j, w, h);
+      ASSERT_LT(p.x, w) << w << "x" << h << " j=" << j;
+      ASSERT_LT(p.y, h) << w << "x" << h << " j=" << j;
       seen.insert({p.x, p.y});
     }
-    EXPECT_EQ(seen.size(), sx * sy) << sx << "x" << sy << " is not a bijection";
+    EXPECT_EQ(seen.size(), w * h) << w << "x" << h << " is not a bijection";
   }
 }
 
 TEST(MortonRemap, QuadsAreTwoByTwoInStandardOrder) {
-  for (uint32_t l = 0; l < 256; l += 4) {
-    Pos p0 = At(l, 16, 16);
-    EXPECT_EQ(p0.x % 2, 0u);
-    EXPECT_EQ(p0.y % 2, 0u);
-    // lane ^ 1 is the horizontal neighbour, lane ^ 2 the vertical one.
-    Pos p1 = At(l + 1, 16, 16), p2 = At(l + 2, 16, 16), p3 = At(l + 3, 16, 16);
-    EXPECT_TRUE(p1.x == p0.x + 1 && p1.y == p0.y);
-    EXPECT_TRUE(p2.x == p0.x && p2.y == p0.y + 1);
-    EXPECT_TRUE(p3.x == p0.x + 1 && p3.y == p0.y + 1);
+  for (auto [w, h] : kShapes) {
+    for (uint32_t j = 0; j < w * h; j += 4) {
+      Pos p0 = At(j, w, h);
+      EXPECT_EQ(p0.x % 2, 0u);
+      EXPECT_EQ(p0.y % 2, 0u);
+      // lane ^ 1 is the horizontal neighbour, lane ^ 2 the vertical one.
+      Pos p1 = At(j + 1, w, h), p2 = At(j + 2, w, h), p3 = At(j + 3, w, h);
+      EXPECT_TRUE(p1.x == p0.x + 1 && p1.y == p0.y) << w << "x" << h;
+      EXPECT_TRUE(p2.x == p0.x && p2.y == p0.y + 1) << w << "x" << h;
+      EXPECT_TRUE(p3.x == p0.x + 1 && p3.y == p0.y + 1) << w << "x" << h;
+    }
   }
 }
 
-// Lanes [base, base + n) of an 8x8 workgroup cover a w x h rectangle.
-void ExpectBlock(uint32_t base, uint32_t n, uint32_t w, uint32_t h) {
-  uint32_t min_x = 8, min_y = 8, max_x = 0, max_y = 0;
-  for (uint32_t l = base; l < base + n; ++l) {
-    Pos p = At(l, 8, 8);
+// Lanes [base, base + n) of a w x h grid cover a bw x bh rectangle.
+void ExpectBlock(uint32_t w, uint32_t h, uint32_t base, uint32_t n,
+                 uint32_t bw, uint32_t bh) {
+  uint32_t min_x = w, min_y = h, max_x = 0, max_y = 0;
+  for (uint32_t j = base; j < base + n; ++j) {
+    Pos p = At(j, w, h);
     min_x = std::min(min_x, p.x);
     min_y = std::min(min_y, p.y);
     max_x = std::max(max_x, p.x);
     max_y = std::max(max_y, p.y);
   }
-  EXPECT_EQ(max_x - min_x + 1, w) << "lanes " << base << "+" << n;
-  EXPECT_EQ(max_y - min_y + 1, h) << "lanes " << base << "+" << n;
+  EXPECT_EQ(max_x - min_x + 1, bw) << w << "x" << h << " lanes " << base;
+  EXPECT_EQ(max_y - min_y + 1, bh) << w << "x" << h << " lanes " << base;
 }
 
 TEST(MortonRemap, GroupsOf16And32AreCompactBlocks) {
-  for (uint32_t base = 0; base < 64; base += 16) ExpectBlock(base, 16, 4, 4);
-  for (uint32_t base = 0; base < 64; base += 32) ExpectBlock(base, 32, 8, 4);
+  for (uint32_t base = 0; base < 64; base += 16) ExpectBlock(8, 8, base, 16, 4, 4);
+  for (uint32_t base = 0; base < 64; base += 32) ExpectBlock(8, 8, base, 32, 8, 4);
+  // Smaller groups: 4x4 tiles, 8x4 tiles, 2x2 tiles.
+  for (uint32_t base = 0; base < 16; base += 8) ExpectBlock(4, 4, base, 8, 2, 4);
+  for (uint32_t base = 0; base < 32; base += 16) ExpectBlock(8, 4, base, 16, 4, 4);
+  for (uint32_t base = 0; base < 36; base += 4) ExpectBlock(6, 6, base, 4, 2, 2);
 }
 
-TEST(MortonRemap, TilesAreRowMajorAndOneDKeepsBlocks) {
+TEST(MortonRemap, TilesAreRowMajor) {
   EXPECT_EQ(At(64, 16, 16).x, 8u);
   EXPECT_EQ(At(64, 16, 16).y, 0u);
   EXPECT_EQ(At(128, 16, 16).x, 0u);
   EXPECT_EQ(At(128, 16, 16).y, 8u);
   EXPECT_EQ(At(64 * 4, 24, 16).x, 8u);  // tile 4 of a 3-wide row: (1, 1)
   EXPECT_EQ(At(64 * 4, 24, 16).y, 8u);
-  // 1-D: the index stays in its 64-block; inside, (x, y) becomes y * 8 + x.
-  EXPECT_EQ(At(2, 256, 1).x, 8u);
-  EXPECT_EQ(At(64 + 3, 256, 1).x, 64u + 9u);
+  EXPECT_EQ(At(64 * 3, 32, 8).x, 24u);  // 32x8: four tiles in one row
+  EXPECT_EQ(At(4, 6, 6).x, 2u);         // 6x6: 2x2 tiles, three per row
+  EXPECT_EQ(At(12, 6, 6).y, 2u);
+}
+
+// The index path: the new index of every invocation for a decomposition,
+// read back through the kernel's own split, puts quads on 2x2 blocks.
+TEST(MortonRemap, IndexPathQuadsAreTwoByTwo) {
+  using D = MortonRemapPass::Decomposition;
+  struct Case {
+    uint32_t n;
+    D d;
+  };
+  const Case cases[] = {
+      {256, {256, 16, 16, false}},  // x = i % 16, y = i / 16
+      {256, {64, 8, 8, false}},     // SPD: 4 tiles of 8x8
+      {256, {256, 16, 16, true}},   // x = i / 16, y = i % 16
+      {96, {96, 12, 8, false}},     // x = i % 12
+      {96, {48, 6, 8, false}},      // blocks of 6x8
+      {64, {64, 32, 2, false}},     // two rows of 32
+      {128, {128, 4, 32, false}},   // tall and thin
+  };
+  for (const Case& c : cases) {
+    std::set<uint32_t> seen;
+    auto split = [&](uint32_t i) {
+      const uint32_t j = i % c.d.block, base = i - j;
+      const uint32_t x = c.d.transposed ? j / c.d.height : j % c.d.width;
+      const uint32_t y = c.d.transposed ? j % c.d.height : j / c.d.width;
+      return Pos{x + 1000 * (base / c.d.block), y};
+    };
+    for (uint32_t l = 0; l < c.n; ++l) {
+      const uint32_t i = MortonRemapPass::RemapIndex(l, c.n, c.d);
+      ASSERT_LT(i, c.n);
+      seen.insert(i);
+    }
+    EXPECT_EQ(seen.size(), c.n) << "not a bijection: block " << c.d.block;
+    for (uint32_t l = 0; l < c.n; l += 4) {
+      Pos p[4];
+      for (uint32_t k = 0; k < 4; ++k) {
+        p[k] = split(MortonRemapPass::RemapIndex(l + k, c.n, c.d));
+      }
+      EXPECT_TRUE(p[1].x == p[0].x + 1 && p[1].y == p[0].y &&
+                  p[2].x == p[0].x && p[2].y == p[0].y + 1 &&
+                  p[3].x == p[0].x + 1 && p[3].y == p[0].y + 1)
+          << "block " << c.d.block << " width " << c.d.width << " lane " << l;
+    }
+  }
+  // SPD's layout is the old 64-block remap: (x, y) -> y * 8 + x in a block.
+  const D spd{64, 8, 8, false};
+  EXPECT_EQ(MortonRemapPass::RemapIndex(2, 256, spd), 8u);
+  EXPECT_EQ(MortonRemapPass::RemapIndex(64 + 3, 256, spd), 64u + 9u);
 }
 
 TEST(MortonRemap, Params) {
@@ -94,8 +154,21 @@ TEST(MortonRemap, Params) {
   p = {};
   EXPECT_TRUE(MortonRemapPass::ParseParams("force,always", &p, &error));
   EXPECT_EQ(p.mode, MortonRemapPass::Mode::kForce);
+  p = {};
+  EXPECT_TRUE(MortonRemapPass::ParseParams("workgroup-size=16x8", &p, &error));
+  EXPECT_EQ(p.promised_x, 16u);
+  EXPECT_EQ(p.promised_y, 8u);
+  EXPECT_EQ(p.promised_z, 1u);
+  EXPECT_TRUE(MortonRemapPass::ParseParams("workgroup-size=256", &p, &error));
+  EXPECT_EQ(p.promised_x, 256u);
+  EXPECT_EQ(p.promised_y, 1u);
   EXPECT_FALSE(MortonRemapPass::ValidateParams("always=1", &error));
   EXPECT_FALSE(MortonRemapPass::ValidateParams("sometimes", &error));
+  EXPECT_FALSE(MortonRemapPass::ValidateParams("workgroup-size=", &error));
+  EXPECT_FALSE(MortonRemapPass::ValidateParams("workgroup-size=8x", &error));
+  EXPECT_FALSE(MortonRemapPass::ValidateParams("workgroup-size=64x64", &error));
+  EXPECT_FALSE(MortonRemapPass::ValidateParams("workgroup-size=1x2x3x4", &error));
+  EXPECT_FALSE(MortonRemapPass::ValidateParams("workgroup-size=8y8", &error));
 }
 
 // An 8x8 shader writing an image at GlobalInvocationId, with an optional

@@ -33,15 +33,18 @@ std::string ShowWord(uint32_t v, bool as_float) {
   return buf;
 }
 
-// Where a byte offset lies, for messages: "word 17", plus "texel (x,y)" for
-// images.
-std::string Position(const ResourcePlan& r, size_t offset) {
+// Where a byte offset (from the start of one descriptor's data) lies, for
+// messages: "word 17", plus "texel (x,y)" for images ("(x,y,z)" with layers
+// or depth).
+std::string Position(const ResourcePlan* r, size_t offset) {
   std::string s = "word " + std::to_string(offset / 4);
-  if (r.width != 0) {
-    const FormatInfo& info = GetFormatInfo(r.format);
-    size_t texel = offset / (info.components * info.component_bytes);
-    s += " = texel (" + std::to_string(texel % r.width) + "," + std::to_string(texel / r.width) +
-         ")";
+  if (r && r->width != 0) {
+    const FormatInfo& info = GetFormatInfo(r->format);
+    size_t texel = offset / info.bytes;
+    size_t x = texel % r->width, y = (texel / r->width) % std::max<uint32_t>(r->height, 1);
+    size_t z = texel / (size_t{r->width} * std::max<uint32_t>(r->height, 1));
+    s += " = texel (" + std::to_string(x) + "," + std::to_string(y) +
+         (r->depth > 1 ? "," + std::to_string(z) : std::string()) + ")";
   }
   return s;
 }
@@ -67,18 +70,20 @@ bool WithinUlps(uint32_t a, uint32_t b, uint32_t ulps, bool half) {
 
 // Exact or ULP comparison of bytes [begin, end). Returns false and sets
 // |message| on a difference.
-bool CompareFlat(const ResourcePlan& r, const std::vector<uint8_t>& a,
+bool CompareFlat(const ResourcePlan* r, const Compare& compare, const std::vector<uint8_t>& a,
                  const std::vector<uint8_t>& b, size_t begin, size_t end,
                  const std::string& na, const std::string& nb, std::string* message) {
-  bool ulp = r.compare.kind == Compare::Kind::kUlp;
-  bool half = ulp && r.format == ImageFormat::kRgba16f;
+  bool ulp = compare.kind == Compare::Kind::kUlp;
+  bool half = ulp && r && r->width != 0 &&
+              GetFormatInfo(r->format).numeric == waveopt::sim::TexelNumeric::kFloat &&
+              GetFormatInfo(r->format).bits[0] == 16;
   size_t unit = half ? 2 : 4;
   size_t differing = 0, first = 0;
   for (size_t off = begin; off < end; off += unit) {
     uint32_t x = 0, y = 0;
     std::memcpy(&x, a.data() + off, std::min(unit, end - off));
     std::memcpy(&y, b.data() + off, std::min(unit, end - off));
-    bool same = ulp ? WithinUlps(x, y, r.compare.ulps, half) : x == y;
+    bool same = ulp ? WithinUlps(x, y, compare.ulps, half) : x == y;
     if (!same) {
       if (differing == 0) first = off;
       ++differing;
@@ -87,7 +92,7 @@ bool CompareFlat(const ResourcePlan& r, const std::vector<uint8_t>& a,
   if (differing == 0) return true;
   size_t word_off = first & ~size_t{3};
   *message = std::to_string(differing) + " of " + std::to_string((end - begin + unit - 1) / unit) +
-             (half ? " halves" : " words") + " differ, first at " + Position(r, first) + ": " +
+             (half ? " halves" : " words") + " differ, first at " + Position(r, first - begin) + ": " +
              na + "=" + ShowWord(Word(a, word_off), ulp) + " " + nb + "=" +
              ShowWord(Word(b, word_off), ulp);
   return false;
@@ -114,34 +119,35 @@ uint64_t CounterValue(const Plan& plan, const Outputs& out, const Compare& c) {
   return 0;
 }
 
-bool CompareMultiset(const Plan& plan, const ResourcePlan& r, const Outputs& oa,
-                     const Outputs& ob, size_t index, const std::string& na,
-                     const std::string& nb, std::string* message) {
+// Multiset comparison of bytes [begin, end) of output |index|: a resource's
+// descriptor (|r|) or a pointee (|layout|).
+bool CompareMultiset(const Plan& plan, const ResourcePlan* r, const BufferLayout* layout,
+                     const Compare& compare, const Outputs& oa, const Outputs& ob, size_t index,
+                     size_t begin, size_t end_byte, const std::string& na, const std::string& nb,
+                     std::string* message) {
   const std::vector<uint8_t>& a = oa[index];
   const std::vector<uint8_t>& b = ob[index];
   size_t head = 0, stride, total;
-  if (r.width != 0) {
-    const FormatInfo& info = GetFormatInfo(r.format);
-    stride = info.components * info.component_bytes;
-    total = size_t{r.width} * r.height;
+  if (r && r->width != 0) {
+    stride = GetFormatInfo(r->format).bytes;
+    total = (end_byte - begin) / stride;
   } else {
-    head = r.res.head_bytes;
-    stride = r.res.array_stride;
-    total = r.elements;
+    head = layout->head_bytes;
+    stride = layout->array_stride;
+    total = stride == 0 || end_byte - begin < head ? 0 : (end_byte - begin - head) / stride;
   }
   if (head > 0) {
-    ResourcePlan exact = r;
-    exact.compare.kind = Compare::Kind::kExact;
-    if (!CompareFlat(exact, a, b, 0, head, na, nb, message)) {
+    Compare exact;
+    if (!CompareFlat(r, exact, a, b, begin, begin + head, na, nb, message)) {
       *message = "(head before the array) " + *message;
       return false;
     }
   }
   size_t count_a = total, count_b = total;
   std::string what = "elements";
-  if (r.compare.kind == Compare::Kind::kMultisetCount) {
-    count_a = std::min<uint64_t>(CounterValue(plan, oa, r.compare), total);
-    count_b = std::min<uint64_t>(CounterValue(plan, ob, r.compare), total);
+  if (compare.kind == Compare::Kind::kMultisetCount) {
+    count_a = std::min<uint64_t>(CounterValue(plan, oa, compare), total);
+    count_b = std::min<uint64_t>(CounterValue(plan, ob, compare), total);
     if (count_a != count_b) {
       *message = "counts differ: " + na + " has " + std::to_string(count_a) + " elements, " +
                  nb + " has " + std::to_string(count_b);
@@ -152,7 +158,8 @@ bool CompareMultiset(const Plan& plan, const ResourcePlan& r, const Outputs& oa,
   auto collect = [&](const std::vector<uint8_t>& bytes, size_t count) {
     std::vector<std::vector<uint8_t>> v(count);
     for (size_t i = 0; i < count; ++i) {
-      v[i].assign(bytes.begin() + head + i * stride, bytes.begin() + head + (i + 1) * stride);
+      size_t at = begin + head + i * stride;
+      v[i].assign(bytes.begin() + at, bytes.begin() + at + stride);
     }
     std::sort(v.begin(), v.end());
     return v;
@@ -186,27 +193,65 @@ bool CompareMultiset(const Plan& plan, const ResourcePlan& r, const Outputs& oa,
 
 }  // namespace
 
-int CompareOutputs(const Plan& plan, const Outputs& a, const Outputs& b,
-                   const std::string& name_a, const std::string& name_b,
-                   std::vector<std::string>* report) {
-  int differing = 0;
+std::vector<CompareUnit> ComparedUnits(const Plan& plan) {
+  std::vector<CompareUnit> units;
   for (size_t i = 0; i < plan.resources.size(); ++i) {
     const ResourcePlan& r = plan.resources[i];
-    if (!r.res.writable || r.compare.kind == Compare::Kind::kIgnore) continue;
+    if (!r.res.writable || r.compare.kind == Compare::Kind::kIgnore || r.element_bytes == 0) {
+      continue;
+    }
+    for (uint32_t e = 0; e < r.count; ++e) {
+      CompareUnit u;
+      u.label = ResourceLabel(r) + (r.res.descriptor_array ? "[" + std::to_string(e) + "]" : "");
+      u.output = i;
+      u.begin = e * r.element_bytes;
+      u.end = (e + 1) * r.element_bytes;
+      units.push_back(u);
+    }
+  }
+  for (size_t k = 0; k < plan.pointees.size(); ++k) {
+    const PointeePlan& p = plan.pointees[k];
+    if (p.compare.kind == Compare::Kind::kIgnore) continue;
+    CompareUnit u;
+    u.label = "pointer " + p.label;
+    u.output = plan.resources.size() + k;
+    u.begin = 0;
+    u.end = p.initial.size();
+    units.push_back(u);
+  }
+  return units;
+}
+
+int CompareOutputs(const Plan& plan, const Outputs& a, const Outputs& b,
+                   const std::string& name_a, const std::string& name_b,
+                   std::vector<std::string>* report, const std::vector<std::string>* skip,
+                   std::vector<std::string>* differing_labels) {
+  int differing = 0;
+  for (const CompareUnit& u : ComparedUnits(plan)) {
+    if (skip && std::find(skip->begin(), skip->end(), u.label) != skip->end()) continue;
+    bool is_resource = u.output < plan.resources.size();
+    const ResourcePlan* r = is_resource ? &plan.resources[u.output] : nullptr;
+    const PointeePlan* p = is_resource ? nullptr : &plan.pointees[u.output - plan.resources.size()];
+    const Compare& compare = r ? r->compare : p->compare;
     std::string message;
     bool same;
-    if (a[i].size() != b[i].size()) {
+    if (u.output >= a.size() || u.output >= b.size() || a[u.output].size() != b[u.output].size() ||
+        a[u.output].size() < u.end) {
       same = false;
       message = "sizes differ";
-    } else if (r.compare.kind == Compare::Kind::kMultiset ||
-               r.compare.kind == Compare::Kind::kMultisetCount) {
-      same = CompareMultiset(plan, r, a, b, i, name_a, name_b, &message);
+    } else if (compare.kind == Compare::Kind::kMultiset ||
+               compare.kind == Compare::Kind::kMultisetCount) {
+      BufferLayout layout = r ? r->res.layout() : p->layout;
+      same = CompareMultiset(plan, r, &layout, compare, a, b, u.output, u.begin, u.end, name_a,
+                             name_b, &message);
     } else {
-      same = CompareFlat(r, a[i], b[i], 0, a[i].size(), name_a, name_b, &message);
+      same = CompareFlat(r, compare, a[u.output], b[u.output], u.begin, u.end, name_a, name_b,
+                         &message);
     }
     if (!same) {
       ++differing;
-      report->push_back(ResourceLabel(r) + " [" + CompareName(r.compare) + "]: " + message);
+      if (differing_labels) differing_labels->push_back(u.label);
+      report->push_back(u.label + " [" + CompareName(compare) + "]: " + message);
     }
   }
   return differing;

@@ -3,23 +3,12 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 namespace waverun {
 namespace {
-
-const FormatInfo kFormats[] = {
-    {"unknown", 0, 0, ComponentType::kFloat, false},
-    {"r32ui", 1, 4, ComponentType::kUint, false},
-    {"r32i", 1, 4, ComponentType::kInt, false},
-    {"r32f", 1, 4, ComponentType::kFloat, false},
-    {"rgba8", 4, 1, ComponentType::kFloat, true},
-    {"rgba16f", 4, 2, ComponentType::kFloat, false},
-    {"rgba32f", 4, 4, ComponentType::kFloat, false},
-    {"rgba32ui", 4, 4, ComponentType::kUint, false},
-    {"rgba32i", 4, 4, ComponentType::kInt, false},
-};
 
 uint32_t FloatBits(float f) {
   uint32_t bits;
@@ -96,6 +85,8 @@ uint32_t NextValue(const Fill& fill, Random* rng, uint64_t index, bool as_float)
         return FloatBits(static_cast<float>(static_cast<int32_t>(fill.value_bits)));
       }
       return fill.value_bits;
+    case Fill::Kind::kTyped:
+      return static_cast<uint32_t>(TypedValue(fill, rng, as_float, 4));
   }
   return 0;
 }
@@ -103,17 +94,37 @@ uint32_t NextValue(const Fill& fill, Random* rng, uint64_t index, bool as_float)
 }  // namespace
 
 const FormatInfo& GetFormatInfo(ImageFormat format) {
-  return kFormats[static_cast<int>(format)];
+  return waveopt::sim::GetTexelFormatInfo(format);
+}
+
+ComponentType FormatComponentType(ImageFormat format) {
+  switch (GetFormatInfo(format).numeric) {
+    case waveopt::sim::TexelNumeric::kSint: return ComponentType::kInt;
+    case waveopt::sim::TexelNumeric::kUint: return ComponentType::kUint;
+    default: return ComponentType::kFloat;
+  }
 }
 
 bool ParseImageFormat(const std::string& name, ImageFormat* format) {
-  for (size_t i = 1; i < sizeof(kFormats) / sizeof(kFormats[0]); ++i) {
-    if (name == kFormats[i].name) {
-      *format = static_cast<ImageFormat>(i);
-      return true;
+  return waveopt::sim::ParseTexelFormat(name, format);
+}
+
+uint64_t TypedValue(const Fill& fill, Random* rng, bool is_float, uint32_t bytes) {
+  if (is_float) {
+    float f = rng->NextUnit();
+    if (bytes == 2) return FloatToHalf(f);
+    if (bytes == 8) {
+      double d = static_cast<double>(f);
+      uint64_t u;
+      std::memcpy(&u, &d, 8);
+      return u;
     }
+    return FloatBits(f);
   }
-  return false;
+  uint64_t span = static_cast<uint64_t>(fill.int_hi - fill.int_lo);
+  int64_t v = fill.int_lo + static_cast<int64_t>(span == 0 ? 0 : rng->Next() % span);
+  uint64_t u = static_cast<uint64_t>(v);
+  return bytes >= 8 ? u : u & ((uint64_t{1} << (8 * bytes)) - 1);
 }
 
 bool ParseValue(const std::string& text, uint32_t* bits, bool* is_float) {
@@ -162,12 +173,18 @@ bool ParseFill(const std::string& text, Fill* fill, std::string* error) {
   } else if (k == "const" && p.size() == 2) {
     f.kind = Fill::Kind::kConst;
     ok = ParseValue(p[1], &f.value_bits, &f.value_is_float);
+  } else if (k == "typed" && (p.size() == 1 || p.size() == 3)) {
+    f.kind = Fill::Kind::kTyped;
+    if (p.size() == 3) {
+      ok = ParseInt64(p[1], &f.int_lo) && ParseInt64(p[2], &f.int_hi) && f.int_lo < f.int_hi;
+    }
   } else {
     ok = false;
   }
   if (!ok) {
     *error = "bad fill '" + text +
-             "' (expected random, zero, seq[:START[:STEP]], mod:N, float:LO:HI or const:V)";
+             "' (expected random, zero, seq[:START[:STEP]], mod:N, float:LO:HI, const:V or "
+             "typed[:LO:HI])";
     return false;
   }
   *fill = f;
@@ -181,8 +198,24 @@ std::string FillName(const Fill& fill) {
     case Fill::Kind::kSequence:
       return "seq:" + std::to_string(fill.start) + ":" + std::to_string(fill.step);
     case Fill::Kind::kModulo: return "mod:" + std::to_string(fill.modulus);
-    case Fill::Kind::kFloat: return "float";
-    case Fill::Kind::kConst: return "const";
+    case Fill::Kind::kFloat: {
+      char buf[64];
+      std::snprintf(buf, sizeof(buf), "float:%.9g:%.9g", static_cast<double>(fill.lo),
+                    static_cast<double>(fill.hi));
+      return buf;
+    }
+    case Fill::Kind::kConst: {
+      if (fill.value_is_float) {
+        char buf[48];
+        std::snprintf(buf, sizeof(buf), "const:%.9g", static_cast<double>(BitsFloat(fill.value_bits)));
+        std::string t = buf;
+        if (t.find_first_of(".en") == std::string::npos) t += ".0";
+        return t;
+      }
+      return "const:" + std::to_string(static_cast<int32_t>(fill.value_bits));
+    }
+    case Fill::Kind::kTyped:
+      return "typed:" + std::to_string(fill.int_lo) + ":" + std::to_string(fill.int_hi);
   }
   return "?";
 }
@@ -213,27 +246,48 @@ void FillWords(const Fill& fill, uint64_t seed, std::vector<uint8_t>* bytes) {
 void FillTexels(const Fill& fill, uint64_t seed, ImageFormat format,
                 std::vector<uint8_t>* bytes) {
   const FormatInfo& info = GetFormatInfo(format);
+  if (info.bytes == 0) return;
   Random rng(seed);
-  bool as_float = info.type == ComponentType::kFloat;
-  size_t count = bytes->size() / info.component_bytes;
-  for (size_t i = 0; i < count; ++i) {
-    uint8_t* dst = bytes->data() + i * info.component_bytes;
-    if (info.component_bytes == 4) {
-      uint32_t v = NextValue(fill, &rng, i, as_float);
-      std::memcpy(dst, &v, 4);
-    } else if (info.component_bytes == 2) {  // 16-bit float
-      uint16_t h = FloatToHalf(BitsFloat(NextValue(fill, &rng, i, true)));
-      std::memcpy(dst, &h, 2);
-    } else {  // unorm8: integers are raw bytes, floats are scaled
-      if (fill.kind == Fill::Kind::kFloat || fill.kind == Fill::Kind::kRandom ||
-          (fill.kind == Fill::Kind::kConst && fill.value_is_float)) {
-        float f = BitsFloat(NextValue(fill, &rng, i, true));
-        f = f < 0.0f ? 0.0f : (f > 1.0f ? 1.0f : f);
-        *dst = static_cast<uint8_t>(std::lround(f * 255.0f));
+  bool shader_float = FormatComponentType(format) == ComponentType::kFloat;
+  bool normalized = info.numeric == waveopt::sim::TexelNumeric::kUnorm ||
+                    info.numeric == waveopt::sim::TexelNumeric::kSnorm;
+  bool float_fill = fill.kind == Fill::Kind::kFloat || fill.kind == Fill::Kind::kRandom ||
+                    fill.kind == Fill::Kind::kTyped ||
+                    (fill.kind == Fill::Kind::kConst && fill.value_is_float);
+  size_t texels = bytes->size() / info.bytes;
+  for (size_t t = 0; t < texels; ++t) {
+    uint8_t* dst = bytes->data() + t * info.bytes;
+    uint64_t v[4] = {0, 0, 0, 0};
+    for (uint32_t c = 0; c < info.components; ++c) {
+      uint64_t index = t * info.components + c;
+      if (waveopt::sim::TexelIs64(format)) {
+        if (fill.kind == Fill::Kind::kTyped) {
+          v[c] = TypedValue(fill, &rng, false, 8);
+        } else {
+          v[c] = NextValue(fill, &rng, index, false);
+          if (fill.kind == Fill::Kind::kRandom) v[c] |= uint64_t{rng.Next32()} << 32;
+        }
       } else {
-        *dst = static_cast<uint8_t>(NextValue(fill, &rng, i, false));
+        v[c] = NextValue(fill, &rng, index, shader_float && (float_fill || !normalized));
       }
     }
+    if (normalized && !float_fill) {
+      // Integer fills of normalized formats give the stored bits.
+      uint32_t word = 0, shift = 0;
+      for (uint32_t c = 0; c < info.components; ++c) {
+        uint32_t b = info.bits[c];
+        uint64_t raw = v[c] & ((uint64_t{1} << b) - 1);
+        if (info.packed) {
+          word |= static_cast<uint32_t>(raw) << shift;
+          shift += b;
+        } else {
+          std::memcpy(dst + c * (b / 8), &raw, b / 8);
+        }
+      }
+      if (info.packed) std::memcpy(dst, &word, 4);
+      continue;
+    }
+    waveopt::sim::EncodeTexel(format, v, dst);
   }
 }
 

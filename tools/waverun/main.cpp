@@ -2,9 +2,18 @@
 // (Mesa's lavapipe unless told otherwise). See docs/waverun.md.
 //
 // Exit codes: 0 success (diff: equal); 1 error (one line on stderr); 2 bad
-// usage; 3 diff found a difference (or `time` found reps that disagree).
+// usage; 3 diff found a difference (or `time` found reps that disagree);
+// 4 diff: the first module disagrees with itself (NONDETERMINISTIC); 5 a run
+// did not finish in --timeout seconds (TIMEOUT); 6 diff --require-coverage:
+// the rewritten code never ran.
+//
+// Every command runs in a child process (one per subgroup size with
+// --widths): a driver that crashes on a module, or takes too long, is one
+// line of report, not a crash of waverun.
 #include <glob.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,7 +26,9 @@
 #include <string>
 #include <vector>
 
+#include "tools/waverun/auto_spec.h"
 #include "tools/waverun/compare.h"
+#include "tools/waverun/coverage.h"
 #include "tools/waverun/isa.h"
 #include "tools/waverun/plan.h"
 #include "tools/waverun/reflect.h"
@@ -25,6 +36,7 @@
 #include "tools/waverun/spec.h"
 #include "tools/waverun/vulkan_runner.h"
 #include "waveopt/io.h"
+#include "spirv-tools/libspirv.hpp"
 #include "waveopt/waveopt.h"
 
 namespace waverun {
@@ -34,6 +46,12 @@ constexpr int kExitOk = 0;
 constexpr int kExitError = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitDiffer = 3;
+constexpr int kExitNondeterministic = 4;
+constexpr int kExitTimeout = 5;
+constexpr int kExitUncovered = 6;
+
+// A child process that runs longer than this is killed (--timeout).
+constexpr int kDefaultTimeoutS = 300;
 
 // Lavapipe runs loops for at most this many back-edges per subgroup (summed
 // over all loops), then silently leaves them.
@@ -64,7 +82,10 @@ void PrintHelp() {
       "                           -s 'binding 0.1 size=256 fill=mod:16'\n"
       "  --dispatch=X[,Y[,Z]]     workgroups to dispatch (spec: dispatch X Y Z)\n"
       "  --seed=N                 input seed (spec: seed N)\n"
-      "  --reps=N                 time: timed repetitions (default 10)\n\n"
+      "  --reps=N                 time: timed repetitions (default 10)\n"
+      "  --auto                   no spec needed: dispatch, sizes, fills and compare\n"
+      "                           modes from the module (printed as a spec to pin);\n"
+      "                           spec files and lines given still apply first\n\n"
       "Subgroup sizes (lavapipe):\n"
       "  --subgroup-size=N        run at N lanes (4, 8 or 16 on lavapipe)\n"
       "  --widths=N,M,...         one child process per size, e.g. 4,8,16\n"
@@ -80,6 +101,13 @@ void PrintHelp() {
       "  --check-sim              diff: also run both modules on the simulator at the\n"
       "                           device's subgroup size; an output that differs from\n"
       "                           the device's is an error\n\n"
+      "Diff:\n"
+      "  --no-self-check          do not run the first module twice (a module that\n"
+      "                           disagrees with itself is reported NONDETERMINISTIC)\n"
+      "  --coverage               report how many of the instructions b adds to a ran\n"
+      "                           (on the simulator; on a device, b also runs there)\n"
+      "  --require-coverage       ... and fail (exit 6) when none of them ran\n"
+      "  --timeout=S              kill a run after S seconds (default 300; 0: never)\n\n"
       "Device:\n"
       "  --icd=FILE               use this Vulkan ICD json instead of lavapipe's\n"
       "  --system-icds            use the loader's own ICD search\n"
@@ -98,7 +126,8 @@ void PrintHelp() {
       "  --wave=32|64|32,64       isa: required subgroup size (default: RADV's)\n"
       "  --disasm                 isa: print the ISA after the table\n"
       "  --format=table|tsv|json  isa: output format (default table)\n\n"
-      "Exit codes: 0 ok/equal, 1 error, 2 usage, 3 difference.\n",
+      "Exit codes: 0 ok/equal, 1 error, 2 usage, 3 difference, 4 nondeterministic,\n"
+      "5 timeout, 6 rewritten code not covered.\n",
       kUsage);
 }
 
@@ -125,6 +154,12 @@ struct Cli {
   bool counters = false;   // print the simulator's counters
   bool check_sim = false;  // diff: check the simulator against the device
   int sim_limit = 0;       // the simulator's instruction limit (0: its default)
+  bool auto_spec = false;  // --auto
+  bool auto_resolved = false;  // the parent turned --auto into spec lines
+  bool self_check = true;  // diff: run the first module twice
+  bool coverage = false;   // diff: report the coverage of b's added instructions
+  bool require_coverage = false;
+  int timeout_s = kDefaultTimeoutS;
   IsaOptions isa;          // isa: families, wave sizes, format
 };
 
@@ -257,6 +292,16 @@ Cli ParseArgs(int argc, char** argv) {
       if (!ParseInt(value("--sim-limit"), &cli.sim_limit) || cli.sim_limit < 1) {
         UsageError("--sim-limit takes a count >= 1");
       }
+    } else if (a == "--auto") {
+      cli.auto_spec = true;
+    } else if (a == "--no-self-check") {
+      cli.self_check = false;
+    } else if (a == "--coverage") {
+      cli.coverage = true;
+    } else if (a == "--require-coverage") {
+      cli.coverage = cli.require_coverage = true;
+    } else if (is("--timeout")) {
+      if (!ParseInt(value("--timeout"), &cli.timeout_s)) UsageError("--timeout takes seconds");
     } else if (is("--amd") || is("--wave")) {
       bool amd = is("--amd");
       std::string err;
@@ -304,6 +349,10 @@ Cli ParseArgs(int argc, char** argv) {
   if (cli.counters && !cli.sim) UsageError("--counters needs --sim");
   if (cli.check_sim && (cli.sim || cli.command != "diff")) {
     UsageError("--check-sim is for diff on a Vulkan device (without --sim)");
+  }
+  if (cli.coverage && cli.command != "diff") UsageError("--coverage is for diff");
+  if (cli.auto_spec && cli.command != "run" && cli.command != "diff") {
+    UsageError("--auto is for run and diff");
   }
   return cli;
 }
@@ -359,6 +408,21 @@ std::string Directory(const std::string& path) {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
+// True when |words| validates with the block layouts Vulkan devices enable
+// as features (scalar and relaxed block layout, standard layout for uniform
+// buffers, scalar workgroup memory: VK_EXT_scalar_block_layout and friends,
+// which lavapipe has): modules compiled for them (layout(scalar)) are valid.
+bool ValidWithDeviceLayouts(const std::vector<uint32_t>& words) {
+  spvtools::SpirvTools tools(waveopt::DefaultTargetEnv(words));
+  spvtools::ValidatorOptions options;
+  options.SetFriendlyNames(false);
+  options.SetRelaxBlockLayout(true);
+  options.SetScalarBlockLayout(true);
+  options.SetUniformBufferStandardLayout(true);
+  options.SetWorkgroupScalarBlockLayout(true);
+  return tools.Validate(words.data(), words.size(), options);
+}
+
 // Reads |path| as SPIR-V binary, SPIR-V text, GLSL or HLSL (by extension) and
 // validates it.
 bool LoadModule(const Cli& cli, const std::string& path, std::vector<uint32_t>* words,
@@ -393,7 +457,8 @@ bool LoadModule(const Cli& cli, const std::string& path, std::vector<uint32_t>* 
     *error = err.rfind(path, 0) == 0 ? err : path + ": " + err;
     return false;
   }
-  if (cli.validate && !waveopt::ValidateModule(*words, waveopt::DefaultTargetEnv(*words), &err)) {
+  if (cli.validate && !waveopt::ValidateModule(*words, waveopt::DefaultTargetEnv(*words), &err) &&
+      !ValidWithDeviceLayouts(*words)) {
     *error = path + ": invalid module: " + err;
     return false;
   }
@@ -427,13 +492,52 @@ struct Module {
   Plan plan;
 };
 
-bool PrepareModule(const Cli& cli, const std::string& path, const RunSpec& spec, Module* m,
-                   std::string* error) {
+// Loads and reflects |path| with |spec|'s specialization constants.
+bool LoadAndReflect(const Cli& cli, const std::string& path, const RunSpec& spec, Module* m,
+                    std::string* error) {
   m->path = path;
   if (!LoadModule(cli, path, &m->words, error)) return false;
-  if (!ReflectModule(m->words, &m->iface, error) || !BuildPlan(m->iface, spec, &m->plan, error)) {
+  if (spec.separate_kinds && !SeparateBindingKinds(&m->words, error)) {
     *error = path + ": " + *error;
     return false;
+  }
+  if (!ReflectModule(m->words, spec.constants, &m->iface, error)) {
+    *error = path + ": " + *error;
+    return false;
+  }
+  return true;
+}
+
+// Reflects the modules and builds their plans: for diff one plan from both
+// interfaces (the same bytes for both; each binds what it declares), else
+// one per module.
+bool PrepareModules(const Cli& cli, const RunSpec& spec, std::vector<Module>* modules,
+                    std::string* error) {
+  for (size_t i = 0; i < cli.inputs.size(); ++i) {
+    if (!LoadAndReflect(cli, cli.inputs[i], spec, &(*modules)[i], error)) return false;
+  }
+  if (cli.command == "diff") {
+    Module& a = (*modules)[0];
+    Module& b = (*modules)[1];
+    ModuleInterface merged;
+    Plan plan;
+    if (!MergeInterfaces(a.iface, b.iface, &merged, error)) {
+      *error = a.path + " and " + b.path + " cannot share inputs: " + *error;
+      return false;
+    }
+    if (!BuildPlan(merged, spec, &plan, error)) {
+      *error = a.path + ": " + *error;
+      return false;
+    }
+    a.plan = PlanForModule(plan, a.iface, spec);
+    b.plan = PlanForModule(plan, b.iface, spec);
+    return true;
+  }
+  for (Module& m : *modules) {
+    if (!BuildPlan(m.iface, spec, &m.plan, error)) {
+      *error = m.path + ": " + *error;
+      return false;
+    }
   }
   return true;
 }
@@ -443,7 +547,7 @@ bool PrepareModule(const Cli& cli, const std::string& path, const RunSpec& spec,
 void WarnBackEdges(const Module& m) {
   if (!m.iface.has_loops) return;
   for (const ResourcePlan& r : m.plan.resources) {
-    uint64_t n = r.width != 0 ? uint64_t{r.width} * r.height : r.elements;
+    uint64_t n = r.width != 0 ? uint64_t{r.width} * r.height * r.depth : r.elements;
     if (n >= kLavapipeBackEdgeLimit) {
       std::fprintf(stderr,
                    "waverun: warning: %s: %s has %" PRIu64
@@ -479,7 +583,7 @@ bool ProbeLanes(Device* device, uint32_t* lanes, std::string* error) {
   ModuleInterface iface;
   RunSpec spec;
   Plan plan;
-  if (!ReflectModule(words, &iface, &err) ||
+  if (!ReflectModule(words, {}, &iface, &err) ||
       !ApplySpecLine("binding 0.0 size=128 fill=zero", "probe", &spec, &err) ||
       !BuildPlan(iface, spec, &plan, &err)) {
     *error = "probe: " + err;
@@ -579,14 +683,22 @@ bool NearFloats(uint32_t a, uint32_t b) {
   return d >= -kCheckSimUlps && d <= kCheckSimUlps;
 }
 
+SimOptions MakeSimOptions(const Cli& cli) {
+  SimOptions o;
+  o.instruction_limit = static_cast<uint64_t>(cli.sim_limit);
+  return o;
+}
+
 // --check-sim: runs |m| on the simulator at |width| lanes, with lavapipe's
 // subgroup layout, and compares its outputs with |device_out| (the
 // device's) under the plan's compare modes; exact-compared words that differ
 // count as agreeing when they are normal floats within kCheckSimUlps.
 // Prints "sim check: ..." and returns false (with |error|) when they differ.
-bool CheckSim(Module* m, uint32_t width, const Outputs& device_out, const std::string& name,
-              std::string* error) {
-  std::unique_ptr<Device> sim = CreateSimDevice(width, /*lavapipe_layout=*/true);
+bool CheckSim(const Cli& cli, Module* m, uint32_t width, const Outputs& device_out,
+              const std::string& name, std::string* error) {
+  SimOptions options = MakeSimOptions(cli);
+  options.lavapipe_layout = true;
+  std::unique_ptr<Device> sim = CreateSimDevice(width, options);
   std::unique_ptr<Program> program =
       sim->CreateProgram(m->words, m->iface.entry_point, m->plan, error);
   Outputs out;
@@ -597,17 +709,20 @@ bool CheckSim(Module* m, uint32_t width, const Outputs& device_out, const std::s
   }
   std::vector<std::string> report;
   size_t near_words = 0;
+  std::vector<CompareUnit> units = ComparedUnits(m->plan);
   if (CompareOutputs(m->plan, device_out, out, "device", "sim", &report) != 0) {
     bool near = true;
-    for (size_t i = 0; i < out.size() && near; ++i) {
-      const ResourcePlan& r = m->plan.resources[i];
-      if (!r.res.writable || r.compare.kind == Compare::Kind::kIgnore) continue;
-      bool exact_words = r.compare.kind == Compare::Kind::kExact ||
-                         r.compare.kind == Compare::Kind::kUlp;
-      for (size_t w = 0; w + 4 <= out[i].size() && near; w += 4) {
+    for (const CompareUnit& u : units) {
+      if (!near) break;
+      bool exact_words = true;
+      if (u.output < m->plan.resources.size()) {
+        const Compare& c = m->plan.resources[u.output].compare;
+        exact_words = c.kind == Compare::Kind::kExact || c.kind == Compare::Kind::kUlp;
+      }
+      for (uint64_t w = u.begin; w + 4 <= u.end && near; w += 4) {
         uint32_t x, y;
-        std::memcpy(&x, device_out[i].data() + w, 4);
-        std::memcpy(&y, out[i].data() + w, 4);
+        std::memcpy(&x, device_out[u.output].data() + w, 4);
+        std::memcpy(&y, out[u.output].data() + w, 4);
         if (x == y) continue;
         near = exact_words && NearFloats(x, y);
         ++near_words;
@@ -620,8 +735,10 @@ bool CheckSim(Module* m, uint32_t width, const Outputs& device_out, const std::s
     }
   }
   bool identical = true;
-  for (size_t i = 0; i < out.size(); ++i) {
-    identical = identical && (!m->plan.resources[i].res.writable || out[i] == device_out[i]);
+  for (const CompareUnit& u : units) {
+    identical = identical && std::equal(out[u.output].begin() + u.begin,
+                                        out[u.output].begin() + u.end,
+                                        device_out[u.output].begin() + u.begin);
   }
   if (near_words > 0) {
     std::printf("sim check: %s equals the device's outputs but for %zu float word%s within %d "
@@ -633,6 +750,19 @@ bool CheckSim(Module* m, uint32_t width, const Outputs& device_out, const std::s
                 identical ? "is identical to" : "equals (under the compare modes)");
   }
   return true;
+}
+
+// "(loads read zero, stores dropped)" notes from the simulator's counters.
+std::string OutOfBounds(const Program* program) {
+  const waveopt::sim::Counters* c = SimCounters(program);
+  if (!c || c->out_of_bounds == 0) return "";
+  std::string s = std::to_string(c->out_of_bounds) + " lane access" +
+                  (c->out_of_bounds == 1 ? "" : "es") + " out of bounds";
+  if (c->wild_pointer_accesses) {
+    s += " (" + std::to_string(c->wild_pointer_accesses) +
+         " through device addresses outside every buffer)";
+  }
+  return s;
 }
 
 int CommandRun(const Cli& cli, Device* device, Module* m) {
@@ -648,6 +778,7 @@ int CommandRun(const Cli& cli, Device* device, Module* m) {
     bool listed = std::find(cli.dump_keys.begin(), cli.dump_keys.end(), r.key) !=
                   cli.dump_keys.end();
     if (!(cli.dump_keys.empty() ? r.res.writable : listed)) continue;
+    if (r.element_bytes == 0) continue;
     size_t words = out[i].size() / 4;
     std::printf("%s: %zu words, fnv1a64 %016" PRIx64 "\n", ResourceLabel(r).c_str(), words,
                 Fingerprint(out[i]));
@@ -662,48 +793,186 @@ int CommandRun(const Cli& cli, Device* device, Module* m) {
       std::printf("%s\n", line.c_str());
     }
   }
+  if (cli.dump_keys.empty()) {
+    for (size_t k = 0; k < m->plan.pointees.size(); ++k) {
+      const std::vector<uint8_t>& bytes = out[m->plan.resources.size() + k];
+      std::printf("pointer %s: %zu words, fnv1a64 %016" PRIx64 "\n",
+                  m->plan.pointees[k].label.c_str(), bytes.size() / 4, Fingerprint(bytes));
+    }
+  }
+  std::string oob = OutOfBounds(program.get());
+  if (!oob.empty()) {
+    std::printf("out of bounds: %s (loads read zero, stores dropped)\n", oob.c_str());
+  }
+  return kExitOk;
+}
+
+// Bindings only one module of a diff declares: compared with their initial
+// contents (a module that does not declare a binding leaves it as it was).
+void PrintOneSided(const Module& a, const Module& b) {
+  for (size_t i = 0; i < a.plan.resources.size(); ++i) {
+    const ResourcePlan& ra = a.plan.resources[i];
+    const ResourcePlan& rb = b.plan.resources[i];
+    if (ra.declared == rb.declared) continue;
+    const char* who = ra.declared ? "a" : "b";
+    const char* other = ra.declared ? "b" : "a";
+    if (ra.res.writable && ra.compare.kind != Compare::Kind::kIgnore) {
+      std::printf("note: %s is declared only by %s: compared with its initial contents, which %s "
+                  "leaves as they are\n",
+                  ResourceLabel(ra).c_str(), who, other);
+    } else {
+      std::printf("note: %s is declared only by %s (read-only there): skipped\n",
+                  ResourceLabel(ra).c_str(), who);
+    }
+  }
+}
+
+// Coverage of the instructions b adds, from a simulator run of b that
+// counted instructions. Returns the exit status it implies (kExitOk or
+// kExitUncovered) and prints one line.
+int ReportCoverage(const Cli& cli, const Module& a, const Module& b,
+                   const waveopt::sim::Counters* counters, const std::string& unavailable) {
+  std::vector<uint32_t> added = AddedInstructions(a.words, b.words);
+  if (added.empty()) {
+    std::printf("coverage: b adds no instructions to a\n");
+    return kExitOk;
+  }
+  if (!counters) {
+    std::printf("coverage: unknown (%s)\n", unavailable.c_str());
+    if (cli.require_coverage) {
+      Error("--require-coverage: the coverage of b's " + std::to_string(added.size()) +
+            " added instructions is unknown (" + unavailable + ")");
+      return kExitError;
+    }
+    return kExitOk;
+  }
+  Coverage c = MeasureCoverage(added, counters->instruction_counts);
+  if (c.executed == 0) {
+    std::printf("coverage: none of the %zu instructions b adds ran: these inputs do not exercise "
+                "the rewrite\n",
+                c.added);
+    if (cli.require_coverage) return kExitUncovered;
+    if (cli.auto_resolved) {
+      std::fprintf(stderr,
+                   "waverun: warning: the rewrite in %s never ran with the --auto inputs; an "
+                   "equal result says nothing about it\n",
+                   b.path.c_str());
+    }
+    return kExitOk;
+  }
+  std::printf("coverage: %zu of %zu instructions b adds ran (%" PRIu64 " subgroup, %" PRIu64
+              " lane executions)\n",
+              c.executed, c.added, c.subgroups, c.lanes);
   return kExitOk;
 }
 
 int CommandDiff(const Cli& cli, Device* device, Module* a, Module* b) {
   std::string err;
-  if (!SameInterface(a->plan, b->plan, &err)) {
-    return Error(a->path + " and " + b->path + " do not have the same interface: " + err);
-  }
-  Outputs out_a, out_b;
+  PrintOneSided(*a, *b);
+  Outputs out_a, out_b, out_a2;
   double ns;
-  for (int k = 0; k < 2; ++k) {
-    Module* m = k == 0 ? a : b;
-    // Same spec and same interface: both plans hold the same inputs; each
-    // keeps its own specialization constants. Compare modes come from |a|.
-    std::unique_ptr<Program> program =
-        device->CreateProgram(m->words, m->iface.entry_point, m->plan, &err);
-    if (!program || !program->Run(k == 0 ? &out_a : &out_b, &ns, &err)) {
-      return Error(m->path + ": " + err);
+  bool sim = cli.sim;
+  std::unique_ptr<Program> pa =
+      device->CreateProgram(a->words, a->iface.entry_point, a->plan, &err);
+  if (!pa || !pa->Run(&out_a, &ns, &err)) return Error(a->path + ": " + err);
+  if (cli.counters) PrintCounters("a", pa.get());
+  std::string oob_a = OutOfBounds(pa.get());
+  // Self-check: the first module again. On a device the same pipeline runs
+  // twice; on the simulator the second run starts with junk in undefined
+  // memory and a different poison value.
+  std::vector<std::string> unstable;
+  std::vector<std::string> unstable_report;
+  if (cli.self_check) {
+    std::unique_ptr<Program> again;
+    Program* second = pa.get();
+    if (sim) {
+      SimOptions options = MakeSimOptions(cli);
+      options.junk_seed = 0x5eed;
+      std::unique_ptr<Device> junk = CreateSimDevice(device->info().subgroup_size, options);
+      again = junk->CreateProgram(a->words, a->iface.entry_point, a->plan, &err);
+      if (!again) return Error(a->path + ": " + err);
+      second = again.get();
     }
-    if (cli.counters) PrintCounters(k == 0 ? "a" : "b", program.get());
+    if (!second->Run(&out_a2, &ns, &err)) return Error(a->path + ": " + err);
+    CompareOutputs(a->plan, out_a, out_a2, "run1", "run2", &unstable_report, nullptr, &unstable);
   }
+  SimOptions b_options = MakeSimOptions(cli);
+  // Coverage: with --coverage; with --auto on the simulator (on a device it
+  // would cost a simulation of b besides).
+  bool want_coverage = cli.coverage || (cli.auto_resolved && sim);
+  b_options.count_instructions = want_coverage;
+  std::unique_ptr<Device> counting;
+  Device* b_device = device;
+  if (sim && b_options.count_instructions) {
+    counting = CreateSimDevice(device->info().subgroup_size, b_options);
+    b_device = counting.get();
+  }
+  std::unique_ptr<Program> pb =
+      b_device->CreateProgram(b->words, b->iface.entry_point, b->plan, &err);
+  if (!pb || !pb->Run(&out_b, &ns, &err)) return Error(b->path + ": " + err);
+  if (cli.counters) PrintCounters("b", pb.get());
+  std::string oob_b = OutOfBounds(pb.get());
   if (cli.check_sim) {
     uint32_t width = device->info().subgroup_size;
-    if (!CheckSim(a, width, out_a, "a", &err) || !CheckSim(b, width, out_b, "b", &err)) {
+    if (!CheckSim(cli, a, width, out_a, "a", &err) || !CheckSim(cli, b, width, out_b, "b", &err)) {
       return Error(err);
     }
   }
-  std::vector<std::string> report;
-  int differing = CompareOutputs(a->plan, out_a, out_b, "a", "b", &report);
-  int compared = 0;
-  for (const ResourcePlan& r : a->plan.resources) {
-    if (r.res.writable && r.compare.kind != Compare::Kind::kIgnore) {
-      ++compared;
-      if (cli.verbose) {
-        std::printf("  %s [%s]\n", ResourceLabel(r).c_str(), CompareName(r.compare).c_str());
+  if (!oob_a.empty() || !oob_b.empty()) {
+    std::printf("out of bounds: a %s, b %s (loads read zero, stores dropped)\n",
+                oob_a.empty() ? "none" : oob_a.c_str(), oob_b.empty() ? "none" : oob_b.c_str());
+  }
+  // Coverage of b's added instructions.
+  int coverage_status = kExitOk;
+  if (want_coverage) {
+    const waveopt::sim::Counters* counters = nullptr;
+    std::string unavailable;
+    std::unique_ptr<Program> pc;
+    if (sim) {
+      counters = SimCounters(pb.get());
+    } else {
+      SimOptions options = b_options;
+      options.lavapipe_layout = true;
+      std::unique_ptr<Device> s = CreateSimDevice(device->info().subgroup_size, options);
+      Outputs out_c;
+      pc = s->CreateProgram(b->words, b->iface.entry_point, b->plan, &err);
+      if (pc && pc->Run(&out_c, &ns, &err)) {
+        counters = SimCounters(pc.get());
+      } else {
+        unavailable = err;
       }
     }
+    coverage_status = ReportCoverage(cli, *a, *b, counters, unavailable);
+    if (coverage_status == kExitError) return kExitError;
+  }
+  std::vector<std::string> report;
+  int differing = CompareOutputs(a->plan, out_a, out_b, "a", "b", &report, &unstable);
+  std::vector<CompareUnit> units = ComparedUnits(a->plan);
+  int compared = 0;
+  for (const CompareUnit& u : units) {
+    if (std::find(unstable.begin(), unstable.end(), u.label) != unstable.end()) continue;
+    ++compared;
+    if (cli.verbose) {
+      const Compare& c = u.output < a->plan.resources.size()
+                             ? a->plan.resources[u.output].compare
+                             : a->plan.pointees[u.output - a->plan.resources.size()].compare;
+      std::printf("  %s [%s]\n", u.label.c_str(), CompareName(c).c_str());
+    }
+  }
+  if (!unstable.empty()) {
+    std::printf("NONDETERMINISTIC: a disagrees with itself on %zu of %zu bindings, not compared "
+                "(a = %s)\n",
+                unstable.size(), units.size(), a->path.c_str());
+    for (const std::string& line : unstable_report) std::printf("  %s\n", line.c_str());
   }
   if (differing == 0) {
     std::printf("equal: %d binding%s compared (a = %s, b = %s)\n", compared,
                 compared == 1 ? "" : "s", a->path.c_str(), b->path.c_str());
-    return kExitOk;
+    if (!unstable.empty()) return kExitNondeterministic;
+    if (coverage_status == kExitUncovered) {
+      std::printf("NOT COVERED: the rewritten code never ran (--require-coverage)\n");
+    }
+    return coverage_status;
   }
   std::printf("DIFFERENT: %d of %d bindings differ (a = %s, b = %s)\n", differing, compared,
               a->path.c_str(), b->path.c_str());
@@ -762,6 +1031,43 @@ int CommandTime(const Cli& cli, Device* device, std::vector<Module>* modules) {
   return status;
 }
 
+// Fails (one line in |error|) when |m| needs a descriptor feature the
+// device lacks: drivers do not check, they read the wrong descriptors.
+bool CheckDeviceFeatures(const DeviceInfo& info, const Module& m, std::string* error) {
+  for (const ResourcePlan& r : m.plan.resources) {
+    if (r.declared && r.res.descriptor_array && r.res.descriptor_count == 0 &&
+        !info.runtime_descriptor_arrays) {
+      *error = ResourceLabel(r) + ": a runtime-sized descriptor array needs "
+               "runtimeDescriptorArray, which device '" + info.name +
+               "' does not have; run it on the simulator (--sim)";
+      return false;
+    }
+  }
+  static const struct {
+    uint32_t capability;
+    bool DeviceInfo::*feature;
+    const char* what;
+  } kNonUniform[] = {
+      {5306, &DeviceInfo::nonuniform_ubo, "uniform buffers"},
+      {5307, &DeviceInfo::nonuniform_sampled, "sampled images"},
+      {5308, &DeviceInfo::nonuniform_ssbo, "storage buffers"},
+      {5309, &DeviceInfo::nonuniform_storage_image, "storage images"},
+      {5311, &DeviceInfo::nonuniform_utb, "uniform texel buffers"},
+      {5312, &DeviceInfo::nonuniform_stb, "storage texel buffers"},
+  };
+  for (const auto& n : kNonUniform) {
+    if (std::find(m.iface.capabilities.begin(), m.iface.capabilities.end(), n.capability) !=
+            m.iface.capabilities.end() &&
+        !(info.*n.feature)) {
+      *error = std::string("the module indexes arrays of ") + n.what +
+               " non-uniformly, which device '" + info.name +
+               "' does not support; run it on the simulator (--sim)";
+      return false;
+    }
+  }
+  return true;
+}
+
 // waverun isa: loads every module (GLSL, HLSL, SPIR-V) and hands them to
 // RunIsa (isa.cpp), which compiles them with RADV in child processes.
 int CommandIsa(const Cli& cli) {
@@ -786,14 +1092,12 @@ int RunCommand(const Cli& cli, uint32_t width) {
   RunSpec spec;
   if (!cli.inputs.empty()) {
     if (!LoadSpec(cli, cli.inputs[0], &spec, &err)) return Error(err);
-    for (size_t i = 0; i < cli.inputs.size(); ++i) {
-      if (!PrepareModule(cli, cli.inputs[i], spec, &modules[i], &err)) return Error(err);
-    }
+    if (!PrepareModules(cli, spec, &modules, &err)) return Error(err);
   }
+  SimOptions options = MakeSimOptions(cli);
   std::unique_ptr<Device> device =
-      cli.sim ? CreateSimDevice(width != 0 ? width : kDefaultSimWidth, false,
-                                static_cast<uint64_t>(cli.sim_limit))
-              : Device::Create(cli.device, &err);
+      cli.sim ? CreateSimDevice(width != 0 ? width : kDefaultSimWidth, options)
+              : Device::Create(cli.device, /*robust=*/cli.command != "time", &err);
   if (!device) return Error(err);
   if (cli.command == "probe") {
     const DeviceInfo& info = device->info();
@@ -806,12 +1110,94 @@ int RunCommand(const Cli& cli, uint32_t width) {
     return kExitOk;
   }
   if (width != 0 && !CheckWidth(device.get(), width, nullptr, &err)) return Error(err);
+  if (!cli.sim) {
+    for (const Module& m : modules) {
+      if (!CheckDeviceFeatures(device->info(), m, &err)) return Error(m.path + ": " + err);
+    }
+  }
   if (device->info().is_lavapipe) {
     for (const Module& m : modules) WarnBackEdges(m);
   }
   if (cli.command == "run") return CommandRun(cli, device.get(), &modules[0]);
   if (cli.command == "diff") return CommandDiff(cli, device.get(), &modules[0], &modules[1]);
   return CommandTime(cli, device.get(), &modules);
+}
+
+std::string ReadAll(FILE* f);
+
+// The auto spec of |cli|'s modules as spec-file text, then "# note" lines.
+int AutoSpecText(const Cli& cli, std::string* text) {
+  std::string err;
+  RunSpec spec;
+  if (!LoadSpec(cli, cli.inputs[0], &spec, &err)) return Error(err);
+  std::vector<Module> modules(cli.inputs.size());
+  std::vector<std::string> notes;
+  for (size_t i = 0; i < cli.inputs.size(); ++i) {
+    if (LoadAndReflect(cli, cli.inputs[i], spec, &modules[i], &err)) continue;
+    // Variables of different kinds on one binding cannot be bound as they
+    // are; moved to a binding per kind (in both modules alike), they can.
+    if (spec.separate_kinds || err.find("variables of different kinds share it") == std::string::npos) {
+      return Error(err);
+    }
+    std::string what = err.substr(err.find("binding "));
+    what = what.substr(0, what.find("; the spec line"));
+    notes.push_back("separate-kinds: " + what +
+                    "; every binding B moves to B*8+kind (storage buffer 0, uniform buffer 1, "
+                    "storage image 2, sampled image 3, separate image 4, sampler 5, uniform "
+                    "texel buffer 6, storage texel buffer 7)");
+    spec.separate_kinds = true;
+    modules.assign(cli.inputs.size(), Module());
+    i = static_cast<size_t>(-1);  // again from the first module, renumbered
+  }
+  ModuleInterface iface = modules[0].iface;
+  if (modules.size() == 2 && !MergeInterfaces(modules[0].iface, modules[1].iface, &iface, &err)) {
+    return Error(modules[0].path + " and " + modules[1].path + " cannot share inputs: " + err);
+  }
+  AutoSpec(iface, &spec, &notes);
+  *text = FormatSpec(spec);
+  for (const std::string& n : notes) *text += "# " + n + "\n";
+  return kExitOk;
+}
+
+// --auto, before the runs: completes the spec from the modules' interface
+// (in a child process, like every step that reads the modules), prints it
+// (with how bindings are compared), then gives it to the runs as spec lines.
+int ResolveAuto(Cli* cli) {
+  FILE* out = std::tmpfile();
+  if (!out) return Error("cannot create a temporary file");
+  std::fflush(stdout);
+  std::fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) return Error("cannot fork");
+  if (pid == 0) {
+    std::string text;
+    int rc = AutoSpecText(*cli, &text);
+    std::fwrite(text.data(), 1, text.size(), out);
+    std::fflush(out);
+    std::fflush(stderr);
+    _exit(rc);
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) < 0) return Error("wait failed");
+  if (!WIFEXITED(status)) {
+    return Error(std::string("reading the modules crashed (signal ") +
+                 std::to_string(WTERMSIG(status)) + ", " + strsignal(WTERMSIG(status)) + ")" +
+                 (cli->validate ? "" : " on a module that was not validated (--no-validate)"));
+  }
+  if (WEXITSTATUS(status) != kExitOk) return WEXITSTATUS(status);
+  std::string text = ReadAll(out);
+  std::fclose(out);
+  std::printf("# waverun --auto: the spec used (save it as a .waverun file to pin it)\n%s",
+              text.c_str());
+  std::fflush(stdout);
+  cli->spec_lines.clear();
+  std::stringstream ss(text);
+  std::string line;
+  while (std::getline(ss, line)) cli->spec_lines.push_back(line);
+  cli->no_spec = true;
+  cli->spec_path.clear();
+  cli->auto_resolved = true;
+  return kExitOk;
 }
 
 // Prints |text| line by line with |prefix| to |stream|.
@@ -830,20 +1216,50 @@ std::string ReadAll(FILE* f) {
   return s;
 }
 
-// One child process per width (lavapipe picks its width once per process),
-// at most |jobs| at a time. Output comes back in width order, each line
-// prefixed with "[sg=N] ". Exit: 1 if any child failed, else 3 if any found a
-// difference, else 0.
-int RunWidths(const Cli& cli) {
+// One line for a run killed after --timeout seconds.
+std::string TimeoutMessage(const Cli& cli) {
+  return "TIMEOUT: no result after " + std::to_string(cli.timeout_s) + " s (" +
+         (cli.sim ? "a long simulation; --sim-limit=N stops one after N instructions"
+                  : "lavapipe can take minutes to compile a very large kernel") +
+         "); --timeout=S waits longer";
+}
+
+// One line for a run that died of |signal|.
+std::string CrashMessage(const Cli& cli, int signal) {
+  std::string s = "the run crashed (signal " + std::to_string(signal) + ", " + strsignal(signal) + ")";
+  if (!cli.validate) return s + " on a module that was not validated (--no-validate)";
+  return s + (cli.sim ? ": a simulator bug, please report it"
+                      : ": the driver failed on the module, e.g. on an access through a device "
+                        "address outside its buffers");
+}
+
+double Now() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// One child process per width (lavapipe picks its width once per process;
+// a crash or a hang of the driver stays in the child), at most |jobs| at a
+// time, each killed after --timeout seconds. With several widths, output
+// comes back in width order, each line prefixed with "[sg=N] "; with one,
+// the child writes straight to stdout and stderr. Exit: 1 if any child
+// failed, else 5 if one timed out, else 3 if one found a difference, else 4
+// if one found a module nondeterministic, else 6 if one was not covered,
+// else 0.
+int RunChildren(const Cli& cli, const std::vector<uint32_t>& widths) {
   struct Child {
     uint32_t width;
     pid_t pid = -1;
     FILE* out = nullptr;
     FILE* err = nullptr;
     int rc = kExitError;
+    double start = 0;
+    bool timed_out = false;
   };
+  bool capture = widths.size() > 1;
   std::vector<Child> children;
-  for (uint32_t w : cli.widths) children.push_back({w});
+  for (uint32_t w : widths) children.push_back({w});
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   size_t jobs = cli.jobs > 0 ? static_cast<size_t>(cli.jobs) : static_cast<size_t>(std::max(1L, cpus));
   size_t next = 0, done = 0;
@@ -851,51 +1267,95 @@ int RunWidths(const Cli& cli) {
   while (done < children.size()) {
     while (next < children.size() && running.size() < jobs) {
       Child& c = children[next];
-      c.out = std::tmpfile();
-      c.err = std::tmpfile();
-      if (!c.out || !c.err) return Error("cannot create temporary files");
+      if (capture) {
+        c.out = std::tmpfile();
+        c.err = std::tmpfile();
+        if (!c.out || !c.err) return Error("cannot create temporary files");
+      }
       std::fflush(stdout);
       std::fflush(stderr);
       c.pid = fork();
       if (c.pid < 0) return Error("cannot fork");
       if (c.pid == 0) {
-        dup2(fileno(c.out), 1);
-        dup2(fileno(c.err), 2);
+        if (capture) {
+          dup2(fileno(c.out), 1);
+          dup2(fileno(c.err), 2);
+        }
         int rc = RunCommand(cli, c.width);
         std::fflush(stdout);
         std::fflush(stderr);
         _exit(rc);
       }
+      c.start = Now();
       running.push_back(next++);
     }
     int status = 0;
-    pid_t pid = wait(&status);
+    pid_t pid = waitpid(-1, &status, WNOHANG);
     if (pid < 0) return Error("wait failed");
+    if (pid == 0) {
+      // None finished: kill the ones past the deadline, then wait a little.
+      for (size_t k : running) {
+        Child& c = children[k];
+        if (cli.timeout_s > 0 && !c.timed_out && Now() - c.start > cli.timeout_s) {
+          c.timed_out = true;
+          kill(c.pid, SIGKILL);
+        }
+      }
+      struct timespec ts = {0, 10 * 1000 * 1000};
+      nanosleep(&ts, nullptr);
+      continue;
+    }
     for (size_t k = 0; k < running.size(); ++k) {
       Child& c = children[running[k]];
       if (c.pid != pid) continue;
-      c.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+      c.rc = c.timed_out                ? kExitTimeout
+             : WIFEXITED(status)        ? WEXITSTATUS(status)
+                                        : -WTERMSIG(status);
       running.erase(running.begin() + static_cast<long>(k));
       ++done;
+      if (!capture) {
+        if (c.rc == kExitTimeout) {
+          std::printf("%s\n", TimeoutMessage(cli).c_str());
+        } else if (c.rc < 0) {
+          std::fprintf(stderr, "waverun: error: %s\n", CrashMessage(cli, -c.rc).c_str());
+        }
+      }
       break;
     }
   }
-  bool any_error = false, any_diff = false;
+  int worst = kExitOk;
+  bool any_error = false, any_timeout = false, any_diff = false, any_nondet = false,
+       any_uncovered = false;
   for (Child& c : children) {
-    std::string prefix = "[sg=" + std::to_string(c.width) + "] ";
-    PrintPrefixed(stdout, prefix, ReadAll(c.out));
-    std::fflush(stdout);
-    PrintPrefixed(stderr, prefix, ReadAll(c.err));
-    if (c.rc < 0) {
-      std::fprintf(stderr, "%swaverun: error: the child process died of signal %d\n",
-                   prefix.c_str(), -c.rc);
+    if (capture) {
+      std::string prefix = "[sg=" + std::to_string(c.width) + "] ";
+      PrintPrefixed(stdout, prefix, ReadAll(c.out));
+      if (c.rc == kExitTimeout) {
+        std::printf("%s%s\n", prefix.c_str(), TimeoutMessage(cli).c_str());
+      }
+      std::fflush(stdout);
+      PrintPrefixed(stderr, prefix, ReadAll(c.err));
+      if (c.rc < 0) {
+        std::fprintf(stderr, "%swaverun: error: %s\n", prefix.c_str(),
+                     CrashMessage(cli, -c.rc).c_str());
+      }
+      std::fclose(c.out);
+      std::fclose(c.err);
     }
-    std::fclose(c.out);
-    std::fclose(c.err);
-    any_error = any_error || (c.rc != kExitOk && c.rc != kExitDiffer);
+    any_timeout = any_timeout || c.rc == kExitTimeout;
     any_diff = any_diff || c.rc == kExitDiffer;
+    any_nondet = any_nondet || c.rc == kExitNondeterministic;
+    any_uncovered = any_uncovered || c.rc == kExitUncovered;
+    any_error = any_error || (c.rc != kExitOk && c.rc != kExitDiffer && c.rc != kExitTimeout &&
+                              c.rc != kExitNondeterministic && c.rc != kExitUncovered);
   }
-  return any_error ? kExitError : any_diff ? kExitDiffer : kExitOk;
+  worst = any_error       ? kExitError
+          : any_timeout   ? kExitTimeout
+          : any_diff      ? kExitDiffer
+          : any_nondet    ? kExitNondeterministic
+          : any_uncovered ? kExitUncovered
+                          : kExitOk;
+  return worst;
 }
 
 }  // namespace
@@ -904,6 +1364,11 @@ int RunWidths(const Cli& cli) {
 int main(int argc, char** argv) {
   waverun::Cli cli = waverun::ParseArgs(argc, argv);
   if (cli.command == "isa") return waverun::CommandIsa(cli);
-  if (cli.widths.size() > 1) return waverun::RunWidths(cli);
-  return waverun::RunCommand(cli, cli.widths.empty() ? 0 : cli.widths[0]);
+  if (cli.auto_spec) {
+    int rc = waverun::ResolveAuto(&cli);
+    if (rc != 0) return rc;
+  }
+  std::vector<uint32_t> widths = cli.widths;
+  if (widths.empty()) widths.push_back(0);
+  return waverun::RunChildren(cli, widths);
 }

@@ -1,6 +1,8 @@
-// A plan: one module's interface resolved against a RunSpec into concrete
-// resources with their initial bytes, push constants, specialization
-// constants and dispatch size.
+// A plan: an interface resolved against a RunSpec into concrete resources
+// with their initial bytes, the buffers device-address fields point at, push
+// constants, specialization constants and the dispatch size. For `diff` one
+// plan is built from both modules' merged interface, so both run on the same
+// bytes; each module then binds the resources it declares.
 #ifndef WAVEOPT_TOOLS_WAVERUN_PLAN_H_
 #define WAVEOPT_TOOLS_WAVERUN_PLAN_H_
 
@@ -13,14 +15,41 @@
 
 namespace waverun {
 
+// A 64-bit device address inside a resource's or pointee's bytes.
+struct PointerSlot {
+  uint64_t offset = 0;  // bytes from the start of the initial data
+  int pointee = 0;      // index into Plan::pointees
+};
+
+// The address a pointee has in the plan's bytes (and on the simulator); a
+// Vulkan device rewrites it to the buffer's real address and back.
+uint64_t CanonicalAddress(int pointee);
+constexpr uint64_t kPointeeAddressSpan = uint64_t{1} << 32;
+
 struct ResourcePlan {
   Resource res;
   BindingKey key;
+  bool declared = true;            // the module being run declares it (diff: see Plan)
+  uint32_t count = 1;              // descriptors: 1, or a descriptor array's length
   uint64_t elements = 0;           // buffers: trailing array length
-  uint32_t width = 0, height = 0;  // images
-  ImageFormat format = ImageFormat::kUnknown;  // images (sampled: resolved)
+  // Images: width x height x depth (depth: 3-D depth, array layers, 6 faces
+  // per cube; 1 otherwise). Texel buffers: width texels.
+  uint32_t width = 0, height = 0, depth = 0;
+  ImageFormat format = ImageFormat::kUnknown;  // images and texel buffers
   Compare compare;                 // used when res.writable
-  std::vector<uint8_t> initial;    // buffers: the block; images: packed texels
+  uint64_t element_bytes = 0;      // bytes of one descriptor's data
+  std::vector<uint8_t> initial;    // count * element_bytes: buffers' blocks, images' texels
+  std::vector<PointerSlot> pointers;  // device addresses in |initial|
+};
+
+struct PointeePlan {
+  std::string label;  // "0.1+8": the field at byte 8 of binding 0.1's block
+  BufferLayout layout;
+  uint64_t elements = 0;
+  uint64_t address = 0;  // canonical
+  Compare compare;
+  std::vector<uint8_t> initial;
+  std::vector<PointerSlot> pointers;
 };
 
 struct SpecValue {
@@ -31,23 +60,27 @@ struct SpecValue {
 
 struct Plan {
   std::vector<ResourcePlan> resources;  // sorted by (set, binding)
+  std::vector<PointeePlan> pointees;    // after the resources in Outputs
   std::vector<uint8_t> push;            // push constant bytes (may be empty)
-  std::vector<SpecValue> constants;     // every spec constant of the module
+  std::vector<PointerSlot> push_pointers;
+  std::vector<SpecValue> constants;     // the spec constants the spec sets (others: defaults)
   uint32_t dispatch[3] = {1, 1, 1};
   uint32_t reps = 10;
+  // Lines for the report: bindings compared as multisets and why.
+  std::vector<std::string> notes;
 };
 
-// Builds |plan| for |iface| from |spec|. Errors (one line): a runtime array
-// or image without a size, a spec entry naming no binding of the module, a
-// compare mode that does not fit the binding, a counter binding that does
-// not exist.
+// Builds |plan| for |iface| from |spec|. Errors (one line): a runtime array,
+// image or texel buffer without a size, a spec entry naming no binding or
+// pointer of the interface, a compare mode that does not fit the binding, a
+// counter binding that does not exist, a format that does not fit.
 bool BuildPlan(const ModuleInterface& iface, const RunSpec& spec, Plan* plan,
                std::string* error);
 
-// True when |a| and |b| bind the same resources with the same shapes, so
-// that one set of inputs serves both; otherwise |error| names the first
-// difference.
-bool SameInterface(const Plan& a, const Plan& b, std::string* error);
+// The plan of one module of a diff: |merged| (built from both interfaces)
+// with |module|'s specialization constants, and each resource marked
+// declared or not.
+Plan PlanForModule(const Plan& merged, const ModuleInterface& module, const RunSpec& spec);
 
 // "binding 0.1 ('Out')".
 std::string ResourceLabel(const ResourcePlan& r);

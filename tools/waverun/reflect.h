@@ -1,9 +1,13 @@
-// What a compute module needs from the outside: its descriptor bindings, push
-// constants and specialization constants, found with SPIRV-Cross reflection.
+// What a compute module needs from the outside: its descriptor bindings (with
+// every variable declared on each), push constants, specialization
+// constants, the buffers its device-address fields point at, and the facts
+// --auto uses to pick a dispatch and compare modes. Read from the module's
+// words (types, decorations, Offset/ArrayStride/MatrixStride layouts).
 #ifndef WAVEOPT_TOOLS_WAVERUN_REFLECT_H_
 #define WAVEOPT_TOOLS_WAVERUN_REFLECT_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -11,28 +15,98 @@
 
 namespace waverun {
 
-enum class ResourceKind { kStorageBuffer, kUniformBuffer, kStorageImage, kSampledImage };
+enum class ResourceKind {
+  kStorageBuffer,
+  kUniformBuffer,
+  kStorageImage,
+  kSampledImage,        // combined image sampler (sampler2D, Texture2D+SamplerState merged)
+  kSeparateImage,       // texture2D / Texture2D: a sampled image without a sampler
+  kSampler,             // sampler / SamplerState
+  kUniformTexelBuffer,  // samplerBuffer / Buffer<T>
+  kStorageTexelBuffer,  // imageBuffer / RWBuffer<T>
+};
 
 // "storage buffer", "uniform buffer", ...
 const char* ResourceKindName(ResourceKind kind);
+inline bool IsBufferKind(ResourceKind k) {
+  return k == ResourceKind::kStorageBuffer || k == ResourceKind::kUniformBuffer;
+}
+inline bool IsImageKind(ResourceKind k) {
+  return k == ResourceKind::kStorageImage || k == ResourceKind::kSampledImage ||
+         k == ResourceKind::kSeparateImage;
+}
+inline bool IsTexelBufferKind(ResourceKind k) {
+  return k == ResourceKind::kUniformTexelBuffer || k == ResourceKind::kStorageTexelBuffer;
+}
+
+enum class ImageDim { k1D, k2D, k3D, kCube, kBuffer };
+const char* ImageDimName(ImageDim dim, bool arrayed);  // "2-D", "cube array", ...
+
+// One scalar of an explicitly laid out block, repeated |count| times every
+// |stride| bytes (vectors, arrays of scalars). For typed fills and for the
+// device addresses waverun writes into pointer fields.
+struct Field {
+  enum class Kind { kFloat, kSint, kUint, kBool, kPointer };
+  Kind kind = Kind::kUint;
+  uint32_t offset = 0;  // from the start of the head, or of one array element
+  uint32_t bytes = 4;   // 1, 2, 4 or 8
+  uint32_t count = 1;
+  uint32_t stride = 0;
+  int pointee = -1;     // kPointer: index into ModuleInterface::pointees
+};
+
+// A buffer block: the bytes before its trailing array (or all of it), and
+// the trailing array.
+struct BufferLayout {
+  uint64_t head_bytes = 0;
+  uint32_t array_stride = 0;   // 0: the block does not end in a one-dimensional array
+  uint32_t array_length = 0;   // 0 with runtime_array
+  bool runtime_array = false;
+  std::vector<Field> head_fields;     // offsets from byte 0
+  std::vector<Field> element_fields;  // offsets from each element of the trailing array
+  std::string type_name;              // "float[]", "Particle[]", ... for messages
+};
+
+// One variable declared on a binding (several variables may view one buffer
+// as different types).
+struct View {
+  uint32_t variable = 0;
+  std::string name;
+  bool writable = false;
+  bool used = false;  // statically referenced by the entry point's functions
+  BufferLayout layout;
+};
+
+// A buffer reached through a PhysicalStorageBuffer pointer field: waverun
+// allocates one per pointer field and writes its address into the field.
+struct Pointee {
+  std::string label;  // "0.1+8" (binding 0.1, byte 8), "push+16", "0.1+8>+0" (nested)
+  BufferLayout layout;
+  uint32_t depth = 1;  // 1: a field of a binding or push constants; 2: of a pointee
+};
 
 struct Resource {
   ResourceKind kind = ResourceKind::kStorageBuffer;
   uint32_t set = 0;
   uint32_t binding = 0;
-  std::string name;       // the block or variable name; may be empty
-  bool writable = false;  // storage buffer/image without NonWritable
-  // Buffers: the bytes before the trailing array (or the whole block when it
-  // does not end in an array), and the trailing array's stride and length
-  // (length 0: a runtime array, sized by the spec).
-  uint32_t head_bytes = 0;
-  uint32_t array_stride = 0;
-  uint32_t array_length = 0;
-  bool runtime_array = false;
-  // Storage images: the declared format (kUnknown when the module declares
-  // none). Sampled images: kUnknown; |sampled_type| says what texel() gives.
-  ImageFormat format = ImageFormat::kUnknown;
+  std::string name;       // the first variable's (or block's) name; may be empty
+  bool writable = false;  // any view writable (storage buffer/image, storage texel buffer)
+  bool used = false;      // any view statically used
+  std::vector<View> views;  // at least one
+  // Descriptor arrays: the number of descriptors (arrays of arrays: the
+  // product); 0 for a runtime-sized array (its length comes from the spec).
+  bool descriptor_array = false;
+  uint32_t descriptor_count = 1;
+  // Images and texel buffers.
+  ImageDim dim = ImageDim::k2D;
+  bool arrayed = false;
+  ImageFormat format = ImageFormat::kUnknown;  // storage: the declared format (may be unknown)
   ComponentType sampled_type = ComponentType::kFloat;
+  bool image_atomics = false;  // OpImageTexelPointer on it
+
+  // The view used for sizes and multiset compares: the one whose trailing
+  // array has the largest stride (the first such one).
+  const BufferLayout& layout() const;
 };
 
 struct SpecConstant {
@@ -41,20 +115,60 @@ struct SpecConstant {
   uint64_t default_bits = 0;   // the module's default value
 };
 
-struct ModuleInterface {
-  std::string entry_point;     // the (first) GLCompute entry point
-  std::vector<Resource> resources;  // sorted by (set, binding)
-  uint32_t push_constant_bytes = 0;
-  std::vector<SpecConstant> spec_constants;  // sorted by constant_id
-  uint32_t local_size[3] = {1, 1, 1};        // literal sizes (spec ids ignored)
-  bool has_loops = false;      // the module contains an OpLoopMerge
+// Facts for --auto.
+struct AutoFacts {
+  // Components of GlobalInvocationId / WorkgroupId / LocalInvocationId the
+  // module reads (1: x only, 2: x and y, 3: all).
+  uint32_t id_dims = 1;
+  // Bindings whose contents depend on the order atomics return their old
+  // values: an atomic's result indexes them (append buffers) or is stored
+  // into them. Value: why, for the report.
+  std::map<std::pair<uint32_t, uint32_t>, std::string> atomic_order;
+  // Integer-typed values read from memory that feed loop exits or indices:
+  // not tracked; fills are small instead.
 };
 
-// Reflects |words|. Fails (one line in |error|) when the module has no
-// GLCompute entry point, or a descriptor kind waverun does not support
-// (descriptor arrays, separate images/samplers, texel buffers, ...).
-bool ReflectModule(const std::vector<uint32_t>& words, ModuleInterface* iface,
+struct ModuleInterface {
+  std::string entry_point;          // the (first) GLCompute entry point
+  std::vector<Resource> resources;  // sorted by (set, binding)
+  uint32_t push_constant_bytes = 0;
+  std::vector<Field> push_fields;   // the push constant block's layout
+  std::vector<Pointee> pointees;    // every pointer field's target, in field order
+  std::vector<SpecConstant> spec_constants;  // sorted by constant_id
+  uint32_t local_size[3] = {1, 1, 1};        // with the spec's constants (or defaults)
+  bool has_loops = false;           // the module contains an OpLoopMerge
+  bool uses_device_addresses = false;  // PhysicalStorageBuffer pointers anywhere
+  std::vector<uint32_t> capabilities;  // OpCapability operands, in module order
+  AutoFacts facts;
+};
+
+// Reflects |words| with the specialization constant values |constants|
+// (SpecId -> bits; missing ones take the module's defaults), which size
+// workgroups and arrays. Fails (one line in |error|) when the module has no
+// GLCompute entry point, declares a descriptor waverun cannot bind (input
+// attachments, acceleration structures, multisampled images), or two
+// variables of different kinds on one binding.
+bool ReflectModule(const std::vector<uint32_t>& words,
+                   const std::map<uint32_t, uint64_t>& constants, ModuleInterface* iface,
                    std::string* error);
+
+// Moves every descriptor variable of |words| from binding B to binding
+// B*8+K, K being its kind's value in ResourceKind (0 storage buffer, 1
+// uniform buffer, ... 7 storage texel buffer): variables of different kinds
+// that shared one binding (HLSL registers b0, t0, u0 and s0 compiled without
+// binding shifts) get one each, variables of one kind keep sharing theirs.
+// The rule depends only on each variable, so two modules renumbered alike
+// still agree (diff). Fails (one line in |error|) on malformed words or a
+// binding above 2^28.
+bool SeparateBindingKinds(std::vector<uint32_t>* words, std::string* error);
+
+// The interface of two modules run on one set of inputs (diff): every
+// binding either has, with the views of both (|a|'s first); the push
+// constant block of the larger; |a|'s pointees then |b|'s new ones; |a|'s
+// local size and facts, with |b|'s atomic-order bindings added. Fails when
+// a binding differs in kind, dimension or format between them.
+bool MergeInterfaces(const ModuleInterface& a, const ModuleInterface& b, ModuleInterface* out,
+                     std::string* error);
 
 }  // namespace waverun
 

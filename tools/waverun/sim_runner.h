@@ -9,23 +9,35 @@
 #include <memory>
 #include <string>
 
+#include "lib/sim/sim.h"
 #include "tools/waverun/vulkan_runner.h"
 
 namespace waverun {
 
+struct SimOptions {
+  // Cut subgroups the way lavapipe does (never across a row of the
+  // workgroup; see waveopt::sim::Launch), for --check-sim.
+  bool lavapipe_layout = false;
+  // Stop a run after this many instructions (summed over subgroups; 0: the
+  // simulator's default).
+  uint64_t instruction_limit = 0;
+  // Undefined memory and poison values from this seed (0: zero memory, the
+  // default poison): the self-check's second run.
+  uint64_t junk_seed = 0;
+  // Count executions per instruction (coverage).
+  bool count_instructions = false;
+};
+
 // A Device backed by the simulator at |subgroup_size| lanes (a power of two,
 // 1..128). Its info(): name "waveopt wave simulator", subgroup_size as given,
 // no timestamps (Run's |ns| is the simulation's wall clock).
-// |lavapipe_layout|: cut subgroups the way lavapipe does (never across a row
-// of the workgroup; see waveopt::sim::Launch), for --check-sim.
-// |instruction_limit|: stop a run after this many instructions (summed over
-// subgroups; 0: the simulator's default).
-std::unique_ptr<Device> CreateSimDevice(uint32_t subgroup_size, bool lavapipe_layout = false,
-                                        uint64_t instruction_limit = 0);
+std::unique_ptr<Device> CreateSimDevice(uint32_t subgroup_size, const SimOptions& options = {});
 
-// The counters of |program|'s last successful Run as text, one "name value"
-// per line (lib/sim's Counters::Format); empty when |program| does not run
-// on the simulator or has not run.
+// The counters of |program|'s last successful Run (null when |program| does
+// not run on the simulator or has not run).
+const waveopt::sim::Counters* SimCounters(const Program* program);
+// The same as text, one "name value" per line (Counters::Format); empty when
+// there are none.
 std::string SimCountersText(const Program* program);
 
 }  // namespace waverun

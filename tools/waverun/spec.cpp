@@ -129,8 +129,13 @@ bool ApplySpecLine(const std::string& raw_line, const std::string& origin, RunSp
       }
     }
     for (int i = 0; i < 3; ++i) spec->dispatch[i] = d[i];
+    spec->dispatch_given = true;
   } else if (kw == "seed") {
     if (t.size() != 2 || !ParseU64(t[1], &spec->seed)) return fail("expected 'seed N'");
+    spec->seed_given = true;
+  } else if (kw == "separate-kinds") {
+    if (t.size() != 1) return fail("'separate-kinds' takes no value");
+    spec->separate_kinds = true;
   } else if (kw == "reps") {
     if (t.size() != 2 || !ParseU32(t[1], &spec->reps) || spec->reps == 0) {
       return fail("expected 'reps N' with N >= 1");
@@ -152,6 +157,35 @@ bool ApplySpecLine(const std::string& raw_line, const std::string& origin, RunSp
       return fail("bad constant value '" + kv[1] + "'");
     }
     spec->constants[id] = bits;
+  } else if (kw == "pointer") {
+    if (t.size() < 2 || t[1].find('+') == std::string::npos || t[1].find('=') != std::string::npos) {
+      return fail("expected 'pointer LABEL key=value...' (LABEL: SET.BINDING+OFFSET or push+OFFSET)");
+    }
+    PointerSpec& p = spec->pointers[t[1]];
+    p.origin = origin;
+    for (size_t i = 2; i < t.size(); ++i) {
+      size_t eq = t[i].find('=');
+      if (eq == std::string::npos) return fail("expected key=value, got '" + t[i] + "'");
+      std::string key = t[i].substr(0, eq), value = t[i].substr(eq + 1);
+      std::string err;
+      if (key == "size") {
+        uint64_t n;
+        if (!ParseU64(value, &n) || n == 0) return fail("bad size '" + value + "'");
+        p.elements = n;
+      } else if (key == "fill") {
+        Fill f;
+        if (!ParseFill(value, &f, &err)) return fail(err);
+        p.fill = f;
+      } else if (key == "compare") {
+        Compare c;
+        if (!ParseCompare(value, &c, &err)) return fail(err);
+        p.compare = c;
+      } else if (key == "words") {
+        if (!ParseWordList(value, &p.words)) return fail("bad word list '" + value + "'");
+      } else {
+        return fail("unknown key '" + key + "' for a pointer (size, fill, compare, words)");
+      }
+    }
   } else if (kw == "push" || kw == "binding") {
     size_t first = 1;
     BindingSpec scratch;
@@ -184,11 +218,28 @@ bool ApplySpecLine(const std::string& raw_line, const std::string& origin, RunSp
           uint64_t n;
           if (!ParseU64(value, &n)) return fail("bad size '" + value + "'");
           b->elements = n;
-        } else if (!ParseU32(value.substr(0, x), &b->width) ||
-                   !ParseU32(value.substr(x + 1), &b->height) || b->width == 0 ||
-                   b->height == 0) {
-          return fail("bad image size '" + value + "' (expected WxH)");
+          b->width = b->height = b->depth = 0;
+        } else {
+          size_t x2 = value.find('x', x + 1);
+          uint32_t d = 0;
+          bool ok = ParseU32(value.substr(0, x), &b->width) &&
+                    ParseU32(value.substr(x + 1, x2 == std::string::npos ? std::string::npos
+                                                                          : x2 - x - 1),
+                             &b->height) &&
+                    (x2 == std::string::npos || (ParseU32(value.substr(x2 + 1), &d) && d > 0));
+          if (!ok || b->width == 0 || b->height == 0 || b->width > 16384 || b->height > 16384 ||
+              d > 16384) {
+            return fail("bad image size '" + value + "' (expected WxH or WxHxD, at most 16384)");
+          }
+          b->depth = d;
+          b->elements.reset();
         }
+      } else if (key == "count") {
+        uint32_t n;
+        if (!ParseU32(value, &n) || n == 0 || n > 4096) {
+          return fail("bad descriptor count '" + value + "' (1 to 4096)");
+        }
+        b->count = n;
       } else if (key == "compare") {
         Compare c;
         if (!ParseCompare(value, &c, &err)) return fail(err);
@@ -198,7 +249,7 @@ bool ApplySpecLine(const std::string& raw_line, const std::string& origin, RunSp
         if (!ParseImageFormat(value, &f)) return fail("unknown image format '" + value + "'");
         b->format = f;
       } else {
-        return fail("unknown key '" + key + "' (size, fill, compare, format, words)");
+        return fail("unknown key '" + key + "' (size, count, fill, compare, format, words)");
       }
     }
     if (kw == "push") {
@@ -206,7 +257,8 @@ bool ApplySpecLine(const std::string& raw_line, const std::string& origin, RunSp
       if (!scratch.words.empty()) spec->push_words = scratch.words;
     }
   } else {
-    return fail("unknown keyword '" + kw + "' (dispatch, seed, reps, const, binding, push)");
+    return fail("unknown keyword '" + kw +
+                "' (dispatch, seed, reps, const, binding, push, pointer, separate-kinds)");
   }
   return true;
 }
@@ -230,6 +282,58 @@ std::string SpecPathFor(const std::string& shader_path) {
     return shader_path + ".waverun";
   }
   return shader_path.substr(0, dot) + ".waverun";
+}
+
+namespace {
+
+std::string WordList(const std::vector<uint32_t>& words) {
+  std::string s;
+  for (size_t i = 0; i < words.size(); ++i) s += (i ? "," : "") + std::to_string(words[i]);
+  return s;
+}
+
+}  // namespace
+
+std::string FormatSpec(const RunSpec& spec) {
+  std::string s;
+  s += "dispatch " + std::to_string(spec.dispatch[0]) + " " + std::to_string(spec.dispatch[1]) +
+       " " + std::to_string(spec.dispatch[2]) + "\n";
+  s += "seed " + std::to_string(spec.seed) + "\n";
+  if (spec.separate_kinds) s += "separate-kinds\n";
+  for (const auto& c : spec.constants) {
+    s += "const " + std::to_string(c.first) + " = " + std::to_string(c.second) + "\n";
+  }
+  for (const auto& kv : spec.bindings) {
+    const BindingSpec& b = kv.second;
+    std::string line = "binding " + BindingKeyName(kv.first);
+    if (b.elements) line += " size=" + std::to_string(*b.elements);
+    if (b.width != 0) {
+      line += " size=" + std::to_string(b.width) + "x" + std::to_string(b.height);
+      if (b.depth != 0) line += "x" + std::to_string(b.depth);
+    }
+    if (b.count) line += " count=" + std::to_string(*b.count);
+    if (b.format) line += std::string(" format=") + GetFormatInfo(*b.format).name;
+    if (b.fill) line += " fill=" + FillName(*b.fill);
+    if (b.compare) line += " compare=" + CompareName(*b.compare);
+    if (!b.words.empty()) line += " words=" + WordList(b.words);
+    s += line + "\n";
+  }
+  for (const auto& kv : spec.pointers) {
+    const PointerSpec& p = kv.second;
+    std::string line = "pointer " + kv.first;
+    if (p.elements) line += " size=" + std::to_string(*p.elements);
+    if (p.fill) line += " fill=" + FillName(*p.fill);
+    if (p.compare) line += " compare=" + CompareName(*p.compare);
+    if (!p.words.empty()) line += " words=" + WordList(p.words);
+    s += line + "\n";
+  }
+  if (spec.push_fill || !spec.push_words.empty()) {
+    std::string line = "push";
+    if (spec.push_fill) line += " fill=" + FillName(*spec.push_fill);
+    if (!spec.push_words.empty()) line += " words=" + WordList(spec.push_words);
+    s += line + "\n";
+  }
+  return s;
 }
 
 }  // namespace waverun

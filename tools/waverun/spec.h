@@ -9,6 +9,7 @@
 //   binding 0.3 size=64x64 format=rgba8 fill=float:0:1
 //   push fill=zero words=20
 //   const 3 = 20
+//   separate-kinds
 #ifndef WAVEOPT_TOOLS_WAVERUN_SPEC_H_
 #define WAVEOPT_TOOLS_WAVERUN_SPEC_H_
 
@@ -49,13 +50,27 @@ bool ParseBindingKey(const std::string& text, BindingKey* key);
 std::string BindingKeyName(const BindingKey& key);
 
 struct BindingSpec {
-  std::optional<uint64_t> elements;  // buffers: runtime array length
-  uint32_t width = 0, height = 0;    // images (0: not given)
+  // Buffers: runtime array length; texel buffers and 1-D images: texels.
+  std::optional<uint64_t> elements;
+  // Images: size=WxH[xD] (0: not given); D is the depth of 3-D images and
+  // the layers of arrayed ones (cube images: faces, 6 per cube).
+  uint32_t width = 0, height = 0, depth = 0;
+  std::optional<uint32_t> count;      // runtime descriptor arrays: descriptors
   std::optional<Fill> fill;
   std::optional<Compare> compare;
-  std::optional<ImageFormat> format;  // sampled images: texel format
+  std::optional<ImageFormat> format;  // sampled images, texel buffers, unknown-format storage images
   std::vector<uint32_t> words;        // overwrite the first words after filling
   int line = 0;                       // where it came from, for messages
+  std::string origin;
+};
+
+// A buffer reached through a device address (pointer fields): "pointer
+// LABEL size=N fill=... compare=... words=...".
+struct PointerSpec {
+  std::optional<uint64_t> elements;  // the pointee's trailing array (or its type repeated)
+  std::optional<Fill> fill;
+  std::optional<Compare> compare;
+  std::vector<uint32_t> words;
   std::string origin;
 };
 
@@ -67,6 +82,14 @@ struct RunSpec {
   std::optional<Fill> push_fill;
   std::vector<uint32_t> push_words;
   std::map<uint32_t, uint64_t> constants;  // specialization constant id -> bits
+  std::map<std::string, PointerSpec> pointers;  // by label ("0.1+8", "push+0")
+  // "separate-kinds": every descriptor variable moves to binding B*8+K (K:
+  // its kind, SeparateBindingKinds in reflect.h), so that variables of
+  // different kinds declared on one binding (HLSL registers b0, t0, u0, s0
+  // compiled without binding shifts) can be bound.
+  bool separate_kinds = false;
+  bool dispatch_given = false;  // a dispatch line was applied
+  bool seed_given = false;
 };
 
 // Applies one spec line (no-op for blank lines and comments) to |spec|. Keys
@@ -81,6 +104,10 @@ bool ApplySpecText(const std::string& text, const std::string& path, RunSpec* sp
 
 // "dir/foo.comp" -> "dir/foo.waverun".
 std::string SpecPathFor(const std::string& shader_path);
+
+// |spec| as spec-file lines that ApplySpecText reads back to the same spec
+// (every key that is set, in a fixed order).
+std::string FormatSpec(const RunSpec& spec);
 
 }  // namespace waverun
 

@@ -49,16 +49,50 @@ std::string VkResultName(VkResult r) {
 }
 
 VkFormat ToVkFormat(ImageFormat f) {
+  using F = ImageFormat;
   switch (f) {
-    case ImageFormat::kR32ui: return VK_FORMAT_R32_UINT;
-    case ImageFormat::kR32i: return VK_FORMAT_R32_SINT;
-    case ImageFormat::kR32f: return VK_FORMAT_R32_SFLOAT;
-    case ImageFormat::kRgba8: return VK_FORMAT_R8G8B8A8_UNORM;
-    case ImageFormat::kRgba16f: return VK_FORMAT_R16G16B16A16_SFLOAT;
-    case ImageFormat::kRgba32f: return VK_FORMAT_R32G32B32A32_SFLOAT;
-    case ImageFormat::kRgba32ui: return VK_FORMAT_R32G32B32A32_UINT;
-    case ImageFormat::kRgba32i: return VK_FORMAT_R32G32B32A32_SINT;
-    case ImageFormat::kUnknown: break;
+    case F::kRgba32f: return VK_FORMAT_R32G32B32A32_SFLOAT;
+    case F::kRgba16f: return VK_FORMAT_R16G16B16A16_SFLOAT;
+    case F::kR32f: return VK_FORMAT_R32_SFLOAT;
+    case F::kRgba8: return VK_FORMAT_R8G8B8A8_UNORM;
+    case F::kRgba8Snorm: return VK_FORMAT_R8G8B8A8_SNORM;
+    case F::kRg32f: return VK_FORMAT_R32G32_SFLOAT;
+    case F::kRg16f: return VK_FORMAT_R16G16_SFLOAT;
+    case F::kR11fG11fB10f: return VK_FORMAT_B10G11R11_UFLOAT_PACK32;
+    case F::kR16f: return VK_FORMAT_R16_SFLOAT;
+    case F::kRgba16: return VK_FORMAT_R16G16B16A16_UNORM;
+    case F::kRgb10A2: return VK_FORMAT_A2B10G10R10_UNORM_PACK32;
+    case F::kRg16: return VK_FORMAT_R16G16_UNORM;
+    case F::kRg8: return VK_FORMAT_R8G8_UNORM;
+    case F::kR16: return VK_FORMAT_R16_UNORM;
+    case F::kR8: return VK_FORMAT_R8_UNORM;
+    case F::kRgba16Snorm: return VK_FORMAT_R16G16B16A16_SNORM;
+    case F::kRg16Snorm: return VK_FORMAT_R16G16_SNORM;
+    case F::kRg8Snorm: return VK_FORMAT_R8G8_SNORM;
+    case F::kR16Snorm: return VK_FORMAT_R16_SNORM;
+    case F::kR8Snorm: return VK_FORMAT_R8_SNORM;
+    case F::kRgba32i: return VK_FORMAT_R32G32B32A32_SINT;
+    case F::kRgba16i: return VK_FORMAT_R16G16B16A16_SINT;
+    case F::kRgba8i: return VK_FORMAT_R8G8B8A8_SINT;
+    case F::kR32i: return VK_FORMAT_R32_SINT;
+    case F::kRg32i: return VK_FORMAT_R32G32_SINT;
+    case F::kRg16i: return VK_FORMAT_R16G16_SINT;
+    case F::kRg8i: return VK_FORMAT_R8G8_SINT;
+    case F::kR16i: return VK_FORMAT_R16_SINT;
+    case F::kR8i: return VK_FORMAT_R8_SINT;
+    case F::kRgba32ui: return VK_FORMAT_R32G32B32A32_UINT;
+    case F::kRgba16ui: return VK_FORMAT_R16G16B16A16_UINT;
+    case F::kRgba8ui: return VK_FORMAT_R8G8B8A8_UINT;
+    case F::kR32ui: return VK_FORMAT_R32_UINT;
+    case F::kRgb10A2ui: return VK_FORMAT_A2B10G10R10_UINT_PACK32;
+    case F::kRg32ui: return VK_FORMAT_R32G32_UINT;
+    case F::kRg16ui: return VK_FORMAT_R16G16_UINT;
+    case F::kRg8ui: return VK_FORMAT_R8G8_UINT;
+    case F::kR16ui: return VK_FORMAT_R16_UINT;
+    case F::kR8ui: return VK_FORMAT_R8_UINT;
+    case F::kR64ui: return VK_FORMAT_R64_UINT;
+    case F::kR64i: return VK_FORMAT_R64_SINT;
+    default: break;
   }
   return VK_FORMAT_UNDEFINED;
 }
@@ -69,10 +103,17 @@ VkDescriptorType DescriptorType(ResourceKind kind) {
     case ResourceKind::kUniformBuffer: return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
     case ResourceKind::kStorageImage: return VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
     case ResourceKind::kSampledImage: return VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+    case ResourceKind::kSeparateImage: return VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
+    case ResourceKind::kSampler: return VK_DESCRIPTOR_TYPE_SAMPLER;
+    case ResourceKind::kUniformTexelBuffer: return VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
+    case ResourceKind::kStorageTexelBuffer: return VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER;
   }
   return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 }
 
+// Bytes after every pointee buffer that the shader may reach through an
+// address a little past the end: zero on upload, never compared.
+constexpr VkDeviceSize kPointeeGuardBytes = 64 * 1024;
 
 // One buffer with host-visible, host-coherent memory, mapped for its life.
 struct HostBuffer {
@@ -83,16 +124,18 @@ struct HostBuffer {
 };
 
 struct Bound {
-  HostBuffer host;  // the buffer itself, or an image's staging buffer
+  HostBuffer host;  // a buffer or texel buffer itself, or an image's staging buffer
   VkImage image = VK_NULL_HANDLE;
   VkDeviceMemory image_memory = VK_NULL_HANDLE;
   VkImageView view = VK_NULL_HANDLE;
+  VkBufferView buffer_view = VK_NULL_HANDLE;
+  VkDeviceAddress address = 0;  // pointees
 };
 
 class DeviceImpl : public Device {
  public:
   ~DeviceImpl() override;
-  bool Init(int index, std::string* error);
+  bool Init(int index, bool robust, std::string* error);
   const DeviceInfo& info() const override { return info_; }
   std::unique_ptr<Program> CreateProgram(const std::vector<uint32_t>& words,
                                          const std::string& entry, const Plan& plan,
@@ -109,6 +152,7 @@ class DeviceImpl : public Device {
                         std::string* error);
   void DestroyHostBuffer(HostBuffer* b);
   VkPhysicalDevice physical() const { return physical_; }
+  const VkPhysicalDeviceLimits& limits() const { return limits_; }
 
  private:
   VkInstance instance_ = VK_NULL_HANDLE;
@@ -117,6 +161,7 @@ class DeviceImpl : public Device {
   VkQueue queue_ = VK_NULL_HANDLE;
   uint32_t queue_family_ = 0;
   VkPhysicalDeviceMemoryProperties memory_{};
+  VkPhysicalDeviceLimits limits_{};
   DeviceInfo info_;
 };
 
@@ -130,10 +175,19 @@ class ProgramImpl : public Program {
 
  private:
   bool CreateResources(std::string* error);
+  bool CreateImage(const ResourcePlan& p, Bound* b, const std::string& label, std::string* error);
   void Record();
+  // Canonical device addresses in |bytes| at |slots| -> the pointees' real
+  // ones (|to_real|), or back.
+  void Translate(const std::vector<PointerSlot>& slots, uint8_t* bytes, size_t size,
+                 bool to_real) const;
+  // Every 8-byte aligned word of |bytes| that is a real pointee address ->
+  // the canonical one.
+  void CanonicalizeAll(std::vector<uint8_t>* bytes) const;
 
   DeviceImpl* dev_;
   Plan plan_;
+  std::vector<uint8_t> push_;  // with real addresses
   VkShaderModule module_ = VK_NULL_HANDLE;
   std::vector<VkDescriptorSetLayout> set_layouts_;
   VkPipelineLayout layout_ = VK_NULL_HANDLE;
@@ -141,7 +195,8 @@ class ProgramImpl : public Program {
   VkDescriptorPool pool_ = VK_NULL_HANDLE;
   std::vector<VkDescriptorSet> sets_;
   VkSampler sampler_ = VK_NULL_HANDLE;
-  std::vector<Bound> bound_;  // plan order
+  std::vector<std::vector<Bound>> bound_;  // plan order, one per descriptor
+  std::vector<Bound> pointees_;            // plan order
   VkCommandPool command_pool_ = VK_NULL_HANDLE;
   VkCommandBuffer cmd_ = VK_NULL_HANDLE;
   VkFence fence_ = VK_NULL_HANDLE;
@@ -153,7 +208,7 @@ DeviceImpl::~DeviceImpl() {
   if (instance_) vkDestroyInstance(instance_, nullptr);
 }
 
-bool DeviceImpl::Init(int index, std::string* error) {
+bool DeviceImpl::Init(int index, bool robust, std::string* error) {
   uint32_t loader_version = VK_API_VERSION_1_0;
   if (vkEnumerateInstanceVersion(&loader_version) != VK_SUCCESS) {
     loader_version = VK_API_VERSION_1_0;
@@ -192,6 +247,7 @@ bool DeviceImpl::Init(int index, std::string* error) {
 
   VkPhysicalDeviceProperties props;
   vkGetPhysicalDeviceProperties(physical_, &props);
+  limits_ = props.limits;
   VkPhysicalDeviceSubgroupProperties subgroup = Make<VkPhysicalDeviceSubgroupProperties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES);
   VkPhysicalDeviceDriverProperties driver = Make<VkPhysicalDeviceDriverProperties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES);
   VkPhysicalDeviceProperties2 props2 = Make<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
@@ -228,20 +284,79 @@ bool DeviceImpl::Init(int index, std::string* error) {
     return false;
   }
 
-  // Every supported feature except robustBufferAccess (which changes what
-  // out-of-bounds accesses do and costs time).
+  // Extensions waverun enables when the device has them, with their features.
+  uint32_t ext_count = 0;
+  vkEnumerateDeviceExtensionProperties(physical_, nullptr, &ext_count, nullptr);
+  std::vector<VkExtensionProperties> exts(ext_count);
+  if (ext_count) vkEnumerateDeviceExtensionProperties(physical_, nullptr, &ext_count, exts.data());
+  auto has = [&](const char* name) {
+    for (const VkExtensionProperties& e : exts) {
+      if (std::strcmp(e.extensionName, name) == 0) return true;
+    }
+    return false;
+  };
+  std::vector<const char*> enabled;
   VkPhysicalDeviceVulkan13Features f13 = Make<VkPhysicalDeviceVulkan13Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES);
   VkPhysicalDeviceVulkan12Features f12 = Make<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
   VkPhysicalDeviceVulkan11Features f11 = Make<VkPhysicalDeviceVulkan11Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
+  VkPhysicalDeviceRobustness2FeaturesEXT rob2 = Make<VkPhysicalDeviceRobustness2FeaturesEXT>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT);
+  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af = Make<VkPhysicalDeviceShaderAtomicFloatFeaturesEXT>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT);
+  VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT af2 = Make<VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_2_FEATURES_EXT);
+  VkPhysicalDeviceShaderClockFeaturesKHR clock = Make<VkPhysicalDeviceShaderClockFeaturesKHR>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR);
   VkPhysicalDeviceFeatures2 features = Make<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
+  void** tail = &features.pNext;
+  auto chain = [&](auto* s) {
+    *tail = s;
+    tail = &s->pNext;
+  };
   if (v12) {
-    features.pNext = &f11;
-    f11.pNext = &f12;
-    if (v13) f12.pNext = &f13;
+    chain(&f11);
+    chain(&f12);
+    if (v13) chain(&f13);
+  }
+  if (robust && has(VK_EXT_ROBUSTNESS_2_EXTENSION_NAME)) {
+    enabled.push_back(VK_EXT_ROBUSTNESS_2_EXTENSION_NAME);
+    chain(&rob2);
+  }
+  if (has(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME)) {
+    enabled.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+    chain(&af);
+  }
+  if (has(VK_EXT_SHADER_ATOMIC_FLOAT_2_EXTENSION_NAME) && has(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME)) {
+    enabled.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_2_EXTENSION_NAME);
+    chain(&af2);
+  }
+  if (has(VK_KHR_SHADER_CLOCK_EXTENSION_NAME)) {
+    enabled.push_back(VK_KHR_SHADER_CLOCK_EXTENSION_NAME);
+    chain(&clock);
   }
   vkGetPhysicalDeviceFeatures2(physical_, &features);
-  features.features.robustBufferAccess = VK_FALSE;
-  if (v13) f13.robustImageAccess = VK_FALSE;
+  // Every supported feature; robust access only when asked (it changes what
+  // out-of-bounds accesses do and costs time).
+  if (!robust) {
+    features.features.robustBufferAccess = VK_FALSE;
+    if (v13) f13.robustImageAccess = VK_FALSE;
+  }
+  info_.robust = features.features.robustBufferAccess == VK_TRUE;
+  info_.robustness2 = rob2.robustBufferAccess2 == VK_TRUE && robust;
+  if (robust && rob2.robustBufferAccess2 && !features.features.robustBufferAccess) {
+    rob2.robustBufferAccess2 = VK_FALSE;  // requires robustBufferAccess
+    info_.robustness2 = false;
+  }
+  info_.device_addresses = v12 && f12.bufferDeviceAddress == VK_TRUE;
+  if (v12) {
+    info_.runtime_descriptor_arrays = f12.runtimeDescriptorArray == VK_TRUE;
+    info_.nonuniform_ubo = f12.shaderUniformBufferArrayNonUniformIndexing == VK_TRUE;
+    info_.nonuniform_sampled = f12.shaderSampledImageArrayNonUniformIndexing == VK_TRUE;
+    info_.nonuniform_ssbo = f12.shaderStorageBufferArrayNonUniformIndexing == VK_TRUE;
+    info_.nonuniform_storage_image = f12.shaderStorageImageArrayNonUniformIndexing == VK_TRUE;
+    info_.nonuniform_utb = f12.shaderUniformTexelBufferArrayNonUniformIndexing == VK_TRUE;
+    info_.nonuniform_stb = f12.shaderStorageTexelBufferArrayNonUniformIndexing == VK_TRUE;
+  }
+  if (v12) {
+    f12.bufferDeviceAddressCaptureReplay = VK_FALSE;
+    f12.bufferDeviceAddressMultiDevice = VK_FALSE;
+  }
 
   float priority = 1.0f;
   VkDeviceQueueCreateInfo qci = Make<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
@@ -252,6 +367,8 @@ bool DeviceImpl::Init(int index, std::string* error) {
   dci.pNext = &features;
   dci.queueCreateInfoCount = 1;
   dci.pQueueCreateInfos = &qci;
+  dci.enabledExtensionCount = static_cast<uint32_t>(enabled.size());
+  dci.ppEnabledExtensionNames = enabled.data();
   r = vkCreateDevice(physical_, &dci, nullptr, &device_);
   if (r != VK_SUCCESS) {
     device_ = VK_NULL_HANDLE;
@@ -278,6 +395,10 @@ int DeviceImpl::FindMemoryType(uint32_t bits, VkMemoryPropertyFlags required,
 
 bool DeviceImpl::CreateHostBuffer(VkDeviceSize size, VkBufferUsageFlags usage, HostBuffer* out,
                                   std::string* error) {
+  if (info_.device_addresses &&
+      (usage & (VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT))) {
+    usage |= VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
+  }
   VkBufferCreateInfo bci = Make<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
   bci.size = size;
   bci.usage = usage;
@@ -298,7 +419,10 @@ bool DeviceImpl::CreateHostBuffer(VkDeviceSize size, VkBufferUsageFlags usage, H
     *error = "the device has no host-visible, host-coherent memory for buffers";
     return false;
   }
+  VkMemoryAllocateFlagsInfo flags = Make<VkMemoryAllocateFlagsInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO);
+  flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
   VkMemoryAllocateInfo mai = Make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
+  if (usage & VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT) mai.pNext = &flags;
   mai.allocationSize = req.size;
   mai.memoryTypeIndex = static_cast<uint32_t>(type);
   r = vkAllocateMemory(device_, &mai, nullptr, &out->memory);
@@ -333,12 +457,17 @@ ProgramImpl::~ProgramImpl() {
   if (queries_) vkDestroyQueryPool(d, queries_, nullptr);
   if (fence_) vkDestroyFence(d, fence_, nullptr);
   if (command_pool_) vkDestroyCommandPool(d, command_pool_, nullptr);
-  for (Bound& b : bound_) {
+  auto destroy = [&](Bound& b) {
+    if (b.buffer_view) vkDestroyBufferView(d, b.buffer_view, nullptr);
     if (b.view) vkDestroyImageView(d, b.view, nullptr);
     if (b.image) vkDestroyImage(d, b.image, nullptr);
     if (b.image_memory) vkFreeMemory(d, b.image_memory, nullptr);
     dev_->DestroyHostBuffer(&b.host);
+  };
+  for (std::vector<Bound>& bs : bound_) {
+    for (Bound& b : bs) destroy(b);
   }
+  for (Bound& b : pointees_) destroy(b);
   if (sampler_) vkDestroySampler(d, sampler_, nullptr);
   if (pool_) vkDestroyDescriptorPool(d, pool_, nullptr);
   if (pipeline_) vkDestroyPipeline(d, pipeline_, nullptr);
@@ -351,6 +480,11 @@ bool ProgramImpl::Create(const std::vector<uint32_t>& words, const std::string& 
                          const Plan& plan, std::string* error) {
   plan_ = plan;
   VkDevice d = dev_->device();
+  if (!plan_.pointees.empty() && !dev_->info().device_addresses) {
+    *error = "the module uses buffer device addresses, which device '" + dev_->info().name +
+             "' does not support";
+    return false;
+  }
   VkShaderModuleCreateInfo smci = Make<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
   smci.codeSize = words.size() * 4;
   smci.pCode = words.data();
@@ -363,17 +497,64 @@ bool ProgramImpl::Create(const std::vector<uint32_t>& words, const std::string& 
 
   // One layout per set index up to the largest; gaps get empty layouts.
   uint32_t num_sets = 0;
-  for (const ResourcePlan& p : plan_.resources) num_sets = std::max(num_sets, p.key.first + 1);
+  for (const ResourcePlan& p : plan_.resources) {
+    if (p.declared) num_sets = std::max(num_sets, p.key.first + 1);
+  }
+  if (num_sets > dev_->limits().maxBoundDescriptorSets) {
+    *error = "the module uses descriptor set " + std::to_string(num_sets - 1) + "; device '" +
+             dev_->info().name + "' binds at most " +
+             std::to_string(dev_->limits().maxBoundDescriptorSets) + " sets";
+    return false;
+  }
+  // Per-stage descriptor limits: drivers crash past them rather than fail.
+  {
+    uint64_t samplers = 0, sampled = 0, storage_images = 0, ubos = 0, ssbos = 0;
+    for (const ResourcePlan& p : plan_.resources) {
+      if (!p.declared) continue;
+      switch (p.res.kind) {
+        case ResourceKind::kStorageBuffer: ssbos += p.count; break;
+        case ResourceKind::kUniformBuffer: ubos += p.count; break;
+        case ResourceKind::kSampledImage: samplers += p.count; sampled += p.count; break;
+        case ResourceKind::kSampler: samplers += p.count; break;
+        case ResourceKind::kSeparateImage:
+        case ResourceKind::kUniformTexelBuffer: sampled += p.count; break;
+        case ResourceKind::kStorageImage:
+        case ResourceKind::kStorageTexelBuffer: storage_images += p.count; break;
+      }
+    }
+    const VkPhysicalDeviceLimits& l = dev_->limits();
+    const struct {
+      uint64_t n;
+      uint32_t limit;
+      const char* what;
+    } checks[] = {
+        {samplers, l.maxPerStageDescriptorSamplers, "samplers"},
+        {sampled, l.maxPerStageDescriptorSampledImages, "sampled images and uniform texel buffers"},
+        {storage_images, l.maxPerStageDescriptorStorageImages, "storage images and storage texel buffers"},
+        {ubos, l.maxPerStageDescriptorUniformBuffers, "uniform buffers"},
+        {ssbos, l.maxPerStageDescriptorStorageBuffers, "storage buffers"},
+        {sampled + storage_images + ubos + ssbos, l.maxPerStageResources, "resources"},
+    };
+    for (const auto& c : checks) {
+      if (c.n > c.limit) {
+        *error = "the module binds " + std::to_string(c.n) + " " + c.what + "; device '" +
+                 dev_->info().name + "' allows " + std::to_string(c.limit) +
+                 " per shader stage";
+        return false;
+      }
+    }
+  }
   std::vector<std::vector<VkDescriptorSetLayoutBinding>> per_set(num_sets);
   std::map<VkDescriptorType, uint32_t> type_counts;
   for (const ResourcePlan& p : plan_.resources) {
+    if (!p.declared) continue;
     VkDescriptorSetLayoutBinding b{};
     b.binding = p.key.second;
     b.descriptorType = DescriptorType(p.res.kind);
-    b.descriptorCount = 1;
+    b.descriptorCount = p.count;
     b.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
     per_set[p.key.first].push_back(b);
-    ++type_counts[b.descriptorType];
+    type_counts[b.descriptorType] += p.count;
   }
   for (uint32_t s = 0; s < num_sets; ++s) {
     VkDescriptorSetLayoutCreateInfo lci = Make<VkDescriptorSetLayoutCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
@@ -386,8 +567,15 @@ bool ProgramImpl::Create(const std::vector<uint32_t>& words, const std::string& 
     }
     set_layouts_.push_back(l);
   }
+  push_ = plan_.push;
   VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0,
                             static_cast<uint32_t>(plan_.push.size())};
+  if (range.size > dev_->limits().maxPushConstantsSize) {
+    *error = "the module's push constants take " + std::to_string(range.size) +
+             " bytes; device '" + dev_->info().name + "' allows " +
+             std::to_string(dev_->limits().maxPushConstantsSize);
+    return false;
+  }
   VkPipelineLayoutCreateInfo plci = Make<VkPipelineLayoutCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO);
   plci.setLayoutCount = num_sets;
   plci.pSetLayouts = set_layouts_.data();
@@ -446,6 +634,7 @@ bool ProgramImpl::Create(const std::vector<uint32_t>& words, const std::string& 
     }
   }
   if (!CreateResources(error)) return false;
+  Translate(plan_.push_pointers, push_.data(), push_.size(), /*to_real=*/true);
 
   VkCommandPoolCreateInfo cpi = Make<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
   cpi.queueFamilyIndex = dev_->queue_family();
@@ -468,102 +657,239 @@ bool ProgramImpl::Create(const std::vector<uint32_t>& words, const std::string& 
   return true;
 }
 
+bool ProgramImpl::CreateImage(const ResourcePlan& p, Bound* b, const std::string& label,
+                              std::string* error) {
+  VkDevice d = dev_->device();
+  VkFormat format = ToVkFormat(p.format);
+  bool storage = p.res.kind == ResourceKind::kStorageImage;
+  bool cube = p.res.dim == ImageDim::kCube;
+  bool three_d = p.res.dim == ImageDim::k3D;
+  uint32_t layers = three_d ? 1 : p.depth;
+  VkImageCreateInfo ici = Make<VkImageCreateInfo>(VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO);
+  ici.flags = cube ? VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT : 0;
+  ici.imageType = p.res.dim == ImageDim::k1D ? VK_IMAGE_TYPE_1D
+                  : three_d                  ? VK_IMAGE_TYPE_3D
+                                             : VK_IMAGE_TYPE_2D;
+  ici.format = format;
+  ici.extent = {p.width, p.height, three_d ? p.depth : 1};
+  ici.mipLevels = 1;
+  ici.arrayLayers = layers;
+  ici.samples = VK_SAMPLE_COUNT_1_BIT;
+  ici.tiling = VK_IMAGE_TILING_OPTIMAL;
+  ici.usage = (storage ? VK_IMAGE_USAGE_STORAGE_BIT : VK_IMAGE_USAGE_SAMPLED_BIT) |
+              VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+  ici.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  VkImageFormatProperties ifp;
+  VkResult r = vkGetPhysicalDeviceImageFormatProperties(dev_->physical(), format, ici.imageType,
+                                                        ici.tiling, ici.usage, ici.flags, &ifp);
+  if (r != VK_SUCCESS || ifp.maxExtent.width < ici.extent.width ||
+      ifp.maxExtent.height < ici.extent.height || ifp.maxExtent.depth < ici.extent.depth ||
+      ifp.maxArrayLayers < layers) {
+    *error = label + ": the device cannot create a " + ImageDimName(p.res.dim, p.res.arrayed) +
+             " " + GetFormatInfo(p.format).name + " image of " + std::to_string(p.width) + "x" +
+             std::to_string(p.height) + "x" + std::to_string(p.depth);
+    return false;
+  }
+  r = vkCreateImage(d, &ici, nullptr, &b->image);
+  if (r != VK_SUCCESS) {
+    b->image = VK_NULL_HANDLE;
+    *error = label + ": cannot create the image (" + VkResultName(r) + ")";
+    return false;
+  }
+  VkMemoryRequirements req;
+  vkGetImageMemoryRequirements(d, b->image, &req);
+  int type = dev_->FindMemoryType(req.memoryTypeBits, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+  VkMemoryAllocateInfo mai = Make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
+  mai.allocationSize = req.size;
+  mai.memoryTypeIndex = static_cast<uint32_t>(type);
+  if (type < 0 || vkAllocateMemory(d, &mai, nullptr, &b->image_memory) != VK_SUCCESS ||
+      vkBindImageMemory(d, b->image, b->image_memory, 0) != VK_SUCCESS) {
+    *error = label + ": cannot allocate image memory";
+    return false;
+  }
+  VkImageViewCreateInfo vci = Make<VkImageViewCreateInfo>(VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO);
+  vci.image = b->image;
+  switch (p.res.dim) {
+    case ImageDim::k1D:
+      vci.viewType = p.res.arrayed ? VK_IMAGE_VIEW_TYPE_1D_ARRAY : VK_IMAGE_VIEW_TYPE_1D;
+      break;
+    case ImageDim::k3D:
+      vci.viewType = VK_IMAGE_VIEW_TYPE_3D;
+      break;
+    case ImageDim::kCube:
+      vci.viewType = p.res.arrayed ? VK_IMAGE_VIEW_TYPE_CUBE_ARRAY : VK_IMAGE_VIEW_TYPE_CUBE;
+      break;
+    default:
+      vci.viewType = p.res.arrayed ? VK_IMAGE_VIEW_TYPE_2D_ARRAY : VK_IMAGE_VIEW_TYPE_2D;
+      break;
+  }
+  vci.format = format;
+  vci.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, layers};
+  if (vkCreateImageView(d, &vci, nullptr, &b->view) != VK_SUCCESS) {
+    *error = label + ": cannot create an image view";
+    return false;
+  }
+  return true;
+}
+
 bool ProgramImpl::CreateResources(std::string* error) {
   VkDevice d = dev_->device();
   bound_.resize(plan_.resources.size());
-  std::vector<VkDescriptorBufferInfo> buffer_infos(plan_.resources.size());
-  std::vector<VkDescriptorImageInfo> image_infos(plan_.resources.size());
+  // Infos must stay put until vkUpdateDescriptorSets: reserve them all.
+  size_t total = 0;
+  for (const ResourcePlan& p : plan_.resources) total += p.count;
+  std::vector<VkDescriptorBufferInfo> buffer_infos;
+  std::vector<VkDescriptorImageInfo> image_infos;
+  std::vector<VkBufferView> texel_views;
+  buffer_infos.reserve(total);
+  image_infos.reserve(total);
+  texel_views.reserve(total);
   std::vector<VkWriteDescriptorSet> writes;
+  // Pointees first: resources' bytes hold their addresses.
+  pointees_.resize(plan_.pointees.size());
+  for (size_t k = 0; k < plan_.pointees.size(); ++k) {
+    const PointeePlan& pp = plan_.pointees[k];
+    Bound& b = pointees_[k];
+    if (!dev_->CreateHostBuffer(pp.initial.size() + kPointeeGuardBytes,
+                                VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, &b.host, error)) {
+      *error = "pointer " + pp.label + ": " + *error;
+      return false;
+    }
+    VkBufferDeviceAddressInfo ai = Make<VkBufferDeviceAddressInfo>(VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO);
+    ai.buffer = b.host.buffer;
+    b.address = vkGetBufferDeviceAddress(d, &ai);
+    if (b.address == 0) {
+      *error = "pointer " + pp.label + ": the device gave the buffer no address";
+      return false;
+    }
+  }
+  if (!sampler_) {
+    bool any = false;
+    for (const ResourcePlan& p : plan_.resources) {
+      any = any || (p.declared && (p.res.kind == ResourceKind::kSampledImage ||
+                                   p.res.kind == ResourceKind::kSampler));
+    }
+    if (any) {
+      VkSamplerCreateInfo sci = Make<VkSamplerCreateInfo>(VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO);
+      sci.magFilter = VK_FILTER_NEAREST;
+      sci.minFilter = VK_FILTER_NEAREST;
+      sci.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
+      sci.addressModeU = sci.addressModeV = sci.addressModeW =
+          VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+      if (vkCreateSampler(d, &sci, nullptr, &sampler_) != VK_SUCCESS) {
+        *error = "cannot create a sampler";
+        return false;
+      }
+    }
+  }
   for (size_t i = 0; i < plan_.resources.size(); ++i) {
     const ResourcePlan& p = plan_.resources[i];
-    Bound& b = bound_[i];
+    if (!p.declared) continue;
+    std::vector<Bound>& bs = bound_[i];
+    bs.resize(p.count);
+    std::string label = ResourceLabel(p);
     VkWriteDescriptorSet w = Make<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
     w.dstSet = sets_[p.key.first];
     w.dstBinding = p.key.second;
-    w.descriptorCount = 1;
+    w.descriptorCount = p.count;
     w.descriptorType = DescriptorType(p.res.kind);
-    std::string label = ResourceLabel(p);
-    if (p.width == 0) {
-      VkBufferUsageFlags usage = p.res.kind == ResourceKind::kUniformBuffer
-                                     ? VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT
-                                     : VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
-      if (!dev_->CreateHostBuffer(p.initial.size(), usage, &b.host, error)) {
-        *error = label + ": " + *error;
-        return false;
-      }
-      buffer_infos[i] = {b.host.buffer, 0, VK_WHOLE_SIZE};
-      w.pBufferInfo = &buffer_infos[i];
-    } else {
-      VkFormat format = ToVkFormat(p.format);
-      bool storage = p.res.kind == ResourceKind::kStorageImage;
-      VkFormatProperties fp;
-      vkGetPhysicalDeviceFormatProperties(dev_->physical(), format, &fp);
-      VkFormatFeatureFlags need =
-          storage ? VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT : VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
-      if ((fp.optimalTilingFeatures & need) != need) {
-        *error = label + ": the device cannot use format " +
-                 std::string(GetFormatInfo(p.format).name) +
-                 (storage ? " as a storage image" : " as a sampled image");
-        return false;
-      }
-      if (!dev_->CreateHostBuffer(p.initial.size(),
-                                  VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                  &b.host, error)) {
-        *error = label + ": " + *error;
-        return false;
-      }
-      VkImageCreateInfo ici = Make<VkImageCreateInfo>(VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO);
-      ici.imageType = VK_IMAGE_TYPE_2D;
-      ici.format = format;
-      ici.extent = {p.width, p.height, 1};
-      ici.mipLevels = 1;
-      ici.arrayLayers = 1;
-      ici.samples = VK_SAMPLE_COUNT_1_BIT;
-      ici.tiling = VK_IMAGE_TILING_OPTIMAL;
-      ici.usage = (storage ? VK_IMAGE_USAGE_STORAGE_BIT : VK_IMAGE_USAGE_SAMPLED_BIT) |
-                  VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
-      ici.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-      VkResult r = vkCreateImage(d, &ici, nullptr, &b.image);
-      if (r != VK_SUCCESS) {
-        b.image = VK_NULL_HANDLE;
-        *error = label + ": cannot create a " + std::to_string(p.width) + "x" +
-                 std::to_string(p.height) + " image (" + VkResultName(r) + ")";
-        return false;
-      }
-      VkMemoryRequirements req;
-      vkGetImageMemoryRequirements(d, b.image, &req);
-      int type = dev_->FindMemoryType(req.memoryTypeBits, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-      VkMemoryAllocateInfo mai = Make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
-      mai.allocationSize = req.size;
-      mai.memoryTypeIndex = static_cast<uint32_t>(type);
-      if (type < 0 || vkAllocateMemory(d, &mai, nullptr, &b.image_memory) != VK_SUCCESS ||
-          vkBindImageMemory(d, b.image, b.image_memory, 0) != VK_SUCCESS) {
-        *error = label + ": cannot allocate image memory";
-        return false;
-      }
-      VkImageViewCreateInfo vci = Make<VkImageViewCreateInfo>(VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO);
-      vci.image = b.image;
-      vci.viewType = VK_IMAGE_VIEW_TYPE_2D;
-      vci.format = format;
-      vci.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-      if (vkCreateImageView(d, &vci, nullptr, &b.view) != VK_SUCCESS) {
-        *error = label + ": cannot create an image view";
-        return false;
-      }
-      if (!storage && !sampler_) {
-        VkSamplerCreateInfo sci = Make<VkSamplerCreateInfo>(VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO);
-        sci.magFilter = VK_FILTER_NEAREST;
-        sci.minFilter = VK_FILTER_NEAREST;
-        sci.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
-        sci.addressModeU = sci.addressModeV = sci.addressModeW =
-            VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
-        if (vkCreateSampler(d, &sci, nullptr, &sampler_) != VK_SUCCESS) {
-          *error = "cannot create a sampler";
+    VkFormat format = ToVkFormat(p.format);
+    VkFormatProperties fp{};
+    if (format != VK_FORMAT_UNDEFINED) vkGetPhysicalDeviceFormatProperties(dev_->physical(), format, &fp);
+    switch (p.res.kind) {
+      case ResourceKind::kStorageBuffer:
+      case ResourceKind::kUniformBuffer: {
+        bool uniform = p.res.kind == ResourceKind::kUniformBuffer;
+        if (uniform && p.element_bytes > dev_->limits().maxUniformBufferRange) {
+          *error = label + ": a uniform buffer of " + std::to_string(p.element_bytes) +
+                   " bytes is larger than device '" + dev_->info().name + "' allows (" +
+                   std::to_string(dev_->limits().maxUniformBufferRange) + ")";
           return false;
         }
+        w.pBufferInfo = buffer_infos.data() + buffer_infos.size();
+        for (uint32_t e = 0; e < p.count; ++e) {
+          if (!dev_->CreateHostBuffer(p.element_bytes,
+                                      uniform ? VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT
+                                              : VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                                      &bs[e].host, error)) {
+            *error = label + ": " + *error;
+            return false;
+          }
+          buffer_infos.push_back({bs[e].host.buffer, 0, VK_WHOLE_SIZE});
+        }
+        break;
       }
-      image_infos[i] = {storage ? VK_NULL_HANDLE : sampler_, b.view, VK_IMAGE_LAYOUT_GENERAL};
-      w.pImageInfo = &image_infos[i];
+      case ResourceKind::kUniformTexelBuffer:
+      case ResourceKind::kStorageTexelBuffer: {
+        bool storage = p.res.kind == ResourceKind::kStorageTexelBuffer;
+        VkFormatFeatureFlags need = storage ? VK_FORMAT_FEATURE_STORAGE_TEXEL_BUFFER_BIT
+                                            : VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT;
+        if (format == VK_FORMAT_UNDEFINED || (fp.bufferFeatures & need) != need) {
+          *error = label + ": the device cannot use format " +
+                   std::string(GetFormatInfo(p.format).name) + " as a " +
+                   ResourceKindName(p.res.kind);
+          return false;
+        }
+        if (p.width > dev_->limits().maxTexelBufferElements) {
+          *error = label + ": " + std::to_string(p.width) + " texels is more than device '" +
+                   dev_->info().name + "' allows in a texel buffer (" +
+                   std::to_string(dev_->limits().maxTexelBufferElements) + ")";
+          return false;
+        }
+        w.pTexelBufferView = texel_views.data() + texel_views.size();
+        for (uint32_t e = 0; e < p.count; ++e) {
+          if (!dev_->CreateHostBuffer(p.element_bytes,
+                                      storage ? VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT
+                                              : VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT,
+                                      &bs[e].host, error)) {
+            *error = label + ": " + *error;
+            return false;
+          }
+          VkBufferViewCreateInfo bv = Make<VkBufferViewCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO);
+          bv.buffer = bs[e].host.buffer;
+          bv.format = format;
+          bv.range = VK_WHOLE_SIZE;
+          if (vkCreateBufferView(d, &bv, nullptr, &bs[e].buffer_view) != VK_SUCCESS) {
+            *error = label + ": cannot create a buffer view";
+            return false;
+          }
+          texel_views.push_back(bs[e].buffer_view);
+        }
+        break;
+      }
+      case ResourceKind::kSampler:
+        w.pImageInfo = image_infos.data() + image_infos.size();
+        for (uint32_t e = 0; e < p.count; ++e) {
+          image_infos.push_back({sampler_, VK_NULL_HANDLE, VK_IMAGE_LAYOUT_UNDEFINED});
+        }
+        break;
+      default: {
+        bool storage = p.res.kind == ResourceKind::kStorageImage;
+        VkFormatFeatureFlags need =
+            storage ? VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT : VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
+        if (storage && p.res.image_atomics) need |= VK_FORMAT_FEATURE_STORAGE_IMAGE_ATOMIC_BIT;
+        if (format == VK_FORMAT_UNDEFINED || (fp.optimalTilingFeatures & need) != need) {
+          *error = label + ": the device cannot use format " +
+                   std::string(GetFormatInfo(p.format).name) +
+                   (storage ? (p.res.image_atomics ? " as a storage image with atomics"
+                                                   : " as a storage image")
+                            : " as a sampled image");
+          return false;
+        }
+        w.pImageInfo = image_infos.data() + image_infos.size();
+        for (uint32_t e = 0; e < p.count; ++e) {
+          if (!dev_->CreateHostBuffer(p.element_bytes,
+                                      VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                      &bs[e].host, error)) {
+            *error = label + ": " + *error;
+            return false;
+          }
+          if (!CreateImage(p, &bs[e], label, error)) return false;
+          image_infos.push_back({p.res.kind == ResourceKind::kSampledImage ? sampler_ : VK_NULL_HANDLE,
+                                 bs[e].view, VK_IMAGE_LAYOUT_GENERAL});
+        }
+        break;
+      }
     }
     writes.push_back(w);
   }
@@ -573,10 +899,44 @@ bool ProgramImpl::CreateResources(std::string* error) {
   return true;
 }
 
+void ProgramImpl::Translate(const std::vector<PointerSlot>& slots, uint8_t* bytes, size_t size,
+                            bool to_real) const {
+  for (const PointerSlot& s : slots) {
+    if (s.offset + 8 > size) continue;
+    uint64_t v;
+    std::memcpy(&v, bytes + s.offset, 8);
+    for (size_t k = 0; k < plan_.pointees.size(); ++k) {
+      uint64_t from = to_real ? plan_.pointees[k].address : pointees_[k].address;
+      uint64_t to = to_real ? pointees_[k].address : plan_.pointees[k].address;
+      uint64_t span = to_real ? kPointeeAddressSpan : pointees_[k].host.size;
+      if (v - from < span) {
+        v = to + (v - from);
+        std::memcpy(bytes + s.offset, &v, 8);
+        break;
+      }
+    }
+  }
+}
+
+void ProgramImpl::CanonicalizeAll(std::vector<uint8_t>* bytes) const {
+  if (plan_.pointees.empty()) return;
+  for (size_t off = 0; off + 8 <= bytes->size(); off += 8) {
+    uint64_t v;
+    std::memcpy(&v, bytes->data() + off, 8);
+    for (size_t k = 0; k < plan_.pointees.size(); ++k) {
+      if (v - pointees_[k].address < pointees_[k].host.size) {
+        v = plan_.pointees[k].address + (v - pointees_[k].address);
+        std::memcpy(bytes->data() + off, &v, 8);
+        break;
+      }
+    }
+  }
+}
+
 void ProgramImpl::Record() {
   VkCommandBufferBeginInfo bi = Make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
   vkBeginCommandBuffer(cmd_, &bi);
-  auto image_barrier = [&](VkImage image, VkImageLayout from, VkImageLayout to,
+  auto image_barrier = [&](VkImage image, uint32_t layers, VkImageLayout from, VkImageLayout to,
                            VkAccessFlags src_access, VkAccessFlags dst_access,
                            VkPipelineStageFlags src, VkPipelineStageFlags dst) {
     VkImageMemoryBarrier b = Make<VkImageMemoryBarrier>(VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER);
@@ -586,26 +946,34 @@ void ProgramImpl::Record() {
     b.newLayout = to;
     b.srcQueueFamilyIndex = b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
     b.image = image;
-    b.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    b.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, layers};
     vkCmdPipelineBarrier(cmd_, src, dst, 0, 0, nullptr, 0, nullptr, 1, &b);
   };
+  auto region = [](const ResourcePlan& p) {
+    bool three_d = p.res.dim == ImageDim::k3D;
+    VkBufferImageCopy copy{};
+    copy.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, three_d ? 1 : p.depth};
+    copy.imageExtent = {p.width, p.height, three_d ? p.depth : 1};
+    return copy;
+  };
+  auto layers_of = [](const ResourcePlan& p) { return p.res.dim == ImageDim::k3D ? 1 : p.depth; };
   // Upload every image from its staging buffer (inputs are reset each run).
   for (size_t i = 0; i < bound_.size(); ++i) {
     const ResourcePlan& p = plan_.resources[i];
-    if (!bound_[i].image) continue;
-    image_barrier(bound_[i].image, VK_IMAGE_LAYOUT_UNDEFINED,
-                  VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0, VK_ACCESS_TRANSFER_WRITE_BIT,
-                  VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT | VK_PIPELINE_STAGE_HOST_BIT,
-                  VK_PIPELINE_STAGE_TRANSFER_BIT);
-    VkBufferImageCopy copy{};
-    copy.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-    copy.imageExtent = {p.width, p.height, 1};
-    vkCmdCopyBufferToImage(cmd_, bound_[i].host.buffer, bound_[i].image,
-                           VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &copy);
-    image_barrier(bound_[i].image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_GENERAL,
-                  VK_ACCESS_TRANSFER_WRITE_BIT,
-                  VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
-                  VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+    for (Bound& b : bound_[i]) {
+      if (!b.image) continue;
+      image_barrier(b.image, layers_of(p), VK_IMAGE_LAYOUT_UNDEFINED,
+                    VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0, VK_ACCESS_TRANSFER_WRITE_BIT,
+                    VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT | VK_PIPELINE_STAGE_HOST_BIT,
+                    VK_PIPELINE_STAGE_TRANSFER_BIT);
+      VkBufferImageCopy copy = region(p);
+      vkCmdCopyBufferToImage(cmd_, b.host.buffer, b.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+                             &copy);
+      image_barrier(b.image, layers_of(p), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                    VK_IMAGE_LAYOUT_GENERAL, VK_ACCESS_TRANSFER_WRITE_BIT,
+                    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+                    VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+    }
   }
   if (queries_) vkCmdResetQueryPool(cmd_, queries_, 0, 2);
   vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_);
@@ -613,9 +981,9 @@ void ProgramImpl::Record() {
     vkCmdBindDescriptorSets(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, layout_, 0,
                             static_cast<uint32_t>(sets_.size()), sets_.data(), 0, nullptr);
   }
-  if (!plan_.push.empty()) {
+  if (!push_.empty()) {
     vkCmdPushConstants(cmd_, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                       static_cast<uint32_t>(plan_.push.size()), plan_.push.data());
+                       static_cast<uint32_t>(push_.size()), push_.data());
   }
   // Timestamps after everything before the dispatch completed, and after the
   // dispatch completed: their difference is the dispatch.
@@ -630,15 +998,17 @@ void ProgramImpl::Record() {
                        nullptr, 0, nullptr);
   for (size_t i = 0; i < bound_.size(); ++i) {
     const ResourcePlan& p = plan_.resources[i];
-    if (!bound_[i].image || !p.res.writable) continue;
-    image_barrier(bound_[i].image, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                  VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_TRANSFER_READ_BIT,
-                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
-    VkBufferImageCopy copy{};
-    copy.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-    copy.imageExtent = {p.width, p.height, 1};
-    vkCmdCopyImageToBuffer(cmd_, bound_[i].image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                           bound_[i].host.buffer, 1, &copy);
+    if (!p.res.writable) continue;
+    for (Bound& b : bound_[i]) {
+      if (!b.image) continue;
+      image_barrier(b.image, layers_of(p), VK_IMAGE_LAYOUT_GENERAL,
+                    VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_ACCESS_SHADER_WRITE_BIT,
+                    VK_ACCESS_TRANSFER_READ_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                    VK_PIPELINE_STAGE_TRANSFER_BIT);
+      VkBufferImageCopy copy = region(p);
+      vkCmdCopyImageToBuffer(cmd_, b.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, b.host.buffer,
+                             1, &copy);
+    }
   }
   VkMemoryBarrier hb = Make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
   hb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
@@ -651,8 +1021,28 @@ void ProgramImpl::Record() {
 bool ProgramImpl::Run(Outputs* outputs, double* ns, std::string* error) {
   VkDevice d = dev_->device();
   for (size_t i = 0; i < bound_.size(); ++i) {
-    std::memcpy(bound_[i].host.mapped, plan_.resources[i].initial.data(),
-                plan_.resources[i].initial.size());
+    const ResourcePlan& p = plan_.resources[i];
+    for (size_t e = 0; e < bound_[i].size(); ++e) {
+      uint8_t* dst = static_cast<uint8_t*>(bound_[i][e].host.mapped);
+      if (!dst || p.element_bytes == 0) continue;
+      std::memcpy(dst, p.initial.data() + e * p.element_bytes, p.element_bytes);
+    }
+    if (!p.pointers.empty() && !bound_[i].empty()) {
+      // Slots are offsets into the concatenated descriptors' bytes.
+      for (const PointerSlot& s : p.pointers) {
+        size_t e = static_cast<size_t>(s.offset / p.element_bytes);
+        if (e >= bound_[i].size()) continue;
+        PointerSlot local{s.offset - e * p.element_bytes, s.pointee};
+        Translate({local}, static_cast<uint8_t*>(bound_[i][e].host.mapped), p.element_bytes, true);
+      }
+    }
+  }
+  for (size_t k = 0; k < pointees_.size(); ++k) {
+    const PointeePlan& pp = plan_.pointees[k];
+    uint8_t* dst = static_cast<uint8_t*>(pointees_[k].host.mapped);
+    std::memcpy(dst, pp.initial.data(), pp.initial.size());
+    std::memset(dst + pp.initial.size(), 0, pointees_[k].host.size - pp.initial.size());
+    Translate(pp.pointers, dst, pp.initial.size(), true);
   }
   vkResetFences(d, 1, &fence_);
   VkSubmitInfo si = Make<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
@@ -675,24 +1065,36 @@ bool ProgramImpl::Run(Outputs* outputs, double* ns, std::string* error) {
       *ns = static_cast<double>(stamps[1] - stamps[0]) * dev_->info().timestamp_period_ns;
     }
   }
-  outputs->resize(bound_.size());
+  outputs->assign(bound_.size() + pointees_.size(), {});
   for (size_t i = 0; i < bound_.size(); ++i) {
     const ResourcePlan& p = plan_.resources[i];
-    if (bound_[i].image && !p.res.writable) {
-      (*outputs)[i] = p.initial;
+    std::vector<uint8_t>& out = (*outputs)[i];
+    if (!p.declared || !p.res.writable || bound_[i].empty()) {
+      out = p.initial;
       continue;
     }
-    const uint8_t* src = static_cast<const uint8_t*>(bound_[i].host.mapped);
-    (*outputs)[i].assign(src, src + p.initial.size());
+    out.resize(p.initial.size());
+    for (size_t e = 0; e < bound_[i].size(); ++e) {
+      const uint8_t* src = static_cast<const uint8_t*>(bound_[i][e].host.mapped);
+      if (src && p.element_bytes) std::memcpy(out.data() + e * p.element_bytes, src, p.element_bytes);
+    }
+    CanonicalizeAll(&out);
+  }
+  for (size_t k = 0; k < pointees_.size(); ++k) {
+    const PointeePlan& pp = plan_.pointees[k];
+    const uint8_t* src = static_cast<const uint8_t*>(pointees_[k].host.mapped);
+    std::vector<uint8_t>& out = (*outputs)[bound_.size() + k];
+    out.assign(src, src + pp.initial.size());
+    CanonicalizeAll(&out);
   }
   return true;
 }
 
 }  // namespace
 
-std::unique_ptr<Device> Device::Create(int index, std::string* error) {
+std::unique_ptr<Device> Device::Create(int index, bool robust, std::string* error) {
   auto device = std::make_unique<DeviceImpl>();
-  if (!device->Init(index, error)) return nullptr;
+  if (!device->Init(index, robust, error)) return nullptr;
   return device;
 }
 

@@ -22,6 +22,15 @@ struct DeviceInfo {
   bool timestamps = false;     // the compute queue has timestamp queries
   double timestamp_period_ns = 1.0;
   bool is_lavapipe = false;
+  bool robust = false;             // robust buffer access is on
+  bool robustness2 = false;        // ... with VK_EXT_robustness2 (loads out of bounds read 0)
+  bool device_addresses = false;   // bufferDeviceAddress is on
+  bool runtime_descriptor_arrays = false;  // runtimeDescriptorArray
+  // Per descriptor kind, descriptor arrays indexed non-uniformly
+  // (shader*ArrayNonUniformIndexing): uniform buffers, sampled images,
+  // storage buffers, storage images, uniform and storage texel buffers.
+  bool nonuniform_ubo = false, nonuniform_sampled = false, nonuniform_ssbo = false,
+       nonuniform_storage_image = false, nonuniform_utb = false, nonuniform_stb = false;
 };
 
 class Device;
@@ -31,7 +40,9 @@ class Program {
  public:
   virtual ~Program() = default;
   // Resets every input to the plan's initial bytes, dispatches, waits and
-  // reads every resource back into |outputs| (plan order). |ns|: the
+  // reads every resource back into |outputs| (plan order, then the
+  // pointees; device addresses in them given back as the plan's canonical
+  // addresses). |ns|: the
   // dispatch's duration from timestamp queries (wall clock of the submission
   // when the queue has none). Returns false with one line in |error|.
   virtual bool Run(Outputs* outputs, double* ns, std::string* error) = 0;
@@ -40,9 +51,14 @@ class Program {
 class Device {
  public:
   virtual ~Device() = default;
-  // Creates the instance and a device with every feature it supports except
-  // robustBufferAccess. |index|: which physical device (-1: the first).
-  static std::unique_ptr<Device> Create(int index, std::string* error);
+  // Creates the instance and a device with every feature it supports, and
+  // the extensions waverun knows (robustness2, atomic floats, shader clock).
+  // |robust|: with robust buffer and image access (robustBufferAccess,
+  // robustness2 where the device has it), so that out-of-bounds loads read
+  // zero and stores are dropped instead of corrupting memory; without it
+  // (`time`) accesses run unchecked. |index|: which physical device (-1: the
+  // first).
+  static std::unique_ptr<Device> Create(int index, bool robust, std::string* error);
   virtual const DeviceInfo& info() const = 0;
   // Creates the pipeline (entry point |entry|, the plan's specialization
   // constants) and the plan's resources. Errors: the driver rejects the

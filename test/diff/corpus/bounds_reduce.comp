@@ -13,7 +13,7 @@
 // early return when gid >= pointCount (push constant), workgroups of 72
 // (partial subgroups at 16, 32 and 64).
 // RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
-// CHECK: morton-remap: missed UnsupportedWorkgroupSize in main: the workgroup is 72x1x1
+// CHECK: morton-remap: missed LinearIndex in main: the 72x1x1 workgroup
 // CHECK: :70:{{.*}} applied UniformAddressUniformValue in main: one atomic per subgroup: OpAtomicIAdd of a uniform value; the returned value is unused
 // CHECK: :78:{{.*}} applied UniformAddressDivergentValue in main: one atomic per subgroup: OpAtomicUMax of a divergent value; the returned value is unused
 // CHECK: :79:{{.*}} applied UniformAddressDivergentValue in main: one atomic per subgroup: OpAtomicUMax of a divergent value; the returned value is unused

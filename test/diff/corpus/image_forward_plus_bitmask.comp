@@ -7,18 +7,21 @@
 // the visible lights. The light mask is order-independent, so the result is
 // deterministic whatever order the invocations run in.
 // Exercises: batch-uniform-loads leaving the loop over *workgroup* memory
-// alone (the mask words: a uniform LDS read is one broadcast already, no
-// remark), its refusal of the culling loop (per-lane start:
-// LoopTripCountDivergent) and of the bit-scan `while` (AddressNotInduction); morton-remap on a
-// 16x16 image kernel with shared atomics and barriers (legal: nothing
-// depends on subgroup membership); prereduce-atomics on the shared
+// after the barrier (the mask words; no store or barrier inside the loop),
+// its refusal of the culling loop (per-lane start: LoopTripCountDivergent)
+// and of the bit-scan `while` (no induction variable); morton-remap on a
+// 16x16 image kernel with shared atomics and barriers (legal, but not
+// profitable: the culling loop reads the lights at the flat local index, and
+// Morton order would split each quad's four consecutive lights over two
+// 64-byte lines; it weighs 8 as a loop of unknown trip count, with the
+// shared mask 9, against 3 image accesses); prereduce-atomics on the shared
 // min/max/or atomics (lanes of a subgroup hit one address).
 // 70x44 pixels: partial tiles keep their lanes (no return before the
 // barriers) and only skip the depth bounds and the store.
 // Alpha holds the tile's light count (a light-complexity heatmap), so the
 // culling result (depth bounds, mask) is part of the compared output.
 // RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
-// CHECK: morton-remap: applied Remapped in main: 16x16x1 workgroup {{.*}}; 3 image access(es) at invocation-derived coordinates, 1 buffer access(es) indexed along x
+// CHECK: morton-remap: missed NotProfitable in main: 2-D accesses weigh 3 (3 storage image accesses), linear accesses 17 (1 storage buffer access weighing 8, 2 shared memory accesses weighing 9)
 // CHECK-DAG: batch-uniform-loads: missed LoopTripCountDivergent in main
 // CHECK-DAG: batch-uniform-loads: missed AddressNotInduction in main: the address changes from iteration to iteration, but not as a function of the loop's counters
 // CHECK-DAG: prereduce-atomics: applied UniformAddressDivergentValue in main: one atomic per subgroup: OpAtomicUMin

@@ -13,26 +13,34 @@
 // atomics).
 // -DFLAT256: SPD's own shape, a 256x1 workgroup that derives its 16x16
 // position from gl_LocalInvocationIndex (each workgroup reduces 32x32 depth
-// texels); the pass relabels the index so 64-lane groups are 8x8 tiles.
+// texels). The pass would relabel the 16x16 split into 8x8 Morton tiles,
+// but the 16-wide shared tile would then see more bank conflicts per
+// 32-lane wave (an 8x4 block of a 16-wide row-major array) in its 10
+// shared accesses, which outweigh the 4 image reads (weight 7): not
+// profitable. `always` relabels it, and the output stays the same.
 // RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
 // RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.* -DFLAT256" --waverun="-DFLAT256 --dispatch=2,2,1" 2>&1 | %FileCheck %s --check-prefix=FLAT
+// RUN: %diff %s --waveopt-flags="--morton-remap=always --remarks=.* -DFLAT256" --waverun="-DFLAT256 --dispatch=2,2,1" 2>&1 | %FileCheck %s --check-prefix=FLAT-ALWAYS
 // CHECK: morton-remap: applied Remapped in main: 8x8x1 workgroup
 // CHECK-NOT: batch-uniform-loads
 // CHECK: PASS: equal at sizes 4,8,16,32,64
-// FLAT: morton-remap: applied Remapped in main: 256x1x1 workgroup
+// FLAT: morton-remap: missed NotProfitable in main: 2-D accesses weigh 7 (4 storage image accesses weighing 7), linear accesses 10 (10 shared memory accesses)
 // FLAT-NOT: batch-uniform-loads
 // FLAT: PASS: equal at sizes 4,8,16,32,64
+// FLAT-ALWAYS: morton-remap: applied Remapped in main: 256x1x1 workgroup (the WorkgroupSize built-in), the index is split into 16x16 row by row (Morton order in 8x8 tiles)
+// FLAT-ALWAYS: PASS: equal at sizes 4,8,16,32,64
 // -DSPD_REMAP: the shader relabels its lanes itself (SPD's ARmpRed8x8 from
-// gl_LocalInvocationIndex): the pass recognises the pattern (AlreadyRemapped).
+// gl_LocalInvocationIndex): the lanes already sit on 2x2 blocks
+// (AlreadyQuadOrdered).
 // -DSPD_QUAD: as SPD does next, mip 2 comes from quad swaps (lanes 4k..4k+3
 // are a 2x2 block after the hand remap) instead of shared memory: a kernel
-// that depends on which lanes form a quad (AlreadyRemapped is reported
+// that depends on which lanes form a quad (AlreadyQuadOrdered is reported
 // first; UsesSubgroupOps would refuse it too; it must stay untouched).
 // RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.* -DSPD_REMAP" --waverun="-DSPD_REMAP" 2>&1 | %FileCheck %s --check-prefix=SPD
 // RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.* -DSPD_REMAP -DSPD_QUAD" --waverun="-DSPD_REMAP -DSPD_QUAD" 2>&1 | %FileCheck %s --check-prefix=QUAD
-// SPD: morton-remap: missed AlreadyRemapped in main
+// SPD: morton-remap: missed AlreadyQuadOrdered in main
 // SPD: PASS: equal at sizes 4,8,16,32,64
-// QUAD: morton-remap: missed AlreadyRemapped in main
+// QUAD: morton-remap: missed AlreadyQuadOrdered in main
 // QUAD: PASS: equal at sizes 4,8,16,32,64
 #version 450
 #ifdef SPD_QUAD

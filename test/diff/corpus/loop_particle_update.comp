@@ -15,8 +15,8 @@
 // 1-D workgroups of 100 over 350 slots (the last workgroup has 50 live
 // lanes, plus dead particles that return before any loop).
 // RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
+// CHECK: morton-remap: missed LinearIndex in main: the 100x1x1 workgroup
 // RUN: %diff %s --waveopt-flags="--inline-loop-callees --eliminate-dead-functions --scalar-replacement --convert-local-access-chains --eliminate-dead-code-aggressive --ssa-rewrite --batch-uniform-loads=max-live=64 --remarks=batch" 2>&1 | %FileCheck %s --check-prefix=FORCED
-// CHECK: morton-remap: missed UnsupportedWorkgroupSize in main: the workgroup is 100x1x1
 // CHECK-DAG: batch-uniform-loads: missed RegisterPressure in main: about 19 values per lane are live in the loop already (the kernel's busiest point: 25); with the batch (16)
 // CHECK-DAG: batch-uniform-loads: missed LoopTripCountDivergent in main: lanes may leave the loop at different iterations
 // CHECK-DAG: batch-uniform-loads: missed LoopTripCountDivergent in evaluateCurve(f1;: lanes may leave the loop at different iterations

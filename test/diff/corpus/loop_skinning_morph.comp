@@ -18,11 +18,11 @@
 // rewrite is still compared exactly on both.
 // RUN: %diff %s --no-check-sim --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
 // RUN: %diff %s --no-check-sim --waveopt-flags="-O --remarks=.* --remarks-missed=.* -DWEIGHT_ACCESSOR" --waverun="-DWEIGHT_ACCESSOR" 2>&1 | %FileCheck %s --check-prefix=ACCESSOR
-// CHECK: morton-remap: missed UnsupportedWorkgroupSize in main: the workgroup is 48x1x1
+// CHECK: morton-remap: missed LinearIndex in main: the 48x1x1 workgroup
 // CHECK-DAG: batch-uniform-loads: applied BatchedLoads in applyMorphTargets(u1;vf3;vf3;: 1 uniform load(s) per iteration (1 shuffled part(s))
 // CHECK-DAG: batch-uniform-loads: missed DivergentAddress in main: the address differs between lanes
 // CHECK: PASS: equal at sizes 4,8,16,32,64
-// ACCESSOR: morton-remap: missed UnsupportedWorkgroupSize
+// ACCESSOR: morton-remap: missed LinearIndex
 // ACCESSOR-DAG: batch-uniform-loads: applied BatchedLoads in applyMorphTargets(u1;vf3;vf3;: 1 uniform load(s) per iteration (1 shuffled part(s))
 // ACCESSOR-DAG: batch-uniform-loads: missed DivergentAddress in main
 // ACCESSOR: PASS: equal at sizes 4,8,16,32,64

@@ -12,7 +12,7 @@
 // compared as multisets of their first count entries; the particle array,
 // updated in place, exactly.
 // RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
-// CHECK: morton-remap: missed UnsupportedWorkgroupSize in main: the workgroup is 50x1x1
+// CHECK: morton-remap: missed LinearIndex in main: the 50x1x1 workgroup
 // CHECK-DAG: :50:{{.*}} applied UniformAddressUniformValue in killParticle{{.*}}: one atomic per subgroup: OpAtomicIAdd of a uniform value; each lane's returned value is rebuilt
 // CHECK-DAG: :52:{{.*}} applied UniformAddressUniformValue in killParticle{{.*}}: one atomic per subgroup: OpAtomicIAdd of a uniform value; the returned value is unused
 // CHECK-DAG: :53:{{.*}} applied UniformAddressUniformValue in killParticle{{.*}}: one atomic per subgroup: OpAtomicIAdd of a uniform value; the returned value is unused

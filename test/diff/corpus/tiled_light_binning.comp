@@ -12,7 +12,7 @@
 // 8 lanes at 16 and above, morton-remap candidate).
 // RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
 // RUN: %diff %s --waveopt-flags="--morton-remap=always --prereduce-atomics --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s --check-prefix=MORTON
-// CHECK: morton-remap: missed NotProfitable in main: 1 image access(es) at invocation-derived coordinates, 4 buffer access(es) indexed along x (row-major)
+// CHECK: morton-remap: missed NotProfitable in main: 2-D accesses weigh 1 (1 storage image access), linear accesses 18 (4 storage buffer accesses weighing 18)
 // CHECK: batch-uniform-loads: missed LoopTripCountDivergent in main
 // CHECK: :110:{{.*}} applied UniformAddressDivergentValue in main: one atomic per subgroup: OpAtomicUMin of a divergent value; the returned value is unused
 // CHECK: :111:{{.*}} applied UniformAddressDivergentValue in main: one atomic per subgroup: OpAtomicUMax of a divergent value; the returned value is unused
@@ -24,7 +24,7 @@
 // CHECK: :139:{{.*}} applied UniformAddressUniformValue in main
 // CHECK: :140:{{.*}} applied UniformAddressUniformValue in main
 // CHECK: PASS: equal at sizes 4,8,16,32,64
-// MORTON: morton-remap: applied Remapped in main: 8x8x1 workgroup (the WorkgroupSize built-in), 2 identity built-in load(s) relabelled
+// MORTON: morton-remap: applied Remapped in main: 8x8x1 workgroup (the WorkgroupSize built-in), Morton order in 8x8 tiles; 2 identity built-in load(s) relabelled
 // MORTON-COUNT-3: applied UniformAddressDivergentValue in main
 // MORTON-COUNT-2: applied SmallBinSet in main
 // MORTON: :126:{{.*}} missed DivergentAddress in main

@@ -1,6 +1,6 @@
 // A 3x3 box blur from one storage image to another; 8x8 and 16x16
-// workgroups, 24x8 (three tiles in a row), and 8x8 given by specialization
-// constants (their defaults).
+// workgroups, 24x8 (three tiles in a row), 32x8 (four), and 8x8 given by
+// specialization constants (remapped at the size workgroup-size= promises).
 // Every image access is at coordinates derived from gl_GlobalInvocationID,
 // so the pass fires by default; the relabelled program writes the same
 // image. The stored value also depends on the local and workgroup ids, so a
@@ -8,16 +8,19 @@
 // is the negative control).
 // RUN: %diff %s --waveopt-flags="--morton-remap --remarks=morton" 2>&1 | %FileCheck %s --check-prefix=WG8
 // RUN: %diff %s --waveopt-flags="--morton-remap --remarks=morton -DWG=16" --waverun="-DWG=16 --dispatch=3,2,1" 2>&1 | %FileCheck %s --check-prefix=WG16
-// RUN: %diff %s --waveopt-flags="--morton-remap --remarks=morton -DSPEC" --waverun="-DSPEC" 2>&1 | %FileCheck %s --check-prefix=SPEC
+// RUN: %diff %s --waveopt-flags="--morton-remap=workgroup-size=8x8 --remarks=morton -DSPEC" --waverun="-DSPEC" 2>&1 | %FileCheck %s --check-prefix=SPEC
 // RUN: %diff %s --waveopt-flags="--morton-remap --remarks=morton -DWGX=24" --waverun="-DWGX=24 --dispatch=2,4,1" 2>&1 | %FileCheck %s --check-prefix=WG24
+// RUN: %diff %s --waveopt-flags="--morton-remap --remarks=morton -DWGX=32" --waverun="-DWGX=32 --dispatch=1,4,1" 2>&1 | %FileCheck %s --check-prefix=WG32
 // WG8: applied Remapped in main: 8x8x1 workgroup
 // WG8: PASS: equal at sizes 4,8,16
 // WG16: applied Remapped in main: 16x16x1 workgroup
 // WG16: PASS: equal at sizes 4,8,16
-// SPEC: applied Remapped in main: 8x8x1 workgroup (the WorkgroupSize built-in; specialization constant defaults decided it
+// SPEC: applied Remapped in main: 8x8x1 workgroup (promised by workgroup-size= for specialization constants)
 // SPEC: PASS: equal at sizes 4,8,16
 // WG24: applied Remapped in main: 24x8x1 workgroup
 // WG24: PASS: equal at sizes 4,8,16
+// WG32: applied Remapped in main: 32x8x1 workgroup
+// WG32: PASS: equal at sizes 4,8,16
 #version 450
 #ifndef WG
 #define WG 8

@@ -2,7 +2,7 @@
 // four input texels each), 8x8 and 16x16 workgroups: fires by default.
 // RUN: %diff %s --waveopt-flags="--morton-remap --remarks=morton" 2>&1 | %FileCheck %s --check-prefix=WG8
 // RUN: %diff %s --waveopt-flags="--morton-remap --remarks=morton -DWG=16" --waverun="-DWG=16 --dispatch=2,2,1" 2>&1 | %FileCheck %s --check-prefix=WG16
-// WG8: applied Remapped in main: 8x8x1 workgroup {{.*}}; 5 image access(es)
+// WG8: applied Remapped in main: 8x8x1 workgroup {{.*}}; 2-D accesses weigh 5 (5 storage image accesses)
 // WG8: PASS: equal at sizes 4,8,16
 // WG16: applied Remapped in main: 16x16x1 workgroup
 // WG16: PASS: equal at sizes 4,8,16

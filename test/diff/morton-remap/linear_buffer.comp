@@ -5,7 +5,7 @@
 // RUN: %diff %s --waveopt-flags="--morton-remap --remarks=morton --remarks-missed=morton" 2>&1 | %FileCheck %s --check-prefix=DEFAULT
 // RUN: %diff %s --waveopt-flags="--morton-remap=always --remarks=morton" 2>&1 | %FileCheck %s --check-prefix=ALWAYS
 // RUN: %diff %s --waveopt-flags="--morton-remap=always --remarks=morton -DWG=16" --waverun="-DWG=16 --dispatch=2,2,1" 2>&1 | %FileCheck %s --check-prefix=ALWAYS16
-// DEFAULT: missed NotProfitable in main: 0 image access(es) at invocation-derived coordinates, 4 buffer access(es) indexed along x
+// DEFAULT: missed NotProfitable in main: 2-D accesses weigh 0 (none), linear accesses 4 (4 storage buffer accesses)
 // DEFAULT: PASS: equal at sizes 4,8,16
 // ALWAYS: applied Remapped in main: 8x8x1 workgroup {{.*}} (always)
 // ALWAYS: PASS: equal at sizes 4,8,16

@@ -1,8 +1,10 @@
-// The default mode counts image accesses at invocation-derived coordinates
-// against buffer accesses whose index varies with x (row-major y*W+x): a
-// buffer-only kernel, and one with as many linear buffer accesses as image
-// accesses, are left alone (output == input). `always` fires whenever legal.
-// A buffer indexed only by y (one element per row) is not counted.
+// The default mode weighs accesses to tiled memory (2-D images) at
+// invocation-dependent 2-D coordinates against accesses to linear memory
+// whose address differs within a lane quad (row-major y*W+x): a buffer-only
+// kernel, and one with as many linear buffer accesses as image accesses,
+// are left alone (output == input). `always` fires whenever legal. A buffer
+// indexed only by y (one element per row, the same for a quad's lanes) is
+// not counted.
 // RUN: %waveopt %s -o %t.orig.spv
 // RUN: %waveopt %s --morton-remap -o %t.spv --remarks-missed=morton 2> %t.remarks
 // RUN: cmp %t.orig.spv %t.spv
@@ -16,10 +18,10 @@
 // RUN: %FileCheck %s --check-prefix=MIXED < %t.mixed.remarks
 // RUN: %waveopt %s -DROWS --morton-remap -o %t.rows.spv --remarks=morton 2> %t.rows.remarks
 // RUN: %FileCheck %s --check-prefix=ROWS < %t.rows.remarks
-// BUF: missed NotProfitable in main: 0 image access(es) at invocation-derived coordinates, 2 buffer access(es) indexed along x (row-major): no 2-D image access to gain from 2x2 lane quads (--morton-remap=always overrides)
-// ALWAYS: applied Remapped in main: 8x8x1 workgroup (the WorkgroupSize built-in), 1 identity built-in load(s) relabelled; 0 image access(es) at invocation-derived coordinates, 2 buffer access(es) indexed along x (row-major) (always)
-// MIXED: missed NotProfitable in main: 2 image access(es) at invocation-derived coordinates, 2 buffer access(es) indexed along x (row-major): linear buffer accesses are at least as many
-// ROWS: applied Remapped in main: 8x8x1 workgroup {{.*}} 2 image access(es) at invocation-derived coordinates, 0 buffer access(es)
+// BUF: missed NotProfitable in main: 2-D accesses weigh 0 (none), linear accesses 2 (2 storage buffer accesses): no 2-D image access at invocation-dependent coordinates gains from 2x2 lane quads (--morton-remap=always overrides)
+// ALWAYS: applied Remapped in main: 8x8x1 workgroup (the WorkgroupSize built-in), Morton order in 8x8 tiles; 1 identity built-in load(s) relabelled; 2-D accesses weigh 0 (none), linear accesses 2 (2 storage buffer accesses) (always)
+// MIXED: missed NotProfitable in main: 2-D accesses weigh 2 (2 storage image accesses), linear accesses 2 (2 storage buffer accesses): linear accesses weigh at least as much
+// ROWS: applied Remapped in main: 8x8x1 workgroup {{.*}} 2-D accesses weigh 2 (2 storage image accesses), linear accesses 0 (none)
 #version 450
 layout(local_size_x = 8, local_size_y = 8) in;
 layout(set = 0, binding = 0) buffer Data { float data[]; };

@@ -5,7 +5,7 @@
 // RUN: %spirv-val --target-env vulkan1.1 %t.spv
 // RUN: %spirv-dis %t.spv | %FileCheck %s
 // RUN: %FileCheck %s --check-prefix=REMARK < %t.remarks
-// REMARK: applied Remapped in main: 16x16x1 workgroup (the WorkgroupSize built-in), 2 identity built-in load(s) relabelled; 2 image access(es) at invocation-derived coordinates, 0 buffer access(es) indexed along x (row-major): image accesses dominate
+// REMARK: applied Remapped in main: 16x16x1 workgroup (the WorkgroupSize built-in), Morton order in 8x8 tiles; 2 identity built-in load(s) relabelled; 2-D accesses weigh 2 (2 storage image accesses), linear accesses 0 (none): 2-D accesses outweigh linear ones
 // CHECK: OpEntryPoint GLCompute %main "main" %gl_LocalInvocationID %gl_LocalInvocationIndex
 // CHECK-LABEL: %main = OpFunction
 // CHECK: [[L:%[0-9]+]] = OpLoad %uint %gl_LocalInvocationIndex

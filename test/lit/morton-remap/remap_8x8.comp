@@ -11,7 +11,7 @@
 // RUN: %waveopt %s -O -o %t.O.spv
 // RUN: %spirv-val --target-env vulkan1.1 %t.O.spv
 // RUN: %spirv-dis %t.O.spv | %FileCheck %s --check-prefix=OPT
-// REMARK: remap_8x8.comp:{{[0-9]+}}: remark: morton-remap: applied Remapped in main: 8x8x1 workgroup (the WorkgroupSize built-in), 1 identity built-in load(s) relabelled; 10 image access(es) at invocation-derived coordinates, 0 buffer access(es) indexed along x (row-major): image accesses dominate
+// REMARK: remap_8x8.comp:{{[0-9]+}}: remark: morton-remap: applied Remapped in main: 8x8x1 workgroup (the WorkgroupSize built-in), Morton order in 8x8 tiles; 1 identity built-in load(s) relabelled; 2-D accesses weigh 10 (10 storage image accesses), linear accesses 0 (none): 2-D accesses outweigh linear ones
 // CHECK-NOT: OpCapability GroupNonUniform
 // CHECK: OpEntryPoint GLCompute %main "main" %gl_GlobalInvocationID %gl_LocalInvocationIndex %gl_WorkGroupID
 // CHECK-DAG: OpDecorate %gl_LocalInvocationIndex BuiltIn LocalInvocationIndex

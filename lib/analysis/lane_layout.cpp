@@ -1,0 +1,2118 @@
+// Lane layout (see lane_layout.h for the contract).
+//
+// The evaluator is a memoised recursive interpreter over the def chain of a
+// value, for one invocation at a time: constants, the identity built-ins
+// (from the invocation index, the workgroup size and LaneEnv), integer and
+// boolean arithmetic, composites, Function variables with one dominating
+// store, parameters and call results on a call path. Anything else fails,
+// or becomes a probe when the uniformity analysis proves it
+// workgroup-uniform. Values are kept as 64-bit words masked to their width.
+#include "analysis/lane_layout.h"
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+#include <unordered_map>
+#include <utility>
+
+#include "analysis/uniformity.h"
+#include "source/opt/decoration_manager.h"
+#include "source/opt/def_use_manager.h"
+#include "source/opt/dominator_analysis.h"
+#include "source/opt/function.h"
+#include "source/opt/instruction.h"
+#include "source/opt/ir_context.h"
+#include "source/opt/loop_descriptor.h"
+#include "source/opt/module.h"
+#include "source/opt/type_manager.h"
+#include "source/opcode.h"
+
+namespace waveopt {
+
+namespace {
+
+using spv::Op;
+using spvtools::opt::BasicBlock;
+using spvtools::opt::Function;
+using spvtools::opt::Instruction;
+using spvtools::opt::IRContext;
+
+constexpr uint32_t kMaxFrames = 256;
+constexpr uint32_t kMaxDepth = 200;  // recursion guard of one evaluation
+constexpr uint32_t kMaxLanes = 1024;
+
+uint64_t Mask(uint32_t width) {
+  return width >= 64 ? ~uint64_t{0} : ((uint64_t{1} << width) - 1);
+}
+
+int64_t SignExtend(uint64_t v, uint32_t width) {
+  if (width == 0 || width >= 64) return static_cast<int64_t>(v);
+  const uint64_t sign = uint64_t{1} << (width - 1);
+  v &= Mask(width);
+  return static_cast<int64_t>((v ^ sign) - sign);
+}
+
+bool IsChain(Op op) {
+  return op == Op::OpAccessChain || op == Op::OpInBoundsAccessChain ||
+         op == Op::OpPtrAccessChain || op == Op::OpInBoundsPtrAccessChain;
+}
+
+// Opcodes whose in-operand 1 is the coordinate of an image access.
+bool IsImageAccess(Op op) {
+  switch (op) {
+    case Op::OpImageRead:
+    case Op::OpImageWrite:
+    case Op::OpImageFetch:
+    case Op::OpImageGather:
+    case Op::OpImageDrefGather:
+    case Op::OpImageTexelPointer:
+    case Op::OpImageSparseRead:
+    case Op::OpImageSparseFetch:
+    case Op::OpImageSparseGather:
+    case Op::OpImageSparseDrefGather:
+      return true;
+    default:
+      return spvOpcodeIsImageSample(op);
+  }
+}
+
+bool IsSampling(Op op) {
+  return spvOpcodeIsImageSample(op) || op == Op::OpImageGather ||
+         op == Op::OpImageDrefGather || op == Op::OpImageSparseGather ||
+         op == Op::OpImageSparseDrefGather;
+}
+
+int64_t Gcd(int64_t a, int64_t b) {
+  a = a < 0 ? -a : a;
+  b = b < 0 ? -b : b;
+  while (b != 0) {
+    const int64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+}  // namespace
+
+int64_t LaneValue::Signed(uint32_t k) const { return SignExtend(bits[k], width); }
+
+const char* MemoryKindName(MemoryKind kind) {
+  switch (kind) {
+    case MemoryKind::kStorageImage:
+      return "storage image";
+    case MemoryKind::kSampledTexture:
+      return "sampled texture";
+    case MemoryKind::kTexelBuffer:
+      return "texel buffer";
+    case MemoryKind::kImage1D:
+      return "1-D image";
+    case MemoryKind::kStorageBuffer:
+      return "storage buffer";
+    case MemoryKind::kUniformBuffer:
+      return "uniform buffer";
+    case MemoryKind::kSharedMemory:
+      return "shared memory";
+  }
+  return "memory";
+}
+
+bool IsTiled(MemoryKind kind) {
+  return kind == MemoryKind::kStorageImage ||
+         kind == MemoryKind::kSampledTexture;
+}
+
+// ---------------------------------------------------------------------------
+// The evaluator.
+
+struct InvocationEvaluator::Impl {
+  struct Frame {
+    uint32_t parent = 0;
+    Instruction* call = nullptr;  // null for frame 0
+    Function* function = nullptr;
+  };
+  // A store that may write (part of) a Function variable.
+  struct Store {
+    Instruction* inst = nullptr;  // null: the variable's initializer
+    std::vector<uint32_t> path;   // constant indices below the variable
+    uint32_t value = 0;
+  };
+  struct VarInfo {
+    bool ok = true;
+    std::vector<Store> stores;
+  };
+  struct Memo {
+    bool ok = false;
+    bool done = false;
+    LaneValue value;
+  };
+
+  IRContext* context;
+  Function* entry;
+  WorkgroupSize size;
+  const UniformityAnalysis* uniformity;
+
+  std::vector<Frame> frames;
+  std::unordered_map<const Function*, std::vector<uint32_t>> frames_of;
+  std::unordered_map<uint64_t, uint32_t> child;  // (frame, call id) → frame
+  std::unordered_map<uint32_t, uint32_t> builtin_of;  // Input var → BuiltIn
+  std::unordered_map<uint32_t, bool> is_workgroup_size;
+  std::unordered_map<uint32_t, VarInfo> vars;
+  std::unordered_map<uint32_t, bool> read_only_params;
+  std::unordered_map<uint32_t, uint32_t> return_value;  // function → id or 0
+  uint32_t glsl_std = 0;
+
+  // The current evaluation.
+  uint32_t index = ~0u;
+  LaneEnv env;
+  bool env_valid = false;
+  std::unordered_map<uint64_t, Memo> memo;
+  uint32_t depth = 0;
+
+  Impl(IRContext* c, Function* e, WorkgroupSize s, const UniformityAnalysis* u)
+      : context(c), entry(e), size(s), uniformity(u) {
+    for (Instruction& a : context->module()->annotations()) {
+      if (a.opcode() != Op::OpDecorate ||
+          a.GetSingleWordInOperand(1) !=
+              static_cast<uint32_t>(spv::Decoration::BuiltIn)) {
+        continue;
+      }
+      const uint32_t target = a.GetSingleWordInOperand(0);
+      const uint32_t builtin = a.GetSingleWordInOperand(2);
+      if (builtin == static_cast<uint32_t>(spv::BuiltIn::WorkgroupSize)) {
+        is_workgroup_size[target] = true;
+      }
+      Instruction* def = context->get_def_use_mgr()->GetDef(target);
+      if (def != nullptr && def->opcode() == Op::OpVariable) {
+        builtin_of[target] = builtin;
+      }
+    }
+    glsl_std = context->get_feature_mgr()->GetExtInstImportId_GLSLstd450();
+    // Frames: depth-first from the entry, calls in program order.
+    frames.push_back(Frame{0, nullptr, entry});
+    std::vector<uint32_t> work = {0};
+    while (!work.empty()) {
+      const uint32_t f = work.back();
+      work.pop_back();
+      std::vector<uint32_t> kids;
+      frames[f].function->ForEachInst([&](Instruction* inst) {
+        if (inst->opcode() != Op::OpFunctionCall) return;
+        if (frames.size() >= kMaxFrames) return;
+        Function* callee =
+            context->GetFunction(inst->GetSingleWordInOperand(0));
+        if (callee == nullptr) return;
+        const uint32_t id = static_cast<uint32_t>(frames.size());
+        frames.push_back(Frame{f, inst, callee});
+        child[(uint64_t{f} << 32) | inst->result_id()] = id;
+        kids.push_back(id);
+      });
+      for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
+        work.push_back(*it);
+      }
+    }
+    // Frames in program order: by (function order, then creation order).
+    for (uint32_t f = 0; f < frames.size(); ++f) {
+      frames_of[frames[f].function].push_back(f);
+    }
+  }
+
+  // Shape of an integer/boolean scalar or vector type.
+  bool TypeShape(uint32_t type_id, uint32_t* count, uint32_t* width) {
+    const auto* type = context->get_type_mgr()->GetType(type_id);
+    if (type == nullptr) return false;
+    *count = 1;
+    if (const auto* vec = type->AsVector()) {
+      *count = vec->element_count();
+      type = vec->element_type();
+      if (*count > 4) return false;
+    }
+    if (const auto* i = type->AsInteger()) {
+      *width = i->width();
+      return *width <= 64;
+    }
+    if (type->AsBool() != nullptr) {
+      *width = 1;
+      return true;
+    }
+    return false;
+  }
+
+  bool Constant(uint32_t id, uint64_t* value) {
+    Instruction* def = context->get_def_use_mgr()->GetDef(id);
+    if (def == nullptr || def->opcode() != Op::OpConstant) return false;
+    uint32_t count = 0, width = 0;
+    if (!TypeShape(def->type_id(), &count, &width) || count != 1) return false;
+    uint64_t v = def->GetSingleWordInOperand(0);
+    if (width > 32 && def->NumInOperandWords() > 1) {
+      v |= uint64_t{def->GetInOperand(0).words[1]} << 32;
+    }
+    *value = v & Mask(width);
+    return true;
+  }
+
+  bool Eval(uint32_t frame, uint32_t id, LaneValue* out) {
+    const uint64_t key = (uint64_t{frame} << 32) | id;
+    auto it = memo.find(key);
+    if (it != memo.end()) {
+      if (!it->second.done || !it->second.ok) return false;
+      *out = it->second.value;
+      return true;
+    }
+    if (depth >= kMaxDepth) return false;
+    memo[key] = Memo{};  // in progress: a cycle fails
+    ++depth;
+    LaneValue v;
+    bool ok = Compute(frame, id, &v);
+    --depth;
+    if (!ok) ok = Probe(id, &v);
+    Memo& m = memo[key];
+    m.done = true;
+    m.ok = ok;
+    if (ok) {
+      m.value = v;
+      *out = v;
+    }
+    return ok;
+  }
+
+  // A probe for a workgroup-uniform value the evaluator cannot compute.
+  bool Probe(uint32_t id, LaneValue* out) {
+    if (!env.probes || uniformity == nullptr) return false;
+    Instruction* def = context->get_def_use_mgr()->GetDef(id);
+    if (def == nullptr || def->opcode() == Op::OpUndef) return false;
+    if (uniformity->ValueLevel(id) != Uniformity::kWorkgroupUniform) {
+      return false;
+    }
+    uint32_t count = 0, width = 0;
+    if (!TypeShape(def->type_id(), &count, &width)) return false;
+    *out = LaneValue{};
+    out->count = count;
+    out->width = width;
+    out->probe_mask = static_cast<uint8_t>((1u << count) - 1);
+    return true;
+  }
+
+  // Whether |id| is the same in every invocation of the workgroup.
+  bool Uniform(uint32_t id) const {
+    return uniformity != nullptr &&
+           uniformity->ValueLevel(id) == Uniformity::kWorkgroupUniform;
+  }
+
+  LaneValue Scalar(uint64_t v, uint32_t width) {
+    LaneValue r;
+    r.count = 1;
+    r.width = width;
+    r.bits[0] = v & Mask(width);
+    return r;
+  }
+
+  // The value of identity built-in |builtin| (loaded as |type_id|).
+  bool BuiltIn(uint32_t builtin, uint32_t type_id, LaneValue* out) {
+    uint32_t count = 0, width = 0;
+    if (!TypeShape(type_id, &count, &width) || width == 1) return false;
+    const uint32_t l = index;
+    const uint32_t local[3] = {l % size.x, (l / size.x) % size.y,
+                               l / (size.x * size.y)};
+    const uint32_t dims[3] = {size.x, size.y, size.z};
+    uint64_t v[3] = {0, 0, 0};
+    const uint32_t s = env.subgroup_size;
+    switch (static_cast<spv::BuiltIn>(builtin)) {
+      case spv::BuiltIn::LocalInvocationIndex:
+        v[0] = l;
+        break;
+      case spv::BuiltIn::LocalInvocationId:
+        for (int k = 0; k < 3; ++k) v[k] = local[k];
+        break;
+      case spv::BuiltIn::GlobalInvocationId:
+        for (int k = 0; k < 3; ++k) {
+          v[k] = uint64_t{env.workgroup_id[k]} * dims[k] + local[k];
+        }
+        break;
+      case spv::BuiltIn::WorkgroupId:
+        for (int k = 0; k < 3; ++k) v[k] = env.workgroup_id[k];
+        break;
+      case spv::BuiltIn::SubgroupLocalInvocationId:
+        if (s == 0) return false;
+        v[0] = l % s;
+        break;
+      case spv::BuiltIn::SubgroupId:
+        if (s == 0) return false;
+        v[0] = l / s;
+        break;
+      case spv::BuiltIn::SubgroupSize:
+        if (s == 0) return false;
+        v[0] = s;
+        break;
+      case spv::BuiltIn::NumSubgroups:
+        if (s == 0) return false;
+        v[0] = (size.Count() + s - 1) / s;
+        break;
+      default:
+        return false;
+    }
+    if (count > 3) return false;
+    *out = LaneValue{};
+    out->count = count;
+    out->width = width;
+    for (uint32_t k = 0; k < count; ++k) out->bits[k] = v[k] & Mask(width);
+    return true;
+  }
+
+  // The single OpReturnValue operand of |func|, 0 when there is not
+  // exactly one.
+  uint32_t ReturnValue(Function* func) {
+    auto it = return_value.find(func->result_id());
+    if (it != return_value.end()) return it->second;
+    uint32_t value = 0;
+    int count = 0;
+    func->ForEachInst([&](Instruction* inst) {
+      if (inst->opcode() == Op::OpReturnValue) {
+        ++count;
+        value = inst->GetSingleWordInOperand(0);
+      }
+    });
+    if (count != 1) value = 0;
+    return_value[func->result_id()] = value;
+    return value;
+  }
+
+  // Whether pointer |ptr| (a parameter, or a chain of one) is only read:
+  // loads, constant-or-not access chains that are only read, and calls
+  // that pass it to read-only parameters.
+  bool OnlyRead(uint32_t ptr, int depth_left) {
+    if (depth_left <= 0) return false;
+    auto* def_use = context->get_def_use_mgr();
+    return def_use->WhileEachUse(
+        ptr, [&](Instruction* user, uint32_t operand_index) {
+          const Op op = user->opcode();
+          if (op == Op::OpLoad) return true;
+          if (op == Op::OpName || op == Op::OpDecorate) return true;
+          if (IsChain(op) && operand_index == 2) {
+            return OnlyRead(user->result_id(), depth_left - 1);
+          }
+          if (op == Op::OpExtInst && IsDebugExtInst(user)) return true;
+          if (op == Op::OpFunctionCall && operand_index >= 3) {
+            Function* callee =
+                context->GetFunction(user->GetSingleWordInOperand(0));
+            if (callee == nullptr) return false;
+            uint32_t i = 0;
+            uint32_t param = 0;
+            callee->ForEachParam([&](Instruction* p) {
+              if (i++ == operand_index - 3) param = p->result_id();
+            });
+            return param != 0 && ParamReadOnly(param, depth_left - 1);
+          }
+          return false;
+        });
+  }
+
+  bool ParamReadOnly(uint32_t param, int depth_left = 8) {
+    auto it = read_only_params.find(param);
+    if (it != read_only_params.end()) return it->second;
+    const bool ok = OnlyRead(param, depth_left);
+    read_only_params[param] = ok;
+    return ok;
+  }
+
+  bool IsDebugExtInst(Instruction* inst) {
+    Instruction* set = context->get_def_use_mgr()->GetDef(
+        inst->GetSingleWordInOperand(0));
+    if (set == nullptr || set->opcode() != Op::OpExtInstImport) return false;
+    const std::string name = set->GetInOperand(0).AsString();
+    return name.rfind("NonSemantic.", 0) == 0 ||
+           name == "OpenCL.DebugInfo.100";
+  }
+
+  // The stores of Function variable |var| (whole or through constant
+  // chains); ok == false when anything else may write it.
+  const VarInfo& Var(Instruction* var) {
+    auto it = vars.find(var->result_id());
+    if (it != vars.end()) return it->second;
+    VarInfo info;
+    if (var->NumInOperands() > 1) {
+      info.stores.push_back(Store{nullptr, {}, var->GetSingleWordInOperand(1)});
+    }
+    std::vector<std::pair<uint32_t, std::vector<uint32_t>>> work = {
+        {var->result_id(), {}}};
+    auto* def_use = context->get_def_use_mgr();
+    while (!work.empty() && info.ok) {
+      auto [ptr, path] = work.back();
+      work.pop_back();
+      def_use->ForEachUse(ptr, [&](Instruction* user, uint32_t operand_index) {
+        if (!info.ok) return;
+        const Op op = user->opcode();
+        if (op == Op::OpLoad || op == Op::OpName || op == Op::OpDecorate) {
+          return;
+        }
+        if (op == Op::OpStore && operand_index == 0) {
+          info.stores.push_back(
+              Store{user, path, user->GetSingleWordInOperand(1)});
+          return;
+        }
+        if (op == Op::OpCopyMemory && operand_index == 1) return;  // source
+        if ((op == Op::OpAccessChain || op == Op::OpInBoundsAccessChain) &&
+            operand_index == 2) {
+          std::vector<uint32_t> sub = path;
+          bool constant = true;
+          for (uint32_t i = 1; i < user->NumInOperands(); ++i) {
+            uint64_t c = 0;
+            if (!Constant(user->GetSingleWordInOperand(i), &c)) {
+              constant = false;
+              break;
+            }
+            sub.push_back(static_cast<uint32_t>(c));
+          }
+          if (constant) {
+            work.push_back({user->result_id(), sub});
+          } else if (!OnlyRead(user->result_id(), 8)) {
+            info.ok = false;  // a write at a dynamic index
+          }
+          return;
+        }
+        if (op == Op::OpExtInst && IsDebugExtInst(user)) return;
+        if (op == Op::OpFunctionCall && operand_index >= 3) {
+          Function* callee =
+              context->GetFunction(user->GetSingleWordInOperand(0));
+          uint32_t i = 0, param = 0;
+          if (callee != nullptr) {
+            callee->ForEachParam([&](Instruction* p) {
+              if (i++ == operand_index - 3) param = p->result_id();
+            });
+          }
+          if (param == 0 || !ParamReadOnly(param)) info.ok = false;
+          return;
+        }
+        info.ok = false;
+      });
+    }
+    return vars[var->result_id()] = std::move(info);
+  }
+
+  // Whether some loop contains both |a| and |b| (|b| may run again before
+  // |a|).
+  bool SharesLoop(Function* func, Instruction* a, Instruction* b) {
+    auto* loops = context->GetLoopDescriptor(func);
+    BasicBlock* block_b = context->get_instr_block(b);
+    for (spvtools::opt::Loop* loop = (*loops)[context->get_instr_block(a)];
+         loop != nullptr; loop = loop->GetParent()) {
+      if (loop->IsInsideLoop(block_b)) return true;
+    }
+    return false;
+  }
+
+  static bool IsPrefix(const std::vector<uint32_t>& a,
+                       const std::vector<uint32_t>& b) {
+    return a.size() <= b.size() && std::equal(a.begin(), a.end(), b.begin());
+  }
+
+  // The value of |path| below Function variable |var| at |at| (in the
+  // function of |frame|), of type |type_id|.
+  bool LoadVar(uint32_t frame, Instruction* var,
+               const std::vector<uint32_t>& path, Instruction* at,
+               uint32_t type_id, LaneValue* out) {
+    const VarInfo& info = Var(var);
+    if (!info.ok) return false;
+    // The store that reaches |at|: among the overlapping stores that
+    // dominate it (dominators form a chain), the last one; every other
+    // overlapping store must come after |at| with no loop back to it.
+    Function* func = frames[frame].function;
+    auto* dom = context->GetDominatorAnalysis(func);
+    const Store* latest = nullptr;
+    for (const Store& s : info.stores) {
+      if (!IsPrefix(s.path, path) && !IsPrefix(path, s.path)) continue;
+      if (s.inst == nullptr || dom->Dominates(s.inst, at)) {
+        if (latest == nullptr || latest->inst == nullptr ||
+            (s.inst != nullptr && dom->Dominates(latest->inst, s.inst))) {
+          latest = &s;
+        }
+      } else if (!dom->Dominates(at, s.inst) || SharesLoop(func, at, s.inst)) {
+        return false;
+      }
+    }
+    if (latest == nullptr) return false;
+    if (IsPrefix(latest->path, path)) {
+      std::vector<uint32_t> rest(path.begin() + latest->path.size(),
+                                 path.end());
+      return Extract(frame, latest->value, rest, out);
+    }
+    // Stored component by component: a vector built from its parts.
+    const auto* type = context->get_type_mgr()->GetType(type_id);
+    if (type == nullptr || type->AsVector() == nullptr) return false;
+    const uint32_t n = type->AsVector()->element_count();
+    const uint32_t elem =
+        context->get_type_mgr()->GetId(type->AsVector()->element_type());
+    if (n > 4 || elem == 0) return false;
+    LaneValue r;
+    r.count = n;
+    for (uint32_t k = 0; k < n; ++k) {
+      std::vector<uint32_t> sub = path;
+      sub.push_back(k);
+      LaneValue c;
+      if (!LoadVar(frame, var, sub, at, elem, &c) || c.count != 1) {
+        return false;
+      }
+      r.width = c.width;
+      r.bits[k] = c.bits[0];
+      if (c.IsProbe(0)) r.probe_mask |= static_cast<uint8_t>(1u << k);
+    }
+    *out = r;
+    return true;
+  }
+
+  // Component |path| of value |id|.
+  bool Extract(uint32_t frame, uint32_t id, std::vector<uint32_t> path,
+               LaneValue* out) {
+    auto* def_use = context->get_def_use_mgr();
+    for (int guard = 0; guard < 16 && !path.empty(); ++guard) {
+      Instruction* def = def_use->GetDef(id);
+      if (def == nullptr) return false;
+      uint32_t count = 0, width = 0;
+      if (TypeShape(def->type_id(), &count, &width)) {
+        // A vector: evaluate it and take the component.
+        if (path.size() != 1 || path[0] >= count) return false;
+        LaneValue v;
+        if (!Eval(frame, id, &v)) return false;
+        LaneValue r = Scalar(v.bits[path[0]], v.width);
+        if (v.IsProbe(path[0])) r.probe_mask = 1;
+        *out = r;
+        return true;
+      }
+      if (def->opcode() == Op::OpCompositeConstruct ||
+          def->opcode() == Op::OpConstantComposite) {
+        if (path[0] >= def->NumInOperands()) return false;
+        id = def->GetSingleWordInOperand(path[0]);
+        path.erase(path.begin());
+        continue;
+      }
+      if (def->opcode() == Op::OpCompositeInsert) {
+        std::vector<uint32_t> at;
+        for (uint32_t i = 2; i < def->NumInOperands(); ++i) {
+          at.push_back(def->GetSingleWordInOperand(i));
+        }
+        if (IsPrefix(at, path)) {
+          id = def->GetSingleWordInOperand(0);
+          path.erase(path.begin(), path.begin() + at.size());
+          continue;
+        }
+        if (IsPrefix(path, at)) return false;
+        id = def->GetSingleWordInOperand(1);
+        continue;
+      }
+      return false;
+    }
+    if (!path.empty()) return false;
+    return Eval(frame, id, out);
+  }
+
+  // The value loaded by |load| (in |frame|'s function).
+  bool Load(uint32_t frame, Instruction* load, LaneValue* out) {
+    auto* def_use = context->get_def_use_mgr();
+    std::vector<uint32_t> path;
+    uint32_t ptr = load->GetSingleWordInOperand(0);
+    Instruction* at = load;
+    for (int guard = 0; guard < 32; ++guard) {
+      Instruction* def = def_use->GetDef(ptr);
+      if (def == nullptr) return false;
+      const Op op = def->opcode();
+      if (op == Op::OpAccessChain || op == Op::OpInBoundsAccessChain) {
+        std::vector<uint32_t> indices;
+        for (uint32_t i = 1; i < def->NumInOperands(); ++i) {
+          LaneValue v;
+          if (!Eval(frame, def->GetSingleWordInOperand(i), &v) ||
+              v.count != 1 || v.probe_mask != 0) {
+            return false;
+          }
+          indices.push_back(static_cast<uint32_t>(v.bits[0]));
+        }
+        path.insert(path.begin(), indices.begin(), indices.end());
+        ptr = def->GetSingleWordInOperand(0);
+        continue;
+      }
+      if (op == Op::OpCopyObject) {
+        ptr = def->GetSingleWordInOperand(0);
+        continue;
+      }
+      if (op == Op::OpFunctionParameter) {
+        if (frame == 0 || !ParamReadOnly(def->result_id())) return false;
+        Function* func = frames[frame].function;
+        uint32_t i = 0, position = 0;
+        bool found = false;
+        func->ForEachParam([&](Instruction* p) {
+          if (p == def) {
+            position = i;
+            found = true;
+          }
+          ++i;
+        });
+        Instruction* call = frames[frame].call;
+        if (!found || position + 1 >= call->NumInOperands()) return false;
+        ptr = call->GetSingleWordInOperand(position + 1);
+        at = call;
+        frame = frames[frame].parent;
+        continue;
+      }
+      if (op != Op::OpVariable) return false;
+      const auto sc = static_cast<spv::StorageClass>(def->GetSingleWordInOperand(0));
+      if (sc == spv::StorageClass::Input) {
+        auto b = builtin_of.find(def->result_id());
+        if (b == builtin_of.end()) return false;
+        Instruction* ptr_type = def_use->GetDef(def->type_id());
+        const uint32_t pointee = ptr_type->GetSingleWordInOperand(1);
+        LaneValue whole;
+        if (!BuiltIn(b->second, pointee, &whole)) return false;
+        if (path.empty()) {
+          *out = whole;
+          return true;
+        }
+        if (path.size() != 1 || path[0] >= whole.count) return false;
+        *out = Scalar(whole.bits[path[0]], whole.width);
+        return true;
+      }
+      if (sc != spv::StorageClass::Function) return false;
+      return LoadVar(frame, def, path, at, load->type_id(), out);
+    }
+    return false;
+  }
+
+  // What a probe becomes next to a value that varies across the workgroup.
+  // A uniform multiplier (or left shift) of a lane-varying value is usually
+  // a row pitch: it becomes kPitch (2^12), so y * pitch + x keeps its rows
+  // apart; 1 would fold them onto each other.
+  enum class Neutral { kZero, kOne, kPitch, kPitchShift, kAllOnes, kNone };
+
+  // Component-wise |fn| over |a| and |b| into a value of |count| x |width|.
+  // A probe operand takes the neutral element |na| / |nb|; two probes give
+  // a probe.
+  template <typename Fn>
+  bool Binary(const LaneValue& a, const LaneValue& b, uint32_t count,
+              uint32_t width, Neutral na, Neutral nb, Fn fn, LaneValue* out) {
+    if (a.count != count || b.count != count) return false;
+    LaneValue r;
+    r.count = count;
+    r.width = width;
+    auto neutral = [](Neutral n, uint32_t w, uint64_t* v) {
+      switch (n) {
+        case Neutral::kZero:
+          *v = 0;
+          return true;
+        case Neutral::kOne:
+          *v = 1;
+          return true;
+        case Neutral::kPitch:
+          *v = uint64_t{1} << 12;
+          return true;
+        case Neutral::kPitchShift:
+          *v = 12;
+          return true;
+        case Neutral::kAllOnes:
+          *v = Mask(w);
+          return true;
+        case Neutral::kNone:
+          return false;
+      }
+      return false;
+    };
+    for (uint32_t k = 0; k < count; ++k) {
+      if (a.IsProbe(k) && b.IsProbe(k)) {
+        r.probe_mask |= static_cast<uint8_t>(1u << k);
+        continue;
+      }
+      uint64_t x = a.bits[k], y = b.bits[k];
+      if (a.IsProbe(k) && !neutral(na, a.width, &x)) return false;
+      if (b.IsProbe(k) && !neutral(nb, b.width, &y)) return false;
+      uint64_t z = 0;
+      if (!fn(x, y, a.width, b.width, &z)) return false;
+      r.bits[k] = z & Mask(width);
+    }
+    *out = r;
+    return true;
+  }
+
+  bool Compute(uint32_t frame, uint32_t id, LaneValue* out) {
+    auto* def_use = context->get_def_use_mgr();
+    Instruction* def = def_use->GetDef(id);
+    if (def == nullptr) return false;
+    const Op op = def->opcode();
+    uint32_t count = 0, width = 0;
+    const bool shaped =
+        def->type_id() != 0 && TypeShape(def->type_id(), &count, &width);
+    auto operand = [&](uint32_t i, LaneValue* v) {
+      return Eval(frame, def->GetSingleWordInOperand(i), v);
+    };
+
+    if (is_workgroup_size.count(id) && shaped && count == 3 && width > 1) {
+      *out = LaneValue{};
+      out->count = 3;
+      out->width = width;
+      out->bits = {size.x, size.y, size.z, 0};
+      return true;
+    }
+
+    switch (op) {
+      case Op::OpConstant: {
+        uint64_t v = 0;
+        if (!Constant(id, &v)) return false;
+        *out = Scalar(v, width);
+        return true;
+      }
+      case Op::OpConstantTrue:
+      case Op::OpConstantFalse:
+        *out = Scalar(op == Op::OpConstantTrue ? 1 : 0, 1);
+        return true;
+      case Op::OpConstantNull:
+        if (!shaped) return false;
+        *out = LaneValue{};
+        out->count = count;
+        out->width = width;
+        return true;
+      case Op::OpConstantComposite:
+      case Op::OpCompositeConstruct: {
+        if (!shaped) return false;
+        LaneValue r;
+        r.width = width;
+        for (uint32_t i = 0; i < def->NumInOperands(); ++i) {
+          LaneValue part;
+          if (!operand(i, &part)) return false;
+          for (uint32_t k = 0; k < part.count; ++k) {
+            if (r.count >= count) return false;
+            r.bits[r.count] = part.bits[k];
+            if (part.IsProbe(k)) {
+              r.probe_mask |= static_cast<uint8_t>(1u << r.count);
+            }
+            ++r.count;
+          }
+        }
+        if (r.count != count) return false;
+        *out = r;
+        return true;
+      }
+      case Op::OpCompositeExtract: {
+        if (!shaped) return false;
+        std::vector<uint32_t> path;
+        for (uint32_t i = 1; i < def->NumInOperands(); ++i) {
+          path.push_back(def->GetSingleWordInOperand(i));
+        }
+        return Extract(frame, def->GetSingleWordInOperand(0), path, out);
+      }
+      case Op::OpCompositeInsert: {
+        if (!shaped || def->NumInOperands() != 3) return false;
+        LaneValue obj, comp;
+        if (!operand(0, &obj) || !operand(1, &comp)) return false;
+        const uint32_t k = def->GetSingleWordInOperand(2);
+        if (k >= comp.count || obj.count != 1) return false;
+        comp.bits[k] = obj.bits[0];
+        comp.probe_mask = static_cast<uint8_t>(
+            (comp.probe_mask & ~(1u << k)) | (obj.IsProbe(0) ? 1u << k : 0));
+        *out = comp;
+        return true;
+      }
+      case Op::OpVectorShuffle: {
+        if (!shaped) return false;
+        LaneValue a, b;
+        if (!operand(0, &a) || !operand(1, &b)) return false;
+        LaneValue r;
+        r.count = count;
+        r.width = width;
+        for (uint32_t k = 0; k < count; ++k) {
+          const uint32_t c = def->GetSingleWordInOperand(2 + k);
+          const LaneValue& src = c < a.count ? a : b;
+          const uint32_t j = c < a.count ? c : c - a.count;
+          if (j >= src.count) return false;  // includes 0xFFFFFFFF
+          r.bits[k] = src.bits[j];
+          if (src.IsProbe(j)) r.probe_mask |= static_cast<uint8_t>(1u << k);
+        }
+        *out = r;
+        return true;
+      }
+      case Op::OpVectorExtractDynamic: {
+        LaneValue v, i;
+        if (!operand(0, &v) || !operand(1, &i)) return false;
+        if (i.probe_mask != 0 || i.bits[0] >= v.count) return false;
+        *out = Scalar(v.bits[i.bits[0]], v.width);
+        if (v.IsProbe(static_cast<uint32_t>(i.bits[0]))) out->probe_mask = 1;
+        return true;
+      }
+      case Op::OpCopyObject:
+      case Op::OpCopyLogical:
+        return operand(0, out);
+      case Op::OpLoad:
+        return shaped && Load(frame, def, out);
+      case Op::OpFunctionParameter: {
+        if (frame == 0) return false;
+        uint32_t i = 0, position = 0;
+        bool found = false;
+        frames[frame].function->ForEachParam([&](Instruction* p) {
+          if (p == def) {
+            position = i;
+            found = true;
+          }
+          ++i;
+        });
+        Instruction* call = frames[frame].call;
+        if (!found || position + 1 >= call->NumInOperands()) return false;
+        return Eval(frames[frame].parent,
+                    call->GetSingleWordInOperand(position + 1), out);
+      }
+      case Op::OpFunctionCall: {
+        auto it = child.find((uint64_t{frame} << 32) | id);
+        if (it == child.end()) return false;
+        const uint32_t ret = ReturnValue(frames[it->second].function);
+        return ret != 0 && Eval(it->second, ret, out);
+      }
+      case Op::OpPhi: {
+        const uint32_t first = def->GetSingleWordInOperand(0);
+        for (uint32_t i = 0; i < def->NumInOperands(); i += 2) {
+          if (def->GetSingleWordInOperand(i) != first) return false;
+        }
+        return Eval(frame, first, out);
+      }
+      default:
+        break;
+    }
+    if (!shaped) return false;
+
+    // Unary.
+    switch (op) {
+      case Op::OpSNegate:
+      case Op::OpNot:
+      case Op::OpLogicalNot:
+      case Op::OpBitReverse:
+      case Op::OpBitCount:
+      case Op::OpUConvert:
+      case Op::OpSConvert:
+      case Op::OpBitcast: {
+        LaneValue a;
+        if (!operand(0, &a) || a.count != count) return false;
+        if (op == Op::OpBitcast && a.width != width) return false;
+        LaneValue r;
+        r.count = count;
+        r.width = width;
+        r.probe_mask = a.probe_mask;
+        for (uint32_t k = 0; k < count; ++k) {
+          const uint64_t x = a.bits[k];
+          uint64_t z = 0;
+          switch (op) {
+            case Op::OpSNegate:
+              z = ~x + 1;
+              break;
+            case Op::OpNot:
+              z = ~x;
+              break;
+            case Op::OpLogicalNot:
+              z = x ^ 1;
+              break;
+            case Op::OpBitReverse:
+              for (uint32_t b = 0; b < width; ++b) {
+                if ((x >> b) & 1) z |= uint64_t{1} << (width - 1 - b);
+              }
+              break;
+            case Op::OpBitCount:
+              z = static_cast<uint64_t>(__builtin_popcountll(x & Mask(a.width)));
+              break;
+            case Op::OpSConvert:
+              z = static_cast<uint64_t>(SignExtend(x, a.width));
+              break;
+            default:  // UConvert, Bitcast
+              z = x;
+              break;
+          }
+          if (a.IsProbe(k) && (op == Op::OpBitReverse || op == Op::OpBitCount)) {
+            return false;
+          }
+          r.bits[k] = z & Mask(width);
+        }
+        *out = r;
+        return true;
+      }
+      default:
+        break;
+    }
+
+    // Binary and wider.
+    using N = Neutral;
+    // A probe combined only with workgroup-uniform values stays a probe
+    // (size - 1 is as unknown as size); combined with a value that varies
+    // across the workgroup it takes the operation's neutral element.
+    auto uniform_probe = [&](const LaneValue& a, const LaneValue& b,
+                             uint32_t result_width) {
+      if ((a.probe_mask | b.probe_mask) == 0 ||
+          !Uniform(def->GetSingleWordInOperand(0)) ||
+          !Uniform(def->GetSingleWordInOperand(1))) {
+        return false;
+      }
+      *out = LaneValue{};
+      out->count = count;
+      out->width = result_width;
+      out->probe_mask = static_cast<uint8_t>((1u << count) - 1);
+      return true;
+    };
+    auto bin = [&](N na, N nb, auto fn) {
+      LaneValue a, b;
+      if (!operand(0, &a) || !operand(1, &b)) return false;
+      if (uniform_probe(a, b, width)) return true;
+      return Binary(a, b, count, width, na, nb, fn, out);
+    };
+    auto cmp = [&](auto fn) {
+      LaneValue a, b;
+      if (!operand(0, &a) || !operand(1, &b)) return false;
+      if (uniform_probe(a, b, 1)) return true;
+      return Binary(a, b, count, 1, N::kNone, N::kNone, fn, out);
+    };
+    switch (op) {
+      case Op::OpIAdd:
+        return bin(N::kZero, N::kZero,
+                   [](uint64_t x, uint64_t y, uint32_t, uint32_t, uint64_t* z) {
+                     *z = x + y;
+                     return true;
+                   });
+      case Op::OpISub:
+        return bin(N::kZero, N::kZero,
+                   [](uint64_t x, uint64_t y, uint32_t, uint32_t, uint64_t* z) {
+                     *z = x - y;
+                     return true;
+                   });
+      case Op::OpIMul:
+        return bin(N::kPitch, N::kPitch,
+                   [](uint64_t x, uint64_t y, uint32_t, uint32_t, uint64_t* z) {
+                     *z = x * y;
+                     return true;
+                   });
+      case Op::OpUDiv:
+        return bin(N::kNone, N::kOne,
+                   [](uint64_t x, uint64_t y, uint32_t, uint32_t, uint64_t* z) {
+                     if (y == 0) return false;
+                     *z = x / y;
+                     return true;
+                   });
+      case Op::OpUMod:
+        return bin(N::kNone, N::kNone,
+                   [](uint64_t x, uint64_t y, uint32_t, uint32_t, uint64_t* z) {
+                     if (y == 0) return false;
+                     *z = x % y;
+                     return true;
+                   });
+      case Op::OpSDiv:
+      case Op::OpSRem:
+      case Op::OpSMod: {
+        const Op o = op;
+        return bin(N::kNone, o == Op::OpSDiv ? N::kOne : N::kNone,
+                   [o](uint64_t x, uint64_t y, uint32_t wx, uint32_t wy,
+                       uint64_t* z) {
+                     const int64_t a = SignExtend(x, wx);
+                     const int64_t b = SignExtend(y, wy);
+                     if (b == 0) return false;
+                     if (b == -1 && a == SignExtend(uint64_t{1} << (wx - 1), wx)) {
+                       return false;
+                     }
+                     int64_t r = 0;
+                     if (o == Op::OpSDiv) {
+                       r = a / b;
+                     } else {
+                       r = a % b;
+                       if (o == Op::OpSMod && r != 0 && ((r < 0) != (b < 0))) {
+                         r += b;
+                       }
+                     }
+                     *z = static_cast<uint64_t>(r);
+                     return true;
+                   });
+      }
+      case Op::OpShiftLeftLogical:
+        return bin(N::kNone, N::kPitchShift,
+                   [](uint64_t x, uint64_t y, uint32_t wx, uint32_t, uint64_t* z) {
+                     if (y >= wx) return false;
+                     *z = x << y;
+                     return true;
+                   });
+      case Op::OpShiftRightLogical:
+        return bin(N::kNone, N::kZero,
+                   [](uint64_t x, uint64_t y, uint32_t wx, uint32_t, uint64_t* z) {
+                     if (y >= wx) return false;
+                     *z = (x & Mask(wx)) >> y;
+                     return true;
+                   });
+      case Op::OpShiftRightArithmetic:
+        return bin(N::kNone, N::kZero,
+                   [](uint64_t x, uint64_t y, uint32_t wx, uint32_t, uint64_t* z) {
+                     if (y >= wx) return false;
+                     *z = static_cast<uint64_t>(SignExtend(x, wx) >> y);
+                     return true;
+                   });
+      case Op::OpBitwiseAnd:
+      case Op::OpLogicalAnd:
+        return bin(N::kAllOnes, N::kAllOnes,
+                   [](uint64_t x, uint64_t y, uint32_t, uint32_t, uint64_t* z) {
+                     *z = x & y;
+                     return true;
+                   });
+      case Op::OpBitwiseOr:
+      case Op::OpLogicalOr:
+        return bin(N::kZero, N::kZero,
+                   [](uint64_t x, uint64_t y, uint32_t, uint32_t, uint64_t* z) {
+                     *z = x | y;
+                     return true;
+                   });
+      case Op::OpBitwiseXor:
+      case Op::OpLogicalNotEqual:
+        return bin(N::kZero, N::kZero,
+                   [](uint64_t x, uint64_t y, uint32_t, uint32_t, uint64_t* z) {
+                     *z = x ^ y;
+                     return true;
+                   });
+      case Op::OpLogicalEqual:
+      case Op::OpIEqual:
+        return cmp([](uint64_t x, uint64_t y, uint32_t, uint32_t, uint64_t* z) {
+          *z = x == y;
+          return true;
+        });
+      case Op::OpINotEqual:
+        return cmp([](uint64_t x, uint64_t y, uint32_t, uint32_t, uint64_t* z) {
+          *z = x != y;
+          return true;
+        });
+      case Op::OpULessThan:
+        return cmp([](uint64_t x, uint64_t y, uint32_t, uint32_t, uint64_t* z) {
+          *z = x < y;
+          return true;
+        });
+      case Op::OpULessThanEqual:
+        return cmp([](uint64_t x, uint64_t y, uint32_t, uint32_t, uint64_t* z) {
+          *z = x <= y;
+          return true;
+        });
+      case Op::OpUGreaterThan:
+        return cmp([](uint64_t x, uint64_t y, uint32_t, uint32_t, uint64_t* z) {
+          *z = x > y;
+          return true;
+        });
+      case Op::OpUGreaterThanEqual:
+        return cmp([](uint64_t x, uint64_t y, uint32_t, uint32_t, uint64_t* z) {
+          *z = x >= y;
+          return true;
+        });
+      case Op::OpSLessThan:
+        return cmp([](uint64_t x, uint64_t y, uint32_t wx, uint32_t wy,
+                      uint64_t* z) {
+          *z = SignExtend(x, wx) < SignExtend(y, wy);
+          return true;
+        });
+      case Op::OpSLessThanEqual:
+        return cmp([](uint64_t x, uint64_t y, uint32_t wx, uint32_t wy,
+                      uint64_t* z) {
+          *z = SignExtend(x, wx) <= SignExtend(y, wy);
+          return true;
+        });
+      case Op::OpSGreaterThan:
+        return cmp([](uint64_t x, uint64_t y, uint32_t wx, uint32_t wy,
+                      uint64_t* z) {
+          *z = SignExtend(x, wx) > SignExtend(y, wy);
+          return true;
+        });
+      case Op::OpSGreaterThanEqual:
+        return cmp([](uint64_t x, uint64_t y, uint32_t wx, uint32_t wy,
+                      uint64_t* z) {
+          *z = SignExtend(x, wx) >= SignExtend(y, wy);
+          return true;
+        });
+      case Op::OpSelect: {
+        LaneValue c, a, b;
+        if (!operand(0, &c) || !operand(1, &a) || !operand(2, &b)) {
+          return false;
+        }
+        if (a.count != count || b.count != count) return false;
+        LaneValue r;
+        r.count = count;
+        r.width = width;
+        for (uint32_t k = 0; k < count; ++k) {
+          const uint32_t ck = c.count == 1 ? 0 : k;
+          if (ck >= c.count || c.IsProbe(ck)) return false;
+          const LaneValue& src = c.bits[ck] ? a : b;
+          r.bits[k] = src.bits[k];
+          if (src.IsProbe(k)) r.probe_mask |= static_cast<uint8_t>(1u << k);
+        }
+        *out = r;
+        return true;
+      }
+      case Op::OpBitFieldInsert:
+      case Op::OpBitFieldSExtract:
+      case Op::OpBitFieldUExtract: {
+        const bool insert = op == Op::OpBitFieldInsert;
+        LaneValue base, ins, offset, bits;
+        if (!operand(0, &base)) return false;
+        if (insert && !operand(1, &ins)) return false;
+        if (!operand(insert ? 2 : 1, &offset) || !operand(insert ? 3 : 2, &bits)) {
+          return false;
+        }
+        if (base.probe_mask != 0 || (insert && ins.probe_mask != 0) ||
+            offset.probe_mask != 0 || bits.probe_mask != 0 ||
+            base.count != count) {
+          return false;
+        }
+        const uint64_t o = offset.bits[0], n = bits.bits[0];
+        if (o + n > width) return false;
+        const uint64_t field = n >= 64 ? ~uint64_t{0} : ((uint64_t{1} << n) - 1);
+        LaneValue r;
+        r.count = count;
+        r.width = width;
+        for (uint32_t k = 0; k < count; ++k) {
+          uint64_t z = 0;
+          if (insert) {
+            const uint64_t m = field << o;
+            z = (base.bits[k] & ~m) | ((ins.bits[k] << o) & m);
+          } else {
+            z = (base.bits[k] >> o) & field;
+            if (op == Op::OpBitFieldSExtract) {
+              z = n == 0 ? 0 : static_cast<uint64_t>(SignExtend(z, static_cast<uint32_t>(n)));
+            }
+          }
+          r.bits[k] = z & Mask(width);
+        }
+        *out = r;
+        return true;
+      }
+      case Op::OpExtInst:
+        return GlslStd(frame, def, count, width, out);
+      default:
+        return false;
+    }
+  }
+
+  // GLSL.std.450 integer instructions.
+  bool GlslStd(uint32_t frame, Instruction* def, uint32_t count,
+               uint32_t width, LaneValue* out) {
+    if (glsl_std == 0 || def->GetSingleWordInOperand(0) != glsl_std) {
+      return false;
+    }
+    const uint32_t inst = def->GetSingleWordInOperand(1);
+    std::vector<LaneValue> args;
+    bool all_uniform = true, any_probe = false;
+    for (uint32_t i = 2; i < def->NumInOperands(); ++i) {
+      LaneValue v;
+      if (!Eval(frame, def->GetSingleWordInOperand(i), &v) ||
+          v.count != count) {
+        return false;
+      }
+      all_uniform &= Uniform(def->GetSingleWordInOperand(i));
+      any_probe |= v.probe_mask != 0;
+      args.push_back(v);
+    }
+    if (any_probe && all_uniform) {
+      *out = LaneValue{};
+      out->count = count;
+      out->width = width;
+      out->probe_mask = static_cast<uint8_t>((1u << count) - 1);
+      return true;
+    }
+    // min/max/clamp against a uniform unknown bound: the bound does not
+    // bind (its neutral element); anything else with a probe fails.
+    const bool bounds = inst == 38 || inst == 39 || inst == 41 || inst == 42 ||
+                        inst == 44 || inst == 45;
+    if (any_probe) {
+      if (!bounds || args[0].probe_mask != 0) return false;
+      if (inst == 44 || inst == 45) {
+        if (args.size() != 3) return false;
+        LaneValue r = args[0];
+        for (uint32_t k = 0; k < count; ++k) {
+          const bool low = !args[1].IsProbe(k), high = !args[2].IsProbe(k);
+          if (inst == 44) {
+            if (low) r.bits[k] = std::max(r.bits[k], args[1].bits[k]);
+            if (high) r.bits[k] = std::min(r.bits[k], args[2].bits[k]);
+          } else {
+            int64_t v = r.Signed(k);
+            if (low) v = std::max(v, args[1].Signed(k));
+            if (high) v = std::min(v, args[2].Signed(k));
+            r.bits[k] = static_cast<uint64_t>(v) & Mask(width);
+          }
+        }
+        *out = r;
+        return true;
+      }
+      if (args.size() != 2) return false;
+      LaneValue r = args[0];
+      for (uint32_t k = 0; k < count; ++k) {
+        if (args[1].IsProbe(k)) continue;
+        const bool is_min = inst == 38 || inst == 39;
+        if (inst == 38 || inst == 41) {
+          r.bits[k] = is_min ? std::min(r.bits[k], args[1].bits[k])
+                             : std::max(r.bits[k], args[1].bits[k]);
+        } else {
+          const int64_t a = r.Signed(k), b = args[1].Signed(k);
+          r.bits[k] = static_cast<uint64_t>(is_min ? std::min(a, b)
+                                                   : std::max(a, b)) &
+                      Mask(width);
+        }
+      }
+      *out = r;
+      return true;
+    }
+    LaneValue r;
+    r.count = count;
+    r.width = width;
+    for (uint32_t k = 0; k < count; ++k) {
+      auto u = [&](size_t i) { return args[i].bits[k]; };
+      auto s = [&](size_t i) { return args[i].Signed(k); };
+      uint64_t z = 0;
+      switch (inst) {
+        case 5:  // SAbs
+          if (args.size() != 1) return false;
+          z = static_cast<uint64_t>(s(0) < 0 ? -s(0) : s(0));
+          break;
+        case 7:  // SSign
+          if (args.size() != 1) return false;
+          z = static_cast<uint64_t>(s(0) < 0 ? -1 : s(0) > 0 ? 1 : 0);
+          break;
+        case 38:  // UMin
+          if (args.size() != 2) return false;
+          z = std::min(u(0), u(1));
+          break;
+        case 39:  // SMin
+          if (args.size() != 2) return false;
+          z = static_cast<uint64_t>(std::min(s(0), s(1)));
+          break;
+        case 41:  // UMax
+          if (args.size() != 2) return false;
+          z = std::max(u(0), u(1));
+          break;
+        case 42:  // SMax
+          if (args.size() != 2) return false;
+          z = static_cast<uint64_t>(std::max(s(0), s(1)));
+          break;
+        case 44:  // UClamp
+          if (args.size() != 3 || u(1) > u(2)) return false;
+          z = std::min(std::max(u(0), u(1)), u(2));
+          break;
+        case 45:  // SClamp
+          if (args.size() != 3 || s(1) > s(2)) return false;
+          z = static_cast<uint64_t>(std::min(std::max(s(0), s(1)), s(2)));
+          break;
+        default:
+          return false;
+      }
+      r.bits[k] = z & Mask(width);
+    }
+    *out = r;
+    return true;
+  }
+
+  // The integer value component |k| of float (or integer) value |id| is
+  // computed from: through float conversions, composites, shuffles, and
+  // arithmetic whose other operands are workgroup-uniform.
+  bool IntegerSource(uint32_t id, uint32_t k, uint32_t* src, uint32_t* comp) {
+    auto* def_use = context->get_def_use_mgr();
+    auto* types = context->get_type_mgr();
+    for (int guard = 0; guard < 32; ++guard) {
+      Instruction* def = def_use->GetDef(id);
+      if (def == nullptr || def->type_id() == 0) return false;
+      uint32_t count = 0, width = 0;
+      if (TypeShape(def->type_id(), &count, &width)) {
+        if (width == 1) return false;
+        if (count == 1) k = 0;
+        if (k >= count) return false;
+        *src = id;
+        *comp = k;
+        return true;
+      }
+      const auto* type = types->GetType(def->type_id());
+      const auto* vec = type != nullptr ? type->AsVector() : nullptr;
+      const bool is_float =
+          type != nullptr &&
+          (type->AsFloat() != nullptr ||
+           (vec != nullptr && vec->element_type()->AsFloat() != nullptr));
+      if (!is_float) return false;
+      const uint32_t n = vec != nullptr ? vec->element_count() : 1;
+      auto size_of = [&](uint32_t operand_id) -> uint32_t {
+        Instruction* d = def_use->GetDef(operand_id);
+        const auto* t = d ? types->GetType(d->type_id()) : nullptr;
+        if (t == nullptr) return 0;
+        return t->AsVector() ? t->AsVector()->element_count() : 1;
+      };
+      switch (def->opcode()) {
+        case Op::OpConvertUToF:
+        case Op::OpConvertSToF:
+        case Op::OpCopyObject:
+        case Op::OpFNegate:
+          id = def->GetSingleWordInOperand(0);
+          continue;
+        case Op::OpCompositeConstruct: {
+          uint32_t at = 0;
+          bool found = false;
+          for (uint32_t i = 0; i < def->NumInOperands() && !found; ++i) {
+            const uint32_t part = def->GetSingleWordInOperand(i);
+            const uint32_t m = size_of(part);
+            if (k < at + m) {
+              id = part;
+              k -= at;
+              found = true;
+            }
+            at += m;
+          }
+          if (!found) return false;
+          continue;
+        }
+        case Op::OpVectorShuffle: {
+          const uint32_t a = def->GetSingleWordInOperand(0);
+          const uint32_t na = size_of(a);
+          if (k + 2 >= def->NumInOperands()) return false;
+          const uint32_t c = def->GetSingleWordInOperand(2 + k);
+          if (c == 0xFFFFFFFFu) return false;
+          id = c < na ? a : def->GetSingleWordInOperand(1);
+          k = c < na ? c : c - na;
+          continue;
+        }
+        case Op::OpFAdd:
+        case Op::OpFSub:
+        case Op::OpFMul:
+        case Op::OpFDiv:
+        case Op::OpVectorTimesScalar:
+        case Op::OpExtInst: {
+          // Exactly one operand that is not workgroup-uniform.
+          uint32_t first = def->opcode() == Op::OpExtInst ? 2 : 0;
+          uint32_t varying = 0;
+          int count_varying = 0;
+          for (uint32_t i = first; i < def->NumInOperands(); ++i) {
+            const uint32_t o = def->GetSingleWordInOperand(i);
+            if (uniformity == nullptr ||
+                uniformity->ValueLevel(o) != Uniformity::kWorkgroupUniform) {
+              varying = o;
+              ++count_varying;
+            }
+          }
+          if (count_varying != 1) return false;
+          if (size_of(varying) == 1) k = 0;
+          id = varying;
+          continue;
+        }
+        default:
+          (void)n;
+          return false;
+      }
+    }
+    return false;
+  }
+  // The ids (and components) whose values make up one access's position.
+  struct Needed {
+    std::vector<std::pair<uint32_t, uint32_t>> parts;  // (id, component)
+    bool ok = false;
+    bool chain = false;
+    // Byte offsets: per part, the stride of an array index, or the member
+    // offsets of a struct index; |layout| false when unknown.
+    bool layout = false;
+    std::vector<int64_t> strides;
+    std::vector<std::vector<int64_t>> members;
+    int64_t texel_bytes = 0;  // image accesses: bytes per texel, 0 unknown
+  };
+
+  // The natural size of |type_id| (shared memory: no padding), 0 unknown.
+  int64_t NaturalSize(uint32_t type_id, int depth = 0) {
+    auto* def_use = context->get_def_use_mgr();
+    Instruction* t = def_use->GetDef(type_id);
+    if (t == nullptr || depth > 16) return 0;
+    switch (t->opcode()) {
+      case Op::OpTypeInt:
+      case Op::OpTypeFloat:
+        return t->GetSingleWordInOperand(0) / 8;
+      case Op::OpTypeBool:
+        return 4;
+      case Op::OpTypeVector:
+      case Op::OpTypeMatrix:
+        return NaturalSize(t->GetSingleWordInOperand(0), depth + 1) *
+               t->GetSingleWordInOperand(1);
+      case Op::OpTypeArray: {
+        uint64_t n = 0;
+        if (!Constant(t->GetSingleWordInOperand(1), &n)) return 0;
+        return NaturalSize(t->GetSingleWordInOperand(0), depth + 1) *
+               static_cast<int64_t>(n);
+      }
+      case Op::OpTypeStruct: {
+        int64_t total = 0;
+        for (uint32_t i = 0; i < t->NumInOperands(); ++i) {
+          const int64_t m = NaturalSize(t->GetSingleWordInOperand(i), depth + 1);
+          if (m == 0) return 0;
+          total += m;
+        }
+        return total;
+      }
+      default:
+        return 0;
+    }
+  }
+
+  // Strides and member offsets along |chain|'s indices (outermost first),
+  // from the pointee type of its root; decorations when |decorated|.
+  bool Layout(const std::vector<Instruction*>& chains, uint32_t pointee,
+              bool decorated, Needed* n) {
+    auto* def_use = context->get_def_use_mgr();
+    auto* decorations = context->get_decoration_mgr();
+    uint32_t type = pointee;
+    auto decoration = [&](uint32_t target, spv::Decoration d, int64_t* v) {
+      bool found = false;
+      decorations->ForEachDecoration(
+          target, static_cast<uint32_t>(d), [&](const Instruction& a) {
+            *v = a.GetSingleWordInOperand(2);
+            found = true;
+          });
+      return found;
+    };
+    for (Instruction* c : chains) {
+      const bool ptr_chain = c->opcode() == Op::OpPtrAccessChain ||
+                             c->opcode() == Op::OpInBoundsPtrAccessChain;
+      for (uint32_t i = 1; i < c->NumInOperands(); ++i) {
+        Instruction* t = def_use->GetDef(type);
+        if (t == nullptr) return false;
+        if (ptr_chain && i == 1) {
+          // The element operand: steps over whole pointees.
+          int64_t stride = 0;
+          Instruction* ptr_type = def_use->GetDef(c->type_id());
+          if (!(decorated && ptr_type != nullptr &&
+                decoration(ptr_type->result_id(), spv::Decoration::ArrayStride,
+                           &stride))) {
+            stride = NaturalSize(type);
+          }
+          if (stride == 0) return false;
+          n->strides.push_back(stride);
+          n->members.push_back({});
+          continue;
+        }
+        switch (t->opcode()) {
+          case Op::OpTypeArray:
+          case Op::OpTypeRuntimeArray: {
+            int64_t stride = 0;
+            const uint32_t elem = t->GetSingleWordInOperand(0);
+            if (!(decorated &&
+                  decoration(t->result_id(), spv::Decoration::ArrayStride,
+                             &stride))) {
+              stride = decorated ? 0 : NaturalSize(elem);
+            }
+            if (stride == 0) return false;
+            n->strides.push_back(stride);
+            n->members.push_back({});
+            type = elem;
+            break;
+          }
+          case Op::OpTypeVector:
+          case Op::OpTypeMatrix: {
+            const uint32_t elem = t->GetSingleWordInOperand(0);
+            int64_t stride = NaturalSize(elem);
+            if (t->opcode() == Op::OpTypeMatrix && decorated) return false;
+            if (stride == 0) return false;
+            n->strides.push_back(stride);
+            n->members.push_back({});
+            type = elem;
+            break;
+          }
+          case Op::OpTypeStruct: {
+            std::vector<int64_t> offsets;
+            int64_t at = 0;
+            for (uint32_t m = 0; m < t->NumInOperands(); ++m) {
+              int64_t off = at;
+              if (decorated) {
+                bool found = false;
+                for (auto* d : decorations->GetDecorationsFor(t->result_id(), false)) {
+                  if (d->opcode() == Op::OpMemberDecorate &&
+                      d->GetSingleWordInOperand(1) == m &&
+                      d->GetSingleWordInOperand(2) ==
+                          static_cast<uint32_t>(spv::Decoration::Offset)) {
+                    off = d->GetSingleWordInOperand(3);
+                    found = true;
+                  }
+                }
+                if (!found) return false;
+              }
+              offsets.push_back(off);
+              at = off + NaturalSize(t->GetSingleWordInOperand(m));
+            }
+            n->strides.push_back(0);
+            n->members.push_back(offsets);
+            // The member index is a constant: its type follows below.
+            uint64_t member = 0;
+            if (!Constant(c->GetSingleWordInOperand(i), &member) ||
+                member >= t->NumInOperands()) {
+              return false;
+            }
+            type = t->GetSingleWordInOperand(static_cast<uint32_t>(member));
+            break;
+          }
+          default:
+            return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  // Bytes per texel of an image format (0: unknown).
+  static int64_t TexelBytes(spv::ImageFormat f) {
+    switch (f) {
+      case spv::ImageFormat::R32f:
+      case spv::ImageFormat::R32i:
+      case spv::ImageFormat::R32ui:
+      case spv::ImageFormat::Rgba8:
+      case spv::ImageFormat::Rgba8Snorm:
+      case spv::ImageFormat::Rgba8ui:
+      case spv::ImageFormat::Rgba8i:
+      case spv::ImageFormat::Rg16f:
+      case spv::ImageFormat::R11fG11fB10f:
+      case spv::ImageFormat::Rgb10A2:
+        return 4;
+      case spv::ImageFormat::Rgba16f:
+      case spv::ImageFormat::Rgba16:
+      case spv::ImageFormat::Rg32f:
+      case spv::ImageFormat::Rgba16ui:
+      case spv::ImageFormat::Rgba16i:
+        return 8;
+      case spv::ImageFormat::Rgba32f:
+      case spv::ImageFormat::Rgba32ui:
+      case spv::ImageFormat::Rgba32i:
+        return 16;
+      case spv::ImageFormat::R16f:
+      case spv::ImageFormat::R16:
+      case spv::ImageFormat::Rg8:
+        return 2;
+      case spv::ImageFormat::R8:
+      case spv::ImageFormat::R8ui:
+        return 1;
+      default:
+        return 4;  // Unknown (sampled): assume 32-bit texels
+    }
+  }
+
+  Needed NeededParts(const LaneAccess& access) {
+    Needed n;
+    auto* def_use = context->get_def_use_mgr();
+    if (access.is_chain) {
+      Instruction* c = def_use->GetDef(access.location);
+      std::vector<Instruction*> chains;
+      for (int guard = 0; guard < 32 && c != nullptr && IsChain(c->opcode());
+           ++guard) {
+        std::vector<std::pair<uint32_t, uint32_t>> here;
+        for (uint32_t i = 1; i < c->NumInOperands(); ++i) {
+          here.push_back({c->GetSingleWordInOperand(i), 0});
+        }
+        n.parts.insert(n.parts.begin(), here.begin(), here.end());
+        chains.insert(chains.begin(), c);
+        c = def_use->GetDef(c->GetSingleWordInOperand(0));
+      }
+      n.chain = true;
+      n.ok = true;
+      Instruction* ptr_type =
+          c != nullptr ? def_use->GetDef(c->type_id()) : nullptr;
+      if (ptr_type != nullptr && ptr_type->opcode() == Op::OpTypePointer) {
+        const bool shared = access.kind == MemoryKind::kSharedMemory;
+        n.layout = Layout(chains, ptr_type->GetSingleWordInOperand(1),
+                          !shared, &n);
+      }
+      if (!n.layout) {
+        n.strides.clear();
+        n.members.clear();
+      }
+      return n;
+    }
+    const uint32_t dims = IsTiled(access.kind) ? 2 : 1;
+    if (!IsTiled(access.kind)) {
+      Instruction* image = def_use->GetDef(access.inst->GetSingleWordInOperand(0));
+      Instruction* t = image ? def_use->GetDef(image->type_id()) : nullptr;
+      if (t != nullptr && t->opcode() == Op::OpTypePointer) {
+        t = def_use->GetDef(t->GetSingleWordInOperand(1));
+      }
+      if (t != nullptr && t->opcode() == Op::OpTypeSampledImage) {
+        t = def_use->GetDef(t->GetSingleWordInOperand(0));
+      }
+      if (t != nullptr && t->opcode() == Op::OpTypeImage) {
+        n.texel_bytes = TexelBytes(
+            static_cast<spv::ImageFormat>(t->GetSingleWordInOperand(6)));
+      }
+    }
+    for (uint32_t k = 0; k < dims; ++k) {
+      uint32_t src = 0, comp = 0;
+      if (!IntegerSource(access.location, k, &src, &comp)) return n;
+      n.parts.push_back({src, comp});
+    }
+    n.ok = true;
+    return n;
+  }
+};
+
+InvocationEvaluator::InvocationEvaluator(IRContext* context, Function* entry,
+                                         WorkgroupSize size,
+                                         const UniformityAnalysis* uniformity)
+    : impl_(std::make_unique<Impl>(context, entry, size, uniformity)) {}
+
+InvocationEvaluator::~InvocationEvaluator() = default;
+
+const std::vector<uint32_t>& InvocationEvaluator::Frames(
+    const Function* f) const {
+  static const std::vector<uint32_t> kNone;
+  auto it = impl_->frames_of.find(f);
+  return it == impl_->frames_of.end() ? kNone : it->second;
+}
+
+Function* InvocationEvaluator::FrameFunction(uint32_t frame) const {
+  return frame < impl_->frames.size() ? impl_->frames[frame].function
+                                      : nullptr;
+}
+
+Instruction* InvocationEvaluator::FrameCall(uint32_t frame) const {
+  return frame < impl_->frames.size() ? impl_->frames[frame].call : nullptr;
+}
+
+uint32_t InvocationEvaluator::FrameParent(uint32_t frame) const {
+  return frame < impl_->frames.size() ? impl_->frames[frame].parent : 0;
+}
+
+bool InvocationEvaluator::Eval(uint32_t frame, uint32_t id, uint32_t index,
+                               const LaneEnv& env, LaneValue* out) {
+  Impl& m = *impl_;
+  if (frame >= m.frames.size()) return false;
+  if (!m.env_valid || m.index != index ||
+      m.env.workgroup_id != env.workgroup_id ||
+      m.env.subgroup_size != env.subgroup_size || m.env.probes != env.probes) {
+    m.memo.clear();
+    m.index = index;
+    m.env = env;
+    m.env_valid = true;
+  }
+  m.depth = 0;
+  return m.Eval(frame, id, out);
+}
+
+bool InvocationEvaluator::ReadsSubgroupBuiltIns() const {
+  for (const auto& [var, builtin] : impl_->builtin_of) {
+    switch (static_cast<spv::BuiltIn>(builtin)) {
+      case spv::BuiltIn::SubgroupLocalInvocationId:
+      case spv::BuiltIn::SubgroupId:
+      case spv::BuiltIn::SubgroupSize:
+      case spv::BuiltIn::NumSubgroups:
+        return true;
+      default:
+        break;
+    }
+  }
+  return false;
+}
+
+WorkgroupSize InvocationEvaluator::size() const { return impl_->size; }
+
+// ---------------------------------------------------------------------------
+// Accesses.
+
+std::vector<LaneAccess> CollectLaneAccesses(IRContext* context,
+                                            const std::vector<Function*>& functions) {
+  std::vector<LaneAccess> out;
+  auto* def_use = context->get_def_use_mgr();
+  auto* decorations = context->get_decoration_mgr();
+  auto type_of = [&](uint32_t id) -> Instruction* {
+    Instruction* d = def_use->GetDef(id);
+    return d == nullptr ? nullptr : def_use->GetDef(d->type_id());
+  };
+  for (Function* func : functions) {
+    func->ForEachInst([&](Instruction* inst) {
+      const Op op = inst->opcode();
+      if (IsImageAccess(op) && inst->NumInOperands() > 1) {
+        Instruction* type = type_of(inst->GetSingleWordInOperand(0));
+        if (type != nullptr && type->opcode() == Op::OpTypePointer) {
+          type = def_use->GetDef(type->GetSingleWordInOperand(1));
+        }
+        if (type != nullptr && type->opcode() == Op::OpTypeSampledImage) {
+          type = def_use->GetDef(type->GetSingleWordInOperand(0));
+        }
+        if (type == nullptr || type->opcode() != Op::OpTypeImage) return;
+        const auto dim = static_cast<spv::Dim>(type->GetSingleWordInOperand(1));
+        const uint32_t sampled = type->GetSingleWordInOperand(5);
+        LaneAccess a;
+        a.inst = inst;
+        a.function = func;
+        a.location = inst->GetSingleWordInOperand(1);
+        switch (dim) {
+          case spv::Dim::Buffer:
+            a.kind = MemoryKind::kTexelBuffer;
+            break;
+          case spv::Dim::Dim1D:
+            a.kind = MemoryKind::kImage1D;
+            break;
+          case spv::Dim::Dim2D:
+          case spv::Dim::Dim3D:
+          case spv::Dim::Cube:
+          case spv::Dim::Rect:
+            a.kind = IsSampling(op) || sampled == 1 ? MemoryKind::kSampledTexture
+                                                    : MemoryKind::kStorageImage;
+            break;
+          default:
+            return;
+        }
+        out.push_back(a);
+        return;
+      }
+      // Loads, stores and atomics through access chains.
+      uint32_t ptr = 0;
+      if (op == Op::OpLoad || op == Op::OpStore ||
+          spvOpcodeIsAtomicOp(op)) {
+        if (inst->NumInOperands() == 0) return;
+        ptr = inst->GetSingleWordInOperand(0);
+      } else if (op == Op::OpCopyMemory) {
+        ptr = inst->GetSingleWordInOperand(0);
+      } else {
+        return;
+      }
+      Instruction* chain = def_use->GetDef(ptr);
+      if (chain == nullptr || !IsChain(chain->opcode())) return;
+      Instruction* root = chain;
+      for (int guard = 0; guard < 32 && root != nullptr && IsChain(root->opcode());
+           ++guard) {
+        root = def_use->GetDef(root->GetSingleWordInOperand(0));
+      }
+      if (root == nullptr) return;
+      Instruction* ptr_type = def_use->GetDef(root->type_id());
+      if (ptr_type == nullptr || ptr_type->opcode() != Op::OpTypePointer) {
+        return;
+      }
+      const auto sc =
+          static_cast<spv::StorageClass>(ptr_type->GetSingleWordInOperand(0));
+      LaneAccess a;
+      a.inst = inst;
+      a.function = func;
+      a.location = chain->result_id();
+      a.is_chain = true;
+      switch (sc) {
+        case spv::StorageClass::StorageBuffer:
+        case spv::StorageClass::PhysicalStorageBuffer:
+          a.kind = MemoryKind::kStorageBuffer;
+          break;
+        case spv::StorageClass::Uniform: {
+          const uint32_t block = ptr_type->GetSingleWordInOperand(1);
+          a.kind = decorations->HasDecoration(
+                       block, static_cast<uint32_t>(spv::Decoration::BufferBlock))
+                       ? MemoryKind::kStorageBuffer
+                       : MemoryKind::kUniformBuffer;
+          break;
+        }
+        case spv::StorageClass::Workgroup:
+          a.kind = MemoryKind::kSharedMemory;
+          break;
+        default:
+          return;
+      }
+      out.push_back(a);
+    });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Lane maps.
+
+std::vector<LaneMap> InvocationEvaluator::EvaluateLaneMaps(
+    const std::vector<LaneItem>& items, const LaneEnv& env) {
+  Impl* m = impl_.get();
+  std::vector<LaneMap> maps(items.size());
+  const uint32_t n = m->size.Count();
+  if (n == 0 || n > kMaxLanes) return maps;
+  std::vector<Impl::Needed> needed;
+  std::vector<std::vector<std::vector<int64_t>>> raw(items.size());
+  std::vector<bool> ok(items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    needed.push_back(m->NeededParts(*items[i].access));
+    ok[i] = needed[i].ok;
+    raw[i].assign(needed[i].parts.size(), std::vector<int64_t>(n, 0));
+  }
+  for (uint32_t l = 0; l < n; ++l) {
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (!ok[i]) continue;
+      for (size_t p = 0; p < needed[i].parts.size() && ok[i]; ++p) {
+        LaneValue v;
+        if (!Eval(items[i].frame, needed[i].parts[p].first, l, env, &v)) {
+          ok[i] = false;
+          break;
+        }
+        const uint32_t k = needed[i].parts[p].second;
+        if (k >= v.count) {
+          ok[i] = false;
+          break;
+        }
+        // A probe is a uniform unknown: the same for every lane.
+        raw[i][p][l] = v.IsProbe(k) ? 0 : v.Signed(k);
+      }
+    }
+  }
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (!ok[i]) continue;
+    LaneMap& map = maps[i];
+    map.ok = true;
+    map.pos.assign(n, LanePosition{0, 0});
+    if (!needed[i].chain && needed[i].texel_bytes != 0) {
+      map.bytes.resize(n);
+      for (uint32_t l = 0; l < n; ++l) {
+        map.bytes[l] = raw[i][0][l] * needed[i].texel_bytes;
+      }
+    }
+    if (!needed[i].chain) {
+      map.dims = static_cast<uint32_t>(needed[i].parts.size());
+      for (uint32_t l = 0; l < n; ++l) {
+        for (size_t p = 0; p < needed[i].parts.size(); ++p) {
+          map.pos[l][p] = raw[i][p][l];
+        }
+      }
+      continue;
+    }
+    if (needed[i].layout) {
+      map.bytes.assign(n, 0);
+      for (size_t p = 0; p < needed[i].parts.size(); ++p) {
+        const auto& members = needed[i].members[p];
+        for (uint32_t l = 0; l < n; ++l) {
+          const int64_t v = raw[i][p][l];
+          if (members.empty()) {
+            map.bytes[l] += v * needed[i].strides[p];
+          } else if (v >= 0 && static_cast<size_t>(v) < members.size()) {
+            map.bytes[l] += members[v];
+          }
+        }
+      }
+    }
+    // Chains: the varying indices, innermost first.
+    std::vector<size_t> varying;
+    for (size_t p = needed[i].parts.size(); p-- > 0;) {
+      const auto& vals = raw[i][p];
+      if (std::any_of(vals.begin(), vals.end(),
+                      [&](int64_t v) { return v != vals[0]; })) {
+        varying.push_back(p);
+      }
+      if (varying.size() == 2) break;
+    }
+    map.dims = varying.size() == 2 ? 2 : 1;
+    for (uint32_t l = 0; l < n; ++l) {
+      for (size_t d = 0; d < varying.size(); ++d) {
+        map.pos[l][d] = raw[i][varying[d]][l];
+      }
+    }
+  }
+  return maps;
+}
+
+LaneMap EvaluateLaneMap(InvocationEvaluator* evaluator,
+                        const LaneAccess& access, uint32_t frame,
+                        const LaneEnv& env) {
+  LaneItem item;
+  item.access = &access;
+  item.frame = frame;
+  return evaluator->EvaluateLaneMaps({item}, env)[0];
+}
+
+std::vector<LaneItem> LaneItems(const InvocationEvaluator& evaluator,
+                                const std::vector<LaneAccess>& accesses) {
+  std::vector<LaneItem> items;
+  for (const LaneAccess& a : accesses) {
+    for (uint32_t frame : evaluator.Frames(a.function)) {
+      LaneItem item;
+      item.access = &a;
+      item.frame = frame;
+      items.push_back(item);
+    }
+  }
+  return items;
+}
+
+uint64_t LinesPerQuadGroup(const std::vector<int64_t>& bytes,
+                           const std::vector<uint32_t>* perm) {
+  uint64_t total = 0;
+  const size_t n = bytes.size();
+  for (size_t q = 0; q < n; q += 4) {
+    std::set<int64_t> lines;
+    for (size_t j = q; j < std::min(n, q + 4); ++j) {
+      const size_t l = perm ? (*perm)[j] : j;
+      const int64_t b = bytes[l];
+      lines.insert(b >= 0 ? b / 64 : -((-b + 63) / 64));
+    }
+    total += lines.size();
+  }
+  return total;
+}
+
+uint64_t BankConflicts(const std::vector<int64_t>& bytes,
+                       const std::vector<uint32_t>* perm, uint32_t wave) {
+  uint64_t total = 0;
+  const size_t n = bytes.size();
+  for (size_t w = 0; w < n; w += wave) {
+    std::array<std::set<int64_t>, 32> banks;
+    for (size_t j = w; j < std::min(n, w + wave); ++j) {
+      const size_t l = perm ? (*perm)[j] : j;
+      const int64_t dword = bytes[l] >= 0 ? bytes[l] / 4 : -((-bytes[l] + 3) / 4);
+      banks[static_cast<size_t>(((dword % 32) + 32) % 32)].insert(dword);
+    }
+    size_t most = 0;
+    for (const auto& b : banks) most = std::max(most, b.size());
+    total += most;
+  }
+  return total;
+}
+
+bool QuadOrdered2D(const std::vector<LanePosition>& pos) {
+  const size_t n = pos.size();
+  if (n < 4 || n % 4 != 0) return false;
+  int64_t sx = 0, sy = 0;
+  for (const LanePosition& p : pos) {
+    sx = Gcd(sx, p[0] - pos[0][0]);
+    sy = Gcd(sy, p[1] - pos[0][1]);
+  }
+  if (sx == 0 || sy == 0) return false;
+  for (size_t q = 0; q < n; q += 4) {
+    int64_t a = pos[q][0], b = pos[q][1];
+    for (size_t j = 1; j < 4; ++j) {
+      a = std::min(a, pos[q + j][0]);
+      b = std::min(b, pos[q + j][1]);
+    }
+    std::set<std::pair<int64_t, int64_t>> want = {
+        {a, b}, {a + sx, b}, {a, b + sy}, {a + sx, b + sy}};
+    std::set<std::pair<int64_t, int64_t>> got;
+    for (size_t j = 0; j < 4; ++j) got.insert({pos[q + j][0], pos[q + j][1]});
+    if (got != want) return false;
+  }
+  return true;
+}
+
+namespace {
+
+bool QuadOrdered1D(const std::vector<LanePosition>& pos) {
+  const size_t n = pos.size();
+  if (n < 4 || n % 4 != 0) return false;
+  int64_t s0 = -1, t0 = -1;
+  for (size_t q = 0; q < n; q += 4) {
+    int64_t v[4] = {pos[q][0], pos[q + 1][0], pos[q + 2][0], pos[q + 3][0]};
+    std::sort(v, v + 4);
+    const int64_t s = v[1] - v[0], t = v[2] - v[0];
+    if (s <= 0 || t <= s || t == 2 * s || v[3] - v[2] != s) return false;
+    if (s0 < 0) {
+      s0 = s;
+      t0 = t;
+    } else if (s != s0 || t != t0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Rows of |w| lanes (or, |transposed|, columns of |w| lanes) in blocks of
+// |b| lanes, steps |sx|, |sy|.
+bool IsBlockDecomposition(const std::vector<LanePosition>& pos, uint32_t b,
+                          uint32_t w, bool transposed, int64_t sx,
+                          int64_t sy) {
+  for (size_t l = 0; l < pos.size(); ++l) {
+    const size_t base = l - l % b;
+    const size_t j = l % b;
+    const int64_t dx = static_cast<int64_t>(transposed ? j / w : j % w) * sx;
+    const int64_t dy = static_cast<int64_t>(transposed ? j % w : j / w) * sy;
+    if (pos[l][0] != pos[base][0] + dx || pos[l][1] != pos[base][1] + dy) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+LaneLayout ClassifyLaneMap(const LaneMap& map) {
+  LaneLayout layout;
+  if (!map.ok || map.pos.empty()) return layout;
+  const auto& pos = map.pos;
+  const size_t n = pos.size();
+  for (size_t l = 0; l < n; ++l) {
+    layout.varies_x |= pos[l][0] != pos[0][0];
+    layout.varies_y |= pos[l][1] != pos[0][1];
+    if (l % 4 != 0 && pos[l] != pos[l - l % 4]) layout.varies_within_quads = true;
+  }
+  if (map.dims == 1) {
+    layout.quad_ordered = QuadOrdered1D(pos);
+    return layout;
+  }
+  int64_t sx = 0, sy = 0;
+  for (const LanePosition& p : pos) {
+    sx = Gcd(sx, p[0] - pos[0][0]);
+    sy = Gcd(sy, p[1] - pos[0][1]);
+  }
+  layout.step_x = sx;
+  layout.step_y = sy;
+  if (sx == 0 || sy == 0) return layout;
+  layout.quad_ordered = QuadOrdered2D(pos);
+  if (layout.quad_ordered) {
+    layout.standard_quad_order = true;
+    for (size_t q = 0; q + 3 < n; q += 4) {
+      if (pos[q + 1][1] != pos[q][1] || pos[q + 2][0] != pos[q][0]) {
+        layout.standard_quad_order = false;
+      }
+    }
+  }
+  // Rows (or columns) of lanes in blocks.
+  for (int transposed = 0; transposed < 2; ++transposed) {
+    uint32_t w = 1;
+    while (w < n &&
+           pos[w][0] == pos[0][0] + (transposed ? 0 : static_cast<int64_t>(w) * sx) &&
+           pos[w][1] == pos[0][1] + (transposed ? static_cast<int64_t>(w) * sy : 0)) {
+      ++w;
+    }
+    if (w < 2) continue;
+    for (uint32_t b = static_cast<uint32_t>(n); b >= 2 * w; --b) {
+      if (n % b != 0 || b % w != 0) continue;
+      if (IsBlockDecomposition(pos, b, w, transposed != 0, sx, sy)) {
+        layout.block = b;
+        layout.block_width = transposed ? b / w : w;
+        layout.transposed = transposed != 0;
+        return layout;
+      }
+    }
+  }
+  return layout;
+}
+
+std::vector<LaneEnv> StandardLaneEnvs(bool subgroup_sizes) {
+  std::vector<LaneEnv> envs;
+  const std::array<uint32_t, 3> ids[] = {{0, 0, 0}, {3, 5, 2}};
+  const uint32_t none[] = {0};
+  const uint32_t sizes[] = {4, 8, 16, 32, 64};
+  for (const auto& wg : ids) {
+    if (subgroup_sizes) {
+      for (uint32_t s : sizes) {
+        LaneEnv e;
+        e.workgroup_id = wg;
+        e.subgroup_size = s;
+        envs.push_back(e);
+      }
+    } else {
+      for (uint32_t s : none) {
+        LaneEnv e;
+        e.workgroup_id = wg;
+        e.subgroup_size = s;
+        envs.push_back(e);
+      }
+    }
+  }
+  return envs;
+}
+
+LaneMaps EvaluateAllLaneMaps(InvocationEvaluator* evaluator,
+                             const std::vector<LaneAccess>& accesses) {
+  LaneMaps out;
+  out.envs = StandardLaneEnvs(evaluator->ReadsSubgroupBuiltIns());
+  out.items = LaneItems(*evaluator, accesses);
+  for (const LaneEnv& env : out.envs) {
+    out.maps.push_back(evaluator->EvaluateLaneMaps(out.items, env));
+  }
+  return out;
+}
+
+bool ItemQuadOrdered(const LaneMaps& maps, size_t i) {
+  bool any = false;
+  for (const auto& per_env : maps.maps) {
+    const LaneMap& map = per_env[i];
+    if (!map.ok) continue;
+    if (!ClassifyLaneMap(map).quad_ordered) return false;
+    any = true;
+  }
+  return any;
+}
+
+int FirstQuadOrderedItem(const LaneMaps& maps) {
+  for (size_t i = 0; i < maps.items.size(); ++i) {
+    if (ItemQuadOrdered(maps, i)) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+}  // namespace waveopt

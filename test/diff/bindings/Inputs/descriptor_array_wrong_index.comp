@@ -1,0 +1,16 @@
+// descriptor_array.comp reading the wrong buffer of the array.
+#version 450
+layout(local_size_x = 40) in;
+layout(set = 0, binding = 0) readonly buffer Data { uint d[]; } bufs[3];
+layout(set = 0, binding = 1) uniform sampler2D texs[2];
+layout(set = 0, binding = 2) buffer Out { vec4 o[]; };
+layout(push_constant) uniform Params { uint n; uint pick; };
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  vec4 acc = vec4(0.0);
+  for (uint j = 0u; j < n; ++j) {
+    acc += vec4(float(bufs[1].d[j] & 255u));
+    acc += textureLod(texs[j & 1u], vec2(float(j) / 8.0, 0.5), 0.0);
+  }
+  o[i] = acc + vec4(float(bufs[pick - 1u].d[i] & 7u));
+}

@@ -1,0 +1,14 @@
+// uninit_shared.comp with the second output doubled: a real difference next
+// to the undefined one.
+#version 450
+layout(local_size_x = 32) in;
+shared uint scratch[64];
+layout(set = 0, binding = 0) buffer Out { uint o[]; };
+layout(set = 0, binding = 1) buffer Also { uint also[]; };
+void main() {
+  uint i = gl_LocalInvocationIndex;
+  scratch[i] = i;
+  barrier();
+  o[gl_GlobalInvocationID.x] = scratch[i + 32u];
+  also[gl_GlobalInvocationID.x] = i * 6u;
+}
