@@ -558,6 +558,17 @@ struct UniformityAnalysis::Impl {
     const Op op = inst->opcode();
     switch (op) {
       case Op::OpPhi: {
+        // A phi of one value on every edge (the SSA rewrite leaves such
+        // phis at merges) is that value, whichever way the lanes came.
+        uint32_t same = 0;
+        bool all_same = true;
+        for (uint32_t i = 0; i + 1 < inst->NumInOperands(); i += 2) {
+          const uint32_t v = inst->GetSingleWordInOperand(i);
+          if (v == inst->result_id()) continue;
+          if (same != 0 && v != same) all_same = false;
+          same = v;
+        }
+        if (all_same && same != 0) return L(same);
         Uniformity u = kW;
         for (uint32_t i = 0; i + 1 < inst->NumInOperands(); i += 2) {
           u = Max(u, L(inst->GetSingleWordInOperand(i)));

@@ -45,12 +45,13 @@ timestamp difference), in a few rounds with the order rotated. The goal we repor
 against: **waveopt within 5 % of hand-tuned on every kernel and device**
 (waveopt ÷ hand ≤ 1.05).
 
-Kernels (`test/bench/kernels/<name>/{naive,hand}.comp`, sizes in
-`naive.waverun`):
+Kernels (`test/bench/kernels/<name>/{naive,hand}.comp`, or `.hlsl`, sizes
+in `naive.waverun`):
 
 | kernel | seed | naive | hand-tuned |
 |---|---|---|---|
 | `light_loop` | 000 | 8x8 tiles, each lane walks the tile's 0–256 lights (3 vec4 each), same address in every lane | one load per lane per batch, `subgroupShuffle` of each light from the lane that holds it; the fast path is guarded by a ballot check that the active lanes are lanes 0..n-1, else the plain loop |
+| `light_loop_hlsl` | 000 | the seed's own HLSL example, in HLSL (our kernel of its shape): 8x8 tiles, each lane walks the tile's 0–256 lights (one float4 each) from a StructuredBuffer | the seed's outer/inner loop with `WaveReadLaneAt` of the batch, guarded like `light_loop`'s |
 | `histogram_shared` | 003 | 16-bin luminance histogram of a 1920x1080 rgba8 image, one shared atomic per pixel, flushed to a global histogram | WaveMatch emulated by 4 ballots (one per bin bit), the lowest lane of each equal-bin set adds the set's size |
 | `histogram_global` | 003 | the same, one global atomic per pixel | the same pre-reduction, global atomics |
 | `compaction` | 000 (end) | 2^22 words, 25 % kept, one `atomicAdd` on a global counter per kept element | ballot + one atomic + `subgroupBallotExclusiveBitCount` |
@@ -77,6 +78,10 @@ KERNELS = [
     {
         "name": "light_loop",
         "smoke": ["dispatch 2 2 1", "binding 0.2 size=256"],
+    },
+    {
+        "name": "light_loop_hlsl",
+        "smoke": ["dispatch 2 2 1", "binding 0.2 size=32768"],
     },
     {
         "name": "histogram_shared",
@@ -284,17 +289,24 @@ def spec_args(k, smoke, extra_key=None):
     return args
 
 
+def kernel_source(name, version):
+    """A kernel version's source: GLSL, or HLSL (glslang's HLSL front end)."""
+    comp = os.path.join(kernel_dir(name), version + ".comp")
+    return comp if os.path.exists(comp) else os.path.join(kernel_dir(name), version + ".hlsl")
+
+
 def build_versions(k, bindir, work):
     """naive.spv, hand.spv: the GLSL through waveopt's front end, no passes.
     waveopt.spv: waveopt -O on the naive GLSL. Returns the -O remarks."""
     waveopt = os.path.join(bindir, "waveopt")
     d = os.path.join(work, k["name"])
     os.makedirs(d, exist_ok=True)
-    src = kernel_dir(k["name"])
     paths = {v: os.path.join(d, v + ".spv") for v in VERSIONS}
-    run([waveopt, os.path.join(src, "naive.comp"), "-o", paths["naive"]])
-    run([waveopt, os.path.join(src, "hand.comp"), "-o", paths["hand"]])
-    _, _, err, _ = run([waveopt, "-O", os.path.join(src, "naive.comp"), "-o", paths["waveopt"],
+    def source(version):
+        return kernel_source(k["name"], version)
+    run([waveopt, source("naive"), "-o", paths["naive"]])
+    run([waveopt, source("hand"), "-o", paths["hand"]])
+    _, _, err, _ = run([waveopt, "-O", source("naive"), "-o", paths["waveopt"],
                         "--remarks=.*", "--remarks-missed=.*"])
     remarks = []
     for line in err.splitlines():
@@ -732,7 +744,7 @@ def amd_versions(k, bindir, paths):
     d = os.path.dirname(paths["naive"])
     radv = os.path.join(d, "radv.spv")
     run([os.path.join(bindir, "waveopt"), "-O", "--assume-driver=radv",
-         os.path.join(kernel_dir(k["name"]), "naive.comp"), "-o", radv])
+         kernel_source(k["name"], "naive"), "-o", radv])
     out = dict(paths)
     out["radv"] = radv
     return out
@@ -1213,15 +1225,19 @@ MECHANISM = {
     "light_loop":
         "batch-uniform-loads. Both rewrites load one light per lane per batch in an "
         "outer loop over batches and broadcast it with `subgroupShuffle` in the inner "
-        "loop. waveopt's inner loop picks each slot's owner inside the loop: lane "
-        "first + k when the loop's lanes are consecutive (checked once before the "
-        "loop), else a ballot + find-LSB, so it is right for any active set; the hand "
-        "version checks once that the active lanes are 0..n-1 and runs a separate "
-        "copy of the loop that shuffles from lane k, so its inner loop has no branch. "
+        "loop. waveopt's batch is the run of consecutive lanes from the first lane in "
+        "the loop (measured once before it), and slot k's owner is lane first + k, a "
+        "subgroup-uniform index, so it is right for any active set without a branch "
+        "or ballot per iteration; the hand version checks once that the active lanes "
+        "are 0..n-1 and otherwise runs a separate copy of the plain loop. "
         "On lavapipe a shuffle with a non-constant lane is a loop over the lanes, "
         "while the naive same-address load is one cached load; at subgroup size 16 "
         "an 8x8 workgroup runs as 16-lane subgroups with 8 active lanes (lavapipe's "
         "layout), so every cross-lane operation pays for 16 lanes.",
+    "light_loop_hlsl":
+        "batch-uniform-loads on glslang's HLSL output (the loop body is the loop's "
+        "continue target): as `light_loop`, one float4 per light, `WaveReadLaneAt` "
+        "in the hand version.",
     "histogram_shared":
         "prereduce-atomics, small bin set (case C) with a uniform value: both find "
         "the lanes that share a bin with 4 ballots (one per bin bit, WaveMatch from "

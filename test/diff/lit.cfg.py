@@ -27,3 +27,27 @@ for var in ["HOME", "TMPDIR"]:
         config.environment[var] = os.environ[var]
 config.environment["MESA_SHADER_CACHE_DISABLE"] = "true"
 config.environment["LP_NUM_THREADS"] = "1"
+
+# Binding kinds waverun runs (on lavapipe and on the simulator): a test that
+# needs one says `REQUIRES: <feature>` and is UNSUPPORTED until then.
+import subprocess
+_probes = {
+    "waverun-texel-buffers": "probe_texel_buffer.comp",
+    "waverun-separate-images": "probe_separate_image.hlsl",
+    "waverun-device-addresses": "probe_device_address.comp",
+}
+_waverun = os.path.join(config.waveopt_bin_dir, "waverun")
+_env = dict(os.environ, MESA_SHADER_CACHE_DISABLE="true", LP_NUM_THREADS="1")
+for _feature, _probe in sorted(_probes.items()):
+    _shader = os.path.join(config.test_source_root, "batch-uniform-loads", "Inputs", _probe)
+    _ok = os.path.exists(_waverun)
+    for _extra in ([], ["--sim"]):
+        if not _ok:
+            break
+        try:
+            _ok = subprocess.run([_waverun, "run", _shader] + _extra, env=_env, timeout=60,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+        except (OSError, subprocess.TimeoutExpired):
+            _ok = False
+    if _ok:
+        config.available_features.add(_feature)

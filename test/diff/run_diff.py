@@ -5,6 +5,8 @@ on lavapipe and at 32, 64 on the wave simulator.
   run_diff.py SHADER [--waveopt-flags="--pass ..."] [--waverun="-s 'seed 3'"]
   run_diff.py SHADER --against OTHER            # two hand-written shaders
   run_diff.py SHADER --against OTHER --expect=differ
+  run_diff.py SHADER --spirv-opt-O ...          # compile, spirv-opt -O, then as above
+  run_diff.py SHADER --same-oob ...             # also: no new out-of-bounds reads
 
 Without --against, SHADER goes through `waveopt <flags> SHADER -o <tmp>.spv`
 and `waverun diff SHADER <tmp>.spv --widths=4,8,16` compares the original
@@ -24,6 +26,17 @@ width or more (lavapipe's or the simulator's) and no run fails; it fails when
 none finds a difference or a run cannot run: a negative control that is not
 caught is a broken harness. (--check-sim is off here: a wrong partner may read
 inactive lanes, which the simulator poisons and lavapipe does not.)
+
+--spirv-opt-O: SHADER (GLSL, or HLSL when it ends in .hlsl: entry point main,
+SPIR-V 1.3) is compiled by glslangValidator and optimized by `spirv-opt -O`
+first; that module is the original (the form most pipelines ship), with
+SHADER's .waverun spec.
+
+--same-oob: after the comparisons, both modules run on the simulator at
+each --sim-widths size with --counters, and an `out_of_bounds` count of the
+rewrite above the original's counts as a difference (a rewrite that reads
+ahead must never read outside a buffer: values read there are not used, so
+only the counter sees them).
 
 Binaries: --bin DIR, else $WAVEOPT_BIN_DIR, else <repo>/build/bin.
 Exit: 0 pass, 1 fail.
@@ -48,6 +61,10 @@ def main():
     parser.add_argument("--no-check-sim", action="store_true",
                         help="do not check the simulator against lavapipe")
     parser.add_argument("--expect", choices=["equal", "differ"], default="equal")
+    parser.add_argument("--spirv-opt-O", dest="spirv_opt", action="store_true",
+                        help="compile SHADER and optimize it with spirv-opt -O first")
+    parser.add_argument("--same-oob", action="store_true",
+                        help="fail (as a difference) when the rewrite reads out of bounds more")
     parser.add_argument("--bin", default=os.environ.get("WAVEOPT_BIN_DIR"))
     args = parser.parse_args()
 
@@ -58,6 +75,23 @@ def main():
     waverun = os.path.join(bin_dir, "waverun")
 
     with tempfile.TemporaryDirectory(prefix="waveopt-diff-") as tmp:
+        spec_file = os.path.splitext(args.shader)[0] + ".waverun"
+        spec = ["--spec=" + spec_file] if os.path.exists(spec_file) else []
+        if args.spirv_opt:
+            source = args.shader
+            raw = os.path.join(tmp, "raw.spv")
+            optimized = os.path.join(tmp, os.path.splitext(os.path.basename(source))[0] + ".spv")
+            compile_cmd = ["glslangValidator", "--target-env", "vulkan1.1", "-o", raw]
+            if source.endswith(".hlsl"):
+                compile_cmd += ["-D", "-S", "comp", "-e", "main"]
+            else:
+                compile_cmd += ["-V"]
+            for cmd in (compile_cmd + [source], ["spirv-opt", "-O", raw, "-o", optimized]):
+                print("$ " + " ".join(shlex.quote(c) for c in cmd), flush=True)
+                if subprocess.run(cmd, stdout=subprocess.DEVNULL).returncode != 0:
+                    print("FAIL: %s failed" % cmd[0])
+                    return 1
+            args.shader = optimized
         other = args.against
         if other is None:
             other = os.path.join(tmp, os.path.splitext(os.path.basename(args.shader))[0] + ".opt.spv")
@@ -76,9 +110,29 @@ def main():
             runs.append(["--sim", "--widths=" + args.sim_widths])
         codes = []
         for flags in runs:
-            cmd = [waverun, "diff", args.shader, other] + flags + extra
+            cmd = [waverun, "diff", args.shader, other] + flags + spec + extra
             print("$ " + " ".join(shlex.quote(c) for c in cmd), flush=True)
             codes.append(subprocess.run(cmd).returncode)
+        if args.same_oob and args.sim_widths:
+            for width in args.sim_widths.split(","):
+                counts = []
+                for module in (args.shader, other):
+                    cmd = [waverun, "run", module, "--sim", "--subgroup-size=" + width,
+                           "--counters"] + spec + extra
+                    r = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
+                    found = [l.split()[-1] for l in r.stdout.splitlines()
+                             if l.strip().startswith("out_of_bounds")]
+                    counts.append(int(found[0]) if r.returncode == 0 and found else None)
+                if None in counts:
+                    print("[sg=%s] out-of-bounds count: a run failed" % width)
+                    codes.append(1)
+                elif counts[1] > counts[0]:
+                    print("[sg=%s] OUT OF BOUNDS: the rewrite reads outside its buffers %d "
+                          "times, the original %d" % (width, counts[1], counts[0]))
+                    codes.append(3)
+                else:
+                    print("[sg=%s] out-of-bounds reads: %d, the original %d"
+                          % (width, counts[1], counts[0]))
     sizes = ",".join(w for w in [args.widths, args.sim_widths] if w)
     if args.expect == "equal":
         if all(c == 0 for c in codes):

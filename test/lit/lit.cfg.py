@@ -15,6 +15,8 @@ config.substitutions.append(("%waverun", os.path.join(config.waveopt_bin_dir, "w
 config.substitutions.append(("%spirv-as", config.spirv_as))
 config.substitutions.append(("%spirv-dis", config.spirv_dis))
 config.substitutions.append(("%spirv-val", config.spirv_val))
+# spirv-opt ships beside spirv-val (SPIRV-Tools).
+config.substitutions.append(("%spirv-opt", os.path.join(os.path.dirname(config.spirv_val), "spirv-opt")))
 config.substitutions.append(("%glslang", config.glslang))
 config.substitutions.append(("%FileCheck", config.filecheck))
 config.substitutions.append(("%not", config.llvm_not))

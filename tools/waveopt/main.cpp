@@ -36,6 +36,7 @@ struct Cli {
   bool time_report = false;
   bool print_all = false;
   bool print_uniformity = false;
+  bool print_loop_candidates = false;
   std::string remarks_applied, remarks_missed, remarks_analysis;
   std::string remarks_output;
 };
@@ -117,6 +118,9 @@ void PrintHelp() {
       "  --print-all                    print the module after every step\n"
       "  --print-uniformity             print the uniformity analysis of the\n"
       "                                 input and exit (no output module)\n"
+      "  --print-loop-candidates        print the loops batch-uniform-loads is\n"
+      "                                 meant for, found independently of it,\n"
+      "                                 after -O's preparation, and exit\n"
       "  --time-report                  print the time of every step\n"
       "  --validate-after-all           validate after every step\n"
       "  --relax-block-layout, --uniform-buffer-standard-layout,\n"
@@ -206,6 +210,8 @@ Cli ParseArgs(int argc, char** argv) {
       cli.print_all = true;
     } else if (a == "--print-uniformity") {
       cli.print_uniformity = true;
+    } else if (a == "--print-loop-candidates") {
+      cli.print_loop_candidates = true;
     } else if (a == "--time-report") {
       cli.time_report = true;
     } else if (a == "--validate-after-all") {
@@ -337,6 +343,31 @@ int main(int argc, char** argv) {
     }
     std::string text;
     if (!waveopt::PrintUniformity(words, env, &text, &error)) InputError(in, error);
+    std::fputs(text.c_str(), stdout);
+    return 0;
+  }
+
+  if (cli.print_loop_candidates) {
+    // The module as -O's passes see it: after its preparation (inlining of
+    // loop callees, scalar replacement, SSA).
+    waveopt::Options prepare = cli.options;
+    prepare.pipeline.clear();
+    for (const std::string& flag : waveopt::PrepareFlags()) {
+      waveopt::PipelineStep step;
+      step.kind = waveopt::PipelineStep::Kind::kSpirvOpt;
+      step.name = flag;
+      prepare.pipeline.push_back(step);
+    }
+    waveopt::Result prepared;
+    if (!waveopt::Optimize(words, prepare, &prepared)) {
+      InputError(in, prepared.diagnostics.empty() ? "preparation failed"
+                                                  : prepared.diagnostics.back());
+    }
+    std::string text;
+    if (!waveopt::PrintLoopCandidates(prepared.words, prepared.target_env, &text,
+                                      &error)) {
+      InputError(in, error);
+    }
     std::fputs(text.c_str(), stdout);
     return 0;
   }

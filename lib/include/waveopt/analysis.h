@@ -17,6 +17,14 @@ namespace waveopt {
 bool PrintUniformity(const std::vector<uint32_t>& words, spv_target_env env,
                      std::string* out, std::string* error);
 
+// The loops batch-uniform-loads is meant for, found without the pass's own
+// matching code (lib/analysis/loop_candidates.cpp says how): one line per
+// loop, "loop %<header> in <function>[ file:line]: candidate (N reads)" or
+// "...: not a candidate: <why>". Returns false with a one-line |error| if
+// the module cannot be loaded. Does not validate.
+bool PrintLoopCandidates(const std::vector<uint32_t>& words, spv_target_env env,
+                         std::string* out, std::string* error);
+
 }  // namespace waveopt
 
 #endif  // WAVEOPT_ANALYSIS_H_

@@ -12,7 +12,7 @@
 // cmd.instanceCount elements.
 // RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
 // CHECK: morton-remap: missed LinearIndex in main: the 48x1x1 workgroup
-// CHECK: batch-uniform-loads: missed MultipleExits in sphereInFrustum
+// CHECK: batch-uniform-loads: missed LoopTripCountDivergent in sphereInFrustum
 // CHECK: :89:{{.*}} applied UniformAddressUniformValue in main: one atomic per subgroup: OpAtomicIAdd of a uniform value; each lane's returned value is rebuilt
 // CHECK: :92:{{.*}} applied SmallBinSet in main: one atomic per distinct address per subgroup (the index takes at most 4 values; lanes sharing it found by 2 ballot(s)): OpAtomicIAdd of a uniform value; the returned value is unused
 // CHECK: :94:{{.*}} applied UniformAddressUniformValue in main: one atomic per subgroup: OpAtomicIAdd of a uniform value; the returned value is unused

@@ -6,7 +6,7 @@
 // pixel walks the mask word by word, bit-scanning the set bits, and shades
 // the visible lights. The light mask is order-independent, so the result is
 // deterministic whatever order the invocations run in.
-// Exercises: batch-uniform-loads on a loop over *workgroup* memory read
+// Exercises: batch-uniform-loads leaving the loop over *workgroup* memory
 // after the barrier (the mask words; no store or barrier inside the loop),
 // its refusal of the culling loop (per-lane start: LoopTripCountDivergent)
 // and of the bit-scan `while` (no induction variable); morton-remap on a
@@ -23,8 +23,7 @@
 // RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
 // CHECK: morton-remap: missed NotProfitable in main: 2-D accesses weigh 3 (3 storage image accesses), linear accesses 17 (1 storage buffer access weighing 8, 2 shared memory accesses weighing 9)
 // CHECK-DAG: batch-uniform-loads: missed LoopTripCountDivergent in main
-// CHECK-DAG: batch-uniform-loads: missed InductionVariableNotFound in main: the exit test is not a <, <=, > or >= comparison
-// CHECK-DAG: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s) per iteration (1 shuffled part(s))
+// CHECK-DAG: batch-uniform-loads: missed AddressNotInduction in main: the address changes from iteration to iteration, but not as a function of the loop's counters
 // CHECK-DAG: prereduce-atomics: applied UniformAddressDivergentValue in main: one atomic per subgroup: OpAtomicUMin
 // CHECK-DAG: prereduce-atomics: applied UniformAddressDivergentValue in main: one atomic per subgroup: OpAtomicUMax
 // CHECK-DAG: prereduce-atomics: applied SmallBinSet in main: {{.*}}OpAtomicOr

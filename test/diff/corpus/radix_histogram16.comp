@@ -8,7 +8,7 @@
 // filled last block, workgroups of 80 (partial subgroups at 32 and 64).
 // RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
 // CHECK: morton-remap: missed LinearIndex in main: the 80x1x1 workgroup
-// CHECK: batch-uniform-loads: missed MultipleExits in main
+// CHECK: batch-uniform-loads: missed LoopTripCountDivergent in main
 // CHECK: :53:{{.*}} applied SmallBinSet in main: one atomic per distinct address per subgroup (the index takes at most 16 values; lanes sharing it found by 4 ballot(s)): OpAtomicIAdd of a uniform value; the returned value is unused
 // CHECK: :60:{{.*}} missed DistinctAddresses in main: the index is the invocation's own index
 // CHECK: PASS: equal at sizes 4,8,16,32,64

@@ -19,7 +19,7 @@
 // RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
 // RUN: %diff %s --waveopt-flags="--prereduce-atomics=extended-types --remarks=prereduce --remarks-missed=prereduce" 2>&1 | %FileCheck %s --check-prefix=EXT
 // CHECK: morton-remap: missed LinearIndex in main: the 40x1x1 workgroup
-// CHECK: batch-uniform-loads: missed MultipleExits in main
+// CHECK: batch-uniform-loads: missed LoopTripCountDivergent in main
 // CHECK: :98:{{.*}} applied UniformAddressUniformValue in main: one atomic per subgroup: OpAtomicUMax of a uniform value; the returned value is unused
 // CHECK: :112:{{.*}} applied SmallBinSet in main: one atomic per distinct address per subgroup (the index takes at most 11 values; a loop takes one index at a time): OpAtomicOr of a divergent value; each lane's returned value is rebuilt
 // CHECK: :114:{{.*}} applied UniformAddressUniformValue in main: one atomic per subgroup: OpAtomicIAdd of a uniform value; each lane's returned value is rebuilt

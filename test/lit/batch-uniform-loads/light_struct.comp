@@ -1,48 +1,59 @@
 // The tiled-lighting loop: a {pos, color, params} light per iteration. An
 // outer loop over batches loads this lane's light of the batch; the original
-// loop, now inner, runs one slot per iteration and shuffles three members.
+// loop, now inner, takes its light from lane first + k at the top of each
+// iteration (three members shuffled).
 // RUN: %waveopt %s --ssa-rewrite --batch-uniform-loads -o %t.spv --remarks=batch 2> %t.remarks
 // RUN: %spirv-val --target-env vulkan1.1 %t.spv
 // RUN: %spirv-dis %t.spv | %FileCheck %s
 // RUN: %FileCheck %s --check-prefix=REMARK < %t.remarks
-// REMARK: light_struct.comp:{{[0-9]+}}: remark: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s) per iteration (3 shuffled part(s)) now load one element per lane per batch
+// REMARK: light_struct.comp:{{[0-9]+}}: remark: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s) per iteration (3 shuffled part(s)) now load one element per lane per batch; each iteration takes its element from the owning lane (12 words per lane) [loop %{{[0-9]+}}]
 // CHECK-DAG: OpCapability GroupNonUniformBallot
 // CHECK-DAG: OpCapability GroupNonUniformShuffle
-// Preheader: the batch size and each lane's rank.
+// Preheader: the lanes in the loop, each one's rank, the first one, and the
+// batch: the run of consecutive lanes from the first (lane - first == rank).
 // CHECK: [[BALLOT:%[0-9]+]] = OpGroupNonUniformBallot %v4uint %uint_3 %true
-// CHECK: [[BATCH:%[0-9]+]] = OpGroupNonUniformBallotBitCount %uint %uint_3 Reduce [[BALLOT]]
-// CHECK: [[RANK:%[0-9]+]] = OpGroupNonUniformBallotBitCount %uint %uint_3 ExclusiveScan [[BALLOT]]
 // CHECK: [[FIRST:%[0-9]+]] = OpGroupNonUniformBallotFindLSB %uint %uint_3 [[BALLOT]]
-// CHECK: [[LAST:%[0-9]+]] = OpGroupNonUniformBallotFindMSB %uint %uint_3 [[BALLOT]]
-// CHECK: [[CONSEC:%[0-9]+]] = OpIEqual %bool {{%[0-9]+}} [[BATCH]]
-// The outer loop over batches: where the batch starts, this lane's light.
+// CHECK: [[RANK:%[0-9]+]] = OpGroupNonUniformBallotBitCount %uint %uint_3 ExclusiveScan [[BALLOT]]
+// CHECK: [[LANE:%[0-9]+]] = OpLoad %uint %SubgroupLocalInvocationId
+// CHECK: [[OFFSET:%[0-9]+]] = OpISub %uint [[LANE]] [[FIRST]]
+// CHECK: [[INSIDE:%[0-9]+]] = OpIEqual %bool [[OFFSET]] [[RANK]]
+// CHECK: [[RUNMASK:%[0-9]+]] = OpGroupNonUniformBallot %v4uint %uint_3 [[INSIDE]]
+// CHECK: [[BATCH:%[0-9]+]] = OpGroupNonUniformBallotBitCount %uint %uint_3 Reduce [[RUNMASK]]
+// The outer loop over batches: where the batch starts; this lane's
+// iteration and the exit test there; the slots that run: up to the first
+// lane whose iteration leaves (a uniform count each lane compares its rank
+// with).
 // CHECK: [[OUTER:%[0-9]+]] = OpLabel
 // CHECK: [[START:%[0-9]+]] = OpPhi %uint %uint_0
 // CHECK: OpLoopMerge [[MERGE:%[0-9]+]] [[OUTERLATCH:%[0-9]+]] None
-// CHECK: [[ITER:%[0-9]+]] = OpIAdd %uint [[START]] {{%[0-9]+}}
-// CHECK: OpULessThan %bool [[ITER]]
-// CHECK: OpUGreaterThanEqual %bool [[ITER]] [[START]]
+// CHECK: [[ITER:%[0-9]+]] = OpIAdd %uint [[START]] [[RANK]]
+// CHECK: [[KEEP:%[0-9]+]] = OpULessThan %bool [[ITER]]
+// CHECK: [[STOP:%[0-9]+]] = OpLogicalNot %bool [[KEEP]]
+// CHECK: [[STOPS:%[0-9]+]] = OpGroupNonUniformBallot %v4uint %uint_3 [[STOP]]
+// CHECK: [[NSTOPS:%[0-9]+]] = OpGroupNonUniformBallotBitCount %uint %uint_3 Reduce [[STOPS]]
+// CHECK: [[ANY:%[0-9]+]] = OpINotEqual %bool [[NSTOPS]] %uint_0
+// CHECK: [[FIRSTSTOP:%[0-9]+]] = OpGroupNonUniformBallotFindLSB %uint %uint_3 [[STOPS]]
+// CHECK: [[OFF:%[0-9]+]] = OpISub %uint [[FIRSTSTOP]] [[FIRST]]
+// CHECK: [[TOSTOP:%[0-9]+]] = OpIAdd %uint [[OFF]] %uint_1
+// CHECK: [[LESS:%[0-9]+]] = OpULessThan %bool [[TOSTOP]] [[BATCH]]
+// CHECK: [[FEWER:%[0-9]+]] = OpLogicalAnd %bool [[ANY]] [[LESS]]
+// CHECK: [[SLOTS:%[0-9]+]] = OpSelect %uint [[FEWER]] [[TOSTOP]] [[BATCH]]
+// CHECK: [[MINE:%[0-9]+]] = OpULessThan %bool [[RANK]] [[SLOTS]]
+// CHECK: [[GUARD:%[0-9]+]] = OpLogicalAnd %bool [[MINE]] [[KEEP]]
+// CHECK: OpBranchConditional [[GUARD]]
 // CHECK: OpLoad %Light
 // CHECK-COUNT-3: OpCompositeExtract %v4float
 // CHECK: [[FILLED:%[0-9]+]] = OpLabel
 // CHECK-COUNT-3: OpPhi %v4float
-// The original loop, inner: k counts the batch's slots.
+// The original loop, inner: k counts the batch's slots; slot k's light
+// comes from lane first + k.
 // CHECK: [[K:%[0-9]+]] = OpPhi %uint %uint_0 [[FILLED]] [[KNEXT:%[0-9]+]] [[LATCH:%[0-9]+]]
-// CHECK: OpLoopMerge [[INNERMERGE:%[0-9]+]] [[LATCH]] None
-// CHECK: OpBranchConditional {{%[0-9]+}} [[BODY:%[0-9]+]] [[INNERMERGE]]
-// CHECK: [[BODY]] = OpLabel
-// CHECK: [[FAST:%[0-9]+]] = OpIAdd %uint [[FIRST]] [[K]]
-// CHECK: OpSelectionMerge [[OWN:%[0-9]+]] None
-// CHECK: OpBranchConditional [[CONSEC]] [[OWN]] [[SLOW:%[0-9]+]]
-// CHECK: [[SLOW]] = OpLabel
-// CHECK: [[MINE:%[0-9]+]] = OpIEqual %bool [[RANK]] [[K]]
-// CHECK: [[OWNERS:%[0-9]+]] = OpGroupNonUniformBallot %v4uint %uint_3 [[MINE]]
-// CHECK: [[SLOWOWNER:%[0-9]+]] = OpGroupNonUniformBallotFindLSB %uint %uint_3 [[OWNERS]]
-// CHECK: [[OWN]] = OpLabel
-// CHECK: [[OWNER:%[0-9]+]] = OpPhi %uint [[FAST]] [[BODY]] [[SLOWOWNER]] [[SLOW]]
+// CHECK: [[OWNER:%[0-9]+]] = OpIAdd %uint [[FIRST]] [[K]]
 // CHECK-COUNT-3: OpGroupNonUniformShuffle %v4float %uint_3 {{%[0-9]+}} [[OWNER]]
-// CHECK: [[KNEXT]] = OpIAdd %uint [[K]] %uint_1
 // CHECK: OpCompositeConstruct %Light
+// CHECK: [[KNEXT]] = OpIAdd %uint [[K]] %uint_1
+// CHECK: OpLoopMerge [[INNERMERGE:%[0-9]+]] [[LATCH]] None
+// CHECK: OpBranchConditional {{%[0-9]+}} {{%[0-9]+}} [[INNERMERGE]]
 // The latch leaves the inner loop when the batch is used up; the outer
 // latch leaves for good when the exit test did.
 // CHECK: [[LATCH]] = OpLabel

@@ -7,7 +7,7 @@
 // RUN: %FileCheck %s --check-prefix=O < %t.O.remarks
 // RUN: %waveopt %s --target-env=vulkan1.0 -O -o %t.10.spv --remarks-missed=batch 2> %t.10.remarks
 // RUN: %FileCheck %s --check-prefix=V10 < %t.10.remarks
-// CHECK: missed InductionVariableNotFound in main: {{.*}}run --ssa-rewrite first (waveopt -O does)
+// CHECK: missed AddressNotInduction in main: {{.*}}run --ssa-rewrite first; waveopt -O does
 // O: applied BatchedLoads in main
 // V10: missed TargetLacksSubgroupOps in main
 #version 450
