@@ -1095,45 +1095,17 @@ double MortonRemapPass::BlockWeight(Function* func, BasicBlock* block) {
 
 uint32_t MortonRemapPass::BuiltInVar(uint32_t builtin, bool vector,
                                      Instruction* entry) {
-  uint32_t var = 0;
   auto it = builtin_vars_.find(builtin);
-  if (it != builtin_vars_.end() && !it->second.empty()) var = it->second[0];
-  if (var == 0) {
-    // SPIRV-Tools' type manager dereferences null when ids run out while it
-    // declares a type: keep the same room the Emitter keeps.
-    if (context()->module()->IdBound() + 4 > context()->max_id_bound()) return 0;
-    auto* types = context()->get_type_mgr();
-    const uint32_t pointee =
-        vector ? types->GetUIntVectorTypeId(3) : types->GetUIntTypeId();
-    if (pointee == 0) return 0;
-    const uint32_t ptr =
-        types->FindPointerToType(pointee, spv::StorageClass::Input);
-    if (ptr == 0) return 0;
-    var = context()->TakeNextId();
-    if (var == 0) return 0;
-    context()->AddGlobalValue(std::make_unique<Instruction>(
-        context(), spv::Op::OpVariable, ptr, var,
-        std::vector<Operand>{
-            {SPV_OPERAND_TYPE_STORAGE_CLASS,
-             {static_cast<uint32_t>(spv::StorageClass::Input)}}}));
-    context()->get_decoration_mgr()->AddDecorationVal(
-        var, static_cast<uint32_t>(spv::Decoration::BuiltIn), builtin);
-    const char* name =
-        builtin == static_cast<uint32_t>(spv::BuiltIn::WorkgroupId)
-            ? "gl_WorkGroupID"
-            : "gl_LocalInvocationIndex";
-    context()->AddDebug2Inst(std::make_unique<Instruction>(
-        context(), spv::Op::OpName, 0, 0,
-        std::vector<Operand>{{SPV_OPERAND_TYPE_ID, {var}},
-                             {SPV_OPERAND_TYPE_LITERAL_STRING,
-                              spvtools::utils::MakeVector(name)}}));
-    builtin_vars_[builtin].push_back(var);
+  if (it != builtin_vars_.end() && !it->second.empty()) {
+    AddToInterface(entry, it->second[0]);
+    return it->second[0];
   }
-  for (uint32_t i = 3; i < entry->NumInOperands(); ++i) {
-    if (entry->GetSingleWordInOperand(i) == var) return var;
-  }
-  entry->AddOperand({SPV_OPERAND_TYPE_ID, {var}});
-  get_def_use_mgr()->AnalyzeInstUse(entry);
+  const char* name =
+      builtin == static_cast<uint32_t>(spv::BuiltIn::WorkgroupId)
+          ? "gl_WorkGroupID"
+          : "gl_LocalInvocationIndex";
+  const uint32_t var = DeclareBuiltInInput(builtin, vector, name, entry);
+  if (var != 0) builtin_vars_[builtin].push_back(var);
   return var;
 }
 

@@ -192,68 +192,38 @@ bool QuadExchangePass::MayDependOnWorkgroup(uint32_t root) {
 
 uint32_t QuadExchangePass::BuiltInVar(spv::BuiltIn builtin, bool vector,
                                       Instruction* entry) {
-  uint32_t var = 0;
   for (Instruction& v : get_module()->types_values()) {
     if (v.opcode() == spv::Op::OpVariable &&
         static_cast<spv::StorageClass>(v.GetSingleWordInOperand(0)) ==
             spv::StorageClass::Input &&
         BuiltInOf(v.result_id()) == static_cast<int>(builtin)) {
-      var = v.result_id();
+      AddToInterface(entry, v.result_id());
+      return v.result_id();
+    }
+  }
+  const char* name = "";
+  switch (builtin) {
+    case spv::BuiltIn::SubgroupSize:
+      name = "gl_SubgroupSize";
       break;
-    }
+    case spv::BuiltIn::NumSubgroups:
+      name = "gl_NumSubgroups";
+      break;
+    case spv::BuiltIn::SubgroupId:
+      name = "gl_SubgroupID";
+      break;
+    case spv::BuiltIn::SubgroupLocalInvocationId:
+      name = "gl_SubgroupInvocationID";
+      break;
+    case spv::BuiltIn::WorkgroupId:
+      name = "gl_WorkGroupID";
+      break;
+    default:
+      name = "gl_LocalInvocationIndex";
+      break;
   }
-  if (var == 0) {
-    if (context()->module()->IdBound() + 4 > context()->max_id_bound()) return 0;
-    auto* types = context()->get_type_mgr();
-    const uint32_t pointee =
-        vector ? types->GetUIntVectorTypeId(3) : types->GetUIntTypeId();
-    if (pointee == 0) return 0;
-    const uint32_t ptr =
-        types->FindPointerToType(pointee, spv::StorageClass::Input);
-    if (ptr == 0) return 0;
-    var = context()->TakeNextId();
-    if (var == 0) return 0;
-    context()->AddGlobalValue(std::make_unique<Instruction>(
-        context(), spv::Op::OpVariable, ptr, var,
-        std::vector<Operand>{
-            {SPV_OPERAND_TYPE_STORAGE_CLASS,
-             {static_cast<uint32_t>(spv::StorageClass::Input)}}}));
-    get_decoration_mgr()->AddDecorationVal(
-        var, static_cast<uint32_t>(spv::Decoration::BuiltIn),
-        static_cast<uint32_t>(builtin));
-    const char* name = "";
-    switch (builtin) {
-      case spv::BuiltIn::SubgroupSize:
-        name = "gl_SubgroupSize";
-        break;
-      case spv::BuiltIn::NumSubgroups:
-        name = "gl_NumSubgroups";
-        break;
-      case spv::BuiltIn::SubgroupId:
-        name = "gl_SubgroupID";
-        break;
-      case spv::BuiltIn::SubgroupLocalInvocationId:
-        name = "gl_SubgroupInvocationID";
-        break;
-      case spv::BuiltIn::WorkgroupId:
-        name = "gl_WorkGroupID";
-        break;
-      default:
-        name = "gl_LocalInvocationIndex";
-        break;
-    }
-    context()->AddDebug2Inst(std::make_unique<Instruction>(
-        context(), spv::Op::OpName, 0, 0,
-        std::vector<Operand>{{SPV_OPERAND_TYPE_ID, {var}},
-                             {SPV_OPERAND_TYPE_LITERAL_STRING,
-                              spvtools::utils::MakeVector(name)}}));
-  }
-  for (uint32_t i = 3; i < entry->NumInOperands(); ++i) {
-    if (entry->GetSingleWordInOperand(i) == var) return var;
-  }
-  entry->AddOperand({SPV_OPERAND_TYPE_ID, {var}});
-  get_def_use_mgr()->AnalyzeInstUse(entry);
-  return var;
+  return DeclareBuiltInInput(static_cast<uint32_t>(builtin), vector, name,
+                             entry);
 }
 
 std::string QuadExchangePass::Analyze(Function* function, Instruction* var,

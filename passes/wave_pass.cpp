@@ -1,9 +1,12 @@
 #include "passes/wave_pass.h"
 
+#include <memory>
+
 #include "source/opt/function.h"
 #include "source/opt/ir_context.h"
 #include "source/spirv_constant.h"
 #include "source/spirv_target_env.h"
+#include "source/util/string_utils.h"
 
 namespace waveopt {
 
@@ -134,6 +137,45 @@ spvtools::opt::BasicBlock* WavePass::NewBlock(spvtools::opt::BasicBlock* positio
   context()->get_def_use_mgr()->AnalyzeInstDefUse(raw->GetLabelInst());
   context()->set_instr_block(raw->GetLabelInst(), raw);
   return raw;
+}
+
+uint32_t WavePass::DeclareBuiltInInput(uint32_t builtin, bool vector,
+                                       const char* name,
+                                       spvtools::opt::Instruction* entry) {
+  using spvtools::opt::Instruction;
+  using spvtools::opt::Operand;
+  // SPIRV-Tools' type manager dereferences null when ids run out while it
+  // declares a type: keep the same room the Emitter keeps.
+  if (context()->module()->IdBound() + 4 > context()->max_id_bound()) return 0;
+  auto* types = context()->get_type_mgr();
+  const uint32_t pointee =
+      vector ? types->GetUIntVectorTypeId(3) : types->GetUIntTypeId();
+  if (pointee == 0) return 0;
+  const uint32_t ptr = types->FindPointerToType(pointee, spv::StorageClass::Input);
+  if (ptr == 0) return 0;
+  const uint32_t var = context()->TakeNextId();
+  if (var == 0) return 0;
+  context()->AddGlobalValue(std::make_unique<Instruction>(
+      context(), spv::Op::OpVariable, ptr, var,
+      std::vector<Operand>{{SPV_OPERAND_TYPE_STORAGE_CLASS,
+                            {static_cast<uint32_t>(spv::StorageClass::Input)}}}));
+  context()->get_decoration_mgr()->AddDecorationVal(
+      var, static_cast<uint32_t>(spv::Decoration::BuiltIn), builtin);
+  context()->AddDebug2Inst(std::make_unique<Instruction>(
+      context(), spv::Op::OpName, 0, 0,
+      std::vector<Operand>{{SPV_OPERAND_TYPE_ID, {var}},
+                           {SPV_OPERAND_TYPE_LITERAL_STRING,
+                            spvtools::utils::MakeVector(name)}}));
+  AddToInterface(entry, var);
+  return var;
+}
+
+void WavePass::AddToInterface(spvtools::opt::Instruction* entry, uint32_t var) {
+  for (uint32_t i = 3; i < entry->NumInOperands(); ++i) {
+    if (entry->GetSingleWordInOperand(i) == var) return;
+  }
+  entry->AddOperand({SPV_OPERAND_TYPE_ID, {var}});
+  get_def_use_mgr()->AnalyzeInstUse(entry);
 }
 
 }  // namespace waveopt

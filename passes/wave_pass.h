@@ -53,6 +53,16 @@ class WavePass : public spvtools::opt::Pass {
   spvtools::opt::BasicBlock* NewBlock(spvtools::opt::BasicBlock* position,
                                       bool before = false);
 
+  // A new Input variable decorated BuiltIn |builtin| (a 32-bit uint, or a
+  // uvec3 when |vector|), with the OpName |name|, listed in |entry|'s
+  // interface; 0 when ids ran out (the module is then unchanged).
+  uint32_t DeclareBuiltInInput(uint32_t builtin, bool vector, const char* name,
+                               spvtools::opt::Instruction* entry);
+
+  // Lists |var| in the interface of the OpEntryPoint |entry| unless it is
+  // there already.
+  void AddToInterface(spvtools::opt::Instruction* entry, uint32_t var);
+
  private:
   PassConfig config_;
 };
