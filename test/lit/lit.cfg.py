@@ -26,7 +26,7 @@ config.substitutions.append(("%srcroot", config.waveopt_src_root))
 # Lavapipe for every Vulkan run: only its ICD, no shader cache (the cache
 # ignores LP_NATIVE_VECTOR_WIDTH), deterministic atomic order.
 for var in ["VK_ICD_FILENAMES", "VK_DRIVER_FILES", "MESA_SHADER_CACHE_DISABLE",
-            "LP_NUM_THREADS", "HOME", "TMPDIR"]:
+            "LP_NUM_THREADS", "HOME", "TMPDIR", "WAVEOPT_SWEEP_STRIDE"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
 config.environment["MESA_SHADER_CACHE_DISABLE"] = "true"
