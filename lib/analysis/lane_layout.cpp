@@ -436,7 +436,8 @@ struct InvocationEvaluator::Impl {
         {var->result_id(), {}}};
     auto* def_use = context->get_def_use_mgr();
     while (!work.empty() && info.ok) {
-      auto [ptr, path] = work.back();
+      const uint32_t ptr = work.back().first;
+      const std::vector<uint32_t> path = std::move(work.back().second);
       work.pop_back();
       def_use->ForEachUse(ptr, [&](Instruction* user, uint32_t operand_index) {
         if (!info.ok) return;

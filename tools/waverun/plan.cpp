@@ -194,7 +194,7 @@ bool BuildPlan(const ModuleInterface& iface, const RunSpec& spec, Plan* plan,
     OverwriteWords(ps.words, pp.initial.data(), pp.initial.size());
     if (ps.compare) {
       pp.compare = *ps.compare;
-      if ((pp.compare.kind == Compare::Kind::kMultisetCount)) {
+      if (pp.compare.kind == Compare::Kind::kMultisetCount) {
         *error = "pointer " + p.label + ": multiset-count is for bindings";
         return false;
       }
