@@ -709,7 +709,13 @@ std::string QuadExchangePass::Analyze(Function* function, Instruction* var,
   return "";
 }
 
+bool QuadExchangePass::FullSubgroups(const Candidate& c) const {
+  if (full_subgroups_) return true;
+  return config().driver == AssumedDriver::kRadv && c.size.Count() % 64 == 0;
+}
+
 bool QuadExchangePass::Rewrite(const Candidate& c) {
+  const bool promise = FullSubgroups(c);
   IRContext* ctx = context();
   auto* defs = get_def_use_mgr();
   Function* function = c.function;
@@ -725,7 +731,7 @@ bool QuadExchangePass::Rewrite(const Candidate& c) {
       BuiltInVar(spv::BuiltIn::SubgroupLocalInvocationId, false, c.entry);
   if (!v_size || !v_sid || !v_lane) return false;
   uint32_t v_num = 0, v_index = 0;
-  if (!full_subgroups_) {
+  if (!promise) {
     ctx->AddCapability(spv::Capability::GroupNonUniformBallot);
     v_num = BuiltInVar(spv::BuiltIn::NumSubgroups, false, c.entry);
     v_index = BuiltInVar(spv::BuiltIn::LocalInvocationIndex, false, c.entry);
@@ -742,7 +748,7 @@ bool QuadExchangePass::Rewrite(const Candidate& c) {
   const uint32_t relabelled = e.EmitIds(spv::Op::OpIAdd, u32, {base, lane});
   uint32_t fast = 0;
   uint32_t index = relabelled;
-  if (!full_subgroups_) {
+  if (!promise) {
     const uint32_t ns = e.EmitIds(spv::Op::OpLoad, u32, {v_num});
     const uint32_t li = e.EmitIds(spv::Op::OpLoad, u32, {v_index});
     const uint32_t total = e.EmitIds(spv::Op::OpIMul, u32, {ns, ss});
@@ -842,7 +848,7 @@ bool QuadExchangePass::Rewrite(const Candidate& c) {
   const uint32_t type = defs->GetDef(value)->type_id();
   BasicBlock* rest = nullptr;
   Instruction* quad_at = nullptr;  // the quad operations go before it
-  if (full_subgroups_) {
+  if (promise) {
     // No shared-memory path: the quad operations go where the barrier was.
     rest = ctx->get_instr_block(barrier);
     quad_at = barrier->NextNode();
@@ -896,7 +902,7 @@ bool QuadExchangePass::Rewrite(const Candidate& c) {
   }
   if (!q.ok()) return false;
 
-  if (full_subgroups_) {
+  if (promise) {
     // The reads take the quad values; the store, the barrier, the access
     // chains and the array go.
     for (size_t k = 0; k < c.reads.size(); ++k) {
@@ -1084,11 +1090,21 @@ QuadExchangePass::Status QuadExchangePass::Process() {
         RemarkKind::kApplied, "Exchanged", f, c.store,
         std::to_string(c.reads.size()) + " read(s) of '" +
             NameOf(c.var->result_id()) + "' (" + kinds + ") served by " +
-            std::to_string(ops) +
-            " quad operation(s); the store, the barrier and the reads are "
-            "skipped when every subgroup is full and SubgroupSize is a "
-            "multiple of 4 (identity relabelled to SubgroupId * SubgroupSize "
-            "+ SubgroupLocalInvocationId)");
+            std::to_string(ops) + " quad operation(s); " +
+            (FullSubgroups(c)
+                 ? std::string(full_subgroups_
+                                   ? "every subgroup full (promised)"
+                                   : "every subgroup full (--assume-driver="
+                                     "radv, " +
+                                         std::to_string(c.size.Count()) +
+                                         " invocations, a multiple of 64)") +
+                       ": the store, the barrier and the reads are removed"
+                 : std::string(
+                       "the store, the barrier and the reads are skipped "
+                       "when every subgroup is full and SubgroupSize is a "
+                       "multiple of 4")) +
+            " (identity relabelled to SubgroupId * SubgroupSize + "
+            "SubgroupLocalInvocationId)");
     if (!Rewrite(c)) return Status::Failure;
     changed = true;
   }

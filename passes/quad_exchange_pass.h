@@ -144,6 +144,13 @@ class QuadExchangePass : public WavePass {
   uint32_t BuiltInVar(spv::BuiltIn builtin, bool vector,
                       spvtools::opt::Instruction* entry);
 
+  // Whether |c| is rewritten without the run-time check: the
+  // full-subgroups promise, or --assume-driver=radv with a workgroup of a
+  // multiple of 64 invocations (RADV forms compute waves of 32 or 64
+  // consecutive LocalInvocationIndex values, so every wave is full at
+  // either wave size; docs/passes/quad-exchange.md).
+  bool FullSubgroups(const Candidate& c) const;
+
   // Rewrites |c|. False when ids ran out (the module is then invalid; the
   // pass returns Failure).
   bool Rewrite(const Candidate& c);

@@ -2,7 +2,11 @@
 """Runs waveopt over every test shader in the repository and checks a
 property of each output.
 
-  sweep.py <mode> --waveopt W --spirv-val V --src REPO --tmp DIR [--jobs N]
+  sweep.py <mode>... --waveopt W --spirv-val V --src REPO --tmp DIR [--jobs N]
+
+Several modes in one run share the front end's work (each GLSL shader is
+compiled once for all of them: glslang's start-up dominates a run's time);
+robustness/sweeps.test runs all three.
 
 Shaders: every .comp/.glsl (GLSL; a .glsl takes its stage from the `-S`
 in its RUN lines) and .spvasm under test/lit and test/diff, Inputs/
@@ -103,10 +107,14 @@ class Sweep:
         return os.path.join(self.a.tmp, re.sub(r"[^A-Za-z0-9_.-]", "_", rel))
 
     def usable(self, shader):
+        """The front end's plain run: its module is every later step's input,
+        and its result is the first of determinism's two front-end runs."""
         args = input_args(shader)
         if args is None:
             return None
-        r = run([self.a.waveopt] + args + ["-o", self.stem(shader) + ".in.spv"])
+        stem = self.stem(shader)
+        r = run([self.a.waveopt] + args + ["-o", stem + ".in.spv",
+                                           "--remarks-output=" + stem + ".in.yaml"])
         return args if r.returncode == 0 else None
 
     def module(self, shader):
@@ -129,7 +137,11 @@ class Sweep:
                 args = self.module(shader)
             tag = "_".join(s.strip("-") for s in step) or "frontend"
             seen = None
+            if not step:  # the plain front-end run is the one usable() made
+                seen = ("plain", (0, read(stem + ".in.spv"), read(stem + ".in.yaml")))
             for name, prefix, env in self.environments():
+                if seen is not None and seen[0] == name:
+                    continue
                 out, yaml = "%s.%s.%s.spv" % (stem, tag, name), "%s.%s.%s.yaml" % (stem, tag, name)
                 r = run(prefix + [self.a.waveopt] + step + args +
                         ["-o", out, "--remarks-output=" + yaml], env=env)
@@ -193,9 +205,12 @@ class Sweep:
         self.notes.append("vulkan1.0: " + shader)
 
 
+MODES = ["determinism", "idempotence", "vulkan10"]
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["determinism", "idempotence", "vulkan10"])
+    ap.add_argument("modes", nargs="+", choices=MODES)
     ap.add_argument("--waveopt", required=True)
     ap.add_argument("--spirv-val", required=True)
     ap.add_argument("--src", required=True)
@@ -204,22 +219,30 @@ def main():
     a = ap.parse_args()
     shutil.rmtree(a.tmp, ignore_errors=True)
     os.makedirs(a.tmp)
-    sweep = Sweep(a)
     shaders = find_shaders(a.src)
     # WAVEOPT_SWEEP_STRIDE=N sweeps every Nth shader (in path order) only:
     # scripts/test-sanitize.sh sets it, where each waveopt run is several
     # times slower under ASan and the full sweep has already run unsanitized.
     stride = max(1, int(os.environ.get("WAVEOPT_SWEEP_STRIDE", "1") or "1"))
     shaders = shaders[::stride]
+    failed = False
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        usable = [(s, args) for s, args in zip(shaders, pool.map(sweep.usable, shaders)) if args]
-        list(pool.map(lambda sa: getattr(sweep, a.mode)(*sa), usable))
+        front = Sweep(a)
+        usable = [(s, args) for s, args in zip(shaders, pool.map(front.usable, shaders)) if args]
+        for mode in sorted(set(a.modes), key=MODES.index):
+            sweep = Sweep(a)
+            list(pool.map(lambda sa: getattr(sweep, mode)(*sa), usable))
+            failed |= report(mode, sweep, shaders, usable, stride)
+    return 1 if failed else 0
+
+
+def report(mode, sweep, shaders, usable, stride):
     print("%s: %d shaders, %d usable (the rest are negative tests waveopt refuses)"
-          % (a.mode, len(shaders), len(usable)))
+          % (mode, len(shaders), len(usable)))
     for n in sorted(sweep.notes):
         if not n.startswith("vulkan1.0: "):
             print("note: " + n)
-    if a.mode == "vulkan10":
+    if mode == "vulkan10":
         print("vulkan10: %d compute shaders checked; -O changed %d of them without "
               "subgroup operations (morton-remap only relabels invocations)"
               % (len(sweep.notes), len(sweep.changed)))
@@ -229,8 +252,8 @@ def main():
         sweep.errors.append("only %d usable shaders (expected at least %d)"
                             % (len(usable), MIN_SHADERS // stride))
     for e in sorted(sweep.errors):
-        print("FAIL: " + e)
-    return 1 if sweep.errors else 0
+        print("FAIL: %s: %s" % (mode, e))
+    return bool(sweep.errors)
 
 
 if __name__ == "__main__":

@@ -33,7 +33,9 @@ const char* SpirvToolsVersion();
 enum class AssumedDriver {
   kGeneric,  // no assumption: today's behaviour
   kRadv,     // Mesa's RADV (AMD, ACO): it pre-reduces 32-bit uniform-address
-             // atomics itself, so prereduce-atomics leaves cases A and B to it
+             // atomics itself, so prereduce-atomics leaves cases A and B to
+             // it; its compute waves are 32 or 64 consecutive invocations,
+             // so quad-exchange needs no check for 64k-invocation groups
   kCpu,      // a CPU driver (lavapipe, llvmpipe, SwiftShader): -O skips the
              // rewrites measured as losses on lavapipe
 };

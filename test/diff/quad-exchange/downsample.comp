@@ -13,6 +13,11 @@
 // subgroups); no store, barrier or array is left.
 // RUN: %diff %s --waveopt-flags="--morton-remap --quad-exchange=full-subgroups --eliminate-dead-code-aggressive" --widths=4,8 2>&1 | %FileCheck %s --check-prefix=PROMISE
 // PROMISE: PASS: equal at sizes 4,8,32,64
+// -O --assume-driver=radv takes the promise itself for 8x8 (64 invocations:
+// full waves at RADV's 32 and 64); the same sizes hold it here.
+// RUN: %diff %s --waveopt-flags="-O --assume-driver=radv --remarks=quad-exchange" --widths=4,8 2>&1 | %FileCheck %s --check-prefix=RADV
+// RADV: every subgroup full (--assume-driver=radv, 64 invocations, a multiple of 64)
+// RADV: PASS: equal at sizes 4,8,32,64
 // NOREMAP: missed NotQuadOrdered in main
 // NOREMAP: PASS: equal at sizes 4,8,16,32,64
 #version 450
