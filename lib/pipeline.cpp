@@ -138,7 +138,13 @@ struct Segment {
   std::string profile_skip;        // -O's pass not run for the assumed driver: why
 };
 
-std::vector<Segment> Expand(const std::vector<PipelineStep>& steps, AssumedDriver driver) {
+std::vector<Segment> Expand(const std::vector<PipelineStep>& steps, AssumedDriver driver,
+                            const std::map<std::string, std::string>& pass_params) {
+  auto params_of = [&pass_params](const std::string& name, const std::string& own) {
+    if (!own.empty()) return own;
+    auto it = pass_params.find(name);
+    return it == pass_params.end() ? std::string() : it->second;
+  };
   std::vector<Segment> out;
   auto add_flags = [&out](const std::vector<std::string>& flags, bool cleanup) {
     if (out.empty() || out.back().waveopt || out.back().cleanup != cleanup ||
@@ -155,7 +161,7 @@ std::vector<Segment> Expand(const std::vector<PipelineStep>& steps, AssumedDrive
         Segment s;
         s.waveopt = true;
         s.name = step.name;
-        s.params = step.params;
+        s.params = params_of(step.name, step.params);
         out.push_back(s);
         break;
       }
@@ -171,6 +177,7 @@ std::vector<Segment> Expand(const std::vector<PipelineStep>& steps, AssumedDrive
           Segment s;
           s.waveopt = true;
           s.name = info.name;
+          s.params = params_of(info.name, "");
           s.profile_skip = ProfileSkips(driver, info.name);
           out.push_back(s);
         }
@@ -328,6 +335,12 @@ bool Optimize(const std::vector<uint32_t>& input, const Options& options,
     return Fail(result, "input is not valid for " + TargetEnvName(env) + ": " + error);
   }
 
+  for (const auto& [name, params] : options.pass_params) {
+    PassConfig probe;
+    probe.params = params;
+    if (!MakePass(name, probe, &error)) return Fail(result, "--pass-params: " + error);
+  }
+
   std::vector<uint32_t> words = input;
   auto remarks = std::make_shared<RemarkCollector>();
   PassConfig base;
@@ -338,7 +351,7 @@ bool Optimize(const std::vector<uint32_t>& input, const Options& options,
 
   bool any_change = false;
   std::vector<uint32_t> before_optimize;  // restored when -O changed nothing
-  for (const Segment& seg : Expand(options.pipeline, options.driver)) {
+  for (const Segment& seg : Expand(options.pipeline, options.driver, options.pass_params)) {
     std::string step_name = seg.waveopt ? seg.name : "spirv-opt " + Join(seg.flags);
     if (seg.waveopt && !seg.profile_skip.empty()) {
       // One module-level missed remark: the pass did not look at anything.

@@ -110,6 +110,8 @@ void PrintHelp() {
       "                                 to it what it measurably does itself, skip\n"
       "                                 what measured as a loss on it (default\n"
       "                                 generic; docs/cli.md)\n"
+      "  --pass-params=<pass>:<params>  parameters for <pass> where it runs\n"
+      "                                 without its own (in -O; --<pass> alone)\n"
       "  --remarks=<regex>              print applied remarks of matching passes\n"
       "  --remarks-missed=<regex>       print missed remarks of matching passes\n"
       "  --remarks-analysis=<regex>     print analysis remarks of matching passes\n"
@@ -198,6 +200,13 @@ Cli ParseArgs(int argc, char** argv) {
       if (!waveopt::ParseAssumedDriver(a.substr(16), &cli.options.driver)) {
         UsageError("--assume-driver is generic, radv or cpu, not '" + a.substr(16) + "'");
       }
+    } else if (StartsWith(a, "--pass-params=")) {
+      const std::string v = a.substr(14);
+      const size_t colon = v.find(':');
+      if (colon == std::string::npos || colon == 0 || !IsWaveoptPass(v.substr(0, colon))) {
+        UsageError("--pass-params is <waveopt pass>:<parameters>, not '" + v + "'");
+      }
+      cli.options.pass_params[v.substr(0, colon)] = v.substr(colon + 1);
     } else if (StartsWith(a, "--remarks=")) {
       cli.remarks_applied = a.substr(10);
     } else if (StartsWith(a, "--remarks-missed=")) {

@@ -12,6 +12,7 @@
 #define WAVEOPT_WAVEOPT_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -112,6 +113,10 @@ struct Options {
   // pass named explicitly in the pipeline always runs.
   AssumedDriver driver = AssumedDriver::kGeneric;
   std::vector<PipelineStep> pipeline;
+  // Parameters for a waveopt pass (key: its flag) wherever it runs without
+  // its own: in -O, or named without "=<params>" (--pass-params). Checked
+  // by Optimize() before anything runs.
+  std::map<std::string, std::string> pass_params;
   bool validate_input = true;
   // The layout rules input and output are validated under (io.h).
   BlockLayout block_layout = BlockLayout::kDefault;
