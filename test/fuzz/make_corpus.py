@@ -7,7 +7,8 @@
              "; Version: 1.N" comment names, else 1.3) and per compute GLSL
              file (compiled for Vulkan 1.1) under test/lit, test/diff and
              examples; inputs that do not assemble or compile are skipped
-             (negative tests that are meant to fail).
+             (negative tests that are meant to fail). Each also as
+             NAME.alone.spv, with the option byte that runs every pass alone.
 <dir>/glsl:  the GLSL texts themselves (.comp as they are; .glsl/.frag with a
              "//stage:<stage>" line the GLSL fuzzer reads).
 
@@ -87,6 +88,13 @@ def main():
                                stderr=subprocess.DEVNULL)
             if r.returncode == 0 and os.path.exists(out):
                 counts["spirv"] += 1
+                # The same module with one trailing option byte, bit 6: every
+                # pass alone as well as -O (spirv_optimize_fuzzer.cpp), so the
+                # sanitized replay runs each pass over every test shader.
+                with open(out, "rb") as f:
+                    data = f.read()
+                with open(out[:-len(".spv")] + ".alone.spv", "wb") as f:
+                    f.write(data + b"\x40")
             else:
                 counts["skipped"] += 1
                 if os.path.exists(out):

@@ -4,8 +4,10 @@ property of each output.
 
   sweep.py <mode>... --waveopt W --spirv-val V --src REPO --tmp DIR [--jobs N]
 
-Several modes in one run share the front end's work (each GLSL shader is
-compiled once for all of them: glslang's start-up dominates a run's time);
+Several modes in one run share their work: each GLSL shader is compiled
+once for all of them (glslang's start-up dominates a run's time), and a
+step that two modes run identically in the plain environment (determinism's
+first run of `--ssa-rewrite --P` and of -O, idempotence's first) runs once;
 robustness/sweeps.test runs all three.
 
 Shaders: every .comp/.glsl (GLSL; a .glsl takes its stage from the `-S`
@@ -41,6 +43,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 
 PASSES = ["morton-remap", "quad-exchange", "batch-uniform-loads", "prereduce-atomics"]
 STAGE_RE = re.compile(r"-S\s+(comp|frag|vert|geom|tesc|tese|task|mesh)\b")
@@ -101,6 +104,8 @@ class Sweep:
         self.errors = []
         self.notes = []
         self.changed = []
+        self.lock = threading.Lock()
+        self.cache = {}  # plain(): (shader, step) -> its result
 
     def stem(self, shader):
         rel = os.path.relpath(shader, self.a.src)
@@ -121,6 +126,23 @@ class Sweep:
         """The shader as SPIR-V (built once: glslang dominates a run's time)."""
         return [self.stem(shader) + ".in.spv"]
 
+    def plain(self, shader, step):
+        """`waveopt STEP <module>` in the unperturbed environment, run once
+        per shader and step for every mode: determinism's first run, and
+        idempotence's first run after --ssa-rewrite and of -O.
+        Returns (exit status, stderr, module path, remarks path)."""
+        key = (shader, tuple(step))
+        with self.lock:
+            if key in self.cache:
+                return self.cache[key]
+        stem, tag = self.stem(shader), "_".join(s.strip("-") for s in step)
+        out, yaml = "%s.%s.plain.spv" % (stem, tag), "%s.%s.plain.yaml" % (stem, tag)
+        r = run([self.a.waveopt] + step + self.module(shader) +
+                ["-o", out, "--remarks-output=" + yaml])
+        with self.lock:
+            self.cache[key] = (r.returncode, r.stderr, out, yaml)
+        return self.cache[key]
+
     # ---- determinism
     def environments(self):
         base = dict(os.environ)
@@ -136,24 +158,22 @@ class Sweep:
             if step:
                 args = self.module(shader)
             tag = "_".join(s.strip("-") for s in step) or "frontend"
-            seen = None
             if not step:  # the plain front-end run is the one usable() made
                 seen = ("plain", (0, read(stem + ".in.spv"), read(stem + ".in.yaml")))
-            for name, prefix, env in self.environments():
-                if seen is not None and seen[0] == name:
-                    continue
+            else:
+                rc, _, out, yaml = self.plain(shader, step)
+                seen = ("plain", (rc, read(out), read(yaml)))
+            # The plain run is above; the perturbed one must match it.
+            for name, prefix, env in self.environments()[1:]:
                 out, yaml = "%s.%s.%s.spv" % (stem, tag, name), "%s.%s.%s.yaml" % (stem, tag, name)
                 r = run(prefix + [self.a.waveopt] + step + args +
                         ["-o", out, "--remarks-output=" + yaml], env=env)
                 got = (r.returncode, read(out), read(yaml))
-                if seen is None:
-                    seen = (name, got)
-                elif got != seen[1]:
+                if got != seen[1]:
                     what = [w for w, x, y in zip(("exit status", "module", "remarks"), got, seen[1])
                             if x != y]
                     self.errors.append("%s %s: %s differs between the %s run and the %s run"
                                        % (shader, " ".join(step), " and ".join(what), seen[0], name))
-                    break
 
     # ---- idempotence
     def idempotence(self, shader, args):
@@ -163,9 +183,13 @@ class Sweep:
             for prep in ([], ["--ssa-rewrite"]):
                 tag = "%s%s" % ("ssa." if prep else "", p)
                 a, b = "%s.%s.a.spv" % (stem, tag), "%s.%s.b.spv" % (stem, tag)
-                r1 = run([self.a.waveopt] + prep + ["--" + p] + args + ["-o", a])
-                if r1.returncode != 0:
-                    self.errors.append("%s: %s --%s failed: %s" % (shader, " ".join(prep), p, r1.stderr))
+                if prep:
+                    rc, err, a, _ = self.plain(shader, prep + ["--" + p])
+                else:
+                    r1 = run([self.a.waveopt, "--" + p] + args + ["-o", a])
+                    rc, err = r1.returncode, r1.stderr
+                if rc != 0:
+                    self.errors.append("%s: %s --%s failed: %s" % (shader, " ".join(prep), p, err))
                     continue
                 r2 = run([self.a.waveopt, "--" + p, a, "-o", b])
                 if r2.returncode != 0 or read(a) != read(b):
@@ -174,9 +198,10 @@ class Sweep:
                         "diff <(spirv-dis %s) <(spirv-dis %s)"
                         % (shader, p, " ".join(prep) or "nothing",
                            "failed: " + r2.stderr if r2.returncode else "changed the module", a, b))
-        a, b = stem + ".O.a.spv", stem + ".O.b.spv"
-        if run([self.a.waveopt, "-O"] + args + ["-o", a]).returncode == 0 and \
-                run([self.a.waveopt, "-O", a, "-o", b]).returncode == 0 and read(a) != read(b):
+        rc, _, a, _ = self.plain(shader, ["-O"])
+        b = stem + ".O.b.spv"
+        if rc == 0 and run([self.a.waveopt, "-O", a, "-o", b]).returncode == 0 and \
+                read(a) != read(b):
             self.notes.append("-O twice changes %s again" % shader)
 
     # ---- vulkan 1.0
@@ -227,10 +252,10 @@ def main():
     shaders = shaders[::stride]
     failed = False
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        front = Sweep(a)
-        usable = [(s, args) for s, args in zip(shaders, pool.map(front.usable, shaders)) if args]
+        sweep = Sweep(a)
+        usable = [(s, args) for s, args in zip(shaders, pool.map(sweep.usable, shaders)) if args]
         for mode in sorted(set(a.modes), key=MODES.index):
-            sweep = Sweep(a)
+            sweep.errors, sweep.notes, sweep.changed = [], [], []
             list(pool.map(lambda sa: getattr(sweep, mode)(*sa), usable))
             failed |= report(mode, sweep, shaders, usable, stride)
     return 1 if failed else 0
