@@ -142,7 +142,7 @@ SPIRV_OPT_O = (
     "--eliminate-dead-branches --merge-blocks --simplify-instructions"
 ).split()
 
-WAVEOPT_PASSES = ["morton-remap", "batch-uniform-loads", "prereduce-atomics"]
+WAVEOPT_PASSES = ["morton-remap", "quad-exchange", "batch-uniform-loads", "prereduce-atomics"]
 
 
 FAMILY_FACTORS = [1, 2, 4, 8, 16, 32]
@@ -727,9 +727,14 @@ AMD_NOTES = {
                    "throughput on navi21 for a kernel that reads one texel per invocation and "
                    "reduces over the whole tile, where the order of the invocations cannot "
                    "matter",
-    "downsample": "morton-remap relabels the invocations (a few SALU/VALU bit operations "
-                  "more); the hand version's quad swaps replace the LDS round trip and the "
-                  "barrier (no `ds_*`), which no waveopt pass attempts",
+    "downsample": "-O: morton-remap relabels the invocations, quad-exchange serves the "
+                  "four mip-2 reads with quad swaps behind a run-time check that every "
+                  "subgroup is full; ACO cannot fold the check, so the original LDS store, "
+                  "barrier and loads stay in the binary as the fallback path (1 KiB LDS, "
+                  "5 more branches; on RADV the quad path runs). `radv` "
+                  "(`--assume-driver=radv`: a 64-invocation group has only full waves) "
+                  "drops the check and the fallback: the hand version's instructions, no "
+                  "`ds_*`, no LDS",
     "filter3x3": "morton-remap only: the coordinate arithmetic of the relabelling",
 }
 
@@ -1259,10 +1264,11 @@ MECHANISM = {
         "the whole tile the order cannot matter to the result, and lavapipe has no "
         "texture quads to gain from; the relabelling adds integer work per invocation.",
     "downsample":
-        "morton-remap only relabels the invocations; the shared-memory round trip "
-        "and the barrier for mip 2 stay. The hand version also replaces them with "
-        "quad swaps (the seed's quad-operations step), which no waveopt pass does: "
-        "waveopt ÷ hand here measures a rewrite waveopt does not attempt.",
+        "morton-remap relabels the invocations and quad-exchange serves mip 2 from "
+        "quad swaps, as the hand version does, behind a run-time check that every "
+        "subgroup is full with a multiple of 4 lanes. On lavapipe at subgroup size 16 "
+        "the check fails (it runs an 8x8 group as rows of 8 in 16-lane subgroups), so "
+        "the original shared-memory path runs there.",
     "filter3x3":
         "morton-remap, the same idea as the hand version (waveopt's permutation is "
         "its own; any 2x2-quad Morton-like order is equivalent). On a GPU it makes "
