@@ -1106,12 +1106,13 @@ bool PrereduceAtomicsPass::EmitSplit64(Emitter* e, const OpInfo& info,
   const uint32_t grows1 = e->EmitIds(gt, bool_type, {w_hi, before_hi});
   const uint32_t seg1 = running_count(grows1);
   // Level 2: bits 8-31 under the level-1 segment.
-  const uint32_t key2 = select(
-      ties1,
-      bits(spv::Op::OpBitwiseOr,
-           bits(spv::Op::OpShiftLeftLogical, seg1, e->UInt(24)),
-           bits(spv::Op::OpShiftRightLogical, w_lo, e->UInt(8))),
-      e->UInt(0));
+  // (Each emitted operand gets its own statement: the order in which C++
+  // evaluates function arguments is unspecified, and gcc and clang emit
+  // them in opposite orders.)
+  const uint32_t tag1 = bits(spv::Op::OpShiftLeftLogical, seg1, e->UInt(24));
+  const uint32_t mid_lo = bits(spv::Op::OpShiftRightLogical, w_lo, e->UInt(8));
+  const uint32_t key2_or = bits(spv::Op::OpBitwiseOr, tag1, mid_lo);
+  const uint32_t key2 = select(ties1, key2_or, e->UInt(0));
   const uint32_t before2 = e->Group(umax, uint_type, kExclusiveScan, {key2});
   const uint32_t ties2 = e->EmitIds(
       spv::Op::OpLogicalAnd, bool_type,
@@ -1121,17 +1122,14 @@ bool PrereduceAtomicsPass::EmitSplit64(Emitter* e, const OpInfo& info,
       e->EmitIds(spv::Op::OpUGreaterThan, bool_type, {key2, before2});
   const uint32_t seg2 = running_count(grows2);
   // Level 3: bits 0-7 under the level-2 segment.
-  const uint32_t key3 = select(
-      ties2,
-      bits(spv::Op::OpBitwiseOr,
-           bits(spv::Op::OpShiftLeftLogical, seg2, e->UInt(24)),
-           bits(spv::Op::OpBitwiseAnd, w_lo, e->UInt(0xffu))),
-      e->UInt(0));
+  const uint32_t tag2 = bits(spv::Op::OpShiftLeftLogical, seg2, e->UInt(24));
+  const uint32_t low_lo = bits(spv::Op::OpBitwiseAnd, w_lo, e->UInt(0xffu));
+  const uint32_t key3_or = bits(spv::Op::OpBitwiseOr, tag2, low_lo);
+  const uint32_t key3 = select(ties2, key3_or, e->UInt(0));
   const uint32_t before3 = e->Group(umax, uint_type, kExclusiveScan, {key3});
-  const uint32_t before_lo =
-      bits(spv::Op::OpBitwiseOr,
-           bits(spv::Op::OpShiftLeftLogical, before2, e->UInt(8)),
-           bits(spv::Op::OpBitwiseAnd, before3, e->UInt(0xffu)));
+  const uint32_t high24 = bits(spv::Op::OpShiftLeftLogical, before2, e->UInt(8));
+  const uint32_t low8 = bits(spv::Op::OpBitwiseAnd, before3, e->UInt(0xffu));
+  const uint32_t before_lo = bits(spv::Op::OpBitwiseOr, high24, low8);
   *prefix = join(before_lo, before_hi);
   return e->ok();
 }
@@ -1272,8 +1270,9 @@ bool PrereduceAtomicsPass::EmitElectedAtomic(BasicBlock* pre, BasicBlock* merge,
       count = peers->count;
       before = peers->rank;
     } else {
-      uint32_t ballot = e.Group(spv::Op::OpGroupNonUniformBallot,
-                                e.UIntVectorType(4), -1, {e.Bool(true)});
+      const uint32_t mask_type = e.UIntVectorType(4);
+      uint32_t ballot = e.Group(spv::Op::OpGroupNonUniformBallot, mask_type,
+                                -1, {e.Bool(true)});
       count = e.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type,
                       kReduce, {ballot});
       if (want_result && config().driver == AssumedDriver::kRadv) {

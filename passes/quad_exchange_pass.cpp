@@ -764,8 +764,11 @@ bool QuadExchangePass::Rewrite(const Candidate& c) {
     // 8x8): this subgroup's active lanes must fill it. Where the built-ins
     // are right and the first two checks hold, every subgroup is full and
     // this is true everywhere, so the condition stays workgroup-uniform.
+    // (The type first, then the constant: in one call their order would be
+    // the compiler's choice, and the ids with it.)
+    const uint32_t mask_type = e.UIntVectorType(4);
     const uint32_t ballot = e.Group(spv::Op::OpGroupNonUniformBallot,
-                                    e.UIntVectorType(4), -1, {e.Bool(true)});
+                                    mask_type, -1, {e.Bool(true)});
     const uint32_t active = e.Group(
         spv::Op::OpGroupNonUniformBallotBitCount, u32,
         static_cast<int>(spv::GroupOperation::Reduce), {ballot});

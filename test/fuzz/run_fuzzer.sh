@@ -42,6 +42,7 @@ case $mode in
       if [ -d "$d" ]; then cp -r "$d/." "$work/corpus/"; fi
     done
     rm -f "$work/corpus/stamp"
+    find "$work/corpus" -name "*.md" -delete  # the regression dirs' READMEs
     exec "$fuzzer" "${common[@]}" -max_total_time="$seconds" -max_len=65536 \
       "$work/corpus"
     ;;

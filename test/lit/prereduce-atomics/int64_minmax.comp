@@ -34,8 +34,8 @@
 // CHECK: [[B1:%[0-9]+]] = OpGroupNonUniformBallot %v4uint %uint_3 [[GROWS1]]
 // CHECK: [[SEG1:%[0-9]+]] = OpGroupNonUniformBallotBitCount %uint %uint_3 InclusiveScan [[B1]]
 // Level 2: bits 8-31 under the level-1 segment.
-// CHECK: [[MID:%[0-9]+]] = OpShiftRightLogical %uint [[NLO]] %uint_8
 // CHECK: [[TAG1:%[0-9]+]] = OpShiftLeftLogical %uint [[SEG1]] %uint_24
+// CHECK: [[MID:%[0-9]+]] = OpShiftRightLogical %uint [[NLO]] %uint_8
 // CHECK: [[K2:%[0-9]+]] = OpBitwiseOr %uint [[TAG1]] [[MID]]
 // CHECK: [[KEY2:%[0-9]+]] = OpSelect %uint [[TIES1]] [[K2]] %uint_0
 // CHECK: [[E2:%[0-9]+]] = OpGroupNonUniformUMax %uint %uint_3 ExclusiveScan [[KEY2]]
@@ -45,13 +45,13 @@
 // CHECK: [[B2:%[0-9]+]] = OpGroupNonUniformBallot %v4uint %uint_3 [[GROWS2]]
 // CHECK: [[SEG2:%[0-9]+]] = OpGroupNonUniformBallotBitCount %uint %uint_3 InclusiveScan [[B2]]
 // Level 3: bits 0-7 under the level-2 segment.
-// CHECK: [[LOW:%[0-9]+]] = OpBitwiseAnd %uint [[NLO]] %uint_255
 // CHECK: [[TAG2:%[0-9]+]] = OpShiftLeftLogical %uint [[SEG2]] %uint_24
+// CHECK: [[LOW:%[0-9]+]] = OpBitwiseAnd %uint [[NLO]] %uint_255
 // CHECK: [[K3:%[0-9]+]] = OpBitwiseOr %uint [[TAG2]] [[LOW]]
 // CHECK: [[KEY3:%[0-9]+]] = OpSelect %uint [[TIES2]] [[K3]] %uint_0
 // CHECK: [[E3:%[0-9]+]] = OpGroupNonUniformUMax %uint %uint_3 ExclusiveScan [[KEY3]]
-// CHECK: [[PLOW:%[0-9]+]] = OpBitwiseAnd %uint [[E3]] %uint_255
 // CHECK: [[PMID:%[0-9]+]] = OpShiftLeftLogical %uint [[E2]] %uint_8
+// CHECK: [[PLOW:%[0-9]+]] = OpBitwiseAnd %uint [[E3]] %uint_255
 // CHECK: [[PLO:%[0-9]+]] = OpBitwiseOr %uint [[PMID]] [[PLOW]]
 // CHECK: [[P:%[0-9]+]] = OpCompositeConstruct %v2uint [[PLO]] [[E1]]
 // CHECK: [[NP:%[0-9]+]] = OpNot %v2uint [[P]]
