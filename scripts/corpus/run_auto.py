@@ -45,7 +45,7 @@ CAUSES = [
     ("timeout (no result within the time limit)", r"TIMEOUT"),
     ("crash of the driver (signal)", r"the run crashed \(signal"),
     ("invalid module (spirv-val)", r"invalid module"),
-    ("not a compute module", r"no GLCompute entry point"),
+    ("not a compute module", r"no GLCompute (or Fragment )?entry point|--auto is for compute shaders"),
     ("simulator lacks an instruction", r"simulator: unsupported (instruction|GLSL|extended)"),
     ("simulator: unsupported type or storage", r"simulator: unsupported"),
     ("simulator instruction limit (--sim-limit: a long kernel, or a loop the inputs leave long)",

@@ -1,4 +1,4 @@
-# lit configuration of the differential suite: every .comp/.test file here is
+# lit configuration of the differential suite: every .comp/.frag/.test file here is
 # one or more one-line tests of the form
 #   RUN: %diff <shader> [--waveopt-flags="..."] [--waverun="..."] [--against <other>] [--expect=differ]
 # (see run_diff.py). Shaders in Inputs/ are partners, not tests.
@@ -7,7 +7,7 @@ import lit.formats
 
 config.name = "waveopt-diff"
 config.test_format = lit.formats.ShTest(execute_external=True)
-config.suffixes = [".comp", ".test"]
+config.suffixes = [".comp", ".frag", ".test"]
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in", "run_diff.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.waveopt_obj_root, "test", "diff")

@@ -32,6 +32,13 @@ SPIR-V 1.3) is compiled by glslangValidator and optimized by `spirv-opt -O`
 first; that module is the original (the form most pipelines ship), with
 SHADER's .waverun spec.
 
+Fragment shaders (SHADER ends in .frag, or its SPIR-V's first compute or
+fragment entry point is a Fragment one) run as waverun's full-screen
+triangle (their spec has `draw fullscreen WxH`) on lavapipe at --widths
+4,8 by default (lavapipe hangs drawing at 16), without --check-sim, and
+not on the simulator, which runs compute shaders only: the harness prints
+a note saying which simulator sizes it skipped.
+
 --same-oob: after the comparisons, both modules run on the simulator at
 each --sim-widths size with --counters, and an `out_of_bounds` count of the
 rewrite above the original's counts as a difference (a rewrite that reads
@@ -43,10 +50,35 @@ Exit: 0 pass, 1 fail.
 """
 import argparse
 import os
+import re
 import shlex
 import subprocess
 import sys
 import tempfile
+
+
+def is_fragment(path):
+    """True when |path|'s first GLCompute or Fragment entry point is a Fragment one."""
+    ext = os.path.splitext(path)[1]
+    if ext == ".frag":
+        return True
+    if ext in (".spvasm", ".spvas"):
+        with open(path) as f:
+            m = re.search(r"OpEntryPoint\s+(GLCompute|Fragment)\b", f.read())
+        return bool(m) and m.group(1) == "Fragment"
+    if ext == ".spv":
+        with open(path, "rb") as f:
+            data = f.read()
+        words = [int.from_bytes(data[i:i + 4], "little") for i in range(0, len(data) - 3, 4)]
+        i = 5
+        while i < len(words):
+            op, count = words[i] & 0xffff, words[i] >> 16
+            if count == 0:
+                break
+            if op == 15 and count > 1 and words[i + 1] in (4, 5):  # OpEntryPoint
+                return words[i + 1] == 4
+            i += count
+    return False
 
 
 def main():
@@ -55,9 +87,11 @@ def main():
     parser.add_argument("--against", help="compare with this shader instead of running waveopt")
     parser.add_argument("--waveopt-flags", default="", help="flags for waveopt (one string)")
     parser.add_argument("--waverun", default="", help="extra waverun options (one string)")
-    parser.add_argument("--widths", default="4,8,16")
-    parser.add_argument("--sim-widths", default="32,64",
-                        help="sizes to run on the wave simulator (empty: none)")
+    parser.add_argument("--widths", default=None,
+                        help="lavapipe sizes (default 4,8,16; fragment shaders 4,8)")
+    parser.add_argument("--sim-widths", default=None,
+                        help="sizes to run on the wave simulator (empty: none; default 32,64, "
+                        "none for fragment shaders)")
     parser.add_argument("--no-check-sim", action="store_true",
                         help="do not check the simulator against lavapipe")
     parser.add_argument("--expect", choices=["equal", "differ"], default="equal")
@@ -74,6 +108,15 @@ def main():
     waveopt = os.path.join(bin_dir, "waveopt")
     waverun = os.path.join(bin_dir, "waverun")
 
+    fragment = is_fragment(args.shader)
+    if args.widths is None:
+        args.widths = "4,8" if fragment else "4,8,16"
+    if args.sim_widths is None:
+        args.sim_widths = "" if fragment else "32,64"
+        if fragment:
+            print("note: %s is a fragment shader: lavapipe runs it at sizes %s (it hangs "
+                  "drawing at 16); the wave simulator runs compute shaders only, so its sizes "
+                  "32,64 are skipped" % (os.path.basename(args.shader), args.widths), flush=True)
     with tempfile.TemporaryDirectory(prefix="waveopt-diff-") as tmp:
         spec_file = os.path.splitext(args.shader)[0] + ".waverun"
         spec = ["--spec=" + spec_file] if os.path.exists(spec_file) else []
@@ -104,7 +147,8 @@ def main():
         runs = []
         extra = shlex.split(args.waverun)
         if args.widths:
-            check = ["--check-sim"] if args.expect == "equal" and not args.no_check_sim else []
+            check = (["--check-sim"]
+                     if args.expect == "equal" and not args.no_check_sim and not fragment else [])
             runs.append(["--widths=" + args.widths] + check)
         if args.sim_widths:
             runs.append(["--sim", "--widths=" + args.sim_widths])

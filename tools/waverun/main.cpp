@@ -1,5 +1,6 @@
-// waverun: runs, compares and times compute shaders on a Vulkan device
-// (Mesa's lavapipe unless told otherwise). See docs/waverun.md.
+// waverun: runs, compares and times compute shaders (and fragment shaders,
+// drawn as one full-screen triangle) on a Vulkan device (Mesa's lavapipe
+// unless told otherwise). See docs/waverun.md.
 //
 // Exit codes: 0 success (diff: equal); 1 error (one line on stderr); 2 bad
 // usage; 3 diff found a difference (or `time` found reps that disagree);
@@ -71,9 +72,10 @@ const char* kUsage =
 void PrintHelp() {
   std::printf(
       "waverun: runs, compares and times compute shaders on a Vulkan device\n"
-      "(Mesa's lavapipe by default).\n\n"
+      "(Mesa's lavapipe by default); fragment shaders run as one full-screen\n"
+      "triangle (spec: draw fullscreen WxH) on the device only, at 4 and 8 on lavapipe.\n\n"
       "%s\n"
-      "Shaders: .spv, .spvasm, GLSL (.comp, .glsl), HLSL (.hlsl).\n\n"
+      "Shaders: .spv, .spvasm, GLSL (.comp, .frag, .glsl), HLSL (.hlsl).\n\n"
       "Inputs and sizes (spec lines; see docs/waverun.md):\n"
       "  --spec=FILE              read spec lines from FILE (default: the first\n"
       "                           shader's name with .waverun, when it exists)\n"
@@ -81,6 +83,7 @@ void PrintHelp() {
       "  -s LINE, --spec-line=LINE  one more spec line, e.g.\n"
       "                           -s 'binding 0.1 size=256 fill=mod:16'\n"
       "  --dispatch=X[,Y[,Z]]     workgroups to dispatch (spec: dispatch X Y Z)\n"
+      "  -s 'draw fullscreen WxH' fragment shaders: the target's size\n"
       "  --seed=N                 input seed (spec: seed N)\n"
       "  --reps=N                 time: timed repetitions (default 10)\n"
       "  --auto                   no spec needed: dispatch, sizes, fills and compare\n"
@@ -930,6 +933,8 @@ int CommandDiff(const Cli& cli, Device* device, Module* a, Module* b) {
     std::unique_ptr<Program> pc;
     if (sim) {
       counters = SimCounters(pb.get());
+    } else if (b->iface.stage == Stage::kFragment) {
+      unavailable = "the wave simulator runs compute shaders only";
     } else {
       SimOptions options = b_options;
       options.lavapipe_layout = true;
@@ -1094,11 +1099,29 @@ int RunCommand(const Cli& cli, uint32_t width) {
     if (!LoadSpec(cli, cli.inputs[0], &spec, &err)) return Error(err);
     if (!PrepareModules(cli, spec, &modules, &err)) return Error(err);
   }
+  for (const Module& m : modules) {
+    if (m.iface.stage != Stage::kFragment) continue;
+    if (cli.sim || cli.check_sim) {
+      return Error(m.path + ": a fragment shader: the wave simulator (" +
+                   (cli.sim ? "--sim" : "--check-sim") +
+                   ") runs compute shaders only; run it on lavapipe at sizes 4 and 8");
+    }
+  }
   SimOptions options = MakeSimOptions(cli);
   std::unique_ptr<Device> device =
       cli.sim ? CreateSimDevice(width != 0 ? width : kDefaultSimWidth, options)
               : Device::Create(cli.device, /*robust=*/cli.command != "time", &err);
   if (!device) return Error(err);
+  for (const Module& m : modules) {
+    if (m.iface.stage == Stage::kFragment && device->info().is_lavapipe &&
+        device->info().subgroup_size >= 16) {
+      return Error(m.path + ": a fragment shader at subgroup size " +
+                   std::to_string(device->info().subgroup_size) +
+                   ": lavapipe hangs drawing at LP_NATIVE_VECTOR_WIDTH=" +
+                   std::to_string(device->info().subgroup_size * 32) +
+                   "; fragment shaders run at sizes 4 and 8");
+    }
+  }
   if (cli.command == "probe") {
     const DeviceInfo& info = device->info();
     uint32_t lanes = 0;
@@ -1148,6 +1171,10 @@ int AutoSpecText(const Cli& cli, std::string* text) {
     spec.separate_kinds = true;
     modules.assign(cli.inputs.size(), Module());
     i = static_cast<size_t>(-1);  // again from the first module, renumbered
+  }
+  if (modules[0].iface.stage == Stage::kFragment) {
+    return Error(modules[0].path + ": --auto is for compute shaders; give a fragment shader a "
+                 "spec with 'draw fullscreen WxH' and its bindings' sizes");
   }
   ModuleInterface iface = modules[0].iface;
   if (modules.size() == 2 && !MergeInterfaces(modules[0].iface, modules[1].iface, &iface, &err)) {

@@ -138,6 +138,26 @@ bool BuildPlan(const ModuleInterface& iface, const RunSpec& spec, Plan* plan,
   *plan = Plan();
   for (int i = 0; i < 3; ++i) plan->dispatch[i] = spec.dispatch[i];
   plan->reps = spec.reps;
+  plan->stage = iface.stage;
+  if (iface.stage == Stage::kFragment) {
+    if (spec.dispatch_given) {
+      *error = spec.dispatch_origin + ": 'dispatch' is for compute shaders; a fragment shader "
+               "runs with 'draw fullscreen WxH'";
+      return false;
+    }
+    if (!spec.draw_given) {
+      *error = "a fragment shader needs a draw size: give its spec 'draw fullscreen WxH', e.g. "
+               "'draw fullscreen 37x23'";
+      return false;
+    }
+    plan->draw_width = spec.draw_width;
+    plan->draw_height = spec.draw_height;
+    plan->color_outputs = iface.color_outputs;
+  } else if (spec.draw_given) {
+    *error = spec.draw_origin + ": 'draw' is for fragment shaders; a compute shader runs with "
+             "'dispatch X [Y [Z]]'";
+    return false;
+  }
   for (const auto& entry : spec.bindings) {
     bool found = false;
     for (const Resource& r : iface.resources) {

@@ -64,13 +64,20 @@ struct Plan {
   std::vector<uint8_t> push;            // push constant bytes (may be empty)
   std::vector<PointerSlot> push_pointers;
   std::vector<SpecValue> constants;     // the spec constants the spec sets (others: defaults)
-  uint32_t dispatch[3] = {1, 1, 1};
+  uint32_t dispatch[3] = {1, 1, 1};     // compute
+  // Fragment shaders: one triangle covering a draw_width x draw_height
+  // target, with a color attachment per output location (not compared).
+  Stage stage = Stage::kCompute;
+  uint32_t draw_width = 0, draw_height = 0;
+  std::vector<ColorOutput> color_outputs;
   uint32_t reps = 10;
   // Lines for the report: bindings compared as multisets and why.
   std::vector<std::string> notes;
 };
 
-// Builds |plan| for |iface| from |spec|. Errors (one line): a runtime array,
+// Builds |plan| for |iface| from |spec|. Errors (one line): a fragment
+// shader without a draw line or with a dispatch line, a compute shader with
+// a draw line, a runtime array,
 // image or texel buffer without a size, a spec entry naming no binding or
 // pointer of the interface, a compare mode that does not fit the binding, a
 // counter binding that does not exist, a format that does not fit.

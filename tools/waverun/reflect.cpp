@@ -95,6 +95,8 @@ class Reflector {
   void FindAddressMembers();
   std::string TypeName(uint32_t type) const;
   void Facts(ModuleInterface* iface);
+  // Fragment entry points: the color outputs; fails on inputs at locations.
+  bool FragmentInterface(ModuleInterface* iface, std::string* error) const;
 
   const std::vector<uint32_t>& words_;
   const std::map<uint32_t, uint64_t>& spec_;
@@ -106,6 +108,8 @@ class Reflector {
   std::set<uint32_t> used_ids_;  // ids referenced inside functions
   uint32_t entry_ = 0;
   std::string entry_name_;
+  uint32_t entry_model_ = spv::ExecutionModelGLCompute;
+  std::vector<uint32_t> entry_interface_;  // the entry point's interface ids
   uint32_t local_size_[3] = {1, 1, 1};
   uint32_t local_size_id_[3] = {0, 0, 0};
   bool has_loops_ = false;
@@ -159,10 +163,16 @@ bool Reflector::Parse(std::string* error) {
         if (wc >= 3) names_[w[0]] = LiteralString(w + 1, wc - 2);
         break;
       case spv::OpEntryPoint:
-        if (wc >= 4 && !found && w[0] == spv::ExecutionModelGLCompute) {
+        if (wc >= 4 && !found &&
+            (w[0] == spv::ExecutionModelGLCompute || w[0] == spv::ExecutionModelFragment)) {
           found = true;
+          entry_model_ = w[0];
           entry_ = w[1];
           entry_name_ = LiteralString(w + 2, wc - 3);
+          // The interface ids follow the name's words (the last holds its NUL).
+          uint32_t k = 2;
+          while (k < wc - 1 && (w[k] >> 24) != 0) ++k;
+          for (++k; k < wc - 1; ++k) entry_interface_.push_back(w[k]);
         }
         break;
       case spv::OpExecutionMode:
@@ -195,7 +205,8 @@ bool Reflector::Parse(std::string* error) {
     insts_.push_back(in);
   }
   if (!found) {
-    *error = "the module has no GLCompute entry point";
+    *error = "the module has no GLCompute or Fragment entry point (waverun runs compute and "
+             "fragment shaders)";
     return false;
   }
   for (const auto& m : modes) {
@@ -898,9 +909,59 @@ void Reflector::Facts(ModuleInterface* iface) {
   }
 }
 
+bool Reflector::FragmentInterface(ModuleInterface* iface, std::string* error) const {
+  for (uint32_t id : entry_interface_) {
+    const Inst* v = Def(id);
+    if (!v || v->op != spv::OpVariable || v->num_ops < 1) continue;
+    uint32_t storage = v->ops[0];
+    if (storage != spv::StorageClassInput && storage != spv::StorageClassOutput) continue;
+    const Deco& d = DecoOf(id);
+    if (d.Has(spv::DecorationBuiltIn) || !d.Has(spv::DecorationLocation)) continue;
+    std::string name = NameOf(id);
+    std::string what = std::string(storage == spv::StorageClassInput ? "input" : "output") +
+                       (name.empty() ? std::string() : " '" + name + "'") + " at location " +
+                       std::to_string(d.Get(spv::DecorationLocation));
+    if (storage == spv::StorageClassInput) {
+      *error = "fragment " + what + ": waverun's full-screen triangle passes no inputs "
+               "(read gl_FragCoord instead)";
+      return false;
+    }
+    const Inst* pt = Def(v->type);
+    const Inst* t = pt && pt->op == spv::OpTypePointer && pt->num_ops >= 2 ? Def(pt->ops[1]) : nullptr;
+    if (t && t->op == spv::OpTypeVector && t->num_ops >= 1) t = Def(t->ops[0]);
+    bool ok = t && (t->op == spv::OpTypeFloat || t->op == spv::OpTypeInt) && t->num_ops >= 1 &&
+              t->ops[0] == 32;
+    if (!ok) {
+      *error = "fragment " + what + ": only 32-bit scalar and vector outputs are supported";
+      return false;
+    }
+    ColorOutput out;
+    out.location = d.Get(spv::DecorationLocation);
+    out.type = t->op == spv::OpTypeFloat             ? ComponentType::kFloat
+               : t->num_ops >= 2 && t->ops[1] != 0 ? ComponentType::kInt
+                                                     : ComponentType::kUint;
+    out.name = name;
+    bool merged = false;
+    for (const ColorOutput& o : iface->color_outputs) {
+      if (o.location != out.location) continue;
+      if (o.type != out.type) {
+        *error = "fragment " + what + ": outputs of different types share the location";
+        return false;
+      }
+      merged = true;
+    }
+    if (!merged) iface->color_outputs.push_back(out);
+  }
+  std::sort(iface->color_outputs.begin(), iface->color_outputs.end(),
+            [](const ColorOutput& a, const ColorOutput& b) { return a.location < b.location; });
+  return true;
+}
+
 bool Reflector::Run(ModuleInterface* iface, std::string* error) {
   if (!Parse(error)) return false;
   iface->entry_point = entry_name_;
+  iface->stage = entry_model_ == spv::ExecutionModelFragment ? Stage::kFragment : Stage::kCompute;
+  if (iface->stage == Stage::kFragment && !FragmentInterface(iface, error)) return false;
   iface->has_loops = has_loops_;
   iface->uses_device_addresses = uses_psb_;
   iface->capabilities = capabilities_;
@@ -1061,8 +1122,11 @@ bool Reflector::Run(ModuleInterface* iface, std::string* error) {
       uint32_t dim = image->ops[1], arrayed = image->ops[3], ms = image->ops[4];
       uint32_t sampled = image->ops[5], format = image->ops[6];
       if (dim == spv::DimSubpassData) {
-        *error = where + ": input attachments (subpass inputs) exist only in fragment shaders; "
-                 "waverun runs compute shaders";
+        *error = where + (entry_model_ == spv::ExecutionModelFragment
+                              ? std::string(": input attachments (subpass inputs) are not "
+                                            "supported: waverun draws with color attachments only")
+                              : std::string(": input attachments (subpass inputs) exist only in "
+                                            "fragment shaders; this is a compute shader"));
         return false;
       }
       if (ms) {
@@ -1317,6 +1381,12 @@ bool ReflectModule(const std::vector<uint32_t>& words,
 
 bool MergeInterfaces(const ModuleInterface& a, const ModuleInterface& b, ModuleInterface* out,
                      std::string* error) {
+  if (a.stage != b.stage) {
+    *error = std::string("the first module is a ") +
+             (a.stage == Stage::kFragment ? "fragment" : "compute") + " shader, the second a " +
+             (b.stage == Stage::kFragment ? "fragment" : "compute") + " shader";
+    return false;
+  }
   *out = a;
   // b's pointees get new indices after a's, unless a has one with the same label.
   std::vector<int> remap(b.pointees.size(), -1);
@@ -1418,6 +1488,21 @@ bool MergeInterfaces(const ModuleInterface& a, const ModuleInterface& b, ModuleI
     }
   }
   out->facts.id_dims = std::max(a.facts.id_dims, b.facts.id_dims);
+  for (const ColorOutput& o : b.color_outputs) {
+    bool found = false;
+    for (const ColorOutput& x : out->color_outputs) {
+      if (x.location != o.location) continue;
+      found = true;
+      if (x.type != o.type) {
+        *error = "color output location " + std::to_string(o.location) +
+                 " has different types in the two modules";
+        return false;
+      }
+    }
+    if (!found) out->color_outputs.push_back(o);
+  }
+  std::sort(out->color_outputs.begin(), out->color_outputs.end(),
+            [](const ColorOutput& x, const ColorOutput& y) { return x.location < y.location; });
   return true;
 }
 

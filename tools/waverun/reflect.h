@@ -1,4 +1,4 @@
-// What a compute module needs from the outside: its descriptor bindings (with
+// What a compute or fragment module needs from the outside: its descriptor bindings (with
 // every variable declared on each), push constants, specialization
 // constants, the buffers its device-address fields point at, and the facts
 // --auto uses to pick a dispatch and compare modes. Read from the module's
@@ -128,8 +128,20 @@ struct AutoFacts {
   // not tracked; fills are small instead.
 };
 
+// The stage of the entry point waverun runs.
+enum class Stage { kCompute, kFragment };
+
+// A fragment shader's color output: one attachment per location.
+struct ColorOutput {
+  uint32_t location = 0;
+  ComponentType type = ComponentType::kFloat;
+  std::string name;
+};
+
 struct ModuleInterface {
-  std::string entry_point;          // the (first) GLCompute entry point
+  std::string entry_point;          // the first GLCompute or Fragment entry point
+  Stage stage = Stage::kCompute;
+  std::vector<ColorOutput> color_outputs;  // fragment: by location (no duplicates)
   std::vector<Resource> resources;  // sorted by (set, binding)
   uint32_t push_constant_bytes = 0;
   std::vector<Field> push_fields;   // the push constant block's layout
@@ -145,9 +157,11 @@ struct ModuleInterface {
 // Reflects |words| with the specialization constant values |constants|
 // (SpecId -> bits; missing ones take the module's defaults), which size
 // workgroups and arrays. Fails (one line in |error|) when the module has no
-// GLCompute entry point, declares a descriptor waverun cannot bind (input
-// attachments, acceleration structures, multisampled images), or two
-// variables of different kinds on one binding.
+// GLCompute or Fragment entry point, declares a descriptor waverun cannot
+// bind (input attachments, acceleration structures, multisampled images),
+// two variables of different kinds on one binding, or (fragment) an input
+// at a Location (waverun's vertex shader passes none) or a color output
+// that is not a 32-bit scalar or vector.
 bool ReflectModule(const std::vector<uint32_t>& words,
                    const std::map<uint32_t, uint64_t>& constants, ModuleInterface* iface,
                    std::string* error);
@@ -166,7 +180,8 @@ bool SeparateBindingKinds(std::vector<uint32_t>* words, std::string* error);
 // binding either has, with the views of both (|a|'s first); the push
 // constant block of the larger; |a|'s pointees then |b|'s new ones; |a|'s
 // local size and facts, with |b|'s atomic-order bindings added. Fails when
-// a binding differs in kind, dimension or format between them.
+// the two are of different stages, or a binding differs in kind, dimension
+// or format between them.
 bool MergeInterfaces(const ModuleInterface& a, const ModuleInterface& b, ModuleInterface* out,
                      std::string* error);
 

@@ -130,6 +130,22 @@ bool ApplySpecLine(const std::string& raw_line, const std::string& origin, RunSp
     }
     for (int i = 0; i < 3; ++i) spec->dispatch[i] = d[i];
     spec->dispatch_given = true;
+    spec->dispatch_origin = origin;
+  } else if (kw == "draw") {
+    // "draw fullscreen WxH".
+    const char* usage = "expected 'draw fullscreen WxH' (W and H from 1 to 4096)";
+    if (t.size() != 3 || t[1] != "fullscreen") return fail(usage);
+    size_t x = t[2].find('x');
+    uint32_t w = 0, h = 0;
+    if (x == std::string::npos || !ParseU32(t[2].substr(0, x), &w) ||
+        !ParseU32(t[2].substr(x + 1), &h) || w == 0 || h == 0 || w > kMaxDrawSize ||
+        h > kMaxDrawSize) {
+      return fail("bad draw size '" + t[2] + "': " + usage);
+    }
+    spec->draw_width = w;
+    spec->draw_height = h;
+    spec->draw_given = true;
+    spec->draw_origin = origin;
   } else if (kw == "seed") {
     if (t.size() != 2 || !ParseU64(t[1], &spec->seed)) return fail("expected 'seed N'");
     spec->seed_given = true;
@@ -258,7 +274,7 @@ bool ApplySpecLine(const std::string& raw_line, const std::string& origin, RunSp
     }
   } else {
     return fail("unknown keyword '" + kw +
-                "' (dispatch, seed, reps, const, binding, push, pointer, separate-kinds)");
+                "' (dispatch, draw, seed, reps, const, binding, push, pointer, separate-kinds)");
   }
   return true;
 }
@@ -296,8 +312,13 @@ std::string WordList(const std::vector<uint32_t>& words) {
 
 std::string FormatSpec(const RunSpec& spec) {
   std::string s;
-  s += "dispatch " + std::to_string(spec.dispatch[0]) + " " + std::to_string(spec.dispatch[1]) +
-       " " + std::to_string(spec.dispatch[2]) + "\n";
+  if (spec.draw_given) {
+    s += "draw fullscreen " + std::to_string(spec.draw_width) + "x" +
+         std::to_string(spec.draw_height) + "\n";
+  } else {
+    s += "dispatch " + std::to_string(spec.dispatch[0]) + " " +
+         std::to_string(spec.dispatch[1]) + " " + std::to_string(spec.dispatch[2]) + "\n";
+  }
   s += "seed " + std::to_string(spec.seed) + "\n";
   if (spec.separate_kinds) s += "separate-kinds\n";
   for (const auto& c : spec.constants) {

@@ -4,6 +4,7 @@
 //
 //   # comment
 //   dispatch 4 1 1
+//   draw fullscreen 37x23        (fragment shaders, instead of dispatch)
 //   seed 7
 //   binding 0.1 size=256 fill=mod:16 compare=exact words=1,2
 //   binding 0.3 size=64x64 format=rgba8 fill=float:0:1
@@ -74,6 +75,9 @@ struct PointerSpec {
   std::string origin;
 };
 
+// The largest W and H of "draw fullscreen WxH".
+constexpr uint32_t kMaxDrawSize = 4096;
+
 struct RunSpec {
   uint32_t dispatch[3] = {1, 1, 1};
   uint64_t seed = 1;
@@ -89,6 +93,12 @@ struct RunSpec {
   // compiled without binding shifts) can be bound.
   bool separate_kinds = false;
   bool dispatch_given = false;  // a dispatch line was applied
+  std::string dispatch_origin;  // where the last dispatch line came from
+  // "draw fullscreen WxH": fragment shaders run as one triangle covering a
+  // W x H target (1..4096 each).
+  uint32_t draw_width = 0, draw_height = 0;
+  bool draw_given = false;
+  std::string draw_origin;
   bool seed_given = false;
 };
 

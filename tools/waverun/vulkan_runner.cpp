@@ -7,6 +7,8 @@
 #include <cstring>
 #include <map>
 
+#include "waveopt/io.h"
+
 namespace waverun {
 namespace {
 
@@ -153,6 +155,7 @@ class DeviceImpl : public Device {
   void DestroyHostBuffer(HostBuffer* b);
   VkPhysicalDevice physical() const { return physical_; }
   const VkPhysicalDeviceLimits& limits() const { return limits_; }
+  bool graphics_queue() const { return graphics_queue_; }
 
  private:
   VkInstance instance_ = VK_NULL_HANDLE;
@@ -160,6 +163,7 @@ class DeviceImpl : public Device {
   VkDevice device_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;
   uint32_t queue_family_ = 0;
+  bool graphics_queue_ = false;  // the queue draws too
   VkPhysicalDeviceMemoryProperties memory_{};
   VkPhysicalDeviceLimits limits_{};
   DeviceInfo info_;
@@ -175,6 +179,10 @@ class ProgramImpl : public Program {
 
  private:
   bool CreateResources(std::string* error);
+  // Fragment shaders: the render pass, color attachments, framebuffer and
+  // the graphics pipeline of waverun's full-screen triangle and |fragment|.
+  bool CreateGraphicsPipeline(const std::string& entry, const VkSpecializationInfo* spec,
+                              std::string* error);
   bool CreateImage(const ResourcePlan& p, Bound* b, const std::string& label, std::string* error);
   void Record();
   // Canonical device addresses in |bytes| at |slots| -> the pointees' real
@@ -201,6 +209,17 @@ class ProgramImpl : public Program {
   VkCommandBuffer cmd_ = VK_NULL_HANDLE;
   VkFence fence_ = VK_NULL_HANDLE;
   VkQueryPool queries_ = VK_NULL_HANDLE;
+  // Fragment shaders.
+  bool fragment_ = false;
+  VkShaderModule vertex_module_ = VK_NULL_HANDLE;
+  VkRenderPass render_pass_ = VK_NULL_HANDLE;
+  VkFramebuffer framebuffer_ = VK_NULL_HANDLE;
+  struct Attachment {
+    VkImage image = VK_NULL_HANDLE;
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    VkImageView view = VK_NULL_HANDLE;
+  };
+  std::vector<Attachment> attachments_;  // one per color output, by location
 };
 
 DeviceImpl::~DeviceImpl() {
@@ -271,12 +290,18 @@ bool DeviceImpl::Init(int index, bool robust, std::string* error) {
   vkGetPhysicalDeviceQueueFamilyProperties(physical_, &families, nullptr);
   std::vector<VkQueueFamilyProperties> fam(families);
   vkGetPhysicalDeviceQueueFamilyProperties(physical_, &families, fam.data());
+  // A compute queue, one that also draws when there is one (fragment shaders).
   bool found = false;
-  for (uint32_t i = 0; i < families && !found; ++i) {
-    if (fam[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
-      queue_family_ = i;
-      found = true;
-      info_.timestamps = fam[i].timestampValidBits > 0 && props.limits.timestampPeriod > 0;
+  for (int pass = 0; pass < 2 && !found; ++pass) {
+    for (uint32_t i = 0; i < families && !found; ++i) {
+      VkQueueFlags need = VK_QUEUE_COMPUTE_BIT;
+      if (pass == 0) need |= VK_QUEUE_GRAPHICS_BIT;
+      if ((fam[i].queueFlags & need) == need) {
+        queue_family_ = i;
+        found = true;
+        graphics_queue_ = pass == 0;
+        info_.timestamps = fam[i].timestampValidBits > 0 && props.limits.timestampPeriod > 0;
+      }
     }
   }
   if (!found) {
@@ -471,6 +496,14 @@ ProgramImpl::~ProgramImpl() {
   if (sampler_) vkDestroySampler(d, sampler_, nullptr);
   if (pool_) vkDestroyDescriptorPool(d, pool_, nullptr);
   if (pipeline_) vkDestroyPipeline(d, pipeline_, nullptr);
+  if (framebuffer_) vkDestroyFramebuffer(d, framebuffer_, nullptr);
+  for (Attachment& a : attachments_) {
+    if (a.view) vkDestroyImageView(d, a.view, nullptr);
+    if (a.image) vkDestroyImage(d, a.image, nullptr);
+    if (a.memory) vkFreeMemory(d, a.memory, nullptr);
+  }
+  if (render_pass_) vkDestroyRenderPass(d, render_pass_, nullptr);
+  if (vertex_module_) vkDestroyShaderModule(d, vertex_module_, nullptr);
   if (layout_) vkDestroyPipelineLayout(d, layout_, nullptr);
   for (VkDescriptorSetLayout l : set_layouts_) vkDestroyDescriptorSetLayout(d, l, nullptr);
   if (module_) vkDestroyShaderModule(d, module_, nullptr);
@@ -480,6 +513,14 @@ bool ProgramImpl::Create(const std::vector<uint32_t>& words, const std::string& 
                          const Plan& plan, std::string* error) {
   plan_ = plan;
   VkDevice d = dev_->device();
+  fragment_ = plan_.stage == Stage::kFragment;
+  const VkShaderStageFlags stage = fragment_ ? VK_SHADER_STAGE_FRAGMENT_BIT
+                                             : VK_SHADER_STAGE_COMPUTE_BIT;
+  if (fragment_ && !dev_->graphics_queue()) {
+    *error = "device '" + dev_->info().name + "' has no queue that draws: fragment shaders "
+             "cannot run on it";
+    return false;
+  }
   if (!plan_.pointees.empty() && !dev_->info().device_addresses) {
     *error = "the module uses buffer device addresses, which device '" + dev_->info().name +
              "' does not support";
@@ -552,7 +593,7 @@ bool ProgramImpl::Create(const std::vector<uint32_t>& words, const std::string& 
     b.binding = p.key.second;
     b.descriptorType = DescriptorType(p.res.kind);
     b.descriptorCount = p.count;
-    b.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+    b.stageFlags = stage;
     per_set[p.key.first].push_back(b);
     type_counts[b.descriptorType] += p.count;
   }
@@ -568,7 +609,7 @@ bool ProgramImpl::Create(const std::vector<uint32_t>& words, const std::string& 
     set_layouts_.push_back(l);
   }
   push_ = plan_.push;
-  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0,
+  VkPushConstantRange range{stage, 0,
                             static_cast<uint32_t>(plan_.push.size())};
   if (range.size > dev_->limits().maxPushConstantsSize) {
     *error = "the module's push constants take " + std::to_string(range.size) +
@@ -597,19 +638,23 @@ bool ProgramImpl::Create(const std::vector<uint32_t>& words, const std::string& 
   }
   VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(),
                             spec_data.size(), spec_data.data()};
-  VkComputePipelineCreateInfo cpci = Make<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);
-  cpci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-  cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  cpci.stage.module = module_;
-  cpci.stage.pName = entry.c_str();
-  cpci.stage.pSpecializationInfo = entries.empty() ? nullptr : &spec;
-  cpci.layout = layout_;
-  r = vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline_);
-  if (r != VK_SUCCESS) {
-    pipeline_ = VK_NULL_HANDLE;
-    *error = "the driver rejected the shader: vkCreateComputePipelines returned " +
-             VkResultName(r);
-    return false;
+  if (fragment_) {
+    if (!CreateGraphicsPipeline(entry, entries.empty() ? nullptr : &spec, error)) return false;
+  } else {
+    VkComputePipelineCreateInfo cpci = Make<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);
+    cpci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    cpci.stage.module = module_;
+    cpci.stage.pName = entry.c_str();
+    cpci.stage.pSpecializationInfo = entries.empty() ? nullptr : &spec;
+    cpci.layout = layout_;
+    r = vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline_);
+    if (r != VK_SUCCESS) {
+      pipeline_ = VK_NULL_HANDLE;
+      *error = "the driver rejected the shader: vkCreateComputePipelines returned " +
+               VkResultName(r);
+      return false;
+    }
   }
 
   std::vector<VkDescriptorPoolSize> sizes;
@@ -654,6 +699,206 @@ bool ProgramImpl::Create(const std::vector<uint32_t>& words, const std::string& 
     if (vkCreateQueryPool(d, &qpci, nullptr, &queries_) != VK_SUCCESS) queries_ = VK_NULL_HANDLE;
   }
   Record();
+  return true;
+}
+
+// waverun's vertex shader for fragment modules: one triangle, (-1,-1),
+// (3,-1), (-1,3) in clip space, that covers the whole target once.
+const char* kFullScreenVertexShader = R"(#version 450
+void main() {
+  vec2 p = vec2(float((gl_VertexIndex << 1) & 2), float(gl_VertexIndex & 2));
+  gl_Position = vec4(p * 2.0 - 1.0, 0.0, 1.0);
+}
+)";
+
+VkFormat AttachmentFormat(ComponentType t) {
+  switch (t) {
+    case ComponentType::kInt: return VK_FORMAT_R32G32B32A32_SINT;
+    case ComponentType::kUint: return VK_FORMAT_R32G32B32A32_UINT;
+    case ComponentType::kFloat: return VK_FORMAT_R32G32B32A32_SFLOAT;
+  }
+  return VK_FORMAT_R32G32B32A32_SFLOAT;
+}
+
+bool ProgramImpl::CreateGraphicsPipeline(const std::string& entry,
+                                         const VkSpecializationInfo* spec, std::string* error) {
+  VkDevice d = dev_->device();
+  const uint32_t width = plan_.draw_width, height = plan_.draw_height;
+  const VkPhysicalDeviceLimits& limits = dev_->limits();
+  if (width > limits.maxFramebufferWidth || height > limits.maxFramebufferHeight) {
+    *error = "a " + std::to_string(width) + "x" + std::to_string(height) +
+             " target is larger than device '" + dev_->info().name + "' draws (" +
+             std::to_string(limits.maxFramebufferWidth) + "x" +
+             std::to_string(limits.maxFramebufferHeight) + ")";
+    return false;
+  }
+  uint32_t num_refs = 0;
+  for (const ColorOutput& o : plan_.color_outputs) num_refs = std::max(num_refs, o.location + 1);
+  if (num_refs > limits.maxColorAttachments) {
+    *error = "the fragment shader writes location " + std::to_string(num_refs - 1) +
+             "; device '" + dev_->info().name + "' has " +
+             std::to_string(limits.maxColorAttachments) + " color attachments";
+    return false;
+  }
+  // The vertex shader, compiled here (it is small).
+  std::vector<uint32_t> vertex_words;
+  waveopt::CompileOptions options;
+  options.stage = "vert";
+  std::string err;
+  if (!waveopt::CompileShader(kFullScreenVertexShader, "fullscreen.vert", options,
+                              &vertex_words, &err)) {
+    *error = "waverun's full-screen vertex shader: " + err;
+    return false;
+  }
+  VkShaderModuleCreateInfo smci = Make<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
+  smci.codeSize = vertex_words.size() * 4;
+  smci.pCode = vertex_words.data();
+  if (vkCreateShaderModule(d, &smci, nullptr, &vertex_module_) != VK_SUCCESS) {
+    vertex_module_ = VK_NULL_HANDLE;
+    *error = "the driver rejected waverun's full-screen vertex shader";
+    return false;
+  }
+  // One RGBA32 attachment per output location (unused locations: none).
+  std::vector<VkAttachmentDescription> descs;
+  std::vector<VkAttachmentReference> refs(num_refs, {VK_ATTACHMENT_UNUSED,
+                                                     VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL});
+  std::vector<VkImageView> views;
+  attachments_.resize(plan_.color_outputs.size());
+  for (size_t k = 0; k < plan_.color_outputs.size(); ++k) {
+    const ColorOutput& o = plan_.color_outputs[k];
+    VkFormat format = AttachmentFormat(o.type);
+    VkAttachmentDescription a{};
+    a.format = format;
+    a.samples = VK_SAMPLE_COUNT_1_BIT;
+    a.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+    a.storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+    a.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+    a.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+    a.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    a.finalLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    refs[o.location].attachment = static_cast<uint32_t>(descs.size());
+    descs.push_back(a);
+    Attachment& at = attachments_[k];
+    VkImageCreateInfo ici = Make<VkImageCreateInfo>(VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO);
+    ici.imageType = VK_IMAGE_TYPE_2D;
+    ici.format = format;
+    ici.extent = {width, height, 1};
+    ici.mipLevels = 1;
+    ici.arrayLayers = 1;
+    ici.samples = VK_SAMPLE_COUNT_1_BIT;
+    ici.tiling = VK_IMAGE_TILING_OPTIMAL;
+    ici.usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
+    ici.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    if (vkCreateImage(d, &ici, nullptr, &at.image) != VK_SUCCESS) {
+      at.image = VK_NULL_HANDLE;
+      *error = "cannot create the color attachment of location " + std::to_string(o.location);
+      return false;
+    }
+    VkMemoryRequirements req;
+    vkGetImageMemoryRequirements(d, at.image, &req);
+    int type = dev_->FindMemoryType(req.memoryTypeBits, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    VkMemoryAllocateInfo mai = Make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
+    mai.allocationSize = req.size;
+    mai.memoryTypeIndex = static_cast<uint32_t>(type);
+    if (type < 0 || vkAllocateMemory(d, &mai, nullptr, &at.memory) != VK_SUCCESS) {
+      at.memory = VK_NULL_HANDLE;
+      *error = "cannot allocate the color attachment of location " + std::to_string(o.location);
+      return false;
+    }
+    VkImageViewCreateInfo vci = Make<VkImageViewCreateInfo>(VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO);
+    vci.image = at.image;
+    vci.viewType = VK_IMAGE_VIEW_TYPE_2D;
+    vci.format = format;
+    vci.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    if (vkBindImageMemory(d, at.image, at.memory, 0) != VK_SUCCESS ||
+        vkCreateImageView(d, &vci, nullptr, &at.view) != VK_SUCCESS) {
+      at.view = VK_NULL_HANDLE;
+      *error = "cannot create the color attachment of location " + std::to_string(o.location);
+      return false;
+    }
+    views.push_back(at.view);
+  }
+  VkSubpassDescription subpass{};
+  subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+  subpass.colorAttachmentCount = num_refs;
+  subpass.pColorAttachments = refs.empty() ? nullptr : refs.data();
+  VkRenderPassCreateInfo rpci = Make<VkRenderPassCreateInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO);
+  rpci.attachmentCount = static_cast<uint32_t>(descs.size());
+  rpci.pAttachments = descs.empty() ? nullptr : descs.data();
+  rpci.subpassCount = 1;
+  rpci.pSubpasses = &subpass;
+  if (vkCreateRenderPass(d, &rpci, nullptr, &render_pass_) != VK_SUCCESS) {
+    render_pass_ = VK_NULL_HANDLE;
+    *error = "cannot create the render pass";
+    return false;
+  }
+  VkFramebufferCreateInfo fci = Make<VkFramebufferCreateInfo>(VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO);
+  fci.renderPass = render_pass_;
+  fci.attachmentCount = static_cast<uint32_t>(views.size());
+  fci.pAttachments = views.empty() ? nullptr : views.data();
+  fci.width = width;
+  fci.height = height;
+  fci.layers = 1;
+  if (vkCreateFramebuffer(d, &fci, nullptr, &framebuffer_) != VK_SUCCESS) {
+    framebuffer_ = VK_NULL_HANDLE;
+    *error = "cannot create the framebuffer";
+    return false;
+  }
+
+  VkPipelineShaderStageCreateInfo stages[2] = {
+      Make<VkPipelineShaderStageCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO),
+      Make<VkPipelineShaderStageCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO)};
+  stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
+  stages[0].module = vertex_module_;
+  stages[0].pName = "main";
+  stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
+  stages[1].module = module_;
+  stages[1].pName = entry.c_str();
+  stages[1].pSpecializationInfo = spec;
+  VkPipelineVertexInputStateCreateInfo vertex_input = Make<VkPipelineVertexInputStateCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO);
+  VkPipelineInputAssemblyStateCreateInfo assembly = Make<VkPipelineInputAssemblyStateCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO);
+  assembly.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
+  VkViewport viewport{0.0f, 0.0f, static_cast<float>(width), static_cast<float>(height), 0.0f, 1.0f};
+  VkRect2D scissor{{0, 0}, {width, height}};
+  VkPipelineViewportStateCreateInfo viewport_state = Make<VkPipelineViewportStateCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO);
+  viewport_state.viewportCount = 1;
+  viewport_state.pViewports = &viewport;
+  viewport_state.scissorCount = 1;
+  viewport_state.pScissors = &scissor;
+  VkPipelineRasterizationStateCreateInfo raster = Make<VkPipelineRasterizationStateCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO);
+  raster.polygonMode = VK_POLYGON_MODE_FILL;
+  raster.cullMode = VK_CULL_MODE_NONE;
+  raster.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE;
+  raster.lineWidth = 1.0f;
+  VkPipelineMultisampleStateCreateInfo multisample = Make<VkPipelineMultisampleStateCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO);
+  multisample.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
+  std::vector<VkPipelineColorBlendAttachmentState> blends(num_refs);
+  for (VkPipelineColorBlendAttachmentState& b : blends) {
+    b.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT |
+                       VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
+  }
+  VkPipelineColorBlendStateCreateInfo blend = Make<VkPipelineColorBlendStateCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO);
+  blend.attachmentCount = num_refs;
+  blend.pAttachments = blends.empty() ? nullptr : blends.data();
+  VkGraphicsPipelineCreateInfo gpci = Make<VkGraphicsPipelineCreateInfo>(VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO);
+  gpci.stageCount = 2;
+  gpci.pStages = stages;
+  gpci.pVertexInputState = &vertex_input;
+  gpci.pInputAssemblyState = &assembly;
+  gpci.pViewportState = &viewport_state;
+  gpci.pRasterizationState = &raster;
+  gpci.pMultisampleState = &multisample;
+  gpci.pColorBlendState = &blend;
+  gpci.layout = layout_;
+  gpci.renderPass = render_pass_;
+  gpci.subpass = 0;
+  VkResult r = vkCreateGraphicsPipelines(d, VK_NULL_HANDLE, 1, &gpci, nullptr, &pipeline_);
+  if (r != VK_SUCCESS) {
+    pipeline_ = VK_NULL_HANDLE;
+    *error = "the driver rejected the shader: vkCreateGraphicsPipelines returned " +
+             VkResultName(r);
+    return false;
+  }
   return true;
 }
 
@@ -934,6 +1179,10 @@ void ProgramImpl::CanonicalizeAll(std::vector<uint8_t>* bytes) const {
 }
 
 void ProgramImpl::Record() {
+  const VkPipelineStageFlags shader_stage = fragment_ ? VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT
+                                                      : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+  const VkPipelineBindPoint bind_point = fragment_ ? VK_PIPELINE_BIND_POINT_GRAPHICS
+                                                   : VK_PIPELINE_BIND_POINT_COMPUTE;
   VkCommandBufferBeginInfo bi = Make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
   vkBeginCommandBuffer(cmd_, &bi);
   auto image_barrier = [&](VkImage image, uint32_t layers, VkImageLayout from, VkImageLayout to,
@@ -972,28 +1221,43 @@ void ProgramImpl::Record() {
       image_barrier(b.image, layers_of(p), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                     VK_IMAGE_LAYOUT_GENERAL, VK_ACCESS_TRANSFER_WRITE_BIT,
                     VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
-                    VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+                    VK_PIPELINE_STAGE_TRANSFER_BIT, shader_stage);
     }
   }
   if (queries_) vkCmdResetQueryPool(cmd_, queries_, 0, 2);
-  vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_);
+  vkCmdBindPipeline(cmd_, bind_point, pipeline_);
   if (!sets_.empty()) {
-    vkCmdBindDescriptorSets(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, layout_, 0,
+    vkCmdBindDescriptorSets(cmd_, bind_point, layout_, 0,
                             static_cast<uint32_t>(sets_.size()), sets_.data(), 0, nullptr);
   }
   if (!push_.empty()) {
-    vkCmdPushConstants(cmd_, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+    vkCmdPushConstants(cmd_, layout_,
+                       fragment_ ? VK_SHADER_STAGE_FRAGMENT_BIT : VK_SHADER_STAGE_COMPUTE_BIT, 0,
                        static_cast<uint32_t>(push_.size()), push_.data());
   }
   // Timestamps after everything before the dispatch completed, and after the
   // dispatch completed: their difference is the dispatch.
   if (queries_) vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 0);
-  vkCmdDispatch(cmd_, plan_.dispatch[0], plan_.dispatch[1], plan_.dispatch[2]);
+  if (fragment_) {
+    // Attachments cleared to zero; the triangle covers the whole target.
+    std::vector<VkClearValue> clears(attachments_.size());
+    VkRenderPassBeginInfo rbi = Make<VkRenderPassBeginInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO);
+    rbi.renderPass = render_pass_;
+    rbi.framebuffer = framebuffer_;
+    rbi.renderArea = {{0, 0}, {plan_.draw_width, plan_.draw_height}};
+    rbi.clearValueCount = static_cast<uint32_t>(clears.size());
+    rbi.pClearValues = clears.empty() ? nullptr : clears.data();
+    vkCmdBeginRenderPass(cmd_, &rbi, VK_SUBPASS_CONTENTS_INLINE);
+    vkCmdDraw(cmd_, 3, 1, 0, 0);
+    vkCmdEndRenderPass(cmd_);
+  } else {
+    vkCmdDispatch(cmd_, plan_.dispatch[0], plan_.dispatch[1], plan_.dispatch[2]);
+  }
   if (queries_) vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 1);
   VkMemoryBarrier mb = Make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
   mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
   mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT;
-  vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+  vkCmdPipelineBarrier(cmd_, shader_stage,
                        VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0,
                        nullptr, 0, nullptr);
   for (size_t i = 0; i < bound_.size(); ++i) {
@@ -1003,8 +1267,7 @@ void ProgramImpl::Record() {
       if (!b.image) continue;
       image_barrier(b.image, layers_of(p), VK_IMAGE_LAYOUT_GENERAL,
                     VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_ACCESS_SHADER_WRITE_BIT,
-                    VK_ACCESS_TRANSFER_READ_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                    VK_PIPELINE_STAGE_TRANSFER_BIT);
+                    VK_ACCESS_TRANSFER_READ_BIT, shader_stage, VK_PIPELINE_STAGE_TRANSFER_BIT);
       VkBufferImageCopy copy = region(p);
       vkCmdCopyImageToBuffer(cmd_, b.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, b.host.buffer,
                              1, &copy);

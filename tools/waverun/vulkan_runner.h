@@ -1,6 +1,8 @@
-// Running a compute module on a Vulkan device: one device per process, one
-// Program (pipeline + resources + recorded command buffer) per module and
-// plan. Runs are deterministic on lavapipe with LP_NUM_THREADS=1.
+// Running a compute module on a Vulkan device (a fragment module: one
+// full-screen triangle drawn into a draw_width x draw_height target, see
+// Plan): one device per process, one Program (pipeline + resources +
+// recorded command buffer) per module and plan. Runs are deterministic on
+// lavapipe with LP_NUM_THREADS=1.
 #ifndef WAVEOPT_TOOLS_WAVERUN_VULKAN_RUNNER_H_
 #define WAVEOPT_TOOLS_WAVERUN_VULKAN_RUNNER_H_
 
@@ -39,7 +41,7 @@ class Device;
 class Program {
  public:
   virtual ~Program() = default;
-  // Resets every input to the plan's initial bytes, dispatches, waits and
+  // Resets every input to the plan's initial bytes, dispatches (or draws), waits and
   // reads every resource back into |outputs| (plan order, then the
   // pointees; device addresses in them given back as the plan's canonical
   // addresses). |ns|: the
