@@ -2,13 +2,20 @@
 // glslang's and SPIRV-Cross's spirv.hpp share an include guard but differ.
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <sstream>
 
+// glslang was built with its HLSL front end (scripts/deps.sh); the HLSL
+// parts of its API are declared under this macro.
+#ifndef ENABLE_HLSL
+#define ENABLE_HLSL 1
+#endif
 #include "glslang/Public/ResourceLimits.h"
 #include "glslang/Public/ShaderLang.h"
 #include "glslang/SPIRV/GlslangToSpv.h"
+#include "lib/resource_bindings.h"
 #include "waveopt/io.h"
 
 namespace waveopt {
@@ -103,6 +110,65 @@ std::string FirstErrorLine(const std::string& log) {
   return "compilation failed";
 }
 
+// Applies the options meant for |stage| (or every stage) to |shader|.
+void ApplyBindings(const ResourceBindings& b, const std::string& stage, glslang::TShader* shader) {
+  for (const ResourceBindings::Shift& shift : b.shifts) {
+    if (!shift.stage.empty() && shift.stage != stage) continue;
+    const auto res = static_cast<glslang::TResourceType>(shift.kind);
+    if (shift.set < 0) {
+      shader->setShiftBinding(res, shift.base);
+    } else {
+      shader->setShiftBindingForSet(res, shift.base, static_cast<unsigned>(shift.set));
+    }
+  }
+  const std::vector<std::string>* set_binding = nullptr;
+  for (const ResourceBindings::SetBinding& sb : b.resource_set_binding) {
+    if (sb.stage.empty() || sb.stage == stage) set_binding = &sb.values;
+  }
+  if (set_binding != nullptr) shader->setResourceSetBinding(*set_binding);
+  if (b.auto_map) shader->setAutoMapBindings(true);
+  if (b.hlsl_iomap) shader->setHlslIoMapping(true);
+}
+
+// Which resources the source placed itself (an HLSL register(), a GLSL
+// layout(binding=)), by name, from glslang's reflection before the IO mapper
+// assigns the others: name -> true (placed) / false (not). Resources the
+// reflection does not list are absent (unknown).
+std::map<std::string, bool> PlacedBySource(glslang::TProgram* program) {
+  std::map<std::string, bool> placed;
+  if (!program->buildReflection()) return placed;
+  for (int i = 0; i < program->getNumUniformVariables(); ++i) {
+    placed[program->getUniform(i).name] = program->getUniform(i).getBinding() >= 0;
+  }
+  for (int i = 0; i < program->getNumUniformBlocks(); ++i) {
+    placed[program->getUniformBlock(i).name] = program->getUniformBlock(i).getBinding() >= 0;
+  }
+  for (int i = 0; i < program->getNumBufferBlocks(); ++i) {
+    placed[program->getBufferBlock(i).name] = program->getBufferBlock(i).getBinding() >= 0;
+  }
+  return placed;
+}
+
+// One warning line per pair of HLSL resources of different descriptor types
+// on one binding, saying which had a register() and what fixes it.
+void WarnCollisions(const std::vector<uint32_t>& words, const std::map<std::string, bool>& placed,
+                    const std::string& file_name, std::vector<std::string>* warnings) {
+  auto how = [&placed](const std::string& name) {
+    auto it = placed.find(name);
+    if (it == placed.end()) return std::string();
+    return std::string(it->second ? ", register()" : ", no register()");
+  };
+  for (const BindingCollision& c : FindBindingCollisions(words)) {
+    warnings->push_back(
+        file_name + ": resources '" + c.first + "' (" + c.first_kind + how(c.first) + ") and '" + c.second +
+        "' (" + c.second_kind + how(c.second) +
+        ") share descriptor set " + std::to_string(c.set) + ", binding " +
+        std::to_string(c.binding) +
+        ": give them register()s, or --auto-map-bindings, --shift-<kind>-binding or "
+        "-fvk-<b|t|u|s>-shift (docs/cli.md, Resource bindings)");
+  }
+}
+
 }  // namespace
 
 std::string StageForExtension(const std::string& ext) {
@@ -113,7 +179,7 @@ std::string StageForExtension(const std::string& ext) {
 
 bool CompileShader(const std::string& source, const std::string& file_name,
                    const CompileOptions& options, std::vector<uint32_t>* words,
-                   std::string* error) {
+                   std::string* error, std::vector<std::string>* warnings) {
   InitGlslangOnce();
   const bool hlsl = options.language == SourceLanguage::kHlsl;
   std::string stage_name = options.stage;
@@ -161,9 +227,6 @@ bool CompileShader(const std::string& source, const std::string& file_name,
                std::string(spvTargetEnvDescription(options.target_env));
       return false;
   }
-  // glslang's HLSL front end decorates storage buffers with BufferBlock,
-  // which SPIR-V 1.4+ forbids: HLSL is compiled for SPIR-V 1.3 at most.
-  if (hlsl && spv > glslang::EShTargetSpv_1_3) spv = glslang::EShTargetSpv_1_3;
 
   std::string preamble;
   for (const std::string& d : options.defines) {
@@ -187,6 +250,7 @@ bool CompileShader(const std::string& source, const std::string& file_name,
   if (hlsl) {
     shader.setSourceEntryPoint(options.entry_point.c_str());
   }
+  ApplyBindings(options.bindings, stage_name, &shader);
   int message_bits = EShMsgSpvRules | EShMsgVulkanRules;
   if (hlsl) message_bits |= EShMsgReadHlsl;
   EShMessages messages = static_cast<EShMessages>(message_bits);
@@ -217,6 +281,13 @@ bool CompileShader(const std::string& source, const std::string& file_name,
     *error = "no code for the " + stage_name + " stage";
     return false;
   }
+  const std::map<std::string, bool> placed =
+      hlsl && warnings != nullptr ? PlacedBySource(&program) : std::map<std::string, bool>();
+  // The IO mapper applies the binding options, as glslangValidator does.
+  if (!program.mapIO()) {
+    *error = FirstErrorLine(program.getInfoLog());
+    return false;
+  }
   glslang::SpvOptions spv_options;
   spv_options.generateDebugInfo = true;  // OpLine: remarks name source lines
   spv_options.disableOptimizer = !hlsl;  // HLSL needs legalization
@@ -229,6 +300,7 @@ bool CompileShader(const std::string& source, const std::string& file_name,
     *error = "code generation failed: " + FirstErrorLine(log);
     return false;
   }
+  if (hlsl && warnings != nullptr) WarnCollisions(*words, placed, file_name, warnings);
   return true;
 }
 

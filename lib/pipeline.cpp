@@ -313,6 +313,32 @@ int RunSpirvOpt(const std::vector<std::string>& flags, spv_target_env env,
   return 0;
 }
 
+// Block layout rules are the API's choice (device features such as
+// VK_EXT_scalar_block_layout), not the module's: a module that is invalid
+// under |env|'s default rules but valid under relaxed or scalar ones (what
+// DXC and glslang emit for such devices) is read under those, and the
+// output is validated under the same. Returns false when neither helps;
+// only tried when the caller chose no layout (|*layout| is kDefault).
+bool ReadableUnderOtherLayout(const std::vector<uint32_t>& input, spv_target_env env,
+                              BlockLayout* layout, std::vector<std::string>* diagnostics) {
+  if (*layout != BlockLayout::kDefault) return false;
+  static const struct {
+    BlockLayout layout;
+    const char* flag;
+  } kLayouts[] = {{BlockLayout::kRelaxed, "--relax-block-layout"},
+                  {BlockLayout::kScalar, "--scalar-block-layout"}};
+  std::string error;
+  for (const auto& l : kLayouts) {
+    if (!ValidateModule(input, env, &error, l.layout)) continue;
+    *layout = l.layout;
+    diagnostics->push_back(std::string("warning: the input's buffer layouts are valid only under ") +
+                           l.flag + "'s rules, not " + TargetEnvName(env) +
+                           "'s default ones; it is read, and the output validated, under them");
+    return true;
+  }
+  return false;
+}
+
 bool Fail(Result* result, const std::string& line,
           RemarkCollector* remarks = nullptr) {
   if (remarks != nullptr) result->remarks = remarks->Take();
@@ -330,8 +356,9 @@ bool Optimize(const std::vector<uint32_t>& input, const Options& options,
       options.has_target_env ? options.target_env : DefaultTargetEnv(input);
   result->target_env = env;
   std::string error;
-  if (options.validate_input &&
-      !ValidateModule(input, env, &error, options.block_layout)) {
+  BlockLayout layout = options.block_layout;
+  if (options.validate_input && !ValidateModule(input, env, &error, layout) &&
+      !ReadableUnderOtherLayout(input, env, &layout, &result->diagnostics)) {
     return Fail(result, "input is not valid for " + TargetEnvName(env) + ": " + error);
   }
 
@@ -452,14 +479,12 @@ bool Optimize(const std::vector<uint32_t>& input, const Options& options,
       DisassembleWords(words, env, &text, &error);
       result->print_all += "; IR after " + step_name + "\n" + text;
     }
-    if (options.validate_after_all &&
-        !ValidateModule(words, env, &error, options.block_layout)) {
+    if (options.validate_after_all && !ValidateModule(words, env, &error, layout)) {
       return Fail(result, "invalid module after " + step_name + ": " + error, remarks.get());
     }
   }
   result->remarks = remarks->Take();
-  if (options.validate_output &&
-      !ValidateModule(words, env, &error, options.block_layout)) {
+  if (options.validate_output && !ValidateModule(words, env, &error, layout)) {
     return Fail(result, "internal error: the optimized module is not valid for " +
                             TargetEnvName(env) + ": " + error, remarks.get());
   }

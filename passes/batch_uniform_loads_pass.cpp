@@ -2431,13 +2431,16 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
   const uint32_t v4uint = p.UIntVectorType(4);
   const uint32_t ballot =
       p.Group(spv::Op::OpGroupNonUniformBallot, v4uint, -1, {p.Bool(true)});
-  const uint32_t first_lane =
-      p.Group(spv::Op::OpGroupNonUniformBallotFindLSB, uint_type, -1, {ballot});
   const uint32_t rank = p.Group(spv::Op::OpGroupNonUniformBallotBitCount,
                                 uint_type, kExclusiveScan, {ballot});
   const uint32_t lane_var = LaneIdVariable();
   if (lane_var == 0) return false;
   const uint32_t lane = p.EmitIds(spv::Op::OpLoad, uint_type, {lane_var});
+  // The first active lane: every lane reads the lowest one's id (GLSL
+  // subgroupBroadcastFirst, HLSL WaveReadLaneFirst; BallotFindLSB has no
+  // HLSL spelling).
+  const uint32_t first_lane =
+      p.Group(spv::Op::OpGroupNonUniformBroadcastFirst, uint_type, -1, {lane});
   const uint32_t in_run = p.EmitIds(
       spv::Op::OpIEqual, bool_type,
       {p.EmitIds(spv::Op::OpISub, uint_type, {lane, first_lane}), rank});
@@ -2553,9 +2556,7 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
       const uint32_t to_stop = fe.EmitIds(
           spv::Op::OpIAdd, uint_type,
           {fe.EmitIds(spv::Op::OpISub, uint_type,
-                      {fe.Group(spv::Op::OpGroupNonUniformBallotFindLSB, uint_type,
-                                -1, {stops}),
-                       first_lane}),
+                      {fe.BallotLowestBit(stops, config().subgroup_size), first_lane}),
            fe.UInt(1)});
       const uint32_t fewer =
           fe.EmitIds(spv::Op::OpLogicalAnd, bool_type,

@@ -23,7 +23,7 @@
 //
 // After: the loop becomes the inner loop of an outer loop over batches.
 //   %pre:    %ballot = OpGroupNonUniformBallot %v4uint %subgroup %true
-//            %first  = OpGroupNonUniformBallotFindLSB %uint %ballot
+//            %first  = OpGroupNonUniformBroadcastFirst %uint %lane
 //            %rank   = ExclusiveScan BitCount of %ballot
 //            %lane   = ExclusiveScan BitCount of all ones (the lane id)
 //            %batch  = Reduce BitCount of Ballot(%lane - %first == %rank)

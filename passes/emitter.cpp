@@ -1,9 +1,12 @@
 #include "passes/emitter.h"
 
+#include <algorithm>
 #include <memory>
 
 #include "source/opt/constants.h"
 #include "source/opt/type_manager.h"
+#include "source/util/string_utils.h"
+#include "spirv/unified1/GLSL.std.450.h"
 
 namespace waveopt {
 
@@ -65,6 +68,53 @@ uint32_t Emitter::Group(spv::Op opcode, uint32_t type, int group_op,
   }
   for (uint32_t id : ids) operands.push_back({SPV_OPERAND_TYPE_ID, {id}});
   return Emit(opcode, type, operands);
+}
+
+uint32_t Emitter::GlslStd450(uint32_t instruction, uint32_t type,
+                             std::initializer_list<uint32_t> ids) {
+  if (!ok_) return 0;
+  uint32_t set = 0;
+  for (Instruction& import : context_->module()->ext_inst_imports()) {
+    if (import.GetInOperand(0).AsString() == "GLSL.std.450") {
+      set = import.result_id();
+      break;
+    }
+  }
+  if (set == 0) {
+    set = Check(context_->TakeNextId());
+    if (set == 0) return 0;
+    context_->AddExtInstImport(std::make_unique<Instruction>(
+        context_, spv::Op::OpExtInstImport, 0, set,
+        std::vector<Operand>{{SPV_OPERAND_TYPE_LITERAL_STRING,
+                              spvtools::utils::MakeVector("GLSL.std.450")}}));
+  }
+  std::vector<Operand> operands = {{SPV_OPERAND_TYPE_ID, {set}},
+                                   {SPV_OPERAND_TYPE_EXTENSION_INSTRUCTION_NUMBER, {instruction}}};
+  for (uint32_t id : ids) operands.push_back({SPV_OPERAND_TYPE_ID, {id}});
+  return Emit(spv::Op::OpExtInst, type, operands);
+}
+
+// %lsb = FindILsb %v4uint %ballot          (0xFFFFFFFF for a zero word)
+// %r   = word k's bit + 32k of the lowest non-zero word, by selects from the top
+uint32_t Emitter::BallotLowestBit(uint32_t ballot, uint32_t max_lanes) {
+  const uint32_t uint_type = UIntType(32);
+  const uint32_t bool_type = BoolType();
+  const uint32_t lsb = GlslStd450(GLSLstd450FindILsb, UIntVectorType(4), {ballot});
+  const uint32_t words = max_lanes == 0 ? 4 : std::min<uint32_t>(4, (max_lanes + 31) / 32);
+  uint32_t result = 0;
+  for (uint32_t k = words; k-- > 0;) {
+    const uint32_t bit =
+        Emit(spv::Op::OpCompositeExtract, uint_type,
+             {{SPV_OPERAND_TYPE_ID, {lsb}}, {SPV_OPERAND_TYPE_LITERAL_INTEGER, {k}}});
+    const uint32_t lane = k == 0 ? bit : EmitIds(spv::Op::OpIAdd, uint_type, {bit, UInt(32 * k)});
+    if (result == 0) {
+      result = lane;
+      continue;
+    }
+    const uint32_t found = EmitIds(spv::Op::OpINotEqual, bool_type, {bit, UInt(0xFFFFFFFFu)});
+    result = EmitIds(spv::Op::OpSelect, uint_type, {found, lane, result});
+  }
+  return ok_ ? result : 0;
 }
 
 void Emitter::Branch(uint32_t target) {

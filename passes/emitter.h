@@ -44,6 +44,16 @@ class Emitter {
   uint32_t Group(spv::Op opcode, uint32_t type, int group_op,
                  std::initializer_list<uint32_t> ids);
 
+  // A GLSL.std.450 extended instruction (the import is added on first use).
+  uint32_t GlslStd450(uint32_t instruction, uint32_t type,
+                      std::initializer_list<uint32_t> ids);
+  // The lowest set bit of the uvec4 |ballot| among its first |max_lanes|
+  // bits, as OpGroupNonUniformBallotFindLSB gives it, built from FindILsb of
+  // its words and selects: HLSL has no spelling of BallotFindLSB (SPIRV-Cross
+  // refuses to emit it), FindILsb is firstbitlow. Undefined for a ballot with
+  // no bit set, like the instruction it replaces.
+  uint32_t BallotLowestBit(uint32_t ballot, uint32_t max_lanes);
+
   void Branch(uint32_t target);
   void SelectionMerge(uint32_t merge);
   void LoopMerge(uint32_t merge, uint32_t continue_target);

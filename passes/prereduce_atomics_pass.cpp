@@ -969,7 +969,7 @@ bool PrereduceAtomicsPass::EmitPeers(BasicBlock* pre, uint32_t index,
       e.EmitIds(spv::Op::OpIEqual, bool_type, {peers->rank, e.UInt(0)});
   peers->leader_lane =
       want_leader_lane
-          ? e.Group(spv::Op::OpGroupNonUniformBallotFindLSB, uint_type, -1, {peers_mask})
+          ? e.BallotLowestBit(peers_mask, config().subgroup_size)
           : 0;
   return e.ok();
 }

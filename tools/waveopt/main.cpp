@@ -103,6 +103,16 @@ void PrintHelp() {
       "  -x spv|spvasm|glsl|hlsl        input format\n"
       "  -S <stage>, -e <entry>         stage and entry point for GLSL/HLSL\n"
       "  -D<name>[=<value>], -I<dir>    preprocessor defines, include directories\n"
+      "  --auto-map-bindings            resources without a binding get free ones\n"
+      "  --shift-<kind>-binding [stage] <base> | [stage] (<base> <set>)...\n"
+      "                                 kind: sampler, texture, image, ubo, ssbo,\n"
+      "                                 uav (glslangValidator's short forms too)\n"
+      "  --resource-set-binding [stage] <set> | <stage> (<reg> <set> <binding>)...\n"
+      "  --hlsl-iomap                   HLSL: shift by register class (b t u s)\n"
+      "  -fvk-<b|t|u|s>-shift <n> <space|all>, -fvk-bind-register <reg> <space>\n"
+      "  <binding> <set>, -auto-binding-space <n>\n"
+      "                                 DXC's spellings (docs/cli.md, Resource\n"
+      "                                 bindings)\n"
       "  --target-env=<env>             vulkan1.0..vulkan1.3, vulkan1.1spv1.4,\n"
       "                                 spv1.0..spv1.6 (default: from the module)\n"
       "  --subgroup-size=<n>            promise: every subgroup has n lanes\n"
@@ -146,6 +156,7 @@ bool IsWaveoptPass(const std::string& name) {
 
 Cli ParseArgs(int argc, char** argv) {
   Cli cli;
+  std::string error;
   std::vector<std::string> args(argv + 1, argv + argc);
   auto value = [&](size_t* i, const std::string& flag) -> std::string {
     if (*i + 1 >= args.size()) UsageError("missing value after " + flag);
@@ -180,6 +191,9 @@ Cli ParseArgs(int argc, char** argv) {
       cli.compile.stage = value(&i, a);
     } else if (a == "-e") {
       cli.compile.entry_point = value(&i, a);
+    } else if (auto st = waveopt::ParseBindingOption(args, &i, &cli.compile.bindings, &error);
+               st != waveopt::BindingOptionStatus::kNotBinding) {
+      if (st == waveopt::BindingOptionStatus::kError) UsageError(error);
     } else if (StartsWith(a, "-D")) {
       cli.compile.defines.push_back(a.size() > 2 ? a.substr(2) : value(&i, a));
     } else if (StartsWith(a, "-I")) {
@@ -322,6 +336,7 @@ int main(int argc, char** argv) {
     }
   }
   std::vector<uint32_t> words;
+  std::vector<std::string> warnings;
   switch (format) {
     case Format::kSpv:
       if (!waveopt::BytesToWords(bytes, &words, &error)) InputError(in, error);
@@ -335,9 +350,10 @@ int main(int argc, char** argv) {
                                                      : waveopt::SourceLanguage::kGlsl;
       cli.compile.target_env = cli.options.has_target_env ? cli.options.target_env
                                                           : SPV_ENV_VULKAN_1_1;
-      if (!waveopt::CompileShader(bytes, in, cli.compile, &words, &error)) {
+      if (!waveopt::CompileShader(bytes, in, cli.compile, &words, &error, &warnings)) {
         InputError(in, error);
       }
+      for (const std::string& w : warnings) std::fprintf(stderr, "waveopt: warning: %s\n", w.c_str());
       break;
     case Format::kUnknown:
       break;

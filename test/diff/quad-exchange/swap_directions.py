@@ -19,8 +19,10 @@ def main():
                        check=True)
         text = subprocess.run(["spirv-dis", "--raw-id", good], check=True,
                               capture_output=True, text=True).stdout
-        # Direction operands are constant ids; find the ids of uint 0 and 1.
-        consts = dict(re.findall(r"(%\d+) = OpConstant %\d+ (\d+)\n", text))
+        # Direction operands are constant ids; find the ids of uint 0 and 1
+        # (unsigned: the validator requires it of a direction).
+        uint = re.search(r"(%\d+) = OpTypeInt 32 0\n", text).group(1)
+        consts = dict(re.findall(r"(%\d+) = OpConstant " + uint + r" (\d+)\n", text))
         zero = [k for k, v in consts.items() if v == "0"]
         one = [k for k, v in consts.items() if v == "1"]
         swaps = 0

@@ -12,9 +12,9 @@
 // Preheader: the lanes in the loop, each one's rank, the first one, and the
 // batch: the run of consecutive lanes from the first (lane - first == rank).
 // CHECK: [[BALLOT:%[0-9]+]] = OpGroupNonUniformBallot %v4uint %uint_3 %true
-// CHECK: [[FIRST:%[0-9]+]] = OpGroupNonUniformBallotFindLSB %uint %uint_3 [[BALLOT]]
 // CHECK: [[RANK:%[0-9]+]] = OpGroupNonUniformBallotBitCount %uint %uint_3 ExclusiveScan [[BALLOT]]
 // CHECK: [[LANE:%[0-9]+]] = OpLoad %uint %SubgroupLocalInvocationId
+// CHECK: [[FIRST:%[0-9]+]] = OpGroupNonUniformBroadcastFirst %uint %uint_3 [[LANE]]
 // CHECK: [[OFFSET:%[0-9]+]] = OpISub %uint [[LANE]] [[FIRST]]
 // CHECK: [[INSIDE:%[0-9]+]] = OpIEqual %bool [[OFFSET]] [[RANK]]
 // CHECK: [[RUNMASK:%[0-9]+]] = OpGroupNonUniformBallot %v4uint %uint_3 [[INSIDE]]
@@ -32,7 +32,12 @@
 // CHECK: [[STOPS:%[0-9]+]] = OpGroupNonUniformBallot %v4uint %uint_3 [[STOP]]
 // CHECK: [[NSTOPS:%[0-9]+]] = OpGroupNonUniformBallotBitCount %uint %uint_3 Reduce [[STOPS]]
 // CHECK: [[ANY:%[0-9]+]] = OpINotEqual %bool [[NSTOPS]] %uint_0
-// CHECK: [[FIRSTSTOP:%[0-9]+]] = OpGroupNonUniformBallotFindLSB %uint %uint_3 [[STOPS]]
+// The lowest lane that stops, from FindILsb of the ballot's words (HLSL has
+// no BallotFindLSB): word 0's bit when it has one, else the next word's + 32...
+// CHECK: [[LSBS:%[0-9]+]] = OpExtInst %v4uint {{%[0-9]+}} FindILsb [[STOPS]]
+// CHECK: [[X:%[0-9]+]] = OpCompositeExtract %uint [[LSBS]] 0
+// CHECK: [[XSET:%[0-9]+]] = OpINotEqual %bool [[X]] %uint_4294967295
+// CHECK: [[FIRSTSTOP:%[0-9]+]] = OpSelect %uint [[XSET]] [[X]] {{%[0-9]+}}
 // CHECK: [[OFF:%[0-9]+]] = OpISub %uint [[FIRSTSTOP]] [[FIRST]]
 // CHECK: [[TOSTOP:%[0-9]+]] = OpIAdd %uint [[OFF]] %uint_1
 // CHECK: [[LESS:%[0-9]+]] = OpULessThan %bool [[TOSTOP]] [[BATCH]]

@@ -54,7 +54,10 @@
 // The atomicOr whose result is used: the leader's old value by shuffle from
 // the lowest peer.
 // CHECK: OpGroupNonUniformBallotBitCount %uint %uint_3 Reduce [[OPEERS:%[0-9]+]]
-// CHECK: [[LOW:%[0-9]+]] = OpGroupNonUniformBallotFindLSB %uint %uint_3 [[OPEERS]]
+// CHECK: [[LSBS:%[0-9]+]] = OpExtInst %v4uint {{%[0-9]+}} FindILsb [[OPEERS]]
+// CHECK: [[X:%[0-9]+]] = OpCompositeExtract %uint [[LSBS]] 0
+// CHECK: [[XSET:%[0-9]+]] = OpINotEqual %bool [[X]] %uint_4294967295
+// CHECK: [[LOW:%[0-9]+]] = OpSelect %uint [[XSET]] [[X]] {{%[0-9]+}}
 // CHECK: OpAtomicOr %uint
 // CHECK: [[PHI:%[0-9]+]] = OpPhi %uint
 // CHECK: OpGroupNonUniformShuffle %uint %uint_3 [[PHI]] [[LOW]]

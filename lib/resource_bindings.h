@@ -1,0 +1,28 @@
+// Resources that share a binding: found in a compiled module, so the front
+// end can warn about HLSL that no register() or option placed.
+#ifndef WAVEOPT_LIB_RESOURCE_BINDINGS_H_
+#define WAVEOPT_LIB_RESOURCE_BINDINGS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace waveopt {
+
+// Two resource variables of different descriptor types (a sampled image and
+// a storage buffer, ...) decorated with the same set and binding: no
+// pipeline layout can hold both. Two of the same type are not reported
+// (aliasing one descriptor with several declarations is legal and common).
+struct BindingCollision {
+  std::string first, first_kind;
+  std::string second, second_kind;
+  uint32_t set = 0, binding = 0;
+};
+
+// Every such pair in |words|, in the order of the bindings, then of the
+// variables' declarations.
+std::vector<BindingCollision> FindBindingCollisions(const std::vector<uint32_t>& words);
+
+}  // namespace waveopt
+
+#endif  // WAVEOPT_LIB_RESOURCE_BINDINGS_H_
