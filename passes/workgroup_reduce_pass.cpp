@@ -128,6 +128,14 @@ bool IsCombineStore(IRContext* context, const Instruction* inst,
   if (value == nullptr) return false;
   std::vector<uint32_t> operands;
   const spv::Op op = value->opcode();
+  if (op == spv::Op::OpLoad) {
+    // A copy of another element (arg-max pairs, which move the winner's
+    // index with its value): a candidate the analysis names.
+    Instruction* r = RootVariable(context, value->GetSingleWordInOperand(0));
+    if (r != root) return false;
+    *var = root->result_id();
+    return true;
+  }
   if (op == spv::Op::OpExtInst && value->NumInOperands() == 4 &&
       IsGlslMinMax(value->GetSingleWordInOperand(1))) {
     operands = {value->GetSingleWordInOperand(2), value->GetSingleWordInOperand(3)};
@@ -763,6 +771,28 @@ std::string WorkgroupReducePass::Replay(const WorkgroupTrace& trace,
     *why = "no invocation combines two elements of the array";
     return "NoTreeSteps";
   }
+  // The tree's root: the element its last step writes with the most
+  // elements combined; its value must be every element 0..M-1.
+  {
+    int32_t root = kOpaque;
+    Instruction* root_store = nullptr;
+    for (size_t t = 0; t < n; ++t) {
+      for (size_t i = 0; i < events[t].size(); ++i) {
+        if (!step[t][i] || phase[t][i] != last_step_phase) continue;
+        if (root == kOpaque || pool.sets[value[t][i]].size() > pool.sets[root].size()) {
+          root = value[t][i];
+          root_store = events[t][i].inst;
+        }
+      }
+    }
+    uint64_t m = 0;
+    if (!pool.Complete(root, IsIdempotent(tree->op, tree->ext), &m)) {
+      *why = "the tree's result leaves elements out (its steps cover a power "
+             "of two: is its size one?), or counts some twice";
+      *where = root_store;
+      return "IncompleteTree";
+    }
+  }
   // 3. The tree's region, its readers, and what else happens there.
   const bool idempotent = IsIdempotent(tree->op, tree->ext);
   int last_item = -1;
@@ -915,11 +945,11 @@ std::string WorkgroupReducePass::CheckOperation(Tree* tree, std::string* why) {
     *why = "the tree's operation does not match the element type";
     return "UnsupportedType";
   }
-  if (is_float && !params_.float_reassoc) {
+  if (is_float && !params_.float_reassoc && !config().float_reassoc) {
     *why = Article(OpName(tree->op, tree->ext)) +
            " tree: a subgroup reduction groups the values differently (sums "
            "round differently, min/max may return the other zero or another "
-           "NaN); float-reassoc allows it";
+           "NaN); --float-reassoc (or the pass's float-reassoc) allows it";
     return "FloatReassociation";
   }
   return "";
@@ -1298,19 +1328,21 @@ bool WorkgroupReducePass::EmitSlotLoop(Tree* tree, Emission* em, BasicBlock* fro
   const uint32_t active = fe.Group(spv::Op::OpGroupNonUniformBallotBitCount,
                                    uint_type, kReduce, {ballot});
   const uint32_t size = fe.EmitIds(spv::Op::OpLoad, uint_type, {size_var});
-  // The slots: NumSubgroups, or the invocation count / SubgroupSize rounded
-  // up when that is more (lavapipe rounds NumSubgroups down; every
-  // implementation has at least that many subgroups).
+  // The slots: NumSubgroups, plus one when NumSubgroups * SubgroupSize does
+  // not cover the workgroup (lavapipe rounds NumSubgroups down for
+  // workgroups that are not a multiple of the subgroup size; every
+  // implementation has at least ceil(invocations / SubgroupSize) subgroups,
+  // so elsewhere this is NumSubgroups).
   const uint32_t wg = WorkgroupCountValue(&fe);
   if (wg == 0) return false;
-  const uint32_t packed = fe.EmitIds(
-      spv::Op::OpUDiv, uint_type,
-      {fe.EmitIds(spv::Op::OpISub, uint_type,
-                  {fe.EmitIds(spv::Op::OpIAdd, uint_type, {wg, size}), fe.UInt(1)}),
-       size});
-  const uint32_t count = fe.GlslStd450(
-      kUMax, uint_type,
-      {fe.EmitIds(spv::Op::OpLoad, uint_type, {count_var}), packed});
+  const uint32_t reported = fe.EmitIds(spv::Op::OpLoad, uint_type, {count_var});
+  const uint32_t short_by_one = fe.EmitIds(
+      spv::Op::OpULessThan, fe.BoolType(),
+      {fe.EmitIds(spv::Op::OpIMul, uint_type, {reported, size}), wg});
+  const uint32_t count = fe.EmitIds(
+      spv::Op::OpIAdd, uint_type,
+      {reported, fe.EmitIds(spv::Op::OpSelect, uint_type,
+                            {short_by_one, fe.UInt(1), fe.UInt(0)})});
   const uint32_t identity = Identity(*tree, &fe);
   fe.Branch(header->id());
   Emitter he(context(), header);

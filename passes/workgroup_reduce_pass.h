@@ -18,7 +18,11 @@
 //   %e     = OpGroupNonUniformElect
 //            OpBranchConditional %e %slot %join      ; tmp[SubgroupId] = %r
 //   %join: OpControlBarrier                          ; (B0's operands)
-//   loop:  %acc = acc OP tmp[i], i = lane; i < NumSubgroups; i += SubgroupSize
+//   loop:  %acc = acc OP tmp[i], i = rank; i < slots; i += active
+//          (rank: the lane's among the active ones, by ballot; slots =
+//          NumSubgroups, + 1 when NumSubgroups * SubgroupSize < invocations:
+//          lavapipe rounds NumSubgroups down; one iteration unless there
+//          are more slots than lanes)
 //   %total = OpGroupNonUniform<OP> Reduce %acc       ; every subgroup
 //   ... = %total                                     ; the readers
 // Single-subgroup form (the workgroup is provably one subgroup: a

@@ -58,6 +58,8 @@ in `naive.waverun`):
 | `tile_minmax` | 001 ex. 1 | 16x16 tiles of a 3840x2160 depth image, `atomicMin`/`atomicMax` per invocation | `subgroupMin`/`subgroupMax`, one atomic of each per subgroup |
 | `downsample` | 002 | 4096² rgba8 → mip 1 and mip 2 in one pass, 8x8 workgroups, mip 2 through shared memory | Morton-ordered invocations, mip 2 from quad swaps (no shared memory, no barrier) |
 | `filter3x3` | 002 | 3x3 binomial filter of a 2048² rgba8 image, 8x8 workgroups | Morton-ordered invocations |
+| `tile_minmax_tree` | 001 ex. 1 | 16x16 tiles of a 3840x2160 depth image, a shared-memory tree for the minimum and one for the maximum (9 barriers each), invocation 0 writes them | `subgroupMin`/`subgroupMax`, one shared slot per subgroup, one barrier, invocation 0 folds the slots |
+| `softmax_row` | 001 | soft max of 4096 rows of 1024 floats, 256 invocations per row, ggml's shared-memory trees for the maximum and the sum (waveopt: `-O --float-reassoc`; results compared within 64 ulps) | `subgroupMax`/`subgroupAdd`, one shared slot per subgroup, one barrier each |
 
 The luminance of the histogram kernels is the image's luminance on top of a
 smooth screen gradient (0.8 · gradient + 0.2 · random pixel), so a 64-pixel
@@ -114,6 +116,17 @@ KERNELS = [
         "name": "filter3x3",
         "smoke": ["dispatch 2 2 1", "binding 0.0 size=16x16", "binding 0.1 size=16x16"],
     },
+    {
+        "name": "tile_minmax_tree",
+        "smoke": ["dispatch 2 2 1", "binding 0.0 size=32x32",
+                  "binding 0.1 size=4", "binding 0.2 size=4"],
+    },
+    {
+        "name": "softmax_row",
+        # The sums are regrouped: an opt-in (the hand version regroups too).
+        "waveopt_flags": ["--float-reassoc"],
+        "smoke": ["dispatch 4 1 1", "binding 0.0 size=4096", "binding 0.1 size=4096"],
+    },
 ]
 
 VERSIONS = ["naive", "hand", "waveopt"]
@@ -142,7 +155,8 @@ SPIRV_OPT_O = (
     "--eliminate-dead-branches --merge-blocks --simplify-instructions"
 ).split()
 
-WAVEOPT_PASSES = ["morton-remap", "quad-exchange", "batch-uniform-loads", "prereduce-atomics"]
+WAVEOPT_PASSES = ["morton-remap", "quad-exchange", "batch-uniform-loads", "prereduce-atomics",
+                  "workgroup-reduce"]
 
 
 FAMILY_FACTORS = [1, 2, 4, 8, 16, 32]
@@ -306,7 +320,8 @@ def build_versions(k, bindir, work):
         return kernel_source(k["name"], version)
     run([waveopt, source("naive"), "-o", paths["naive"]])
     run([waveopt, source("hand"), "-o", paths["hand"]])
-    _, _, err, _ = run([waveopt, "-O", source("naive"), "-o", paths["waveopt"],
+    _, _, err, _ = run([waveopt, "-O"] + k.get("waveopt_flags", []) +
+                       [source("naive"), "-o", paths["waveopt"],
                         "--remarks=.*", "--remarks-missed=.*"])
     remarks = []
     for line in err.splitlines():
@@ -750,8 +765,8 @@ def amd_versions(k, bindir, paths):
     """The RADV-profile version of a kernel next to the others."""
     d = os.path.dirname(paths["naive"])
     radv = os.path.join(d, "radv.spv")
-    run([os.path.join(bindir, "waveopt"), "-O", "--assume-driver=radv",
-         kernel_source(k["name"], "naive"), "-o", radv])
+    run([os.path.join(bindir, "waveopt"), "-O", "--assume-driver=radv"] +
+        k.get("waveopt_flags", []) + [kernel_source(k["name"], "naive"), "-o", radv])
     out = dict(paths)
     out["radv"] = radv
     return out

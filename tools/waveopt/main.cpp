@@ -120,6 +120,9 @@ void PrintHelp() {
       "                                 to it what it measurably does itself, skip\n"
       "                                 what measured as a loss on it (default\n"
       "                                 generic; docs/cli.md)\n"
+      "  --float-reassoc                 float operations may be regrouped (float\n"
+      "                                 atomics, float reduction trees): results\n"
+      "                                 round differently\n"
       "  --pass-params=<pass>:<params>  parameters for <pass> where it runs\n"
       "                                 without its own (in -O; --<pass> alone)\n"
       "  --remarks=<regex>              print applied remarks of matching passes\n"
@@ -210,6 +213,8 @@ Cli ParseArgs(int argc, char** argv) {
         UsageError("--subgroup-size must be a power of two from 1 to 128");
       }
       cli.options.subgroup_size = static_cast<uint32_t>(n);
+    } else if (a == "--float-reassoc") {
+      cli.options.float_reassoc = true;
     } else if (StartsWith(a, "--assume-driver=")) {
       if (!waveopt::ParseAssumedDriver(a.substr(16), &cli.options.driver)) {
         UsageError("--assume-driver is generic, radv or cpu, not '" + a.substr(16) + "'");
