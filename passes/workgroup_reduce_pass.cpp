@@ -771,28 +771,6 @@ std::string WorkgroupReducePass::Replay(const WorkgroupTrace& trace,
     *why = "no invocation combines two elements of the array";
     return "NoTreeSteps";
   }
-  // The tree's root: the element its last step writes with the most
-  // elements combined; its value must be every element 0..M-1.
-  {
-    int32_t root = kOpaque;
-    Instruction* root_store = nullptr;
-    for (size_t t = 0; t < n; ++t) {
-      for (size_t i = 0; i < events[t].size(); ++i) {
-        if (!step[t][i] || phase[t][i] != last_step_phase) continue;
-        if (root == kOpaque || pool.sets[value[t][i]].size() > pool.sets[root].size()) {
-          root = value[t][i];
-          root_store = events[t][i].inst;
-        }
-      }
-    }
-    uint64_t m = 0;
-    if (!pool.Complete(root, IsIdempotent(tree->op, tree->ext), &m)) {
-      *why = "the tree's result leaves elements out (its steps cover a power "
-             "of two: is its size one?), or counts some twice";
-      *where = root_store;
-      return "IncompleteTree";
-    }
-  }
   // 3. The tree's region, its readers, and what else happens there.
   const bool idempotent = IsIdempotent(tree->op, tree->ext);
   int last_item = -1;
@@ -816,6 +794,28 @@ std::string WorkgroupReducePass::Replay(const WorkgroupTrace& trace,
         }
         last_item = std::max(last_item, pos);
       }
+    }
+  }
+  // The tree's root: the element its last step writes with the most
+  // elements combined; its value must be every element 0..M-1.
+  {
+    int32_t root = kOpaque;
+    Instruction* root_store = nullptr;
+    for (size_t t = 0; t < n; ++t) {
+      for (size_t i = 0; i < events[t].size(); ++i) {
+        if (!step[t][i] || phase[t][i] != last_step_phase) continue;
+        if (root == kOpaque || pool.sets[value[t][i]].size() > pool.sets[root].size()) {
+          root = value[t][i];
+          root_store = events[t][i].inst;
+        }
+      }
+    }
+    uint64_t m = 0;
+    if (!pool.Complete(root, IsIdempotent(tree->op, tree->ext), &m)) {
+      *why = "the tree's result leaves elements out (its steps cover a power "
+             "of two: is its size one?), or counts some twice";
+      *where = root_store;
+      return "IncompleteTree";
     }
   }
   int end_item = last_item + 1;

@@ -698,6 +698,23 @@ AMD_END = "<!-- amd: end -->"
 # kernel set (test/bench/kernels, Mesa 22.3.6): the reasons behind the
 # numbers in the tables, which the run itself measures.
 AMD_NOTES = {
+    "tile_minmax_tree": "naive: each tree is a loop of 8 steps (`ds_read_b32` ×2, "
+                        "`ds_write_b32`, `s_barrier` per step: 10 LDS instructions and 4 "
+                        "`s_barrier` in the binary, 9 barriers per tree when it runs). "
+                        "waveopt -O (workgroup-reduce's generic form) and hand both reduce "
+                        "each subgroup with a DPP sequence and exchange one slot per "
+                        "subgroup over one barrier per tree; waveopt has more instructions "
+                        "because every subgroup folds the slots (a ballot rank, a loop of "
+                        "one iteration unless there are more slots than lanes, a second DPP "
+                        "reduction) so that every invocation holds the result, where hand "
+                        "folds them in invocation 0 only, which alone reads it. What runs "
+                        "is cheaper: per workgroup 2 barriers against 18, and 32 shared-memory "
+                        "instructions against 97 at wave32 (the simulator's counters, "
+                        "docs/passes/workgroup-reduce.md).",
+    "softmax_row": "as `tile_minmax_tree`: two trees (maximum, sum) become two subgroup "
+                   "reductions with one slot per subgroup and one barrier each; every "
+                   "invocation needs both results (hand folds the slots in every "
+                   "invocation too, by a loop over NumSubgroups).",
     "light_loop": "naive: RADV already loads each light with three `s_buffer_load_dwordx4` "
                   "(scalar loads into SGPRs, one request per wave per light), so the loop has no "
                   "vector load at all. hand and waveopt load one light per lane per batch "
