@@ -500,6 +500,15 @@ spvtools::opt::Pass::Status WorkgroupReducePass::Round(bool* changed) {
 // ---------------------------------------------------------------------------
 // Analysis.
 
+namespace {
+
+// The end of the region ending before spine item |end_item|: the
+// instruction the block after it starts with (null when there is none).
+Instruction* RegionEnd(IRContext* context, const WorkgroupReducePass::Spine& spine,
+                       int end_item);
+
+}  // namespace
+
 bool WorkgroupReducePass::Configs(WorkgroupTrace* trace, Instruction* barrier,
                                   uint32_t var, Tree* tree,
                                   std::vector<TraceConfig>* configs,
@@ -641,296 +650,391 @@ constexpr int32_t kOpaque = -1;
 
 }  // namespace
 
-std::string WorkgroupReducePass::Replay(const WorkgroupTrace& trace,
-                                        const Spine& spine, Tree* tree,
-                                        uint64_t workgroup, std::string* why,
-                                        Instruction** where) {
-  const auto& events = trace.events();
-  const size_t n = events.size();
-  // 1. Every invocation runs the same barriers in the same order.
-  std::vector<const Instruction*> barriers0;
-  for (const TraceEvent& e : events[0]) {
-    if (e.kind == TraceEvent::Kind::kBarrier) barriers0.push_back(e.inst);
+namespace {
+
+// Replays one configuration's trace phase by phase (the checks are listed
+// in the pass doc, "How legality is decided"). Each element holds a pool
+// entry: the multiset of original elements combined into it.
+class PhaseReplay {
+ public:
+  using Tree = WorkgroupReducePass::Tree;
+  using Spine = WorkgroupReducePass::Spine;
+  PhaseReplay(IRContext* context, const WorkgroupTrace& trace,
+              const Spine& spine, Tree* tree, uint64_t length)
+      : context_(context), events_(trace.events()), spine_(spine),
+        tree_(tree), length_(length), n_(events_.size()) {}
+
+  // "" (|tree| updated) or a remark name with |why| and |where|.
+  std::string Run(uint64_t workgroup, std::string* why, Instruction** where) {
+    int last_item = -1;
+    const bool ok = AlignBarriers() && Simulate() && CheckSteps(&last_item) &&
+                    CheckRoot() && Classify(EndItem(last_item)) &&
+                    Record(workgroup);
+    if (!ok) {
+      *why = why_;
+      *where = where_;
+    }
+    return ok ? "" : reason_;
   }
-  std::vector<std::vector<uint32_t>> phase(n);
-  for (size_t t = 0; t < n; ++t) {
-    uint32_t p = 0;
-    size_t b = 0;
-    for (const TraceEvent& e : events[t]) {
-      if (e.kind == TraceEvent::Kind::kBarrier) {
-        if (b >= barriers0.size() || barriers0[b] != e.inst) {
-          *why = "invocations run different barriers";
-          *where = e.inst;
-          return "NonUniformBarriers";
+
+ private:
+  bool Fail(const char* reason, const char* why, Instruction* where) {
+    reason_ = reason;
+    why_ = why;
+    where_ = where;
+    return false;
+  }
+  bool Bad(int64_t element) const {
+    return element < 0 || static_cast<uint64_t>(element) >= length_;
+  }
+
+  // Every invocation runs the same barriers in the same order; |phase_|.
+  bool AlignBarriers() {
+    std::vector<const Instruction*> barriers0;
+    for (const TraceEvent& e : events_[0]) {
+      if (e.kind == TraceEvent::Kind::kBarrier) barriers0.push_back(e.inst);
+    }
+    phase_.assign(n_, {});
+    for (size_t t = 0; t < n_; ++t) {
+      uint32_t p = 0;
+      for (const TraceEvent& e : events_[t]) {
+        if (e.kind == TraceEvent::Kind::kBarrier) {
+          if (p >= barriers0.size() || barriers0[p] != e.inst) {
+            return Fail("NonUniformBarriers", "invocations run different barriers", e.inst);
+          }
+          ++p;
         }
-        ++b;
-        ++p;
+        phase_[t].push_back(p);
       }
-      phase[t].push_back(p);
+      if (p != barriers0.size()) {
+        return Fail("NonUniformBarriers",
+                    "invocations run different numbers of barriers", nullptr);
+      }
     }
-    if (b != barriers0.size()) {
-      *why = "invocations run different numbers of barriers";
-      return "NonUniformBarriers";
+    phases_ = static_cast<uint32_t>(barriers0.size()) + 1;
+    return true;
+  }
+
+  // Runs every phase (value_, step_, operand_, the step phases).
+  bool Simulate() {
+    state_.resize(length_);
+    for (uint64_t e = 0; e < length_; ++e) {
+      state_[e] = pool_.Add({static_cast<uint32_t>(e)});
     }
+    value_.assign(n_, {});
+    step_.assign(n_, {});
+    operand_.assign(n_, {});
+    for (size_t t = 0; t < n_; ++t) {
+      value_[t].assign(events_[t].size(), kOpaque);
+      step_[t].assign(events_[t].size(), false);
+      operand_[t].assign(events_[t].size(), false);
+    }
+    cursor_.assign(n_, 0);
+    for (uint32_t p = 0; p < phases_; ++p) {
+      if (!Writers(p) || !SimulatePhase(p)) return false;
+    }
+    if (first_step_ == UINT32_MAX) {
+      return Fail("NoTreeSteps", "no invocation combines two elements of the array",
+                  nullptr);
+    }
+    return true;
   }
-  const uint32_t phases = static_cast<uint32_t>(barriers0.size()) + 1;
-  const uint64_t length = tree->min_length;
-  // 2. Replay phase by phase: each element's multiset of original elements.
-  Pool pool;
-  std::vector<int32_t> state(length);
-  for (uint64_t e = 0; e < length; ++e) {
-    state[e] = pool.Add({static_cast<uint32_t>(e)});
-  }
-  std::vector<std::vector<int32_t>> value(n);  // per event: the value read/written
-  std::vector<std::vector<bool>> step(n);     // per event: a tree step store
-  std::vector<std::vector<bool>> operand(n);  // per event: a load a step combines
-  for (size_t t = 0; t < n; ++t) {
-    value[t].assign(events[t].size(), kOpaque);
-    step[t].assign(events[t].size(), false);
-    operand[t].assign(events[t].size(), false);
-  }
-  std::vector<size_t> cursor(n, 0);
-  uint32_t first_step_phase = UINT32_MAX, last_step_phase = 0;
-  for (uint32_t p = 0; p < phases; ++p) {
-    // Races: an element one invocation writes and another touches.
-    std::unordered_map<int64_t, size_t> writer;
-    for (size_t t = 0; t < n; ++t) {
-      for (size_t i = cursor[t]; i < events[t].size() && phase[t][i] == p; ++i) {
-        const TraceEvent& e = events[t][i];
+
+  // The writer of each element written in phase |p|; two writers of one
+  // element are a race.
+  bool Writers(uint32_t p) {
+    writer_.clear();
+    for (size_t t = 0; t < n_; ++t) {
+      for (size_t i = cursor_[t]; i < events_[t].size() && phase_[t][i] == p; ++i) {
+        const TraceEvent& e = events_[t][i];
         if (e.kind != TraceEvent::Kind::kStore) continue;
-        if (e.element < 0 || static_cast<uint64_t>(e.element) >= length) {
-          *why = "an element past the end of the array is written";
-          *where = e.inst;
-          return "OutOfBounds";
+        if (Bad(e.element)) {
+          return Fail("OutOfBounds", "an element past the end of the array is written",
+                      e.inst);
         }
-        auto [it, fresh] = writer.emplace(e.element, t);
+        auto [it, fresh] = writer_.emplace(e.element, t);
         if (!fresh && it->second != t) {
-          *why = "two invocations write one element between two barriers";
-          *where = e.inst;
-          return "RaceInTree";
+          return Fail("RaceInTree",
+                      "two invocations write one element between two barriers", e.inst);
         }
       }
     }
+    return true;
+  }
+
+  bool SimulatePhase(uint32_t p) {
     std::vector<std::pair<int64_t, int32_t>> written;
-    for (size_t t = 0; t < n; ++t) {
-      std::unordered_map<int64_t, int32_t> overlay;
-      size_t i = cursor[t];
-      for (; i < events[t].size() && phase[t][i] == p; ++i) {
-        const TraceEvent& e = events[t][i];
-        if (e.kind == TraceEvent::Kind::kLoad) {
-          if (e.element < 0 || static_cast<uint64_t>(e.element) >= length) {
-            *why = "an element past the end of the array is read";
-            *where = e.inst;
-            return "OutOfBounds";
-          }
-          auto w = writer.find(e.element);
-          if (w != writer.end() && w->second != t) {
-            *why = "an invocation reads an element another writes between "
-                   "two barriers";
-            *where = e.inst;
-            return "RaceInTree";
-          }
-          auto o = overlay.find(e.element);
-          value[t][i] = o != overlay.end() ? o->second : state[e.element];
-          continue;
-        }
-        if (e.kind != TraceEvent::Kind::kStore) continue;
-        int32_t v = kOpaque;
-        if (e.value.kind == TraceStoreValue::Kind::kCombined) {
-          const int32_t a = value[t][e.value.a], b = value[t][e.value.b];
-          if (a != kOpaque && b != kOpaque) {
-            if (tree->op == spv::Op::OpNop) {
-              tree->op = spv::Op(e.value.op);
-              tree->ext = e.value.ext;
-            } else if (tree->op != spv::Op(e.value.op) || tree->ext != e.value.ext) {
-              *why = "the tree combines elements with more than one operation";
-              *where = e.inst;
-              return "MixedOperations";
-            }
-            v = pool.Merge(a, b);
-            step[t][i] = true;
-            operand[t][e.value.a] = operand[t][e.value.b] = true;
-            first_step_phase = std::min(first_step_phase, p);
-            last_step_phase = std::max(last_step_phase, p);
-          }
-        }
-        overlay[e.element] = v;
-        value[t][i] = v;
-        if (pool.total > (uint64_t{1} << 24)) {
-          *why = "the replay of the tree grows too large";
-          *where = e.inst;
-          return "TraceTooLong";
-        }
+    for (size_t t = 0; t < n_; ++t) {
+      std::unordered_map<int64_t, int32_t> overlay;  // this invocation's writes
+      size_t i = cursor_[t];
+      for (; i < events_[t].size() && phase_[t][i] == p; ++i) {
+        if (!Event(t, i, p, &overlay)) return false;
       }
       for (auto& [element, v] : overlay) written.emplace_back(element, v);
-      cursor[t] = i;
+      cursor_[t] = i;
     }
-    for (auto& [element, v] : written) state[element] = v;
+    for (auto& [element, v] : written) state_[element] = v;
+    return true;
   }
-  if (first_step_phase == UINT32_MAX) {
-    *why = "no invocation combines two elements of the array";
-    return "NoTreeSteps";
-  }
-  // 3. The tree's region, its readers, and what else happens there.
-  const bool idempotent = IsIdempotent(tree->op, tree->ext);
-  int last_item = -1;
-  for (size_t t = 0; t < n; ++t) {
-    for (size_t i = 0; i < events[t].size(); ++i) {
-      const TraceEvent& e = events[t][i];
-      if (e.kind == TraceEvent::Kind::kStore && phase[t][i] >= first_step_phase &&
-          phase[t][i] <= last_step_phase && !step[t][i]) {
-        *why = "an element is written with a value that is not two elements "
-               "combined while the tree runs";
-        *where = e.inst;
-        return "NotATreeStep";
+
+  // One load or store of invocation |t| in phase |p|.
+  bool Event(size_t t, size_t i, uint32_t p,
+             std::unordered_map<int64_t, int32_t>* overlay) {
+    const TraceEvent& e = events_[t][i];
+    if (e.kind == TraceEvent::Kind::kLoad) {
+      if (Bad(e.element)) {
+        return Fail("OutOfBounds", "an element past the end of the array is read", e.inst);
       }
-      if (step[t][i]) {
-        const int pos = spine.Position(context(), e.inst);
-        if (pos == INT_MAX) {
-          *why = "a step of the tree is not in the straight-line code after "
-                 "the barrier";
-          *where = e.inst;
-          return "UnsupportedControlFlow";
+      auto w = writer_.find(e.element);
+      if (w != writer_.end() && w->second != t) {
+        return Fail("RaceInTree",
+                    "an invocation reads an element another writes between two "
+                    "barriers",
+                    e.inst);
+      }
+      auto o = overlay->find(e.element);
+      value_[t][i] = o != overlay->end() ? o->second : state_[e.element];
+      return true;
+    }
+    if (e.kind != TraceEvent::Kind::kStore) return true;
+    int32_t v = kOpaque;
+    if (e.value.kind == TraceStoreValue::Kind::kCombined) {
+      const int32_t a = value_[t][e.value.a], b = value_[t][e.value.b];
+      if (a != kOpaque && b != kOpaque) {
+        if (tree_->op == spv::Op::OpNop) {
+          tree_->op = spv::Op(e.value.op);
+          tree_->ext = e.value.ext;
+        } else if (tree_->op != spv::Op(e.value.op) || tree_->ext != e.value.ext) {
+          return Fail("MixedOperations",
+                      "the tree combines elements with more than one operation", e.inst);
         }
-        last_item = std::max(last_item, pos);
+        v = pool_.Merge(a, b);
+        step_[t][i] = true;
+        operand_[t][e.value.a] = operand_[t][e.value.b] = true;
+        first_step_ = std::min(first_step_, p);
+        last_step_ = std::max(last_step_, p);
       }
     }
+    (*overlay)[e.element] = v;
+    value_[t][i] = v;
+    if (pool_.total > (uint64_t{1} << 24)) {
+      return Fail("TraceTooLong", "the replay of the tree grows too large", e.inst);
+    }
+    return true;
   }
+
+  // While the tree runs every store is a step; |*last_item| gets the spine
+  // item of the last step.
+  bool CheckSteps(int* last_item) {
+    for (size_t t = 0; t < n_; ++t) {
+      for (size_t i = 0; i < events_[t].size(); ++i) {
+        const TraceEvent& e = events_[t][i];
+        if (e.kind == TraceEvent::Kind::kStore && phase_[t][i] >= first_step_ &&
+            phase_[t][i] <= last_step_ && !step_[t][i]) {
+          return Fail("NotATreeStep",
+                      "an element is written with a value that is not two "
+                      "elements combined while the tree runs",
+                      e.inst);
+        }
+        if (!step_[t][i]) continue;
+        const int pos = spine_.Position(context_, e.inst);
+        if (pos == INT_MAX) {
+          return Fail("UnsupportedControlFlow",
+                      "a step of the tree is not in the straight-line code after "
+                      "the barrier",
+                      e.inst);
+        }
+        *last_item = std::max(*last_item, pos);
+      }
+    }
+    return true;
+  }
+
   // The tree's root: the element its last step writes with the most
   // elements combined; its value must be every element 0..M-1.
-  {
+  bool CheckRoot() {
     int32_t root = kOpaque;
     Instruction* root_store = nullptr;
-    for (size_t t = 0; t < n; ++t) {
-      for (size_t i = 0; i < events[t].size(); ++i) {
-        if (!step[t][i] || phase[t][i] != last_step_phase) continue;
-        if (root == kOpaque || pool.sets[value[t][i]].size() > pool.sets[root].size()) {
-          root = value[t][i];
-          root_store = events[t][i].inst;
+    for (size_t t = 0; t < n_; ++t) {
+      for (size_t i = 0; i < events_[t].size(); ++i) {
+        if (!step_[t][i] || phase_[t][i] != last_step_) continue;
+        if (root == kOpaque ||
+            pool_.sets[value_[t][i]].size() > pool_.sets[root].size()) {
+          root = value_[t][i];
+          root_store = events_[t][i].inst;
         }
       }
     }
     uint64_t m = 0;
-    if (!pool.Complete(root, IsIdempotent(tree->op, tree->ext), &m)) {
-      *why = "the tree's result leaves elements out (its steps cover a power "
-             "of two: is its size one?), or counts some twice";
-      *where = root_store;
-      return "IncompleteTree";
+    if (!pool_.Complete(root, IsIdempotent(tree_->op, tree_->ext), &m)) {
+      return Fail("IncompleteTree",
+                  "the tree's result leaves elements out (its steps cover a power "
+                  "of two: is its size one?), or counts some twice",
+                  root_store);
     }
+    return true;
   }
-  int end_item = last_item + 1;
-  if (end_item < static_cast<int>(spine.items.size()) &&
-      spine.items[end_item].inst != nullptr &&
-      spine.items[end_item].inst->opcode() == spv::Op::OpControlBarrier) {
-    ++end_item;
+
+  // The region ends after the last step's item (and a barrier right after).
+  int EndItem(int last_item) const {
+    int end_item = last_item + 1;
+    // Phis of the block after the last step's construct go with the region
+    // (the region's end is a split point; ValueEscapesTree checks them).
+    while (end_item < static_cast<int>(spine_.items.size()) &&
+           spine_.items[end_item].inst != nullptr &&
+           spine_.items[end_item].inst->opcode() == spv::Op::OpPhi) {
+      ++end_item;
+    }
+    if (end_item < static_cast<int>(spine_.items.size()) &&
+        spine_.items[end_item].inst != nullptr &&
+        spine_.items[end_item].inst->opcode() == spv::Op::OpControlBarrier) {
+      ++end_item;
+    }
+    return end_item;
   }
-  if (!tree->first && end_item != tree->end_item) {
-    *why = "the tree ends elsewhere for other workgroup sizes";
-    return "DependsOnConfiguration";
-  }
-  tree->end_item = end_item;
-  // The phase in which the region ends (readers run there first).
-  std::vector<Instruction*> readers;
-  std::unordered_map<const Instruction*, int> kind;  // 1 reader, 2 other
-  uint64_t m = 0;
-  bool have_m = false;
-  uint32_t barriers_in_region = 0;
-  for (size_t t = 0; t < n; ++t) {
-    uint32_t region_barriers = 0;
-    uint32_t end_phase = 0;
-    bool past = false;
-    for (size_t i = 0; i < events[t].size(); ++i) {
-      const TraceEvent& e = events[t][i];
-      const int pos = spine.Position(context(), e.inst);
-      const bool in_region = pos < end_item;
-      if (!in_region && !past) {
-        past = true;
-        end_phase = phase[t][i];
-      }
-      if (e.kind == TraceEvent::Kind::kBarrier) {
-        if (in_region) ++region_barriers;
-        continue;
-      }
-      if (in_region && (e.kind == TraceEvent::Kind::kMemoryWrite ||
-                        e.kind == TraceEvent::Kind::kSubgroupOp)) {
-        *why = "the code between the tree's barriers does more than the tree "
-               "(it writes other memory or runs subgroup operations)";
-        *where = e.inst;
-        return "OtherWorkInTree";
-      }
-      if (e.kind == TraceEvent::Kind::kStore) {
-        if (!in_region && phase[t][i] == end_phase && past) {
-          tree->store_after_tree = true;
+
+  // What happens in the region and the loads after it, invocation by
+  // invocation: the readers (loads of the complete result), the region's
+  // barriers, stores in the readers' phase.
+  bool Classify(int end_item) {
+    end_item_ = end_item;
+    for (size_t t = 0; t < n_; ++t) {
+      uint32_t region_barriers = 0;
+      uint32_t end_phase = 0;
+      bool past = false;
+      for (size_t i = 0; i < events_[t].size(); ++i) {
+        const TraceEvent& e = events_[t][i];
+        const bool in_region = spine_.Position(context_, e.inst) < end_item;
+        if (!in_region && !past) {
+          past = true;
+          end_phase = phase_[t][i];
         }
-        continue;
+        if (e.kind == TraceEvent::Kind::kBarrier) {
+          if (in_region) ++region_barriers;
+        } else if (in_region && (e.kind == TraceEvent::Kind::kMemoryWrite ||
+                                 e.kind == TraceEvent::Kind::kSubgroupOp)) {
+          return Fail("OtherWorkInTree",
+                      "the code between the tree's barriers does more than the "
+                      "tree (it writes other memory or runs subgroup operations)",
+                      e.inst);
+        } else if (e.kind == TraceEvent::Kind::kStore) {
+          if (past && phase_[t][i] == end_phase) store_after_tree_ = true;
+        } else if (e.kind == TraceEvent::Kind::kLoad && !operand_[t][i] &&
+                   !Load(t, i, in_region)) {
+          return false;
+        }
       }
-      if (e.kind != TraceEvent::Kind::kLoad || operand[t][i]) continue;
-      uint64_t mm = 0;
-      const bool complete = pool.Complete(value[t][i], idempotent, &mm) &&
-                            phase[t][i] >= last_step_phase;
-      const int k = complete ? 1 : value[t][i] == kOpaque ? 2 : 0;
-      if (k == 0) {
-        *why = "a load reads an element holding a partial result of the tree "
-               "(or an element the tree leaves out)";
-        *where = e.inst;
-        return "ReadsPartialValue";
-      }
-      auto [it, fresh] = kind.emplace(e.inst, k);
-      if (!fresh && it->second != k) {
-        *why = "a load reads the tree's result in some executions and other "
-               "values in others";
-        *where = e.inst;
-        return "ReadsPartialValue";
-      }
-      if (k != 1) continue;
-      if (in_region) {
-        *why = "the tree's result is read before the tree's last barrier";
-        *where = e.inst;
-        return "ReaderInsideTree";
-      }
-      if (have_m && mm != m) {
-        *why = "the loads after the tree read different results";
-        *where = e.inst;
-        return "ReadsPartialValue";
-      }
-      m = mm;
-      have_m = true;
-      if (fresh) readers.push_back(e.inst);
-      tree->result_element = e.element;
+      barriers_ = std::max(barriers_, region_barriers);
     }
-    barriers_in_region = std::max(barriers_in_region, region_barriers);
+    if (!have_m_) return Fail("NoReader", "no load reads the tree's result", nullptr);
+    return true;
   }
-  if (!have_m) {
-    *why = "no load reads the tree's result";
-    return "NoReader";
-  }
-  if (m > workgroup) {
-    *why = "the tree combines more elements than there are invocations";
-    return "IncompleteTree";
-  }
-  std::sort(readers.begin(), readers.end(), [](Instruction* a, Instruction* b) {
-    return a->unique_id() < b->unique_id();
-  });
-  if (!tree->first && readers != tree->readers) {
-    *why = "the tree's readers differ between workgroup sizes";
-    return "DependsOnConfiguration";
-  }
-  tree->readers = readers;
-  if (m == workgroup) {
-    if (!tree->first && tree->contributors != 0) {
-      *why = "the tree covers a different part of the workgroup for other sizes";
-      return "DependsOnConfiguration";
+
+  // A load no step combines: of the complete result (a reader), of a value
+  // stored after the tree, or of a partial value (refused).
+  bool Load(size_t t, size_t i, bool in_region) {
+    const TraceEvent& e = events_[t][i];
+    uint64_t m = 0;
+    const bool complete =
+        pool_.Complete(value_[t][i], IsIdempotent(tree_->op, tree_->ext), &m) &&
+        phase_[t][i] >= last_step_;
+    const int k = complete ? 1 : value_[t][i] == kOpaque ? 2 : 0;
+    if (k == 0) {
+      return Fail("ReadsPartialValue",
+                  "a load reads an element holding a partial result of the tree "
+                  "(or an element the tree leaves out)",
+                  e.inst);
     }
-  } else if ((!tree->first && tree->contributors != m) || tree->spec_constant != 0) {
-    *why = "the tree covers a part of the workgroup that changes with its size";
-    return "DependsOnConfiguration";
-  } else {
-    tree->contributors = m;
+    auto [it, fresh] = kind_.emplace(e.inst, k);
+    if (!fresh && it->second != k) {
+      return Fail("ReadsPartialValue",
+                  "a load reads the tree's result in some executions and other "
+                  "values in others",
+                  e.inst);
+    }
+    if (k != 1) return true;
+    if (in_region) {
+      return Fail("ReaderInsideTree",
+                  "the tree's result is read before the tree's last barrier", e.inst);
+    }
+    if (have_m_ && m != m_) {
+      return Fail("ReadsPartialValue", "the loads after the tree read different results",
+                  e.inst);
+    }
+    m_ = m;
+    have_m_ = true;
+    if (fresh) readers_.push_back(e.inst);
+    tree_->result_element = e.element;
+    return true;
   }
-  tree->steps = std::max(tree->steps, last_step_phase - first_step_phase + 1);
-  tree->barriers = std::max(tree->barriers, barriers_in_region);
-  tree->first = false;
-  return "";
+
+  // Records this configuration's facts in the tree; they must agree with
+  // the other configurations'.
+  bool Record(uint64_t workgroup) {
+    if (m_ > workgroup) {
+      return Fail("IncompleteTree",
+                  "the tree combines more elements than there are invocations", nullptr);
+    }
+    std::sort(readers_.begin(), readers_.end(), [](Instruction* a, Instruction* b) {
+      return a->unique_id() < b->unique_id();
+    });
+    const char* differs = "";
+    if (!tree_->first && end_item_ != tree_->end_item) {
+      differs = "the tree ends elsewhere for other workgroup sizes";
+    } else if (!tree_->first && readers_ != tree_->readers) {
+      differs = "the tree's readers differ between workgroup sizes";
+    } else if (m_ == workgroup && !tree_->first && tree_->contributors != 0) {
+      differs = "the tree covers a different part of the workgroup for other sizes";
+    } else if (m_ != workgroup && ((!tree_->first && tree_->contributors != m_) ||
+                                   tree_->spec_constant != 0)) {
+      differs = "the tree covers a part of the workgroup that changes with its size";
+    }
+    if (*differs != '\0') return Fail("DependsOnConfiguration", differs, nullptr);
+    tree_->end_item = end_item_;
+    tree_->readers = readers_;
+    if (m_ != workgroup) tree_->contributors = m_;
+    if (store_after_tree_) tree_->store_after_tree = true;
+    tree_->steps = std::max(tree_->steps, last_step_ - first_step_ + 1);
+    tree_->barriers = std::max(tree_->barriers, barriers_);
+    tree_->first = false;
+    return true;
+  }
+
+  IRContext* context_;
+  const std::vector<std::vector<TraceEvent>>& events_;
+  const Spine& spine_;
+  Tree* tree_;
+  const uint64_t length_;
+  const size_t n_;
+  std::string reason_, why_;
+  Instruction* where_ = nullptr;
+  uint32_t phases_ = 0;
+  std::vector<std::vector<uint32_t>> phase_;   // per event
+  Pool pool_;
+  std::vector<int32_t> state_;                 // per element
+  std::vector<std::vector<int32_t>> value_;    // per event: read or written
+  std::vector<std::vector<bool>> step_;        // per event: a tree step
+  std::vector<std::vector<bool>> operand_;     // per event: a step's operand
+  std::vector<size_t> cursor_;                 // per invocation
+  std::unordered_map<int64_t, size_t> writer_;  // this phase's
+  uint32_t first_step_ = UINT32_MAX, last_step_ = 0;
+  int end_item_ = -1;
+  std::vector<Instruction*> readers_;
+  std::unordered_map<const Instruction*, int> kind_;  // 1 reader, 2 other
+  uint64_t m_ = 0;
+  bool have_m_ = false;
+  uint32_t barriers_ = 0;
+  bool store_after_tree_ = false;
+};
+
+}  // namespace
+
+std::string WorkgroupReducePass::Replay(const WorkgroupTrace& trace,
+                                        const Spine& spine, Tree* tree,
+                                        uint64_t workgroup, std::string* why,
+                                        Instruction** where) {
+  PhaseReplay replay(context(), trace, spine, tree, tree->min_length);
+  return replay.Run(workgroup, why, where);
 }
 
 std::string WorkgroupReducePass::CheckOperation(Tree* tree, std::string* why) {
@@ -1059,7 +1163,8 @@ std::string WorkgroupReducePass::Analyze(Function* func, Instruction* barrier,
   tree->init_store = ForwardableStore(&trace, barrier, var, configs);
   std::string reason = CheckOperation(tree, why);
   if (!reason.empty()) return reason;
-  if (tree->end_item >= static_cast<int>(tree->spine.items.size())) {
+  if (tree->end_item >= static_cast<int>(tree->spine.items.size()) ||
+      RegionEnd(context(), tree->spine, tree->end_item) == nullptr) {
     *why = "the code after the tree is not structured";
     return "UnsupportedControlFlow";
   }
@@ -1209,13 +1314,6 @@ uint32_t WorkgroupReducePass::OneSubgroupTest(Emitter* e) {
   return e->EmitIds(spv::Op::OpLogicalAnd, bool_type, {one, fits});
 }
 
-// The end of the region: the instruction the block after it starts with.
-namespace {
-
-Instruction* RegionEnd(IRContext* context, const WorkgroupReducePass::Spine& spine,
-                       int end_item);
-
-}  // namespace
 
 bool WorkgroupReducePass::SplitRegion(Tree* tree, Emission* em) {
   Instruction* first = tree->init_store != nullptr ? tree->init_store : tree->barrier;
