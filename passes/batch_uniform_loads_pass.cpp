@@ -3,6 +3,8 @@
 // options.
 #include "passes/batch_uniform_loads_pass.h"
 
+#include "lib/analysis/memory_effects.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
@@ -832,6 +834,12 @@ std::string BatchUniformLoadsPass::MemoryHazard(const Plan& plan,
     root = RootVariable(context(), ptr);
   }
   const LoopWrites& writes = WritesOf(*plan.loop);
+  if (writes.unknown_inst != nullptr) {
+    *why = std::string("the loop (or a function it calls) contains Op") +
+           spvOpcodeString(writes.unknown_inst->opcode()) +
+           ", whose effect on memory waveopt does not know";
+    return "UnknownInstruction";
+  }
 
   // Memory operands: Volatile, or (Vulkan memory model) a load made visible
   // to other invocations, reads what they write meanwhile.
@@ -1000,18 +1008,28 @@ const BatchUniformLoadsPass::LoopWrites& BatchUniformLoadsPass::WritesOf(
   };
   std::function<void(Instruction*)> visit = [&](Instruction* inst) {
     const spv::Op op = inst->opcode();
-    if (op == spv::Op::OpControlBarrier || op == spv::Op::OpMemoryBarrier) {
-      writes.barrier = true;
-      return;
-    }
-    if (op == spv::Op::OpStore || op == spv::Op::OpCopyMemory ||
-        op == spv::Op::OpCopyMemorySized ||
-        (spvOpcodeIsAtomicOp(op) && op != spv::Op::OpAtomicLoad)) {
-      const uint32_t written = inst->GetSingleWordInOperand(0);
-      note(RootVariable(context(), written), PointerClass(context(), written));
-    } else if (op == spv::Op::OpImageWrite) {
-      Instruction* target = ImageVariable(context(), inst->GetSingleWordInOperand(0));
-      note(target, spv::StorageClass::UniformConstant);
+    switch (MemoryEffectOf(context(), inst)) {
+      case MemoryEffect::kBarrier:
+        writes.barrier = true;
+        return;
+      case MemoryEffect::kUnknown:
+        if (writes.unknown_inst == nullptr) writes.unknown_inst = inst;
+        return;
+      case MemoryEffect::kWrite: {
+        const int operand = WrittenOperand(context(), inst);
+        if (op == spv::Op::OpImageWrite) {
+          note(ImageVariable(context(), inst->GetSingleWordInOperand(0)),
+               spv::StorageClass::UniformConstant);
+        } else if (operand < 0) {
+          note(nullptr, spv::StorageClass::StorageBuffer);  // no operand names it
+        } else {
+          const uint32_t written = inst->GetSingleWordInOperand(static_cast<uint32_t>(operand));
+          note(RootVariable(context(), written), PointerClass(context(), written));
+        }
+        return;
+      }
+      default:
+        break;
     }
     if (op == spv::Op::OpFunctionCall) {
       uint32_t callee = inst->GetSingleWordInOperand(0);
