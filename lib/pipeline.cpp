@@ -375,6 +375,7 @@ bool Optimize(const std::vector<uint32_t>& input, const Options& options,
   base.target_env = env;
   base.remarks = remarks;
   base.driver = options.driver;
+  base.emit_hlsl = options.emit_hlsl;
 
   bool any_change = false;
   std::vector<uint32_t> before_optimize;  // restored when -O changed nothing

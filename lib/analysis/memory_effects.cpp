@@ -120,6 +120,13 @@ bool NoEffect(Op op) {
     case Op::OpExpectKHR:
     case Op::OpCopyLogical:
     case Op::OpCopyObject:
+    case Op::OpConvertUToPtr:
+    case Op::OpConvertPtrToU:
+    case Op::OpUntypedAccessChainKHR:
+    case Op::OpUntypedInBoundsAccessChainKHR:
+    case Op::OpUntypedPtrAccessChainKHR:
+    case Op::OpUntypedInBoundsPtrAccessChainKHR:
+    case Op::OpUntypedVariableKHR:
     case Op::OpPtrEqual:
     case Op::OpPtrNotEqual:
     case Op::OpPtrDiff:

@@ -264,6 +264,13 @@ bool ModuleData::Parse(const std::vector<uint32_t>& in_words, const std::string&
       continue;
     }
     if (block == nullptr) {
+      // SPIRV-Tools writes a DebugNoScope between a function's last
+      // terminator and OpFunctionEnd when the scope changes there; it
+      // carries no semantics.
+      if (op == spv::OpExtInst &&
+          std::find(ignored_sets.begin(), ignored_sets.end(), in.ops[0]) != ignored_sets.end()) {
+        continue;
+      }
       *error = "malformed SPIR-V: " + OpcodeName(op) + " outside a block";
       return false;
     }

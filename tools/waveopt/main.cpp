@@ -398,6 +398,16 @@ int main(int argc, char** argv) {
   }
 
   cli.options.print_all = cli.print_all;
+  // The output format is known before the passes run: for HLSL they use
+  // only forms HLSL can express.
+  Format out_format = cli.emit;
+  if (out_format == Format::kUnknown) {
+    if (cli.output.empty()) out_format = Format::kSpvAsm;
+    else if (cli.output == "-") out_format = Format::kSpv;
+    else out_format = FormatForExtension(Extension(cli.output));
+    if (out_format == Format::kUnknown) out_format = Format::kSpv;
+  }
+  cli.options.emit_hlsl = out_format == Format::kHlsl;
   waveopt::Result result;
   bool ok = waveopt::Optimize(words, cli.options, &result);
 
@@ -441,13 +451,6 @@ int main(int argc, char** argv) {
     InputError(cli.remarks_output, error);
   }
 
-  Format out_format = cli.emit;
-  if (out_format == Format::kUnknown) {
-    if (cli.output.empty()) out_format = Format::kSpvAsm;
-    else if (cli.output == "-") out_format = Format::kSpv;
-    else out_format = FormatForExtension(Extension(cli.output));
-    if (out_format == Format::kUnknown) out_format = Format::kSpv;
-  }
   std::string out_bytes;
   switch (out_format) {
     case Format::kSpv:

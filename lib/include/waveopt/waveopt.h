@@ -64,6 +64,12 @@ struct PassConfig {
   // Where remarks go. Null: remarks are sent to the optimizer's message
   // consumer as SPV_MSG_INFO lines.
   std::shared_ptr<RemarkSink> remarks;
+  // The output will be turned into HLSL (SPIRV-Cross, the CLI's
+  // --emit=hlsl): passes use only forms HLSL can express and refuse, with
+  // the missed remark `NotExpressibleInHlsl`, the rewrites that have none
+  // (HLSL has no exclusive min/max/and/or/xor scan and no SubgroupId or
+  // NumSubgroups). Every other rewrite is emittable as GLSL and HLSL alike.
+  bool emit_hlsl = false;
 };
 
 // A registered waveopt pass, as declared in passes/passes.def.
@@ -122,6 +128,7 @@ struct Options {
   BlockLayout block_layout = BlockLayout::kDefault;
   bool validate_output = true;
   bool validate_after_all = false;  // validate after every step
+  bool emit_hlsl = false;           // see PassConfig::emit_hlsl
   bool print_all = false;           // disassembly after every step → Result::print_all
 };
 
