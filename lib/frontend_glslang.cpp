@@ -1,6 +1,7 @@
 // GLSL/HLSL → SPIR-V through glslang. Kept apart from the SPIRV-Cross back end:
 // glslang's and SPIRV-Cross's spirv.hpp share an include guard but differ.
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -85,8 +86,10 @@ class Includer : public glslang::TShader::Includer {
       if (!in) continue;
       auto* text = new std::string(std::istreambuf_iterator<char>(in),
                                    std::istreambuf_iterator<char>());
-      if (read_ != nullptr && std::find(read_->begin(), read_->end(), path) == read_->end()) {
-        read_->push_back(path);
+      if (read_ != nullptr) {
+        // "dir/../x.h" and "x.h" are one file to a build system.
+        const std::string name = std::filesystem::path(path).lexically_normal().string();
+        if (std::find(read_->begin(), read_->end(), name) == read_->end()) read_->push_back(name);
       }
       return new IncludeResult(path, text->data(), text->size(), text);
     }

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -31,6 +32,8 @@ void CloseFd(int* fd) {
 // a child that ended while a process it started still holds its pipes
 // open is reaped this late at most.
 constexpr int kReapCheckMs = 100;
+// How long after its last pipe closed a child is looked at every 1 ms.
+constexpr double kSoonAfterEof = 0.05;
 
 // In the child: makes |fd| its descriptor |target| (1 or 2), without the
 // close-on-exec flag.
@@ -144,8 +147,15 @@ void ChildProcess::Drain(const short* revents) {
       p.text->append(buf, static_cast<size_t>(n));
     } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
       CloseFd(&p.fd);
+      if (PipesOpen() == 0) pipes_closed_at_ = Now();
     }
   }
+}
+
+int ChildProcess::PipesOpen() const {
+  int n = 0;
+  for (const Pipe& p : pipes_) n += p.fd >= 0 ? 1 : 0;
+  return n;
 }
 
 void ChildProcess::CloseAll() {
@@ -229,6 +239,11 @@ std::vector<size_t> ChildProcess::WaitForAny(const std::vector<ChildProcess*>& c
       any = true;
       const int left = child->MsToDeadline();
       if (left >= 0 && left < timeout) timeout = left;
+      if (child->PipesOpen() == 0 && Now() - child->pipes_closed_at_ < kSoonAfterEof) {
+        // A child closes its pipes as it exits, a moment before it can be
+        // reaped: look again very soon.
+        timeout = std::min(timeout, 1);
+      }
       for (int i = 0; i < 3; ++i) {
         if (child->pipes_[i].fd < 0) continue;
         fds.push_back({child->pipes_[i].fd, POLLIN, 0});

@@ -131,12 +131,14 @@ class ChildProcess {
   bool TryReap();
   // The poll deadline of this child in ms from now (-1: none).
   int MsToDeadline() const;
+  int PipesOpen() const;
   void KillAndReap(ChildResult::Status status);
   void CloseAll();
 
   pid_t pid_ = -1;
   double deadline_ = 0;  // CLOCK_MONOTONIC seconds; 0: none
   double timeout_s_ = 0;
+  double pipes_closed_at_ = 0;  // when the last pipe reached its end
   Pipe pipes_[3];  // channel, out, err
   ChildResult result_;
 };
