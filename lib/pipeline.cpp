@@ -23,7 +23,9 @@
 
 namespace waveopt {
 
+namespace {
 std::atomic<void (*)()> g_step_hook{nullptr};
+}  // namespace
 
 void SetSpirvOptStepHookForTesting(void (*hook)()) { g_step_hook.store(hook); }
 

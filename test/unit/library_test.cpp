@@ -196,6 +196,25 @@ TEST(OwnOptimizer, RegisterOptimizePassesRefusesBadConfigsAndRegistersNothing) {
   EXPECT_EQ(out, words);
 }
 
+TEST(OwnOptimizer, TheDriverProfileSkipsWithARemark) {
+  const std::vector<uint32_t> words = Compile();
+  auto remarks = std::make_shared<RemarkCollector>();
+  PassConfig config;
+  config.remarks = remarks;
+  config.driver = AssumedDriver::kCpu;
+  spvtools::Optimizer optimizer(SPV_ENV_VULKAN_1_1);
+  std::string error;
+  ASSERT_TRUE(RegisterOptimizePasses(&optimizer, config, &error)) << error;
+  std::vector<uint32_t> out;
+  ASSERT_TRUE(optimizer.Run(words.data(), words.size(), &out));
+  std::vector<std::string> skipped;
+  for (const Remark& r : remarks->remarks()) {
+    if (r.name == "DriverProfile") skipped.push_back(r.pass);
+    EXPECT_NE(r.name, "BatchedLoads");
+  }
+  EXPECT_EQ(skipped, (std::vector<std::string>{"morton-remap", "batch-uniform-loads"}));
+}
+
 TEST(OwnOptimizer, PerPassParametersGoToTheirPassOnly) {
   // One PassConfig for every pass: each takes its own entry, and none fails
   // on another's parameter.
