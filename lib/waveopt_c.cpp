@@ -14,6 +14,11 @@ struct waveopt_result {
   std::string yaml;
 };
 
+static_assert(static_cast<int>(waveopt::RemarkKind::kApplied) == WAVEOPT_REMARK_APPLIED &&
+                  static_cast<int>(waveopt::RemarkKind::kMissed) == WAVEOPT_REMARK_MISSED &&
+                  static_cast<int>(waveopt::RemarkKind::kAnalysis) == WAVEOPT_REMARK_ANALYSIS,
+              "waveopt_remark_kind mirrors waveopt::RemarkKind");
+
 namespace {
 
 const char* kOutOfMemory = "out of memory";
