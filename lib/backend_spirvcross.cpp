@@ -4,7 +4,7 @@
 
 #include "spirv_cross/spirv_glsl.hpp"
 #include "spirv_cross/spirv_hlsl.hpp"
-#include "waveopt/io.h"
+#include "waveopt/frontend.h"
 
 namespace waveopt {
 namespace {
