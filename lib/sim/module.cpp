@@ -165,7 +165,6 @@ bool ModuleData::Parse(const std::vector<uint32_t>& in_words, const std::string&
       case spv::OpSourceContinued:
       case spv::OpSourceExtension:
       case spv::OpString:
-      case spv::OpName:
       case spv::OpMemberName:
       case spv::OpModuleProcessed:
       case spv::OpLine:
@@ -174,6 +173,9 @@ bool ModuleData::Parse(const std::vector<uint32_t>& in_words, const std::string&
       case spv::OpDecorateString:
       case spv::OpMemberDecorateString:
       case spv::OpDecorationGroup:
+        continue;
+      case spv::OpName:
+        if (wc >= 3) names[w[0]] = LiteralString(w + 1, wc - 2);
         continue;
       case spv::OpExtInstImport: {
         std::string name = LiteralString(in.ops, in.num_ops);

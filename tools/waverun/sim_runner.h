@@ -1,5 +1,5 @@
 // Running a compute module on waveopt's wave simulator (lib/sim) instead of a
-// Vulkan device: the same Device/Program interface as vulkan_runner.h, so
+// Vulkan device: the same Device/Program interface (device.h) as the Vulkan device, so
 // that `run`, `diff` and `time` work unchanged with --sim, at any subgroup
 // size from 1 to 128.
 #ifndef WAVEOPT_TOOLS_WAVERUN_SIM_RUNNER_H_
@@ -10,7 +10,7 @@
 #include <string>
 
 #include "lib/sim/sim.h"
-#include "tools/waverun/vulkan_runner.h"
+#include "tools/waverun/device.h"
 
 namespace waverun {
 

@@ -1355,7 +1355,7 @@ bool ProgramImpl::Run(Outputs* outputs, double* ns, std::string* error) {
 
 }  // namespace
 
-std::unique_ptr<Device> Device::Create(int index, bool robust, std::string* error) {
+std::unique_ptr<Device> CreateVulkanDevice(int index, bool robust, std::string* error) {
   auto device = std::make_unique<DeviceImpl>();
   if (!device->Init(index, robust, error)) return nullptr;
   return device;
