@@ -53,6 +53,7 @@ struct Cli {
   bool auto_spec = false;  // --auto
   bool auto_resolved = false;  // the parent turned --auto into spec lines
   bool self_check = true;  // diff: run the first module twice
+  bool race_check = true;  // diff: look for data races in the modules (simulator)
   bool coverage = false;   // diff: report the coverage of b's added instructions
   bool require_coverage = false;
   int timeout_s = kDefaultTimeoutS;

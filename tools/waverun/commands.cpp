@@ -33,6 +33,7 @@ int Error(const std::string& msg) {
 SimOptions MakeSimOptions(const Cli& cli) {
   SimOptions o;
   o.instruction_limit = static_cast<uint64_t>(cli.sim_limit);
+  o.detect_races = cli.command == "diff" && cli.race_check;
   return o;
 }
 

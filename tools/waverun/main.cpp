@@ -5,8 +5,9 @@
 // Exit codes: 0 success (diff: equal); 1 error (one line on stderr); 2 bad
 // usage; 3 diff found a difference (or `time` found reps that disagree);
 // 4 diff: the first module disagrees with itself (NONDETERMINISTIC); 5 a run
-// did not finish in --timeout seconds (TIMEOUT); 6 diff --require-coverage:
-// the rewritten code never ran.
+// did not finish in --timeout seconds (TIMEOUT); 6 diff --require-coverage
+// or --auto: the rewritten code never ran (NOT COVERED); 7 diff: the first
+// module has a data race under the inputs (RACE).
 //
 // Every command runs in a child process (one per subgroup size with
 // --widths): a driver that crashes on a module, or takes too long, is one
@@ -82,6 +83,8 @@ void PrintHelp() {
       "Diff:\n"
       "  --no-self-check          do not run the first module twice (a module that\n"
       "                           disagrees with itself is reported NONDETERMINISTIC)\n"
+      "  --no-race-check          do not look for data races in the modules (on a device\n"
+      "                           the first module also runs on the simulator for it)\n"
       "  --coverage               report how many of the instructions b adds to a ran\n"
       "                           (on the simulator; on a device, b also runs there)\n"
       "  --require-coverage       ... and fail (exit 6) when none of them ran\n"
@@ -105,7 +108,7 @@ void PrintHelp() {
       "  --disasm                 isa: print the ISA after the table\n"
       "  --format=table|tsv|json  isa: output format (default table)\n\n"
       "Exit codes: 0 ok/equal, 1 error, 2 usage, 3 difference, 4 nondeterministic,\n"
-      "5 timeout, 6 rewritten code not covered.\n",
+      "5 timeout, 6 rewritten code not covered, 7 the first module races.\n",
       kUsage);
 }
 
@@ -239,6 +242,8 @@ Cli ParseArgs(int argc, char** argv) {
       cli.auto_spec = true;
     } else if (a == "--no-self-check") {
       cli.self_check = false;
+    } else if (a == "--no-race-check") {
+      cli.race_check = false;
     } else if (a == "--coverage") {
       cli.coverage = true;
     } else if (a == "--require-coverage") {
@@ -387,9 +392,9 @@ double Now() {
 // time, each killed after --timeout seconds. With several widths, output
 // comes back in width order, each line prefixed with "[sg=N] "; with one,
 // the child writes straight to stdout and stderr. Exit: 1 if any child
-// failed, else 5 if one timed out, else 3 if one found a difference, else 4
-// if one found a module nondeterministic, else 6 if one was not covered,
-// else 0.
+// failed, else 5 if one timed out, else 3 if one found a difference, else 7
+// if one found a race in the first module, else 4 if one found it
+// nondeterministic, else 6 if one was not covered, else 0.
 int RunChildren(const Cli& cli, const std::vector<uint32_t>& widths) {
   struct Child {
     uint32_t width;
@@ -468,7 +473,7 @@ int RunChildren(const Cli& cli, const std::vector<uint32_t>& widths) {
   }
   int worst = kExitOk;
   bool any_error = false, any_timeout = false, any_diff = false, any_nondet = false,
-       any_uncovered = false;
+       any_uncovered = false, any_race = false;
   for (Child& c : children) {
     if (capture) {
       std::string prefix = "[sg=" + std::to_string(c.width) + "] ";
@@ -489,12 +494,15 @@ int RunChildren(const Cli& cli, const std::vector<uint32_t>& widths) {
     any_diff = any_diff || c.rc == kExitDiffer;
     any_nondet = any_nondet || c.rc == kExitNondeterministic;
     any_uncovered = any_uncovered || c.rc == kExitUncovered;
+    any_race = any_race || c.rc == kExitRace;
     any_error = any_error || (c.rc != kExitOk && c.rc != kExitDiffer && c.rc != kExitTimeout &&
-                              c.rc != kExitNondeterministic && c.rc != kExitUncovered);
+                              c.rc != kExitNondeterministic && c.rc != kExitUncovered &&
+                              c.rc != kExitRace);
   }
   worst = any_error       ? kExitError
           : any_timeout   ? kExitTimeout
           : any_diff      ? kExitDiffer
+          : any_race      ? kExitRace
           : any_nondet    ? kExitNondeterministic
           : any_uncovered ? kExitUncovered
                           : kExitOk;
