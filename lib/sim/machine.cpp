@@ -270,6 +270,16 @@ class Machine {
   bool Store(uint32_t ptr_type, uint64_t ptr, const uint64_t* in);
   bool AccessChain(const Inst& in, const uint32_t* invs, uint32_t n, bool ptr_chain);
 
+  // Counts an access of |size| bytes at |off| of |o| (may be null) outside
+  // its memory.
+  void CountOutOfBounds(const MemObj* o, uint64_t off, uint64_t size) {
+    if (!counters_) return;
+    ++counters_->out_of_bounds;
+    if (o != nullptr && o->kind == MemObj::Kind::kWild) ++counters_->wild_pointer_accesses;
+    if (o != nullptr && o->device && off <= kOffsetMask - size) {
+      counters_->device_overrun = std::max(counters_->device_overrun, off + size - o->size);
+    }
+  }
   // Cost accounting for one memory instruction of the current subgroup:
   // per active lane, the pointer and byte count.
   void Account(const std::vector<std::pair<uint64_t, uint64_t>>& accesses, bool atomic);
@@ -1666,10 +1676,7 @@ bool Machine::Load(uint32_t ptr_type, uint64_t ptr, uint64_t* out) {
     } else {
       I_.Poison(pt.elem, out);
     }
-    if (counters_) {
-      ++counters_->out_of_bounds;
-      if (o != nullptr && o->kind == MemObj::Kind::kWild) ++counters_->wild_pointer_accesses;
-    }
+    CountOutOfBounds(o, off, size);
     return true;
   }
   LoadValue(pt.elem, expl, *o, off, out);
@@ -1690,10 +1697,7 @@ bool Machine::Store(uint32_t ptr_type, uint64_t ptr, const uint64_t* in) {
     return Fail("a store to a descriptor or to push constants");
   }
   if (o == nullptr || off + size > o->size || off > o->size) {
-    if (counters_) {
-      ++counters_->out_of_bounds;
-      if (o != nullptr && o->kind == MemObj::Kind::kWild) ++counters_->wild_pointer_accesses;
-    }
+    CountOutOfBounds(o, off, size);
     return true;
   }
   StoreValue(pt.elem, expl, *o, off, in);
@@ -2512,10 +2516,7 @@ bool Machine::Atomic(const Inst& in, Subgroup* sg, Frame* f) {
     bool oob = mo == nullptr || off + bytes > mo->size || off > mo->size;
     uint64_t old = 0;
     if (oob) {
-      if (counters_) {
-        ++counters_->out_of_bounds;
-        if (mo != nullptr && mo->kind == MemObj::Kind::kWild) ++counters_->wild_pointer_accesses;
-      }
+      CountOutOfBounds(mo, off, bytes);
       old = mo != nullptr && mo->Robust() ? 0 : I_.poison & mask;
     } else {
       std::memcpy(&old, mo->data + off, bytes);

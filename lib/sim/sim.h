@@ -151,6 +151,9 @@ struct Counters {
   // Accesses through a device address that lies in no buffer (counted in
   // out_of_bounds too).
   uint64_t wild_pointer_accesses = 0;
+  // The farthest an access through a device address reached past the end of
+  // its buffer, in bytes (0: none did). Not in Format().
+  uint64_t device_overrun = 0;
   // With Launch::count_instructions: every instruction that ran, in module
   // order.
   std::vector<InstructionCount> instruction_counts;

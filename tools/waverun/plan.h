@@ -25,6 +25,10 @@ struct PointerSlot {
 // Vulkan device rewrites it to the buffer's real address and back.
 uint64_t CanonicalAddress(int pointee);
 constexpr uint64_t kPointeeAddressSpan = uint64_t{1} << 32;
+// Bytes after every pointee buffer on a Vulkan device that the shader may
+// reach through an address a little past the end: zero on upload, never
+// compared. An access farther past is outside every allocation.
+constexpr uint64_t kPointeeGuardBytes = 64 * 1024;
 
 struct ResourcePlan {
   Resource res;

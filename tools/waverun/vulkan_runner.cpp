@@ -113,10 +113,6 @@ VkDescriptorType DescriptorType(ResourceKind kind) {
   return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 }
 
-// Bytes after every pointee buffer that the shader may reach through an
-// address a little past the end: zero on upload, never compared.
-constexpr VkDeviceSize kPointeeGuardBytes = 64 * 1024;
-
 // One buffer with host-visible, host-coherent memory, mapped for its life.
 struct HostBuffer {
   VkBuffer buffer = VK_NULL_HANDLE;
