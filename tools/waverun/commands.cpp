@@ -1,6 +1,5 @@
 #include "tools/waverun/commands.h"
 
-#include <glob.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,6 +20,7 @@
 #include "tools/waverun/reflect.h"
 #include "tools/waverun/sim_runner.h"
 #include "tools/waverun/vulkan_runner.h"
+#include "tools/waverun/vulkan_setup.h"
 #include "waveopt/waveopt.h"
 
 namespace waverun {
@@ -49,33 +49,20 @@ constexpr uint32_t kDefaultSimWidth = 32;
 bool SetUpEnvironment(const Cli& cli, uint32_t width, std::string* error) {
   std::string icd = cli.icd;
   if (icd.empty() && !cli.system_icds) {
-    glob_t g;
-    const char* patterns[] = {"/usr/share/vulkan/icd.d/lvp_icd*.json",
-                              "/usr/local/share/vulkan/icd.d/lvp_icd*.json",
-                              "/etc/vulkan/icd.d/lvp_icd*.json"};
-    for (const char* pattern : patterns) {
-      if (icd.empty() && glob(pattern, 0, nullptr, &g) == 0) {
-        if (g.gl_pathc > 0) icd = g.gl_pathv[0];
-        globfree(&g);
-      }
-    }
+    icd = FindIcd("lvp_icd*.json");
     if (icd.empty()) {
       *error = "no Vulkan device: lavapipe's ICD (lvp_icd*.json) is not installed "
                "(mesa-vulkan-drivers); use --system-icds or --icd=FILE for another driver";
       return false;
     }
   }
-  if (!icd.empty()) {
-    if (access(icd.c_str(), R_OK) != 0) {
-      *error = "no Vulkan device: cannot read ICD file '" + icd + "'";
-      return false;
-    }
-    setenv("VK_ICD_FILENAMES", icd.c_str(), 1);
-    setenv("VK_DRIVER_FILES", icd.c_str(), 1);
+  if (!icd.empty() && access(icd.c_str(), R_OK) != 0) {
+    *error = "no Vulkan device: cannot read ICD file '" + icd + "'";
+    return false;
   }
   // Mesa's shader cache ignores LP_NATIVE_VECTOR_WIDTH: with it on, a sweep
   // would silently reuse one width's code at every width.
-  setenv("MESA_SHADER_CACHE_DISABLE", "true", 1);
+  UseOnlyIcd(icd);
   setenv("LP_NUM_THREADS", std::to_string(cli.lp_threads).c_str(), 1);
   if (width != 0) {
     setenv("LP_NATIVE_VECTOR_WIDTH", std::to_string(width * 32).c_str(), 1);

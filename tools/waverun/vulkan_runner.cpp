@@ -1,5 +1,7 @@
 #include "tools/waverun/vulkan_runner.h"
 
+#include "tools/waverun/vulkan_setup.h"
+
 #include <vulkan/vulkan.h>
 
 #include <algorithm>
@@ -12,43 +14,7 @@
 namespace waverun {
 namespace {
 
-// A zeroed Vulkan structure with its sType set.
-template <typename T>
-T Make(VkStructureType type) {
-  T value{};
-  value.sType = type;
-  return value;
-}
-
 constexpr uint64_t kFenceTimeoutNs = 300ull * 1000 * 1000 * 1000;
-
-std::string VkResultName(VkResult r) {
-  switch (r) {
-#define WAVERUN_CASE(x) \
-  case x:               \
-    return #x;
-    WAVERUN_CASE(VK_SUCCESS)
-    WAVERUN_CASE(VK_NOT_READY)
-    WAVERUN_CASE(VK_TIMEOUT)
-    WAVERUN_CASE(VK_INCOMPLETE)
-    WAVERUN_CASE(VK_ERROR_OUT_OF_HOST_MEMORY)
-    WAVERUN_CASE(VK_ERROR_OUT_OF_DEVICE_MEMORY)
-    WAVERUN_CASE(VK_ERROR_INITIALIZATION_FAILED)
-    WAVERUN_CASE(VK_ERROR_DEVICE_LOST)
-    WAVERUN_CASE(VK_ERROR_MEMORY_MAP_FAILED)
-    WAVERUN_CASE(VK_ERROR_LAYER_NOT_PRESENT)
-    WAVERUN_CASE(VK_ERROR_EXTENSION_NOT_PRESENT)
-    WAVERUN_CASE(VK_ERROR_FEATURE_NOT_PRESENT)
-    WAVERUN_CASE(VK_ERROR_INCOMPATIBLE_DRIVER)
-    WAVERUN_CASE(VK_ERROR_TOO_MANY_OBJECTS)
-    WAVERUN_CASE(VK_ERROR_FORMAT_NOT_SUPPORTED)
-    WAVERUN_CASE(VK_ERROR_UNKNOWN)
-    WAVERUN_CASE(VK_ERROR_INVALID_SHADER_NV)
-#undef WAVERUN_CASE
-    default:
-      return "VkResult " + std::to_string(static_cast<int>(r));
-  }
-}
 
 VkFormat ToVkFormat(ImageFormat f) {
   using F = ImageFormat;
@@ -99,19 +65,6 @@ VkFormat ToVkFormat(ImageFormat f) {
   return VK_FORMAT_UNDEFINED;
 }
 
-VkDescriptorType DescriptorType(ResourceKind kind) {
-  switch (kind) {
-    case ResourceKind::kStorageBuffer: return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    case ResourceKind::kUniformBuffer: return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-    case ResourceKind::kStorageImage: return VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
-    case ResourceKind::kSampledImage: return VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
-    case ResourceKind::kSeparateImage: return VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
-    case ResourceKind::kSampler: return VK_DESCRIPTOR_TYPE_SAMPLER;
-    case ResourceKind::kUniformTexelBuffer: return VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
-    case ResourceKind::kStorageTexelBuffer: return VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER;
-  }
-  return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-}
 
 // One buffer with host-visible, host-coherent memory, mapped for its life.
 struct HostBuffer {
@@ -224,31 +177,13 @@ DeviceImpl::~DeviceImpl() {
 }
 
 bool DeviceImpl::Init(int index, bool robust, std::string* error) {
-  uint32_t loader_version = VK_API_VERSION_1_0;
-  if (vkEnumerateInstanceVersion(&loader_version) != VK_SUCCESS) {
-    loader_version = VK_API_VERSION_1_0;
-  }
-  uint32_t api = std::min<uint32_t>(loader_version, VK_API_VERSION_1_3);
-  if (api < VK_API_VERSION_1_1) {
-    *error = "no Vulkan device: the Vulkan loader supports only Vulkan 1.0 (1.1 needed)";
+  uint32_t api = 0;
+  if (!CreateInstance("waverun", VK_API_VERSION_1_3, true, &instance_, &api, error)) {
+    *error = "no Vulkan device: " + *error;
     return false;
   }
-  VkApplicationInfo app = Make<VkApplicationInfo>(VK_STRUCTURE_TYPE_APPLICATION_INFO);
-  app.pApplicationName = "waverun";
-  app.apiVersion = api;
-  VkInstanceCreateInfo ici = Make<VkInstanceCreateInfo>(VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
-  ici.pApplicationInfo = &app;
-  VkResult r = vkCreateInstance(&ici, nullptr, &instance_);
-  if (r != VK_SUCCESS) {
-    *error = "no Vulkan device: vkCreateInstance failed (" + VkResultName(r) +
-             "); is a Vulkan driver installed (mesa-vulkan-drivers for lavapipe)?";
-    instance_ = VK_NULL_HANDLE;
-    return false;
-  }
-  uint32_t count = 0;
-  vkEnumeratePhysicalDevices(instance_, &count, nullptr);
-  std::vector<VkPhysicalDevice> devices(count);
-  if (count > 0) vkEnumeratePhysicalDevices(instance_, &count, devices.data());
+  std::vector<VkPhysicalDevice> devices = PhysicalDevices(instance_);
+  uint32_t count = static_cast<uint32_t>(devices.size());
   if (count == 0) {
     *error = "no Vulkan device: the driver lists no physical device";
     return false;
@@ -282,24 +217,12 @@ bool DeviceImpl::Init(int index, bool robust, std::string* error) {
     return false;
   }
 
-  uint32_t families = 0;
-  vkGetPhysicalDeviceQueueFamilyProperties(physical_, &families, nullptr);
-  std::vector<VkQueueFamilyProperties> fam(families);
-  vkGetPhysicalDeviceQueueFamilyProperties(physical_, &families, fam.data());
   // A compute queue, one that also draws when there is one (fragment shaders).
-  bool found = false;
-  for (int pass = 0; pass < 2 && !found; ++pass) {
-    for (uint32_t i = 0; i < families && !found; ++i) {
-      VkQueueFlags need = VK_QUEUE_COMPUTE_BIT;
-      if (pass == 0) need |= VK_QUEUE_GRAPHICS_BIT;
-      if ((fam[i].queueFlags & need) == need) {
-        queue_family_ = i;
-        found = true;
-        graphics_queue_ = pass == 0;
-        info_.timestamps = fam[i].timestampValidBits > 0 && props.limits.timestampPeriod > 0;
-      }
-    }
-  }
+  VkQueueFamilyProperties qprops{};
+  graphics_queue_ =
+      FindQueueFamily(physical_, VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT, &queue_family_, &qprops);
+  bool found = graphics_queue_ || FindQueueFamily(physical_, VK_QUEUE_COMPUTE_BIT, &queue_family_, &qprops);
+  info_.timestamps = found && qprops.timestampValidBits > 0 && props.limits.timestampPeriod > 0;
   if (!found) {
     *error = "device '" + info_.name + "' has no compute queue";
     return false;
@@ -390,7 +313,7 @@ bool DeviceImpl::Init(int index, bool robust, std::string* error) {
   dci.pQueueCreateInfos = &qci;
   dci.enabledExtensionCount = static_cast<uint32_t>(enabled.size());
   dci.ppEnabledExtensionNames = enabled.data();
-  r = vkCreateDevice(physical_, &dci, nullptr, &device_);
+  VkResult r = vkCreateDevice(physical_, &dci, nullptr, &device_);
   if (r != VK_SUCCESS) {
     device_ = VK_NULL_HANDLE;
     *error = "cannot create a device on '" + info_.name + "' (" + VkResultName(r) + ")";
