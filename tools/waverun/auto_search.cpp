@@ -361,10 +361,6 @@ int AutoSpecText(const Cli& cli, std::string* text) {
     modules.assign(cli.inputs.size(), Module());
     i = static_cast<size_t>(-1);  // again from the first module, renumbered
   }
-  if (modules[0].iface.stage == Stage::kFragment) {
-    return Error(modules[0].path + ": --auto is for compute shaders; give a fragment shader a "
-                 "spec with 'draw fullscreen WxH' and its bindings' sizes");
-  }
   ModuleInterface iface = modules[0].iface;
   if (modules.size() == 2 && !MergeInterfaces(modules[0].iface, modules[1].iface, &iface, &err)) {
     return Error(modules[0].path + " and " + modules[1].path + " cannot share inputs: " + err);
@@ -373,6 +369,16 @@ int AutoSpecText(const Cli& cli, std::string* text) {
   {
     RunSpec defaults = spec;
     AutoSpec(iface, DefaultAutoFills(), &defaults, &notes);
+  }
+  if (iface.stage == Stage::kFragment) {
+    // The simulator runs compute shaders only: no search.
+    AutoSpec(iface, DefaultAutoFills(), &spec, &notes);
+    notes.push_back("--auto: a fragment shader: drawn over a " + std::to_string(spec.draw_width) +
+                    "x" + std::to_string(spec.draw_height) +
+                    " target, no search (the simulator runs compute shaders only)");
+    *text = FormatSpec(spec);
+    for (const std::string& n : notes) *text += "# " + n + "\n";
+    return kExitOk;
   }
   Search search(cli, &modules, spec, iface);
   RunSpec chosen;

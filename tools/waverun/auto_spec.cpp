@@ -13,6 +13,8 @@ constexpr uint64_t kTargetInvocations = 4096;
 constexpr uint64_t kElementsPerInvocation = 4;
 constexpr uint64_t kMinElements = 1024;
 constexpr uint64_t kMaxBufferBytes = uint64_t{64} << 20;
+// The target --auto draws a fragment shader into.
+constexpr uint32_t kDrawWidth = 37, kDrawHeight = 23;
 // Descriptors of runtime-sized descriptor arrays: integer fills stay below.
 constexpr uint32_t kDescriptors = 16;
 
@@ -82,12 +84,26 @@ void AutoSpec(const ModuleInterface& iface, const AutoFills& fills, RunSpec* spe
               std::vector<std::string>* notes) {
   const uint32_t* ls = iface.local_size;
   uint32_t dims = GridDims(iface);
-  if (!spec->dispatch_given) {
-    LargeGrid(iface, spec->dispatch);
-    spec->dispatch_given = true;
+  uint64_t inv[3];
+  if (iface.stage == Stage::kFragment) {
+    // A small target with partial quads along the right and bottom edges.
+    if (!spec->draw_given) {
+      spec->draw_width = kDrawWidth;
+      spec->draw_height = kDrawHeight;
+      spec->draw_given = true;
+    }
+    dims = 2;
+    inv[0] = spec->draw_width;
+    inv[1] = spec->draw_height;
+    inv[2] = 1;
+  } else {
+    if (!spec->dispatch_given) {
+      LargeGrid(iface, spec->dispatch);
+      spec->dispatch_given = true;
+    }
+    const uint32_t* sd = spec->dispatch;
+    for (int d = 0; d < 3; ++d) inv[d] = uint64_t{sd[d]} * ls[d];
   }
-  const uint32_t* sd = spec->dispatch;
-  uint64_t inv[3] = {uint64_t{sd[0]} * ls[0], uint64_t{sd[1]} * ls[1], uint64_t{sd[2]} * ls[2]};
   uint64_t total = inv[0] * inv[1] * inv[2];
   uint64_t elements = std::max(kMinElements, total * kElementsPerInvocation);
 

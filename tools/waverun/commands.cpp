@@ -367,7 +367,7 @@ int RunCommand(const Cli& cli, uint32_t width) {
     if (cli.sim || cli.check_sim) {
       return Error(m.path + ": a fragment shader: the wave simulator (" +
                    (cli.sim ? "--sim" : "--check-sim") +
-                   ") runs compute shaders only; run it on lavapipe at sizes 4 and 8");
+                   ") runs compute shaders only; run it on lavapipe at sizes 4, 8 and 16");
     }
   }
   SimOptions options = MakeSimOptions(cli);
@@ -375,16 +375,6 @@ int RunCommand(const Cli& cli, uint32_t width) {
       cli.sim ? CreateSimDevice(width != 0 ? width : kDefaultSimWidth, options)
               : CreateVulkanDevice(cli.device, /*robust=*/cli.command != "time", &err);
   if (!device) return Error(err);
-  for (const Module& m : modules) {
-    if (m.iface.stage == Stage::kFragment && device->info().is_lavapipe &&
-        device->info().subgroup_size >= 16) {
-      return Error(m.path + ": a fragment shader at subgroup size " +
-                   std::to_string(device->info().subgroup_size) +
-                   ": lavapipe hangs drawing at LP_NATIVE_VECTOR_WIDTH=" +
-                   std::to_string(device->info().subgroup_size * 32) +
-                   "; fragment shaders run at sizes 4 and 8");
-    }
-  }
   if (cli.command == "probe") {
     const DeviceInfo& info = device->info();
     uint32_t lanes = 0;

@@ -48,8 +48,9 @@ const char* kUsage =
 void PrintHelp() {
   std::printf(
       "waverun: runs, compares and times compute shaders on a Vulkan device\n"
-      "(Mesa's lavapipe by default); fragment shaders run as one full-screen\n"
-      "triangle (spec: draw fullscreen WxH) on the device only, at 4 and 8 on lavapipe.\n\n"
+      "(Mesa's lavapipe by default); fragment shaders are drawn over a WxH target\n"
+      "(spec: draw fullscreen WxH) on the device only, their inputs fed and their\n"
+      "color outputs compared like buffers.\n\n"
       "%s\n"
       "Shaders: .spv, .spvasm, GLSL (.comp, .frag, .glsl), HLSL (.hlsl).\n\n"
       "Inputs and sizes (spec lines; see docs/waverun.md):\n"

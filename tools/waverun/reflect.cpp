@@ -898,25 +898,50 @@ bool Reflector::FragmentInterface(ModuleInterface* iface, std::string* error) co
     std::string what = std::string(storage == spv::StorageClassInput ? "input" : "output") +
                        (name.empty() ? std::string() : " '" + name + "'") + " at location " +
                        std::to_string(d.Get(spv::DecorationLocation));
-    if (storage == spv::StorageClassInput) {
-      *error = "fragment " + what + ": waverun's full-screen triangle passes no inputs "
-               "(read gl_FragCoord instead)";
-      return false;
-    }
     const Inst* pt = Def(v->type);
     const Inst* t = pt && pt->op == spv::OpTypePointer && pt->num_ops >= 2 ? Def(pt->ops[1]) : nullptr;
-    if (t && t->op == spv::OpTypeVector && t->num_ops >= 1) t = Def(t->ops[0]);
+    uint32_t array = 1;
+    uint64_t length = 0;
+    if (storage == spv::StorageClassInput && t && t->op == spv::OpTypeArray && t->num_ops >= 2 &&
+        ConstValue(t->ops[1], &length) && length >= 1 && length <= 32) {
+      array = static_cast<uint32_t>(length);
+      t = Def(t->ops[0]);
+    }
+    uint32_t count = 1;
+    if (t && t->op == spv::OpTypeVector && t->num_ops >= 2) {
+      count = t->ops[1];
+      t = Def(t->ops[0]);
+    }
     bool ok = t && (t->op == spv::OpTypeFloat || t->op == spv::OpTypeInt) && t->num_ops >= 1 &&
               t->ops[0] == 32;
     if (!ok) {
-      *error = "fragment " + what + ": only 32-bit scalar and vector outputs are supported";
+      *error = "fragment " + what + ": only 32-bit scalar and vector " +
+               (storage == spv::StorageClassInput ? "inputs (and arrays of them)" : "outputs") +
+               " are supported";
       return false;
+    }
+    ComponentType type = t->op == spv::OpTypeFloat             ? ComponentType::kFloat
+                         : t->num_ops >= 2 && t->ops[1] != 0 ? ComponentType::kInt
+                                                               : ComponentType::kUint;
+    if (storage == spv::StorageClassInput) {
+      FragmentInput in;
+      in.location = d.Get(spv::DecorationLocation);
+      in.component = d.Get(spv::DecorationComponent);
+      in.count = count;
+      in.array = array;
+      in.type = type;
+      in.interpolation = d.Has(spv::DecorationFlat) || type != ComponentType::kFloat
+                             ? FragmentInput::Interpolation::kFlat
+                         : d.Has(spv::DecorationNoPerspective)
+                             ? FragmentInput::Interpolation::kNoPerspective
+                             : FragmentInput::Interpolation::kSmooth;
+      in.name = name;
+      iface->fragment_inputs.push_back(in);
+      continue;
     }
     ColorOutput out;
     out.location = d.Get(spv::DecorationLocation);
-    out.type = t->op == spv::OpTypeFloat             ? ComponentType::kFloat
-               : t->num_ops >= 2 && t->ops[1] != 0 ? ComponentType::kInt
-                                                     : ComponentType::kUint;
+    out.type = type;
     out.name = name;
     bool merged = false;
     for (const ColorOutput& o : iface->color_outputs) {
@@ -931,6 +956,10 @@ bool Reflector::FragmentInterface(ModuleInterface* iface, std::string* error) co
   }
   std::sort(iface->color_outputs.begin(), iface->color_outputs.end(),
             [](const ColorOutput& a, const ColorOutput& b) { return a.location < b.location; });
+  std::sort(iface->fragment_inputs.begin(), iface->fragment_inputs.end(),
+            [](const FragmentInput& a, const FragmentInput& b) {
+              return a.location != b.location ? a.location < b.location : a.component < b.component;
+            });
   return true;
 }
 
@@ -1474,6 +1503,17 @@ bool MergeInterfaces(const ModuleInterface& a, const ModuleInterface& b, ModuleI
   }
   std::sort(out->color_outputs.begin(), out->color_outputs.end(),
             [](const ColorOutput& x, const ColorOutput& y) { return x.location < y.location; });
+  for (const FragmentInput& in : b.fragment_inputs) {
+    bool found = false;
+    for (const FragmentInput& x : out->fragment_inputs) {
+      found = found || (x.location == in.location && x.component == in.component);
+    }
+    if (!found) out->fragment_inputs.push_back(in);
+  }
+  std::sort(out->fragment_inputs.begin(), out->fragment_inputs.end(),
+            [](const FragmentInput& x, const FragmentInput& y) {
+              return x.location != y.location ? x.location < y.location : x.component < y.component;
+            });
   return true;
 }
 

@@ -1,5 +1,6 @@
 #include "tools/waverun/vulkan_runner.h"
 
+#include "tools/waverun/fragment.h"
 #include "tools/waverun/vulkan_setup.h"
 
 #include <vulkan/vulkan.h>
@@ -163,12 +164,6 @@ class ProgramImpl : public Program {
   VkShaderModule vertex_module_ = VK_NULL_HANDLE;
   VkRenderPass render_pass_ = VK_NULL_HANDLE;
   VkFramebuffer framebuffer_ = VK_NULL_HANDLE;
-  struct Attachment {
-    VkImage image = VK_NULL_HANDLE;
-    VkDeviceMemory memory = VK_NULL_HANDLE;
-    VkImageView view = VK_NULL_HANDLE;
-  };
-  std::vector<Attachment> attachments_;  // one per color output, by location
 };
 
 DeviceImpl::~DeviceImpl() {
@@ -416,11 +411,6 @@ ProgramImpl::~ProgramImpl() {
   if (pool_) vkDestroyDescriptorPool(d, pool_, nullptr);
   if (pipeline_) vkDestroyPipeline(d, pipeline_, nullptr);
   if (framebuffer_) vkDestroyFramebuffer(d, framebuffer_, nullptr);
-  for (Attachment& a : attachments_) {
-    if (a.view) vkDestroyImageView(d, a.view, nullptr);
-    if (a.image) vkDestroyImage(d, a.image, nullptr);
-    if (a.memory) vkFreeMemory(d, a.memory, nullptr);
-  }
   if (render_pass_) vkDestroyRenderPass(d, render_pass_, nullptr);
   if (vertex_module_) vkDestroyShaderModule(d, vertex_module_, nullptr);
   if (layout_) vkDestroyPipelineLayout(d, layout_, nullptr);
@@ -445,9 +435,22 @@ bool ProgramImpl::Create(const std::vector<uint32_t>& words, const std::string& 
              "' does not support";
     return false;
   }
+  // A fragment shader's color outputs go to storage buffers (fragment.h).
+  std::vector<uint32_t> lowered;
+  if (fragment_) {
+    lowered = words;
+    std::vector<ColorBuffer> buffers;
+    for (const ResourcePlan& p : plan_.resources) {
+      if (p.res.color_location >= 0 && p.declared) {
+        buffers.push_back({static_cast<uint32_t>(p.res.color_location), p.key.first, p.key.second});
+      }
+    }
+    if (!LowerColorOutputs(&lowered, buffers, plan_.draw_width, error)) return false;
+  }
+  const std::vector<uint32_t>& code = fragment_ ? lowered : words;
   VkShaderModuleCreateInfo smci = Make<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
-  smci.codeSize = words.size() * 4;
-  smci.pCode = words.data();
+  smci.codeSize = code.size() * 4;
+  smci.pCode = code.data();
   VkResult r = vkCreateShaderModule(d, &smci, nullptr, &module_);
   if (r != VK_SUCCESS) {
     module_ = VK_NULL_HANDLE;
@@ -621,24 +624,6 @@ bool ProgramImpl::Create(const std::vector<uint32_t>& words, const std::string& 
   return true;
 }
 
-// waverun's vertex shader for fragment modules: one triangle, (-1,-1),
-// (3,-1), (-1,3) in clip space, that covers the whole target once.
-const char* kFullScreenVertexShader = R"(#version 450
-void main() {
-  vec2 p = vec2(float((gl_VertexIndex << 1) & 2), float(gl_VertexIndex & 2));
-  gl_Position = vec4(p * 2.0 - 1.0, 0.0, 1.0);
-}
-)";
-
-VkFormat AttachmentFormat(ComponentType t) {
-  switch (t) {
-    case ComponentType::kInt: return VK_FORMAT_R32G32B32A32_SINT;
-    case ComponentType::kUint: return VK_FORMAT_R32G32B32A32_UINT;
-    case ComponentType::kFloat: return VK_FORMAT_R32G32B32A32_SFLOAT;
-  }
-  return VK_FORMAT_R32G32B32A32_SFLOAT;
-}
-
 bool ProgramImpl::CreateGraphicsPipeline(const std::string& entry,
                                          const VkSpecializationInfo* spec, std::string* error) {
   VkDevice d = dev_->device();
@@ -651,22 +636,14 @@ bool ProgramImpl::CreateGraphicsPipeline(const std::string& entry,
              std::to_string(limits.maxFramebufferHeight) + ")";
     return false;
   }
-  uint32_t num_refs = 0;
-  for (const ColorOutput& o : plan_.color_outputs) num_refs = std::max(num_refs, o.location + 1);
-  if (num_refs > limits.maxColorAttachments) {
-    *error = "the fragment shader writes location " + std::to_string(num_refs - 1) +
-             "; device '" + dev_->info().name + "' has " +
-             std::to_string(limits.maxColorAttachments) + " color attachments";
-    return false;
-  }
   // The vertex shader, compiled here (it is small).
   std::vector<uint32_t> vertex_words;
   waveopt::CompileOptions options;
   options.stage = "vert";
   std::string err;
-  if (!waveopt::CompileShader(kFullScreenVertexShader, "fullscreen.vert", options,
+  if (!waveopt::CompileShader(VertexShaderSource(plan_.fragment_inputs), "waverun.vert", options,
                               &vertex_words, &err)) {
-    *error = "waverun's full-screen vertex shader: " + err;
+    *error = "waverun's vertex shader: " + err;
     return false;
   }
   VkShaderModuleCreateInfo smci = Make<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
@@ -674,76 +651,14 @@ bool ProgramImpl::CreateGraphicsPipeline(const std::string& entry,
   smci.pCode = vertex_words.data();
   if (vkCreateShaderModule(d, &smci, nullptr, &vertex_module_) != VK_SUCCESS) {
     vertex_module_ = VK_NULL_HANDLE;
-    *error = "the driver rejected waverun's full-screen vertex shader";
+    *error = "the driver rejected waverun's vertex shader";
     return false;
   }
-  // One RGBA32 attachment per output location (unused locations: none).
-  std::vector<VkAttachmentDescription> descs;
-  std::vector<VkAttachmentReference> refs(num_refs, {VK_ATTACHMENT_UNUSED,
-                                                     VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL});
-  std::vector<VkImageView> views;
-  attachments_.resize(plan_.color_outputs.size());
-  for (size_t k = 0; k < plan_.color_outputs.size(); ++k) {
-    const ColorOutput& o = plan_.color_outputs[k];
-    VkFormat format = AttachmentFormat(o.type);
-    VkAttachmentDescription a{};
-    a.format = format;
-    a.samples = VK_SAMPLE_COUNT_1_BIT;
-    a.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
-    a.storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-    a.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
-    a.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-    a.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-    a.finalLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
-    refs[o.location].attachment = static_cast<uint32_t>(descs.size());
-    descs.push_back(a);
-    Attachment& at = attachments_[k];
-    VkImageCreateInfo ici = Make<VkImageCreateInfo>(VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO);
-    ici.imageType = VK_IMAGE_TYPE_2D;
-    ici.format = format;
-    ici.extent = {width, height, 1};
-    ici.mipLevels = 1;
-    ici.arrayLayers = 1;
-    ici.samples = VK_SAMPLE_COUNT_1_BIT;
-    ici.tiling = VK_IMAGE_TILING_OPTIMAL;
-    ici.usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
-    ici.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-    if (vkCreateImage(d, &ici, nullptr, &at.image) != VK_SUCCESS) {
-      at.image = VK_NULL_HANDLE;
-      *error = "cannot create the color attachment of location " + std::to_string(o.location);
-      return false;
-    }
-    VkMemoryRequirements req;
-    vkGetImageMemoryRequirements(d, at.image, &req);
-    int type = dev_->FindMemoryType(req.memoryTypeBits, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    VkMemoryAllocateInfo mai = Make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
-    mai.allocationSize = req.size;
-    mai.memoryTypeIndex = static_cast<uint32_t>(type);
-    if (type < 0 || vkAllocateMemory(d, &mai, nullptr, &at.memory) != VK_SUCCESS) {
-      at.memory = VK_NULL_HANDLE;
-      *error = "cannot allocate the color attachment of location " + std::to_string(o.location);
-      return false;
-    }
-    VkImageViewCreateInfo vci = Make<VkImageViewCreateInfo>(VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO);
-    vci.image = at.image;
-    vci.viewType = VK_IMAGE_VIEW_TYPE_2D;
-    vci.format = format;
-    vci.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-    if (vkBindImageMemory(d, at.image, at.memory, 0) != VK_SUCCESS ||
-        vkCreateImageView(d, &vci, nullptr, &at.view) != VK_SUCCESS) {
-      at.view = VK_NULL_HANDLE;
-      *error = "cannot create the color attachment of location " + std::to_string(o.location);
-      return false;
-    }
-    views.push_back(at.view);
-  }
+  // No attachments: the color outputs go to storage buffers.
   VkSubpassDescription subpass{};
   subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
-  subpass.colorAttachmentCount = num_refs;
-  subpass.pColorAttachments = refs.empty() ? nullptr : refs.data();
+
   VkRenderPassCreateInfo rpci = Make<VkRenderPassCreateInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO);
-  rpci.attachmentCount = static_cast<uint32_t>(descs.size());
-  rpci.pAttachments = descs.empty() ? nullptr : descs.data();
   rpci.subpassCount = 1;
   rpci.pSubpasses = &subpass;
   if (vkCreateRenderPass(d, &rpci, nullptr, &render_pass_) != VK_SUCCESS) {
@@ -753,8 +668,6 @@ bool ProgramImpl::CreateGraphicsPipeline(const std::string& entry,
   }
   VkFramebufferCreateInfo fci = Make<VkFramebufferCreateInfo>(VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO);
   fci.renderPass = render_pass_;
-  fci.attachmentCount = static_cast<uint32_t>(views.size());
-  fci.pAttachments = views.empty() ? nullptr : views.data();
   fci.width = width;
   fci.height = height;
   fci.layers = 1;
@@ -791,14 +704,7 @@ bool ProgramImpl::CreateGraphicsPipeline(const std::string& entry,
   raster.lineWidth = 1.0f;
   VkPipelineMultisampleStateCreateInfo multisample = Make<VkPipelineMultisampleStateCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO);
   multisample.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
-  std::vector<VkPipelineColorBlendAttachmentState> blends(num_refs);
-  for (VkPipelineColorBlendAttachmentState& b : blends) {
-    b.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT |
-                       VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
-  }
   VkPipelineColorBlendStateCreateInfo blend = Make<VkPipelineColorBlendStateCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO);
-  blend.attachmentCount = num_refs;
-  blend.pAttachments = blends.empty() ? nullptr : blends.data();
   VkGraphicsPipelineCreateInfo gpci = Make<VkGraphicsPipelineCreateInfo>(VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO);
   gpci.stageCount = 2;
   gpci.pStages = stages;
@@ -1158,16 +1064,13 @@ void ProgramImpl::Record() {
   // dispatch completed: their difference is the dispatch.
   if (queries_) vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 0);
   if (fragment_) {
-    // Attachments cleared to zero; the triangle covers the whole target.
-    std::vector<VkClearValue> clears(attachments_.size());
+    // The grid of triangles covers the whole target (fragment.h).
     VkRenderPassBeginInfo rbi = Make<VkRenderPassBeginInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO);
     rbi.renderPass = render_pass_;
     rbi.framebuffer = framebuffer_;
     rbi.renderArea = {{0, 0}, {plan_.draw_width, plan_.draw_height}};
-    rbi.clearValueCount = static_cast<uint32_t>(clears.size());
-    rbi.pClearValues = clears.empty() ? nullptr : clears.data();
     vkCmdBeginRenderPass(cmd_, &rbi, VK_SUBPASS_CONTENTS_INLINE);
-    vkCmdDraw(cmd_, 3, 1, 0, 0);
+    vkCmdDraw(cmd_, kDrawVertices, 1, 0, 0);
     vkCmdEndRenderPass(cmd_);
   } else {
     vkCmdDispatch(cmd_, plan_.dispatch[0], plan_.dispatch[1], plan_.dispatch[2]);
