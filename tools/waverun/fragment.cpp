@@ -8,6 +8,8 @@
 #include "source/opt/build_module.h"
 #include "source/opt/ir_builder.h"
 #include "source/opt/ir_context.h"
+#include "spirv-tools/libspirv.hpp"
+#include "waveopt/waveopt.h"
 
 namespace waverun {
 namespace {
@@ -365,8 +367,24 @@ bool LowerColorOutputs(std::vector<uint32_t>* words, const std::vector<ColorBuff
     *error = "cannot move the color outputs to buffers: " + *error;
     return false;
   }
-  words->clear();
-  ctx->module()->ToBinary(words, /*skip_nop=*/false);
+  std::vector<uint32_t> out;
+  ctx->module()->ToBinary(&out, /*skip_nop=*/false);
+  // What the driver gets must be valid: a rewrite that is not would be
+  // waverun's bug, reported as such rather than run.
+  std::string invalid;
+  if (!waveopt::ValidateModule(out, waveopt::DefaultTargetEnv(out), &invalid)) {
+    spvtools::SpirvTools tools(waveopt::DefaultTargetEnv(out));
+    spvtools::ValidatorOptions options;
+    options.SetRelaxBlockLayout(true);
+    options.SetScalarBlockLayout(true);
+    options.SetUniformBufferStandardLayout(true);
+    if (!tools.Validate(out.data(), out.size(), options)) {
+      *error = "moving the color outputs to buffers made an invalid module (a waverun bug): " +
+               invalid;
+      return false;
+    }
+  }
+  *words = std::move(out);
   return true;
 }
 
