@@ -33,11 +33,11 @@ first; that module is the original (the form most pipelines ship), with
 SHADER's .waverun spec.
 
 Fragment shaders (SHADER ends in .frag, or its SPIR-V's first compute or
-fragment entry point is a Fragment one) run as waverun's full-screen
-triangle (their spec has `draw fullscreen WxH`) on lavapipe at --widths
-4,8 by default (lavapipe hangs drawing at 16), without --check-sim, and
-not on the simulator, which runs compute shaders only: the harness prints
-a note saying which simulator sizes it skipped.
+fragment entry point is a Fragment one) are drawn by waverun (their spec
+has `draw fullscreen WxH`) on lavapipe at --widths 4,8,16 like compute
+shaders, without --check-sim, and not on the simulator, which runs compute
+shaders only: the harness prints a note saying which simulator sizes it
+skipped.
 
 --same-oob: after the comparisons, both modules run on the simulator at
 each --sim-widths size with --counters, and an `out_of_bounds` count of the
@@ -88,7 +88,7 @@ def main():
     parser.add_argument("--waveopt-flags", default="", help="flags for waveopt (one string)")
     parser.add_argument("--waverun", default="", help="extra waverun options (one string)")
     parser.add_argument("--widths", default=None,
-                        help="lavapipe sizes (default 4,8,16; fragment shaders 4,8)")
+                        help="lavapipe sizes (default 4,8,16)")
     parser.add_argument("--sim-widths", default=None,
                         help="sizes to run on the wave simulator (empty: none; default 32,64, "
                         "none for fragment shaders)")
@@ -110,13 +110,12 @@ def main():
 
     fragment = is_fragment(args.shader)
     if args.widths is None:
-        args.widths = "4,8" if fragment else "4,8,16"
+        args.widths = "4,8,16"
     if args.sim_widths is None:
         args.sim_widths = "" if fragment else "32,64"
         if fragment:
-            print("note: %s is a fragment shader: lavapipe runs it at sizes %s (it hangs "
-                  "drawing at 16); the wave simulator runs compute shaders only, so its sizes "
-                  "32,64 are skipped" % (os.path.basename(args.shader), args.widths), flush=True)
+            print("note: %s is a fragment shader: the wave simulator runs compute shaders only, "
+                  "so its sizes 32,64 are skipped" % os.path.basename(args.shader), flush=True)
     with tempfile.TemporaryDirectory(prefix="waveopt-diff-") as tmp:
         spec_file = os.path.splitext(args.shader)[0] + ".waverun"
         spec = ["--spec=" + spec_file] if os.path.exists(spec_file) else []
