@@ -26,6 +26,9 @@ width or more (lavapipe's or the simulator's) and no run fails; it fails when
 none finds a difference or a run cannot run: a negative control that is not
 caught is a broken harness. (--check-sim is off here: a wrong partner may read
 inactive lanes, which the simulator poisons and lavapipe does not.)
+--expect=race: passes when waverun reports a data race in the original (exit
+7, RACE) at every size: a shader whose outputs depend on the order of racing
+accesses, where no equal verdict can be trusted.
 
 --spirv-opt-O: SHADER (GLSL, or HLSL when it ends in .hlsl: entry point main,
 SPIR-V 1.3) is compiled by glslangValidator and optimized by `spirv-opt -O`
@@ -94,7 +97,7 @@ def main():
                         "none for fragment shaders)")
     parser.add_argument("--no-check-sim", action="store_true",
                         help="do not check the simulator against lavapipe")
-    parser.add_argument("--expect", choices=["equal", "differ"], default="equal")
+    parser.add_argument("--expect", choices=["equal", "differ", "race"], default="equal")
     parser.add_argument("--spirv-opt-O", dest="spirv_opt", action="store_true",
                         help="compile SHADER and optimize it with spirv-opt -O first")
     parser.add_argument("--same-oob", action="store_true",
@@ -182,6 +185,13 @@ def main():
             print("PASS: equal at sizes " + sizes)
             return 0
         print("FAIL: waverun diff exited with %s (0 expected: equal)"
+              % ", ".join(str(c) for c in codes))
+        return 1
+    if args.expect == "race":
+        if codes and all(c == 7 for c in codes):
+            print("PASS: the original races at sizes " + sizes)
+            return 0
+        print("FAIL: waverun diff exited with %s (7 expected: RACE)"
               % ", ".join(str(c) for c in codes))
         return 1
     if 3 in codes and all(c in (0, 3) for c in codes):
