@@ -4,7 +4,8 @@
 // (small values; integers zero, so that counters start at zero; 0/1
 // flags; parameters equal to the number of workgroups, as last-workgroup
 // patterns compare a counter with it; larger parameters, up to 64 and up
-// to 4096), then the same
+// to 4096; integer specialization constants left at 0 set to 4), then the
+// same
 // with other seeds. Each candidate runs on the simulator at the smallest
 // and the largest requested size: a with race detection (and again with
 // junk in undefined memory, as diff's self-check), b counting its
@@ -45,6 +46,9 @@ struct Variant {
   const char* name;  // for the note
   AutoFills fills;
   bool params_are_workgroups = false;  // params: the number of workgroups
+  // Integer specialization constants that default to 0 (a count or size
+  // that the pipeline is meant to set, ncnn's shapes) set to 4.
+  bool spec_constants = false;
 };
 
 std::vector<Variant> Variants() {
@@ -65,6 +69,7 @@ std::vector<Variant> Variants() {
   AutoFills huge = d;  // thresholds
   huge.params.int_hi = 4097;
   v.push_back({"parameters up to 4096", huge});
+  v.push_back({"small values, integer specialization constants of 0 set to 4", d, false, true});
   return v;
 }
 
@@ -165,6 +170,13 @@ RunSpec Search::SpecFor(const std::vector<uint32_t>& grid, uint32_t seed, const 
     s.dispatch_given = true;
   }
   if (!s.seed_given) s.seed = seed;
+  if (v.spec_constants) {
+    for (const SpecConstant& c : iface_.spec_constants) {
+      if (c.integer && c.default_bits == 0 && !s.constants.count(c.constant_id)) {
+        s.constants[c.constant_id] = 4;
+      }
+    }
+  }
   AutoFills fills = v.fills;
   if (v.params_are_workgroups) {
     int64_t n = int64_t{s.dispatch[0]} * s.dispatch[1] * s.dispatch[2];

@@ -1004,6 +1004,7 @@ bool Reflector::Run(ModuleInterface* iface, std::string* error) {
     sc.constant_id = d.Get(spv::DecorationSpecId);
     const Inst* t = Def(in.type);
     sc.bytes = t && (t->op == spv::OpTypeInt || t->op == spv::OpTypeFloat) && t->ops[0] == 64 ? 8 : 4;
+    sc.integer = t && t->op == spv::OpTypeInt;
     if (in.op == spv::OpSpecConstant) {
       sc.default_bits = in.num_ops > 0 ? in.ops[0] : 0;
       if (sc.bytes == 8 && in.num_ops > 1) sc.default_bits |= uint64_t{in.ops[1]} << 32;

@@ -117,6 +117,7 @@ struct SpecConstant {
   uint32_t constant_id = 0;
   uint32_t bytes = 4;          // 4 or 8 (booleans are 4: VkBool32)
   uint64_t default_bits = 0;   // the module's default value
+  bool integer = false;        // an integer (not a float or a boolean)
 };
 
 // Facts for --auto.
