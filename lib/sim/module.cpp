@@ -242,7 +242,7 @@ bool ModuleData::Parse(const std::vector<uint32_t>& in_words, const std::string&
       // carries no semantics.
       if (op == spv::OpExtInst &&
           std::find(ignored_sets.begin(), ignored_sets.end(), in.ops[0]) != ignored_sets.end()) {
-        continue;
+        return true;
       }
       *error = "malformed SPIR-V: " + OpcodeName(op) + " outside a block";
       return false;

@@ -21,6 +21,7 @@
 #include "tools/waverun/sim_runner.h"
 #include "tools/waverun/vulkan_runner.h"
 #include "tools/waverun/vulkan_setup.h"
+#include "waveopt/io.h"
 #include "waveopt/waveopt.h"
 
 namespace waverun {

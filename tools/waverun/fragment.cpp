@@ -9,6 +9,7 @@
 #include "source/opt/ir_builder.h"
 #include "source/opt/ir_context.h"
 #include "spirv-tools/libspirv.hpp"
+#include "waveopt/io.h"
 #include "waveopt/waveopt.h"
 
 namespace waverun {
