@@ -35,6 +35,12 @@ constexpr int kReapCheckMs = 100;
 // How long after its last pipe closed a child is looked at every 1 ms.
 constexpr double kSoonAfterEof = 0.05;
 
+// In the child, before the body: the crash signals take their default
+// action again (ChildOptions::default_crash_signals).
+void DefaultCrashSignals() {
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP}) signal(sig, SIG_DFL);
+}
+
 // In the child: makes |fd| its descriptor |target| (1 or 2), without the
 // close-on-exec flag.
 void Redirect(int fd, int target) {
@@ -120,6 +126,7 @@ bool ChildProcess::Start(const ChildBody& body, const ChildOptions& options) {
       if (modes[i] == StreamMode::kCapture) Redirect(fds[i][1], i);
       if (modes[i] == StreamMode::kDiscard) Redirect(devnull, i);
     }
+    if (options.default_crash_signals) DefaultCrashSignals();
     int rc = kBodyThrew;
     try {
       rc = body(fds[0][1]);

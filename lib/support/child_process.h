@@ -54,6 +54,12 @@ struct ChildOptions {
   // child prints through the same streams (never fflush(NULL): other
   // streams of the host are not ours).
   bool flush_std_streams = false;
+  // The child restores the default action of the crash signals (SIGSEGV,
+  // SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP) before the body runs, so a
+  // crash there ends the child with that signal and is reported to the
+  // caller as a result: the host's crash reporter or sanitizer does not
+  // handle (and report as the host's own) a crash of the isolated step.
+  bool default_crash_signals = true;
 };
 
 struct ChildResult {
