@@ -1,6 +1,8 @@
 // Loop analyses shared by the passes: see loops.h for the contracts.
 #include "analysis/loops.h"
 
+#include "analysis/memory_effects.h"
+
 #include <algorithm>
 #include <functional>
 #include <memory>
@@ -909,18 +911,28 @@ const LoopWrites& LoopAnalysis::Writes(Loop& loop) {
   };
   std::function<void(Instruction*)> visit = [&](Instruction* inst) {
     const spv::Op op = inst->opcode();
-    if (op == spv::Op::OpControlBarrier || op == spv::Op::OpMemoryBarrier) {
-      writes.barrier = true;
-      return;
-    }
-    if (op == spv::Op::OpStore || op == spv::Op::OpCopyMemory ||
-        op == spv::Op::OpCopyMemorySized ||
-        (spvOpcodeIsAtomicOp(op) && op != spv::Op::OpAtomicLoad)) {
-      const uint32_t written = inst->GetSingleWordInOperand(0);
-      note(RootVariable(context_, written), PointerClass(context_, written));
-    } else if (op == spv::Op::OpImageWrite) {
-      Instruction* target = ImageVariable(context_, inst->GetSingleWordInOperand(0));
-      note(target, spv::StorageClass::UniformConstant);
+    switch (MemoryEffectOf(context_, inst)) {
+      case MemoryEffect::kBarrier:
+        writes.barrier = true;
+        return;
+      case MemoryEffect::kUnknown:
+        if (writes.unknown_inst == nullptr) writes.unknown_inst = inst;
+        return;
+      case MemoryEffect::kWrite: {
+        const int operand = WrittenOperand(context_, inst);
+        if (op == spv::Op::OpImageWrite) {
+          note(ImageVariable(context_, inst->GetSingleWordInOperand(0)),
+               spv::StorageClass::UniformConstant);
+        } else if (operand < 0) {
+          note(nullptr, spv::StorageClass::StorageBuffer);  // no operand names it
+        } else {
+          const uint32_t written = inst->GetSingleWordInOperand(static_cast<uint32_t>(operand));
+          note(RootVariable(context_, written), PointerClass(context_, written));
+        }
+        return;
+      }
+      default:
+        break;
     }
     if (op == spv::Op::OpFunctionCall) {
       uint32_t callee = inst->GetSingleWordInOperand(0);
@@ -1101,6 +1113,7 @@ const char* LoadHazardName(LoadHazard hazard) {
     case LoadHazard::kCoherentOrVolatile: return "CoherentOrVolatile";
     case LoadHazard::kLoopWritesMemory: return "LoopWritesMemory";
     case LoadHazard::kBarrierInLoop: return "BarrierInLoop";
+    case LoadHazard::kUnknownInstruction: return "UnknownInstruction";
   }
   return "";
 }
@@ -1170,6 +1183,12 @@ LoadHazard LoopAnalysis::Hazard(const LoopShape& shape, Instruction* load,
     root = RootVariable(context_, ptr);
   }
   const LoopWrites& writes = Writes(*shape.loop);
+  if (writes.unknown_inst != nullptr) {
+    *why = std::string("the loop (or a function it calls) contains Op") +
+           spvOpcodeString(writes.unknown_inst->opcode()) +
+           ", whose effect on memory waveopt does not know";
+    return LoadHazard::kUnknownInstruction;
+  }
 
   // Memory operands: Volatile, or (Vulkan memory model) a load made visible
   // to other invocations, reads what they write meanwhile.

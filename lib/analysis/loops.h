@@ -195,6 +195,9 @@ struct LoopWrites {
   bool buffers = false;   // a write to any buffer memory
   std::unordered_set<uint32_t> roots;  // written variables (images too)
   bool aliased = false;  // a written variable is decorated Aliased
+  // The first instruction (in block order) whose effect on memory is not
+  // known (lib/analysis/memory_effects.h); null when there is none.
+  const spvtools::opt::Instruction* unknown_inst = nullptr;
 };
 
 // Why a load in a loop may see a write made in the loop.
@@ -204,6 +207,7 @@ enum class LoadHazard {
   kCoherentOrVolatile,  // other invocations may change the memory meanwhile
   kLoopWritesMemory,    // the loop writes it (or memory that may alias it)
   kBarrierInLoop,       // other invocations may write it between iterations
+  kUnknownInstruction,  // the loop holds an instruction of unknown memory effect
 };
 // The stable remark name of a hazard ("" for kNone).
 const char* LoadHazardName(LoadHazard hazard);
