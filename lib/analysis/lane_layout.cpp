@@ -4,18 +4,27 @@
 // value, for one invocation at a time: constants, the identity built-ins
 // (from the invocation index, the workgroup size and LaneEnv), integer and
 // boolean arithmetic, composites, Function variables with one dominating
-// store, parameters and call results on a call path. Anything else fails,
-// or becomes a probe when the uniformity analysis proves it
-// workgroup-uniform. Values are kept as 64-bit words masked to their width.
+// store (or, per invocation, the last store it executes), phis (by the
+// predecessor the invocation came from), parameters and call results on a
+// call path. Anything else fails, or becomes a probe when the uniformity
+// analysis proves it workgroup-uniform. Values are kept as 64-bit words
+// masked to their width.
+//
+// The execution predicate (Reach) is evaluated on demand, memoised per
+// (frame, block) next to the values: a block's control dependences, each
+// one's source block (recursively) and the condition of its branch.
 #include "analysis/lane_layout.h"
 
 #include <algorithm>
+#include <list>
 #include <numeric>
 #include <set>
 #include <unordered_map>
 #include <utility>
 
 #include "analysis/uniformity.h"
+#include "source/opt/cfg.h"
+#include "source/opt/control_dependence.h"
 #include "source/opt/decoration_manager.h"
 #include "source/opt/def_use_manager.h"
 #include "source/opt/dominator_analysis.h"
@@ -33,6 +42,8 @@ namespace {
 
 using spv::Op;
 using spvtools::opt::BasicBlock;
+using spvtools::opt::ControlDependence;
+using spvtools::opt::ControlDependenceAnalysis;
 using spvtools::opt::Function;
 using spvtools::opt::Instruction;
 using spvtools::opt::IRContext;
@@ -93,6 +104,43 @@ int64_t Gcd(int64_t a, int64_t b) {
   return a;
 }
 
+// The bits of |u| and every bit above its lowest one, within |width|:
+// what a carry from an unknown bit may change.
+uint64_t Upward(uint64_t u, uint32_t width) {
+  if (u == 0) return 0;
+  return Mask(width) & ~((u & (~u + 1)) - 1);
+}
+
+ReachResult Known(bool yes) {
+  return ReachResult{yes ? Reach::kYes : Reach::kNo, nullptr};
+}
+
+ReachResult Unknown(const Instruction* why) {
+  return ReachResult{Reach::kUnknown, const_cast<Instruction*>(why)};
+}
+
+// Kleene's three-valued and/or; an unknown result keeps the first unknown
+// operand's instruction.
+ReachResult And(const ReachResult& a, const ReachResult& b) {
+  if (a.reach == Reach::kNo || b.reach == Reach::kNo) return Known(false);
+  if (a.reach == Reach::kYes && b.reach == Reach::kYes) return Known(true);
+  return a.reach == Reach::kUnknown ? a : b;
+}
+
+ReachResult Or(const ReachResult& a, const ReachResult& b) {
+  if (a.reach == Reach::kYes || b.reach == Reach::kYes) return Known(true);
+  if (a.reach == Reach::kNo && b.reach == Reach::kNo) return Known(false);
+  return a.reach == Reach::kUnknown ? a : b;
+}
+
+// Instructions after which an invocation does not go on in this function
+// and does not return to its caller.
+bool Stops(Op op) {
+  return op == Op::OpKill || op == Op::OpTerminateInvocation ||
+         op == Op::OpUnreachable || op == Op::OpTerminateRayKHR ||
+         op == Op::OpIgnoreIntersectionKHR;
+}
+
 }  // namespace
 
 int64_t LaneValue::Signed(uint32_t k) const { return SignExtend(bits[k], width); }
@@ -145,6 +193,24 @@ struct InvocationEvaluator::Impl {
     bool ok = false;
     bool done = false;
     LaneValue value;
+    Instruction* fail = nullptr;  // !ok: what could not be evaluated
+  };
+  struct ReachMemo {
+    bool done = false;
+    ReachResult result;
+  };
+  // Per function: control dependences and block positions in structured
+  // order (built when a question first needs them).
+  struct FlowInfo {
+    ControlDependenceAnalysis cda;
+    // Block id → position in structured order (dominators first, a
+    // construct's blocks before its merge block, a loop's body before its
+    // continue target): on any path that takes no back edge, the order of
+    // execution.
+    std::unordered_map<uint32_t, uint32_t> order;
+    Instruction* stopping_call = nullptr;  // a call that may not return
+    // (from, to) → whether a path leads from block |from| to block |to|.
+    std::unordered_map<uint64_t, bool> path;
   };
 
   IRContext* context;
@@ -160,6 +226,8 @@ struct InvocationEvaluator::Impl {
   std::unordered_map<uint32_t, VarInfo> vars;
   std::unordered_map<uint32_t, bool> read_only_params;
   std::unordered_map<uint32_t, uint32_t> return_value;  // function → id or 0
+  std::unordered_map<const Function*, std::unique_ptr<FlowInfo>> flow;
+  std::unordered_map<const Function*, bool> may_stop;
   uint32_t glsl_std = 0;
 
   // The current evaluation.
@@ -167,7 +235,9 @@ struct InvocationEvaluator::Impl {
   LaneEnv env;
   bool env_valid = false;
   std::unordered_map<uint64_t, Memo> memo;
+  std::unordered_map<uint64_t, ReachMemo> reach_memo;
   uint32_t depth = 0;
+  Instruction* fail_at = nullptr;  // the last failure's innermost culprit
 
   Impl(IRContext* c, Function* e, WorkgroupSize s, const UniformityAnalysis* u)
       : context(c), entry(e), size(s), uniformity(u) {
@@ -250,29 +320,264 @@ struct InvocationEvaluator::Impl {
     return true;
   }
 
+  // Starts the memo over when the invocation or the environment changes.
+  void Select(uint32_t new_index, const LaneEnv& new_env) {
+    if (env_valid && index == new_index &&
+        env.workgroup_id == new_env.workgroup_id &&
+        env.subgroup_size == new_env.subgroup_size &&
+        env.probes == new_env.probes &&
+        env.workgroup_unknown == new_env.workgroup_unknown) {
+      return;
+    }
+    memo.clear();
+    reach_memo.clear();
+    index = new_index;
+    env = new_env;
+    env_valid = true;
+  }
+
   bool Eval(uint32_t frame, uint32_t id, LaneValue* out) {
     const uint64_t key = (uint64_t{frame} << 32) | id;
     auto it = memo.find(key);
     if (it != memo.end()) {
-      if (!it->second.done || !it->second.ok) return false;
+      if (!it->second.done || !it->second.ok) {
+        fail_at = it->second.fail != nullptr
+                      ? it->second.fail
+                      : context->get_def_use_mgr()->GetDef(id);
+        return false;
+      }
       *out = it->second.value;
       return true;
     }
-    if (depth >= kMaxDepth) return false;
+    if (depth >= kMaxDepth) {
+      fail_at = context->get_def_use_mgr()->GetDef(id);
+      return false;
+    }
     memo[key] = Memo{};  // in progress: a cycle fails
     ++depth;
     LaneValue v;
+    fail_at = nullptr;
     bool ok = Compute(frame, id, &v);
     --depth;
     if (!ok) ok = Probe(id, &v);
+    if (!ok && fail_at == nullptr) {
+      fail_at = context->get_def_use_mgr()->GetDef(id);
+    }
     Memo& m = memo[key];
     m.done = true;
     m.ok = ok;
     if (ok) {
       m.value = v;
       *out = v;
+    } else {
+      m.fail = fail_at;
     }
     return ok;
+  }
+
+  // ---- The execution predicate.
+
+  // Whether |func| may not return to its caller: it contains, or calls a
+  // function that contains, an instruction after which the invocation
+  // stops.
+  bool MayStop(const Function* func) {
+    auto it = may_stop.find(func);
+    if (it != may_stop.end()) return it->second;
+    may_stop[func] = true;  // recursion (invalid in shaders): assume so
+    bool stops = false;
+    func->WhileEachInst([&](const Instruction* inst) {
+      if (Stops(inst->opcode())) {
+        stops = true;
+      } else if (inst->opcode() == Op::OpFunctionCall) {
+        const Function* callee =
+            context->GetFunction(inst->GetSingleWordInOperand(0));
+        stops = callee == nullptr || MayStop(callee);
+      }
+      return !stops;
+    });
+    may_stop[func] = stops;
+    return stops;
+  }
+
+  FlowInfo& Flow(Function* func) {
+    std::unique_ptr<FlowInfo>& info = flow[func];
+    if (info != nullptr) return *info;
+    info = std::make_unique<FlowInfo>();
+    info->cda.ComputeControlDependenceGraph(
+        *context->cfg(), *context->GetPostDominatorAnalysis(func));
+    std::list<BasicBlock*> order;
+    context->cfg()->ComputeStructuredOrder(func, &*func->begin(), &order);
+    uint32_t n = 0;
+    for (BasicBlock* b : order) info->order[b->id()] = n++;
+    func->WhileEachInst([&](Instruction* inst) {
+      if (inst->opcode() == Op::OpFunctionCall) {
+        const Function* callee =
+            context->GetFunction(inst->GetSingleWordInOperand(0));
+        if (callee == nullptr || MayStop(callee)) info->stopping_call = inst;
+      }
+      return info->stopping_call == nullptr;
+    });
+    return *info;
+  }
+
+  // Whether a path leads from |from| to |to| (blocks of |func|).
+  bool Path(Function* func, const BasicBlock* from, const BasicBlock* to) {
+    FlowInfo& info = Flow(func);
+    const uint64_t key = (uint64_t{from->id()} << 32) | to->id();
+    auto it = info.path.find(key);
+    if (it != info.path.end()) return it->second;
+    std::set<uint32_t> seen = {from->id()};
+    std::vector<const BasicBlock*> work = {from};
+    bool found = from == to;
+    while (!work.empty() && !found) {
+      const BasicBlock* b = work.back();
+      work.pop_back();
+      b->ForEachSuccessorLabel([&](const uint32_t succ) {
+        const BasicBlock* next = context->cfg()->block(succ);
+        if (found || !seen.insert(succ).second) return;
+        found = next == to;
+        work.push_back(next);
+      });
+    }
+    info.path[key] = found;
+    return found;
+  }
+
+  // Whether the current invocation executes |block| of |frame|'s function.
+  ReachResult Reaches(uint32_t frame, const BasicBlock* block) {
+    const uint64_t key = (uint64_t{frame} << 32) | block->id();
+    auto it = reach_memo.find(key);
+    if (it != reach_memo.end()) {
+      // In progress: the question depends on itself.
+      if (!it->second.done) return Unknown(block->GetLabelInst());
+      return it->second.result;
+    }
+    if (depth >= kMaxDepth) return Unknown(block->GetLabelInst());
+    reach_memo[key] = ReachMemo{};
+    ++depth;
+    const ReachResult r = ComputeReach(frame, block);
+    --depth;
+    ReachMemo& m = reach_memo[key];
+    m.done = true;
+    m.result = r;
+    return r;
+  }
+
+  // |block| runs when one of its control dependences fires: the source
+  // block runs and takes the branch edge the dependence goes through (the
+  // pseudo-entry dependence: the frame is entered). A source that |block|
+  // dominates runs only after |block| has: it decides whether |block| runs
+  // again, not whether it runs once.
+  ReachResult ComputeReach(uint32_t frame, const BasicBlock* block) {
+    Function* func = frames[frame].function;
+    FlowInfo& info = Flow(func);
+    if (info.stopping_call != nullptr) return Unknown(info.stopping_call);
+    if (!info.cda.HasBlock(block->id())) {
+      return Unknown(block->GetLabelInst());
+    }
+    auto* dom = context->GetDominatorAnalysis(func);
+    ReachResult r = Known(false);
+    for (const ControlDependence& dep :
+         info.cda.GetDependenceSources(block->id())) {
+      ReachResult here;
+      if (dep.source_bb_id() == ControlDependenceAnalysis::kPseudoEntryBlock) {
+        here = EntersFrame(frame);
+      } else {
+        const BasicBlock* source = context->cfg()->block(dep.source_bb_id());
+        if (dom->Dominates(block, source)) continue;
+        here = Reaches(frame, source);
+        if (here.reach != Reach::kNo) {
+          here = And(here, Takes(frame, source, dep.branch_target_bb_id()));
+        }
+      }
+      r = Or(r, here);
+      if (r.reach == Reach::kYes) break;
+    }
+    return r;
+  }
+
+  // Whether the current invocation enters |frame|: its call is reached.
+  ReachResult EntersFrame(uint32_t frame) {
+    if (frame == 0) return Known(true);
+    Instruction* call = frames[frame].call;
+    return Reaches(frames[frame].parent, context->get_instr_block(call));
+  }
+
+  // Whether the current invocation, having reached |source|, leaves it to
+  // |target|.
+  ReachResult Takes(uint32_t frame, const BasicBlock* source,
+                    uint32_t target) {
+    const Instruction* term = source->terminator();
+    auto* def_use = context->get_def_use_mgr();
+    switch (term->opcode()) {
+      case Op::OpBranch:
+        return Known(term->GetSingleWordInOperand(0) == target);
+      case Op::OpBranchConditional: {
+        const uint32_t t = term->GetSingleWordInOperand(1);
+        const uint32_t f = term->GetSingleWordInOperand(2);
+        if (target != t && target != f) return Known(false);
+        if (t == f) return Known(true);
+        const uint32_t cond = term->GetSingleWordInOperand(0);
+        LaneValue c;
+        if (!Eval(frame, cond, &c)) return Unknown(fail_at);
+        if (c.count != 1 || c.IsProbe(0) || c.HasUnknown()) {
+          return Unknown(def_use->GetDef(cond));
+        }
+        return Known((c.bits[0] != 0 ? t : f) == target);
+      }
+      case Op::OpSwitch: {
+        const uint32_t selector = term->GetSingleWordInOperand(0);
+        LaneValue v;
+        if (!Eval(frame, selector, &v)) return Unknown(fail_at);
+        if (v.count != 1 || v.IsProbe(0) || v.HasUnknown()) {
+          return Unknown(def_use->GetDef(selector));
+        }
+        uint32_t chosen = term->GetSingleWordInOperand(1);  // the default
+        for (uint32_t i = 2; i + 1 < term->NumInOperands(); i += 2) {
+          const auto& words = term->GetInOperand(i).words;
+          uint64_t literal = words[0];
+          if (words.size() > 1) literal |= uint64_t{words[1]} << 32;
+          if ((literal & Mask(v.width)) == v.bits[0]) {
+            chosen = term->GetSingleWordInOperand(i + 1);
+            break;
+          }
+        }
+        return Known(chosen == target);
+      }
+      default:
+        return Known(false);  // returns, kills: no edge
+    }
+  }
+
+  // The value of |phi| for the current invocation: the incoming value of
+  // the one predecessor it came from.
+  bool Phi(uint32_t frame, Instruction* phi, LaneValue* out) {
+    const uint32_t first = phi->GetSingleWordInOperand(0);
+    bool same = true;
+    for (uint32_t i = 0; i < phi->NumInOperands(); i += 2) {
+      same &= phi->GetSingleWordInOperand(i) == first;
+    }
+    if (same) return Eval(frame, first, out);
+    const BasicBlock* block = context->get_instr_block(phi);
+    auto* dom = context->GetDominatorAnalysis(frames[frame].function);
+    uint32_t chosen = 0;
+    for (uint32_t i = 0; i + 1 < phi->NumInOperands(); i += 2) {
+      const BasicBlock* pred =
+          context->cfg()->block(phi->GetSingleWordInOperand(i + 1));
+      // A back edge: the value of an earlier iteration.
+      if (pred == nullptr || dom->Dominates(block, pred)) return false;
+      ReachResult r = Reaches(frame, pred);
+      if (r.reach != Reach::kNo) r = And(r, Takes(frame, pred, block->id()));
+      if (r.reach == Reach::kNo) continue;
+      if (r.reach == Reach::kUnknown) {
+        fail_at = r.unknown;
+        return false;
+      }
+      if (chosen != 0) return false;  // two ways in at once: not one run
+      chosen = phi->GetSingleWordInOperand(i);
+    }
+    // Not reached: no value.
+    return chosen != 0 && Eval(frame, chosen, out);
   }
 
   // A probe for a workgroup-uniform value the evaluator cannot compute.
@@ -315,7 +620,9 @@ struct InvocationEvaluator::Impl {
                                l / (size.x * size.y)};
     const uint32_t dims[3] = {size.x, size.y, size.z};
     uint64_t v[3] = {0, 0, 0};
+    uint64_t unknown[3] = {0, 0, 0};
     const uint32_t s = env.subgroup_size;
+    const bool wg_unknown = env.workgroup_unknown;
     switch (static_cast<spv::BuiltIn>(builtin)) {
       case spv::BuiltIn::LocalInvocationIndex:
         v[0] = l;
@@ -325,11 +632,20 @@ struct InvocationEvaluator::Impl {
         break;
       case spv::BuiltIn::GlobalInvocationId:
         for (int k = 0; k < 3; ++k) {
-          v[k] = uint64_t{env.workgroup_id[k]} * dims[k] + local[k];
+          const uint64_t wg = wg_unknown ? 0 : env.workgroup_id[k];
+          v[k] = wg * dims[k] + local[k];
+          // WorkgroupId * size has the size's trailing zero bits.
+          if (wg_unknown) {
+            unknown[k] = dims[k] == 0 ? ~uint64_t{0}
+                                      : ~uint64_t{0} << __builtin_ctz(dims[k]);
+          }
         }
         break;
       case spv::BuiltIn::WorkgroupId:
-        for (int k = 0; k < 3; ++k) v[k] = env.workgroup_id[k];
+        for (int k = 0; k < 3; ++k) {
+          v[k] = wg_unknown ? 0 : env.workgroup_id[k];
+          unknown[k] = wg_unknown ? ~uint64_t{0} : 0;
+        }
         break;
       case spv::BuiltIn::SubgroupLocalInvocationId:
         if (s == 0) return false;
@@ -354,7 +670,10 @@ struct InvocationEvaluator::Impl {
     *out = LaneValue{};
     out->count = count;
     out->width = width;
-    for (uint32_t k = 0; k < count; ++k) out->bits[k] = v[k] & Mask(width);
+    for (uint32_t k = 0; k < count; ++k) {
+      out->bits[k] = v[k] & Mask(width);
+      out->unknown[k] = unknown[k] & Mask(width);
+    }
     return true;
   }
 
@@ -506,19 +825,21 @@ struct InvocationEvaluator::Impl {
     return a.size() <= b.size() && std::equal(a.begin(), a.end(), b.begin());
   }
 
-  // The value of |path| below Function variable |var| at |at| (in the
-  // function of |frame|), of type |type_id|.
-  bool LoadVar(uint32_t frame, Instruction* var,
-               const std::vector<uint32_t>& path, Instruction* at,
-               uint32_t type_id, LaneValue* out) {
-    const VarInfo& info = Var(var);
-    if (!info.ok) return false;
-    // The store that reaches |at|: among the overlapping stores that
-    // dominate it (dominators form a chain), the last one; every other
-    // overlapping store must come after |at| with no loop back to it.
+  // The store of |info| overlapping |path| whose value the current
+  // invocation sees at |at|. Among the overlapping stores that dominate
+  // |at| (dominators form a chain), the last one; a store on some paths
+  // only (neither before |at| on every path nor after it) counts when the
+  // invocation executes it (Reaches), and the last executed one wins, in
+  // structured order (FlowInfo::order). A store in a loop that also contains |at| could
+  // be an earlier iteration's: that fails, as does a store the invocation
+  // may or may not execute.
+  bool ReachingStore(uint32_t frame, const VarInfo& info,
+                     const std::vector<uint32_t>& path, Instruction* at,
+                     const Store** out) {
     Function* func = frames[frame].function;
     auto* dom = context->GetDominatorAnalysis(func);
     const Store* latest = nullptr;
+    std::vector<const Store*> maybe;
     for (const Store& s : info.stores) {
       if (!IsPrefix(s.path, path) && !IsPrefix(path, s.path)) continue;
       if (s.inst == nullptr || dom->Dominates(s.inst, at)) {
@@ -526,11 +847,61 @@ struct InvocationEvaluator::Impl {
             (s.inst != nullptr && dom->Dominates(latest->inst, s.inst))) {
           latest = &s;
         }
-      } else if (!dom->Dominates(at, s.inst) || SharesLoop(func, at, s.inst)) {
+      } else if (SharesLoop(func, at, s.inst)) {
         return false;
+      } else if (!dom->Dominates(at, s.inst)) {
+        maybe.push_back(&s);
       }
     }
-    if (latest == nullptr) return false;
+    if (!maybe.empty()) {
+      FlowInfo& flow_info = Flow(func);
+      // (block position in structured order, instruction in the block);
+      // the initializer comes first, an unreachable block last.
+      auto position = [&](const Instruction* inst) {
+        if (inst == nullptr) return std::make_pair(int64_t{-1}, int64_t{0});
+        const BasicBlock* b = context->get_instr_block(
+            const_cast<Instruction*>(inst));
+        auto it = flow_info.order.find(b->id());
+        int64_t k = 0;
+        for (const Instruction& i : *b) {
+          if (&i == inst) break;
+          ++k;
+        }
+        return std::make_pair(
+            it == flow_info.order.end() ? INT64_MAX : int64_t{it->second}, k);
+      };
+      const auto at_position = position(at);
+      const BasicBlock* at_block = context->get_instr_block(at);
+      for (const Store* s : maybe) {
+        const auto here = position(s->inst);
+        // Runs after |at|, or on no way to it.
+        if (here >= at_position ||
+            !Path(func, context->get_instr_block(s->inst), at_block)) {
+          continue;
+        }
+        const ReachResult r =
+            Reaches(frame, context->get_instr_block(s->inst));
+        if (r.reach == Reach::kUnknown) {
+          fail_at = r.unknown;
+          return false;
+        }
+        if (r.reach == Reach::kNo) continue;
+        if (latest == nullptr || here > position(latest->inst)) latest = s;
+      }
+    }
+    *out = latest;
+    return latest != nullptr;
+  }
+
+  // The value of |path| below Function variable |var| at |at| (in the
+  // function of |frame|), of type |type_id|.
+  bool LoadVar(uint32_t frame, Instruction* var,
+               const std::vector<uint32_t>& path, Instruction* at,
+               uint32_t type_id, LaneValue* out) {
+    const VarInfo& info = Var(var);
+    if (!info.ok) return false;
+    const Store* latest = nullptr;
+    if (!ReachingStore(frame, info, path, at, &latest)) return false;
     if (IsPrefix(latest->path, path)) {
       std::vector<uint32_t> rest(path.begin() + latest->path.size(),
                                  path.end());
@@ -554,6 +925,7 @@ struct InvocationEvaluator::Impl {
       }
       r.width = c.width;
       r.bits[k] = c.bits[0];
+      r.unknown[k] = c.unknown[0];
       if (c.IsProbe(0)) r.probe_mask |= static_cast<uint8_t>(1u << k);
     }
     *out = r;
@@ -574,6 +946,7 @@ struct InvocationEvaluator::Impl {
         LaneValue v;
         if (!Eval(frame, id, &v)) return false;
         LaneValue r = Scalar(v.bits[path[0]], v.width);
+        r.unknown[0] = v.unknown[path[0]];
         if (v.IsProbe(path[0])) r.probe_mask = 1;
         *out = r;
         return true;
@@ -620,7 +993,7 @@ struct InvocationEvaluator::Impl {
         for (uint32_t i = 1; i < def->NumInOperands(); ++i) {
           LaneValue v;
           if (!Eval(frame, def->GetSingleWordInOperand(i), &v) ||
-              v.count != 1 || v.probe_mask != 0) {
+              v.count != 1 || v.probe_mask != 0 || v.HasUnknown()) {
             return false;
           }
           indices.push_back(static_cast<uint32_t>(v.bits[0]));
@@ -667,6 +1040,7 @@ struct InvocationEvaluator::Impl {
         }
         if (path.size() != 1 || path[0] >= whole.count) return false;
         *out = Scalar(whole.bits[path[0]], whole.width);
+        out->unknown[0] = whole.unknown[path[0]];
         return true;
       }
       if (sc != spv::StorageClass::Function) return false;
@@ -729,6 +1103,135 @@ struct InvocationEvaluator::Impl {
     return true;
   }
 
+  // Binary |op| over operands some of whose bits are unknown
+  // (LaneValue::unknown): the result's known bits and which bits are
+  // unknown. False when the result needs an unknown bit in a way this does
+  // not follow (comparisons, divisions by other numbers, shift amounts).
+  bool KnownBits(Op op, const LaneValue& a, const LaneValue& b,
+                 uint32_t count, uint32_t width, LaneValue* out) {
+    if ((a.probe_mask | b.probe_mask) != 0 || a.count != count ||
+        b.count != count) {
+      return false;
+    }
+    const uint64_t m = Mask(width);
+    LaneValue r;
+    r.count = count;
+    r.width = width;
+    for (uint32_t k = 0; k < count; ++k) {
+      const uint64_t ux = a.unknown[k], uy = b.unknown[k];
+      const uint64_t x = a.bits[k] & ~ux, y = b.bits[k] & ~uy;
+      const uint64_t sign = uint64_t{1} << (a.width - 1);
+      // A divisor or shift amount must be known.
+      const bool y_power_of_two = uy == 0 && y != 0 && (y & (y - 1)) == 0;
+      uint64_t z = 0, u = 0;
+      switch (op) {
+        case Op::OpIAdd:
+          z = x + y;
+          u = Upward(ux | uy, width);
+          break;
+        case Op::OpISub:
+          z = x - y;
+          u = Upward(ux | uy, width);
+          break;
+        case Op::OpIMul:
+          // x·c with c known: the unknown part moves up by c's trailing
+          // zero bits (WorkgroupId · 8 keeps its low 3 bits known).
+          z = x * y;
+          if (uy == 0 || ux == 0) {
+            const uint64_t c = uy == 0 ? y : x;
+            u = c == 0 ? 0 : Upward(ux | uy, width) << __builtin_ctzll(c);
+          } else {
+            u = Upward(ux | uy, width);
+          }
+          break;
+        case Op::OpBitwiseAnd:
+          z = x & y;
+          u = (ux & (y | uy)) | (uy & (x | ux));  // unknown & known 0 = 0
+          break;
+        case Op::OpBitwiseOr:
+          z = x | y;
+          u = (ux & ~y) | (uy & ~x);  // unknown | known 1 = 1
+          break;
+        case Op::OpBitwiseXor:
+          z = x ^ y;
+          u = ux | uy;
+          break;
+        case Op::OpShiftLeftLogical:
+          if (uy != 0 || y >= a.width) return false;
+          z = x << y;
+          u = ux << y;
+          break;
+        case Op::OpShiftRightLogical:
+          if (uy != 0 || y >= a.width) return false;
+          z = x >> y;
+          u = ux >> y;
+          break;
+        case Op::OpShiftRightArithmetic:
+          if (uy != 0 || y >= a.width) return false;
+          z = static_cast<uint64_t>(SignExtend(x, a.width) >> y);
+          u = (ux >> y) | ((ux & sign) != 0 ? Mask(a.width) & ~(Mask(a.width) >> y) : 0);
+          break;
+        case Op::OpUMod:
+          if (!y_power_of_two) return false;
+          z = x & (y - 1);
+          u = ux & (y - 1);
+          break;
+        case Op::OpUDiv:
+          if (!y_power_of_two) return false;
+          z = x >> __builtin_ctzll(y);
+          u = ux >> __builtin_ctzll(y);
+          break;
+        case Op::OpSRem:
+        case Op::OpSMod: {
+          // By a positive power of two 2^p: the remainder's low p bits are
+          // x's; SMod's are all of it, SRem's sign follows x unless they
+          // are 0 (x % 2 == 0 for any x).
+          if (!y_power_of_two || (y & sign) != 0 || (ux & (y - 1)) != 0) {
+            return false;
+          }
+          const uint64_t low = x & (y - 1);
+          z = low;
+          if (op == Op::OpSRem && low != 0) {
+            if ((ux & sign) != 0) {
+              u = m & ~(y - 1);
+            } else if ((x & sign) != 0) {
+              z = low - y;
+            }
+          }
+          break;
+        }
+        default:
+          return false;
+      }
+      r.unknown[k] = u & m;
+      r.bits[k] = z & m & ~r.unknown[k];
+    }
+    *out = r;
+    return true;
+  }
+
+  // ==, != over operands with unknown bits: known when a known bit
+  // differs (or no bit is unknown).
+  bool KnownEquality(Op op, const LaneValue& a, const LaneValue& b,
+                     uint32_t count, LaneValue* out) {
+    if ((op != Op::OpIEqual && op != Op::OpINotEqual) ||
+        (a.probe_mask | b.probe_mask) != 0 || a.count != count ||
+        b.count != count) {
+      return false;
+    }
+    LaneValue r;
+    r.count = count;
+    r.width = 1;
+    for (uint32_t k = 0; k < count; ++k) {
+      const uint64_t u = a.unknown[k] | b.unknown[k];
+      const bool differ = ((a.bits[k] ^ b.bits[k]) & ~u & Mask(a.width)) != 0;
+      if (!differ && u != 0) return false;
+      r.bits[k] = (op == Op::OpIEqual) != differ ? 1 : 0;
+    }
+    *out = r;
+    return true;
+  }
+
   bool Compute(uint32_t frame, uint32_t id, LaneValue* out) {
     auto* def_use = context->get_def_use_mgr();
     Instruction* def = def_use->GetDef(id);
@@ -737,8 +1240,16 @@ struct InvocationEvaluator::Impl {
     uint32_t count = 0, width = 0;
     const bool shaped =
         def->type_id() != 0 && TypeShape(def->type_id(), &count, &width);
-    auto operand = [&](uint32_t i, LaneValue* v) {
+    // An operand with every bit known; |partial| also takes one with bits
+    // that depend on the unknown workgroup id (LaneValue::unknown).
+    auto partial = [&](uint32_t i, LaneValue* v) {
       return Eval(frame, def->GetSingleWordInOperand(i), v);
+    };
+    auto operand = [&](uint32_t i, LaneValue* v) {
+      if (!partial(i, v)) return false;
+      if (!v->HasUnknown()) return true;
+      fail_at = def;  // needs bits that differ between workgroups
+      return false;
     };
 
     if (is_workgroup_size.count(id) && shaped && count == 3 && width > 1) {
@@ -773,10 +1284,11 @@ struct InvocationEvaluator::Impl {
         r.width = width;
         for (uint32_t i = 0; i < def->NumInOperands(); ++i) {
           LaneValue part;
-          if (!operand(i, &part)) return false;
+          if (!partial(i, &part)) return false;
           for (uint32_t k = 0; k < part.count; ++k) {
             if (r.count >= count) return false;
             r.bits[r.count] = part.bits[k];
+            r.unknown[r.count] = part.unknown[k];
             if (part.IsProbe(k)) {
               r.probe_mask |= static_cast<uint8_t>(1u << r.count);
             }
@@ -798,10 +1310,11 @@ struct InvocationEvaluator::Impl {
       case Op::OpCompositeInsert: {
         if (!shaped || def->NumInOperands() != 3) return false;
         LaneValue obj, comp;
-        if (!operand(0, &obj) || !operand(1, &comp)) return false;
+        if (!partial(0, &obj) || !partial(1, &comp)) return false;
         const uint32_t k = def->GetSingleWordInOperand(2);
         if (k >= comp.count || obj.count != 1) return false;
         comp.bits[k] = obj.bits[0];
+        comp.unknown[k] = obj.unknown[0];
         comp.probe_mask = static_cast<uint8_t>(
             (comp.probe_mask & ~(1u << k)) | (obj.IsProbe(0) ? 1u << k : 0));
         *out = comp;
@@ -810,7 +1323,7 @@ struct InvocationEvaluator::Impl {
       case Op::OpVectorShuffle: {
         if (!shaped) return false;
         LaneValue a, b;
-        if (!operand(0, &a) || !operand(1, &b)) return false;
+        if (!partial(0, &a) || !partial(1, &b)) return false;
         LaneValue r;
         r.count = count;
         r.width = width;
@@ -820,6 +1333,7 @@ struct InvocationEvaluator::Impl {
           const uint32_t j = c < a.count ? c : c - a.count;
           if (j >= src.count) return false;  // includes 0xFFFFFFFF
           r.bits[k] = src.bits[j];
+          r.unknown[k] = src.unknown[j];
           if (src.IsProbe(j)) r.probe_mask |= static_cast<uint8_t>(1u << k);
         }
         *out = r;
@@ -827,15 +1341,16 @@ struct InvocationEvaluator::Impl {
       }
       case Op::OpVectorExtractDynamic: {
         LaneValue v, i;
-        if (!operand(0, &v) || !operand(1, &i)) return false;
+        if (!partial(0, &v) || !operand(1, &i)) return false;
         if (i.probe_mask != 0 || i.bits[0] >= v.count) return false;
         *out = Scalar(v.bits[i.bits[0]], v.width);
+        out->unknown[0] = v.unknown[i.bits[0]];
         if (v.IsProbe(static_cast<uint32_t>(i.bits[0]))) out->probe_mask = 1;
         return true;
       }
       case Op::OpCopyObject:
       case Op::OpCopyLogical:
-        return operand(0, out);
+        return partial(0, out);
       case Op::OpLoad:
         return shaped && Load(frame, def, out);
       case Op::OpFunctionParameter: {
@@ -860,17 +1375,24 @@ struct InvocationEvaluator::Impl {
         const uint32_t ret = ReturnValue(frames[it->second].function);
         return ret != 0 && Eval(it->second, ret, out);
       }
-      case Op::OpPhi: {
-        const uint32_t first = def->GetSingleWordInOperand(0);
-        for (uint32_t i = 0; i < def->NumInOperands(); i += 2) {
-          if (def->GetSingleWordInOperand(i) != first) return false;
-        }
-        return Eval(frame, first, out);
-      }
+      case Op::OpPhi:
+        return Phi(frame, def, out);
       default:
         break;
     }
     if (!shaped) return false;
+
+    if (op == Op::OpAll || op == Op::OpAny) {
+      LaneValue a;
+      if (!operand(0, &a) || a.probe_mask != 0 || count != 1) return false;
+      bool all = true, any = false;
+      for (uint32_t k = 0; k < a.count; ++k) {
+        all &= a.bits[k] != 0;
+        any |= a.bits[k] != 0;
+      }
+      *out = Scalar(op == Op::OpAll ? all : any, 1);
+      return true;
+    }
 
     // Unary.
     switch (op) {
@@ -883,14 +1405,28 @@ struct InvocationEvaluator::Impl {
       case Op::OpSConvert:
       case Op::OpBitcast: {
         LaneValue a;
-        if (!operand(0, &a) || a.count != count) return false;
+        if (!partial(0, &a) || a.count != count) return false;
         if (op == Op::OpBitcast && a.width != width) return false;
+        // Unknown bits: these carry them; the others need every bit.
+        if (a.HasUnknown() &&
+            (a.probe_mask != 0 || op == Op::OpLogicalNot ||
+             op == Op::OpBitReverse || op == Op::OpBitCount)) {
+          fail_at = def;
+          return false;
+        }
         LaneValue r;
         r.count = count;
         r.width = width;
         r.probe_mask = a.probe_mask;
         for (uint32_t k = 0; k < count; ++k) {
           const uint64_t x = a.bits[k];
+          const uint64_t u = a.unknown[k];
+          const uint64_t sign = uint64_t{1} << (a.width - 1);
+          r.unknown[k] =
+              (op == Op::OpSNegate                      ? Upward(u, width)
+               : op == Op::OpSConvert && (u & sign) != 0 ? u | ~Mask(a.width)
+                                                         : u) &
+              Mask(width);
           uint64_t z = 0;
           switch (op) {
             case Op::OpSNegate:
@@ -920,7 +1456,7 @@ struct InvocationEvaluator::Impl {
           if (a.IsProbe(k) && (op == Op::OpBitReverse || op == Op::OpBitCount)) {
             return false;
           }
-          r.bits[k] = z & Mask(width);
+          r.bits[k] = z & Mask(width) & ~r.unknown[k];
         }
         *out = r;
         return true;
@@ -949,13 +1485,23 @@ struct InvocationEvaluator::Impl {
     };
     auto bin = [&](N na, N nb, auto fn) {
       LaneValue a, b;
-      if (!operand(0, &a) || !operand(1, &b)) return false;
+      if (!partial(0, &a) || !partial(1, &b)) return false;
+      if (a.HasUnknown() || b.HasUnknown()) {
+        if (KnownBits(op, a, b, count, width, out)) return true;
+        fail_at = def;
+        return false;
+      }
       if (uniform_probe(a, b, width)) return true;
       return Binary(a, b, count, width, na, nb, fn, out);
     };
     auto cmp = [&](auto fn) {
       LaneValue a, b;
-      if (!operand(0, &a) || !operand(1, &b)) return false;
+      if (!partial(0, &a) || !partial(1, &b)) return false;
+      if (a.HasUnknown() || b.HasUnknown()) {
+        if (KnownEquality(op, a, b, count, out)) return true;
+        fail_at = def;
+        return false;
+      }
       if (uniform_probe(a, b, 1)) return true;
       return Binary(a, b, count, 1, N::kNone, N::kNone, fn, out);
     };
@@ -1117,7 +1663,7 @@ struct InvocationEvaluator::Impl {
         });
       case Op::OpSelect: {
         LaneValue c, a, b;
-        if (!operand(0, &c) || !operand(1, &a) || !operand(2, &b)) {
+        if (!operand(0, &c) || !partial(1, &a) || !partial(2, &b)) {
           return false;
         }
         if (a.count != count || b.count != count) return false;
@@ -1129,6 +1675,7 @@ struct InvocationEvaluator::Impl {
           if (ck >= c.count || c.IsProbe(ck)) return false;
           const LaneValue& src = c.bits[ck] ? a : b;
           r.bits[k] = src.bits[k];
+          r.unknown[k] = src.unknown[k];
           if (src.IsProbe(k)) r.probe_mask |= static_cast<uint8_t>(1u << k);
         }
         *out = r;
@@ -1191,6 +1738,10 @@ struct InvocationEvaluator::Impl {
       LaneValue v;
       if (!Eval(frame, def->GetSingleWordInOperand(i), &v) ||
           v.count != count) {
+        return false;
+      }
+      if (v.HasUnknown()) {
+        fail_at = def;
         return false;
       }
       all_uniform &= Uniform(def->GetSingleWordInOperand(i));
@@ -1663,17 +2214,30 @@ uint32_t InvocationEvaluator::FrameParent(uint32_t frame) const {
 bool InvocationEvaluator::Eval(uint32_t frame, uint32_t id, uint32_t index,
                                const LaneEnv& env, LaneValue* out) {
   Impl& m = *impl_;
+  m.fail_at = nullptr;
   if (frame >= m.frames.size()) return false;
-  if (!m.env_valid || m.index != index ||
-      m.env.workgroup_id != env.workgroup_id ||
-      m.env.subgroup_size != env.subgroup_size || m.env.probes != env.probes) {
-    m.memo.clear();
-    m.index = index;
-    m.env = env;
-    m.env_valid = true;
-  }
+  m.Select(index, env);
   m.depth = 0;
-  return m.Eval(frame, id, out);
+  if (!m.Eval(frame, id, out)) return false;
+  if (!out->HasUnknown()) return true;
+  // Not the same in every workgroup (as far as the known bits tell).
+  m.fail_at = m.context->get_def_use_mgr()->GetDef(id);
+  return false;
+}
+
+Instruction* InvocationEvaluator::FailedAt() const { return impl_->fail_at; }
+
+ReachResult InvocationEvaluator::Reaches(uint32_t frame,
+                                         const BasicBlock* block,
+                                         uint32_t index, const LaneEnv& env) {
+  Impl& m = *impl_;
+  if (frame >= m.frames.size() || block == nullptr ||
+      block->GetParent() != m.frames[frame].function) {
+    return Unknown(nullptr);
+  }
+  m.Select(index, env);
+  m.depth = 0;
+  return m.Reaches(frame, block);
 }
 
 bool InvocationEvaluator::ReadsSubgroupBuiltIns() const {
