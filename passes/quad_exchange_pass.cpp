@@ -690,8 +690,8 @@ std::string QuadExchangePass::AcrossQuads(Function* function,
   InvocationEvaluator probe(ctx, function, lanes->eval->size(), &uniformity);
   std::vector<Function*> fns = {function};
   std::vector<LaneAccess> accesses = CollectLaneAccesses(ctx, fns);
-  LaneMaps maps = EvaluateAllLaneMaps(&probe, accesses);
-  const bool ordered = FirstQuadOrderedItem(maps) >= 0;
+  LaneMaps maps(&probe, accesses);
+  const bool ordered = FirstQuadOrderedItem(&maps) >= 0;
   *why = "invocation " + std::to_string(reader) + " reads the element " +
          lanes->var_name + " that invocation " + std::to_string(writer) +
          " writes, outside its quad " + std::to_string(reader & ~3u) + ".." +

@@ -52,6 +52,12 @@ constexpr uint32_t kMaxFrames = 256;
 constexpr uint32_t kMaxDepth = 200;  // recursion guard of one evaluation
 constexpr uint32_t kMaxLanes = 1024;
 
+// What an evaluation read besides the module: the invocation's index, the
+// subgroup size (LaneEnv), the workgroup id (LaneEnv).
+constexpr uint8_t kReadsIndex = 1;
+constexpr uint8_t kReadsSubgroupSize = 2;
+constexpr uint8_t kReadsWorkgroupId = 4;
+
 uint64_t Mask(uint32_t width) {
   return width >= 64 ? ~uint64_t{0} : ((uint64_t{1} << width) - 1);
 }
@@ -189,15 +195,22 @@ struct InvocationEvaluator::Impl {
     bool ok = true;
     std::vector<Store> stores;
   };
+  // The memo of one (frame, id) for the current invocation and
+  // environment: a value (ids of values) or a Reaches answer (labels).
+  // Slots persist across invocations; the epochs say whether one is
+  // current, so starting over for the next invocation clears nothing, and
+  // an answer that did not read the invocation's index (|deps|) stays
+  // current for the next invocation in the same environment.
   struct Memo {
+    uint32_t env_epoch = 0;
+    uint32_t lane_epoch = 0;
+    uint8_t deps = 0;  // kReads* bits of what the answer read
+    bool busy = false;  // being computed: a question that depends on itself
     bool ok = false;
     bool done = false;
     LaneValue value;
     Instruction* fail = nullptr;  // !ok: what could not be evaluated
-  };
-  struct ReachMemo {
-    bool done = false;
-    ReachResult result;
+    ReachResult reach;
   };
   // Per function: control dependences and block positions in structured
   // order (built when a question first needs them).
@@ -229,13 +242,20 @@ struct InvocationEvaluator::Impl {
   std::unordered_map<const Function*, std::unique_ptr<FlowInfo>> flow;
   std::unordered_map<const Function*, bool> may_stop;
   uint32_t glsl_std = 0;
+  static constexpr uint32_t kShapeUnknown = ~0u;
+  std::vector<std::pair<uint32_t, uint32_t>> shapes;  // TypeShape's cache
 
   // The current evaluation.
   uint32_t index = ~0u;
   LaneEnv env;
   bool env_valid = false;
-  std::unordered_map<uint64_t, Memo> memo;
-  std::unordered_map<uint64_t, ReachMemo> reach_memo;
+  // (frame, id) → slot in |memo|: ids of frame 0 in a vector indexed by
+  // id, other frames in a map.
+  std::vector<uint32_t> slot0;
+  std::unordered_map<uint64_t, uint32_t> slots;
+  std::vector<Memo> memo = std::vector<Memo>(1);  // slot 0: none
+  uint32_t env_epoch = 1, lane_epoch = 1;
+  uint8_t deps = 0;  // what the current evaluation has read so far
   uint32_t depth = 0;
   Instruction* fail_at = nullptr;  // the last failure's innermost culprit
 
@@ -288,6 +308,22 @@ struct InvocationEvaluator::Impl {
 
   // Shape of an integer/boolean scalar or vector type.
   bool TypeShape(uint32_t type_id, uint32_t* count, uint32_t* width) {
+    // Cached per type id: (count, width), count 0 for other types.
+    if (type_id < shapes.size() && shapes[type_id].first != kShapeUnknown) {
+      *count = shapes[type_id].first;
+      *width = shapes[type_id].second;
+      return *count != 0;
+    }
+    const bool ok = ComputeTypeShape(type_id, count, width);
+    if (type_id >= shapes.size()) {
+      shapes.resize(std::max<size_t>(type_id + 1, context->module()->IdBound()),
+                    {kShapeUnknown, 0});
+    }
+    shapes[type_id] = {ok ? *count : 0, ok ? *width : 0};
+    return ok;
+  }
+
+  bool ComputeTypeShape(uint32_t type_id, uint32_t* count, uint32_t* width) {
     const auto* type = context->get_type_mgr()->GetType(type_id);
     if (type == nullptr) return false;
     *count = 1;
@@ -329,31 +365,67 @@ struct InvocationEvaluator::Impl {
         env.workgroup_unknown == new_env.workgroup_unknown) {
       return;
     }
-    memo.clear();
-    reach_memo.clear();
+    const bool same_env = env_valid &&
+                          env.workgroup_id == new_env.workgroup_id &&
+                          env.subgroup_size == new_env.subgroup_size &&
+                          env.probes == new_env.probes &&
+                          env.workgroup_unknown == new_env.workgroup_unknown;
+    if (!same_env) ++env_epoch;
+    ++lane_epoch;
     index = new_index;
     env = new_env;
     env_valid = true;
   }
 
+  // The memo slot of (|frame|, |id|), current for this invocation (a new
+  // one when it was not: not done, no value).
+  Memo& Slot(uint32_t frame, uint32_t id) {
+    uint32_t* slot = nullptr;
+    if (frame == 0) {
+      if (id >= slot0.size()) slot0.resize(context->module()->IdBound(), 0);
+      if (id >= slot0.size()) slot0.resize(id + 1, 0);
+      slot = &slot0[id];
+    } else {
+      slot = &slots[(uint64_t{frame} << 32) | id];
+    }
+    if (*slot == 0) {
+      *slot = static_cast<uint32_t>(memo.size());
+      memo.emplace_back();
+    }
+    Memo& m = memo[*slot];
+    const bool current =
+        m.env_epoch == env_epoch &&
+        (m.lane_epoch == lane_epoch || (m.done && !(m.deps & kReadsIndex)));
+    if (!current) {
+      m = Memo{};
+      m.env_epoch = env_epoch;
+      m.lane_epoch = lane_epoch;
+    }
+    return m;
+  }
+
   bool Eval(uint32_t frame, uint32_t id, LaneValue* out) {
-    const uint64_t key = (uint64_t{frame} << 32) | id;
-    auto it = memo.find(key);
-    if (it != memo.end()) {
-      if (!it->second.done || !it->second.ok) {
-        fail_at = it->second.fail != nullptr
-                      ? it->second.fail
-                      : context->get_def_use_mgr()->GetDef(id);
+    {
+      Memo& m = Slot(frame, id);
+      deps |= m.deps;
+      if (m.done && m.ok) {
+        *out = m.value;
+        return true;
+      }
+      // Failed, or in progress (a value that depends on itself).
+      if (m.done || m.busy) {
+        fail_at = m.fail != nullptr ? m.fail
+                                    : context->get_def_use_mgr()->GetDef(id);
         return false;
       }
-      *out = it->second.value;
-      return true;
+      if (depth >= kMaxDepth) {
+        fail_at = context->get_def_use_mgr()->GetDef(id);
+        return false;
+      }
+      m.busy = true;
     }
-    if (depth >= kMaxDepth) {
-      fail_at = context->get_def_use_mgr()->GetDef(id);
-      return false;
-    }
-    memo[key] = Memo{};  // in progress: a cycle fails
+    const uint8_t outer_deps = deps;
+    deps = 0;
     ++depth;
     LaneValue v;
     fail_at = nullptr;
@@ -363,8 +435,11 @@ struct InvocationEvaluator::Impl {
     if (!ok && fail_at == nullptr) {
       fail_at = context->get_def_use_mgr()->GetDef(id);
     }
-    Memo& m = memo[key];
+    Memo& m = Slot(frame, id);  // (|memo| may have grown)
+    m.busy = false;
     m.done = true;
+    m.deps = deps;
+    deps |= outer_deps;
     m.ok = ok;
     if (ok) {
       m.value = v;
@@ -445,21 +520,25 @@ struct InvocationEvaluator::Impl {
 
   // Whether the current invocation executes |block| of |frame|'s function.
   ReachResult Reaches(uint32_t frame, const BasicBlock* block) {
-    const uint64_t key = (uint64_t{frame} << 32) | block->id();
-    auto it = reach_memo.find(key);
-    if (it != reach_memo.end()) {
+    {
+      Memo& m = Slot(frame, block->id());
+      deps |= m.deps;
+      if (m.done) return m.reach;
       // In progress: the question depends on itself.
-      if (!it->second.done) return Unknown(block->GetLabelInst());
-      return it->second.result;
+      if (m.busy || depth >= kMaxDepth) return Unknown(block->GetLabelInst());
+      m.busy = true;
     }
-    if (depth >= kMaxDepth) return Unknown(block->GetLabelInst());
-    reach_memo[key] = ReachMemo{};
+    const uint8_t outer_deps = deps;
+    deps = 0;
     ++depth;
     const ReachResult r = ComputeReach(frame, block);
     --depth;
-    ReachMemo& m = reach_memo[key];
+    Memo& m = Slot(frame, block->id());
+    m.busy = false;
     m.done = true;
-    m.result = r;
+    m.deps = deps;
+    deps |= outer_deps;
+    m.reach = r;
     return r;
   }
 
@@ -625,12 +704,15 @@ struct InvocationEvaluator::Impl {
     const bool wg_unknown = env.workgroup_unknown;
     switch (static_cast<spv::BuiltIn>(builtin)) {
       case spv::BuiltIn::LocalInvocationIndex:
+        deps |= kReadsIndex;
         v[0] = l;
         break;
       case spv::BuiltIn::LocalInvocationId:
+        deps |= kReadsIndex;
         for (int k = 0; k < 3; ++k) v[k] = local[k];
         break;
       case spv::BuiltIn::GlobalInvocationId:
+        deps |= kReadsIndex | kReadsWorkgroupId;
         for (int k = 0; k < 3; ++k) {
           const uint64_t wg = wg_unknown ? 0 : env.workgroup_id[k];
           v[k] = wg * dims[k] + local[k];
@@ -642,24 +724,29 @@ struct InvocationEvaluator::Impl {
         }
         break;
       case spv::BuiltIn::WorkgroupId:
+        deps |= kReadsWorkgroupId;
         for (int k = 0; k < 3; ++k) {
           v[k] = wg_unknown ? 0 : env.workgroup_id[k];
           unknown[k] = wg_unknown ? ~uint64_t{0} : 0;
         }
         break;
       case spv::BuiltIn::SubgroupLocalInvocationId:
+        deps |= kReadsIndex | kReadsSubgroupSize;
         if (s == 0) return false;
         v[0] = l % s;
         break;
       case spv::BuiltIn::SubgroupId:
+        deps |= kReadsIndex | kReadsSubgroupSize;
         if (s == 0) return false;
         v[0] = l / s;
         break;
       case spv::BuiltIn::SubgroupSize:
+        deps |= kReadsSubgroupSize;
         if (s == 0) return false;
         v[0] = s;
         break;
       case spv::BuiltIn::NumSubgroups:
+        deps |= kReadsSubgroupSize;
         if (s == 0) return false;
         v[0] = (size.Count() + s - 1) / s;
         break;
@@ -1301,6 +1388,19 @@ struct InvocationEvaluator::Impl {
       }
       case Op::OpCompositeExtract: {
         if (!shaped) return false;
+        uint32_t vcount = 0, vwidth = 0;
+        if (def->NumInOperands() == 2 && count == 1 &&
+            TypeShape(def_use->GetDef(def->GetSingleWordInOperand(0))->type_id(),
+                      &vcount, &vwidth)) {
+          // A component of an integer or boolean vector.
+          LaneValue v;
+          const uint32_t k = def->GetSingleWordInOperand(1);
+          if (!partial(0, &v) || k >= v.count) return false;
+          *out = Scalar(v.bits[k], v.width);
+          out->unknown[0] = v.unknown[k];
+          if (v.IsProbe(k)) out->probe_mask = 1;
+          return true;
+        }
         std::vector<uint32_t> path;
         for (uint32_t i = 1; i < def->NumInOperands(); ++i) {
           path.push_back(def->GetSingleWordInOperand(i));
@@ -2215,6 +2315,7 @@ bool InvocationEvaluator::Eval(uint32_t frame, uint32_t id, uint32_t index,
                                const LaneEnv& env, LaneValue* out) {
   Impl& m = *impl_;
   m.fail_at = nullptr;
+  m.deps = 0;
   if (frame >= m.frames.size()) return false;
   m.Select(index, env);
   m.depth = 0;
@@ -2379,12 +2480,16 @@ std::vector<LaneMap> InvocationEvaluator::EvaluateLaneMaps(
     ok[i] = needed[i].ok;
     raw[i].assign(needed[i].parts.size(), std::vector<int64_t>(n, 0));
   }
+  std::vector<uint8_t> reads(items.size(), 0);
   for (uint32_t l = 0; l < n; ++l) {
     for (size_t i = 0; i < items.size(); ++i) {
       if (!ok[i]) continue;
       for (size_t p = 0; p < needed[i].parts.size() && ok[i]; ++p) {
         LaneValue v;
-        if (!Eval(items[i].frame, needed[i].parts[p].first, l, env, &v)) {
+        const bool evaluated =
+            Eval(items[i].frame, needed[i].parts[p].first, l, env, &v);
+        reads[i] |= m->deps;
+        if (!evaluated) {
           ok[i] = false;
           break;
         }
@@ -2399,6 +2504,8 @@ std::vector<LaneMap> InvocationEvaluator::EvaluateLaneMaps(
     }
   }
   for (size_t i = 0; i < items.size(); ++i) {
+    maps[i].reads_workgroup_id = (reads[i] & kReadsWorkgroupId) != 0;
+    maps[i].reads_subgroup_size = (reads[i] & kReadsSubgroupSize) != 0;
     if (!ok[i]) continue;
     LaneMap& map = maps[i];
     map.ok = true;
@@ -2524,11 +2631,15 @@ bool QuadOrdered2D(const std::vector<LanePosition>& pos) {
       a = std::min(a, pos[q + j][0]);
       b = std::min(b, pos[q + j][1]);
     }
-    std::set<std::pair<int64_t, int64_t>> want = {
-        {a, b}, {a + sx, b}, {a, b + sy}, {a + sx, b + sy}};
-    std::set<std::pair<int64_t, int64_t>> got;
-    for (size_t j = 0; j < 4; ++j) got.insert({pos[q + j][0], pos[q + j][1]});
-    if (got != want) return false;
+    // Each of the four lanes on a different corner of the sx x sy square
+    // at (a, b).
+    uint32_t corners = 0;
+    for (size_t j = 0; j < 4; ++j) {
+      const int64_t dx = pos[q + j][0] - a, dy = pos[q + j][1] - b;
+      if ((dx != 0 && dx != sx) || (dy != 0 && dy != sy)) return false;
+      corners |= 1u << ((dx != 0 ? 1 : 0) + (dy != 0 ? 2 : 0));
+    }
+    if (corners != 15u) return false;
   }
   return true;
 }
@@ -2651,31 +2762,96 @@ std::vector<LaneEnv> StandardLaneEnvs(bool subgroup_sizes) {
   return envs;
 }
 
-LaneMaps EvaluateAllLaneMaps(InvocationEvaluator* evaluator,
-                             const std::vector<LaneAccess>& accesses) {
-  LaneMaps out;
-  out.envs = StandardLaneEnvs(evaluator->ReadsSubgroupBuiltIns());
-  out.items = LaneItems(*evaluator, accesses);
-  for (const LaneEnv& env : out.envs) {
-    out.maps.push_back(evaluator->EvaluateLaneMaps(out.items, env));
+LaneMaps::LaneMaps(InvocationEvaluator* evaluator,
+                   const std::vector<LaneAccess>& accesses)
+    : evaluator_(evaluator),
+      envs_(StandardLaneEnvs(evaluator->ReadsSubgroupBuiltIns())),
+      items_(LaneItems(*evaluator, accesses)),
+      maps_(envs_.size(), std::vector<LaneMap>(items_.size())),
+      done_(envs_.size(), std::vector<bool>(items_.size(), false)) {}
+
+void LaneMaps::Evaluate(size_t env, const std::vector<size_t>& items) {
+  std::vector<LaneItem> todo;
+  std::vector<size_t> where;
+  const LaneEnv& here = envs_[env];
+  for (size_t i : items) {
+    if (done_[env][i]) continue;
+    done_[env][i] = true;
+    // The same map as in an environment that differs only in what its
+    // evaluation did not read.
+    bool copied = false;
+    for (size_t e = 0; e < envs_.size() && !copied; ++e) {
+      const LaneMap& other = maps_[e][i];
+      if (e == env || !done_[e][i] ||
+          (other.reads_workgroup_id &&
+           envs_[e].workgroup_id != here.workgroup_id) ||
+          (other.reads_subgroup_size &&
+           envs_[e].subgroup_size != here.subgroup_size) ||
+          envs_[e].probes != here.probes ||
+          envs_[e].workgroup_unknown != here.workgroup_unknown) {
+        continue;
+      }
+      maps_[env][i] = other;
+      copied = true;
+    }
+    if (copied) continue;
+    todo.push_back(items_[i]);
+    where.push_back(i);
   }
-  return out;
+  if (todo.empty()) return;
+  std::vector<LaneMap> maps = evaluator_->EvaluateLaneMaps(todo, envs_[env]);
+  for (size_t k = 0; k < where.size(); ++k) {
+    maps_[env][where[k]] = std::move(maps[k]);
+  }
 }
 
-bool ItemQuadOrdered(const LaneMaps& maps, size_t i) {
+void LaneMaps::EvaluateAll(size_t env) {
+  std::vector<size_t> all(items_.size());
+  std::iota(all.begin(), all.end(), size_t{0});
+  Evaluate(env, all);
+}
+
+const LaneMap& LaneMaps::Map(size_t env, size_t item) {
+  Evaluate(env, {item});
+  return maps_[env][item];
+}
+
+namespace {
+
+// ClassifyLaneMap(map).quad_ordered, without the rest.
+bool MapQuadOrdered(const LaneMap& map) {
+  if (!map.ok || map.pos.empty()) return false;
+  return map.dims == 1 ? QuadOrdered1D(map.pos) : QuadOrdered2D(map.pos);
+}
+
+}  // namespace
+
+bool ItemQuadOrdered(LaneMaps* maps, size_t i) {
   bool any = false;
-  for (const auto& per_env : maps.maps) {
-    const LaneMap& map = per_env[i];
+  for (size_t e = 0; e < maps->envs().size(); ++e) {
+    const LaneMap& map = maps->Map(e, i);
     if (!map.ok) continue;
-    if (!ClassifyLaneMap(map).quad_ordered) return false;
+    if (!MapQuadOrdered(map)) return false;
     any = true;
   }
   return any;
 }
 
-int FirstQuadOrderedItem(const LaneMaps& maps) {
-  for (size_t i = 0; i < maps.items.size(); ++i) {
-    if (ItemQuadOrdered(maps, i)) return static_cast<int>(i);
+int FirstQuadOrderedItem(LaneMaps* maps) {
+  // The first environment for a group of items at once, then the others
+  // item by item, stopping at the first quad-ordered one. A kernel that
+  // keeps a quad order usually shows it in its first access (the load at
+  // the remapped coordinates): the groups are that one, the next three,
+  // and the rest.
+  const size_t n = maps->items().size();
+  if (maps->envs().empty()) return -1;
+  for (size_t begin = 0, end = 1; begin < n; begin = end, end = end == 1 ? 4 : n) {
+    std::vector<size_t> group;
+    for (size_t i = begin; i < std::min(end, n); ++i) group.push_back(i);
+    maps->Evaluate(0, group);
+    for (size_t i : group) {
+      if (ItemQuadOrdered(maps, i)) return static_cast<int>(i);
+    }
   }
   return -1;
 }

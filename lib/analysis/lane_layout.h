@@ -276,6 +276,10 @@ struct LaneMap {
   // shared memory (natural sizes, no padding), texel buffers and 1-D images
   // (the format's texel size). Empty otherwise.
   std::vector<int64_t> bytes;
+  // Whether the evaluation read the workgroup id or the subgroup size of
+  // its LaneEnv (false: the map is the same for any of them).
+  bool reads_workgroup_id = true;
+  bool reads_subgroup_size = true;
 };
 LaneMap EvaluateLaneMap(InvocationEvaluator* evaluator,
                         const LaneAccess& access, uint32_t frame,
@@ -334,28 +338,50 @@ bool QuadOrdered2D(const std::vector<LanePosition>& pos);
 // when |subgroup_sizes|.
 std::vector<LaneEnv> StandardLaneEnvs(bool subgroup_sizes);
 
-// Lane maps of every item in every environment: maps[env][item].
-struct LaneMaps {
-  std::vector<LaneEnv> envs;
-  std::vector<LaneItem> items;
-  std::vector<std::vector<LaneMap>> maps;
+// Lane maps of items in environments, evaluated on demand: only the maps
+// a question asks for, and those of one environment for many items at once
+// (one pass over the invocations, sharing what the items share). The
+// accesses the items point to must outlive it.
+class LaneMaps {
+ public:
+  LaneMaps() = default;
+  // Every item of |accesses| (LaneItems) in
+  // StandardLaneEnvs(evaluator->ReadsSubgroupBuiltIns()).
+  LaneMaps(InvocationEvaluator* evaluator,
+           const std::vector<LaneAccess>& accesses);
+
+  const std::vector<LaneEnv>& envs() const { return envs_; }
+  const std::vector<LaneItem>& items() const { return items_; }
+
+  // Evaluates those of |items| (indices) not evaluated yet in environment
+  // |env|, together.
+  void Evaluate(size_t env, const std::vector<size_t>& items);
+  // Every item in |env|.
+  void EvaluateAll(size_t env);
+  // Item |item|'s map in |env| (evaluated now, alone, if it was not).
+  const LaneMap& Map(size_t env, size_t item);
+
+ private:
+  InvocationEvaluator* evaluator_ = nullptr;
+  std::vector<LaneEnv> envs_;
+  std::vector<LaneItem> items_;
+  std::vector<std::vector<LaneMap>> maps_;   // [env][item]
+  std::vector<std::vector<bool>> done_;      // [env][item]
 };
-// Evaluates |accesses| in StandardLaneEnvs(evaluator.ReadsSubgroupBuiltIns()).
-LaneMaps EvaluateAllLaneMaps(InvocationEvaluator* evaluator,
-                             const std::vector<LaneAccess>& accesses);
 
 // Item |i| is quad-ordered: its map could be evaluated in at least one
 // environment, and is quad-ordered in every environment it could be
 // evaluated in.
-bool ItemQuadOrdered(const LaneMaps& maps, size_t i);
+bool ItemQuadOrdered(LaneMaps* maps, size_t i);
 
 // "Are the invocation ids of this kernel quad-ordered?" (what a pass that
 // rewrites 2x2 exchanges into quad operations asks): the index of the first
 // item of |maps| that is quad-ordered, or -1. A kernel whose lanes 4k..4k+3
 // touch a 2x2 block in some access keeps that order on purpose (hand-made
 // Morton orders, FidelityFX's ARmp8x8/ARmpRed8x8, quad layouts built from
-// the subgroup invocation id).
-int FirstQuadOrderedItem(const LaneMaps& maps);
+// the subgroup invocation id). Evaluates every item in the first
+// environment, and in each next one only the items still quad-ordered.
+int FirstQuadOrderedItem(LaneMaps* maps);
 
 }  // namespace waveopt
 

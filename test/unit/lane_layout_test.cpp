@@ -99,8 +99,8 @@ class Kernel {
     return ClassifyLaneMap(Map(kind, n, env));
   }
   bool QuadOrdered() {
-    return FirstQuadOrderedItem(
-               EvaluateAllLaneMaps(evaluator_.get(), accesses_)) >= 0;
+    LaneMaps maps(evaluator_.get(), accesses_);
+    return FirstQuadOrderedItem(&maps) >= 0;
   }
 
  private:
