@@ -117,6 +117,44 @@ uint64_t Upward(uint64_t u, uint32_t width) {
   return Mask(width) & ~((u & (~u + 1)) - 1);
 }
 
+// Component |sk| of |src| becomes component |dk| of |dst| (its bits,
+// probe flag and unknown part).
+void CopyComponent(LaneValue* dst, uint32_t dk, const LaneValue& src,
+                   uint32_t sk) {
+  dst->bits[dk] = src.bits[sk];
+  dst->unknown[dk] = src.unknown[sk];
+  const uint8_t bit = static_cast<uint8_t>(1u << dk);
+  dst->probe_mask = static_cast<uint8_t>((dst->probe_mask & ~bit) |
+                                         (src.IsProbe(sk) ? bit : 0));
+  dst->linear = static_cast<uint8_t>((dst->linear & ~bit) |
+                                     (src.IsLinear(sk) ? bit : 0));
+  const uint8_t axis_mask = static_cast<uint8_t>(3u << (2 * dk));
+  dst->axes = static_cast<uint8_t>((dst->axes & ~axis_mask) |
+                                   (src.Axis(sk) << (2 * dk)));
+}
+
+// Component |k| of |v| as known bits and a mask of unknown ones (a linear
+// component bits + c·W: every bit from c's lowest set bit up is unknown).
+void ToMask(LaneValue* v, uint32_t k) {
+  if (!v->IsLinear(k)) return;
+  v->unknown[k] = Upward(v->unknown[k], v->width);
+  v->bits[k] &= ~v->unknown[k];
+  v->linear = static_cast<uint8_t>(v->linear & ~(1u << k));
+}
+
+// Sets component |k| of |v| to bits + c·W[axis] (just |bits| when c is 0).
+void SetLinear(LaneValue* v, uint32_t k, uint64_t bits, uint64_t c,
+               uint32_t axis) {
+  const uint64_t m = Mask(v->width);
+  v->bits[k] = bits & m;
+  v->unknown[k] = c & m;
+  const uint8_t bit = static_cast<uint8_t>(1u << k);
+  v->linear = static_cast<uint8_t>(v->unknown[k] != 0 ? v->linear | bit
+                                                      : v->linear & ~bit);
+  const uint8_t axis_mask = static_cast<uint8_t>(3u << (2 * k));
+  v->axes = static_cast<uint8_t>((v->axes & ~axis_mask) | (axis << (2 * k)));
+}
+
 ReachResult Known(bool yes) {
   return ReachResult{yes ? Reach::kYes : Reach::kNo, nullptr};
 }
@@ -699,7 +737,7 @@ struct InvocationEvaluator::Impl {
                                l / (size.x * size.y)};
     const uint32_t dims[3] = {size.x, size.y, size.z};
     uint64_t v[3] = {0, 0, 0};
-    uint64_t unknown[3] = {0, 0, 0};
+    uint64_t coef[3] = {0, 0, 0};  // of the unknown workgroup id
     const uint32_t s = env.subgroup_size;
     const bool wg_unknown = env.workgroup_unknown;
     switch (static_cast<spv::BuiltIn>(builtin)) {
@@ -716,18 +754,14 @@ struct InvocationEvaluator::Impl {
         for (int k = 0; k < 3; ++k) {
           const uint64_t wg = wg_unknown ? 0 : env.workgroup_id[k];
           v[k] = wg * dims[k] + local[k];
-          // WorkgroupId * size has the size's trailing zero bits.
-          if (wg_unknown) {
-            unknown[k] = dims[k] == 0 ? ~uint64_t{0}
-                                      : ~uint64_t{0} << __builtin_ctz(dims[k]);
-          }
+          coef[k] = wg_unknown ? dims[k] : 0;
         }
         break;
       case spv::BuiltIn::WorkgroupId:
         deps |= kReadsWorkgroupId;
         for (int k = 0; k < 3; ++k) {
           v[k] = wg_unknown ? 0 : env.workgroup_id[k];
-          unknown[k] = wg_unknown ? ~uint64_t{0} : 0;
+          coef[k] = wg_unknown ? 1 : 0;
         }
         break;
       case spv::BuiltIn::SubgroupLocalInvocationId:
@@ -757,10 +791,7 @@ struct InvocationEvaluator::Impl {
     *out = LaneValue{};
     out->count = count;
     out->width = width;
-    for (uint32_t k = 0; k < count; ++k) {
-      out->bits[k] = v[k] & Mask(width);
-      out->unknown[k] = unknown[k] & Mask(width);
-    }
+    for (uint32_t k = 0; k < count; ++k) SetLinear(out, k, v[k], coef[k], k);
     return true;
   }
 
@@ -1011,9 +1042,7 @@ struct InvocationEvaluator::Impl {
         return false;
       }
       r.width = c.width;
-      r.bits[k] = c.bits[0];
-      r.unknown[k] = c.unknown[0];
-      if (c.IsProbe(0)) r.probe_mask |= static_cast<uint8_t>(1u << k);
+      CopyComponent(&r, k, c, 0);
     }
     *out = r;
     return true;
@@ -1032,9 +1061,8 @@ struct InvocationEvaluator::Impl {
         if (path.size() != 1 || path[0] >= count) return false;
         LaneValue v;
         if (!Eval(frame, id, &v)) return false;
-        LaneValue r = Scalar(v.bits[path[0]], v.width);
-        r.unknown[0] = v.unknown[path[0]];
-        if (v.IsProbe(path[0])) r.probe_mask = 1;
+        LaneValue r = Scalar(0, v.width);
+        CopyComponent(&r, 0, v, path[0]);
         *out = r;
         return true;
       }
@@ -1126,8 +1154,8 @@ struct InvocationEvaluator::Impl {
           return true;
         }
         if (path.size() != 1 || path[0] >= whole.count) return false;
-        *out = Scalar(whole.bits[path[0]], whole.width);
-        out->unknown[0] = whole.unknown[path[0]];
+        *out = Scalar(0, whole.width);
+        CopyComponent(out, 0, whole, path[0]);
         return true;
       }
       if (sc != spv::StorageClass::Function) return false;
@@ -1205,8 +1233,12 @@ struct InvocationEvaluator::Impl {
     r.count = count;
     r.width = width;
     for (uint32_t k = 0; k < count; ++k) {
-      const uint64_t ux = a.unknown[k], uy = b.unknown[k];
-      const uint64_t x = a.bits[k] & ~ux, y = b.bits[k] & ~uy;
+      if (LinearBinary(op, a, b, k, &r)) continue;
+      LaneValue ma = a, mb = b;
+      ToMask(&ma, k);
+      ToMask(&mb, k);
+      const uint64_t ux = ma.unknown[k], uy = mb.unknown[k];
+      const uint64_t x = ma.bits[k] & ~ux, y = mb.bits[k] & ~uy;
       const uint64_t sign = uint64_t{1} << (a.width - 1);
       // A divisor or shift amount must be known.
       const bool y_power_of_two = uy == 0 && y != 0 && (y & (y - 1)) == 0;
@@ -1297,8 +1329,47 @@ struct InvocationEvaluator::Impl {
     return true;
   }
 
+  // Component |k| of |a| op |b| into |r| when both are linear in the same
+  // axis of the unknown workgroup id (or known) and |op| keeps that:
+  // + and -, · and << by a known value. False otherwise.
+  static bool LinearBinary(Op op, const LaneValue& a, const LaneValue& b,
+                           uint32_t k, LaneValue* r) {
+    const bool la = a.IsLinear(k) || a.unknown[k] == 0;
+    const bool lb = b.IsLinear(k) || b.unknown[k] == 0;
+    const uint64_t ca = a.unknown[k], cb = b.unknown[k];
+    if (!la || !lb || (ca != 0 && cb != 0 && a.Axis(k) != b.Axis(k))) {
+      return false;
+    }
+    const uint32_t axis = ca != 0 ? a.Axis(k) : b.Axis(k);
+    const uint64_t x = a.bits[k], y = b.bits[k];
+    switch (op) {
+      case Op::OpIAdd:
+        SetLinear(r, k, x + y, ca + cb, axis);
+        return true;
+      case Op::OpISub:
+        SetLinear(r, k, x - y, ca - cb, axis);
+        return true;
+      case Op::OpIMul:
+        if (cb == 0) {
+          SetLinear(r, k, x * y, ca * y, axis);
+        } else if (ca == 0) {
+          SetLinear(r, k, x * y, x * cb, axis);
+        } else {
+          return false;
+        }
+        return true;
+      case Op::OpShiftLeftLogical:
+        if (cb != 0 || y >= a.width) return false;
+        SetLinear(r, k, x << y, ca << y, axis);
+        return true;
+      default:
+        return false;
+    }
+  }
+
   // ==, != over operands with unknown bits: known when a known bit
-  // differs (or no bit is unknown).
+  // differs, or when both owe the same multiple of the same workgroup id
+  // component (then the rest decides).
   bool KnownEquality(Op op, const LaneValue& a, const LaneValue& b,
                      uint32_t count, LaneValue* out) {
     if ((op != Op::OpIEqual && op != Op::OpINotEqual) ||
@@ -1310,8 +1381,18 @@ struct InvocationEvaluator::Impl {
     r.count = count;
     r.width = 1;
     for (uint32_t k = 0; k < count; ++k) {
-      const uint64_t u = a.unknown[k] | b.unknown[k];
-      const bool differ = ((a.bits[k] ^ b.bits[k]) & ~u & Mask(a.width)) != 0;
+      if (a.IsLinear(k) && b.IsLinear(k) && a.Axis(k) == b.Axis(k) &&
+          a.unknown[k] == b.unknown[k]) {
+        const bool equal = ((a.bits[k] ^ b.bits[k]) & Mask(a.width)) == 0;
+        r.bits[k] = (op == Op::OpIEqual) == equal ? 1 : 0;
+        continue;
+      }
+      LaneValue ma = a, mb = b;
+      ToMask(&ma, k);
+      ToMask(&mb, k);
+      const uint64_t u = ma.unknown[k] | mb.unknown[k];
+      const bool differ =
+          ((ma.bits[k] ^ mb.bits[k]) & ~u & Mask(a.width)) != 0;
       if (!differ && u != 0) return false;
       r.bits[k] = (op == Op::OpIEqual) != differ ? 1 : 0;
     }
@@ -1374,11 +1455,7 @@ struct InvocationEvaluator::Impl {
           if (!partial(i, &part)) return false;
           for (uint32_t k = 0; k < part.count; ++k) {
             if (r.count >= count) return false;
-            r.bits[r.count] = part.bits[k];
-            r.unknown[r.count] = part.unknown[k];
-            if (part.IsProbe(k)) {
-              r.probe_mask |= static_cast<uint8_t>(1u << r.count);
-            }
+            CopyComponent(&r, r.count, part, k);
             ++r.count;
           }
         }
@@ -1396,9 +1473,8 @@ struct InvocationEvaluator::Impl {
           LaneValue v;
           const uint32_t k = def->GetSingleWordInOperand(1);
           if (!partial(0, &v) || k >= v.count) return false;
-          *out = Scalar(v.bits[k], v.width);
-          out->unknown[0] = v.unknown[k];
-          if (v.IsProbe(k)) out->probe_mask = 1;
+          *out = Scalar(0, v.width);
+          CopyComponent(out, 0, v, k);
           return true;
         }
         std::vector<uint32_t> path;
@@ -1413,10 +1489,7 @@ struct InvocationEvaluator::Impl {
         if (!partial(0, &obj) || !partial(1, &comp)) return false;
         const uint32_t k = def->GetSingleWordInOperand(2);
         if (k >= comp.count || obj.count != 1) return false;
-        comp.bits[k] = obj.bits[0];
-        comp.unknown[k] = obj.unknown[0];
-        comp.probe_mask = static_cast<uint8_t>(
-            (comp.probe_mask & ~(1u << k)) | (obj.IsProbe(0) ? 1u << k : 0));
+        CopyComponent(&comp, k, obj, 0);
         *out = comp;
         return true;
       }
@@ -1432,9 +1505,7 @@ struct InvocationEvaluator::Impl {
           const LaneValue& src = c < a.count ? a : b;
           const uint32_t j = c < a.count ? c : c - a.count;
           if (j >= src.count) return false;  // includes 0xFFFFFFFF
-          r.bits[k] = src.bits[j];
-          r.unknown[k] = src.unknown[j];
-          if (src.IsProbe(j)) r.probe_mask |= static_cast<uint8_t>(1u << k);
+          CopyComponent(&r, k, src, j);
         }
         *out = r;
         return true;
@@ -1443,9 +1514,8 @@ struct InvocationEvaluator::Impl {
         LaneValue v, i;
         if (!partial(0, &v) || !operand(1, &i)) return false;
         if (i.probe_mask != 0 || i.bits[0] >= v.count) return false;
-        *out = Scalar(v.bits[i.bits[0]], v.width);
-        out->unknown[0] = v.unknown[i.bits[0]];
-        if (v.IsProbe(static_cast<uint32_t>(i.bits[0]))) out->probe_mask = 1;
+        *out = Scalar(0, v.width);
+        CopyComponent(out, 0, v, static_cast<uint32_t>(i.bits[0]));
         return true;
       }
       case Op::OpCopyObject:
@@ -1519,6 +1589,21 @@ struct InvocationEvaluator::Impl {
         r.width = width;
         r.probe_mask = a.probe_mask;
         for (uint32_t k = 0; k < count; ++k) {
+          // Linear in the workgroup id: -(x + cW) = -x - cW, ~ = - - 1,
+          // and a bitcast or truncation keeps it modulo 2^width.
+          if (a.IsLinear(k) &&
+              (op == Op::OpSNegate || op == Op::OpNot || op == Op::OpBitcast ||
+               (op == Op::OpUConvert && width <= a.width))) {
+            const uint64_t c = a.unknown[k];
+            const bool negate = op == Op::OpSNegate || op == Op::OpNot;
+            SetLinear(&r, k,
+                      op == Op::OpSNegate ? ~a.bits[k] + 1
+                      : op == Op::OpNot   ? ~a.bits[k]
+                                          : a.bits[k],
+                      negate ? ~c + 1 : c, a.Axis(k));
+            continue;
+          }
+          ToMask(&a, k);
           const uint64_t x = a.bits[k];
           const uint64_t u = a.unknown[k];
           const uint64_t sign = uint64_t{1} << (a.width - 1);
@@ -1774,9 +1859,7 @@ struct InvocationEvaluator::Impl {
           const uint32_t ck = c.count == 1 ? 0 : k;
           if (ck >= c.count || c.IsProbe(ck)) return false;
           const LaneValue& src = c.bits[ck] ? a : b;
-          r.bits[k] = src.bits[k];
-          r.unknown[k] = src.unknown[k];
-          if (src.IsProbe(k)) r.probe_mask |= static_cast<uint8_t>(1u << k);
+          CopyComponent(&r, k, src, k);
         }
         *out = r;
         return true;

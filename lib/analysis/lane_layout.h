@@ -140,13 +140,21 @@ struct LaneValue {
   uint32_t width = 0;  // bits per component; 1 for booleans
   std::array<uint64_t, 4> bits = {0, 0, 0, 0};  // zero-extended to 64 bits
   uint8_t probe_mask = 0;  // bit k: component k is a probe
-  // Bits of component k that depend on the unknown workgroup id
+  // What component k owes to the unknown workgroup id W
   // (LaneEnv::workgroup_unknown). Internal to the evaluator: Eval() never
-  // returns a value with an unknown bit.
+  // returns a value with an unknown part. Either |unknown|[k] is the mask of
+  // the bits that depend on W (the others are |bits|[k]), or, when bit k
+  // of |linear| is set, the component is exactly bits[k] + unknown[k] ·
+  // W[axis k] modulo 2^width (axis k: bits 2k..2k+1 of |axes|), so that
+  // GlobalInvocationId - WorkgroupId · size cancels.
   std::array<uint64_t, 4> unknown = {0, 0, 0, 0};
+  uint8_t linear = 0;
+  uint8_t axes = 0;
   bool HasUnknown() const {
     return (unknown[0] | unknown[1] | unknown[2] | unknown[3]) != 0;
   }
+  bool IsLinear(uint32_t k) const { return (linear >> k) & 1u; }
+  uint32_t Axis(uint32_t k) const { return (axes >> (2 * k)) & 3u; }
   bool IsProbe(uint32_t k) const { return (probe_mask >> k) & 1u; }
   // Component |k| sign-extended from |width|.
   int64_t Signed(uint32_t k) const;
