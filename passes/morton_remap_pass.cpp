@@ -1440,9 +1440,11 @@ spvtools::opt::Pass::Status MortonRemapPass::Process() {
         } else {
           EmitRemark(RemarkKind::kMissed, "LinearIndex", func, info.first_use,
                      "the " + shape_text +
-                         " uses its invocation index linearly: no 2-D "
-                         "image access splits it into x and y, so there "
-                         "are no pixels to put on 2x2 lane blocks");
+                         ": no 2-D image access splits its invocation "
+                         "index into rows or columns of lanes (x = i % W, "
+                         "y = i / W, their bit-field forms, or blocks of "
+                         "them; evaluated for every invocation), so there "
+                         "are no pixel rows to put on 2x2 lane blocks");
         }
         continue;
       }
