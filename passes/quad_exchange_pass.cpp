@@ -637,46 +637,83 @@ std::string QuadExchangePass::AnalyzeRead(
   BasicBlock* block = context()->get_instr_block(load);
   const uint32_t n = lanes->eval->size().Count();
   *where = load;
-  // Readers found so far: the writer's distance and quad lane of each.
-  std::set<uint32_t> masks, quad_lanes;
+  // The source of each reader: of those that read, and of those that may.
+  struct Sources {
+    std::set<uint32_t> masks, quad_lanes;
+    bool Mixed() const { return masks.size() > 1 && quad_lanes.size() > 1; }
+  } reads, may_read;
+  // An invocation whose execution of the read is unknown must be served
+  // like the others: the rewrite is then right whether it reads or not.
+  // Where it could not be, the unknown decides: a refusal.
+  ReachResult first_unknown;
+  uint32_t unknown_lane = 0;
+  auto not_evaluable = [&](uint32_t i, const ReachResult& reach,
+                           const std::string& then) {
+    if (reach.unknown != nullptr) *where = reach.unknown;
+    *why = "whether invocation " + std::to_string(i) + " reads " + var_name +
+           " here depends on " +
+           (reach.unknown != nullptr ? InstText(reach.unknown)
+                                     : std::string("its control flow")) +
+           ", which the analysis cannot evaluate for it in every workgroup, "
+           "and if it does, " + then;
+    return std::string("GuardNotEvaluable");
+  };
   for (uint32_t i = 0; i < n; ++i) {
     const ReachResult reach = lanes->eval->Reaches(0, block, i, lanes->env);
     if (reach.reach == Reach::kNo) continue;
-    if (reach.reach == Reach::kUnknown) {
-      if (reach.unknown != nullptr) *where = reach.unknown;
-      *why = "whether invocation " + std::to_string(i) + " reads " +
-             var_name + " here depends on " +
-             (reach.unknown != nullptr ? InstText(reach.unknown)
-                                       : std::string("its control flow")) +
-             ", which the analysis cannot evaluate for it in every "
-             "workgroup; it does not assume that the invocation reads";
-      return "GuardNotEvaluable";
+    const bool sure = reach.reach == Reach::kYes;
+    if (!sure && first_unknown.unknown == nullptr) {
+      first_unknown = reach;
+      unknown_lane = i;
     }
     const Element e = ElementOf(lanes, load, i);
-    if (e.index < 0) return IndexRefusal(*lanes, e, load, i, why, where);
+    if (e.index < 0) {
+      if (sure) return IndexRefusal(*lanes, e, load, i, why, where);
+      return not_evaluable(i, reach, "its element cannot be evaluated");
+    }
     auto w = writer.find(e.index);
     if (w == writer.end()) {
+      if (!sure) {
+        return not_evaluable(i, reach, "it reads an element that no "
+                                       "invocation writes");
+      }
       *why = "invocation " + std::to_string(i) + " reads an element of " +
              var_name + " that no invocation writes";
       return "ReadsUnwritten";
     }
     if ((w->second >> 2) != (i >> 2)) {
+      if (!sure) {
+        return not_evaluable(i, reach,
+                             "it reads the element that invocation " +
+                                 std::to_string(w->second) +
+                                 " writes, outside its quad");
+      }
       return AcrossQuads(block->GetParent(), lanes, i, w->second, why);
     }
-    masks.insert(w->second ^ i);
-    quad_lanes.insert(w->second & 3u);
+    for (Sources* s : {&may_read, sure ? &reads : nullptr}) {
+      if (s == nullptr) continue;
+      s->masks.insert(w->second ^ i);
+      s->quad_lanes.insert(w->second & 3u);
+    }
   }
-  read->load = load;
-  if (masks.size() <= 1) {
-    read->source.xor_mask = masks.empty() ? 0 : *masks.begin();
-  } else if (quad_lanes.size() == 1) {
-    read->source.is_broadcast = true;
-    read->source.broadcast = *quad_lanes.begin();
-  } else {
+  if (reads.Mixed()) {
     *why = "a read of " + var_name +
            " takes its element from different quad lanes in different "
            "directions (neither one swap nor one broadcast)";
     return "MixedQuadLanes";
+  }
+  if (may_read.Mixed()) {
+    return not_evaluable(unknown_lane, first_unknown,
+                         "its element comes from another direction than the "
+                         "other readers' (neither one swap nor one "
+                         "broadcast)");
+  }
+  read->load = load;
+  if (may_read.masks.size() <= 1) {
+    read->source.xor_mask = may_read.masks.empty() ? 0 : *may_read.masks.begin();
+  } else {
+    read->source.is_broadcast = true;
+    read->source.broadcast = *may_read.quad_lanes.begin();
   }
   return "";
 }

@@ -154,9 +154,11 @@ class QuadExchangePass : public WavePass {
                            std::string* why,
                            spvtools::opt::Instruction** where);
   // How read |load| is served (|read|), from the invocations that execute
-  // it (the lane layout analysis's execution predicate; an invocation
-  // whose execution cannot be evaluated is a refusal, GuardNotEvaluable)
-  // and the writer of each one's element; or a remark name with |why|.
+  // it (the lane layout analysis's execution predicate) and the writer of
+  // each one's element; or a remark name with |why|. An invocation whose
+  // execution cannot be evaluated must be servable as if it read (then the
+  // rewrite is right either way); where it is not, the unknown decides and
+  // the read is refused, GuardNotEvaluable.
   std::string AnalyzeRead(
       Lanes* lanes, const std::unordered_map<int64_t, uint32_t>& writer,
       spvtools::opt::Instruction* load, Read* read, std::string* why,

@@ -1,6 +1,6 @@
-// Forms that look like the downsample's but do not mean the same, and a
-// guard the analysis cannot evaluate: none is rewritten, and each remark
-// states only what was established.
+// Forms that look like the downsample's but do not mean the same, and
+// guards the analysis cannot evaluate: each remark states only what was
+// established.
 // - odd_reads: (x even OR y even) lets invocations with x even and y odd
 //   read the next row, another quad: ReadAcrossQuads names one.
 // - signed_mod (HLSL, Inputs/): (int(x) - 4) % 2 != 1. As DXC compiles
@@ -8,8 +8,13 @@
 //   invocation 1 reads across quads, although (x - 4) & 1 would say it is
 //   odd. (glslang's HLSL front end emits OpSMod, the sign of the divisor:
 //   then the guard is "x even" and the rewrite is right.)
-// - push_constant: the reads also depend on a push constant the analysis
-//   cannot evaluate: GuardNotEvaluable, never "every invocation reads".
+// - push_constant_or: the odd invocations read when a push constant says
+//   so, which the analysis cannot evaluate; if they read, they read across
+//   quads: GuardNotEvaluable -- never "every invocation reads", and never a
+//   ReadAcrossQuads that states a read the analysis did not establish.
+// - push_constant_and: the push constant can only keep the even
+//   invocations from reading, and they are served from their quad either
+//   way: applied, whatever the push constant holds.
 // RUN: %python %S/forms.py --waveopt %waveopt --glslang %glslang --spirv-opt %spirv-opt --spirv-val %spirv-val \
 // RUN:   --flags="--morton-remap --quad-exchange" --forms=odd_reads \
 // RUN:   --expect="morton-remap: applied Remapped" --expect="quad-exchange: missed ReadAcrossQuads" \
@@ -24,17 +29,23 @@
 // RUN: %waveopt %t.smod.spv --morton-remap --quad-exchange --remarks=quad-exchange -o %t.3.spv 2>&1 | %FileCheck %s --check-prefix=SMOD
 // SMOD: applied Exchanged in main
 // RUN: %python %S/forms.py --waveopt %waveopt --glslang %glslang --spirv-opt %spirv-opt --spirv-val %spirv-val \
-// RUN:   --flags="--morton-remap --quad-exchange" --forms=push_constant \
+// RUN:   --flags="--morton-remap --quad-exchange" --forms=push_constant_or \
 // RUN:   --expect="morton-remap: applied Remapped" --expect="quad-exchange: missed GuardNotEvaluable" \
 // RUN:   %s | %FileCheck %s --check-prefix=UNKNOWN
 // UNKNOWN: PASS: every spelling decided 'morton-remap: applied Remapped; quad-exchange: missed GuardNotEvaluable'
-// The remark names the invocation and the value it could not evaluate:
-// RUN: %waveopt %s -DFORM_push_constant --morton-remap --quad-exchange --remarks-missed=quad-exchange -o %t.spv 2>&1 | %FileCheck %s --check-prefix=TEXT
-// TEXT: quad_exchange_negative.comp:{{[0-9]+}}: remark: quad-exchange: missed GuardNotEvaluable in main: whether invocation 0 reads 'tile' here depends on OpLoad %{{[0-9]+}}, which the analysis cannot evaluate for it in every workgroup; it does not assume that the invocation reads
+// RUN: %python %S/forms.py --waveopt %waveopt --glslang %glslang --spirv-opt %spirv-opt --spirv-val %spirv-val \
+// RUN:   --flags="--morton-remap --quad-exchange" --forms=push_constant_and \
+// RUN:   --expect="morton-remap: applied Remapped" --expect="quad-exchange: applied Exchanged" \
+// RUN:   %s | %FileCheck %s --check-prefix=EITHER
+// EITHER: PASS: every spelling decided 'morton-remap: applied Remapped; quad-exchange: applied Exchanged'
+// The remarks name the invocation and the value it could not evaluate, or
+// the read it established:
+// RUN: %waveopt %s -DFORM_push_constant_or --morton-remap --quad-exchange --remarks-missed=quad-exchange -o %t.spv 2>&1 | %FileCheck %s --check-prefix=TEXT
+// TEXT: quad_exchange_negative.comp:{{[0-9]+}}: remark: quad-exchange: missed GuardNotEvaluable in main: whether invocation 1 reads 'tile' here depends on OpLoad %{{[0-9]+}}, which the analysis cannot evaluate for it in every workgroup, and if it does, it reads the element that invocation 8 writes, outside its quad
 // RUN: %waveopt %s -DFORM_odd_reads --morton-remap --quad-exchange --remarks-missed=quad-exchange -o %t.spv 2>&1 | %FileCheck %s --check-prefix=ACROSS
 // ACROSS: missed ReadAcrossQuads in main: invocation {{[0-9]+}} reads the element 'tile' that invocation {{[0-9]+}} writes, outside its quad
 //
-// FORMS: odd_reads push_constant
+// FORMS: odd_reads push_constant_or push_constant_and
 #version 450
 layout(local_size_x = 8, local_size_y = 8) in;
 layout(set = 0, binding = 0, rgba8) readonly uniform image2D src;
@@ -49,11 +60,13 @@ void main() {
   barrier();
 #if defined(FORM_odd_reads)
   if ((l.x & 1u) == 0u || (l.y & 1u) == 0u) {
-#elif defined(FORM_push_constant)
+#elif defined(FORM_push_constant_or)
+  if (((l.x | l.y) & 1u) == 0u || pc.levels > 1u) {
+#elif defined(FORM_push_constant_and)
   if (((l.x | l.y) & 1u) == 0u && pc.levels > 1u) {
 #endif
-    vec4 m2 = (tile[l.y][l.x] + tile[l.y][l.x + 1u] +
-               tile[(l.y + 1u) & 7u][l.x] + tile[(l.y + 1u) & 7u][l.x + 1u]) * 0.25;
+    vec4 m2 = (tile[l.y][l.x] + tile[l.y][(l.x + 1u) & 7u] +
+               tile[(l.y + 1u) & 7u][l.x] + tile[(l.y + 1u) & 7u][(l.x + 1u) & 7u]) * 0.25;
     imageStore(mip2, p / 2, m2);
   }
 }
