@@ -710,7 +710,8 @@ std::string QuadExchangePass::AnalyzeRead(
   }
   read->load = load;
   if (may_read.masks.size() <= 1) {
-    read->source.xor_mask = may_read.masks.empty() ? 0 : *may_read.masks.begin();
+    read->source.xor_mask =
+        may_read.masks.empty() ? 0 : *may_read.masks.begin();
   } else {
     read->source.is_broadcast = true;
     read->source.broadcast = *may_read.quad_lanes.begin();

@@ -948,9 +948,9 @@ struct InvocationEvaluator::Impl {
   // |at| (dominators form a chain), the last one; a store on some paths
   // only (neither before |at| on every path nor after it) counts when the
   // invocation executes it (Reaches), and the last executed one wins, in
-  // structured order (FlowInfo::order). A store in a loop that also contains |at| could
-  // be an earlier iteration's: that fails, as does a store the invocation
-  // may or may not execute.
+  // structured order (FlowInfo::order). A store in a loop that also
+  // contains |at| could be an earlier iteration's: that fails, as does a
+  // store the invocation may or may not execute.
   bool ReachingStore(uint32_t frame, const VarInfo& info,
                      const std::vector<uint32_t>& path, Instruction* at,
                      const Store** out) {
@@ -1288,7 +1288,9 @@ struct InvocationEvaluator::Impl {
         case Op::OpShiftRightArithmetic:
           if (uy != 0 || y >= a.width) return false;
           z = static_cast<uint64_t>(SignExtend(x, a.width) >> y);
-          u = (ux >> y) | ((ux & sign) != 0 ? Mask(a.width) & ~(Mask(a.width) >> y) : 0);
+          u = ux >> y;
+          // An unknown sign fills the top |y| bits.
+          if ((ux & sign) != 0) u |= Mask(a.width) & ~(Mask(a.width) >> y);
           break;
         case Op::OpUMod:
           if (!y_power_of_two) return false;
@@ -1466,9 +1468,10 @@ struct InvocationEvaluator::Impl {
       case Op::OpCompositeExtract: {
         if (!shaped) return false;
         uint32_t vcount = 0, vwidth = 0;
-        if (def->NumInOperands() == 2 && count == 1 &&
-            TypeShape(def_use->GetDef(def->GetSingleWordInOperand(0))->type_id(),
-                      &vcount, &vwidth)) {
+        Instruction* composite =
+            def_use->GetDef(def->GetSingleWordInOperand(0));
+        if (def->NumInOperands() == 2 && count == 1 && composite != nullptr &&
+            TypeShape(composite->type_id(), &vcount, &vwidth)) {
           // A component of an integer or boolean vector.
           LaneValue v;
           const uint32_t k = def->GetSingleWordInOperand(1);
@@ -2928,7 +2931,8 @@ int FirstQuadOrderedItem(LaneMaps* maps) {
   // and the rest.
   const size_t n = maps->items().size();
   if (maps->envs().empty()) return -1;
-  for (size_t begin = 0, end = 1; begin < n; begin = end, end = end == 1 ? 4 : n) {
+  for (size_t begin = 0, end = 1; begin < n;
+       begin = end, end = end == 1 ? 4 : n) {
     std::vector<size_t> group;
     for (size_t i = begin; i < std::min(end, n); ++i) group.push_back(i);
     maps->Evaluate(0, group);

@@ -303,14 +303,15 @@ TEST(LaneLayout, ExecutionPredicateSameForEverySpelling) {
       "if (all(equal(l & 1u, uvec2(0u)))) {",
       "if (!((l.x & 1u) != 0u || (l.y & 1u) != 0u)) {",
       "bool e = (l.x & 1u) == 0u ? (l.y & 1u) == 0u : false; if (e) {",
-      "switch ((l.x & 1u) | ((l.y & 1u) << 1u)) { case 0u: break; "
-      "default: return; } {",
+      ("switch ((l.x & 1u) | ((l.y & 1u) << 1u)) { case 0u: break; "
+       "default: return; } {"),
       "if (int(l.x) % 2 == 0 && !any(notEqual(l.yy % 2u, uvec2(0u)))) {",
   };
   for (const char* guard : guards) {
     for (bool ssa : {false, true}) {
-      Kernel k(std::string("void main() { uvec2 l = gl_LocalInvocationID.xy; ") +
-                   guard + " imageStore(img, ivec2(l), vec4(1.0)); } }",
+      Kernel k(std::string("void main() { ") +
+                   "uvec2 l = gl_LocalInvocationID.xy; " + guard +
+                   " imageStore(img, ivec2(l), vec4(1.0)); } }",
                {8, 8, 1}, ssa);
       ASSERT_TRUE(k.ok()) << guard;
       ASSERT_EQ(k.accesses().size(), 1u) << guard;
@@ -416,7 +417,8 @@ TEST(LaneLayout, WorkgroupUnknownIsSound) {
       for (uint32_t i = 0; i < 64; i += 7) {
         LaneValue v;
         const bool known = k.evaluator()->Eval(0, value, i, unknown, &v);
-        ASSERT_EQ(known, cases[c].known) << cases[c].expr << ", invocation " << i;
+        ASSERT_EQ(known, cases[c].known)
+            << cases[c].expr << ", invocation " << i;
         if (!known) {
           EXPECT_NE(k.evaluator()->FailedAt(), nullptr);
           continue;
@@ -429,7 +431,8 @@ TEST(LaneLayout, WorkgroupUnknownIsSound) {
           concrete.workgroup_id = wg;
           LaneValue w;
           ASSERT_TRUE(k.evaluator()->Eval(0, value, i, concrete, &w));
-          EXPECT_EQ(v.bits[0], w.bits[0]) << cases[c].expr << ", workgroup " << wg[0];
+          EXPECT_EQ(v.bits[0], w.bits[0])
+              << cases[c].expr << ", workgroup " << wg[0];
         }
       }
     }
