@@ -7,11 +7,14 @@
 // into 2-D coordinates (i % W, i / W, bit fields, tiles), and whether a
 // linear access is consecutive along a row.
 //
-//   InvocationEvaluator   evaluates one value for one invocation;
+//   InvocationEvaluator   evaluates one value for one invocation, and
+//                         whether an invocation executes a block
+//                         (Reaches: the execution predicate);
 //   CollectLaneAccesses   the memory accesses of an entry point, by kind;
 //   EvaluateLaneMap       one access's position for every invocation;
+//   LaneMaps              many accesses' maps, evaluated on demand;
 //   ClassifyLaneMap       what that map is (2x2 quads, rows of W, ...);
-//   AnalyzeQuadOrder      "are this kernel's invocation ids quad-ordered?"
+//   FirstQuadOrderedItem  "are this kernel's invocation ids quad-ordered?"
 //
 // Contract of the evaluator (what a pass may rely on):
 //   - Eval() succeeds only when the value is a function of the invocation's
