@@ -617,16 +617,17 @@ std::string QuadExchangePass::IndexRefusal(const Lanes& lanes,
     return "OutOfBounds";
   }
   const std::string culprit =
-      e.unknown != nullptr ? " (" + InstText(e.unknown) + ")" : "";
+      e.unknown != nullptr ? InstText(e.unknown) : std::string("its value");
   if (e.index_id != 0 && MayDependOnWorkgroup(e.index_id)) {
-    *why = "an index of " + what + " is computed from the workgroup id, a "
-           "parameter or a call, and could not be shown to be the same in "
-           "every workgroup" + culprit;
+    *why = "an index of " + what + " depends on " + culprit +
+           ", which is not a function of the invocation's place in its "
+           "workgroup that the analysis can evaluate (its def chain reaches "
+           "the workgroup or global id, memory, a parameter or a call)";
     return "IndexNotLocal";
   }
-  *why = "an index of " + what +
-         " is not a function of the invocation id that can be evaluated" +
-         culprit;
+  *why = "an index of " + what + " depends on " + culprit +
+         ", which is not a function of the invocation id that the analysis "
+         "can evaluate";
   return "IndexNotEvaluated";
 }
 
@@ -667,10 +668,12 @@ std::string QuadExchangePass::AnalyzeRead(
       unknown_lane = i;
     }
     const Element e = ElementOf(lanes, load, i);
-    if (e.index < 0) {
-      if (sure) return IndexRefusal(*lanes, e, load, i, why, where);
-      return not_evaluable(i, reach, "its element cannot be evaluated");
+    if (e.out_of_bounds && !sure) {
+      return not_evaluable(i, reach, "it reads out of the array's bounds");
     }
+    // (An index the analysis cannot evaluate is refused as such, whether
+    // or not the invocation reads.)
+    if (e.index < 0) return IndexRefusal(*lanes, e, load, i, why, where);
     auto w = writer.find(e.index);
     if (w == writer.end()) {
       if (!sure) {

@@ -177,8 +177,9 @@ class QuadExchangePass : public WavePass {
                           std::string* why);
 
   // Whether the def chain of |id| may reach WorkgroupId, GlobalInvocationId,
-  // NumWorkgroups, a function parameter or a call (values that are not a
-  // function of the invocation's place in its workgroup).
+  // NumWorkgroups, memory other than Function variables, a function
+  // parameter or a call (values that need not be a function of the
+  // invocation's place in its workgroup). Used only to name a refusal.
   bool MayDependOnWorkgroup(uint32_t id);
 
   // The built-in decoration of variable |id|, or -1.
