@@ -129,6 +129,7 @@ def main():
     passes = sorted({e.split(":")[0] for e in expected})
     failures = []
     ran = {}
+    decided = 0
     with tempfile.TemporaryDirectory(prefix="waveopt-forms-") as tmp:
         for kernel in args.kernels:
             for form in forms_of(kernel):
@@ -149,6 +150,7 @@ def main():
                         failures.append("%s: %s" % (label, error2))
                         print("%s  ERROR" % label)
                         continue
+                    decided += 1
                     ok = got == expected
                     print("%s  %s%s" % (label, "; ".join(got) or "(no remark)",
                                         "" if ok else "   <-- expected " + "; ".join(expected)))
@@ -163,6 +165,12 @@ def main():
                             print("%s  waverun diff: %s" % (label, ran[key] or "equal"))
                         if ran[key]:
                             failures.append("%s: %s" % (label, ran[key]))
+    wanted = set(args.forms.split(",")) if args.forms else set()
+    known = {f for k in args.kernels for f in forms_of(k)}
+    if wanted - known:
+        failures.append("no such spelling: " + ", ".join(sorted(wanted - known)))
+    if not decided:
+        failures.append("no spelling was compiled")
     if args.waverun:
         print("%d distinct rewrites run at sizes %s" % (
             len(ran), ",".join(w for w in (args.widths, args.sim_widths) if w)))
