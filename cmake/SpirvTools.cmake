@@ -55,9 +55,8 @@ set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_deps}/version
 
 # Versions: the source tree's CHANGES vs the string built into the library.
 _waveopt_spirv_tools_version_from_changes("${_src}" _hdr_version)
-get_target_property(_lib SPIRV-Tools-static IMPORTED_LOCATION)
-file(STRINGS "${_lib}" _lib_strings REGEX "SPIRV-Tools v[0-9]+\\.[0-9]+" LIMIT_COUNT 1)
-string(REGEX MATCH "v[0-9]+\\.[0-9]+(\\.[0-9]+)?" _lib_version "${_lib_strings}")
+include(${CMAKE_CURRENT_LIST_DIR}/waveoptSpirvToolsVersion.cmake)
+waveopt_spirv_tools_version(SPIRV-Tools-static _lib_version _lib)
 if(NOT _hdr_version OR NOT _lib_version OR NOT _hdr_version STREQUAL _lib_version)
   message(FATAL_ERROR
     "SPIRV-Tools version mismatch: headers in ${_src} are ${_hdr_version}, "

@@ -1,5 +1,7 @@
 // GLSL/HLSL → SPIR-V through glslang. Kept apart from the SPIRV-Cross back end:
 // glslang's and SPIRV-Cross's spirv.hpp share an include guard but differ.
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -16,7 +18,7 @@
 #include "glslang/Public/ShaderLang.h"
 #include "glslang/SPIRV/GlslangToSpv.h"
 #include "lib/resource_bindings.h"
-#include "waveopt/io.h"
+#include "waveopt/frontend.h"
 
 namespace waveopt {
 namespace {
@@ -52,10 +54,11 @@ std::string DirName(const std::string& path) {
 }
 
 // #include "x": next to the including file first, then -I directories.
+// Every file it reads goes to |read| (may be null), once, in order.
 class Includer : public glslang::TShader::Includer {
  public:
-  Includer(std::string top_file, std::vector<std::string> dirs)
-      : top_file_(std::move(top_file)), dirs_(std::move(dirs)) {}
+  Includer(std::string top_file, std::vector<std::string> dirs, std::vector<std::string>* read)
+      : top_file_(std::move(top_file)), dirs_(std::move(dirs)), read_(read) {}
 
   IncludeResult* includeLocal(const char* header, const char* includer,
                               size_t depth) override {
@@ -83,6 +86,11 @@ class Includer : public glslang::TShader::Includer {
       if (!in) continue;
       auto* text = new std::string(std::istreambuf_iterator<char>(in),
                                    std::istreambuf_iterator<char>());
+      if (read_ != nullptr) {
+        // "dir/../x.h" and "x.h" are one file to a build system.
+        const std::string name = std::filesystem::path(path).lexically_normal().string();
+        if (std::find(read_->begin(), read_->end(), name) == read_->end()) read_->push_back(name);
+      }
       return new IncludeResult(path, text->data(), text->size(), text);
     }
     return nullptr;
@@ -90,6 +98,7 @@ class Includer : public glslang::TShader::Includer {
 
   std::string top_file_;
   std::vector<std::string> dirs_;
+  std::vector<std::string>* read_;
 };
 
 // glslang's logs are multi-line; keep the first error line.
@@ -179,7 +188,8 @@ std::string StageForExtension(const std::string& ext) {
 
 bool CompileShader(const std::string& source, const std::string& file_name,
                    const CompileOptions& options, std::vector<uint32_t>* words,
-                   std::string* error, std::vector<std::string>* warnings) {
+                   std::string* error, std::vector<std::string>* warnings,
+                   std::vector<std::string>* included_files) {
   InitGlslangOnce();
   const bool hlsl = options.language == SourceLanguage::kHlsl;
   std::string stage_name = options.stage;
@@ -254,7 +264,8 @@ bool CompileShader(const std::string& source, const std::string& file_name,
   int message_bits = EShMsgSpvRules | EShMsgVulkanRules;
   if (hlsl) message_bits |= EShMsgReadHlsl;
   EShMessages messages = static_cast<EShMessages>(message_bits);
-  Includer includer(file_name, options.include_dirs);
+  if (included_files != nullptr) included_files->clear();
+  Includer includer(file_name, options.include_dirs, included_files);
   if (!shader.parse(GetDefaultResources(), hlsl ? 500 : 450, false, messages,
                     includer)) {
     *error = FirstErrorLine(shader.getInfoLog());

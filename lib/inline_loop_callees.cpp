@@ -87,7 +87,7 @@ class InlineLoopCalleesPass : public spvtools::opt::InlinePass {
 
 }  // namespace
 
-std::unique_ptr<spvtools::opt::Pass> CreateInlineLoopCalleesPass() {
+std::unique_ptr<spvtools::opt::Pass> MakeInlineLoopCalleesPass() {
   return std::make_unique<InlineLoopCalleesPass>();
 }
 

@@ -19,13 +19,15 @@ class Pass;
 namespace waveopt {
 
 // The flag that names the pass, in -O's preparation step and on the command
-// line (not a spirv-opt flag: RunSpirvOpt registers the pass itself).
+// line (not a spirv-opt flag: waveopt::RegisterFlags registers the pass
+// itself). Part of the passes layer; public as CreateInlineLoopCalleesPass()
+// in waveopt/passes.h.
 constexpr const char* kInlineLoopCalleesFlag = "--inline-loop-callees";
 
 // A callee is inlined when it has at most this many instructions.
 constexpr uint32_t kInlineLoopCalleeMaxInstructions = 200;
 
-std::unique_ptr<spvtools::opt::Pass> CreateInlineLoopCalleesPass();
+std::unique_ptr<spvtools::opt::Pass> MakeInlineLoopCalleesPass();
 
 }  // namespace waveopt
 

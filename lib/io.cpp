@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "spirv-tools/libspirv.hpp"
-#include "waveopt/io.h"
+#include "waveopt/spirv_io.h"
 
 namespace waveopt {
 namespace {

@@ -1,37 +1,33 @@
-// waveopt::Optimize: validate → waveopt passes / spirv-opt flags → validate.
+// waveopt::Optimize: validate → waveopt passes / spirv-opt steps → validate.
 //
-// waveopt passes run on an IRContext built here, one pass at a time, so each
-// is timed and its remarks collected. Consecutive spirv-opt flags run as one
-// spvtools::Optimizer, in a child process: a crash inside SPIRV-Tools
-// (spirv-opt 2023.1 segfaults on some valid modules) then skips -O's SSA
-// rewrite or cleanup, or fails a step the user asked for, instead of taking
-// the caller down.
-#include <sys/wait.h>
-#include <unistd.h>
-
+// Everything runs in the calling thread. waveopt passes run on an IRContext
+// built here, one pass at a time, so each is timed and its remarks
+// collected. Consecutive spirv-opt flags run as one spvtools::Optimizer:
+// in the calling thread, or, when the caller asks for it
+// (Options::isolation), in a child process (lib/support/child_process.h),
+// so that a crash inside SPIRV-Tools skips -O's SSA rewrite or cleanup, or
+// fails a step the user asked for, instead of taking the caller down.
+#include <atomic>
 #include <chrono>
 #include <cstring>
-#include <sstream>
+#include <new>
 
 #include "lib/inline_loop_callees.h"
+#include "lib/pipeline_testing.h"
+#include "lib/support/child_process.h"
 #include "passes/registry.h"
 #include "source/opt/build_module.h"
 #include "source/opt/ir_context.h"
 #include "spirv-tools/libspirv.hpp"
-#include "waveopt/io.h"
-#include "waveopt/waveopt.h"
-
-#ifndef WAVEOPT_VERSION_STRING
-#define WAVEOPT_VERSION_STRING "0.0.0"
-#endif
-#ifndef WAVEOPT_SPIRV_TOOLS_VERSION_STRING
-#define WAVEOPT_SPIRV_TOOLS_VERSION_STRING "unknown"
-#endif
+#include "waveopt/pipeline.h"
 
 namespace waveopt {
 
-const char* Version() { return WAVEOPT_VERSION_STRING; }
-const char* SpirvToolsVersion() { return WAVEOPT_SPIRV_TOOLS_VERSION_STRING; }
+namespace {
+std::atomic<void (*)()> g_step_hook{nullptr};
+}  // namespace
+
+void SetSpirvOptStepHookForTesting(void (*hook)()) { g_step_hook.store(hook); }
 
 const std::vector<std::string>& PrepareFlags() {
   // Front ends keep locals in Function variables; the passes reason about
@@ -63,28 +59,6 @@ const std::vector<std::string>& CleanupFlags() {
       "--eliminate-dead-code-aggressive", "--ccp",
       "--redundancy-elimination", "--eliminate-dead-code-aggressive"};
   return flags;
-}
-
-bool ParseAssumedDriver(const std::string& name, AssumedDriver* driver) {
-  if (name == "generic") {
-    *driver = AssumedDriver::kGeneric;
-  } else if (name == "radv") {
-    *driver = AssumedDriver::kRadv;
-  } else if (name == "cpu") {
-    *driver = AssumedDriver::kCpu;
-  } else {
-    return false;
-  }
-  return true;
-}
-
-const char* AssumedDriverName(AssumedDriver driver) {
-  switch (driver) {
-    case AssumedDriver::kRadv: return "radv";
-    case AssumedDriver::kCpu: return "cpu";
-    case AssumedDriver::kGeneric: break;
-  }
-  return "generic";
 }
 
 namespace {
@@ -195,101 +169,63 @@ std::string Join(const std::vector<std::string>& v) {
   return s;
 }
 
-// Runs |flags| over |words|. Returns 0 on success, -1 when the flags were
-// rejected or optimization failed, or the signal number when |isolate| and
-// the optimizer crashed.
-int RunSpirvOpt(const std::vector<std::string>& flags, spv_target_env env,
-                bool isolate, std::vector<uint32_t>* words,
-                std::vector<std::string>* diagnostics) {
-  auto run = [&](std::vector<uint32_t>* out,
-                 std::vector<std::string>* diags) -> bool {
-    spvtools::Optimizer optimizer(env);
-    // Some SPIRV-Tools passes report "ID overflow" as an error and go on to
-    // return a module with id 0 in it: any error fails the step.
-    bool errors = false;
-    spvtools::MessageConsumer collect = Collect(diags);
-    optimizer.SetMessageConsumer(
-        [&errors, collect](spv_message_level_t level, const char* source,
-                           const spv_position_t& position, const char* message) {
-          if (level <= SPV_MSG_ERROR) errors = true;
-          collect(level, source, position, message);
-        });
-    for (const std::string& flag : flags) {
-      if (flag == kInlineLoopCalleesFlag) {
-        optimizer.RegisterPass(
-            spvtools::Optimizer::PassToken(CreateInlineLoopCalleesPass()));
-      } else if (!optimizer.RegisterPassesFromFlags({flag})) {
-        return false;
-      }
-    }
-    spvtools::OptimizerOptions opt_options;
-    opt_options.set_run_validator(false);
-    return optimizer.Run(words->data(), words->size(), out, opt_options) && !errors;
-  };
-  if (!isolate) {
-    std::vector<uint32_t> out;
-    if (!run(&out, diagnostics)) return -1;
-    *words = std::move(out);
-    return 0;
+// Runs |flags| over |words| with one spvtools::Optimizer. False when a flag
+// is refused or SPIRV-Tools reports an error (|words| is then unchanged).
+bool RunFlags(const std::vector<std::string>& flags, spv_target_env env,
+              std::vector<uint32_t>* words, std::vector<std::string>* diagnostics) {
+  if (void (*hook)() = g_step_hook.load()) hook();
+  spvtools::Optimizer optimizer(env);
+  // Some SPIRV-Tools passes report "ID overflow" as an error and go on to
+  // return a module with id 0 in it: any error fails the step.
+  bool errors = false;
+  spvtools::MessageConsumer collect = Collect(diagnostics);
+  optimizer.SetMessageConsumer(
+      [&errors, collect](spv_message_level_t level, const char* source,
+                         const spv_position_t& position, const char* message) {
+        if (level <= SPV_MSG_ERROR) errors = true;
+        collect(level, source, position, message);
+      });
+  PassConfig config;
+  config.target_env = env;
+  std::string error;
+  if (!RegisterFlags(&optimizer, flags, config, &error)) {
+    diagnostics->push_back(error);
+    return false;
   }
-  int fds[2];
-  if (pipe(fds) != 0) {
-    std::vector<uint32_t> out;
-    if (!run(&out, diagnostics)) return -1;
-    *words = std::move(out);
-    return 0;
-  }
-  fflush(nullptr);
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    std::vector<uint32_t> out;
-    std::vector<std::string> diags;
-    bool ok = run(&out, &diags);
-    // Protocol: status word, diagnostics count, (length, bytes)*, words.
-    std::string msg;
-    auto put32 = [&msg](uint32_t v) { msg.append(reinterpret_cast<char*>(&v), 4); };
-    put32(ok ? 1u : 0u);
-    put32(static_cast<uint32_t>(diags.size()));
-    for (const std::string& d : diags) {
-      put32(static_cast<uint32_t>(d.size()));
-      msg += d;
-    }
-    msg.append(reinterpret_cast<const char*>(out.data()), out.size() * 4);
-    const char* p = msg.data();
-    size_t left = msg.size();
-    while (left > 0) {
-      ssize_t n = write(fds[1], p, left);
-      if (n <= 0) _exit(2);
-      p += n;
-      left -= static_cast<size_t>(n);
-    }
-    _exit(0);
-  }
-  close(fds[1]);
-  if (pid < 0) {
-    close(fds[0]);
-    std::vector<uint32_t> out;
-    if (!run(&out, diagnostics)) return -1;
-    *words = std::move(out);
-    return 0;
-  }
+  spvtools::OptimizerOptions opt_options;
+  opt_options.set_run_validator(false);
+  std::vector<uint32_t> out;
+  if (!optimizer.Run(words->data(), words->size(), &out, opt_options) || errors) return false;
+  *words = std::move(out);
+  return true;
+}
+
+// How a spirv-opt step ended.
+struct StepOutcome {
+  enum class Kind { kOk, kFailed, kCrashed };
+  Kind kind = Kind::kOk;
+  std::string crash;  // kCrashed: "crashed (signal 11, ...)", "timed out after 2 s"
+};
+
+void Put32(std::string* msg, uint32_t v) { msg->append(reinterpret_cast<const char*>(&v), 4); }
+
+// The child's answer: ok word, diagnostics count, (length, bytes)*, words.
+std::string EncodeStep(bool ok, const std::vector<std::string>& diags,
+                       const std::vector<uint32_t>& words) {
   std::string msg;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = read(fds[0], buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    msg.append(buf, static_cast<size_t>(n));
+  Put32(&msg, ok ? 1u : 0u);
+  Put32(&msg, static_cast<uint32_t>(diags.size()));
+  for (const std::string& d : diags) {
+    Put32(&msg, static_cast<uint32_t>(d.size()));
+    msg += d;
   }
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFSIGNALED(status)) return WTERMSIG(status);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || msg.size() < 8) {
-    return SIGABRT;
-  }
+  if (ok) msg.append(reinterpret_cast<const char*>(words.data()), words.size() * 4);
+  return msg;
+}
+
+// Reads EncodeStep's message. False when it is malformed.
+bool DecodeStep(const std::string& msg, bool* ok, std::vector<std::string>* diags,
+                std::vector<uint32_t>* words) {
   size_t pos = 0;
   auto get32 = [&msg, &pos](uint32_t* v) {
     if (pos + 4 > msg.size()) return false;
@@ -297,20 +233,60 @@ int RunSpirvOpt(const std::vector<std::string>& flags, spv_target_env env,
     pos += 4;
     return true;
   };
-  uint32_t ok = 0, ndiag = 0;
-  get32(&ok);
-  get32(&ndiag);
-  for (uint32_t i = 0; i < ndiag; ++i) {
+  uint32_t flag = 0, count = 0;
+  if (!get32(&flag) || !get32(&count)) return false;
+  for (uint32_t i = 0; i < count; ++i) {
     uint32_t len = 0;
-    if (!get32(&len) || pos + len > msg.size()) return SIGABRT;
-    diagnostics->push_back(msg.substr(pos, len));
+    if (!get32(&len) || pos + len > msg.size()) return false;
+    diags->push_back(msg.substr(pos, len));
     pos += len;
   }
-  if (!ok) return -1;
-  if ((msg.size() - pos) % 4 != 0) return SIGABRT;
+  *ok = flag == 1;
+  if (!*ok) return pos == msg.size();
+  if ((msg.size() - pos) % 4 != 0) return false;
   words->assign((msg.size() - pos) / 4, 0);
   std::memcpy(words->data(), msg.data() + pos, msg.size() - pos);
-  return 0;
+  return true;
+}
+
+// RunFlags in a child process: a crash or a hang there is kCrashed.
+StepOutcome RunFlagsIsolated(const std::vector<std::string>& flags, spv_target_env env,
+                             double timeout_s, std::vector<uint32_t>* words,
+                             std::vector<std::string>* diagnostics) {
+  support::ChildOptions child;
+  child.timeout_s = timeout_s;
+  child.out = support::StreamMode::kDiscard;
+  child.err = support::StreamMode::kDiscard;
+  const std::vector<uint32_t>& input = *words;
+  support::ChildResult r = support::RunInChild(
+      [&flags, env, &input](int channel) {
+        std::vector<uint32_t> out = input;
+        std::vector<std::string> diags;
+        const bool ok = RunFlags(flags, env, &out, &diags);
+        const std::string msg = EncodeStep(ok, diags, out);
+        return support::WriteAll(channel, msg.data(), msg.size()) ? 0 : 2;
+      },
+      child);
+  StepOutcome outcome;
+  if (r.status == support::ChildResult::Status::kFailedToStart) {
+    diagnostics->push_back("warning: no child process for a spirv-opt step (" + r.error +
+                           "); it runs in the calling thread");
+    if (!RunFlags(flags, env, words, diagnostics)) outcome.kind = StepOutcome::Kind::kFailed;
+    return outcome;
+  }
+  bool ok = false;
+  std::vector<uint32_t> out;
+  if (!r.ok() || !DecodeStep(r.channel, &ok, diagnostics, &out)) {
+    outcome.kind = StepOutcome::Kind::kCrashed;
+    outcome.crash = r.ok() ? "sent a malformed result" : support::Describe(r);
+    return outcome;
+  }
+  if (!ok) {
+    outcome.kind = StepOutcome::Kind::kFailed;
+    return outcome;
+  }
+  *words = std::move(out);
+  return outcome;
 }
 
 // Block layout rules are the API's choice (device features such as
@@ -347,11 +323,245 @@ bool Fail(Result* result, const std::string& line,
   return false;
 }
 
-}  // namespace
+// One Optimize() call: the module as it goes through the segments.
+class Run {
+ public:
+  Run(const Options& options, Result* result, spv_target_env env, BlockLayout layout)
+      : options_(options), result_(result), env_(env), layout_(layout) {
+    base_.subgroup_size = options.subgroup_size;
+    base_.target_env = env;
+    base_.remarks = remarks_;
+    base_.driver = options.driver;
+    base_.emit_hlsl = options.emit_hlsl;
+  }
 
-bool Optimize(const std::vector<uint32_t>& input, const Options& options,
-              Result* result) {
+  // Runs every segment over |words|; false (after Fail) on failure.
+  bool Execute(std::vector<uint32_t> words) {
+    words_ = std::move(words);
+    for (const Segment& seg : Expand(options_.pipeline, options_.driver, options_.pass_params)) {
+      const std::string step = seg.waveopt ? seg.name : "spirv-opt " + Join(seg.flags);
+      bool ran = false;
+      if (!(seg.waveopt ? RunWaveopt(seg, &ran) : RunSpirvOpt(seg, step, &ran))) return false;
+      if (ran && !AfterStep(step)) return false;
+    }
+    result_->remarks = remarks_->Take();
+    std::string error;
+    if (options_.validate_output && !ValidateModule(words_, env_, &error, layout_)) {
+      return Fail(result_, "internal error: the optimized module is not valid for " +
+                               TargetEnvName(env_) + ": " + error);
+    }
+    result_->words = std::move(words_);
+    return true;
+  }
+
+ private:
+  // A waveopt pass on an IRContext of its own. |*ran|: it ran.
+  bool RunWaveopt(const Segment& seg, bool* ran) {
+    if (!seg.profile_skip.empty()) {
+      // One module-level missed remark: the pass did not look at anything.
+      Remark r;
+      r.kind = RemarkKind::kMissed;
+      r.pass = seg.name;
+      r.name = "DriverProfile";
+      r.message = seg.profile_skip;
+      remarks_->Emit(r);
+      return true;
+    }
+    PassConfig config = base_;
+    config.params = seg.params;
+    std::string error;
+    std::unique_ptr<spvtools::opt::Pass> pass = MakePass(seg.name, config, &error);
+    if (!pass) return Fail(result_, error, remarks_.get());
+    std::vector<std::string> diags;
+    std::unique_ptr<spvtools::opt::IRContext> context =
+        spvtools::BuildModule(env_, Collect(&diags), words_.data(), words_.size());
+    if (!context) {
+      return Fail(result_, "cannot build the IR for " + seg.name +
+                               (diags.empty() ? "" : ": " + diags.front()), remarks_.get());
+    }
+    std::vector<std::string> messages;
+    pass->SetMessageConsumer(Collect(&messages));
+    auto start = Clock::now();
+    const spvtools::opt::Pass::Status status = pass->Run(context.get());
+    PassTiming timing{seg.name, MsSince(start), false};
+    for (const std::string& m : messages) {
+      if (m.rfind(kPassFailedPrefix, 0) != 0) result_->diagnostics.push_back(m);
+    }
+    *ran = true;
+    if (status == spvtools::opt::Pass::Status::Failure) {
+      // The pass gave up half way; the registry's wrapper withheld its
+      // applied remarks. Its IRContext is discarded, so the module is
+      // exactly what the pass received; the pipeline goes on without it.
+      result_->diagnostics.push_back(
+          "warning: " + seg.name + " failed (" + FailureReason(messages) +
+          "); its changes are discarded and the module is passed on as it was before it");
+    } else if (status == spvtools::opt::Pass::Status::SuccessWithChange) {
+      std::vector<uint32_t> out;
+      context->module()->ToBinary(&out, /* skip_nop = */ true);
+      words_ = std::move(out);
+      timing.changed = true;
+      any_change_ = true;
+    }
+    result_->timings.push_back(timing);
+    return true;
+  }
+
+  // "ids exhausted or an internal error", or what the wrapper said.
+  static std::string FailureReason(const std::vector<std::string>& messages) {
+    for (const std::string& m : messages) {
+      if (m.rfind(kPassFailedPrefix, 0) != 0) continue;
+      const size_t open = m.find(" failed (");
+      const size_t close = m.find("):", open);
+      if (open != std::string::npos && close != std::string::npos) {
+        return m.substr(open + 9, close - open - 9);
+      }
+    }
+    return "ids exhausted or an internal error";
+  }
+
+  // A run of spirv-opt flags. -O's own steps (SSA rewrite, cleanup) are
+  // optional: skipped with a warning when they fail or crash; steps the
+  // user named fail the call.
+  bool RunSpirvOpt(const Segment& seg, const std::string& step, bool* ran) {
+    if (seg.cleanup && !any_change_) {
+      if (!before_optimize_.empty()) words_ = std::move(before_optimize_);
+      before_optimize_.clear();
+      return true;
+    }
+    if (seg.prepare) {
+      before_optimize_ = words_;
+      any_change_ = false;
+    }
+    std::vector<uint32_t> out = words_;
+    auto start = Clock::now();
+    StepOutcome outcome;
+    if (options_.isolation == Isolation::kChildProcess) {
+      outcome = RunFlagsIsolated(seg.flags, env_, options_.isolation_timeout_s, &out,
+                                 &result_->diagnostics);
+    } else if (!RunFlags(seg.flags, env_, &out, &result_->diagnostics)) {
+      outcome.kind = StepOutcome::Kind::kFailed;
+    }
+    PassTiming timing{step, MsSince(start), false};
+    const bool optional = seg.cleanup || seg.prepare;
+    if (outcome.kind == StepOutcome::Kind::kCrashed) {
+      if (!optional) {
+        return Fail(result_, "spirv-opt " + outcome.crash + " in " + step, remarks_.get());
+      }
+      result_->diagnostics.push_back(
+          "warning: spirv-opt " + outcome.crash +
+          (seg.prepare ? " in the SSA rewrite before -O; step skipped"
+                       : " in the cleanup after -O; cleanup skipped"));
+      return true;
+    }
+    if (outcome.kind == StepOutcome::Kind::kFailed) {
+      if (!optional) return Fail(result_, step + " failed", remarks_.get());
+      result_->diagnostics.push_back("warning: " + step + " failed; step skipped");
+      return true;
+    }
+    timing.changed = out != words_;
+    words_ = std::move(out);
+    result_->timings.push_back(timing);
+    *ran = true;
+    return true;
+  }
+
+  // --print-all and --validate-after-all after a step that ran.
+  bool AfterStep(const std::string& step) {
+    std::string error;
+    if (options_.print_all) {
+      std::string text;
+      DisassembleWords(words_, env_, &text, &error);
+      result_->print_all += "; IR after " + step + "\n" + text;
+    }
+    if (options_.validate_after_all && !ValidateModule(words_, env_, &error, layout_)) {
+      return Fail(result_, "invalid module after " + step + ": " + error, remarks_.get());
+    }
+    return true;
+  }
+
+  const Options& options_;
+  Result* result_;
+  const spv_target_env env_;
+  const BlockLayout layout_;
+  std::shared_ptr<RemarkCollector> remarks_ = std::make_shared<RemarkCollector>();
+  PassConfig base_;
+  std::vector<uint32_t> words_;
+  bool any_change_ = false;
+  std::vector<uint32_t> before_optimize_;  // restored when -O changed nothing
+};
+
+// Empties |result| (freeing what the call held) and leaves one line in it.
+void Abandon(Result* result, const char* line) {
   *result = Result();
+  try {
+    result->diagnostics.push_back(line);
+  } catch (...) {
+  }
+}
+
+// Sends DriverProfile's missed remark for a pass -O does not run for the
+// assumed driver, inside one's own spvtools::Optimizer.
+class ProfileNotePass : public spvtools::opt::Pass {
+ public:
+  ProfileNotePass(std::string pass, std::string why, std::shared_ptr<RemarkSink> sink)
+      : pass_(std::move(pass)), why_(std::move(why)), sink_(std::move(sink)) {}
+  const char* name() const override { return pass_.c_str(); }
+  Status Process() override {
+    Remark r;
+    r.kind = RemarkKind::kMissed;
+    r.pass = pass_;
+    r.name = "DriverProfile";
+    r.message = why_;
+    if (sink_) {
+      sink_->Emit(r);
+    } else if (consumer()) {
+      consumer()(SPV_MSG_INFO, "", {0, 0, 0}, FormatRemark(r).c_str());
+    }
+    return Status::SuccessWithoutChange;
+  }
+
+ private:
+  std::string pass_, why_;
+  std::shared_ptr<RemarkSink> sink_;
+};
+
+bool RegisterOptimizeSequence(spvtools::Optimizer* optimizer, const PassConfig& config,
+                              std::string* error) {
+  if (!config.params.empty()) {
+    *error = "PassConfig::params names no pass: -O's passes take theirs from pass_params";
+    return false;
+  }
+  if (!CheckPassParams(config, error)) return false;
+  // Every flag is checked on a scratch optimizer first, so that a failure
+  // leaves |optimizer| as it was.
+  std::vector<std::string> passes;
+  for (const PassInfo& info : RegisteredPasses()) {
+    if (ProfileSkips(config.driver, info.name).empty()) {
+      passes.push_back(std::string("--") + info.name);
+    }
+  }
+  spvtools::Optimizer probe(config.target_env);
+  probe.SetMessageConsumer([](spv_message_level_t, const char*, const spv_position_t&,
+                              const char*) {});
+  const std::vector<std::string>* sequence[] = {&PrepareFlags(), &passes, &CleanupFlags()};
+  for (const std::vector<std::string>* flags : sequence) {
+    if (!RegisterFlags(&probe, *flags, config, error)) return false;
+  }
+  RegisterFlags(optimizer, PrepareFlags(), config, error);
+  for (const PassInfo& info : RegisteredPasses()) {
+    const std::string skip = ProfileSkips(config.driver, info.name);
+    if (skip.empty()) {
+      RegisterFlags(optimizer, {std::string("--") + info.name}, config, error);
+    } else {
+      optimizer->RegisterPass(spvtools::Optimizer::PassToken(
+          std::make_unique<ProfileNotePass>(info.name, skip, config.remarks)));
+    }
+  }
+  return RegisterFlags(optimizer, CleanupFlags(), config, error);
+}
+
+bool OptimizeOrThrow(const std::vector<uint32_t>& input, const Options& options,
+                     Result* result) {
   const spv_target_env env =
       options.has_target_env ? options.target_env : DefaultTargetEnv(input);
   result->target_env = env;
@@ -361,135 +571,41 @@ bool Optimize(const std::vector<uint32_t>& input, const Options& options,
       !ReadableUnderOtherLayout(input, env, &layout, &result->diagnostics)) {
     return Fail(result, "input is not valid for " + TargetEnvName(env) + ": " + error);
   }
-
-  for (const auto& [name, params] : options.pass_params) {
-    PassConfig probe;
-    probe.params = params;
-    if (!MakePass(name, probe, &error)) return Fail(result, "--pass-params: " + error);
+  PassConfig probe;
+  probe.pass_params = options.pass_params;
+  if (!CheckPassParams(probe, &error)) {
+    const std::string prefix = "pass_params: ";
+    if (error.rfind(prefix, 0) == 0) error = error.substr(prefix.size());
+    return Fail(result, "--pass-params: " + error);
   }
-
-  std::vector<uint32_t> words = input;
-  auto remarks = std::make_shared<RemarkCollector>();
-  PassConfig base;
-  base.subgroup_size = options.subgroup_size;
-  base.target_env = env;
-  base.remarks = remarks;
-  base.driver = options.driver;
-
-  bool any_change = false;
-  std::vector<uint32_t> before_optimize;  // restored when -O changed nothing
-  for (const Segment& seg : Expand(options.pipeline, options.driver, options.pass_params)) {
-    std::string step_name = seg.waveopt ? seg.name : "spirv-opt " + Join(seg.flags);
-    if (seg.waveopt && !seg.profile_skip.empty()) {
-      // One module-level missed remark: the pass did not look at anything.
-      Remark r;
-      r.kind = RemarkKind::kMissed;
-      r.pass = seg.name;
-      r.name = "DriverProfile";
-      r.message = seg.profile_skip;
-      remarks->Emit(r);
-      continue;
-    }
-    if (seg.waveopt) {
-      PassConfig config = base;
-      config.params = seg.params;
-      // The pass reports into its own collector: its remarks reach the
-      // result only if its rewrite is kept (see Failure below).
-      auto pass_remarks = std::make_shared<RemarkCollector>();
-      config.remarks = pass_remarks;
-      std::unique_ptr<spvtools::opt::Pass> pass = MakePass(seg.name, config, &error);
-      if (!pass) return Fail(result, error, remarks.get());
-      std::vector<std::string> diags;
-      std::unique_ptr<spvtools::opt::IRContext> context = spvtools::BuildModule(
-          env, Collect(&diags), words.data(), words.size());
-      if (!context) {
-        return Fail(result, "cannot build the IR for " + seg.name +
-                                (diags.empty() ? "" : ": " + diags.front()), remarks.get());
-      }
-      pass->SetMessageConsumer(Collect(&result->diagnostics));
-      auto start = Clock::now();
-      spvtools::opt::Pass::Status status = pass->Run(context.get());
-      PassTiming timing{seg.name, MsSince(start), false};
-      if (status == spvtools::opt::Pass::Status::Failure) {
-        // The pass gave up half way (ids exhausted, or an internal error).
-        // Its IRContext is discarded, so the module is exactly what the pass
-        // received; the pipeline goes on without it. Its applied remarks
-        // describe a rewrite that did not happen and are dropped.
-        for (Remark& r : pass_remarks->Take()) {
-          if (r.kind != RemarkKind::kApplied) remarks->Emit(r);
-        }
-        result->diagnostics.push_back(
-            "warning: " + seg.name +
-            " failed (ids exhausted or an internal error); its changes are "
-            "discarded and the module is passed on as it was before it");
-        result->timings.push_back(timing);
-        continue;
-      }
-      for (Remark& r : pass_remarks->Take()) remarks->Emit(r);
-      if (status == spvtools::opt::Pass::Status::SuccessWithChange) {
-        std::vector<uint32_t> out;
-        context->module()->ToBinary(&out, /* skip_nop = */ true);
-        words = std::move(out);
-        timing.changed = true;
-        any_change = true;
-      }
-      result->timings.push_back(timing);
-    } else {
-      if (seg.cleanup && !any_change) {
-        if (!before_optimize.empty()) words = std::move(before_optimize);
-        before_optimize.clear();
-        continue;
-      }
-      if (seg.prepare) {
-        before_optimize = words;
-        any_change = false;
-      }
-      std::vector<uint32_t> out = words;
-      auto start = Clock::now();
-      // Every spirv-opt step runs in a child process, so a crash inside
-      // SPIRV-Tools never takes the caller down. -O's own steps are optional
-      // (skipped with a warning); steps the user asked for fail the call.
-      const bool optional = seg.cleanup || seg.prepare;
-      int rc = RunSpirvOpt(seg.flags, env, /* isolate = */ true, &out,
-                           &result->diagnostics);
-      PassTiming timing{step_name, MsSince(start), false};
-      if (rc > 0 && !optional) {
-        return Fail(result, "spirv-opt crashed (signal " + std::to_string(rc) +
-                                ") in " + step_name, remarks.get());
-      }
-      if (rc > 0) {
-        result->diagnostics.push_back(
-            "warning: spirv-opt crashed (signal " + std::to_string(rc) +
-            (seg.prepare ? ") in the SSA rewrite before -O; step skipped"
-                         : ") in the cleanup after -O; cleanup skipped"));
-        continue;
-      }
-      if (rc < 0 && optional) {
-        result->diagnostics.push_back("warning: " + step_name +
-                                      " failed; step skipped");
-        continue;
-      }
-      if (rc < 0) return Fail(result, step_name + " failed", remarks.get());
-      timing.changed = out != words;
-      words = std::move(out);
-      result->timings.push_back(timing);
-    }
-    if (options.print_all) {
-      std::string text;
-      DisassembleWords(words, env, &text, &error);
-      result->print_all += "; IR after " + step_name + "\n" + text;
-    }
-    if (options.validate_after_all && !ValidateModule(words, env, &error, layout)) {
-      return Fail(result, "invalid module after " + step_name + ": " + error, remarks.get());
-    }
-  }
-  result->remarks = remarks->Take();
-  if (options.validate_output && !ValidateModule(words, env, &error, layout)) {
-    return Fail(result, "internal error: the optimized module is not valid for " +
-                            TargetEnvName(env) + ": " + error, remarks.get());
-  }
-  result->words = std::move(words);
-  return true;
+  Run run(options, result, env, layout);
+  return run.Execute(input);
 }
+
+}  // namespace
+
+bool Optimize(const std::vector<uint32_t>& input, const Options& options,
+              Result* result) {
+  *result = Result();
+  try {
+    return OptimizeOrThrow(input, options, result);
+  } catch (const std::bad_alloc&) {
+    Abandon(result, "out of memory");
+  } catch (...) {
+    Abandon(result, "internal error: unexpected exception");
+  }
+  return false;
+}
+
+bool RegisterOptimizePasses(spvtools::Optimizer* optimizer, const PassConfig& config,
+                            std::string* error) {
+  try {
+    return RegisterOptimizeSequence(optimizer, config, error);
+  } catch (const std::bad_alloc&) {
+    *error = "out of memory";
+  }
+  return false;
+}
+
 
 }  // namespace waveopt

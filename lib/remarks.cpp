@@ -65,7 +65,7 @@ std::string Quote(const std::string& s) {
 
 }  // namespace
 
-std::string FormatRemarksYaml(const std::vector<Remark>& remarks) {
+std::string FormatRemarksYaml(const std::vector<Remark>& remarks, const std::string& input) {
   std::ostringstream out;
   for (const Remark& r : remarks) {
     const char* tag = r.kind == RemarkKind::kApplied  ? "!Passed"
@@ -81,6 +81,7 @@ std::string FormatRemarksYaml(const std::vector<Remark>& remarks) {
     out << "Function:        " << Quote(r.function) << '\n';
     out << "Args:\n";
     out << "  - String:          " << Quote(r.message) << '\n';
+    if (!input.empty()) out << "  - Input:           " << Quote(input) << '\n';
     out << "...\n";
   }
   return out.str();

@@ -9,7 +9,7 @@
 #include <map>
 
 #include "spirv/unified1/spirv.hpp11"
-#include "waveopt/io.h"
+#include "waveopt/frontend.h"
 
 namespace waveopt {
 namespace {

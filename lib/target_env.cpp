@@ -2,7 +2,7 @@
 #include <cstring>
 
 #include "spirv/unified1/spirv.h"
-#include "waveopt/waveopt.h"
+#include "waveopt/config.h"
 
 namespace waveopt {
 namespace {

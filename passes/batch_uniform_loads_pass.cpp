@@ -3,6 +3,8 @@
 // options.
 #include "passes/batch_uniform_loads_pass.h"
 
+#include "lib/analysis/memory_effects.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
@@ -123,6 +125,168 @@ bool IsRecomputable(spvtools::opt::IRContext* context, const Instruction* inst) 
     default:
       return false;
   }
+}
+
+// Extracts of a part of |composite| that OpCompositeConstruct put together
+// (the rebuilt struct of a batched load) read the part itself, and rebuilds
+// left without users go. SPIRV-Cross's HLSL assigns a struct rebuilt in the
+// loop header as "s = { a, b };", which HLSL allows only in a declaration;
+// the extracts cost nothing either way.
+void ForwardExtracts(spvtools::opt::IRContext* context, uint32_t composite) {
+  auto* def_use = context->get_def_use_mgr();
+  std::vector<Instruction*> extracts;
+  def_use->ForEachUser(composite, [&](Instruction* user) {
+    if (user->opcode() == spv::Op::OpCompositeExtract &&
+        user->GetSingleWordInOperand(0) == composite) {
+      extracts.push_back(user);
+    }
+  });
+  for (Instruction* extract : extracts) {
+    uint32_t value = composite;
+    uint32_t k = 1;
+    for (; k < extract->NumInOperands(); ++k) {
+      Instruction* def = def_use->GetDef(value);
+      Instruction* type = def ? def_use->GetDef(def->type_id()) : nullptr;
+      // Struct and array constructs have one operand per member; a vector
+      // construct may concatenate vectors, so its operands are not indexed
+      // by component.
+      if (def == nullptr || def->opcode() != spv::Op::OpCompositeConstruct ||
+          type == nullptr || (type->opcode() != spv::Op::OpTypeStruct &&
+                              type->opcode() != spv::Op::OpTypeArray)) {
+        break;
+      }
+      value = def->GetSingleWordInOperand(extract->GetSingleWordInOperand(k));
+    }
+    if (k < extract->NumInOperands()) continue;
+    context->ReplaceAllUsesWith(extract->result_id(), value);
+    context->KillInst(extract);
+  }
+  // Constructs nobody reads any more, from the outermost in.
+  std::vector<uint32_t> work = {composite};
+  while (!work.empty()) {
+    Instruction* def = def_use->GetDef(work.back());
+    work.pop_back();
+    if (def == nullptr || def->opcode() != spv::Op::OpCompositeConstruct ||
+        def_use->NumUsers(def) != 0) {
+      continue;
+    }
+    def->ForEachInId([&work](const uint32_t* id) { work.push_back(*id); });
+    context->KillInst(def);
+  }
+}
+
+// 64-bit scalars and vectors of 8-, 16- or 64-bit components travel as
+// 32-bit words, through bitcasts SPIRV-Cross can write in GLSL (each step
+// one it names: packUint2x32, doubleBitsToUint64, packFloat2x16,
+// packInt2x16, packUint2x16, pack32, and their inverses): a 64-bit value
+// through uint64 and uvec2, a 16-bit vector two components per word, an
+// 8-bit one four. A whole f16vec4 -> uvec2 bitcast has no GLSL spelling.
+struct WordShape {
+  uint32_t comp_type = 0;  // the component (scalar) type
+  uint32_t width = 32;     // its width
+  uint32_t count = 1;      // components
+  bool is_float = false, is_signed = false;
+};
+
+WordShape ShapeOf(spvtools::opt::IRContext* context, uint32_t type_id) {
+  auto* def_use = context->get_def_use_mgr();
+  WordShape w;
+  Instruction* type = def_use->GetDef(type_id);
+  w.comp_type = type_id;
+  if (type->opcode() == spv::Op::OpTypeVector) {
+    w.count = type->GetSingleWordInOperand(1);
+    w.comp_type = type->GetSingleWordInOperand(0);
+    type = def_use->GetDef(w.comp_type);
+  }
+  w.width = type->GetSingleWordInOperand(0);
+  w.is_float = type->opcode() == spv::Op::OpTypeFloat;
+  w.is_signed = !w.is_float && type->GetSingleWordInOperand(1) != 0;
+  return w;
+}
+
+// Components [first, first + n) of |value| (a vector of |shape|).
+uint32_t Slice(Emitter& e, spvtools::opt::IRContext* context, uint32_t value,
+               const WordShape& shape, uint32_t first, uint32_t n) {
+  if (n == shape.count) return value;
+  if (n == 1) {
+    return e.Emit(spv::Op::OpCompositeExtract, shape.comp_type,
+                  {{SPV_OPERAND_TYPE_ID, {value}}, {SPV_OPERAND_TYPE_LITERAL_INTEGER, {first}}});
+  }
+  std::vector<Operand> ops = {{SPV_OPERAND_TYPE_ID, {value}}, {SPV_OPERAND_TYPE_ID, {value}}};
+  for (uint32_t i = 0; i < n; ++i) ops.push_back({SPV_OPERAND_TYPE_LITERAL_INTEGER, {first + i}});
+  return e.Emit(spv::Op::OpVectorShuffle, e.VectorType(shape.comp_type, n), ops);
+}
+
+// |value| of |type_id| as |words| 32-bit words (a uint, or a uvecN).
+uint32_t ToWords(Emitter& e, spvtools::opt::IRContext* context, uint32_t value,
+                 uint32_t type_id, uint32_t words) {
+  const WordShape shape = ShapeOf(context, type_id);
+  const uint32_t uint_type = e.UIntType(32);
+  const uint32_t v2 = e.UIntVectorType(2);
+  std::vector<uint32_t> parts;  // uints or uvec2s
+  if (shape.width == 64) {
+    const uint32_t u64 = e.IntType(64, false);
+    for (uint32_t i = 0; i < shape.count; ++i) {
+      uint32_t c = Slice(e, context, value, shape, i, 1);
+      if (shape.is_float || shape.is_signed) c = e.EmitIds(spv::Op::OpBitcast, u64, {c});
+      parts.push_back(e.EmitIds(spv::Op::OpBitcast, v2, {c}));
+    }
+  } else {
+    const uint32_t per_word = 32 / shape.width;
+    const uint32_t word_type =
+        shape.is_signed ? e.IntType(32, true) : uint_type;
+    for (uint32_t i = 0; i < shape.count; i += per_word) {
+      uint32_t w = e.EmitIds(spv::Op::OpBitcast, word_type,
+                             {Slice(e, context, value, shape, i, per_word)});
+      if (shape.is_signed) w = e.EmitIds(spv::Op::OpBitcast, uint_type, {w});
+      parts.push_back(w);
+    }
+  }
+  if (parts.size() == 1) return parts[0];
+  std::vector<Operand> ops;
+  for (uint32_t p : parts) ops.push_back({SPV_OPERAND_TYPE_ID, {p}});
+  return e.Emit(spv::Op::OpCompositeConstruct, e.UIntVectorType(words), ops);
+}
+
+// The inverse of ToWords.
+uint32_t FromWords(Emitter& e, spvtools::opt::IRContext* context, uint32_t words_value,
+                   uint32_t type_id, uint32_t words) {
+  const WordShape shape = ShapeOf(context, type_id);
+  const uint32_t uint_type = e.UIntType(32);
+  auto word = [&](uint32_t first, uint32_t n) -> uint32_t {  // n = 1 or 2 words
+    if (words == n) return words_value;
+    if (n == 1) {
+      return e.Emit(spv::Op::OpCompositeExtract, uint_type,
+                    {{SPV_OPERAND_TYPE_ID, {words_value}},
+                     {SPV_OPERAND_TYPE_LITERAL_INTEGER, {first}}});
+    }
+    return e.Emit(spv::Op::OpVectorShuffle, e.UIntVectorType(2),
+                  {{SPV_OPERAND_TYPE_ID, {words_value}}, {SPV_OPERAND_TYPE_ID, {words_value}},
+                   {SPV_OPERAND_TYPE_LITERAL_INTEGER, {first}},
+                   {SPV_OPERAND_TYPE_LITERAL_INTEGER, {first + 1}}});
+  };
+  std::vector<uint32_t> parts;
+  if (shape.width == 64) {
+    const uint32_t u64 = e.IntType(64, false);
+    for (uint32_t i = 0; i < shape.count; ++i) {
+      uint32_t c = e.EmitIds(spv::Op::OpBitcast, u64, {word(2 * i, 2)});
+      if (shape.is_float || shape.is_signed) c = e.EmitIds(spv::Op::OpBitcast, shape.comp_type, {c});
+      parts.push_back(c);
+    }
+  } else {
+    const uint32_t per_word = 32 / shape.width;
+    const uint32_t piece_type = e.VectorType(shape.comp_type, per_word);
+    const uint32_t int_type = shape.is_signed ? e.IntType(32, true) : 0;
+    for (uint32_t i = 0; i < words; ++i) {
+      uint32_t w = word(i, 1);
+      if (shape.is_signed) w = e.EmitIds(spv::Op::OpBitcast, int_type, {w});
+      parts.push_back(e.EmitIds(spv::Op::OpBitcast, piece_type, {w}));
+    }
+  }
+  if (parts.size() == 1) return parts[0];
+  std::vector<Operand> ops;
+  for (uint32_t p : parts) ops.push_back({SPV_OPERAND_TYPE_ID, {p}});
+  return e.Emit(spv::Op::OpCompositeConstruct, type_id, ops);
 }
 
 // Image instructions that read a texel and that the pass batches.
@@ -832,6 +996,12 @@ std::string BatchUniformLoadsPass::MemoryHazard(const Plan& plan,
     root = RootVariable(context(), ptr);
   }
   const LoopWrites& writes = WritesOf(*plan.loop);
+  if (writes.unknown_inst != nullptr) {
+    *why = std::string("the loop (or a function it calls) contains Op") +
+           spvOpcodeString(writes.unknown_inst->opcode()) +
+           ", whose effect on memory waveopt does not know";
+    return "UnknownInstruction";
+  }
 
   // Memory operands: Volatile, or (Vulkan memory model) a load made visible
   // to other invocations, reads what they write meanwhile.
@@ -1000,18 +1170,28 @@ const BatchUniformLoadsPass::LoopWrites& BatchUniformLoadsPass::WritesOf(
   };
   std::function<void(Instruction*)> visit = [&](Instruction* inst) {
     const spv::Op op = inst->opcode();
-    if (op == spv::Op::OpControlBarrier || op == spv::Op::OpMemoryBarrier) {
-      writes.barrier = true;
-      return;
-    }
-    if (op == spv::Op::OpStore || op == spv::Op::OpCopyMemory ||
-        op == spv::Op::OpCopyMemorySized ||
-        (spvOpcodeIsAtomicOp(op) && op != spv::Op::OpAtomicLoad)) {
-      const uint32_t written = inst->GetSingleWordInOperand(0);
-      note(RootVariable(context(), written), PointerClass(context(), written));
-    } else if (op == spv::Op::OpImageWrite) {
-      Instruction* target = ImageVariable(context(), inst->GetSingleWordInOperand(0));
-      note(target, spv::StorageClass::UniformConstant);
+    switch (MemoryEffectOf(context(), inst)) {
+      case MemoryEffect::kBarrier:
+        writes.barrier = true;
+        return;
+      case MemoryEffect::kUnknown:
+        if (writes.unknown_inst == nullptr) writes.unknown_inst = inst;
+        return;
+      case MemoryEffect::kWrite: {
+        const int operand = WrittenOperand(context(), inst);
+        if (op == spv::Op::OpImageWrite) {
+          note(ImageVariable(context(), inst->GetSingleWordInOperand(0)),
+               spv::StorageClass::UniformConstant);
+        } else if (operand < 0) {
+          note(nullptr, spv::StorageClass::StorageBuffer);  // no operand names it
+        } else {
+          const uint32_t written = inst->GetSingleWordInOperand(static_cast<uint32_t>(operand));
+          note(RootVariable(context(), written), PointerClass(context(), written));
+        }
+        return;
+      }
+      default:
+        break;
     }
     if (op == spv::Op::OpFunctionCall) {
       uint32_t callee = inst->GetSingleWordInOperand(0);
@@ -2669,7 +2849,9 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
           }
           part = le.Emit(spv::Op::OpCompositeExtract, leaf.type, ops);
         }
-        if (leaf.carry != Leaf::Carry::kAsIs) {
+        if (leaf.carry == Leaf::Carry::kBits) {
+          part = ToWords(le, context(), part, leaf.type, leaf.components);
+        } else if (leaf.carry != Leaf::Carry::kAsIs) {
           part = le.EmitIds(carry_op(leaf), carried[group[g]][parts[g].size()], {part});
         }
         parts[g].push_back(part);
@@ -2733,7 +2915,9 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
       uint32_t v = h.Group(use_broadcast ? spv::Op::OpGroupNonUniformBroadcast
                                          : spv::Op::OpGroupNonUniformShuffle,
                            carried[i][j], -1, {cache[i][j], owner});
-      if (leaf.carry != Leaf::Carry::kAsIs) {
+      if (leaf.carry == Leaf::Carry::kBits) {
+        v = FromWords(h, context(), v, leaf.type, leaf.components);
+      } else if (leaf.carry != Leaf::Carry::kAsIs) {
         v = h.EmitIds(carry_op(leaf), leaf.type, {v});
       }
       taken.push_back(v);
@@ -2947,6 +3131,7 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
       context()->ReplaceAllUsesWith(inst->result_id(), rebuilt[i]);
       context()->KillInst(inst);
     }
+    ForwardExtracts(context(), rebuilt[i]);
   }
   return true;
 }

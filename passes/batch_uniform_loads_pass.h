@@ -286,6 +286,9 @@ class BatchUniformLoadsPass : public WavePass {
     bool buffers = false;   // a write to any buffer memory
     std::unordered_set<uint32_t> roots;  // written variables (images too)
     bool aliased = false;  // a written variable is decorated Aliased
+    // The first instruction (in block order) whose effect on memory is not
+    // known (lib/analysis/memory_effects.h); null when there is none.
+    const spvtools::opt::Instruction* unknown_inst = nullptr;
   };
   const LoopWrites& WritesOf(spvtools::opt::Loop& loop);
 

@@ -222,6 +222,21 @@ uint32_t Emitter::UIntType(uint32_t width) {
   return Check(context_->get_type_mgr()->GetTypeInstruction(&type));
 }
 
+uint32_t Emitter::IntType(uint32_t width, bool is_signed) {
+  if (!ManagerRoom()) return 0;
+  spvtools::opt::analysis::Integer type(width, is_signed);
+  return Check(context_->get_type_mgr()->GetTypeInstruction(&type));
+}
+
+uint32_t Emitter::VectorType(uint32_t component, uint32_t count) {
+  if (count == 1) return component;
+  if (!ManagerRoom()) return 0;
+  const spvtools::opt::analysis::Type* c = context_->get_type_mgr()->GetType(component);
+  if (c == nullptr) return Check(0);
+  spvtools::opt::analysis::Vector type(c, count);
+  return Check(context_->get_type_mgr()->GetTypeInstruction(&type));
+}
+
 uint32_t Emitter::UIntVectorType(uint32_t count) {
   if (!ManagerRoom()) return 0;
   return Check(context_->get_type_mgr()->GetUIntVectorTypeId(count));

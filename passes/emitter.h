@@ -69,6 +69,9 @@ class Emitter {
   uint32_t BoolType();
   uint32_t UIntType(uint32_t width);
   uint32_t UIntVectorType(uint32_t count);
+  uint32_t IntType(uint32_t width, bool is_signed);
+  // A vector of |count| |component|s (|component| itself when count is 1).
+  uint32_t VectorType(uint32_t component, uint32_t count);
 
   // Id for the Subgroup scope (a 32-bit constant 3).
   uint32_t SubgroupScope() { return UInt(3); }

@@ -540,6 +540,24 @@ std::string PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
   // as 32-bit pieces.
   cand->split64 = int_type != nullptr && int_type->width() == 64 &&
                   !cand->uniform_value && !params_.extended_types;
+  if (config().emit_hlsl && fragment) {
+    *why = "the output is emitted as HLSL, and the rewrite keeps helper lanes "
+           "out with IsHelperLane(), a shader model 6.6 intrinsic that "
+           "glslang's HLSL front end does not accept";
+    return "NotExpressibleInHlsl";
+  }
+  // HLSL's prefix operations are sums, products and bit counts: the
+  // returned values of other operations of divergent values come from an
+  // exclusive scan it cannot write.
+  if (config().emit_hlsl && cand->result_used && !cand->uniform_value &&
+      op != spv::Op::OpAtomicIAdd && op != spv::Op::OpAtomicISub &&
+      !(IsFloatAtomic(op) && op == spv::Op::OpAtomicFAddEXT)) {
+    *why = "the output is emitted as HLSL, which has no exclusive scan for " +
+           std::string(spvOpcodeString(op)) +
+           " (WavePrefix* has sums, products and bit counts only), and each "
+           "lane's returned value needs one";
+    return "NotExpressibleInHlsl";
+  }
 
   if (uniformity.IsSubgroupUniform(pointer)) {
     cand->shape = Shape::kUniformAddress;

@@ -22,6 +22,15 @@ namespace {
 using spvtools::opt::BasicBlock;
 using spvtools::opt::Function;
 using spvtools::opt::Instruction;
+
+// Debug information (NonSemantic.Shader.DebugInfo.100 from DXC, Slang and
+// glslang -gV, OpenCL.DebugInfo.100): it names values and variables but
+// reads and writes nothing; SPIRV-Tools keeps it consistent when the
+// rewrite replaces or removes what it names.
+static bool IsDebugInfo(const Instruction* inst) {
+  return inst->IsNonSemanticInstruction() ||
+         inst->GetCommonDebugOpcode() != CommonDebugInfoInstructionsMax;
+}
 using spvtools::opt::IRContext;
 using spvtools::opt::Operand;
 
@@ -174,7 +183,7 @@ bool QuadExchangePass::MayDependOnWorkgroup(uint32_t root) {
               work.push_back(user->GetSingleWordInOperand(1));
             } else if (user->opcode() != spv::Op::OpLoad &&
                        user->opcode() != spv::Op::OpName &&
-                       !user->IsDecoration()) {
+                       !user->IsDecoration() && !IsDebugInfo(user)) {
               escapes = true;  // calls, copies, atomics: unknown writes
             }
           });
@@ -227,6 +236,7 @@ uint32_t QuadExchangePass::BuiltInVar(spv::BuiltIn builtin, bool vector,
                              entry);
 }
 
+
 std::string QuadExchangePass::Analyze(Function* function, Instruction* var,
                                       Candidate* c, std::string* why,
                                       Instruction** where) {
@@ -243,7 +253,8 @@ std::string QuadExchangePass::Analyze(Function* function, Instruction* var,
   defs->ForEachUser(var, [&](Instruction* user) {
     if (!bad.empty()) return;
     if (user->opcode() == spv::Op::OpName ||
-        user->opcode() == spv::Op::OpEntryPoint || user->IsDecoration()) {
+        user->opcode() == spv::Op::OpEntryPoint || user->IsDecoration() ||
+        IsDebugInfo(user)) {
       return;
     }
     if (!IsChain(user->opcode()) ||
@@ -265,7 +276,7 @@ std::string QuadExchangePass::Analyze(Function* function, Instruction* var,
                  access->GetSingleWordInOperand(0) == user->result_id()) {
         stores.push_back(access);
       } else if (access->opcode() == spv::Op::OpName ||
-                 access->IsDecoration()) {
+                 access->IsDecoration() || IsDebugInfo(access)) {
       } else {
         *where = access;
         bad = "UnsupportedAccess";
@@ -459,7 +470,8 @@ std::string QuadExchangePass::Analyze(Function* function, Instruction* var,
     std::string fail;
     defs->ForEachUser(&v, [&](Instruction* u) {
       if (!fail.empty() || u->opcode() == spv::Op::OpName ||
-          u->opcode() == spv::Op::OpEntryPoint || u->IsDecoration()) {
+          u->opcode() == spv::Op::OpEntryPoint || u->IsDecoration() ||
+          IsDebugInfo(u)) {
         return;
       }
       BasicBlock* ub = ctx->get_instr_block(u);
@@ -494,7 +506,8 @@ std::string QuadExchangePass::Analyze(Function* function, Instruction* var,
         defs->ForEachUser(u, [&](Instruction* l) {
           if (l->opcode() == spv::Op::OpLoad) {
             c->identity_loads.push_back(l);
-          } else if (l->opcode() != spv::Op::OpName && !l->IsDecoration()) {
+          } else if (l->opcode() != spv::Op::OpName && !l->IsDecoration() &&
+                     !IsDebugInfo(l)) {
             *where = l;
             fail = "UnsupportedIdentityUse";
           }
@@ -975,7 +988,7 @@ bool QuadExchangePass::Rewrite(const Candidate& c) {
     bool var_used = false;
     defs->ForEachUser(c.var, [&var_used](Instruction* u) {
       if (u->opcode() != spv::Op::OpEntryPoint &&
-          u->opcode() != spv::Op::OpName && !u->IsDecoration()) {
+          u->opcode() != spv::Op::OpName && !u->IsDecoration() && !IsDebugInfo(u)) {
         var_used = true;
       }
     });
@@ -1071,6 +1084,13 @@ QuadExchangePass::Status QuadExchangePass::Process() {
   const std::string refusal = ModuleRefusal(&why);
   if (!refusal.empty()) {
     EmitRemark(RemarkKind::kMissed, refusal, nullptr, nullptr, why);
+    return Status::SuccessWithoutChange;
+  }
+  if (config().emit_hlsl) {
+    EmitRemark(RemarkKind::kMissed, "NotExpressibleInHlsl", nullptr, nullptr,
+               "the output is emitted as HLSL, which has no SubgroupId or "
+               "NumSubgroups: the rewrite's lane layout and its check that every "
+               "subgroup is full cannot be written in it");
     return Status::SuccessWithoutChange;
   }
   std::string membership;

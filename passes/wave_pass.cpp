@@ -50,14 +50,19 @@ std::string WavePass::ModuleRefusal(std::string* why) {
     return "KernelModule";
   }
   if (config_.target_env == SPV_ENV_VULKAN_1_0 ||
-      spvVersionForTargetEnv(config_.target_env) <
-          SPV_SPIRV_VERSION_WORD(1, 3) ||
-      version < SPV_SPIRV_VERSION_WORD(1, 3)) {
-    *why = "the target (" + TargetEnvName(config_.target_env) + ", SPIR-V " +
-           std::to_string((version >> 16) & 0xff) + "." +
-           std::to_string((version >> 8) & 0xff) +
-           ") has no subgroup operations; they need Vulkan 1.1 / SPIR-V 1.3";
+      spvVersionForTargetEnv(config_.target_env) < SPV_SPIRV_VERSION_WORD(1, 3)) {
+    *why = "the target " + TargetEnvName(config_.target_env) +
+           " has no subgroup operations; they need Vulkan 1.1 or SPIR-V 1.3";
     return "TargetLacksSubgroupOps";
+  }
+  if (version < SPV_SPIRV_VERSION_WORD(1, 3)) {
+    *why = "the module is SPIR-V " + std::to_string((version >> 16) & 0xff) + "." +
+           std::to_string((version >> 8) & 0xff) +
+           ", and subgroup operations need SPIR-V 1.3, which the target " +
+           TargetEnvName(config_.target_env) +
+           " allows: raise the module's version (waveopt::RegisterPass and "
+           "Optimize() do)";
+    return "ModuleVersionLacksSubgroupOps";
   }
   if (config_.subgroup_size == 1) {
     *why = "--subgroup-size=1 promises one lane per subgroup: nothing to "

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "source/opt/pass.h"
-#include "waveopt/waveopt.h"
+#include "waveopt/config.h"
 
 namespace waveopt {
 
@@ -42,9 +42,12 @@ class WavePass : public spvtools::opt::Pass {
   std::string NameOf(uint32_t id);
 
   // Why no subgroup-operation rewrite can happen in this module at all:
-  // "KernelModule", "TargetLacksSubgroupOps" (Vulkan 1.0, SPIR-V < 1.3) or
-  // "SubgroupSizeOne" (a promise of one lane); "" when rewrites may happen.
-  // |why| gets the sentence for the remark.
+  // "KernelModule", "TargetLacksSubgroupOps" (the target is Vulkan 1.0 or
+  // SPIR-V < 1.3), "ModuleVersionLacksSubgroupOps" (the module is older than
+  // SPIR-V 1.3 and nothing raised it: the registry's wrapper does, so only a
+  // pass made without the registry says this) or "SubgroupSizeOne" (a
+  // promise of one lane); "" when rewrites may happen. |why| gets the
+  // sentence for the remark.
   std::string ModuleRefusal(std::string* why);
 
   // A new empty block (a fresh label, known to the def-use and

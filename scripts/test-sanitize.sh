@@ -34,12 +34,15 @@ export MESA_SHADER_CACHE_DISABLE=true LP_NUM_THREADS=1
 #   -O on a test shader); glibc's malloc variables (determinism) do nothing
 #   under ASan; the fuzz targets run -O over every test shader here anyway
 #   (their seeds).
+# - robustness/reemit.test: SPIRV-Cross and glslang taking the rewrites
+#   back to GLSL/HLSL, ~340 runs of waveopt; what it checks is the tools'
+#   output, not memory safety, and it ran unsanitized moments ago.
 # - waverun's and the simulator's functional tests (test/lit/waverun, sim):
 #   test infrastructure whose time goes to lavapipe's and ACO's
 #   uninstrumented code; waverun's errors and robustness tests stay.
 # - bench_smoke and amd_occupancy: lavapipe and ACO again (see above), and
 #   diff/install_and_consume (header).
-export LIT_FILTER_OUT=':: (robustness/(sweeps|many_functions)\.test|sim/|waverun/(?!errors\.test|robustness\.test))'
+export LIT_FILTER_OUT=':: (robustness/(sweeps|many_functions|reemit)\.test|sim/|waverun/(?!errors\.test|robustness\.test))'
 # Leaks: glslang, SPIRV-Tools and Mesa keep process-lifetime tables, and the
 # CLI leaves through exit() on its error paths; everything else is reported
 # and fatal.

@@ -12,6 +12,7 @@
 // the next starts, as on lavapipe and GPUs with structured reconvergence.
 #include "lib/sim/machine.h"
 #include "lib/sim/half.h"
+#include "lib/sim/race.h"
 #include "lib/sim/texel.h"
 
 #include <spirv/unified1/GLSL.std.450.h>
@@ -20,6 +21,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <spirv/unified1/spirv.hpp>
 #include <type_traits>
 
@@ -183,6 +185,7 @@ struct MemObj {
   uint64_t address = 0;          // device buffers: the address of byte 0
   bool device = false;           // a device buffer
   std::vector<uint32_t> table;   // kTable
+  bool tracked = false;          // shared memory a race can happen in (Launch::detect_races)
   // Memory that Vulkan's robustness2 covers: out-of-bounds loads give zero.
   bool Robust() const {
     return kind == Kind::kBuffer || kind == Kind::kImage || kind == Kind::kEmpty ||
@@ -252,6 +255,14 @@ class Machine {
     return &objs_[o];
   }
   void LoadValue(uint32_t type, bool expl, const MemObj& o, uint64_t off, uint64_t* out);
+  // Copies |n| bytes of |v| (little-endian) to |off| of |o|, telling the race
+  // detector first.
+  void WriteBytes(MemObj& o, uint64_t off, const void* v, uint32_t n) {
+    if (race_ && o.tracked) {
+      race_->Write(ObjIndex(o), o.data, off, n, static_cast<const uint8_t*>(v), cur_inv_, false);
+    }
+    std::memcpy(o.data + off, v, n);
+  }
   void StoreValue(uint32_t type, bool expl, MemObj& o, uint64_t off, const uint64_t* in);
   // Loads/stores through |ptr| (a pointer of pointer type |ptr_type|) for
   // one invocation; false on a null pointer (error set).
@@ -259,6 +270,16 @@ class Machine {
   bool Store(uint32_t ptr_type, uint64_t ptr, const uint64_t* in);
   bool AccessChain(const Inst& in, const uint32_t* invs, uint32_t n, bool ptr_chain);
 
+  // Counts an access of |size| bytes at |off| of |o| (may be null) outside
+  // its memory.
+  void CountOutOfBounds(const MemObj* o, uint64_t off, uint64_t size) {
+    if (!counters_) return;
+    ++counters_->out_of_bounds;
+    if (o != nullptr && o->kind == MemObj::Kind::kWild) ++counters_->wild_pointer_accesses;
+    if (o != nullptr && o->device && off <= kOffsetMask - size) {
+      counters_->device_overrun = std::max(counters_->device_overrun, off + size - o->size);
+    }
+  }
   // Cost accounting for one memory instruction of the current subgroup:
   // per active lane, the pointer and byte count.
   void Account(const std::vector<std::pair<uint64_t, uint64_t>>& accesses, bool atomic);
@@ -314,6 +335,10 @@ class Machine {
   }
 
   void InitWorkgroup(uint32_t wx, uint32_t wy, uint32_t wz);
+  // Race detection (Launch::detect_races).
+  uint32_t ObjIndex(const MemObj& o) const { return static_cast<uint32_t>(&o - objs_.data()); }
+  void StartRaceDetection();
+  void ReportRace(Counters* counters) const;
 
   const Instance& I_;
   const ModuleData& m_;
@@ -341,8 +366,11 @@ class Machine {
   std::vector<uint32_t> device_objs_;  // device buffers, by address
   std::vector<uint64_t> inst_subgroups_, inst_lanes_;  // by Inst::index
   uint64_t junk_ = 0;  // the junk byte pattern (Launch::junk_seed), 0: none
-  // Current subgroup (for subgroup operations).
+  // Current subgroup (for subgroup operations), and the local invocation
+  // whose memory access runs (for race detection).
   Subgroup* cur_ = nullptr;
+  uint32_t cur_inv_ = 0;
+  std::unique_ptr<RaceDetector> race_;
   LaneMask active_mask_;
   std::vector<uint64_t> tmp_;
 };
@@ -1394,7 +1422,7 @@ int Machine::Ext(const Inst& in, const uint32_t* invs, uint32_t n) {
       const TypeInfo& ot = I_.Scalar(I_.types[ptype].elem);
       std::vector<uint64_t> second(s);
       for (uint32_t l = 0; l < n; ++l) {
-        uint32_t inv = invs[l];
+        uint32_t inv = cur_inv_ = invs[l];
         for (uint32_t k = 0; k < s; ++k) {
           double x = ToDouble(R(a[0], k, inv), w);
           if (e == GLSLstd450Modf) {
@@ -1510,6 +1538,7 @@ void Machine::LoadValue(uint32_t type, bool expl, const MemObj& o, uint64_t off,
   switch (t.kind) {
     case TypeKind::kBool: {
       uint32_t v = 0;
+      if (race_ && o.tracked) race_->Read(ObjIndex(o), o.data, off, 4, cur_inv_, false);
       std::memcpy(&v, o.data + off, 4);
       out[0] = v != 0;
       return;
@@ -1518,7 +1547,9 @@ void Machine::LoadValue(uint32_t type, bool expl, const MemObj& o, uint64_t off,
     case TypeKind::kFloat:
     case TypeKind::kPointer: {
       uint64_t v = 0;
-      std::memcpy(&v, o.data + off, t.kind == TypeKind::kPointer ? 8 : t.width / 8);
+      uint32_t bytes = t.kind == TypeKind::kPointer ? 8 : t.width / 8;
+      if (race_ && o.tracked) race_->Read(ObjIndex(o), o.data, off, bytes, cur_inv_, false);
+      std::memcpy(&v, o.data + off, bytes);
       if (t.kind == TypeKind::kPointer && t.storage == spv::StorageClassPhysicalStorageBuffer) {
         v = RawToPtr(v);
       }
@@ -1571,16 +1602,16 @@ void Machine::StoreValue(uint32_t type, bool expl, MemObj& o, uint64_t off, cons
   switch (t.kind) {
     case TypeKind::kBool: {
       uint32_t v = in[0] != 0;
-      std::memcpy(o.data + off, &v, 4);
+      WriteBytes(o, off, &v, 4);
       return;
     }
     case TypeKind::kInt:
     case TypeKind::kFloat:
-      std::memcpy(o.data + off, &in[0], t.width / 8);
+      WriteBytes(o, off, &in[0], t.width / 8);
       return;
     case TypeKind::kPointer: {
       uint64_t v = t.storage == spv::StorageClassPhysicalStorageBuffer ? PtrToRaw(in[0]) : in[0];
-      std::memcpy(o.data + off, &v, 8);
+      WriteBytes(o, off, &v, 8);
       return;
     }
     case TypeKind::kVector: {
@@ -1645,10 +1676,7 @@ bool Machine::Load(uint32_t ptr_type, uint64_t ptr, uint64_t* out) {
     } else {
       I_.Poison(pt.elem, out);
     }
-    if (counters_) {
-      ++counters_->out_of_bounds;
-      if (o != nullptr && o->kind == MemObj::Kind::kWild) ++counters_->wild_pointer_accesses;
-    }
+    CountOutOfBounds(o, off, size);
     return true;
   }
   LoadValue(pt.elem, expl, *o, off, out);
@@ -1669,10 +1697,7 @@ bool Machine::Store(uint32_t ptr_type, uint64_t ptr, const uint64_t* in) {
     return Fail("a store to a descriptor or to push constants");
   }
   if (o == nullptr || off + size > o->size || off > o->size) {
-    if (counters_) {
-      ++counters_->out_of_bounds;
-      if (o != nullptr && o->kind == MemObj::Kind::kWild) ++counters_->wild_pointer_accesses;
-    }
+    CountOutOfBounds(o, off, size);
     return true;
   }
   StoreValue(pt.elem, expl, *o, off, in);
@@ -1877,6 +1902,10 @@ bool Machine::ReadTexel(const MemObj& o, int64_t x, int64_t y, int64_t z, uint64
   }
   uint64_t texel = (static_cast<uint64_t>(z) * o.height + static_cast<uint64_t>(y)) * o.width +
                    static_cast<uint64_t>(x);
+  if (race_ && o.tracked) {
+    race_->Read(ObjIndex(o), o.data, texel * TexelBytes(o.format), TexelBytes(o.format), cur_inv_,
+                false);
+  }
   DecodeTexel(o.format, o.data + texel * TexelBytes(o.format), out);
   return true;
 }
@@ -1888,6 +1917,12 @@ void Machine::WriteTexel(MemObj& o, int64_t x, int64_t y, int64_t z, const uint6
   }
   uint64_t texel = (static_cast<uint64_t>(z) * o.height + static_cast<uint64_t>(y)) * o.width +
                    static_cast<uint64_t>(x);
+  if (race_ && o.tracked) {
+    uint8_t bytes[16] = {};
+    EncodeTexel(o.format, in, bytes);
+    WriteBytes(o, texel * TexelBytes(o.format), bytes, TexelBytes(o.format));
+    return;
+  }
   EncodeTexel(o.format, in, o.data + texel * TexelBytes(o.format));
 }
 
@@ -2074,7 +2109,7 @@ bool Machine::Image(const Inst& in, Subgroup* sg, Frame* f, bool* handled) {
       const TypeInfo& it = ImageTypeOf(o[0]);
       uint32_t rn = I_.types[in.type].slots;
       for (uint32_t lane : f->active) {
-        uint32_t inv = sg->base + lane;
+        uint32_t inv = cur_inv_ = sg->base + lane;
         MemObj* img;
         if (!image_handle(inv, &img)) return false;
         int64_t lod = in.op == spv::OpImageQuerySizeLod ? icomp(o[1], 0, inv) : 0;
@@ -2116,7 +2151,7 @@ bool Machine::Image(const Inst& in, Subgroup* sg, Frame* f, bool* handled) {
     case spv::OpImageQueryLevels:
     case spv::OpImageQuerySamples:
       for (uint32_t lane : f->active) {
-        uint32_t inv = sg->base + lane;
+        uint32_t inv = cur_inv_ = sg->base + lane;
         MemObj* img;
         if (!image_handle(inv, &img)) return false;
         R(in.result, 0, inv) = img->kind == MemObj::Kind::kEmpty ? 0 : 1;
@@ -2129,7 +2164,7 @@ bool Machine::Image(const Inst& in, Subgroup* sg, Frame* f, bool* handled) {
       if (!ParseImageOperands(in, 2, &ops, &error)) return Fail(error);
       if (ops.sample != 0) return Fail(OpcodeName(in.op) + " with a Sample operand (multisampled images)");
       for (uint32_t lane : f->active) {
-        uint32_t inv = sg->base + lane;
+        uint32_t inv = cur_inv_ = sg->base + lane;
         MemObj* img;
         if (!image_handle(inv, &img)) return false;
         int64_t c[3];
@@ -2170,7 +2205,7 @@ bool Machine::Image(const Inst& in, Subgroup* sg, Frame* f, bool* handled) {
       }
       uint32_t spatial = it.image_dim == spv::Dim1D ? 1 : it.image_dim == spv::Dim2D ? 2 : 3;
       for (uint32_t lane : f->active) {
-        uint32_t inv = sg->base + lane;
+        uint32_t inv = cur_inv_ = sg->base + lane;
         MemObj* img;
         if (!image_handle(inv, &img)) return false;
         float u[4];
@@ -2244,7 +2279,7 @@ bool Machine::Image(const Inst& in, Subgroup* sg, Frame* f, bool* handled) {
       if (!ParseImageOperands(in, 3, &ops, &error)) return Fail(error);
       if (ops.sample != 0) return Fail("OpImageWrite with a Sample operand (multisampled images)");
       for (uint32_t lane : f->active) {
-        uint32_t inv = sg->base + lane;
+        uint32_t inv = cur_inv_ = sg->base + lane;
         MemObj* img;
         if (!image_handle(inv, &img)) return false;
         int64_t c[3];
@@ -2275,7 +2310,7 @@ bool Machine::Image(const Inst& in, Subgroup* sg, Frame* f, bool* handled) {
       // ops: pointer to the image variable (or descriptor), coordinate, sample.
       const TypeInfo& it = I_.types[I_.types[I_.value_type[o[0]]].elem];
       for (uint32_t lane : f->active) {
-        uint32_t inv = sg->base + lane;
+        uint32_t inv = cur_inv_ = sg->base + lane;
         uint64_t vptr = R(o[0], 0, inv);
         uint64_t h = vptr >> kObjShift;
         MemObj* mo = ImageObj(h);
@@ -2328,7 +2363,7 @@ bool Machine::Memory(const Inst& in, Subgroup* sg, Frame* f, bool* handled) {
       uint64_t off = f->frame_base + I_.local_offset.at(in.result);
       uint32_t pointee = I_.types[in.type].elem;
       for (uint32_t lane : f->active) {
-        uint32_t inv = sg->base + lane;
+        uint32_t inv = cur_inv_ = sg->base + lane;
         uint64_t ptr = (uint64_t{inv_obj_base_ + inv} << kObjShift) | off;
         R(in.result, 0, inv) = ptr;
         MemObj& mo = objs_[inv_obj_base_ + inv];
@@ -2350,7 +2385,7 @@ bool Machine::Memory(const Inst& in, Subgroup* sg, Frame* f, bool* handled) {
       uint64_t size = I_.SizeOf(in.type, expl);
       tmp_.resize(std::max<uint32_t>(vt.slots, 1));
       for (uint32_t lane : f->active) {
-        uint32_t inv = sg->base + lane;
+        uint32_t inv = cur_inv_ = sg->base + lane;
         uint64_t ptr = R(o[0], 0, inv);
         if (vt.kind == TypeKind::kImage || vt.kind == TypeKind::kSampledImage ||
             vt.kind == TypeKind::kSampler) {
@@ -2380,7 +2415,7 @@ bool Machine::Memory(const Inst& in, Subgroup* sg, Frame* f, bool* handled) {
       uint32_t ns = I_.types[vt].slots;
       tmp_.resize(std::max<uint32_t>(ns, 1));
       for (uint32_t lane : f->active) {
-        uint32_t inv = sg->base + lane;
+        uint32_t inv = cur_inv_ = sg->base + lane;
         uint64_t ptr = R(o[0], 0, inv);
         for (uint32_t k = 0; k < ns; ++k) tmp_[k] = R(o[1], k, inv);
         if (!Store(ptype, ptr, tmp_.data())) return false;
@@ -2396,7 +2431,7 @@ bool Machine::Memory(const Inst& in, Subgroup* sg, Frame* f, bool* handled) {
       tmp_.resize(std::max<uint32_t>(I_.types[vt].slots, 1));
       std::vector<std::pair<uint64_t, uint64_t>> acc_s, acc_d;
       for (uint32_t lane : f->active) {
-        uint32_t inv = sg->base + lane;
+        uint32_t inv = cur_inv_ = sg->base + lane;
         if (!Load(stype, R(o[1], 0, inv), tmp_.data())) return false;
         if (!Store(dtype, R(o[0], 0, inv), tmp_.data())) return false;
         acc_s.push_back(
@@ -2423,7 +2458,7 @@ bool Machine::Memory(const Inst& in, Subgroup* sg, Frame* f, bool* handled) {
       const TypeInfo& at = I_.types[st.members[member]];
       uint64_t stride = at.array_stride ? at.array_stride : I_.types[at.elem].esize;
       for (uint32_t lane : f->active) {
-        uint32_t inv = sg->base + lane;
+        uint32_t inv = cur_inv_ = sg->base + lane;
         uint64_t off;
         MemObj* mo = Obj(R(o[0], 0, inv), &off);
         uint64_t start = off + st.eoffsets[member];
@@ -2466,7 +2501,7 @@ bool Machine::Atomic(const Inst& in, Subgroup* sg, Frame* f) {
   }
   std::vector<std::pair<uint64_t, uint64_t>> acc;
   for (uint32_t lane : f->active) {
-    uint32_t inv = sg->base + lane;
+    uint32_t inv = cur_inv_ = sg->base + lane;
     uint64_t ptr = R(o[0], 0, inv);
     uint64_t off;
     MemObj* mo = Obj(ptr, &off);
@@ -2481,10 +2516,7 @@ bool Machine::Atomic(const Inst& in, Subgroup* sg, Frame* f) {
     bool oob = mo == nullptr || off + bytes > mo->size || off > mo->size;
     uint64_t old = 0;
     if (oob) {
-      if (counters_) {
-        ++counters_->out_of_bounds;
-        if (mo != nullptr && mo->kind == MemObj::Kind::kWild) ++counters_->wild_pointer_accesses;
-      }
+      CountOutOfBounds(mo, off, bytes);
       old = mo != nullptr && mo->Robust() ? 0 : I_.poison & mask;
     } else {
       std::memcpy(&old, mo->data + off, bytes);
@@ -2553,6 +2585,15 @@ bool Machine::Atomic(const Inst& in, Subgroup* sg, Frame* f) {
         break;
       default:
         return Fail("unsupported instruction " + OpcodeName(in.op));
+    }
+    if (race_ && mo != nullptr && mo->tracked && !oob) {
+      uint32_t obj = ObjIndex(*mo);
+      if (write) {
+        race_->Write(obj, mo->data, off, bytes, reinterpret_cast<const uint8_t*>(&nv), inv, true);
+      } else {
+        race_->Read(obj, mo->data, off, bytes, inv, true);
+      }
+      race_->Synchronize(obj, off, inv);
     }
     if (write && !oob) std::memcpy(mo->data + off, &nv, bytes);
     if (in.result) R(in.result, 0, inv) = old;
@@ -3032,6 +3073,7 @@ bool Machine::ExecBlockInst(Subgroup* sg, Frame* f, const Inst& in, Step* step) 
         *step = Step::kBarrier;
         return true;
       }
+      if (scope == spv::ScopeSubgroup && race_) race_->SubgroupBarrier(sg->base, sg->count);
       if (scope == spv::ScopeSubgroup || scope == spv::ScopeInvocation) return true;
       return Fail("OpControlBarrier with execution scope " + std::to_string(scope) +
                   " is not supported");
@@ -3186,6 +3228,58 @@ Step Machine::RunSubgroup(Subgroup* sg) {
 // ---------------------------------------------------------------------------
 // Dispatch.
 
+void Machine::StartRaceDetection() {
+  std::vector<uint64_t> bytes(objs_.size(), 0);
+  for (size_t i = 0; i < objs_.size(); ++i) {
+    if (objs_[i].tracked) bytes[i] = objs_[i].size;
+  }
+  std::vector<uint32_t> subgroup_of(wg_size_, 0);
+  for (size_t s = 0; s < layout_.size(); ++s) {
+    for (uint32_t l = 0; l < layout_[s].second; ++l) {
+      subgroup_of[layout_[s].first + l] = static_cast<uint32_t>(s);
+    }
+  }
+  race_.reset(new RaceDetector(std::move(bytes), std::move(subgroup_of)));
+}
+
+// Fills |counters|' race fields from the detector: the first race's
+// resource (or workgroup variable) and the two invocations' ids.
+void Machine::ReportRace(Counters* counters) const {
+  counters->races = race_->races();
+  if (counters->races == 0) return;
+  const RaceDetector::Found& f = race_->first();
+  Race& r = counters->race;
+  r.offset = f.offset;
+  if (f.obj >= 1 && f.obj < 1 + resources_->size()) {
+    r.resource = static_cast<int32_t>(f.obj - 1);
+  } else {
+    r.resource = -1;
+    for (const GlobalVar& g : I_.globals) {
+      if (g.storage != spv::StorageClassWorkgroup || f.offset < g.offset ||
+          f.offset >= g.offset + I_.types[g.pointee].nsize) {
+        continue;
+      }
+      auto name = m_.names.find(g.id);
+      r.variable = name == m_.names.end() ? std::string() : name->second;
+      r.offset = f.offset - g.offset;
+      break;
+    }
+  }
+  const uint32_t* ls = I_.local_size;
+  const uint32_t* n = launch_->workgroups;
+  for (int k = 0; k < 2; ++k) {
+    uint32_t w = f.workgroup[k], i = f.invocation[k];
+    uint32_t wid[3] = {w % n[0], (w / n[0]) % n[1], w / (n[0] * n[1])};
+    uint32_t lid[3] = {i % ls[0], (i / ls[0]) % ls[1], i / (ls[0] * ls[1])};
+    for (int d = 0; d < 3; ++d) {
+      r.workgroup[k][d] = wid[d];
+      r.local[k][d] = lid[d];
+      r.global[k][d] = wid[d] * ls[d] + lid[d];
+    }
+    r.wrote[k] = f.wrote[k];
+  }
+}
+
 void Machine::InitWorkgroup(uint32_t wx, uint32_t wy, uint32_t wz) {
   wg_id_[0] = wx;
   wg_id_[1] = wy;
@@ -3314,6 +3408,8 @@ bool Machine::Dispatch(const Launch& launch, std::vector<Resource>* resources, C
     mo.linear = r.kind == K::kUniformTexelBuffer || r.kind == K::kStorageTexelBuffer;
     mo.device = r.kind == K::kDeviceBuffer;
     mo.address = r.device_address;
+    mo.tracked = r.kind == K::kStorageBuffer || r.kind == K::kDeviceBuffer ||
+                 r.kind == K::kStorageImage || r.kind == K::kStorageTexelBuffer;
     std::string where = r.kind == K::kDeviceBuffer
                             ? "the device buffer at address " + std::to_string(r.device_address)
                             : "binding " + std::to_string(r.set) + "." + std::to_string(r.binding);
@@ -3374,6 +3470,7 @@ bool Machine::Dispatch(const Launch& launch, std::vector<Resource>* resources, C
     mo.kind = MemObj::Kind::kWorkgroup;
     mo.data = workgroup_mem_.data();
     mo.size = I_.workgroup_arena;
+    mo.tracked = true;
     objs_.push_back(mo);
   }
   inv_obj_base_ = static_cast<uint32_t>(objs_.size());
@@ -3506,10 +3603,13 @@ bool Machine::Dispatch(const Launch& launch, std::vector<Resource>* resources, C
     }
   }
   uint32_t num_sg = static_cast<uint32_t>(layout_.size());
+  if (launch.detect_races) StartRaceDetection();
+  uint32_t linear = 0;
   for (uint32_t wz = 0; wz < launch.workgroups[2]; ++wz) {
     for (uint32_t wy = 0; wy < launch.workgroups[1]; ++wy) {
       for (uint32_t wx = 0; wx < launch.workgroups[0]; ++wx) {
         InitWorkgroup(wx, wy, wz);
+        if (race_) race_->StartWorkgroup(linear++, wg_obj_);
         std::vector<Subgroup> sgs(num_sg);
         for (uint32_t s = 0; s < num_sg; ++s) {
           Subgroup& sg = sgs[s];
@@ -3544,10 +3644,12 @@ bool Machine::Dispatch(const Launch& launch, std::vector<Resource>* resources, C
           }
           if (!waiting) break;
           if (counters_) ++counters_->barriers;
+          if (race_) race_->WorkgroupBarrier();
         }
       }
     }
   }
+  if (race_) ReportRace(counters_);
   if (counters_ && !inst_subgroups_.empty()) {
     for (const Function& fn : m_.functions) {
       for (const Inst& in : fn.insts) {

@@ -8,25 +8,12 @@
 #include <set>
 #include <spirv/unified1/spirv.hpp>
 
+#include "lib/sim/binary.h"
 #include "lib/sim/machine.h"
 
 namespace waveopt {
 namespace sim {
 namespace {
-
-constexpr uint32_t kMagic = 0x07230203u;
-
-std::string LiteralString(const uint32_t* w, uint32_t n) {
-  std::string s;
-  for (uint32_t i = 0; i < n; ++i) {
-    for (int b = 0; b < 4; ++b) {
-      char c = static_cast<char>((w[i] >> (8 * b)) & 0xff);
-      if (c == '\0') return s;
-      s.push_back(c);
-    }
-  }
-  return s;
-}
 
 bool IsTerminator(uint32_t op) {
   switch (op) {
@@ -123,40 +110,24 @@ bool IsExplicitStorage(uint32_t storage) {
 bool ModuleData::Parse(const std::vector<uint32_t>& in_words, const std::string& entry,
                        std::string* error) {
   words = in_words;
-  if (words.size() < 5 || words[0] != kMagic) {
-    *error = "not a SPIR-V module (bad magic number or too short)";
-    return false;
-  }
-  bound = words[3];
+  bound = words.size() >= 5 ? words[3] : 0;
   Function* fn = nullptr;
   Block* block = nullptr;
   bool found_entry = false;
   uint32_t entry_id = 0;
   std::vector<std::pair<uint32_t, std::vector<uint32_t>>> modes;  // (fn, words)
   std::unordered_map<uint32_t, std::vector<uint32_t>> group_decorations;
-  for (size_t i = 5; i < words.size();) {
-    uint32_t op = words[i] & 0xffffu;
-    uint32_t wc = words[i] >> 16;
-    if (wc == 0 || i + wc > words.size()) {
-      *error = "malformed SPIR-V: bad instruction word count at word " + std::to_string(i);
-      return false;
-    }
+  bool ok = ReadBinary(words, [&](const BinaryInstruction& bi) {
     Inst in;
-    in.op = op;
-    bool has_result = false, has_type = false;
-    spv::HasResultAndType(static_cast<spv::Op>(op), &has_result, &has_type);
-    uint32_t k = 1;
-    if (has_type && k < wc) in.type = words[i + k++];
-    if (has_result && k < wc) in.result = words[i + k++];
-    in.ops = words.data() + i + k;
-    in.num_ops = wc - k;
-    in.word = static_cast<uint32_t>(i);
-    const uint32_t* w = words.data() + i + 1;  // all operands, raw
-    i += wc;
-    if (in.result >= bound && in.result != 0) {
-      *error = "malformed SPIR-V: id " + std::to_string(in.result) + " is not below the bound";
-      return false;
-    }
+    in.op = bi.op;
+    in.type = bi.type;
+    in.result = bi.result;
+    in.ops = bi.ops;
+    in.num_ops = bi.num_ops;
+    in.word = bi.word;
+    uint32_t op = bi.op;
+    uint32_t wc = bi.word_count;
+    const uint32_t* w = bi.words;  // all operands, raw
     switch (op) {
       case spv::OpCapability:
       case spv::OpExtension:
@@ -165,7 +136,6 @@ bool ModuleData::Parse(const std::vector<uint32_t>& in_words, const std::string&
       case spv::OpSourceContinued:
       case spv::OpSourceExtension:
       case spv::OpString:
-      case spv::OpName:
       case spv::OpMemberName:
       case spv::OpModuleProcessed:
       case spv::OpLine:
@@ -174,12 +144,15 @@ bool ModuleData::Parse(const std::vector<uint32_t>& in_words, const std::string&
       case spv::OpDecorateString:
       case spv::OpMemberDecorateString:
       case spv::OpDecorationGroup:
-        continue;
+        return true;
+      case spv::OpName:
+        if (wc >= 3) names[w[0]] = LiteralString(w + 1, wc - 2);
+        return true;
       case spv::OpExtInstImport: {
         std::string name = LiteralString(in.ops, in.num_ops);
         if (name == "GLSL.std.450") glsl_set = in.result;
         if (name.rfind("NonSemantic.", 0) == 0) ignored_sets.push_back(in.result);
-        continue;
+        return true;
       }
       case spv::OpEntryPoint: {
         std::string name = LiteralString(w + 2, wc - 3);
@@ -188,12 +161,12 @@ bool ModuleData::Parse(const std::vector<uint32_t>& in_words, const std::string&
           found_entry = true;
           entry_id = w[1];
         }
-        continue;
+        return true;
       }
       case spv::OpExecutionMode:
       case spv::OpExecutionModeId:
         modes.push_back({w[0], std::vector<uint32_t>(w + 1, w + wc - 1)});
-        continue;
+        return true;
       case spv::OpDecorate:
       case spv::OpDecorateId: {
         Decorations& d = deco[w[0]];
@@ -209,7 +182,7 @@ bool ModuleData::Parse(const std::vector<uint32_t>& in_words, const std::string&
         if (kind == spv::DecorationArrayStride) d.array_stride = arg;
         if (kind == spv::DecorationBlock) d.block = true;
         if (kind == spv::DecorationBufferBlock) d.buffer_block = true;
-        continue;
+        return true;
       }
       case spv::OpMemberDecorate: {
         MemberDecorations& d = member_deco[{w[0], w[1]}];
@@ -221,7 +194,7 @@ bool ModuleData::Parse(const std::vector<uint32_t>& in_words, const std::string&
         }
         if (kind == spv::DecorationMatrixStride) d.matrix_stride = arg;
         if (kind == spv::DecorationRowMajor) d.row_major = true;
-        continue;
+        return true;
       }
       case spv::OpGroupDecorate:
       case spv::OpGroupMemberDecorate:
@@ -233,27 +206,27 @@ bool ModuleData::Parse(const std::vector<uint32_t>& in_words, const std::string&
         fn->id = in.result;
         fn->return_type = in.type;
         block = nullptr;
-        continue;
+        return true;
       case spv::OpFunctionEnd:
         fn = nullptr;
         block = nullptr;
-        continue;
+        return true;
       default:
         break;
     }
     if (fn == nullptr) {
       if (op == spv::OpExtInst &&
           std::find(ignored_sets.begin(), ignored_sets.end(), in.ops[0]) != ignored_sets.end()) {
-        continue;
+        return true;
       }
       globals.push_back(in);
-      continue;
+      return true;
     }
     in.index = num_function_insts++;
     if (op == spv::OpFunctionParameter) {
       fn->params.push_back(in.result);
       fn->insts.push_back(in);
-      continue;
+      return true;
     }
     if (op == spv::OpLabel) {
       fn->block_index[in.result] = static_cast<uint32_t>(fn->blocks.size());
@@ -261,9 +234,16 @@ bool ModuleData::Parse(const std::vector<uint32_t>& in_words, const std::string&
       block = &fn->blocks.back();
       block->label = in.result;
       block->begin = block->end = static_cast<uint32_t>(fn->insts.size());
-      continue;
+      return true;
     }
     if (block == nullptr) {
+      // SPIRV-Tools writes a DebugNoScope between a function's last
+      // terminator and OpFunctionEnd when the scope changes there; it
+      // carries no semantics.
+      if (op == spv::OpExtInst &&
+          std::find(ignored_sets.begin(), ignored_sets.end(), in.ops[0]) != ignored_sets.end()) {
+        return true;
+      }
       *error = "malformed SPIR-V: " + OpcodeName(op) + " outside a block";
       return false;
     }
@@ -271,7 +251,9 @@ bool ModuleData::Parse(const std::vector<uint32_t>& in_words, const std::string&
     fn->insts.push_back(in);
     block->end = static_cast<uint32_t>(fn->insts.size());
     if (IsTerminator(op)) block = nullptr;
-  }
+      return true;
+  }, error);
+  if (!ok) return false;
   if (!found_entry) {
     *error = entry.empty() ? "the module has no GLCompute entry point"
                            : "the module has no GLCompute entry point '" + entry + "'";

@@ -83,6 +83,7 @@ class ModuleData {
   uint32_t num_function_insts = 0;         // Inst::index runs to this
   uint32_t glsl_set = 0;                   // GLSL.std.450 import id
   std::vector<uint32_t> ignored_sets;      // NonSemantic.* imports
+  std::unordered_map<uint32_t, std::string> names;  // OpName
 };
 
 enum class TypeKind {

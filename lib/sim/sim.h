@@ -90,6 +90,26 @@ struct Launch {
   uint64_t junk_seed = 0;
   // Fill Counters::instruction_counts.
   bool count_instructions = false;
+  // Look for data races (Counters::races, Counters::race): conflicting
+  // accesses by different invocations that no barrier or atomic orders
+  // (docs/sim.md#races). Costs memory per word accessed and time per access.
+  bool detect_races = false;
+};
+
+// A data race: two accesses to the same bytes, the earlier in the simulation
+// first; at least one wrote, and nothing ordered them.
+struct Race {
+  // Where: the resource of index |resource| in Run's |resources| (for
+  // images and texel buffers |offset| is into the packed texels), or, when
+  // |resource| is -1, workgroup memory: the variable |variable| (its OpName,
+  // may be empty) with |offset| bytes into it.
+  int32_t resource = -1;
+  std::string variable;
+  uint64_t offset = 0;  // the first byte of the 4-byte word
+  uint32_t workgroup[2][3] = {{0, 0, 0}, {0, 0, 0}};  // WorkgroupId
+  uint32_t local[2][3] = {{0, 0, 0}, {0, 0, 0}};      // LocalInvocationId
+  uint32_t global[2][3] = {{0, 0, 0}, {0, 0, 0}};     // GlobalInvocationId
+  bool wrote[2] = {false, false};
 };
 
 // The cost of one dispatch; every count is deterministic. "Memory" means
@@ -131,9 +151,17 @@ struct Counters {
   // Accesses through a device address that lies in no buffer (counted in
   // out_of_bounds too).
   uint64_t wild_pointer_accesses = 0;
+  // The farthest an access through a device address reached past the end of
+  // its buffer, in bytes (0: none did). Not in Format().
+  uint64_t device_overrun = 0;
   // With Launch::count_instructions: every instruction that ran, in module
   // order.
   std::vector<InstructionCount> instruction_counts;
+  // With Launch::detect_races: racing accesses found (each access that
+  // conflicts with an earlier one counts once per conflicting word and
+  // earlier access), and the first.
+  uint64_t races = 0;
+  Race race;
 
   // One counter per line, "name value", in a fixed order.
   std::string Format() const;

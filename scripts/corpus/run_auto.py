@@ -3,7 +3,7 @@
 runs and why the rest does not.
 
   scripts/corpus/run_auto.py CORPUS_DIR [--bin DIR] [--out DIR] [--jobs N]
-                             [--timeout S] [--sim-limit N] [--stages run,sim,diff]
+                             [--timeout S] [--sim-limit N] [--stages run,sim,diff,verdicts]
                              [--diff-one-variant] [--only REGEX] [--limit N] [--summary]
 
 CORPUS_DIR holds compiled modules (spv/**/<id>.raw.spv and <id>.opt.spv, as
@@ -14,7 +14,11 @@ it has no spv/). For every module:
      `waverun run --auto M --sim --subgroup-size=32` on the wave simulator;
   2. `waveopt -O M`; when a pass fired (the output differs from the input),
      `waverun diff --auto M M.waveopt.spv --widths=4,8,16` on lavapipe and
-     `--sim --widths=32,64` on the simulator, with coverage.
+     `--sim --widths=32,64` on the simulator, with coverage;
+  3. (stage `verdicts`, where a pass fired) one `waverun diff --auto` per
+     size, 4, 8, 16 on lavapipe and 32, 64 on the simulator, each timed: the
+     verdict at every size (equal and covered, not covered, race, different,
+     nondeterministic, timeout, cannot run by cause) and the seconds it took.
 
 Each run is classified (ok, or the cause of its first error line) and the
 script prints the tables docs/waverun.md quotes: modules that run, by cause
@@ -169,7 +173,63 @@ def stage_diff(path, args, out_dir):
     return rec
 
 
-STAGES = {"run": stage_run, "sim": stage_sim, "diff": stage_diff}
+VERDICT_WIDTHS = (("4", False), ("8", False), ("16", False), ("32", True), ("64", True))
+
+
+def verdict_of(rc, out):
+    """The verdict of one `diff --auto` at one size."""
+    if rc == 0:
+        if re.search(r"coverage: unknown", out):
+            return "equal, coverage unknown"
+        return "equal, covered"
+    if rc == 3:
+        return "different"
+    if rc == 4:
+        return "nondeterministic"
+    if rc == 6:
+        return "not covered"
+    if rc == 7:
+        return "race"
+    return "cannot run: " + classify(out)
+
+
+def stage_verdicts(path, args, out_dir):
+    """waveopt -O; where a pass fired, one timed diff --auto per size."""
+    import time
+    rec = {}
+    opt = opt_path(path, args, out_dir)
+    os.makedirs(os.path.dirname(opt), exist_ok=True)
+    if not os.path.exists(opt):
+        rc, out = run([os.path.join(args.bin, "waveopt"), "-O", path, "-o", opt], 600)
+        if rc != 0:
+            rec["waveopt"] = "error"
+            return rec
+    with open(path, "rb") as f, open(opt, "rb") as g:
+        rec["fired"] = f.read() != g.read()
+    if not rec["fired"]:
+        return rec
+    rec["verdicts"] = {}
+    for width, sim in VERDICT_WIDTHS:
+        cmd = [os.path.join(args.bin, "waverun"), "diff", "--auto", path, opt,
+               "--widths=" + width, "--timeout=%d" % args.timeout, "--jobs=1"]
+        if sim:
+            cmd += ["--sim", "--sim-limit=%d" % args.sim_limit]
+        start = time.time()
+        rc, out = run(cmd, args.timeout + 120)
+        seconds = time.time() - start
+        m = re.search(r"coverage: (\d+) of (\d+) instructions b adds ran", out)
+        rec["verdicts"][width] = {
+            "verdict": verdict_of(rc, out), "seconds": round(seconds, 2),
+            "coverage": [int(m.group(1)), int(m.group(2))] if m else None,
+            "tried": int(re.search(r"tried (\d+) input", out).group(1))
+            if re.search(r"tried (\d+) input", out) else None}
+        if rec["verdicts"][width]["verdict"] in ("different", "race"):
+            rec["verdicts"][width]["report"] = "\n".join(
+                l for l in out.splitlines() if "DIFFERENT" in l or "RACE" in l)[:1000]
+    return rec
+
+
+STAGES = {"run": stage_run, "sim": stage_sim, "diff": stage_diff, "verdicts": stage_verdicts}
 
 
 def table(title, counter, total):
@@ -194,6 +254,10 @@ def main():
                         help="diff only one variant (the first id) per source file and flavour")
     parser.add_argument("--only", help="only modules whose path matches this regular expression")
     parser.add_argument("--limit", type=int, default=0, help="at most this many modules")
+    parser.add_argument("--every", type=int, default=1,
+                        help="a sample: every Nth module of the fixed order")
+    parser.add_argument("--list", help="only the modules listed in this file (paths relative "
+                        "to CORPUS_DIR, one a line)")
     parser.add_argument("--summary", action="store_true", help="only print the tables of OUT")
     args = parser.parse_args()
     repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -217,6 +281,11 @@ def main():
     modules.sort(key=lambda m: hashlib.sha1(m.encode()).hexdigest())
     if args.only:
         modules = [m for m in modules if re.search(args.only, m)]
+    if args.list:
+        wanted = set(os.path.join(args.corpus, l.strip()) for l in open(args.list) if l.strip())
+        modules = [m for m in modules if m in wanted]
+    if args.every > 1:
+        modules = modules[::args.every]
     if args.limit:
         modules = modules[:args.limit]
     # One variant per source (manifest.tsv: id, repo, path, ...).
@@ -238,7 +307,7 @@ def main():
                     first_variant.add(os.path.join(args.corpus, c))
 
     results = {}
-    for stage in ("run", "sim", "diff"):
+    for stage in ("run", "sim", "diff", "verdicts"):
         path = os.path.join(out_dir, stage + ".jsonl")
         if os.path.exists(path):
             for line in open(path):
@@ -249,7 +318,7 @@ def main():
         for stage in args.stages.split(","):
             fn = STAGES[stage]
             todo = [m for m in modules if stage not in results.get(m, {}).get("_stages", set())]
-            if stage == "diff" and first_variant is not None:
+            if stage in ("diff", "verdicts") and first_variant is not None:
                 todo = [m for m in todo if m in first_variant]
             print("stage %s: %d modules to run (of %d)" % (stage, len(todo), len(modules)),
                   flush=True)
@@ -272,7 +341,57 @@ def main():
     summarize([results[m] for m in modules if m in results])
 
 
+def summarize_verdicts(results):
+    recs = [r for r in results if r.get("fired") and "verdicts" in r]
+    if not recs:
+        return
+    widths = [w for w, _ in VERDICT_WIDTHS]
+    print("\n## waverun diff --auto per size (%d modules where waveopt -O fired)\n" % len(recs))
+    classes = collections.Counter()
+    per = {w: collections.Counter() for w in widths}
+    for r in recs:
+        for w in widths:
+            per[w][r["verdicts"][w]["verdict"]] += 1
+            classes[r["verdicts"][w]["verdict"]] += 0
+    names = sorted(classes, key=lambda c: (-sum(per[w][c] for w in widths), c))
+    print("| verdict | " + " | ".join("size %s" % w for w in widths) + " |")
+    print("|---|" + "---|" * len(widths))
+    for c in names:
+        print("| %s | %s |" % (c, " | ".join(str(per[w][c]) for w in widths)))
+    print("| total | %s |" % " | ".join(str(len(recs)) for _ in widths))
+    verdict = lambda v: not v["verdict"].startswith("cannot run")
+    in_time = lambda v: v["seconds"] <= 60
+    all_verdict = sum(all(verdict(r["verdicts"][w]) and in_time(r["verdicts"][w]) for w in widths)
+                      for r in recs)
+    all_covered = sum(all(r["verdicts"][w]["verdict"] == "equal, covered" for w in widths)
+                      for r in recs)
+    print("\nA verdict within 60 s at all five sizes: %d of %d (%.1f%%); equal and covered at all "
+          "five: %d (%.1f%%)" % (all_verdict, len(recs), 100.0 * all_verdict / len(recs),
+                                all_covered, 100.0 * all_covered / len(recs)))
+    print("\n| seconds per size | " + " | ".join("size %s" % w for w in widths) + " |")
+    print("|---|" + "---|" * len(widths))
+    for label, q in (("median", 0.5), ("90th percentile", 0.9), ("max", 1.0)):
+        row = []
+        for w in widths:
+            t = sorted(r["verdicts"][w]["seconds"] for r in recs)
+            row.append("%.1f" % t[min(len(t) - 1, int(q * (len(t) - 1) + 0.5))])
+        print("| %s | %s |" % (label, " | ".join(row)))
+    print()
+    for r in recs:
+        bad = {w: r["verdicts"][w]["verdict"] for w in widths
+               if r["verdicts"][w]["verdict"] != "equal, covered"}
+        slow = {w: r["verdicts"][w]["seconds"] for w in widths if r["verdicts"][w]["seconds"] > 60}
+        if bad or slow:
+            print("- %s: %s%s" % (os.path.basename(r["module"]),
+                                 ", ".join("%s at %s" % (v, w) for w, v in bad.items()),
+                                 (" slow: " + str(slow)) if slow else ""))
+
+
 def summarize(results):
+    summarize_verdicts(results)
+    if not any("run_lavapipe" in r or "run_sim" in r or "fired" in r and "verdicts" not in r
+               for r in results):
+        return
     flavour = lambda r: "opt" if r["module"].endswith(".opt.spv") else "raw"
     ran = [r for r in results if "run_lavapipe" in r]
     n = len(ran)

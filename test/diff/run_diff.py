@@ -26,6 +26,9 @@ width or more (lavapipe's or the simulator's) and no run fails; it fails when
 none finds a difference or a run cannot run: a negative control that is not
 caught is a broken harness. (--check-sim is off here: a wrong partner may read
 inactive lanes, which the simulator poisons and lavapipe does not.)
+--expect=race: passes when waverun reports a data race in the original (exit
+7, RACE) at every size: a shader whose outputs depend on the order of racing
+accesses, where no equal verdict can be trusted.
 
 --spirv-opt-O: SHADER (GLSL, or HLSL when it ends in .hlsl: entry point main,
 SPIR-V 1.3) is compiled by glslangValidator and optimized by `spirv-opt -O`
@@ -33,11 +36,11 @@ first; that module is the original (the form most pipelines ship), with
 SHADER's .waverun spec.
 
 Fragment shaders (SHADER ends in .frag, or its SPIR-V's first compute or
-fragment entry point is a Fragment one) run as waverun's full-screen
-triangle (their spec has `draw fullscreen WxH`) on lavapipe at --widths
-4,8 by default (lavapipe hangs drawing at 16), without --check-sim, and
-not on the simulator, which runs compute shaders only: the harness prints
-a note saying which simulator sizes it skipped.
+fragment entry point is a Fragment one) are drawn by waverun (their spec
+has `draw fullscreen WxH`) on lavapipe at --widths 4,8,16 like compute
+shaders, without --check-sim, and not on the simulator, which runs compute
+shaders only: the harness prints a note saying which simulator sizes it
+skipped.
 
 --same-oob: after the comparisons, both modules run on the simulator at
 each --sim-widths size with --counters, and an `out_of_bounds` count of the
@@ -88,13 +91,13 @@ def main():
     parser.add_argument("--waveopt-flags", default="", help="flags for waveopt (one string)")
     parser.add_argument("--waverun", default="", help="extra waverun options (one string)")
     parser.add_argument("--widths", default=None,
-                        help="lavapipe sizes (default 4,8,16; fragment shaders 4,8)")
+                        help="lavapipe sizes (default 4,8,16)")
     parser.add_argument("--sim-widths", default=None,
                         help="sizes to run on the wave simulator (empty: none; default 32,64, "
                         "none for fragment shaders)")
     parser.add_argument("--no-check-sim", action="store_true",
                         help="do not check the simulator against lavapipe")
-    parser.add_argument("--expect", choices=["equal", "differ"], default="equal")
+    parser.add_argument("--expect", choices=["equal", "differ", "race"], default="equal")
     parser.add_argument("--spirv-opt-O", dest="spirv_opt", action="store_true",
                         help="compile SHADER and optimize it with spirv-opt -O first")
     parser.add_argument("--same-oob", action="store_true",
@@ -110,13 +113,12 @@ def main():
 
     fragment = is_fragment(args.shader)
     if args.widths is None:
-        args.widths = "4,8" if fragment else "4,8,16"
+        args.widths = "4,8,16"
     if args.sim_widths is None:
         args.sim_widths = "" if fragment else "32,64"
         if fragment:
-            print("note: %s is a fragment shader: lavapipe runs it at sizes %s (it hangs "
-                  "drawing at 16); the wave simulator runs compute shaders only, so its sizes "
-                  "32,64 are skipped" % (os.path.basename(args.shader), args.widths), flush=True)
+            print("note: %s is a fragment shader: the wave simulator runs compute shaders only, "
+                  "so its sizes 32,64 are skipped" % os.path.basename(args.shader), flush=True)
     with tempfile.TemporaryDirectory(prefix="waveopt-diff-") as tmp:
         spec_file = os.path.splitext(args.shader)[0] + ".waverun"
         spec = ["--spec=" + spec_file] if os.path.exists(spec_file) else []
@@ -183,6 +185,13 @@ def main():
             print("PASS: equal at sizes " + sizes)
             return 0
         print("FAIL: waverun diff exited with %s (0 expected: equal)"
+              % ", ".join(str(c) for c in codes))
+        return 1
+    if args.expect == "race":
+        if codes and all(c == 7 for c in codes):
+            print("PASS: the original races at sizes " + sizes)
+            return 0
+        print("FAIL: waverun diff exited with %s (7 expected: RACE)"
               % ", ".join(str(c) for c in codes))
         return 1
     if 3 in codes and all(c in (0, 3) for c in codes):

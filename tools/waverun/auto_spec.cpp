@@ -13,6 +13,8 @@ constexpr uint64_t kTargetInvocations = 4096;
 constexpr uint64_t kElementsPerInvocation = 4;
 constexpr uint64_t kMinElements = 1024;
 constexpr uint64_t kMaxBufferBytes = uint64_t{64} << 20;
+// The target --auto draws a fragment shader into.
+constexpr uint32_t kDrawWidth = 37, kDrawHeight = 23;
 // Descriptors of runtime-sized descriptor arrays: integer fills stay below.
 constexpr uint32_t kDescriptors = 16;
 
@@ -26,9 +28,19 @@ uint32_t Clamp(uint64_t v, uint32_t lo, uint32_t hi) {
 
 }  // namespace
 
-void AutoSpec(const ModuleInterface& iface, RunSpec* spec, std::vector<std::string>* notes) {
+AutoFills DefaultAutoFills() {
+  AutoFills f;
+  f.data.kind = Fill::Kind::kTyped;
+  f.data.int_lo = 0;
+  f.data.int_hi = 16;
+  f.params = f.data;
+  f.params.int_lo = 1;
+  f.params.int_hi = 9;
+  return f;
+}
+
+uint32_t GridDims(const ModuleInterface& iface) {
   const uint32_t* ls = iface.local_size;
-  uint64_t wg = uint64_t{ls[0]} * ls[1] * ls[2];
   uint32_t dims = iface.facts.id_dims;
   if (ls[1] > 1) dims = std::max<uint32_t>(dims, 2);
   if (ls[2] > 1) dims = 3;
@@ -37,7 +49,14 @@ void AutoSpec(const ModuleInterface& iface, RunSpec* spec, std::vector<std::stri
       dims = std::max<uint32_t>(dims, r.dim == ImageDim::k3D ? 3 : 2);
     }
   }
-  uint32_t g[3] = {1, 1, 1};
+  return dims;
+}
+
+void LargeGrid(const ModuleInterface& iface, uint32_t g[3]) {
+  const uint32_t* ls = iface.local_size;
+  uint64_t wg = uint64_t{ls[0]} * ls[1] * ls[2];
+  uint32_t dims = GridDims(iface);
+  g[0] = g[1] = g[2] = 1;
   if (dims == 1) {
     g[0] = CeilDiv(kTargetInvocations, wg);
   } else if (dims == 2) {
@@ -59,22 +78,37 @@ void AutoSpec(const ModuleInterface& iface, RunSpec* spec, std::vector<std::stri
     if (g[d] <= 1) break;
     g[d] = (g[d] + 1) / 2;
   }
-  if (!spec->dispatch_given) {
-    for (int d = 0; d < 3; ++d) spec->dispatch[d] = g[d];
-    spec->dispatch_given = true;
+}
+
+void AutoSpec(const ModuleInterface& iface, const AutoFills& fills, RunSpec* spec,
+              std::vector<std::string>* notes) {
+  const uint32_t* ls = iface.local_size;
+  uint32_t dims = GridDims(iface);
+  uint64_t inv[3];
+  if (iface.stage == Stage::kFragment) {
+    // A small target with partial quads along the right and bottom edges.
+    if (!spec->draw_given) {
+      spec->draw_width = kDrawWidth;
+      spec->draw_height = kDrawHeight;
+      spec->draw_given = true;
+    }
+    dims = 2;
+    inv[0] = spec->draw_width;
+    inv[1] = spec->draw_height;
+    inv[2] = 1;
+  } else {
+    if (!spec->dispatch_given) {
+      LargeGrid(iface, spec->dispatch);
+      spec->dispatch_given = true;
+    }
+    const uint32_t* sd = spec->dispatch;
+    for (int d = 0; d < 3; ++d) inv[d] = uint64_t{sd[d]} * ls[d];
   }
-  const uint32_t* sd = spec->dispatch;
-  uint64_t inv[3] = {uint64_t{sd[0]} * ls[0], uint64_t{sd[1]} * ls[1], uint64_t{sd[2]} * ls[2]};
   uint64_t total = inv[0] * inv[1] * inv[2];
   uint64_t elements = std::max(kMinElements, total * kElementsPerInvocation);
 
-  Fill data;  // storage buffers, texel buffers, images: floats in [0, 1), integers in [0, 16)
-  data.kind = Fill::Kind::kTyped;
-  data.int_lo = 0;
-  data.int_hi = 16;
-  Fill params = data;  // uniform buffers and push constants: counts and sizes in [1, 8]
-  params.int_lo = 1;
-  params.int_hi = 9;
+  const Fill& data = fills.data;
+  const Fill& params = fills.params;
 
   for (const Resource& r : iface.resources) {
     BindingSpec& b = spec->bindings[{r.set, r.binding}];

@@ -14,9 +14,34 @@
 
 namespace waverun {
 
-// Fills |spec| for |iface| (for diff: the merged interface of both modules).
-// |notes| gets one line per binding compared other than exactly, and why.
-void AutoSpec(const ModuleInterface& iface, RunSpec* spec, std::vector<std::string>* notes);
+// The fills --auto gives what a spec leaves without one: |data| for storage
+// buffers, texel buffers, images and pointees; |params| for uniform buffers
+// and push constants.
+struct AutoFills {
+  Fill data;
+  Fill params;
+};
+// floats in [0, 1), integers in [0, 16) for data (indices and counts stay
+// small, so loops bounded by data stay short and indices stay in bounds);
+// integers in [1, 9) for params (counts, sizes and strides, never 0, so
+// loops stepping by them end).
+AutoFills DefaultAutoFills();
+
+// The dimensions (1 to 3) of the grid of workgroups --auto lays out: the
+// invocation id components the module reads, the workgroup's shape and its
+// writable 2-D/3-D storage images.
+uint32_t GridDims(const ModuleInterface& iface);
+
+// The grid of about 4,096 invocations (at most twice that) --auto used
+// before it searched: the largest it tries.
+void LargeGrid(const ModuleInterface& iface, uint32_t grid[3]);
+
+// Fills |spec| for |iface| (for diff: the merged interface of both modules)
+// with |fills| where it has none; a spec without a dispatch gets LargeGrid.
+// Sizes follow the dispatch. |notes| gets one line per binding compared
+// other than exactly, and why.
+void AutoSpec(const ModuleInterface& iface, const AutoFills& fills, RunSpec* spec,
+              std::vector<std::string>* notes);
 
 }  // namespace waverun
 

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "waveopt/io.h"
 #include "waveopt/waveopt.h"
 
 namespace waverun {

@@ -5,7 +5,7 @@
 // loader at RADV's ICD alone, creates a device and, per module, a compute
 // pipeline with VK_PIPELINE_CREATE_CAPTURE_{STATISTICS,INTERNAL_REPRESENTATIONS}
 // _BIT_KHR. Its descriptor set layouts and push-constant range are built from
-// the module's own SPIRV-Cross reflection, so they match the shader. The child
+// waverun's own reflection of the module (reflect.h), so they match the shader. The child
 // writes what it read back (statistics, the "Assembly" representation) to a
 // temporary file in a small line format; the parent prints the report. When
 // the driver crashes on a module, the parent reports that module and starts a
@@ -32,7 +32,8 @@
 #include <string>
 #include <vector>
 
-#include <spirv_cross/spirv_cross.hpp>
+#include "tools/waverun/reflect.h"
+#include "tools/waverun/vulkan_setup.h"
 
 namespace waverun {
 namespace {
@@ -83,28 +84,6 @@ std::string Lower(std::string s) {
 std::string Upper(std::string s) {
   for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return s;
-}
-
-template <typename T>
-T Make(VkStructureType type) {
-  T value{};
-  value.sType = type;
-  return value;
-}
-
-std::string ResultName(VkResult r) {
-  switch (r) {
-    case VK_ERROR_OUT_OF_HOST_MEMORY: return "VK_ERROR_OUT_OF_HOST_MEMORY";
-    case VK_ERROR_OUT_OF_DEVICE_MEMORY: return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
-    case VK_ERROR_INITIALIZATION_FAILED: return "VK_ERROR_INITIALIZATION_FAILED";
-    case VK_ERROR_EXTENSION_NOT_PRESENT: return "VK_ERROR_EXTENSION_NOT_PRESENT";
-    case VK_ERROR_FEATURE_NOT_PRESENT: return "VK_ERROR_FEATURE_NOT_PRESENT";
-    case VK_ERROR_INCOMPATIBLE_DRIVER: return "VK_ERROR_INCOMPATIBLE_DRIVER";
-    case VK_ERROR_INVALID_SHADER_NV: return "VK_ERROR_INVALID_SHADER_NV";
-    case VK_ERROR_UNKNOWN: return "VK_ERROR_UNKNOWN";
-    case VK_PIPELINE_COMPILE_REQUIRED: return "VK_PIPELINE_COMPILE_REQUIRED";
-    default: return "VkResult " + std::to_string(static_cast<int>(r));
-  }
 }
 
 // ---------------------------------------------------------------------------
@@ -180,7 +159,7 @@ MemoryCounts CountMemory(const std::string& isa) {
 }
 
 // ---------------------------------------------------------------------------
-// Descriptor set layouts from reflection.
+// Descriptor set layouts from waverun's reflection.
 
 struct Binding {
   uint32_t set = 0;
@@ -195,74 +174,35 @@ struct Interface {
   uint32_t push_constant_bytes = 0;
 };
 
-bool ReflectForLayout(const std::vector<uint32_t>& words, Interface* iface, std::string* error) {
-  spirv_cross::Compiler c(words);
-  bool found = false;
-  for (const spirv_cross::EntryPoint& ep : c.get_entry_points_and_stages()) {
-    if (ep.execution_model == spv::ExecutionModelGLCompute) {
-      c.set_entry_point(ep.name, ep.execution_model);
-      iface->entry_point = ep.name;
-      found = true;
-      break;
+// Every declared descriptor (used or not: the layout may have more
+// bindings than the shader uses, never fewer) and the push constants of
+// |*words|' GLCompute entry point. Variables of different kinds on one
+// binding (HLSL registers without binding shifts) are moved to a binding
+// per kind first, as `run` does with separate-kinds: the compiled code is
+// the same.
+bool Reflect(std::vector<uint32_t>* words, Interface* iface, std::string* error) {
+  ModuleInterface mi;
+  if (!ReflectModule(*words, {}, &mi, error)) {
+    if (error->find("variables of different kinds share it") == std::string::npos ||
+        !SeparateBindingKinds(words, error) || !ReflectModule(*words, {}, &mi, error)) {
+      return false;
     }
   }
-  if (!found) {
+  if (mi.stage != Stage::kCompute) {
     *error = "the module has no GLCompute entry point";
     return false;
   }
-  // Every declared resource, used or not: the layout may have more bindings
-  // than the shader uses, never fewer.
-  spirv_cross::ShaderResources res = c.get_shader_resources();
-  if (!res.acceleration_structures.empty() || !res.atomic_counters.empty() ||
-      !res.subpass_inputs.empty()) {
-    *error = "the module uses a descriptor kind waverun isa does not bind "
-             "(acceleration structures, atomic counters, subpass inputs)";
-    return false;
-  }
-  std::map<std::pair<uint32_t, uint32_t>, Binding> bindings;
-  auto add = [&](const spirv_cross::Resource& r, VkDescriptorType type) {
+  iface->entry_point = mi.entry_point;
+  for (const Resource& r : mi.resources) {
     Binding b;
-    b.set = c.get_decoration(r.id, spv::DecorationDescriptorSet);
-    b.binding = c.get_decoration(r.id, spv::DecorationBinding);
-    b.type = type;
-    const spirv_cross::SPIRType& var_type = c.get_type(r.type_id);
-    for (uint32_t n : var_type.array) b.count *= n == 0 ? 1 : n;  // runtime arrays: 1
-    // Aliased variables at one binding: the first declaration wins.
-    bindings.emplace(std::make_pair(b.set, b.binding), b);
-  };
-  auto image_type = [&](const spirv_cross::Resource& r, VkDescriptorType image,
-                        VkDescriptorType texel) {
-    return c.get_type(r.base_type_id).image.dim == spv::DimBuffer ? texel : image;
-  };
-  for (const auto& r : res.storage_buffers) add(r, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
-  for (const auto& r : res.uniform_buffers) add(r, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER);
-  for (const auto& r : res.storage_images) {
-    add(r, image_type(r, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER));
+    b.set = r.set;
+    b.binding = r.binding;
+    b.type = DescriptorType(r.kind);
+    b.count = r.descriptor_array && r.descriptor_count > 0 ? r.descriptor_count : 1;  // runtime: 1
+    iface->bindings.push_back(b);
   }
-  for (const auto& r : res.sampled_images) {
-    add(r, image_type(r, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
-                      VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER));
-  }
-  for (const auto& r : res.separate_images) {
-    add(r, image_type(r, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER));
-  }
-  for (const auto& r : res.separate_samplers) add(r, VK_DESCRIPTOR_TYPE_SAMPLER);
-  for (const auto& kv : bindings) iface->bindings.push_back(kv.second);
-  for (const auto& r : res.push_constant_buffers) {
-    const spirv_cross::SPIRType& type = c.get_type(r.base_type_id);
-    iface->push_constant_bytes = std::max<uint32_t>(
-        iface->push_constant_bytes, static_cast<uint32_t>(c.get_declared_struct_size(type)));
-  }
+  iface->push_constant_bytes = mi.push_constant_bytes;
   return true;
-}
-
-bool Reflect(const std::vector<uint32_t>& words, Interface* iface, std::string* error) {
-  try {
-    return ReflectForLayout(words, iface, error);
-  } catch (const std::exception& e) {
-    *error = std::string("reflection failed: ") + e.what();
-    return false;
-  }
 }
 
 // ---------------------------------------------------------------------------
@@ -311,21 +251,11 @@ RadvCompiler::~RadvCompiler() {
 }
 
 bool RadvCompiler::Init(const Family& family, uint32_t wave, std::string* error) {
-  VkApplicationInfo app = Make<VkApplicationInfo>(VK_STRUCTURE_TYPE_APPLICATION_INFO);
-  app.pApplicationName = "waverun isa";
-  app.apiVersion = VK_API_VERSION_1_3;
-  VkInstanceCreateInfo ici = Make<VkInstanceCreateInfo>(VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
-  ici.pApplicationInfo = &app;
-  VkResult r = vkCreateInstance(&ici, nullptr, &instance_);
-  if (r != VK_SUCCESS) {
-    instance_ = VK_NULL_HANDLE;
-    *error = "RADV: vkCreateInstance failed (" + ResultName(r) + ")";
+  if (!CreateInstance("waverun isa", VK_API_VERSION_1_3, false, &instance_, nullptr, error)) {
+    *error = "RADV: " + *error;
     return false;
   }
-  uint32_t count = 0;
-  vkEnumeratePhysicalDevices(instance_, &count, nullptr);
-  std::vector<VkPhysicalDevice> devices(count);
-  if (count > 0) vkEnumeratePhysicalDevices(instance_, &count, devices.data());
+  std::vector<VkPhysicalDevice> devices = PhysicalDevices(instance_);
   std::string want = Upper(family.name);
   for (VkPhysicalDevice d : devices) {
     VkPhysicalDeviceProperties props;
@@ -408,17 +338,8 @@ bool RadvCompiler::Init(const Family& family, uint32_t wave, std::string* error)
     return false;
   }
 
-  uint32_t families = 0;
-  vkGetPhysicalDeviceQueueFamilyProperties(physical_, &families, nullptr);
-  std::vector<VkQueueFamilyProperties> fam(families);
-  vkGetPhysicalDeviceQueueFamilyProperties(physical_, &families, fam.data());
   uint32_t queue_family = 0;
-  for (uint32_t i = 0; i < families; ++i) {
-    if (fam[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
-      queue_family = i;
-      break;
-    }
-  }
+  FindQueueFamily(physical_, VK_QUEUE_COMPUTE_BIT, &queue_family);
   float priority = 1.0f;
   VkDeviceQueueCreateInfo qci = Make<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
   qci.queueFamilyIndex = queue_family;
@@ -431,10 +352,10 @@ bool RadvCompiler::Init(const Family& family, uint32_t wave, std::string* error)
   dci.pQueueCreateInfos = &qci;
   dci.enabledExtensionCount = 1;
   dci.ppEnabledExtensionNames = ext_names;
-  r = vkCreateDevice(physical_, &dci, nullptr, &device_);
+  VkResult r = vkCreateDevice(physical_, &dci, nullptr, &device_);
   if (r != VK_SUCCESS) {
     device_ = VK_NULL_HANDLE;
-    *error = "RADV: cannot create a " + std::string(family.name) + " device (" + ResultName(r) +
+    *error = "RADV: cannot create a " + std::string(family.name) + " device (" + VkResultName(r) +
              ")";
     return false;
   }
@@ -475,9 +396,10 @@ std::string FormatStatistic(const VkPipelineExecutableStatisticKHR& s, double* v
   }
 }
 
-void RadvCompiler::Compile(const std::vector<uint32_t>& words, uint32_t wave, Row* row) {
+void RadvCompiler::Compile(const std::vector<uint32_t>& module_words, uint32_t wave, Row* row) {
   Interface iface;
-  if (!Reflect(words, &iface, &row->error)) return;
+  std::vector<uint32_t> words = module_words;
+  if (!Reflect(&words, &iface, &row->error)) return;
 
   VkShaderModule module = VK_NULL_HANDLE;
   std::vector<VkDescriptorSetLayout> set_layouts;
@@ -499,7 +421,7 @@ void RadvCompiler::Compile(const std::vector<uint32_t>& words, uint32_t wave, Ro
   VkResult r = vkCreateShaderModule(device_, &smci, nullptr, &module);
   if (r != VK_SUCCESS) {
     module = VK_NULL_HANDLE;
-    row->error = "RADV rejects the module (vkCreateShaderModule: " + ResultName(r) + ")";
+    row->error = "RADV rejects the module (vkCreateShaderModule: " + VkResultName(r) + ")";
     cleanup();
     return;
   }
@@ -524,7 +446,7 @@ void RadvCompiler::Compile(const std::vector<uint32_t>& words, uint32_t wave, Ro
     r = vkCreateDescriptorSetLayout(device_, &dslci, nullptr, &l);
     if (r != VK_SUCCESS) {
       row->error = "cannot create descriptor set layout " + std::to_string(s) + " (" +
-                   ResultName(r) + ")";
+                   VkResultName(r) + ")";
       cleanup();
       return;
     }
@@ -540,7 +462,7 @@ void RadvCompiler::Compile(const std::vector<uint32_t>& words, uint32_t wave, Ro
   r = vkCreatePipelineLayout(device_, &plci, nullptr, &layout);
   if (r != VK_SUCCESS) {
     layout = VK_NULL_HANDLE;
-    row->error = "cannot create the pipeline layout (" + ResultName(r) + ")";
+    row->error = "cannot create the pipeline layout (" + VkResultName(r) + ")";
     cleanup();
     return;
   }
@@ -563,7 +485,7 @@ void RadvCompiler::Compile(const std::vector<uint32_t>& words, uint32_t wave, Ro
   r = vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline);
   if (r != VK_SUCCESS) {
     pipeline = VK_NULL_HANDLE;
-    row->error = "RADV rejects the module (vkCreateComputePipelines: " + ResultName(r) + ")";
+    row->error = "RADV rejects the module (vkCreateComputePipelines: " + VkResultName(r) + ")";
     cleanup();
     return;
   }
@@ -651,33 +573,14 @@ void WriteRow(FILE* out, const Row& row) {
   }
 }
 
-std::string FindRadvIcd() {
-  const char* patterns[] = {"/usr/share/vulkan/icd.d/radeon_icd*.json",
-                            "/usr/local/share/vulkan/icd.d/radeon_icd*.json",
-                            "/etc/vulkan/icd.d/radeon_icd*.json"};
-  std::string icd;
-  for (const char* pattern : patterns) {
-    glob_t g;
-    if (icd.empty() && glob(pattern, 0, nullptr, &g) == 0) {
-      // Prefer the machine's own architecture's file.
-      for (size_t i = 0; i < g.gl_pathc && icd.empty(); ++i) {
-        if (std::strstr(g.gl_pathv[i], "x86_64") || g.gl_pathc == 1) icd = g.gl_pathv[i];
-      }
-      if (icd.empty() && g.gl_pathc > 0) icd = g.gl_pathv[0];
-      globfree(&g);
-    }
-  }
-  return icd;
-}
+std::string FindRadvIcd() { return FindIcd("radeon_icd*.json"); }
 
 // Runs in the child: compiles modules [first, end) for |family| at |wave|.
 int ChildMain(const std::vector<IsaModule>& modules, size_t first, const Family& family,
               uint32_t wave, const std::string& icd, const std::string& runtime_dir, FILE* out) {
-  setenv("VK_ICD_FILENAMES", icd.c_str(), 1);
-  setenv("VK_DRIVER_FILES", icd.c_str(), 1);
+  UseOnlyIcd(icd);
   setenv("RADV_FORCE_FAMILY", family.name, 1);
   setenv("XDG_RUNTIME_DIR", runtime_dir.c_str(), 1);
-  setenv("MESA_SHADER_CACHE_DISABLE", "true", 1);
   setenv("NODEVICE_SELECT", "1", 1);  // Mesa's device-select layer: not needed
   // The wave size comes from the pipeline (required subgroup size), not from
   // the environment: a user's RADV_PERFTEST/RADV_DEBUG would change the code.

@@ -128,9 +128,65 @@ uint64_t CanonicalAddress(int pointee) {
 }
 
 std::string ResourceLabel(const ResourcePlan& r) {
+  if (r.res.color_location >= 0) {
+    std::string s = "color output " + std::to_string(r.res.color_location);
+    if (!r.res.name.empty()) s += " ('" + r.res.name + "')";
+    return s;
+  }
   std::string s = "binding " + BindingKeyName(r.key);
   if (!r.res.name.empty()) s += " ('" + r.res.name + "')";
   return s;
+}
+
+// The storage buffers of a fragment shader's color outputs
+// (fragment_outputs.h): one per location, |words| 32-bit words each
+// (RGBA per pixel), zero at first, in the set after the module's last one
+// (or after its last binding in set 7).
+static void ColorBuffers(const ModuleInterface& iface, uint64_t words,
+                         std::vector<Resource>* out, std::map<BindingKey, BindingSpec>* specs) {
+  uint32_t set = 0, last = 0;
+  bool any = false;
+  for (const Resource& r : iface.resources) {
+    set = std::max(set, r.set);
+    any = true;
+  }
+  set = any ? set + 1 : 0;
+  uint32_t first = 0;
+  if (set > 7) {
+    set = 7;
+    for (const Resource& r : iface.resources) {
+      if (r.set == 7) last = std::max(last, r.binding);
+    }
+    first = last + 1;
+  }
+  for (const ColorOutput& o : iface.color_outputs) {
+    Resource r;
+    r.kind = ResourceKind::kStorageBuffer;
+    r.set = set;
+    r.binding = first + o.location;
+    r.name = o.name;
+    r.writable = r.used = true;
+    r.color_location = static_cast<int32_t>(o.location);
+    View v;
+    v.name = o.name;
+    v.writable = v.used = true;
+    v.layout.array_stride = 4;
+    v.layout.runtime_array = true;
+    Field f;
+    f.kind = o.type == ComponentType::kFloat ? Field::Kind::kFloat
+             : o.type == ComponentType::kInt ? Field::Kind::kSint
+                                             : Field::Kind::kUint;
+    v.layout.element_fields.push_back(f);
+    v.layout.type_name = "color";
+    r.views.push_back(v);
+    out->push_back(r);
+    BindingSpec b;
+    b.elements = words;
+    Fill zero;
+    zero.kind = Fill::Kind::kZero;
+    b.fill = zero;
+    (*specs)[{r.set, r.binding}] = b;
+  }
 }
 
 bool BuildPlan(const ModuleInterface& iface, const RunSpec& spec, Plan* plan,
@@ -153,6 +209,7 @@ bool BuildPlan(const ModuleInterface& iface, const RunSpec& spec, Plan* plan,
     plan->draw_width = spec.draw_width;
     plan->draw_height = spec.draw_height;
     plan->color_outputs = iface.color_outputs;
+    plan->fragment_inputs = iface.fragment_inputs;
   } else if (spec.draw_given) {
     *error = spec.draw_origin + ": 'draw' is for fragment shaders; a compute shader runs with "
              "'dispatch X [Y [Z]]'";
@@ -222,13 +279,19 @@ bool BuildPlan(const ModuleInterface& iface, const RunSpec& spec, Plan* plan,
     plan->pointees.push_back(std::move(pp));
   }
 
-  for (const Resource& r : iface.resources) {
+  std::vector<Resource> resources = iface.resources;
+  std::map<BindingKey, BindingSpec> color_specs;
+  if (iface.stage == Stage::kFragment) {
+    ColorBuffers(iface, uint64_t{spec.draw_width} * spec.draw_height * 4, &resources, &color_specs);
+  }
+  for (const Resource& r : resources) {
     ResourcePlan p;
     p.res = r;
     p.key = {r.set, r.binding};
     static const BindingSpec kNone;
-    auto it = spec.bindings.find(p.key);
-    const BindingSpec& b = it == spec.bindings.end() ? kNone : it->second;
+    const std::map<BindingKey, BindingSpec>& specs = r.color_location >= 0 ? color_specs : spec.bindings;
+    auto it = specs.find(p.key);
+    const BindingSpec& b = it == specs.end() ? kNone : it->second;
     std::string label = ResourceLabel(p) + " (" + ResourceKindName(r.kind) + ")";
     Fill fill = b.fill ? *b.fill : Fill();
     // Descriptors.
@@ -452,6 +515,12 @@ Plan PlanForModule(const Plan& merged, const ModuleInterface& module, const RunS
   Plan plan = merged;
   for (ResourcePlan& r : plan.resources) {
     r.declared = false;
+    if (r.res.color_location >= 0) {
+      for (const ColorOutput& o : module.color_outputs) {
+        r.declared = r.declared || static_cast<int32_t>(o.location) == r.res.color_location;
+      }
+      continue;
+    }
     for (const Resource& m : module.resources) {
       if (m.set == r.key.first && m.binding == r.key.second) {
         r.declared = true;

@@ -25,6 +25,10 @@ struct PointerSlot {
 // Vulkan device rewrites it to the buffer's real address and back.
 uint64_t CanonicalAddress(int pointee);
 constexpr uint64_t kPointeeAddressSpan = uint64_t{1} << 32;
+// Bytes after every pointee buffer on a Vulkan device that the shader may
+// reach through an address a little past the end: zero on upload, never
+// compared. An access farther past is outside every allocation.
+constexpr uint64_t kPointeeGuardBytes = 64 * 1024;
 
 struct ResourcePlan {
   Resource res;
@@ -65,11 +69,14 @@ struct Plan {
   std::vector<PointerSlot> push_pointers;
   std::vector<SpecValue> constants;     // the spec constants the spec sets (others: defaults)
   uint32_t dispatch[3] = {1, 1, 1};     // compute
-  // Fragment shaders: one triangle covering a draw_width x draw_height
-  // target, with a color attachment per output location (not compared).
+  // Fragment shaders: triangles covering a draw_width x draw_height target
+  // (the vertex shader feeds |fragment_inputs|); the color outputs go to
+  // storage buffers, one per location, which are resources of the plan
+  // (Resource::color_location; fragment_outputs.h).
   Stage stage = Stage::kCompute;
   uint32_t draw_width = 0, draw_height = 0;
   std::vector<ColorOutput> color_outputs;
+  std::vector<FragmentInput> fragment_inputs;
   uint32_t reps = 10;
   // Lines for the report: bindings compared as multisets and why.
   std::vector<std::string> notes;

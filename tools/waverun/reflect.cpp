@@ -3,6 +3,8 @@
 // guard but differ).
 #include "tools/waverun/reflect.h"
 
+#include "lib/sim/binary.h"
+
 #define SPV_ENABLE_UTILITY_CODE
 #include <algorithm>
 #include <functional>
@@ -39,17 +41,7 @@ struct Deco {
   }
 };
 
-std::string LiteralString(const uint32_t* w, uint32_t n) {
-  std::string s;
-  for (uint32_t i = 0; i < n; ++i) {
-    for (int b = 0; b < 4; ++b) {
-      char c = static_cast<char>((w[i] >> (8 * b)) & 0xff);
-      if (c == '\0') return s;
-      s.push_back(c);
-    }
-  }
-  return s;
-}
+using waveopt::sim::LiteralString;
 
 class Reflector {
  public:
@@ -125,36 +117,19 @@ class Reflector {
 };
 
 bool Reflector::Parse(std::string* error) {
-  if (words_.size() < 5 || words_[0] != 0x07230203u) {
-    *error = "not a SPIR-V module";
-    return false;
-  }
-  uint32_t bound = words_[3];
   bool in_function = false;
   bool found = false;
   std::vector<std::pair<uint32_t, std::vector<uint32_t>>> modes;
-  for (size_t i = 5; i < words_.size();) {
-    uint32_t op = words_[i] & 0xffffu;
-    uint32_t wc = words_[i] >> 16;
-    if (wc == 0 || i + wc > words_.size()) {
-      *error = "malformed SPIR-V: bad word count at word " + std::to_string(i);
-      return false;
-    }
+  bool ok = waveopt::sim::ReadBinary(words_, [&](const waveopt::sim::BinaryInstruction& bi) {
     Inst in;
-    in.op = op;
-    bool has_result = false, has_type = false;
-    spv::HasResultAndType(static_cast<spv::Op>(op), &has_result, &has_type);
-    uint32_t k = 1;
-    if (has_type && k < wc) in.type = words_[i + k++];
-    if (has_result && k < wc) in.result = words_[i + k++];
-    in.ops = words_.data() + i + k;
-    in.num_ops = wc - k;
-    const uint32_t* w = words_.data() + i + 1;
-    i += wc;
-    if (in.result >= bound) {
-      *error = "malformed SPIR-V: id " + std::to_string(in.result) + " is not below the bound";
-      return false;
-    }
+    in.op = bi.op;
+    in.type = bi.type;
+    in.result = bi.result;
+    in.ops = bi.ops;
+    in.num_ops = bi.num_ops;
+    uint32_t op = bi.op;
+    uint32_t wc = bi.word_count;
+    const uint32_t* w = bi.words;
     if (op == spv::OpFunction) in_function = true;
     in.in_function = in_function;
     if (op == spv::OpFunctionEnd) in_function = false;
@@ -203,7 +178,9 @@ bool Reflector::Parse(std::string* error) {
       uses_psb_ = true;
     }
     insts_.push_back(in);
-  }
+    return true;
+  }, error);
+  if (!ok) return false;
   if (!found) {
     *error = "the module has no GLCompute or Fragment entry point (waverun runs compute and "
              "fragment shaders)";
@@ -921,25 +898,50 @@ bool Reflector::FragmentInterface(ModuleInterface* iface, std::string* error) co
     std::string what = std::string(storage == spv::StorageClassInput ? "input" : "output") +
                        (name.empty() ? std::string() : " '" + name + "'") + " at location " +
                        std::to_string(d.Get(spv::DecorationLocation));
-    if (storage == spv::StorageClassInput) {
-      *error = "fragment " + what + ": waverun's full-screen triangle passes no inputs "
-               "(read gl_FragCoord instead)";
-      return false;
-    }
     const Inst* pt = Def(v->type);
     const Inst* t = pt && pt->op == spv::OpTypePointer && pt->num_ops >= 2 ? Def(pt->ops[1]) : nullptr;
-    if (t && t->op == spv::OpTypeVector && t->num_ops >= 1) t = Def(t->ops[0]);
+    uint32_t array = 1;
+    uint64_t length = 0;
+    if (storage == spv::StorageClassInput && t && t->op == spv::OpTypeArray && t->num_ops >= 2 &&
+        ConstValue(t->ops[1], &length) && length >= 1 && length <= 32) {
+      array = static_cast<uint32_t>(length);
+      t = Def(t->ops[0]);
+    }
+    uint32_t count = 1;
+    if (t && t->op == spv::OpTypeVector && t->num_ops >= 2) {
+      count = t->ops[1];
+      t = Def(t->ops[0]);
+    }
     bool ok = t && (t->op == spv::OpTypeFloat || t->op == spv::OpTypeInt) && t->num_ops >= 1 &&
               t->ops[0] == 32;
     if (!ok) {
-      *error = "fragment " + what + ": only 32-bit scalar and vector outputs are supported";
+      *error = "fragment " + what + ": only 32-bit scalar and vector " +
+               (storage == spv::StorageClassInput ? "inputs (and arrays of them)" : "outputs") +
+               " are supported";
       return false;
+    }
+    ComponentType type = t->op == spv::OpTypeFloat             ? ComponentType::kFloat
+                         : t->num_ops >= 2 && t->ops[1] != 0 ? ComponentType::kInt
+                                                               : ComponentType::kUint;
+    if (storage == spv::StorageClassInput) {
+      FragmentInput in;
+      in.location = d.Get(spv::DecorationLocation);
+      in.component = d.Get(spv::DecorationComponent);
+      in.count = count;
+      in.array = array;
+      in.type = type;
+      in.interpolation = d.Has(spv::DecorationFlat) || type != ComponentType::kFloat
+                             ? FragmentInput::Interpolation::kFlat
+                         : d.Has(spv::DecorationNoPerspective)
+                             ? FragmentInput::Interpolation::kNoPerspective
+                             : FragmentInput::Interpolation::kSmooth;
+      in.name = name;
+      iface->fragment_inputs.push_back(in);
+      continue;
     }
     ColorOutput out;
     out.location = d.Get(spv::DecorationLocation);
-    out.type = t->op == spv::OpTypeFloat             ? ComponentType::kFloat
-               : t->num_ops >= 2 && t->ops[1] != 0 ? ComponentType::kInt
-                                                     : ComponentType::kUint;
+    out.type = type;
     out.name = name;
     bool merged = false;
     for (const ColorOutput& o : iface->color_outputs) {
@@ -954,6 +956,10 @@ bool Reflector::FragmentInterface(ModuleInterface* iface, std::string* error) co
   }
   std::sort(iface->color_outputs.begin(), iface->color_outputs.end(),
             [](const ColorOutput& a, const ColorOutput& b) { return a.location < b.location; });
+  std::sort(iface->fragment_inputs.begin(), iface->fragment_inputs.end(),
+            [](const FragmentInput& a, const FragmentInput& b) {
+              return a.location != b.location ? a.location < b.location : a.component < b.component;
+            });
   return true;
 }
 
@@ -998,6 +1004,7 @@ bool Reflector::Run(ModuleInterface* iface, std::string* error) {
     sc.constant_id = d.Get(spv::DecorationSpecId);
     const Inst* t = Def(in.type);
     sc.bytes = t && (t->op == spv::OpTypeInt || t->op == spv::OpTypeFloat) && t->ops[0] == 64 ? 8 : 4;
+    sc.integer = t && t->op == spv::OpTypeInt;
     if (in.op == spv::OpSpecConstant) {
       sc.default_bits = in.num_ops > 0 ? in.ops[0] : 0;
       if (sc.bytes == 8 && in.num_ops > 1) sc.default_bits |= uint64_t{in.ops[1]} << 32;
@@ -1265,10 +1272,6 @@ const BufferLayout& Resource::layout() const {
 
 bool SeparateBindingKinds(std::vector<uint32_t>* words, std::string* error) {
   std::vector<uint32_t>& w = *words;
-  if (w.size() < 5 || w[0] != 0x07230203u) {
-    *error = "not a SPIR-V module";
-    return false;
-  }
   struct TypeInfo {
     uint32_t op = 0;
     uint32_t a = 0, b = 0;  // pointer: (storage, pointee); array: element; image: dim, sampled
@@ -1277,13 +1280,10 @@ bool SeparateBindingKinds(std::vector<uint32_t>* words, std::string* error) {
   std::map<uint32_t, uint32_t> var_type;          // variable -> its pointer type
   std::map<uint32_t, size_t> binding_word;        // variable -> index of its Binding literal
   std::set<uint32_t> buffer_blocks;               // structs decorated BufferBlock
-  for (size_t i = 5; i < w.size();) {
-    uint32_t op = w[i] & 0xffffu, wc = w[i] >> 16;
-    if (wc == 0 || i + wc > w.size()) {
-      *error = "malformed SPIR-V: bad word count at word " + std::to_string(i);
-      return false;
-    }
-    const uint32_t* o = &w[i + 1];
+  bool ok = waveopt::sim::ReadBinary(w, [&](const waveopt::sim::BinaryInstruction& bi) {
+    uint32_t op = bi.op, wc = bi.word_count;
+    size_t i = bi.word;
+    const uint32_t* o = bi.words;
     switch (op) {
       case spv::OpDecorate:
         if (wc >= 4 && o[1] == spv::DecorationBinding) binding_word[o[0]] = i + 3;
@@ -1313,8 +1313,9 @@ bool SeparateBindingKinds(std::vector<uint32_t>* words, std::string* error) {
       default:
         break;
     }
-    i += wc;
-  }
+    return true;
+  }, error);
+  if (!ok) return false;
   for (const auto& vb : binding_word) {
     auto vt = var_type.find(vb.first);
     if (vt == var_type.end()) continue;  // a Binding on something else: spirv-val's business
@@ -1503,6 +1504,17 @@ bool MergeInterfaces(const ModuleInterface& a, const ModuleInterface& b, ModuleI
   }
   std::sort(out->color_outputs.begin(), out->color_outputs.end(),
             [](const ColorOutput& x, const ColorOutput& y) { return x.location < y.location; });
+  for (const FragmentInput& in : b.fragment_inputs) {
+    bool found = false;
+    for (const FragmentInput& x : out->fragment_inputs) {
+      found = found || (x.location == in.location && x.component == in.component);
+    }
+    if (!found) out->fragment_inputs.push_back(in);
+  }
+  std::sort(out->fragment_inputs.begin(), out->fragment_inputs.end(),
+            [](const FragmentInput& x, const FragmentInput& y) {
+              return x.location != y.location ? x.location < y.location : x.component < y.component;
+            });
   return true;
 }
 

@@ -103,6 +103,10 @@ struct Resource {
   ImageFormat format = ImageFormat::kUnknown;  // storage: the declared format (may be unknown)
   ComponentType sampled_type = ComponentType::kFloat;
   bool image_atomics = false;  // OpImageTexelPointer on it
+  // Not the module's: the storage buffer waverun binds for a fragment
+  // shader's color outputs at this location (fragment_outputs.h); -1 for
+  // the module's own resources.
+  int32_t color_location = -1;
 
   // The view used for sizes and multiset compares: the one whose trailing
   // array has the largest stride (the first such one).
@@ -113,6 +117,7 @@ struct SpecConstant {
   uint32_t constant_id = 0;
   uint32_t bytes = 4;          // 4 or 8 (booleans are 4: VkBool32)
   uint64_t default_bits = 0;   // the module's default value
+  bool integer = false;        // an integer (not a float or a boolean)
 };
 
 // Facts for --auto.
@@ -131,10 +136,22 @@ struct AutoFacts {
 // The stage of the entry point waverun runs.
 enum class Stage { kCompute, kFragment };
 
-// A fragment shader's color output: one attachment per location.
+// A fragment shader's color output location (its variables' first name).
 struct ColorOutput {
   uint32_t location = 0;
   ComponentType type = ComponentType::kFloat;
+  std::string name;
+};
+
+// A fragment shader's input at a location, which waverun's vertex shader
+// feeds: |count| 32-bit components of |type| from component |component|,
+// |array| consecutive locations (1 for a scalar or vector), interpolated
+// as declared.
+struct FragmentInput {
+  enum class Interpolation { kSmooth, kFlat, kNoPerspective };
+  uint32_t location = 0, component = 0, count = 1, array = 1;
+  ComponentType type = ComponentType::kFloat;
+  Interpolation interpolation = Interpolation::kSmooth;
   std::string name;
 };
 
@@ -142,6 +159,7 @@ struct ModuleInterface {
   std::string entry_point;          // the first GLCompute or Fragment entry point
   Stage stage = Stage::kCompute;
   std::vector<ColorOutput> color_outputs;  // fragment: by location (no duplicates)
+  std::vector<FragmentInput> fragment_inputs;  // fragment: by location, then component
   std::vector<Resource> resources;  // sorted by (set, binding)
   uint32_t push_constant_bytes = 0;
   std::vector<Field> push_fields;   // the push constant block's layout
@@ -160,8 +178,8 @@ struct ModuleInterface {
 // GLCompute or Fragment entry point, declares a descriptor waverun cannot
 // bind (input attachments, acceleration structures, multisampled images),
 // two variables of different kinds on one binding, or (fragment) an input
-// at a Location (waverun's vertex shader passes none) or a color output
-// that is not a 32-bit scalar or vector.
+// at a Location that is not a 32-bit scalar or vector (or an array of
+// them), or a color output that is not a 32-bit scalar or vector.
 bool ReflectModule(const std::vector<uint32_t>& words,
                    const std::map<uint32_t, uint64_t>& constants, ModuleInterface* iface,
                    std::string* error);

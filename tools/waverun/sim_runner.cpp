@@ -33,6 +33,7 @@ class SimProgram : public Program {
     launch_.lavapipe_layout = options.lavapipe_layout;
     launch_.junk_seed = options.junk_seed;
     launch_.count_instructions = options.count_instructions;
+    launch_.detect_races = options.detect_races;
     for (int i = 0; i < 3; ++i) launch_.workgroups[i] = plan.dispatch[i];
     launch_.push_constants = plan.push;
     for (const SpecValue& v : plan.constants) launch_.spec_constants[v.constant_id] = v.bits;
@@ -114,7 +115,57 @@ class SimProgram : public Program {
 
   const sim::Counters* counters() const { return ran_ ? &counters_ : nullptr; }
 
+  // The first race of the last run in one line; empty when none.
+  std::string RaceText() const {
+    if (!ran_ || counters_.races == 0) return "";
+    const sim::Race& r = counters_.race;
+    std::string where;
+    if (r.resource < 0) {
+      where = "shared variable " + (r.variable.empty() ? std::string("(unnamed)")
+                                                       : "'" + r.variable + "'") +
+              " byte " + std::to_string(r.offset);
+    } else {
+      where = ResourceWhere(static_cast<size_t>(r.resource), r.offset);
+    }
+    auto who = [&](int k) {
+      auto id = [](const uint32_t v[3]) {
+        return "(" + std::to_string(v[0]) + "," + std::to_string(v[1]) + "," +
+               std::to_string(v[2]) + ")";
+      };
+      return std::string(r.wrote[k] ? "written" : "read") + " by invocation " + id(r.global[k]) +
+             " of workgroup " + id(r.workgroup[k]);
+    };
+    return where + ": " + who(0) + " and " + who(1) + ", nothing orders them";
+  }
+
  private:
+  // "binding 0.1 ('Out') byte 64", "binding 1.0 ('img') texel (3,4)",
+  // "binding 0.2 ('bufs')[1] byte 8", "pointer 0.0+8 byte 16" for byte
+  // |offset| of simulator resource |k|.
+  std::string ResourceWhere(size_t k, uint64_t offset) const {
+    if (k >= origin_.size()) return "resource " + std::to_string(k);
+    if (origin_[k].first == SIZE_MAX) {
+      size_t pointee = 0;
+      for (size_t j = 0; j < k; ++j) pointee += origin_[j].first == SIZE_MAX;
+      return "pointer " + plan_.pointees[pointee].label + " byte " + std::to_string(offset);
+    }
+    const ResourcePlan& p = plan_.resources[origin_[k].first];
+    std::string s = ResourceLabel(p);
+    if (p.count > 1 || p.res.descriptor_array) s += "[" + std::to_string(origin_[k].second) + "]";
+    const sim::Resource& t = templates_[k];
+    if (p.width != 0 && t.height * t.depth > 1) {
+      uint64_t texel = offset / std::max<uint32_t>(1, sim::GetTexelFormatInfo(t.format).bytes);
+      uint64_t x = texel % t.width, y = (texel / t.width) % t.height, z = texel / t.width / t.height;
+      return s + " texel (" + std::to_string(x) + "," + std::to_string(y) +
+             (t.depth > 1 ? "," + std::to_string(z) : std::string()) + ")";
+    }
+    if (p.width != 0) {
+      return s + " texel " +
+             std::to_string(offset / std::max<uint32_t>(1, sim::GetTexelFormatInfo(t.format).bytes));
+    }
+    return s + " byte " + std::to_string(offset);
+  }
+
   std::unique_ptr<sim::Program> program_;
   Plan plan_;
   sim::Launch launch_;
@@ -160,6 +211,11 @@ std::unique_ptr<Device> CreateSimDevice(uint32_t subgroup_size, const SimOptions
 const waveopt::sim::Counters* SimCounters(const Program* program) {
   const SimProgram* p = dynamic_cast<const SimProgram*>(program);
   return p ? p->counters() : nullptr;
+}
+
+std::string SimRace(const Program* program) {
+  const SimProgram* p = dynamic_cast<const SimProgram*>(program);
+  return p ? p->RaceText() : std::string();
 }
 
 std::string SimCountersText(const Program* program) {

@@ -1,5 +1,5 @@
 // Running a compute module on waveopt's wave simulator (lib/sim) instead of a
-// Vulkan device: the same Device/Program interface as vulkan_runner.h, so
+// Vulkan device: the same Device/Program interface (device.h) as the Vulkan device, so
 // that `run`, `diff` and `time` work unchanged with --sim, at any subgroup
 // size from 1 to 128.
 #ifndef WAVEOPT_TOOLS_WAVERUN_SIM_RUNNER_H_
@@ -10,7 +10,7 @@
 #include <string>
 
 #include "lib/sim/sim.h"
-#include "tools/waverun/vulkan_runner.h"
+#include "tools/waverun/device.h"
 
 namespace waverun {
 
@@ -26,6 +26,8 @@ struct SimOptions {
   uint64_t junk_seed = 0;
   // Count executions per instruction (coverage).
   bool count_instructions = false;
+  // Look for data races (waveopt::sim::Launch::detect_races).
+  bool detect_races = false;
 };
 
 // A Device backed by the simulator at |subgroup_size| lanes (a power of two,
@@ -39,6 +41,13 @@ const waveopt::sim::Counters* SimCounters(const Program* program);
 // The same as text, one "name value" per line (Counters::Format); empty when
 // there are none.
 std::string SimCountersText(const Program* program);
+
+// The first data race of |program|'s last run (SimOptions::detect_races) in
+// one line: where (binding and byte, texel, pointee or shared variable) and
+// the two invocations, e.g. "binding 0.1 ('Out') byte 64: written by
+// invocation (3,0,0) of workgroup (0,0,0) and written by invocation
+// (67,0,0) of workgroup (1,0,0)"; empty when it found none (or did not look).
+std::string SimRace(const Program* program);
 
 }  // namespace waverun
 

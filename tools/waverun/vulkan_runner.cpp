@@ -1,5 +1,8 @@
 #include "tools/waverun/vulkan_runner.h"
 
+#include "tools/waverun/fragment.h"
+#include "tools/waverun/vulkan_setup.h"
+
 #include <vulkan/vulkan.h>
 
 #include <algorithm>
@@ -12,43 +15,7 @@
 namespace waverun {
 namespace {
 
-// A zeroed Vulkan structure with its sType set.
-template <typename T>
-T Make(VkStructureType type) {
-  T value{};
-  value.sType = type;
-  return value;
-}
-
 constexpr uint64_t kFenceTimeoutNs = 300ull * 1000 * 1000 * 1000;
-
-std::string VkResultName(VkResult r) {
-  switch (r) {
-#define WAVERUN_CASE(x) \
-  case x:               \
-    return #x;
-    WAVERUN_CASE(VK_SUCCESS)
-    WAVERUN_CASE(VK_NOT_READY)
-    WAVERUN_CASE(VK_TIMEOUT)
-    WAVERUN_CASE(VK_INCOMPLETE)
-    WAVERUN_CASE(VK_ERROR_OUT_OF_HOST_MEMORY)
-    WAVERUN_CASE(VK_ERROR_OUT_OF_DEVICE_MEMORY)
-    WAVERUN_CASE(VK_ERROR_INITIALIZATION_FAILED)
-    WAVERUN_CASE(VK_ERROR_DEVICE_LOST)
-    WAVERUN_CASE(VK_ERROR_MEMORY_MAP_FAILED)
-    WAVERUN_CASE(VK_ERROR_LAYER_NOT_PRESENT)
-    WAVERUN_CASE(VK_ERROR_EXTENSION_NOT_PRESENT)
-    WAVERUN_CASE(VK_ERROR_FEATURE_NOT_PRESENT)
-    WAVERUN_CASE(VK_ERROR_INCOMPATIBLE_DRIVER)
-    WAVERUN_CASE(VK_ERROR_TOO_MANY_OBJECTS)
-    WAVERUN_CASE(VK_ERROR_FORMAT_NOT_SUPPORTED)
-    WAVERUN_CASE(VK_ERROR_UNKNOWN)
-    WAVERUN_CASE(VK_ERROR_INVALID_SHADER_NV)
-#undef WAVERUN_CASE
-    default:
-      return "VkResult " + std::to_string(static_cast<int>(r));
-  }
-}
 
 VkFormat ToVkFormat(ImageFormat f) {
   using F = ImageFormat;
@@ -99,23 +66,6 @@ VkFormat ToVkFormat(ImageFormat f) {
   return VK_FORMAT_UNDEFINED;
 }
 
-VkDescriptorType DescriptorType(ResourceKind kind) {
-  switch (kind) {
-    case ResourceKind::kStorageBuffer: return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    case ResourceKind::kUniformBuffer: return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-    case ResourceKind::kStorageImage: return VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
-    case ResourceKind::kSampledImage: return VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
-    case ResourceKind::kSeparateImage: return VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
-    case ResourceKind::kSampler: return VK_DESCRIPTOR_TYPE_SAMPLER;
-    case ResourceKind::kUniformTexelBuffer: return VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
-    case ResourceKind::kStorageTexelBuffer: return VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER;
-  }
-  return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-}
-
-// Bytes after every pointee buffer that the shader may reach through an
-// address a little past the end: zero on upload, never compared.
-constexpr VkDeviceSize kPointeeGuardBytes = 64 * 1024;
 
 // One buffer with host-visible, host-coherent memory, mapped for its life.
 struct HostBuffer {
@@ -214,12 +164,6 @@ class ProgramImpl : public Program {
   VkShaderModule vertex_module_ = VK_NULL_HANDLE;
   VkRenderPass render_pass_ = VK_NULL_HANDLE;
   VkFramebuffer framebuffer_ = VK_NULL_HANDLE;
-  struct Attachment {
-    VkImage image = VK_NULL_HANDLE;
-    VkDeviceMemory memory = VK_NULL_HANDLE;
-    VkImageView view = VK_NULL_HANDLE;
-  };
-  std::vector<Attachment> attachments_;  // one per color output, by location
 };
 
 DeviceImpl::~DeviceImpl() {
@@ -228,31 +172,13 @@ DeviceImpl::~DeviceImpl() {
 }
 
 bool DeviceImpl::Init(int index, bool robust, std::string* error) {
-  uint32_t loader_version = VK_API_VERSION_1_0;
-  if (vkEnumerateInstanceVersion(&loader_version) != VK_SUCCESS) {
-    loader_version = VK_API_VERSION_1_0;
-  }
-  uint32_t api = std::min<uint32_t>(loader_version, VK_API_VERSION_1_3);
-  if (api < VK_API_VERSION_1_1) {
-    *error = "no Vulkan device: the Vulkan loader supports only Vulkan 1.0 (1.1 needed)";
+  uint32_t api = 0;
+  if (!CreateInstance("waverun", VK_API_VERSION_1_3, true, &instance_, &api, error)) {
+    *error = "no Vulkan device: " + *error;
     return false;
   }
-  VkApplicationInfo app = Make<VkApplicationInfo>(VK_STRUCTURE_TYPE_APPLICATION_INFO);
-  app.pApplicationName = "waverun";
-  app.apiVersion = api;
-  VkInstanceCreateInfo ici = Make<VkInstanceCreateInfo>(VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
-  ici.pApplicationInfo = &app;
-  VkResult r = vkCreateInstance(&ici, nullptr, &instance_);
-  if (r != VK_SUCCESS) {
-    *error = "no Vulkan device: vkCreateInstance failed (" + VkResultName(r) +
-             "); is a Vulkan driver installed (mesa-vulkan-drivers for lavapipe)?";
-    instance_ = VK_NULL_HANDLE;
-    return false;
-  }
-  uint32_t count = 0;
-  vkEnumeratePhysicalDevices(instance_, &count, nullptr);
-  std::vector<VkPhysicalDevice> devices(count);
-  if (count > 0) vkEnumeratePhysicalDevices(instance_, &count, devices.data());
+  std::vector<VkPhysicalDevice> devices = PhysicalDevices(instance_);
+  uint32_t count = static_cast<uint32_t>(devices.size());
   if (count == 0) {
     *error = "no Vulkan device: the driver lists no physical device";
     return false;
@@ -286,24 +212,12 @@ bool DeviceImpl::Init(int index, bool robust, std::string* error) {
     return false;
   }
 
-  uint32_t families = 0;
-  vkGetPhysicalDeviceQueueFamilyProperties(physical_, &families, nullptr);
-  std::vector<VkQueueFamilyProperties> fam(families);
-  vkGetPhysicalDeviceQueueFamilyProperties(physical_, &families, fam.data());
   // A compute queue, one that also draws when there is one (fragment shaders).
-  bool found = false;
-  for (int pass = 0; pass < 2 && !found; ++pass) {
-    for (uint32_t i = 0; i < families && !found; ++i) {
-      VkQueueFlags need = VK_QUEUE_COMPUTE_BIT;
-      if (pass == 0) need |= VK_QUEUE_GRAPHICS_BIT;
-      if ((fam[i].queueFlags & need) == need) {
-        queue_family_ = i;
-        found = true;
-        graphics_queue_ = pass == 0;
-        info_.timestamps = fam[i].timestampValidBits > 0 && props.limits.timestampPeriod > 0;
-      }
-    }
-  }
+  VkQueueFamilyProperties qprops{};
+  graphics_queue_ =
+      FindQueueFamily(physical_, VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT, &queue_family_, &qprops);
+  bool found = graphics_queue_ || FindQueueFamily(physical_, VK_QUEUE_COMPUTE_BIT, &queue_family_, &qprops);
+  info_.timestamps = found && qprops.timestampValidBits > 0 && props.limits.timestampPeriod > 0;
   if (!found) {
     *error = "device '" + info_.name + "' has no compute queue";
     return false;
@@ -394,7 +308,7 @@ bool DeviceImpl::Init(int index, bool robust, std::string* error) {
   dci.pQueueCreateInfos = &qci;
   dci.enabledExtensionCount = static_cast<uint32_t>(enabled.size());
   dci.ppEnabledExtensionNames = enabled.data();
-  r = vkCreateDevice(physical_, &dci, nullptr, &device_);
+  VkResult r = vkCreateDevice(physical_, &dci, nullptr, &device_);
   if (r != VK_SUCCESS) {
     device_ = VK_NULL_HANDLE;
     *error = "cannot create a device on '" + info_.name + "' (" + VkResultName(r) + ")";
@@ -497,11 +411,6 @@ ProgramImpl::~ProgramImpl() {
   if (pool_) vkDestroyDescriptorPool(d, pool_, nullptr);
   if (pipeline_) vkDestroyPipeline(d, pipeline_, nullptr);
   if (framebuffer_) vkDestroyFramebuffer(d, framebuffer_, nullptr);
-  for (Attachment& a : attachments_) {
-    if (a.view) vkDestroyImageView(d, a.view, nullptr);
-    if (a.image) vkDestroyImage(d, a.image, nullptr);
-    if (a.memory) vkFreeMemory(d, a.memory, nullptr);
-  }
   if (render_pass_) vkDestroyRenderPass(d, render_pass_, nullptr);
   if (vertex_module_) vkDestroyShaderModule(d, vertex_module_, nullptr);
   if (layout_) vkDestroyPipelineLayout(d, layout_, nullptr);
@@ -526,9 +435,22 @@ bool ProgramImpl::Create(const std::vector<uint32_t>& words, const std::string& 
              "' does not support";
     return false;
   }
+  // A fragment shader's color outputs go to storage buffers (fragment.h).
+  std::vector<uint32_t> lowered;
+  if (fragment_) {
+    lowered = words;
+    std::vector<ColorBuffer> buffers;
+    for (const ResourcePlan& p : plan_.resources) {
+      if (p.res.color_location >= 0 && p.declared) {
+        buffers.push_back({static_cast<uint32_t>(p.res.color_location), p.key.first, p.key.second});
+      }
+    }
+    if (!LowerColorOutputs(&lowered, buffers, plan_.draw_width, error)) return false;
+  }
+  const std::vector<uint32_t>& code = fragment_ ? lowered : words;
   VkShaderModuleCreateInfo smci = Make<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
-  smci.codeSize = words.size() * 4;
-  smci.pCode = words.data();
+  smci.codeSize = code.size() * 4;
+  smci.pCode = code.data();
   VkResult r = vkCreateShaderModule(d, &smci, nullptr, &module_);
   if (r != VK_SUCCESS) {
     module_ = VK_NULL_HANDLE;
@@ -702,24 +624,6 @@ bool ProgramImpl::Create(const std::vector<uint32_t>& words, const std::string& 
   return true;
 }
 
-// waverun's vertex shader for fragment modules: one triangle, (-1,-1),
-// (3,-1), (-1,3) in clip space, that covers the whole target once.
-const char* kFullScreenVertexShader = R"(#version 450
-void main() {
-  vec2 p = vec2(float((gl_VertexIndex << 1) & 2), float(gl_VertexIndex & 2));
-  gl_Position = vec4(p * 2.0 - 1.0, 0.0, 1.0);
-}
-)";
-
-VkFormat AttachmentFormat(ComponentType t) {
-  switch (t) {
-    case ComponentType::kInt: return VK_FORMAT_R32G32B32A32_SINT;
-    case ComponentType::kUint: return VK_FORMAT_R32G32B32A32_UINT;
-    case ComponentType::kFloat: return VK_FORMAT_R32G32B32A32_SFLOAT;
-  }
-  return VK_FORMAT_R32G32B32A32_SFLOAT;
-}
-
 bool ProgramImpl::CreateGraphicsPipeline(const std::string& entry,
                                          const VkSpecializationInfo* spec, std::string* error) {
   VkDevice d = dev_->device();
@@ -732,22 +636,14 @@ bool ProgramImpl::CreateGraphicsPipeline(const std::string& entry,
              std::to_string(limits.maxFramebufferHeight) + ")";
     return false;
   }
-  uint32_t num_refs = 0;
-  for (const ColorOutput& o : plan_.color_outputs) num_refs = std::max(num_refs, o.location + 1);
-  if (num_refs > limits.maxColorAttachments) {
-    *error = "the fragment shader writes location " + std::to_string(num_refs - 1) +
-             "; device '" + dev_->info().name + "' has " +
-             std::to_string(limits.maxColorAttachments) + " color attachments";
-    return false;
-  }
   // The vertex shader, compiled here (it is small).
   std::vector<uint32_t> vertex_words;
   waveopt::CompileOptions options;
   options.stage = "vert";
   std::string err;
-  if (!waveopt::CompileShader(kFullScreenVertexShader, "fullscreen.vert", options,
+  if (!waveopt::CompileShader(VertexShaderSource(plan_.fragment_inputs), "waverun.vert", options,
                               &vertex_words, &err)) {
-    *error = "waverun's full-screen vertex shader: " + err;
+    *error = "waverun's vertex shader: " + err;
     return false;
   }
   VkShaderModuleCreateInfo smci = Make<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
@@ -755,76 +651,14 @@ bool ProgramImpl::CreateGraphicsPipeline(const std::string& entry,
   smci.pCode = vertex_words.data();
   if (vkCreateShaderModule(d, &smci, nullptr, &vertex_module_) != VK_SUCCESS) {
     vertex_module_ = VK_NULL_HANDLE;
-    *error = "the driver rejected waverun's full-screen vertex shader";
+    *error = "the driver rejected waverun's vertex shader";
     return false;
   }
-  // One RGBA32 attachment per output location (unused locations: none).
-  std::vector<VkAttachmentDescription> descs;
-  std::vector<VkAttachmentReference> refs(num_refs, {VK_ATTACHMENT_UNUSED,
-                                                     VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL});
-  std::vector<VkImageView> views;
-  attachments_.resize(plan_.color_outputs.size());
-  for (size_t k = 0; k < plan_.color_outputs.size(); ++k) {
-    const ColorOutput& o = plan_.color_outputs[k];
-    VkFormat format = AttachmentFormat(o.type);
-    VkAttachmentDescription a{};
-    a.format = format;
-    a.samples = VK_SAMPLE_COUNT_1_BIT;
-    a.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
-    a.storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-    a.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
-    a.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-    a.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-    a.finalLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
-    refs[o.location].attachment = static_cast<uint32_t>(descs.size());
-    descs.push_back(a);
-    Attachment& at = attachments_[k];
-    VkImageCreateInfo ici = Make<VkImageCreateInfo>(VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO);
-    ici.imageType = VK_IMAGE_TYPE_2D;
-    ici.format = format;
-    ici.extent = {width, height, 1};
-    ici.mipLevels = 1;
-    ici.arrayLayers = 1;
-    ici.samples = VK_SAMPLE_COUNT_1_BIT;
-    ici.tiling = VK_IMAGE_TILING_OPTIMAL;
-    ici.usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
-    ici.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-    if (vkCreateImage(d, &ici, nullptr, &at.image) != VK_SUCCESS) {
-      at.image = VK_NULL_HANDLE;
-      *error = "cannot create the color attachment of location " + std::to_string(o.location);
-      return false;
-    }
-    VkMemoryRequirements req;
-    vkGetImageMemoryRequirements(d, at.image, &req);
-    int type = dev_->FindMemoryType(req.memoryTypeBits, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    VkMemoryAllocateInfo mai = Make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
-    mai.allocationSize = req.size;
-    mai.memoryTypeIndex = static_cast<uint32_t>(type);
-    if (type < 0 || vkAllocateMemory(d, &mai, nullptr, &at.memory) != VK_SUCCESS) {
-      at.memory = VK_NULL_HANDLE;
-      *error = "cannot allocate the color attachment of location " + std::to_string(o.location);
-      return false;
-    }
-    VkImageViewCreateInfo vci = Make<VkImageViewCreateInfo>(VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO);
-    vci.image = at.image;
-    vci.viewType = VK_IMAGE_VIEW_TYPE_2D;
-    vci.format = format;
-    vci.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-    if (vkBindImageMemory(d, at.image, at.memory, 0) != VK_SUCCESS ||
-        vkCreateImageView(d, &vci, nullptr, &at.view) != VK_SUCCESS) {
-      at.view = VK_NULL_HANDLE;
-      *error = "cannot create the color attachment of location " + std::to_string(o.location);
-      return false;
-    }
-    views.push_back(at.view);
-  }
+  // No attachments: the color outputs go to storage buffers.
   VkSubpassDescription subpass{};
   subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
-  subpass.colorAttachmentCount = num_refs;
-  subpass.pColorAttachments = refs.empty() ? nullptr : refs.data();
+
   VkRenderPassCreateInfo rpci = Make<VkRenderPassCreateInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO);
-  rpci.attachmentCount = static_cast<uint32_t>(descs.size());
-  rpci.pAttachments = descs.empty() ? nullptr : descs.data();
   rpci.subpassCount = 1;
   rpci.pSubpasses = &subpass;
   if (vkCreateRenderPass(d, &rpci, nullptr, &render_pass_) != VK_SUCCESS) {
@@ -834,8 +668,6 @@ bool ProgramImpl::CreateGraphicsPipeline(const std::string& entry,
   }
   VkFramebufferCreateInfo fci = Make<VkFramebufferCreateInfo>(VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO);
   fci.renderPass = render_pass_;
-  fci.attachmentCount = static_cast<uint32_t>(views.size());
-  fci.pAttachments = views.empty() ? nullptr : views.data();
   fci.width = width;
   fci.height = height;
   fci.layers = 1;
@@ -872,14 +704,7 @@ bool ProgramImpl::CreateGraphicsPipeline(const std::string& entry,
   raster.lineWidth = 1.0f;
   VkPipelineMultisampleStateCreateInfo multisample = Make<VkPipelineMultisampleStateCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO);
   multisample.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
-  std::vector<VkPipelineColorBlendAttachmentState> blends(num_refs);
-  for (VkPipelineColorBlendAttachmentState& b : blends) {
-    b.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT |
-                       VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
-  }
   VkPipelineColorBlendStateCreateInfo blend = Make<VkPipelineColorBlendStateCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO);
-  blend.attachmentCount = num_refs;
-  blend.pAttachments = blends.empty() ? nullptr : blends.data();
   VkGraphicsPipelineCreateInfo gpci = Make<VkGraphicsPipelineCreateInfo>(VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO);
   gpci.stageCount = 2;
   gpci.pStages = stages;
@@ -1239,16 +1064,13 @@ void ProgramImpl::Record() {
   // dispatch completed: their difference is the dispatch.
   if (queries_) vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 0);
   if (fragment_) {
-    // Attachments cleared to zero; the triangle covers the whole target.
-    std::vector<VkClearValue> clears(attachments_.size());
+    // The grid of triangles covers the whole target (fragment.h).
     VkRenderPassBeginInfo rbi = Make<VkRenderPassBeginInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO);
     rbi.renderPass = render_pass_;
     rbi.framebuffer = framebuffer_;
     rbi.renderArea = {{0, 0}, {plan_.draw_width, plan_.draw_height}};
-    rbi.clearValueCount = static_cast<uint32_t>(clears.size());
-    rbi.pClearValues = clears.empty() ? nullptr : clears.data();
     vkCmdBeginRenderPass(cmd_, &rbi, VK_SUBPASS_CONTENTS_INLINE);
-    vkCmdDraw(cmd_, 3, 1, 0, 0);
+    vkCmdDraw(cmd_, kDrawVertices, 1, 0, 0);
     vkCmdEndRenderPass(cmd_);
   } else {
     vkCmdDispatch(cmd_, plan_.dispatch[0], plan_.dispatch[1], plan_.dispatch[2]);
@@ -1355,7 +1177,7 @@ bool ProgramImpl::Run(Outputs* outputs, double* ns, std::string* error) {
 
 }  // namespace
 
-std::unique_ptr<Device> Device::Create(int index, bool robust, std::string* error) {
+std::unique_ptr<Device> CreateVulkanDevice(int index, bool robust, std::string* error) {
   auto device = std::make_unique<DeviceImpl>();
   if (!device->Init(index, robust, error)) return nullptr;
   return device;

@@ -58,7 +58,10 @@ class RemarkCollector : public RemarkSink {
 std::string FormatRemark(const Remark& remark);
 
 // LLVM-style YAML stream: one "--- !Passed|!Missed|!Analysis" document each.
-std::string FormatRemarksYaml(const std::vector<Remark>& remarks);
+// With |input|, each document's Args also name the input the remark is
+// about ("- Input: '<input>'"): what the command line's batch mode writes.
+std::string FormatRemarksYaml(const std::vector<Remark>& remarks,
+                              const std::string& input = std::string());
 
 }  // namespace waveopt
 

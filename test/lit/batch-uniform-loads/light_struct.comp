@@ -54,11 +54,18 @@
 // comes from lane first + k.
 // CHECK: [[K:%[0-9]+]] = OpPhi %uint %uint_0 [[FILLED]] [[KNEXT:%[0-9]+]] [[LATCH:%[0-9]+]]
 // CHECK: [[OWNER:%[0-9]+]] = OpIAdd %uint [[FIRST]] [[K]]
-// CHECK-COUNT-3: OpGroupNonUniformShuffle %v4float %uint_3 {{%[0-9]+}} [[OWNER]]
-// CHECK: OpCompositeConstruct %Light
+// CHECK: [[POS:%[0-9]+]] = OpGroupNonUniformShuffle %v4float %uint_3 {{%[0-9]+}} [[OWNER]]
+// CHECK: [[COLOR:%[0-9]+]] = OpGroupNonUniformShuffle %v4float %uint_3 {{%[0-9]+}} [[OWNER]]
+// CHECK: [[PARAMS:%[0-9]+]] = OpGroupNonUniformShuffle %v4float %uint_3 {{%[0-9]+}} [[OWNER]]
+// The loop read the light member by member: each member comes straight
+// from its shuffle, no struct is rebuilt (HLSL could not assign one).
+// CHECK-NOT: OpCompositeConstruct %Light
 // CHECK: [[KNEXT]] = OpIAdd %uint [[K]] %uint_1
 // CHECK: OpLoopMerge [[INNERMERGE:%[0-9]+]] [[LATCH]] None
 // CHECK: OpBranchConditional {{%[0-9]+}} {{%[0-9]+}} [[INNERMERGE]]
+// CHECK: OpStore {{%[0-9]+}} [[POS]]
+// CHECK: OpStore {{%[0-9]+}} [[COLOR]]
+// CHECK: OpStore {{%[0-9]+}} [[PARAMS]]
 // The latch leaves the inner loop when the batch is used up; the outer
 // latch leaves for good when the exit test did.
 // CHECK: [[LATCH]] = OpLabel

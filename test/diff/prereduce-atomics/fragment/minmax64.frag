@@ -1,11 +1,12 @@
 // 64-bit signed min/max and add of divergent values in a fragment shader:
 // the 32-bit-piece forms under the helper guard, with returned values.
 // RUN: %diff %s --waveopt-flags="-S frag --prereduce-atomics --remarks=prereduce" 2>&1 | %FileCheck %s
-// CHECK: note: minmax64.frag is a fragment shader: lavapipe runs it at sizes 4,8 (it hangs drawing at 16); the wave simulator runs compute shaders only, so its sizes 32,64 are skipped
+// CHECK: note: minmax64.frag is a fragment shader: the wave simulator runs compute shaders only, so its sizes 32,64 are skipped
 // CHECK-COUNT-3: applied UniformAddressDivergentValue in main: {{.*}}; the 64-bit value is reduced as 32-bit pieces; helper invocations are kept out
 // CHECK: [sg=4] equal
 // CHECK: [sg=8] equal
-// CHECK: PASS: equal at sizes 4,8
+// CHECK: [sg=16] equal
+// CHECK: PASS: equal at sizes 4,8,16
 #version 450
 #extension GL_EXT_shader_atomic_int64 : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require

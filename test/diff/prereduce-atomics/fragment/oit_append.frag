@@ -4,12 +4,13 @@
 // Derivatives keep helper lanes in the quads; they must neither take a node
 // nor be elected to take the subgroup's nodes.
 // RUN: %diff %s --waveopt-flags="-S frag --prereduce-atomics --remarks=prereduce --remarks-missed=prereduce" 2>&1 | %FileCheck %s
-// CHECK: note: oit_append.frag is a fragment shader: lavapipe runs it at sizes 4,8 (it hangs drawing at 16); the wave simulator runs compute shaders only, so its sizes 32,64 are skipped
+// CHECK: note: oit_append.frag is a fragment shader: the wave simulator runs compute shaders only, so its sizes 32,64 are skipped
 // CHECK: applied UniformAddressUniformValue in main: one atomic per subgroup: OpAtomicIAdd of a uniform value; each lane's returned value is rebuilt; helper invocations are kept out
 // CHECK: missed UnsupportedAtomicOp in main: OpAtomicExchange
 // CHECK: [sg=4] equal
 // CHECK: [sg=8] equal
-// CHECK: PASS: equal at sizes 4,8
+// CHECK: [sg=16] equal
+// CHECK: PASS: equal at sizes 4,8,16
 #version 450
 layout(set = 0, binding = 0) buffer Count { uint node_count; };
 layout(set = 0, binding = 1) buffer Heads { uint heads[]; };

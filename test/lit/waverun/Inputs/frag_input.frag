@@ -1,7 +1,21 @@
-// Reads an input at a location: waverun's vertex shader passes none.
+// Inputs of every interpolation and a few layouts, fed by waverun's vertex
+// shader (a 4x4 grid of quads with hashed values at the grid's vertices):
+// a smooth vec2, a flat ivec2, a noperspective float, a float in component
+// 1 of location 3 beside one in component 0, and an array over locations 4
+// and 5. They reach the color outputs (compared like buffers) and a buffer.
 #version 450
 layout(set = 0, binding = 0) buffer Out { float v[]; };
 layout(location = 0) in vec2 uv;
+layout(location = 1) flat in ivec2 tile;
+layout(location = 2) noperspective in float shade;
+layout(location = 3, component = 0) in float first;
+layout(location = 3, component = 1) in float second;
+layout(location = 4) in float pair[2];
+layout(location = 0) out vec4 color;
+layout(location = 1) out uvec2 id;
 void main() {
-  v[uint(gl_FragCoord.x)] = uv.x;
+  uvec2 p = uvec2(gl_FragCoord.xy);
+  color = vec4(uv, shade, first + second + pair[0] + pair[1]);
+  id = uvec2(tile);
+  v[p.y * 9u + p.x] = uv.x + 10.0 * shade;
 }

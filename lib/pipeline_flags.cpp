@@ -1,0 +1,143 @@
+// waveopt's flags outside the command line: RegisterFlags (flags into one's
+// own spvtools::Optimizer) and ParseOptionFlag (flags into Options, for the
+// command line and the C API alike).
+#include <cstdlib>
+
+#include "lib/inline_loop_callees.h"
+#include "passes/registry.h"
+#include "waveopt/pipeline.h"
+
+namespace waveopt {
+namespace {
+
+bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+bool IsWaveoptPass(const std::string& name) {
+  for (const PassInfo& p : RegisteredPasses()) {
+    if (name == p.name) return true;
+  }
+  return false;
+}
+
+// "--name=params" → name, params (empty when there is no '=').
+void SplitFlag(const std::string& flag, std::string* name, std::string* params) {
+  *name = flag.substr(2);
+  params->clear();
+  const size_t eq = name->find('=');
+  if (eq != std::string::npos) {
+    *params = name->substr(eq + 1);
+    name->resize(eq);
+  }
+}
+
+// Whether SPIRV-Tools takes |flag| as a pass flag.
+bool IsSpirvOptFlag(const std::string& flag) {
+  spvtools::Optimizer probe(SPV_ENV_UNIVERSAL_1_6);
+  probe.SetMessageConsumer([](spv_message_level_t, const char*, const spv_position_t&,
+                              const char*) {});
+  return probe.RegisterPassFromFlag(flag);
+}
+
+bool ParseSubgroupSize(const std::string& value, uint32_t* size) {
+  char* end = nullptr;
+  const unsigned long n = std::strtoul(value.c_str(), &end, 10);
+  if (value.empty() || *end != '\0' || n == 0 || n > 128 || (n & (n - 1)) != 0) return false;
+  *size = static_cast<uint32_t>(n);
+  return true;
+}
+
+// The flags that set a field of |options| rather than add a step.
+bool ParseSetting(const std::string& a, Options* options, std::string* error, bool* known) {
+  *known = true;
+  if (StartsWith(a, "--target-env=")) {
+    if (ParseTargetEnv(a.substr(13), &options->target_env)) {
+      options->has_target_env = true;
+      return true;
+    }
+    *error = "unsupported target environment '" + a.substr(13) + "'";
+  } else if (StartsWith(a, "--subgroup-size=")) {
+    if (ParseSubgroupSize(a.substr(16), &options->subgroup_size)) return true;
+    *error = "--subgroup-size must be a power of two from 1 to 128";
+  } else if (StartsWith(a, "--assume-driver=")) {
+    if (ParseAssumedDriver(a.substr(16), &options->driver)) return true;
+    *error = "--assume-driver is generic, radv or cpu, not '" + a.substr(16) + "'";
+  } else if (StartsWith(a, "--pass-params=")) {
+    const std::string v = a.substr(14);
+    const size_t colon = v.find(':');
+    if (colon != std::string::npos && colon != 0 && IsWaveoptPass(v.substr(0, colon))) {
+      options->pass_params[v.substr(0, colon)] = v.substr(colon + 1);
+      return true;
+    }
+    *error = "--pass-params is <waveopt pass>:<parameters>, not '" + v + "'";
+  } else if (a == "--validate-after-all") {
+    options->validate_after_all = true;
+    return true;
+  } else if (a == "--relax-block-layout") {
+    options->block_layout = BlockLayout::kRelaxed;
+    return true;
+  } else if (a == "--uniform-buffer-standard-layout") {
+    options->block_layout = BlockLayout::kUniformStandard;
+    return true;
+  } else if (a == "--scalar-block-layout") {
+    options->block_layout = BlockLayout::kScalar;
+    return true;
+  } else if (a == "--skip-block-layout") {
+    options->block_layout = BlockLayout::kSkip;
+    return true;
+  } else if (a == "--skip-validation") {
+    options->validate_input = options->validate_output = false;
+    return true;
+  } else {
+    *known = false;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool RegisterFlags(spvtools::Optimizer* optimizer, const std::vector<std::string>& flags,
+                   const PassConfig& config, std::string* error) {
+  for (const std::string& flag : flags) {
+    std::string name, params;
+    if (StartsWith(flag, "--")) SplitFlag(flag, &name, &params);
+    if (flag == kInlineLoopCalleesFlag) {
+      optimizer->RegisterPass(spvtools::Optimizer::PassToken(MakeInlineLoopCalleesPass()));
+    } else if (!name.empty() && IsWaveoptPass(name)) {
+      PassConfig own = config;
+      own.params = params;
+      std::unique_ptr<spvtools::opt::Pass> pass = MakePass(name, own, error);
+      if (!pass) return false;
+      optimizer->RegisterPass(spvtools::Optimizer::PassToken(std::move(pass)));
+    } else if (!optimizer->RegisterPassFromFlag(flag)) {
+      *error = "unknown flag " + flag;
+      return false;
+    }
+  }
+  return true;
+}
+
+bool ParseOptionFlag(const std::string& a, Options* options, std::string* error) {
+  bool known = false;
+  const bool ok = ParseSetting(a, options, error, &known);
+  if (known) return ok;
+  if (a == "-O") {
+    options->pipeline.push_back({PipelineStep::Kind::kOptimize, "", ""});
+    return true;
+  }
+  if (StartsWith(a, "--")) {
+    std::string name, params;
+    SplitFlag(a, &name, &params);
+    if (IsWaveoptPass(name)) {
+      options->pipeline.push_back({PipelineStep::Kind::kWaveopt, name, params});
+      return true;
+    }
+    if (a == kInlineLoopCalleesFlag || IsSpirvOptFlag(a)) {
+      options->pipeline.push_back({PipelineStep::Kind::kSpirvOpt, a, ""});
+      return true;
+    }
+  }
+  *error = "unknown flag " + a;
+  return false;
+}
+
+}  // namespace waveopt

@@ -1,0 +1,16 @@
+// For tests only; not installed. SPIRV-Tools 2025.1 no longer crashes on
+// the modules that made Optimize() isolate its spirv-opt steps, so the
+// tests of that isolation make a step crash or hang on purpose.
+#ifndef WAVEOPT_LIB_PIPELINE_TESTING_H_
+#define WAVEOPT_LIB_PIPELINE_TESTING_H_
+
+namespace waveopt {
+
+// |hook| runs at the start of every spirv-opt step of Optimize(), where the
+// step runs: in the child process under Isolation::kChildProcess, in the
+// calling thread otherwise. Null: none (the default).
+void SetSpirvOptStepHookForTesting(void (*hook)());
+
+}  // namespace waveopt
+
+#endif  // WAVEOPT_LIB_PIPELINE_TESTING_H_

@@ -1,0 +1,1 @@
+uint One() { return 1u; }

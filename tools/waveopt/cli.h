@@ -1,0 +1,73 @@
+// The waveopt command line's parts: options (main.cpp), one input from end
+// to end (job.cpp), many inputs in child processes (batch.cpp).
+#ifndef WAVEOPT_TOOLS_WAVEOPT_CLI_H_
+#define WAVEOPT_TOOLS_WAVEOPT_CLI_H_
+
+#include <string>
+#include <vector>
+
+#include "waveopt/io.h"
+#include "waveopt/waveopt.h"
+
+namespace waveopt_cli {
+
+enum class Format { kUnknown, kSpv, kSpvAsm, kGlsl, kHlsl };
+
+// Dependency output, glslc's flags.
+struct Deps {
+  bool only = false;    // -M/-MM: print the rule instead of compiling
+  bool write = false;   // -MD: compile and write the depfile
+  std::string file;     // -MF: where the rule goes ("" : stdout for -M, <output>.d for -MD)
+  std::string target;   // -MT: the rule's target ("" : the output file)
+};
+
+struct Cli {
+  std::string input;
+  std::string output;  // "" → stdout as text
+  Format input_format = Format::kUnknown;
+  Format emit = Format::kUnknown;
+  waveopt::Options options;
+  waveopt::CompileOptions compile;
+  bool time_report = false;
+  bool print_all = false;
+  bool print_uniformity = false;
+  bool print_loop_candidates = false;
+  std::string remarks_applied, remarks_missed, remarks_analysis;
+  std::string remarks_output;
+  Deps deps;
+  std::string batch;    // --batch: a list file or a directory
+  std::string out_dir;  // --out-dir
+  int jobs = 0;         // --jobs; 0: one per processor
+};
+
+// One input to turn into one output.
+struct Job {
+  std::string input;
+  std::string output;  // "" → stdout as text; "-" → stdout
+  Deps deps;
+  std::vector<std::string> defines;       // besides Cli::compile's
+  std::vector<std::string> include_dirs;  // besides Cli::compile's
+};
+
+// Reads, compiles, optimizes and writes |job|, printing remarks, warnings
+// and at most one error line ("waveopt: error: <file>: <problem>") to
+// stderr. Returns the exit status (0, or 1 for bad input or failure; no
+// output file is then written). |selected| gets the remarks that
+// --remarks-output would write; the file itself is written only when
+// |write_remarks_file|.
+int RunJob(const Cli& cli, const Job& job, bool write_remarks_file,
+           std::vector<waveopt::Remark>* selected);
+
+// --batch: every input of cli.batch, cli.jobs at a time, each in a child
+// process. Returns the exit status: 0 when every input succeeded, else 1.
+int RunBatch(const Cli& cli);
+
+// Prints "waveopt: error: <msg>" and "Run 'waveopt --help'..." and exits 2.
+[[noreturn]] void UsageError(const std::string& msg);
+
+std::string Extension(const std::string& path);
+Format FormatForExtension(const std::string& ext);
+
+}  // namespace waveopt_cli
+
+#endif  // WAVEOPT_TOOLS_WAVEOPT_CLI_H_
