@@ -91,10 +91,42 @@ def decide(args, module, passes, out):
     return tuple(got), ""
 
 
+BINDING_LINE = re.compile(r"^\s*binding\s+(\d+)\.(\d+)\b")
+PUSH_LINE = re.compile(r"^\s*push\b")
+
+
+def spec_for(args, kernel, orig):
+    """The kernel's spec, less the entries for resources |orig| does not
+    declare (waverun refuses a spec that names a resource the module lacks;
+    spellings share one spec, and spirv-opt -O drops what a spelling leaves
+    unused). Returns the path of the spec to use, or None."""
+    spec = os.path.splitext(kernel)[0] + ".waverun"
+    if not os.path.exists(spec):
+        return None
+    text = run([args.spirv_dis, orig]).stdout
+    sets, bindings = {}, {}
+    for m in re.finditer(r"OpDecorate (%\S+) (DescriptorSet|Binding) (\d+)", text):
+        (sets if m.group(2) == "DescriptorSet" else bindings)[m.group(1)] = m.group(3)
+    declared = {(sets.get(v, "0"), b) for v, b in bindings.items()}
+    has_push = re.search(r"OpVariable %\S+ PushConstant", text) is not None
+    kept = []
+    for line in open(spec).read().splitlines():
+        m = BINDING_LINE.match(line)
+        if m and (m.group(1), m.group(2)) not in declared:
+            continue
+        if PUSH_LINE.match(line) and not has_push:
+            continue
+        kept.append(line)
+    path = orig + ".waverun"
+    with open(path, "w") as f:
+        f.write("\n".join(kept) + "\n")
+    return path
+
+
 def diff(args, kernel, orig, out):
     """Runs waverun diff on one pair; returns an error line or ""."""
-    spec = os.path.splitext(kernel)[0] + ".waverun"
-    spec_args = ["--spec=" + spec] if os.path.exists(spec) else []
+    spec = spec_for(args, kernel, orig)
+    spec_args = ["--spec=" + spec] if spec else []
     runs = []
     if args.widths:
         runs.append(["--widths=" + args.widths, "--check-sim"])
@@ -120,6 +152,7 @@ def main():
     ap.add_argument("--glslang", default="glslangValidator")
     ap.add_argument("--spirv-opt", dest="spirv_opt", default="spirv-opt")
     ap.add_argument("--spirv-val", dest="spirv_val", default="spirv-val")
+    ap.add_argument("--spirv-dis", dest="spirv_dis", default="spirv-dis")
     ap.add_argument("--waverun", default="", help="also run every rewrite against its original")
     ap.add_argument("--widths", default="4,8,16")
     ap.add_argument("--sim-widths", dest="sim_widths", default="32,64")
