@@ -1010,6 +1010,41 @@ bool MortonRemapPass::Rewrite(const EntryInfo& info) {
   return true;
 }
 
+std::vector<MortonRemapPass::Decomposition>
+MortonRemapPass::TiledDecompositions(LaneMaps* maps) {
+  const size_t n = maps->items().size();
+  std::vector<Decomposition> out(n);
+  std::vector<size_t> alive;
+  for (size_t i = 0; i < n; ++i) {
+    if (IsTiled(maps->items()[i].access->kind)) alive.push_back(i);
+  }
+  for (size_t e = 0; e < maps->envs().size() && !alive.empty(); ++e) {
+    maps->Evaluate(e, alive);
+    std::vector<size_t> next;
+    for (size_t i : alive) {
+      const LaneMap& map = maps->Map(e, i);
+      const LaneLayout layout = ClassifyLaneMap(map);
+      Decomposition here;
+      here.block = layout.block;
+      here.width = layout.block_width;
+      here.height = layout.BlockHeight();
+      here.transposed = layout.transposed;
+      const Decomposition& d = out[i];
+      if (!map.ok || here.block == 0 ||
+          (d.block != 0 &&
+           (d.block != here.block || d.width != here.width ||
+            d.transposed != here.transposed))) {
+        out[i] = Decomposition{};
+        continue;
+      }
+      out[i] = here;
+      next.push_back(i);
+    }
+    alive = std::move(next);
+  }
+  return out;
+}
+
 spvtools::opt::Pass::Status MortonRemapPass::Process() {
   builtin_vars_.clear();
   id_vars_.clear();
@@ -1098,19 +1133,20 @@ spvtools::opt::Pass::Status MortonRemapPass::Process() {
           WorkgroupSize{info.shape.x, info.shape.y, info.shape.z},
           uniformity.get());
       accesses = CollectLaneAccesses(context(), info.reached);
-      lane_maps = EvaluateAllLaneMaps(evaluator.get(), accesses);
+      lane_maps = LaneMaps(evaluator.get(), accesses);
     };
     // Refuses (with a remark) when some access is quad-ordered already.
     auto quad_ordered = [&]() {
-      const int ordered = FirstQuadOrderedItem(lane_maps);
+      const int ordered = FirstQuadOrderedItem(&lane_maps);
       if (ordered < 0) return false;
-      const LaneItem& item = lane_maps.items[ordered];
+      const LaneItem& item = lane_maps.items()[ordered];
       LaneLayout layout;
       uint32_t dims = 2;
-      for (const auto& per_env : lane_maps.maps) {
-        if (per_env[ordered].ok) {
-          layout = ClassifyLaneMap(per_env[ordered]);
-          dims = per_env[ordered].dims;
+      for (size_t e = 0; e < lane_maps.envs().size(); ++e) {
+        const LaneMap& map = lane_maps.Map(e, ordered);
+        if (map.ok) {
+          layout = ClassifyLaneMap(map);
+          dims = map.dims;
           break;
         }
       }
@@ -1126,7 +1162,7 @@ spvtools::opt::Pass::Status MortonRemapPass::Process() {
                           ? " (steps " + std::to_string(layout.step_x) + "," +
                                 std::to_string(layout.step_y) + ")"
                           : std::string()) +
-                     (lane_maps.envs.front().subgroup_size != 0
+                     (lane_maps.envs().front().subgroup_size != 0
                           ? " at every subgroup size from 4 to 64"
                           : std::string()) +
                      ": the kernel is quad-ordered already, and a second "
@@ -1198,28 +1234,15 @@ spvtools::opt::Pass::Status MortonRemapPass::Process() {
       std::vector<Candidate> candidates;
       bool odd = false;
       Decomposition odd_d;
-      for (size_t i = 0; i < lane_maps.items.size(); ++i) {
-        const LaneItem& item = lane_maps.items[i];
-        if (!IsTiled(item.access->kind)) continue;
-        Decomposition d;
-        bool all = true;
-        for (const auto& per_env : lane_maps.maps) {
-          const LaneLayout layout = ClassifyLaneMap(per_env[i]);
-          Decomposition here;
-          here.block = layout.block;
-          here.width = layout.block_width;
-          here.height = layout.BlockHeight();
-          here.transposed = layout.transposed;
-          if (!per_env[i].ok || here.block == 0 ||
-              (d.block != 0 &&
-               (d.block != here.block || d.width != here.width ||
-                d.transposed != here.transposed))) {
-            all = false;
-            break;
-          }
-          d = here;
-        }
-        if (!all || d.height < 2) continue;
+      // Each tiled item's decomposition, the same in every environment
+      // (evaluated environment by environment, for the items still
+      // agreeing).
+      const std::vector<Decomposition> splits =
+          TiledDecompositions(&lane_maps);
+      for (size_t i = 0; i < lane_maps.items().size(); ++i) {
+        const LaneItem& item = lane_maps.items()[i];
+        const Decomposition& d = splits[i];
+        if (d.block == 0 || d.height < 2) continue;
         if (d.width % 2 != 0 || d.height % 2 != 0) {
           odd = true;
           odd_d = d;
@@ -1253,9 +1276,11 @@ spvtools::opt::Pass::Status MortonRemapPass::Process() {
         } else {
           EmitRemark(RemarkKind::kMissed, "LinearIndex", func, info.first_use,
                      "the " + shape_text +
-                         " uses its invocation index linearly: no 2-D "
-                         "image access splits it into x and y, so there "
-                         "are no pixels to put on 2x2 lane blocks");
+                         ": no 2-D image access splits its invocation "
+                         "index into rows or columns of lanes (x = i % W, "
+                         "y = i / W, their bit-field forms, or blocks of "
+                         "them; evaluated for every invocation), so there "
+                         "are no pixel rows to put on 2x2 lane blocks");
         }
         continue;
       }
@@ -1303,13 +1328,13 @@ spvtools::opt::Pass::Status MortonRemapPass::Process() {
     for (const LaneAccess& access : accesses) {
       bool evaluated = false, counts = false;
       double weight = 0;
-      for (size_t i = 0; i < lane_maps.items.size(); ++i) {
-        if (lane_maps.items[i].access != &access) continue;
-        const LaneMap& map = lane_maps.maps[0][i];
+      for (size_t i = 0; i < lane_maps.items().size(); ++i) {
+        if (lane_maps.items()[i].access != &access) continue;
+        const LaneMap& map = lane_maps.Map(0, i);
         const double w =
             BlockWeight(access.function,
                         context()->get_instr_block(access.inst)) *
-            FrameWeight(*evaluator, lane_maps.items[i].frame);
+            FrameWeight(*evaluator, lane_maps.items()[i].frame);
         weight = std::min(weight + w, kMaxWeight);
         if (!map.ok) continue;
         evaluated = true;

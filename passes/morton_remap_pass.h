@@ -186,6 +186,10 @@ class MortonRemapPass : public WavePass {
   // The weight of call path |frame| of |evaluator|: the block weights of
   // its calls, multiplied.
   double FrameWeight(const InvocationEvaluator& evaluator, uint32_t frame);
+
+  // Per item of |maps|: the block decomposition of a tiled access that is
+  // the same in every environment (block 0: none, or not tiled).
+  std::vector<Decomposition> TiledDecompositions(LaneMaps* maps);
   // Trip count of the loop headed by |header| in |func| when it is a
   // counted loop with constant bounds; 0 when unknown.
   uint64_t TripCount(spvtools::opt::Function* func, uint32_t header);

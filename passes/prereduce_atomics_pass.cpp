@@ -778,6 +778,12 @@ bool PrereduceAtomicsPass::UnderElect(Function* func, BasicBlock* block) {
   return false;
 }
 
+uint32_t PrereduceAtomicsPass::IntWidth(uint32_t type_id) {
+  Instruction* type = context()->get_def_use_mgr()->GetDef(type_id);
+  if (type == nullptr || type->opcode() != spv::Op::OpTypeInt) return 0;
+  return type->GetSingleWordInOperand(0);
+}
+
 uint64_t PrereduceAtomicsPass::IndexBound(uint32_t id, int depth) {
   if (depth > 8) return 0;
   Instruction* inst = context()->get_def_use_mgr()->GetDef(id);
@@ -803,6 +809,32 @@ uint64_t PrereduceAtomicsPass::IndexBound(uint32_t id, int depth) {
       return 0;
     case spv::Op::OpUMod:
       return const_operand(1, &c) && c > 0 && c <= (1u << 31) ? c : 0;
+    case spv::Op::OpSMod:
+      // The sign of the divisor: in [0, c) for a positive c. (OpSRem, HLSL's
+      // and C's %, follows the dividend: negative values stay negative.)
+      return const_operand(1, &c) && c > 0 && c <= (1u << 31) ? c : 0;
+    case spv::Op::OpShiftRightLogical:
+    case spv::Op::OpUDiv: {
+      // x >> c, x / c: below ceil(bound(x) / 2^c) (or the same with c),
+      // bound(x) being 2^width when nothing smaller is known.
+      const uint32_t width = IntWidth(inst->type_id());
+      if (!const_operand(1, &c) || width == 0 || width > 32) return 0;
+      uint64_t below = IndexBound(inst->GetSingleWordInOperand(0), depth + 1);
+      if (below == 0) below = uint64_t{1} << width;
+      uint64_t divisor = c;
+      if (inst->opcode() == spv::Op::OpShiftRightLogical) {
+        if (c >= width) return 0;
+        divisor = uint64_t{1} << c;
+      }
+      if (divisor == 0) return 0;
+      const uint64_t bound = (below + divisor - 1) / divisor;
+      return bound <= (1u << 31) ? bound : 0;
+    }
+    case spv::Op::OpBitFieldUExtract: {
+      // |count| bits: below 2^count.
+      if (!const_operand(2, &c) || c >= 31) return 0;
+      return uint64_t{1} << c;
+    }
     case spv::Op::OpBitcast:
     case spv::Op::OpUConvert:
     case spv::Op::OpCopyObject:

@@ -168,6 +168,8 @@ class PrereduceAtomicsPass : public WavePass {
   // Exclusive upper bound of the values |id| can take when it is provably in
   // [0, bound), else 0.
   uint64_t IndexBound(uint32_t id, int depth);
+  // The width of integer type |type_id|, 0 for other types.
+  uint32_t IntWidth(uint32_t type_id);
 
   // The divergent index of |pointer| for case C: set |index| and return
   // true when the pointer is an access chain whose base and other indices are

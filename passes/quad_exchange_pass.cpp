@@ -13,6 +13,7 @@
 #include "source/opt/ir_context.h"
 #include "source/opt/loop_descriptor.h"
 #include "source/opt/type_manager.h"
+#include "source/opcode.h"
 #include "source/util/string_utils.h"
 
 namespace waveopt {
@@ -539,7 +540,7 @@ std::string QuadExchangePass::Analyze(Function* function, Instruction* var,
     }
   }
 
-  // 5. Evaluate the indices for every invocation.
+  // 5. Evaluate the indices for every invocation, in any workgroup.
   const uint32_t n = c->size.Count();
   if (n % 4 != 0 || n < 4) {
     *why = "the workgroup has " + std::to_string(n) +
@@ -547,179 +548,224 @@ std::string QuadExchangePass::Analyze(Function* function, Instruction* var,
            "full with a size that is a multiple of 4";
     return "WorkgroupNotMultipleOf4";
   }
-  auto chain_indices_local = [&](Instruction* access) {
-    Instruction* chain = defs->GetDef(access->GetSingleWordInOperand(0));
-    for (uint32_t k = 1; k < chain->NumInOperands(); ++k) {
-      if (MayDependOnWorkgroup(chain->GetSingleWordInOperand(k))) return false;
-    }
-    return true;
-  };
-  for (Instruction* access : loads) {
-    if (!chain_indices_local(access)) {
-      *where = access;
-      *why = "a read index of " + var_name +
-             " depends on more than the invocation's place in its "
-             "workgroup";
-      return "IndexNotLocal";
-    }
-  }
-  if (!chain_indices_local(store)) {
-    *why = "the store index of " + var_name +
-           " depends on more than the invocation's place in its workgroup";
-    return "IndexNotLocal";
-  }
   InvocationEvaluator eval(ctx, function, c->size, nullptr);
-  LaneEnv env;
-  env.probes = false;
-  // Flat element index of |access| for invocation |i|: -1 not evaluated,
-  // -2 out of bounds.
-  auto element = [&](Instruction* access, uint32_t i) -> int64_t {
-    Instruction* chain = defs->GetDef(access->GetSingleWordInOperand(0));
-    Instruction* type = defs->GetDef(
-        defs->GetDef(var->type_id())->GetSingleWordInOperand(1));
-    int64_t flat = 0;
-    for (uint32_t k = 1; k < chain->NumInOperands(); ++k) {
-      if (type->opcode() != spv::Op::OpTypeArray) return -1;
-      uint64_t len = 0;
-      if (!waveopt::ConstantValue(
-              defs->GetDef(type->GetSingleWordInOperand(1)), &len)) {
-        return -1;
-      }
-      LaneValue v;
-      if (!eval.Eval(0, chain->GetSingleWordInOperand(k), i, env, &v) ||
-          v.count != 1) {
-        return -1;
-      }
-      const int64_t idx = v.Signed(0);
-      if (idx < 0 || static_cast<uint64_t>(idx) >= len) return -2;
-      flat = flat * static_cast<int64_t>(len) + idx;
-      type = defs->GetDef(type->GetSingleWordInOperand(0));
-    }
-    if (type->result_id() != value_type) return -1;
-    return flat;
-  };
+  Lanes lanes{&eval, {}, var, value_type, var_name};
+  lanes.env.probes = false;
+  lanes.env.workgroup_unknown = true;
   std::unordered_map<int64_t, uint32_t> writer;
   for (uint32_t i = 0; i < n; ++i) {
-    const int64_t e = element(store, i);
-    if (e == -1) {
-      *why = "the store index of " + var_name +
-             " is not a function of the invocation id that can be "
-             "evaluated";
-      return "IndexNotEvaluated";
-    }
-    if (e == -2) {
-      *why = "the store to " + var_name + " is out of bounds for invocation " +
-             std::to_string(i);
-      return "OutOfBounds";
-    }
-    if (!writer.emplace(e, i).second) {
-      *why = "invocations " + std::to_string(writer[e]) + " and " +
+    const Element e = ElementOf(&lanes, store, i);
+    if (e.index < 0) return IndexRefusal(lanes, e, store, i, why, where);
+    if (!writer.emplace(e.index, i).second) {
+      *why = "invocations " + std::to_string(writer[e.index]) + " and " +
              std::to_string(i) + " write the same element of " + var_name;
       return "ConflictingWrites";
     }
   }
-  // 6. Each read: the invocations that can reach it, and its writer.
-  BasicBlock* entry_block = &*function->begin();
+  // 6. Each read: the invocations that execute it, and its writer.
   for (BasicBlock& bb : *function) {
     for (Instruction& inst : bb) {
       if (std::find(loads.begin(), loads.end(), &inst) == loads.end()) continue;
-      Instruction* load = &inst;
-      *where = load;
-      // Guards: an edge of a conditional branch that is the only way into a
-      // block dominating the read (between the barrier and the read).
-      std::vector<std::pair<uint32_t, bool>> guards;
-      BasicBlock* d = ctx->get_instr_block(load);
-      while (d != barrier_block && d != entry_block) {
-        BasicBlock* p = dom->ImmediateDominator(d);
-        if (p == nullptr) break;
-        const Instruction* term = p->terminator();
-        uint32_t preds = 0;
-        for (uint32_t pred : ctx->cfg()->preds(d->id())) {
-          (void)pred;
-          ++preds;
-        }
-        if (term->opcode() == spv::Op::OpBranchConditional && preds == 1 &&
-            term->GetSingleWordInOperand(1) !=
-                term->GetSingleWordInOperand(2)) {
-          const uint32_t cond = term->GetSingleWordInOperand(0);
-          if (!MayDependOnWorkgroup(cond)) {
-            guards.push_back(
-                {cond, term->GetSingleWordInOperand(1) == d->id()});
-          }
-        }
-        d = p;
-      }
-      std::set<uint32_t> masks, lanes;
-      uint32_t reaching = 0;
-      for (uint32_t i = 0; i < n; ++i) {
-        bool reaches = true;
-        for (const auto& [cond, want] : guards) {
-          LaneValue v;
-          if (eval.Eval(0, cond, i, env, &v) && v.count == 1 &&
-              (v.bits[0] != 0) != want) {
-            reaches = false;
-            break;
-          }
-        }
-        if (!reaches) continue;
-        ++reaching;
-        const int64_t e = element(load, i);
-        if (e == -1) {
-          *why = "a read index of " + var_name +
-                 " is not a function of the invocation id that can be "
-                 "evaluated";
-          return "IndexNotEvaluated";
-        }
-        if (e == -2) {
-          *why = "a read of " + var_name +
-                 " is out of bounds for invocation " + std::to_string(i);
-          return "OutOfBounds";
-        }
-        auto w = writer.find(e);
-        if (w == writer.end()) {
-          *why = "invocation " + std::to_string(i) + " reads an element of " +
-                 var_name + " that no invocation writes";
-          return "ReadsUnwritten";
-        }
-        if ((w->second >> 2) != (i >> 2)) {
-          // Is the kernel quad-ordered at all (lane_layout's answer)?
-          UniformityAnalysis uniformity(ctx);
-          InvocationEvaluator probe(ctx, function, c->size, &uniformity);
-          std::vector<Function*> fns = {function};
-          std::vector<LaneAccess> accesses = CollectLaneAccesses(ctx, fns);
-          LaneMaps maps = EvaluateAllLaneMaps(&probe, accesses);
-          const bool ordered = FirstQuadOrderedItem(maps) >= 0;
-          *why = "invocation " + std::to_string(i) + " reads the element " +
-                 var_name + " that invocation " + std::to_string(w->second) +
-                 " writes, outside its quad " + std::to_string(i & ~3u) +
-                 ".." + std::to_string((i & ~3u) + 3) +
-                 (ordered ? ""
-                          : ": no access of the kernel puts lanes 4k..4k+3 on "
-                            "a 2x2 block (not quad-ordered; morton-remap "
-                            "may make it so)");
-          return ordered ? "ReadAcrossQuads" : "NotQuadOrdered";
-        }
-        masks.insert(w->second ^ i);
-        lanes.insert(w->second & 3u);
-      }
       Read r;
-      r.load = load;
-      if (masks.size() <= 1) {
-        r.source.xor_mask = masks.empty() ? 0 : *masks.begin();
-      } else if (lanes.size() == 1) {
-        r.source.is_broadcast = true;
-        r.source.broadcast = *lanes.begin();
-      } else {
-        *why = "a read of " + var_name +
-               " takes its element from different quad lanes in different "
-               "directions (neither one swap nor one broadcast)";
-        return "MixedQuadLanes";
-      }
-      (void)reaching;
+      const std::string reason = AnalyzeRead(&lanes, writer, &inst, &r, why,
+                                             where);
+      if (!reason.empty()) return reason;
       c->reads.push_back(r);
     }
   }
   return "";
+}
+
+QuadExchangePass::Element QuadExchangePass::ElementOf(Lanes* lanes,
+                                                      Instruction* access,
+                                                      uint32_t i) {
+  auto* defs = get_def_use_mgr();
+  Instruction* chain = defs->GetDef(access->GetSingleWordInOperand(0));
+  Instruction* type = defs->GetDef(
+      defs->GetDef(lanes->var->type_id())->GetSingleWordInOperand(1));
+  Element e;
+  int64_t flat = 0;
+  for (uint32_t k = 1; k < chain->NumInOperands(); ++k) {
+    uint64_t len = 0;
+    if (type->opcode() != spv::Op::OpTypeArray ||
+        !waveopt::ConstantValue(defs->GetDef(type->GetSingleWordInOperand(1)),
+                                &len)) {
+      e.unknown = chain;
+      return e;
+    }
+    LaneValue v;
+    const uint32_t id = chain->GetSingleWordInOperand(k);
+    if (!lanes->eval->Eval(0, id, i, lanes->env, &v) || v.count != 1) {
+      e.unknown = lanes->eval->FailedAt();
+      e.index_id = id;
+      return e;
+    }
+    const int64_t idx = v.Signed(0);
+    if (idx < 0 || static_cast<uint64_t>(idx) >= len) {
+      e.out_of_bounds = true;
+      return e;
+    }
+    flat = flat * static_cast<int64_t>(len) + idx;
+    type = defs->GetDef(type->GetSingleWordInOperand(0));
+  }
+  if (type->result_id() != lanes->value_type) {
+    e.unknown = chain;
+    return e;
+  }
+  e.index = flat;
+  return e;
+}
+
+std::string QuadExchangePass::IndexRefusal(const Lanes& lanes,
+                                           const Element& e,
+                                           Instruction* access, uint32_t i,
+                                           std::string* why,
+                                           Instruction** where) {
+  const bool is_store = access->opcode() == spv::Op::OpStore;
+  const std::string what =
+      (is_store ? "the store to " : "a read of ") + lanes.var_name;
+  *where = access;
+  if (e.out_of_bounds) {
+    *why = what + " is out of bounds for invocation " + std::to_string(i);
+    return "OutOfBounds";
+  }
+  const std::string culprit =
+      e.unknown != nullptr ? InstText(e.unknown) : std::string("its value");
+  if (e.index_id != 0 && MayDependOnWorkgroup(e.index_id)) {
+    *why = "an index of " + what + " depends on " + culprit +
+           ", which is not a function of the invocation's place in its "
+           "workgroup that the analysis can evaluate (its def chain reaches "
+           "the workgroup or global id, memory, a parameter or a call)";
+    return "IndexNotLocal";
+  }
+  *why = "an index of " + what + " depends on " + culprit +
+         ", which is not a function of the invocation id that the analysis "
+         "can evaluate";
+  return "IndexNotEvaluated";
+}
+
+std::string QuadExchangePass::AnalyzeRead(
+    Lanes* lanes, const std::unordered_map<int64_t, uint32_t>& writer,
+    Instruction* load, Read* read, std::string* why, Instruction** where) {
+  const std::string& var_name = lanes->var_name;
+  BasicBlock* block = context()->get_instr_block(load);
+  const uint32_t n = lanes->eval->size().Count();
+  *where = load;
+  // The source of each reader: of those that read, and of those that may.
+  struct Sources {
+    std::set<uint32_t> masks, quad_lanes;
+    bool Mixed() const { return masks.size() > 1 && quad_lanes.size() > 1; }
+  } reads, may_read;
+  // An invocation whose execution of the read is unknown must be served
+  // like the others: the rewrite is then right whether it reads or not.
+  // Where it could not be, the unknown decides: a refusal.
+  ReachResult first_unknown;
+  uint32_t unknown_lane = 0;
+  auto not_evaluable = [&](uint32_t i, const ReachResult& reach,
+                           const std::string& then) {
+    if (reach.unknown != nullptr) *where = reach.unknown;
+    *why = "whether invocation " + std::to_string(i) + " reads " + var_name +
+           " here depends on " +
+           (reach.unknown != nullptr ? InstText(reach.unknown)
+                                     : std::string("its control flow")) +
+           ", which the analysis cannot evaluate for it in every workgroup, "
+           "and if it does, " + then;
+    return std::string("GuardNotEvaluable");
+  };
+  for (uint32_t i = 0; i < n; ++i) {
+    const ReachResult reach = lanes->eval->Reaches(0, block, i, lanes->env);
+    if (reach.reach == Reach::kNo) continue;
+    const bool sure = reach.reach == Reach::kYes;
+    if (!sure && first_unknown.unknown == nullptr) {
+      first_unknown = reach;
+      unknown_lane = i;
+    }
+    const Element e = ElementOf(lanes, load, i);
+    if (e.out_of_bounds && !sure) {
+      return not_evaluable(i, reach, "it reads out of the array's bounds");
+    }
+    // (An index the analysis cannot evaluate is refused as such, whether
+    // or not the invocation reads.)
+    if (e.index < 0) return IndexRefusal(*lanes, e, load, i, why, where);
+    auto w = writer.find(e.index);
+    if (w == writer.end()) {
+      if (!sure) {
+        return not_evaluable(i, reach, "it reads an element that no "
+                                       "invocation writes");
+      }
+      *why = "invocation " + std::to_string(i) + " reads an element of " +
+             var_name + " that no invocation writes";
+      return "ReadsUnwritten";
+    }
+    if ((w->second >> 2) != (i >> 2)) {
+      if (!sure) {
+        return not_evaluable(i, reach,
+                             "it reads the element that invocation " +
+                                 std::to_string(w->second) +
+                                 " writes, outside its quad");
+      }
+      return AcrossQuads(block->GetParent(), lanes, i, w->second, why);
+    }
+    for (Sources* s : {&may_read, sure ? &reads : nullptr}) {
+      if (s == nullptr) continue;
+      s->masks.insert(w->second ^ i);
+      s->quad_lanes.insert(w->second & 3u);
+    }
+  }
+  if (reads.Mixed()) {
+    *why = "a read of " + var_name +
+           " takes its element from different quad lanes in different "
+           "directions (neither one swap nor one broadcast)";
+    return "MixedQuadLanes";
+  }
+  if (may_read.Mixed()) {
+    return not_evaluable(unknown_lane, first_unknown,
+                         "its element comes from another direction than the "
+                         "other readers' (neither one swap nor one "
+                         "broadcast)");
+  }
+  read->load = load;
+  if (may_read.masks.size() <= 1) {
+    read->source.xor_mask =
+        may_read.masks.empty() ? 0 : *may_read.masks.begin();
+  } else {
+    read->source.is_broadcast = true;
+    read->source.broadcast = *may_read.quad_lanes.begin();
+  }
+  return "";
+}
+
+std::string QuadExchangePass::AcrossQuads(Function* function,
+                                          const Lanes* lanes, uint32_t reader,
+                                          uint32_t writer, std::string* why) {
+  // Is the kernel quad-ordered at all (lane_layout's answer)?
+  IRContext* ctx = context();
+  UniformityAnalysis uniformity(ctx);
+  InvocationEvaluator probe(ctx, function, lanes->eval->size(), &uniformity);
+  std::vector<Function*> fns = {function};
+  std::vector<LaneAccess> accesses = CollectLaneAccesses(ctx, fns);
+  LaneMaps maps(&probe, accesses);
+  const bool ordered = FirstQuadOrderedItem(&maps) >= 0;
+  *why = "invocation " + std::to_string(reader) + " reads the element " +
+         lanes->var_name + " that invocation " + std::to_string(writer) +
+         " writes, outside its quad " + std::to_string(reader & ~3u) + ".." +
+         std::to_string((reader & ~3u) + 3) +
+         (ordered ? ""
+                  : ": no access of the kernel puts lanes 4k..4k+3 on a 2x2 "
+                    "block (not quad-ordered; morton-remap may make it so)");
+  return ordered ? "ReadAcrossQuads" : "NotQuadOrdered";
+}
+
+std::string QuadExchangePass::InstText(const Instruction* inst) {
+  std::string text = std::string("Op") + spvOpcodeString(inst->opcode());
+  if (inst->opcode() == spv::Op::OpLabel) {
+    return "the control flow into block " + NameOf(inst->result_id());
+  }
+  if (inst->result_id() != 0) text += " " + NameOf(inst->result_id());
+  if (inst->opcode() == spv::Op::OpFunctionCall) {
+    text += " (a call of a function that may not return)";
+  }
+  return text;
 }
 
 bool QuadExchangePass::FullSubgroups(const Candidate& c) const {

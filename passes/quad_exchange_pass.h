@@ -57,8 +57,10 @@
 //
 // Capabilities added: GroupNonUniform, GroupNonUniformQuad. Analyses:
 // InvocationEvaluator (lib/analysis/lane_layout.h) evaluates every store
-// and read index and every guard of a read for each invocation; the
-// dominator and post-dominator trees. Remarks: docs/passes/quad-exchange.md.
+// and read index for each invocation, in any workgroup, and its execution
+// predicate says which invocations execute each read (a read whose
+// execution it cannot evaluate is refused, never assumed); the dominator
+// and post-dominator trees. Remarks: docs/passes/quad-exchange.md.
 #ifndef WAVEOPT_PASSES_QUAD_EXCHANGE_PASS_H_
 #define WAVEOPT_PASSES_QUAD_EXCHANGE_PASS_H_
 
@@ -125,14 +127,59 @@ class QuadExchangePass : public WavePass {
                       spvtools::opt::Instruction* var, Candidate* c,
                       std::string* why, spvtools::opt::Instruction** where);
 
+  // The evaluation of one candidate's indices and read guards: every
+  // invocation, in any workgroup (LaneEnv::workgroup_unknown).
+  struct Lanes {
+    InvocationEvaluator* eval = nullptr;
+    LaneEnv env;
+    spvtools::opt::Instruction* var = nullptr;  // the shared array
+    uint32_t value_type = 0;                    // its element type
+    std::string var_name;                       // quoted, for remarks
+  };
+  // The flat element an access touches for one invocation: |index| >= 0,
+  // or out of bounds, or not evaluated (|unknown| names what could not be,
+  // |index_id| the index it was computing, when it is one).
+  struct Element {
+    int64_t index = -1;
+    bool out_of_bounds = false;
+    spvtools::opt::Instruction* unknown = nullptr;
+    uint32_t index_id = 0;
+  };
+  Element ElementOf(Lanes* lanes, spvtools::opt::Instruction* access,
+                    uint32_t i);
+  // The refusal for an element |e| of |access| that is not an index
+  // (OutOfBounds, IndexNotLocal, IndexNotEvaluated) for invocation |i|.
+  std::string IndexRefusal(const Lanes& lanes, const Element& e,
+                           spvtools::opt::Instruction* access, uint32_t i,
+                           std::string* why,
+                           spvtools::opt::Instruction** where);
+  // How read |load| is served (|read|), from the invocations that execute
+  // it (the lane layout analysis's execution predicate) and the writer of
+  // each one's element; or a remark name with |why|. An invocation whose
+  // execution cannot be evaluated must be servable as if it read (then the
+  // rewrite is right either way); where it is not, the unknown decides and
+  // the read is refused, GuardNotEvaluable.
+  std::string AnalyzeRead(
+      Lanes* lanes, const std::unordered_map<int64_t, uint32_t>& writer,
+      spvtools::opt::Instruction* load, Read* read, std::string* why,
+      spvtools::opt::Instruction** where);
+  // ReadAcrossQuads or NotQuadOrdered for |reader| reading |writer|'s
+  // element.
+  std::string AcrossQuads(spvtools::opt::Function* function,
+                          const Lanes* lanes, uint32_t reader,
+                          uint32_t writer, std::string* why);
+  // "OpPhi %name" for a remark.
+  std::string InstText(const spvtools::opt::Instruction* inst);
+
   // The workgroup size of entry point |entry|, or "" on success / a remark
   // name with |why|.
   std::string ResolveSize(spvtools::opt::Instruction* entry, WorkgroupSize* size,
                           std::string* why);
 
   // Whether the def chain of |id| may reach WorkgroupId, GlobalInvocationId,
-  // NumWorkgroups, a function parameter or a call (values that are not a
-  // function of the invocation's place in its workgroup).
+  // NumWorkgroups, memory other than Function variables, a function
+  // parameter or a call (values that need not be a function of the
+  // invocation's place in its workgroup). Used only to name a refusal.
   bool MayDependOnWorkgroup(uint32_t id);
 
   // The built-in decoration of variable |id|, or -1.

@@ -4,18 +4,27 @@
 // value, for one invocation at a time: constants, the identity built-ins
 // (from the invocation index, the workgroup size and LaneEnv), integer and
 // boolean arithmetic, composites, Function variables with one dominating
-// store, parameters and call results on a call path. Anything else fails,
-// or becomes a probe when the uniformity analysis proves it
-// workgroup-uniform. Values are kept as 64-bit words masked to their width.
+// store (or, per invocation, the last store it executes), phis (by the
+// predecessor the invocation came from), parameters and call results on a
+// call path. Anything else fails, or becomes a probe when the uniformity
+// analysis proves it workgroup-uniform. Values are kept as 64-bit words
+// masked to their width.
+//
+// The execution predicate (Reach) is evaluated on demand, memoised per
+// (frame, block) next to the values: a block's control dependences, each
+// one's source block (recursively) and the condition of its branch.
 #include "analysis/lane_layout.h"
 
 #include <algorithm>
+#include <list>
 #include <numeric>
 #include <set>
 #include <unordered_map>
 #include <utility>
 
 #include "analysis/uniformity.h"
+#include "source/opt/cfg.h"
+#include "source/opt/control_dependence.h"
 #include "source/opt/decoration_manager.h"
 #include "source/opt/def_use_manager.h"
 #include "source/opt/dominator_analysis.h"
@@ -33,6 +42,8 @@ namespace {
 
 using spv::Op;
 using spvtools::opt::BasicBlock;
+using spvtools::opt::ControlDependence;
+using spvtools::opt::ControlDependenceAnalysis;
 using spvtools::opt::Function;
 using spvtools::opt::Instruction;
 using spvtools::opt::IRContext;
@@ -40,6 +51,12 @@ using spvtools::opt::IRContext;
 constexpr uint32_t kMaxFrames = 256;
 constexpr uint32_t kMaxDepth = 200;  // recursion guard of one evaluation
 constexpr uint32_t kMaxLanes = 1024;
+
+// What an evaluation read besides the module: the invocation's index, the
+// subgroup size (LaneEnv), the workgroup id (LaneEnv).
+constexpr uint8_t kReadsIndex = 1;
+constexpr uint8_t kReadsSubgroupSize = 2;
+constexpr uint8_t kReadsWorkgroupId = 4;
 
 uint64_t Mask(uint32_t width) {
   return width >= 64 ? ~uint64_t{0} : ((uint64_t{1} << width) - 1);
@@ -93,6 +110,81 @@ int64_t Gcd(int64_t a, int64_t b) {
   return a;
 }
 
+// The bits of |u| and every bit above its lowest one, within |width|:
+// what a carry from an unknown bit may change.
+uint64_t Upward(uint64_t u, uint32_t width) {
+  if (u == 0) return 0;
+  return Mask(width) & ~((u & (~u + 1)) - 1);
+}
+
+// Component |sk| of |src| becomes component |dk| of |dst| (its bits,
+// probe flag and unknown part).
+void CopyComponent(LaneValue* dst, uint32_t dk, const LaneValue& src,
+                   uint32_t sk) {
+  dst->bits[dk] = src.bits[sk];
+  dst->unknown[dk] = src.unknown[sk];
+  const uint8_t bit = static_cast<uint8_t>(1u << dk);
+  dst->probe_mask = static_cast<uint8_t>((dst->probe_mask & ~bit) |
+                                         (src.IsProbe(sk) ? bit : 0));
+  dst->linear = static_cast<uint8_t>((dst->linear & ~bit) |
+                                     (src.IsLinear(sk) ? bit : 0));
+  const uint8_t axis_mask = static_cast<uint8_t>(3u << (2 * dk));
+  dst->axes = static_cast<uint8_t>((dst->axes & ~axis_mask) |
+                                   (src.Axis(sk) << (2 * dk)));
+}
+
+// Component |k| of |v| as known bits and a mask of unknown ones (a linear
+// component bits + c·W: every bit from c's lowest set bit up is unknown).
+void ToMask(LaneValue* v, uint32_t k) {
+  if (!v->IsLinear(k)) return;
+  v->unknown[k] = Upward(v->unknown[k], v->width);
+  v->bits[k] &= ~v->unknown[k];
+  v->linear = static_cast<uint8_t>(v->linear & ~(1u << k));
+}
+
+// Sets component |k| of |v| to bits + c·W[axis] (just |bits| when c is 0).
+void SetLinear(LaneValue* v, uint32_t k, uint64_t bits, uint64_t c,
+               uint32_t axis) {
+  const uint64_t m = Mask(v->width);
+  v->bits[k] = bits & m;
+  v->unknown[k] = c & m;
+  const uint8_t bit = static_cast<uint8_t>(1u << k);
+  v->linear = static_cast<uint8_t>(v->unknown[k] != 0 ? v->linear | bit
+                                                      : v->linear & ~bit);
+  const uint8_t axis_mask = static_cast<uint8_t>(3u << (2 * k));
+  v->axes = static_cast<uint8_t>((v->axes & ~axis_mask) | (axis << (2 * k)));
+}
+
+ReachResult Known(bool yes) {
+  return ReachResult{yes ? Reach::kYes : Reach::kNo, nullptr};
+}
+
+ReachResult Unknown(const Instruction* why) {
+  return ReachResult{Reach::kUnknown, const_cast<Instruction*>(why)};
+}
+
+// Kleene's three-valued and/or; an unknown result keeps the first unknown
+// operand's instruction.
+ReachResult And(const ReachResult& a, const ReachResult& b) {
+  if (a.reach == Reach::kNo || b.reach == Reach::kNo) return Known(false);
+  if (a.reach == Reach::kYes && b.reach == Reach::kYes) return Known(true);
+  return a.reach == Reach::kUnknown ? a : b;
+}
+
+ReachResult Or(const ReachResult& a, const ReachResult& b) {
+  if (a.reach == Reach::kYes || b.reach == Reach::kYes) return Known(true);
+  if (a.reach == Reach::kNo && b.reach == Reach::kNo) return Known(false);
+  return a.reach == Reach::kUnknown ? a : b;
+}
+
+// Instructions after which an invocation does not go on in this function
+// and does not return to its caller.
+bool Stops(Op op) {
+  return op == Op::OpKill || op == Op::OpTerminateInvocation ||
+         op == Op::OpUnreachable || op == Op::OpTerminateRayKHR ||
+         op == Op::OpIgnoreIntersectionKHR;
+}
+
 }  // namespace
 
 int64_t LaneValue::Signed(uint32_t k) const { return SignExtend(bits[k], width); }
@@ -141,10 +233,35 @@ struct InvocationEvaluator::Impl {
     bool ok = true;
     std::vector<Store> stores;
   };
+  // The memo of one (frame, id) for the current invocation and
+  // environment: a value (ids of values) or a Reaches answer (labels).
+  // Slots persist across invocations; the epochs say whether one is
+  // current, so starting over for the next invocation clears nothing, and
+  // an answer that did not read the invocation's index (|deps|) stays
+  // current for the next invocation in the same environment.
   struct Memo {
+    uint32_t env_epoch = 0;
+    uint32_t lane_epoch = 0;
+    uint8_t deps = 0;  // kReads* bits of what the answer read
+    bool busy = false;  // being computed: a question that depends on itself
     bool ok = false;
     bool done = false;
     LaneValue value;
+    Instruction* fail = nullptr;  // !ok: what could not be evaluated
+    ReachResult reach;
+  };
+  // Per function: control dependences and block positions in structured
+  // order (built when a question first needs them).
+  struct FlowInfo {
+    ControlDependenceAnalysis cda;
+    // Block id → position in structured order (dominators first, a
+    // construct's blocks before its merge block, a loop's body before its
+    // continue target): on any path that takes no back edge, the order of
+    // execution.
+    std::unordered_map<uint32_t, uint32_t> order;
+    Instruction* stopping_call = nullptr;  // a call that may not return
+    // (from, to) → whether a path leads from block |from| to block |to|.
+    std::unordered_map<uint64_t, bool> path;
   };
 
   IRContext* context;
@@ -160,14 +277,25 @@ struct InvocationEvaluator::Impl {
   std::unordered_map<uint32_t, VarInfo> vars;
   std::unordered_map<uint32_t, bool> read_only_params;
   std::unordered_map<uint32_t, uint32_t> return_value;  // function → id or 0
+  std::unordered_map<const Function*, std::unique_ptr<FlowInfo>> flow;
+  std::unordered_map<const Function*, bool> may_stop;
   uint32_t glsl_std = 0;
+  static constexpr uint32_t kShapeUnknown = ~0u;
+  std::vector<std::pair<uint32_t, uint32_t>> shapes;  // TypeShape's cache
 
   // The current evaluation.
   uint32_t index = ~0u;
   LaneEnv env;
   bool env_valid = false;
-  std::unordered_map<uint64_t, Memo> memo;
+  // (frame, id) → slot in |memo|: ids of frame 0 in a vector indexed by
+  // id, other frames in a map.
+  std::vector<uint32_t> slot0;
+  std::unordered_map<uint64_t, uint32_t> slots;
+  std::vector<Memo> memo = std::vector<Memo>(1);  // slot 0: none
+  uint32_t env_epoch = 1, lane_epoch = 1;
+  uint8_t deps = 0;  // what the current evaluation has read so far
   uint32_t depth = 0;
+  Instruction* fail_at = nullptr;  // the last failure's innermost culprit
 
   Impl(IRContext* c, Function* e, WorkgroupSize s, const UniformityAnalysis* u)
       : context(c), entry(e), size(s), uniformity(u) {
@@ -218,6 +346,22 @@ struct InvocationEvaluator::Impl {
 
   // Shape of an integer/boolean scalar or vector type.
   bool TypeShape(uint32_t type_id, uint32_t* count, uint32_t* width) {
+    // Cached per type id: (count, width), count 0 for other types.
+    if (type_id < shapes.size() && shapes[type_id].first != kShapeUnknown) {
+      *count = shapes[type_id].first;
+      *width = shapes[type_id].second;
+      return *count != 0;
+    }
+    const bool ok = ComputeTypeShape(type_id, count, width);
+    if (type_id >= shapes.size()) {
+      shapes.resize(std::max<size_t>(type_id + 1, context->module()->IdBound()),
+                    {kShapeUnknown, 0});
+    }
+    shapes[type_id] = {ok ? *count : 0, ok ? *width : 0};
+    return ok;
+  }
+
+  bool ComputeTypeShape(uint32_t type_id, uint32_t* count, uint32_t* width) {
     const auto* type = context->get_type_mgr()->GetType(type_id);
     if (type == nullptr) return false;
     *count = 1;
@@ -250,29 +394,307 @@ struct InvocationEvaluator::Impl {
     return true;
   }
 
-  bool Eval(uint32_t frame, uint32_t id, LaneValue* out) {
-    const uint64_t key = (uint64_t{frame} << 32) | id;
-    auto it = memo.find(key);
-    if (it != memo.end()) {
-      if (!it->second.done || !it->second.ok) return false;
-      *out = it->second.value;
-      return true;
+  // Starts the memo over when the invocation or the environment changes.
+  void Select(uint32_t new_index, const LaneEnv& new_env) {
+    if (env_valid && index == new_index &&
+        env.workgroup_id == new_env.workgroup_id &&
+        env.subgroup_size == new_env.subgroup_size &&
+        env.probes == new_env.probes &&
+        env.workgroup_unknown == new_env.workgroup_unknown) {
+      return;
     }
-    if (depth >= kMaxDepth) return false;
-    memo[key] = Memo{};  // in progress: a cycle fails
+    const bool same_env = env_valid &&
+                          env.workgroup_id == new_env.workgroup_id &&
+                          env.subgroup_size == new_env.subgroup_size &&
+                          env.probes == new_env.probes &&
+                          env.workgroup_unknown == new_env.workgroup_unknown;
+    if (!same_env) ++env_epoch;
+    ++lane_epoch;
+    index = new_index;
+    env = new_env;
+    env_valid = true;
+  }
+
+  // The memo slot of (|frame|, |id|), current for this invocation (a new
+  // one when it was not: not done, no value).
+  Memo& Slot(uint32_t frame, uint32_t id) {
+    uint32_t* slot = nullptr;
+    if (frame == 0) {
+      if (id >= slot0.size()) slot0.resize(context->module()->IdBound(), 0);
+      if (id >= slot0.size()) slot0.resize(id + 1, 0);
+      slot = &slot0[id];
+    } else {
+      slot = &slots[(uint64_t{frame} << 32) | id];
+    }
+    if (*slot == 0) {
+      *slot = static_cast<uint32_t>(memo.size());
+      memo.emplace_back();
+    }
+    Memo& m = memo[*slot];
+    const bool current =
+        m.env_epoch == env_epoch &&
+        (m.lane_epoch == lane_epoch || (m.done && !(m.deps & kReadsIndex)));
+    if (!current) {
+      m = Memo{};
+      m.env_epoch = env_epoch;
+      m.lane_epoch = lane_epoch;
+    }
+    return m;
+  }
+
+  bool Eval(uint32_t frame, uint32_t id, LaneValue* out) {
+    {
+      Memo& m = Slot(frame, id);
+      deps |= m.deps;
+      if (m.done && m.ok) {
+        *out = m.value;
+        return true;
+      }
+      // Failed, or in progress (a value that depends on itself).
+      if (m.done || m.busy) {
+        fail_at = m.fail != nullptr ? m.fail
+                                    : context->get_def_use_mgr()->GetDef(id);
+        return false;
+      }
+      if (depth >= kMaxDepth) {
+        fail_at = context->get_def_use_mgr()->GetDef(id);
+        return false;
+      }
+      m.busy = true;
+    }
+    const uint8_t outer_deps = deps;
+    deps = 0;
     ++depth;
     LaneValue v;
+    fail_at = nullptr;
     bool ok = Compute(frame, id, &v);
     --depth;
     if (!ok) ok = Probe(id, &v);
-    Memo& m = memo[key];
+    if (!ok && fail_at == nullptr) {
+      fail_at = context->get_def_use_mgr()->GetDef(id);
+    }
+    Memo& m = Slot(frame, id);  // (|memo| may have grown)
+    m.busy = false;
     m.done = true;
+    m.deps = deps;
+    deps |= outer_deps;
     m.ok = ok;
     if (ok) {
       m.value = v;
       *out = v;
+    } else {
+      m.fail = fail_at;
     }
     return ok;
+  }
+
+  // ---- The execution predicate.
+
+  // Whether |func| may not return to its caller: it contains, or calls a
+  // function that contains, an instruction after which the invocation
+  // stops.
+  bool MayStop(const Function* func) {
+    auto it = may_stop.find(func);
+    if (it != may_stop.end()) return it->second;
+    may_stop[func] = true;  // recursion (invalid in shaders): assume so
+    bool stops = false;
+    func->WhileEachInst([&](const Instruction* inst) {
+      if (Stops(inst->opcode())) {
+        stops = true;
+      } else if (inst->opcode() == Op::OpFunctionCall) {
+        const Function* callee =
+            context->GetFunction(inst->GetSingleWordInOperand(0));
+        stops = callee == nullptr || MayStop(callee);
+      }
+      return !stops;
+    });
+    may_stop[func] = stops;
+    return stops;
+  }
+
+  FlowInfo& Flow(Function* func) {
+    std::unique_ptr<FlowInfo>& info = flow[func];
+    if (info != nullptr) return *info;
+    info = std::make_unique<FlowInfo>();
+    info->cda.ComputeControlDependenceGraph(
+        *context->cfg(), *context->GetPostDominatorAnalysis(func));
+    std::list<BasicBlock*> order;
+    context->cfg()->ComputeStructuredOrder(func, &*func->begin(), &order);
+    uint32_t n = 0;
+    for (BasicBlock* b : order) info->order[b->id()] = n++;
+    func->WhileEachInst([&](Instruction* inst) {
+      if (inst->opcode() == Op::OpFunctionCall) {
+        const Function* callee =
+            context->GetFunction(inst->GetSingleWordInOperand(0));
+        if (callee == nullptr || MayStop(callee)) info->stopping_call = inst;
+      }
+      return info->stopping_call == nullptr;
+    });
+    return *info;
+  }
+
+  // Whether a path leads from |from| to |to| (blocks of |func|).
+  bool Path(Function* func, const BasicBlock* from, const BasicBlock* to) {
+    FlowInfo& info = Flow(func);
+    const uint64_t key = (uint64_t{from->id()} << 32) | to->id();
+    auto it = info.path.find(key);
+    if (it != info.path.end()) return it->second;
+    std::set<uint32_t> seen = {from->id()};
+    std::vector<const BasicBlock*> work = {from};
+    bool found = from == to;
+    while (!work.empty() && !found) {
+      const BasicBlock* b = work.back();
+      work.pop_back();
+      b->ForEachSuccessorLabel([&](const uint32_t succ) {
+        const BasicBlock* next = context->cfg()->block(succ);
+        if (found || !seen.insert(succ).second) return;
+        found = next == to;
+        work.push_back(next);
+      });
+    }
+    info.path[key] = found;
+    return found;
+  }
+
+  // Whether the current invocation executes |block| of |frame|'s function.
+  ReachResult Reaches(uint32_t frame, const BasicBlock* block) {
+    {
+      Memo& m = Slot(frame, block->id());
+      deps |= m.deps;
+      if (m.done) return m.reach;
+      // In progress: the question depends on itself.
+      if (m.busy || depth >= kMaxDepth) return Unknown(block->GetLabelInst());
+      m.busy = true;
+    }
+    const uint8_t outer_deps = deps;
+    deps = 0;
+    ++depth;
+    const ReachResult r = ComputeReach(frame, block);
+    --depth;
+    Memo& m = Slot(frame, block->id());
+    m.busy = false;
+    m.done = true;
+    m.deps = deps;
+    deps |= outer_deps;
+    m.reach = r;
+    return r;
+  }
+
+  // |block| runs when one of its control dependences fires: the source
+  // block runs and takes the branch edge the dependence goes through (the
+  // pseudo-entry dependence: the frame is entered). A source that |block|
+  // dominates runs only after |block| has: it decides whether |block| runs
+  // again, not whether it runs once.
+  ReachResult ComputeReach(uint32_t frame, const BasicBlock* block) {
+    Function* func = frames[frame].function;
+    FlowInfo& info = Flow(func);
+    if (info.stopping_call != nullptr) return Unknown(info.stopping_call);
+    if (!info.cda.HasBlock(block->id())) {
+      return Unknown(block->GetLabelInst());
+    }
+    auto* dom = context->GetDominatorAnalysis(func);
+    ReachResult r = Known(false);
+    for (const ControlDependence& dep :
+         info.cda.GetDependenceSources(block->id())) {
+      ReachResult here;
+      if (dep.source_bb_id() == ControlDependenceAnalysis::kPseudoEntryBlock) {
+        here = EntersFrame(frame);
+      } else {
+        const BasicBlock* source = context->cfg()->block(dep.source_bb_id());
+        if (dom->Dominates(block, source)) continue;
+        here = Reaches(frame, source);
+        if (here.reach != Reach::kNo) {
+          here = And(here, Takes(frame, source, dep.branch_target_bb_id()));
+        }
+      }
+      r = Or(r, here);
+      if (r.reach == Reach::kYes) break;
+    }
+    return r;
+  }
+
+  // Whether the current invocation enters |frame|: its call is reached.
+  ReachResult EntersFrame(uint32_t frame) {
+    if (frame == 0) return Known(true);
+    Instruction* call = frames[frame].call;
+    return Reaches(frames[frame].parent, context->get_instr_block(call));
+  }
+
+  // Whether the current invocation, having reached |source|, leaves it to
+  // |target|.
+  ReachResult Takes(uint32_t frame, const BasicBlock* source,
+                    uint32_t target) {
+    const Instruction* term = source->terminator();
+    auto* def_use = context->get_def_use_mgr();
+    switch (term->opcode()) {
+      case Op::OpBranch:
+        return Known(term->GetSingleWordInOperand(0) == target);
+      case Op::OpBranchConditional: {
+        const uint32_t t = term->GetSingleWordInOperand(1);
+        const uint32_t f = term->GetSingleWordInOperand(2);
+        if (target != t && target != f) return Known(false);
+        if (t == f) return Known(true);
+        const uint32_t cond = term->GetSingleWordInOperand(0);
+        LaneValue c;
+        if (!Eval(frame, cond, &c)) return Unknown(fail_at);
+        if (c.count != 1 || c.IsProbe(0) || c.HasUnknown()) {
+          return Unknown(def_use->GetDef(cond));
+        }
+        return Known((c.bits[0] != 0 ? t : f) == target);
+      }
+      case Op::OpSwitch: {
+        const uint32_t selector = term->GetSingleWordInOperand(0);
+        LaneValue v;
+        if (!Eval(frame, selector, &v)) return Unknown(fail_at);
+        if (v.count != 1 || v.IsProbe(0) || v.HasUnknown()) {
+          return Unknown(def_use->GetDef(selector));
+        }
+        uint32_t chosen = term->GetSingleWordInOperand(1);  // the default
+        for (uint32_t i = 2; i + 1 < term->NumInOperands(); i += 2) {
+          const auto& words = term->GetInOperand(i).words;
+          uint64_t literal = words[0];
+          if (words.size() > 1) literal |= uint64_t{words[1]} << 32;
+          if ((literal & Mask(v.width)) == v.bits[0]) {
+            chosen = term->GetSingleWordInOperand(i + 1);
+            break;
+          }
+        }
+        return Known(chosen == target);
+      }
+      default:
+        return Known(false);  // returns, kills: no edge
+    }
+  }
+
+  // The value of |phi| for the current invocation: the incoming value of
+  // the one predecessor it came from.
+  bool Phi(uint32_t frame, Instruction* phi, LaneValue* out) {
+    const uint32_t first = phi->GetSingleWordInOperand(0);
+    bool same = true;
+    for (uint32_t i = 0; i < phi->NumInOperands(); i += 2) {
+      same &= phi->GetSingleWordInOperand(i) == first;
+    }
+    if (same) return Eval(frame, first, out);
+    const BasicBlock* block = context->get_instr_block(phi);
+    auto* dom = context->GetDominatorAnalysis(frames[frame].function);
+    uint32_t chosen = 0;
+    for (uint32_t i = 0; i + 1 < phi->NumInOperands(); i += 2) {
+      const BasicBlock* pred =
+          context->cfg()->block(phi->GetSingleWordInOperand(i + 1));
+      // A back edge: the value of an earlier iteration.
+      if (pred == nullptr || dom->Dominates(block, pred)) return false;
+      ReachResult r = Reaches(frame, pred);
+      if (r.reach != Reach::kNo) r = And(r, Takes(frame, pred, block->id()));
+      if (r.reach == Reach::kNo) continue;
+      if (r.reach == Reach::kUnknown) {
+        fail_at = r.unknown;
+        return false;
+      }
+      if (chosen != 0) return false;  // two ways in at once: not one run
+      chosen = phi->GetSingleWordInOperand(i);
+    }
+    // Not reached: no value.
+    return chosen != 0 && Eval(frame, chosen, out);
   }
 
   // A probe for a workgroup-uniform value the evaluator cannot compute.
@@ -315,35 +737,50 @@ struct InvocationEvaluator::Impl {
                                l / (size.x * size.y)};
     const uint32_t dims[3] = {size.x, size.y, size.z};
     uint64_t v[3] = {0, 0, 0};
+    uint64_t coef[3] = {0, 0, 0};  // of the unknown workgroup id
     const uint32_t s = env.subgroup_size;
+    const bool wg_unknown = env.workgroup_unknown;
     switch (static_cast<spv::BuiltIn>(builtin)) {
       case spv::BuiltIn::LocalInvocationIndex:
+        deps |= kReadsIndex;
         v[0] = l;
         break;
       case spv::BuiltIn::LocalInvocationId:
+        deps |= kReadsIndex;
         for (int k = 0; k < 3; ++k) v[k] = local[k];
         break;
       case spv::BuiltIn::GlobalInvocationId:
+        deps |= kReadsIndex | kReadsWorkgroupId;
         for (int k = 0; k < 3; ++k) {
-          v[k] = uint64_t{env.workgroup_id[k]} * dims[k] + local[k];
+          const uint64_t wg = wg_unknown ? 0 : env.workgroup_id[k];
+          v[k] = wg * dims[k] + local[k];
+          coef[k] = wg_unknown ? dims[k] : 0;
         }
         break;
       case spv::BuiltIn::WorkgroupId:
-        for (int k = 0; k < 3; ++k) v[k] = env.workgroup_id[k];
+        deps |= kReadsWorkgroupId;
+        for (int k = 0; k < 3; ++k) {
+          v[k] = wg_unknown ? 0 : env.workgroup_id[k];
+          coef[k] = wg_unknown ? 1 : 0;
+        }
         break;
       case spv::BuiltIn::SubgroupLocalInvocationId:
+        deps |= kReadsIndex | kReadsSubgroupSize;
         if (s == 0) return false;
         v[0] = l % s;
         break;
       case spv::BuiltIn::SubgroupId:
+        deps |= kReadsIndex | kReadsSubgroupSize;
         if (s == 0) return false;
         v[0] = l / s;
         break;
       case spv::BuiltIn::SubgroupSize:
+        deps |= kReadsSubgroupSize;
         if (s == 0) return false;
         v[0] = s;
         break;
       case spv::BuiltIn::NumSubgroups:
+        deps |= kReadsSubgroupSize;
         if (s == 0) return false;
         v[0] = (size.Count() + s - 1) / s;
         break;
@@ -354,7 +791,7 @@ struct InvocationEvaluator::Impl {
     *out = LaneValue{};
     out->count = count;
     out->width = width;
-    for (uint32_t k = 0; k < count; ++k) out->bits[k] = v[k] & Mask(width);
+    for (uint32_t k = 0; k < count; ++k) SetLinear(out, k, v[k], coef[k], k);
     return true;
   }
 
@@ -506,19 +943,21 @@ struct InvocationEvaluator::Impl {
     return a.size() <= b.size() && std::equal(a.begin(), a.end(), b.begin());
   }
 
-  // The value of |path| below Function variable |var| at |at| (in the
-  // function of |frame|), of type |type_id|.
-  bool LoadVar(uint32_t frame, Instruction* var,
-               const std::vector<uint32_t>& path, Instruction* at,
-               uint32_t type_id, LaneValue* out) {
-    const VarInfo& info = Var(var);
-    if (!info.ok) return false;
-    // The store that reaches |at|: among the overlapping stores that
-    // dominate it (dominators form a chain), the last one; every other
-    // overlapping store must come after |at| with no loop back to it.
+  // The store of |info| overlapping |path| whose value the current
+  // invocation sees at |at|. Among the overlapping stores that dominate
+  // |at| (dominators form a chain), the last one; a store on some paths
+  // only (neither before |at| on every path nor after it) counts when the
+  // invocation executes it (Reaches), and the last executed one wins, in
+  // structured order (FlowInfo::order). A store in a loop that also
+  // contains |at| could be an earlier iteration's: that fails, as does a
+  // store the invocation may or may not execute.
+  bool ReachingStore(uint32_t frame, const VarInfo& info,
+                     const std::vector<uint32_t>& path, Instruction* at,
+                     const Store** out) {
     Function* func = frames[frame].function;
     auto* dom = context->GetDominatorAnalysis(func);
     const Store* latest = nullptr;
+    std::vector<const Store*> maybe;
     for (const Store& s : info.stores) {
       if (!IsPrefix(s.path, path) && !IsPrefix(path, s.path)) continue;
       if (s.inst == nullptr || dom->Dominates(s.inst, at)) {
@@ -526,11 +965,61 @@ struct InvocationEvaluator::Impl {
             (s.inst != nullptr && dom->Dominates(latest->inst, s.inst))) {
           latest = &s;
         }
-      } else if (!dom->Dominates(at, s.inst) || SharesLoop(func, at, s.inst)) {
+      } else if (SharesLoop(func, at, s.inst)) {
         return false;
+      } else if (!dom->Dominates(at, s.inst)) {
+        maybe.push_back(&s);
       }
     }
-    if (latest == nullptr) return false;
+    if (!maybe.empty()) {
+      FlowInfo& flow_info = Flow(func);
+      // (block position in structured order, instruction in the block);
+      // the initializer comes first, an unreachable block last.
+      auto position = [&](const Instruction* inst) {
+        if (inst == nullptr) return std::make_pair(int64_t{-1}, int64_t{0});
+        const BasicBlock* b = context->get_instr_block(
+            const_cast<Instruction*>(inst));
+        auto it = flow_info.order.find(b->id());
+        int64_t k = 0;
+        for (const Instruction& i : *b) {
+          if (&i == inst) break;
+          ++k;
+        }
+        return std::make_pair(
+            it == flow_info.order.end() ? INT64_MAX : int64_t{it->second}, k);
+      };
+      const auto at_position = position(at);
+      const BasicBlock* at_block = context->get_instr_block(at);
+      for (const Store* s : maybe) {
+        const auto here = position(s->inst);
+        // Runs after |at|, or on no way to it.
+        if (here >= at_position ||
+            !Path(func, context->get_instr_block(s->inst), at_block)) {
+          continue;
+        }
+        const ReachResult r =
+            Reaches(frame, context->get_instr_block(s->inst));
+        if (r.reach == Reach::kUnknown) {
+          fail_at = r.unknown;
+          return false;
+        }
+        if (r.reach == Reach::kNo) continue;
+        if (latest == nullptr || here > position(latest->inst)) latest = s;
+      }
+    }
+    *out = latest;
+    return latest != nullptr;
+  }
+
+  // The value of |path| below Function variable |var| at |at| (in the
+  // function of |frame|), of type |type_id|.
+  bool LoadVar(uint32_t frame, Instruction* var,
+               const std::vector<uint32_t>& path, Instruction* at,
+               uint32_t type_id, LaneValue* out) {
+    const VarInfo& info = Var(var);
+    if (!info.ok) return false;
+    const Store* latest = nullptr;
+    if (!ReachingStore(frame, info, path, at, &latest)) return false;
     if (IsPrefix(latest->path, path)) {
       std::vector<uint32_t> rest(path.begin() + latest->path.size(),
                                  path.end());
@@ -553,8 +1042,7 @@ struct InvocationEvaluator::Impl {
         return false;
       }
       r.width = c.width;
-      r.bits[k] = c.bits[0];
-      if (c.IsProbe(0)) r.probe_mask |= static_cast<uint8_t>(1u << k);
+      CopyComponent(&r, k, c, 0);
     }
     *out = r;
     return true;
@@ -573,8 +1061,8 @@ struct InvocationEvaluator::Impl {
         if (path.size() != 1 || path[0] >= count) return false;
         LaneValue v;
         if (!Eval(frame, id, &v)) return false;
-        LaneValue r = Scalar(v.bits[path[0]], v.width);
-        if (v.IsProbe(path[0])) r.probe_mask = 1;
+        LaneValue r = Scalar(0, v.width);
+        CopyComponent(&r, 0, v, path[0]);
         *out = r;
         return true;
       }
@@ -620,7 +1108,7 @@ struct InvocationEvaluator::Impl {
         for (uint32_t i = 1; i < def->NumInOperands(); ++i) {
           LaneValue v;
           if (!Eval(frame, def->GetSingleWordInOperand(i), &v) ||
-              v.count != 1 || v.probe_mask != 0) {
+              v.count != 1 || v.probe_mask != 0 || v.HasUnknown()) {
             return false;
           }
           indices.push_back(static_cast<uint32_t>(v.bits[0]));
@@ -666,7 +1154,8 @@ struct InvocationEvaluator::Impl {
           return true;
         }
         if (path.size() != 1 || path[0] >= whole.count) return false;
-        *out = Scalar(whole.bits[path[0]], whole.width);
+        *out = Scalar(0, whole.width);
+        CopyComponent(out, 0, whole, path[0]);
         return true;
       }
       if (sc != spv::StorageClass::Function) return false;
@@ -729,6 +1218,190 @@ struct InvocationEvaluator::Impl {
     return true;
   }
 
+  // Binary |op| over operands some of whose bits are unknown
+  // (LaneValue::unknown): the result's known bits and which bits are
+  // unknown. False when the result needs an unknown bit in a way this does
+  // not follow (comparisons, divisions by other numbers, shift amounts).
+  bool KnownBits(Op op, const LaneValue& a, const LaneValue& b,
+                 uint32_t count, uint32_t width, LaneValue* out) {
+    if ((a.probe_mask | b.probe_mask) != 0 || a.count != count ||
+        b.count != count) {
+      return false;
+    }
+    const uint64_t m = Mask(width);
+    LaneValue r;
+    r.count = count;
+    r.width = width;
+    for (uint32_t k = 0; k < count; ++k) {
+      if (LinearBinary(op, a, b, k, &r)) continue;
+      LaneValue ma = a, mb = b;
+      ToMask(&ma, k);
+      ToMask(&mb, k);
+      const uint64_t ux = ma.unknown[k], uy = mb.unknown[k];
+      const uint64_t x = ma.bits[k] & ~ux, y = mb.bits[k] & ~uy;
+      const uint64_t sign = uint64_t{1} << (a.width - 1);
+      // A divisor or shift amount must be known.
+      const bool y_power_of_two = uy == 0 && y != 0 && (y & (y - 1)) == 0;
+      uint64_t z = 0, u = 0;
+      switch (op) {
+        case Op::OpIAdd:
+          z = x + y;
+          u = Upward(ux | uy, width);
+          break;
+        case Op::OpISub:
+          z = x - y;
+          u = Upward(ux | uy, width);
+          break;
+        case Op::OpIMul:
+          // x·c with c known: the unknown part moves up by c's trailing
+          // zero bits (WorkgroupId · 8 keeps its low 3 bits known).
+          z = x * y;
+          if (uy == 0 || ux == 0) {
+            const uint64_t c = uy == 0 ? y : x;
+            u = c == 0 ? 0 : Upward(ux | uy, width) << __builtin_ctzll(c);
+          } else {
+            u = Upward(ux | uy, width);
+          }
+          break;
+        case Op::OpBitwiseAnd:
+          z = x & y;
+          u = (ux & (y | uy)) | (uy & (x | ux));  // unknown & known 0 = 0
+          break;
+        case Op::OpBitwiseOr:
+          z = x | y;
+          u = (ux & ~y) | (uy & ~x);  // unknown | known 1 = 1
+          break;
+        case Op::OpBitwiseXor:
+          z = x ^ y;
+          u = ux | uy;
+          break;
+        case Op::OpShiftLeftLogical:
+          if (uy != 0 || y >= a.width) return false;
+          z = x << y;
+          u = ux << y;
+          break;
+        case Op::OpShiftRightLogical:
+          if (uy != 0 || y >= a.width) return false;
+          z = x >> y;
+          u = ux >> y;
+          break;
+        case Op::OpShiftRightArithmetic:
+          if (uy != 0 || y >= a.width) return false;
+          z = static_cast<uint64_t>(SignExtend(x, a.width) >> y);
+          u = ux >> y;
+          // An unknown sign fills the top |y| bits.
+          if ((ux & sign) != 0) u |= Mask(a.width) & ~(Mask(a.width) >> y);
+          break;
+        case Op::OpUMod:
+          if (!y_power_of_two) return false;
+          z = x & (y - 1);
+          u = ux & (y - 1);
+          break;
+        case Op::OpUDiv:
+          if (!y_power_of_two) return false;
+          z = x >> __builtin_ctzll(y);
+          u = ux >> __builtin_ctzll(y);
+          break;
+        case Op::OpSRem:
+        case Op::OpSMod: {
+          // By a positive power of two 2^p: the remainder's low p bits are
+          // x's; SMod's are all of it, SRem's sign follows x unless they
+          // are 0 (x % 2 == 0 for any x).
+          if (!y_power_of_two || (y & sign) != 0 || (ux & (y - 1)) != 0) {
+            return false;
+          }
+          const uint64_t low = x & (y - 1);
+          z = low;
+          if (op == Op::OpSRem && low != 0) {
+            if ((ux & sign) != 0) {
+              u = m & ~(y - 1);
+            } else if ((x & sign) != 0) {
+              z = low - y;
+            }
+          }
+          break;
+        }
+        default:
+          return false;
+      }
+      r.unknown[k] = u & m;
+      r.bits[k] = z & m & ~r.unknown[k];
+    }
+    *out = r;
+    return true;
+  }
+
+  // Component |k| of |a| op |b| into |r| when both are linear in the same
+  // axis of the unknown workgroup id (or known) and |op| keeps that:
+  // + and -, · and << by a known value. False otherwise.
+  static bool LinearBinary(Op op, const LaneValue& a, const LaneValue& b,
+                           uint32_t k, LaneValue* r) {
+    const bool la = a.IsLinear(k) || a.unknown[k] == 0;
+    const bool lb = b.IsLinear(k) || b.unknown[k] == 0;
+    const uint64_t ca = a.unknown[k], cb = b.unknown[k];
+    if (!la || !lb || (ca != 0 && cb != 0 && a.Axis(k) != b.Axis(k))) {
+      return false;
+    }
+    const uint32_t axis = ca != 0 ? a.Axis(k) : b.Axis(k);
+    const uint64_t x = a.bits[k], y = b.bits[k];
+    switch (op) {
+      case Op::OpIAdd:
+        SetLinear(r, k, x + y, ca + cb, axis);
+        return true;
+      case Op::OpISub:
+        SetLinear(r, k, x - y, ca - cb, axis);
+        return true;
+      case Op::OpIMul:
+        if (cb == 0) {
+          SetLinear(r, k, x * y, ca * y, axis);
+        } else if (ca == 0) {
+          SetLinear(r, k, x * y, x * cb, axis);
+        } else {
+          return false;
+        }
+        return true;
+      case Op::OpShiftLeftLogical:
+        if (cb != 0 || y >= a.width) return false;
+        SetLinear(r, k, x << y, ca << y, axis);
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  // ==, != over operands with unknown bits: known when a known bit
+  // differs, or when both owe the same multiple of the same workgroup id
+  // component (then the rest decides).
+  bool KnownEquality(Op op, const LaneValue& a, const LaneValue& b,
+                     uint32_t count, LaneValue* out) {
+    if ((op != Op::OpIEqual && op != Op::OpINotEqual) ||
+        (a.probe_mask | b.probe_mask) != 0 || a.count != count ||
+        b.count != count) {
+      return false;
+    }
+    LaneValue r;
+    r.count = count;
+    r.width = 1;
+    for (uint32_t k = 0; k < count; ++k) {
+      if (a.IsLinear(k) && b.IsLinear(k) && a.Axis(k) == b.Axis(k) &&
+          a.unknown[k] == b.unknown[k]) {
+        const bool equal = ((a.bits[k] ^ b.bits[k]) & Mask(a.width)) == 0;
+        r.bits[k] = (op == Op::OpIEqual) == equal ? 1 : 0;
+        continue;
+      }
+      LaneValue ma = a, mb = b;
+      ToMask(&ma, k);
+      ToMask(&mb, k);
+      const uint64_t u = ma.unknown[k] | mb.unknown[k];
+      const bool differ =
+          ((ma.bits[k] ^ mb.bits[k]) & ~u & Mask(a.width)) != 0;
+      if (!differ && u != 0) return false;
+      r.bits[k] = (op == Op::OpIEqual) != differ ? 1 : 0;
+    }
+    *out = r;
+    return true;
+  }
+
   bool Compute(uint32_t frame, uint32_t id, LaneValue* out) {
     auto* def_use = context->get_def_use_mgr();
     Instruction* def = def_use->GetDef(id);
@@ -737,8 +1410,16 @@ struct InvocationEvaluator::Impl {
     uint32_t count = 0, width = 0;
     const bool shaped =
         def->type_id() != 0 && TypeShape(def->type_id(), &count, &width);
-    auto operand = [&](uint32_t i, LaneValue* v) {
+    // An operand with every bit known; |partial| also takes one with bits
+    // that depend on the unknown workgroup id (LaneValue::unknown).
+    auto partial = [&](uint32_t i, LaneValue* v) {
       return Eval(frame, def->GetSingleWordInOperand(i), v);
+    };
+    auto operand = [&](uint32_t i, LaneValue* v) {
+      if (!partial(i, v)) return false;
+      if (!v->HasUnknown()) return true;
+      fail_at = def;  // needs bits that differ between workgroups
+      return false;
     };
 
     if (is_workgroup_size.count(id) && shaped && count == 3 && width > 1) {
@@ -773,13 +1454,10 @@ struct InvocationEvaluator::Impl {
         r.width = width;
         for (uint32_t i = 0; i < def->NumInOperands(); ++i) {
           LaneValue part;
-          if (!operand(i, &part)) return false;
+          if (!partial(i, &part)) return false;
           for (uint32_t k = 0; k < part.count; ++k) {
             if (r.count >= count) return false;
-            r.bits[r.count] = part.bits[k];
-            if (part.IsProbe(k)) {
-              r.probe_mask |= static_cast<uint8_t>(1u << r.count);
-            }
+            CopyComponent(&r, r.count, part, k);
             ++r.count;
           }
         }
@@ -789,6 +1467,19 @@ struct InvocationEvaluator::Impl {
       }
       case Op::OpCompositeExtract: {
         if (!shaped) return false;
+        uint32_t vcount = 0, vwidth = 0;
+        Instruction* composite =
+            def_use->GetDef(def->GetSingleWordInOperand(0));
+        if (def->NumInOperands() == 2 && count == 1 && composite != nullptr &&
+            TypeShape(composite->type_id(), &vcount, &vwidth)) {
+          // A component of an integer or boolean vector.
+          LaneValue v;
+          const uint32_t k = def->GetSingleWordInOperand(1);
+          if (!partial(0, &v) || k >= v.count) return false;
+          *out = Scalar(0, v.width);
+          CopyComponent(out, 0, v, k);
+          return true;
+        }
         std::vector<uint32_t> path;
         for (uint32_t i = 1; i < def->NumInOperands(); ++i) {
           path.push_back(def->GetSingleWordInOperand(i));
@@ -798,19 +1489,17 @@ struct InvocationEvaluator::Impl {
       case Op::OpCompositeInsert: {
         if (!shaped || def->NumInOperands() != 3) return false;
         LaneValue obj, comp;
-        if (!operand(0, &obj) || !operand(1, &comp)) return false;
+        if (!partial(0, &obj) || !partial(1, &comp)) return false;
         const uint32_t k = def->GetSingleWordInOperand(2);
         if (k >= comp.count || obj.count != 1) return false;
-        comp.bits[k] = obj.bits[0];
-        comp.probe_mask = static_cast<uint8_t>(
-            (comp.probe_mask & ~(1u << k)) | (obj.IsProbe(0) ? 1u << k : 0));
+        CopyComponent(&comp, k, obj, 0);
         *out = comp;
         return true;
       }
       case Op::OpVectorShuffle: {
         if (!shaped) return false;
         LaneValue a, b;
-        if (!operand(0, &a) || !operand(1, &b)) return false;
+        if (!partial(0, &a) || !partial(1, &b)) return false;
         LaneValue r;
         r.count = count;
         r.width = width;
@@ -819,23 +1508,22 @@ struct InvocationEvaluator::Impl {
           const LaneValue& src = c < a.count ? a : b;
           const uint32_t j = c < a.count ? c : c - a.count;
           if (j >= src.count) return false;  // includes 0xFFFFFFFF
-          r.bits[k] = src.bits[j];
-          if (src.IsProbe(j)) r.probe_mask |= static_cast<uint8_t>(1u << k);
+          CopyComponent(&r, k, src, j);
         }
         *out = r;
         return true;
       }
       case Op::OpVectorExtractDynamic: {
         LaneValue v, i;
-        if (!operand(0, &v) || !operand(1, &i)) return false;
+        if (!partial(0, &v) || !operand(1, &i)) return false;
         if (i.probe_mask != 0 || i.bits[0] >= v.count) return false;
-        *out = Scalar(v.bits[i.bits[0]], v.width);
-        if (v.IsProbe(static_cast<uint32_t>(i.bits[0]))) out->probe_mask = 1;
+        *out = Scalar(0, v.width);
+        CopyComponent(out, 0, v, static_cast<uint32_t>(i.bits[0]));
         return true;
       }
       case Op::OpCopyObject:
       case Op::OpCopyLogical:
-        return operand(0, out);
+        return partial(0, out);
       case Op::OpLoad:
         return shaped && Load(frame, def, out);
       case Op::OpFunctionParameter: {
@@ -860,17 +1548,24 @@ struct InvocationEvaluator::Impl {
         const uint32_t ret = ReturnValue(frames[it->second].function);
         return ret != 0 && Eval(it->second, ret, out);
       }
-      case Op::OpPhi: {
-        const uint32_t first = def->GetSingleWordInOperand(0);
-        for (uint32_t i = 0; i < def->NumInOperands(); i += 2) {
-          if (def->GetSingleWordInOperand(i) != first) return false;
-        }
-        return Eval(frame, first, out);
-      }
+      case Op::OpPhi:
+        return Phi(frame, def, out);
       default:
         break;
     }
     if (!shaped) return false;
+
+    if (op == Op::OpAll || op == Op::OpAny) {
+      LaneValue a;
+      if (!operand(0, &a) || a.probe_mask != 0 || count != 1) return false;
+      bool all = true, any = false;
+      for (uint32_t k = 0; k < a.count; ++k) {
+        all &= a.bits[k] != 0;
+        any |= a.bits[k] != 0;
+      }
+      *out = Scalar(op == Op::OpAll ? all : any, 1);
+      return true;
+    }
 
     // Unary.
     switch (op) {
@@ -883,14 +1578,43 @@ struct InvocationEvaluator::Impl {
       case Op::OpSConvert:
       case Op::OpBitcast: {
         LaneValue a;
-        if (!operand(0, &a) || a.count != count) return false;
+        if (!partial(0, &a) || a.count != count) return false;
         if (op == Op::OpBitcast && a.width != width) return false;
+        // Unknown bits: these carry them; the others need every bit.
+        if (a.HasUnknown() &&
+            (a.probe_mask != 0 || op == Op::OpLogicalNot ||
+             op == Op::OpBitReverse || op == Op::OpBitCount)) {
+          fail_at = def;
+          return false;
+        }
         LaneValue r;
         r.count = count;
         r.width = width;
         r.probe_mask = a.probe_mask;
         for (uint32_t k = 0; k < count; ++k) {
+          // Linear in the workgroup id: -(x + cW) = -x - cW, ~ = - - 1,
+          // and a bitcast or truncation keeps it modulo 2^width.
+          if (a.IsLinear(k) &&
+              (op == Op::OpSNegate || op == Op::OpNot || op == Op::OpBitcast ||
+               (op == Op::OpUConvert && width <= a.width))) {
+            const uint64_t c = a.unknown[k];
+            const bool negate = op == Op::OpSNegate || op == Op::OpNot;
+            SetLinear(&r, k,
+                      op == Op::OpSNegate ? ~a.bits[k] + 1
+                      : op == Op::OpNot   ? ~a.bits[k]
+                                          : a.bits[k],
+                      negate ? ~c + 1 : c, a.Axis(k));
+            continue;
+          }
+          ToMask(&a, k);
           const uint64_t x = a.bits[k];
+          const uint64_t u = a.unknown[k];
+          const uint64_t sign = uint64_t{1} << (a.width - 1);
+          r.unknown[k] =
+              (op == Op::OpSNegate                      ? Upward(u, width)
+               : op == Op::OpSConvert && (u & sign) != 0 ? u | ~Mask(a.width)
+                                                         : u) &
+              Mask(width);
           uint64_t z = 0;
           switch (op) {
             case Op::OpSNegate:
@@ -920,7 +1644,7 @@ struct InvocationEvaluator::Impl {
           if (a.IsProbe(k) && (op == Op::OpBitReverse || op == Op::OpBitCount)) {
             return false;
           }
-          r.bits[k] = z & Mask(width);
+          r.bits[k] = z & Mask(width) & ~r.unknown[k];
         }
         *out = r;
         return true;
@@ -949,13 +1673,23 @@ struct InvocationEvaluator::Impl {
     };
     auto bin = [&](N na, N nb, auto fn) {
       LaneValue a, b;
-      if (!operand(0, &a) || !operand(1, &b)) return false;
+      if (!partial(0, &a) || !partial(1, &b)) return false;
+      if (a.HasUnknown() || b.HasUnknown()) {
+        if (KnownBits(op, a, b, count, width, out)) return true;
+        fail_at = def;
+        return false;
+      }
       if (uniform_probe(a, b, width)) return true;
       return Binary(a, b, count, width, na, nb, fn, out);
     };
     auto cmp = [&](auto fn) {
       LaneValue a, b;
-      if (!operand(0, &a) || !operand(1, &b)) return false;
+      if (!partial(0, &a) || !partial(1, &b)) return false;
+      if (a.HasUnknown() || b.HasUnknown()) {
+        if (KnownEquality(op, a, b, count, out)) return true;
+        fail_at = def;
+        return false;
+      }
       if (uniform_probe(a, b, 1)) return true;
       return Binary(a, b, count, 1, N::kNone, N::kNone, fn, out);
     };
@@ -1117,7 +1851,7 @@ struct InvocationEvaluator::Impl {
         });
       case Op::OpSelect: {
         LaneValue c, a, b;
-        if (!operand(0, &c) || !operand(1, &a) || !operand(2, &b)) {
+        if (!operand(0, &c) || !partial(1, &a) || !partial(2, &b)) {
           return false;
         }
         if (a.count != count || b.count != count) return false;
@@ -1128,8 +1862,7 @@ struct InvocationEvaluator::Impl {
           const uint32_t ck = c.count == 1 ? 0 : k;
           if (ck >= c.count || c.IsProbe(ck)) return false;
           const LaneValue& src = c.bits[ck] ? a : b;
-          r.bits[k] = src.bits[k];
-          if (src.IsProbe(k)) r.probe_mask |= static_cast<uint8_t>(1u << k);
+          CopyComponent(&r, k, src, k);
         }
         *out = r;
         return true;
@@ -1191,6 +1924,10 @@ struct InvocationEvaluator::Impl {
       LaneValue v;
       if (!Eval(frame, def->GetSingleWordInOperand(i), &v) ||
           v.count != count) {
+        return false;
+      }
+      if (v.HasUnknown()) {
+        fail_at = def;
         return false;
       }
       all_uniform &= Uniform(def->GetSingleWordInOperand(i));
@@ -1663,17 +2400,31 @@ uint32_t InvocationEvaluator::FrameParent(uint32_t frame) const {
 bool InvocationEvaluator::Eval(uint32_t frame, uint32_t id, uint32_t index,
                                const LaneEnv& env, LaneValue* out) {
   Impl& m = *impl_;
+  m.fail_at = nullptr;
+  m.deps = 0;
   if (frame >= m.frames.size()) return false;
-  if (!m.env_valid || m.index != index ||
-      m.env.workgroup_id != env.workgroup_id ||
-      m.env.subgroup_size != env.subgroup_size || m.env.probes != env.probes) {
-    m.memo.clear();
-    m.index = index;
-    m.env = env;
-    m.env_valid = true;
-  }
+  m.Select(index, env);
   m.depth = 0;
-  return m.Eval(frame, id, out);
+  if (!m.Eval(frame, id, out)) return false;
+  if (!out->HasUnknown()) return true;
+  // Not the same in every workgroup (as far as the known bits tell).
+  m.fail_at = m.context->get_def_use_mgr()->GetDef(id);
+  return false;
+}
+
+Instruction* InvocationEvaluator::FailedAt() const { return impl_->fail_at; }
+
+ReachResult InvocationEvaluator::Reaches(uint32_t frame,
+                                         const BasicBlock* block,
+                                         uint32_t index, const LaneEnv& env) {
+  Impl& m = *impl_;
+  if (frame >= m.frames.size() || block == nullptr ||
+      block->GetParent() != m.frames[frame].function) {
+    return Unknown(nullptr);
+  }
+  m.Select(index, env);
+  m.depth = 0;
+  return m.Reaches(frame, block);
 }
 
 bool InvocationEvaluator::ReadsSubgroupBuiltIns() const {
@@ -1815,12 +2566,16 @@ std::vector<LaneMap> InvocationEvaluator::EvaluateLaneMaps(
     ok[i] = needed[i].ok;
     raw[i].assign(needed[i].parts.size(), std::vector<int64_t>(n, 0));
   }
+  std::vector<uint8_t> reads(items.size(), 0);
   for (uint32_t l = 0; l < n; ++l) {
     for (size_t i = 0; i < items.size(); ++i) {
       if (!ok[i]) continue;
       for (size_t p = 0; p < needed[i].parts.size() && ok[i]; ++p) {
         LaneValue v;
-        if (!Eval(items[i].frame, needed[i].parts[p].first, l, env, &v)) {
+        const bool evaluated =
+            Eval(items[i].frame, needed[i].parts[p].first, l, env, &v);
+        reads[i] |= m->deps;
+        if (!evaluated) {
           ok[i] = false;
           break;
         }
@@ -1835,6 +2590,8 @@ std::vector<LaneMap> InvocationEvaluator::EvaluateLaneMaps(
     }
   }
   for (size_t i = 0; i < items.size(); ++i) {
+    maps[i].reads_workgroup_id = (reads[i] & kReadsWorkgroupId) != 0;
+    maps[i].reads_subgroup_size = (reads[i] & kReadsSubgroupSize) != 0;
     if (!ok[i]) continue;
     LaneMap& map = maps[i];
     map.ok = true;
@@ -1960,11 +2717,15 @@ bool QuadOrdered2D(const std::vector<LanePosition>& pos) {
       a = std::min(a, pos[q + j][0]);
       b = std::min(b, pos[q + j][1]);
     }
-    std::set<std::pair<int64_t, int64_t>> want = {
-        {a, b}, {a + sx, b}, {a, b + sy}, {a + sx, b + sy}};
-    std::set<std::pair<int64_t, int64_t>> got;
-    for (size_t j = 0; j < 4; ++j) got.insert({pos[q + j][0], pos[q + j][1]});
-    if (got != want) return false;
+    // Each of the four lanes on a different corner of the sx x sy square
+    // at (a, b).
+    uint32_t corners = 0;
+    for (size_t j = 0; j < 4; ++j) {
+      const int64_t dx = pos[q + j][0] - a, dy = pos[q + j][1] - b;
+      if ((dx != 0 && dx != sx) || (dy != 0 && dy != sy)) return false;
+      corners |= 1u << ((dx != 0 ? 1 : 0) + (dy != 0 ? 2 : 0));
+    }
+    if (corners != 15u) return false;
   }
   return true;
 }
@@ -2087,31 +2848,97 @@ std::vector<LaneEnv> StandardLaneEnvs(bool subgroup_sizes) {
   return envs;
 }
 
-LaneMaps EvaluateAllLaneMaps(InvocationEvaluator* evaluator,
-                             const std::vector<LaneAccess>& accesses) {
-  LaneMaps out;
-  out.envs = StandardLaneEnvs(evaluator->ReadsSubgroupBuiltIns());
-  out.items = LaneItems(*evaluator, accesses);
-  for (const LaneEnv& env : out.envs) {
-    out.maps.push_back(evaluator->EvaluateLaneMaps(out.items, env));
+LaneMaps::LaneMaps(InvocationEvaluator* evaluator,
+                   const std::vector<LaneAccess>& accesses)
+    : evaluator_(evaluator),
+      envs_(StandardLaneEnvs(evaluator->ReadsSubgroupBuiltIns())),
+      items_(LaneItems(*evaluator, accesses)),
+      maps_(envs_.size(), std::vector<LaneMap>(items_.size())),
+      done_(envs_.size(), std::vector<bool>(items_.size(), false)) {}
+
+void LaneMaps::Evaluate(size_t env, const std::vector<size_t>& items) {
+  std::vector<LaneItem> todo;
+  std::vector<size_t> where;
+  const LaneEnv& here = envs_[env];
+  for (size_t i : items) {
+    if (done_[env][i]) continue;
+    done_[env][i] = true;
+    // The same map as in an environment that differs only in what its
+    // evaluation did not read.
+    bool copied = false;
+    for (size_t e = 0; e < envs_.size() && !copied; ++e) {
+      const LaneMap& other = maps_[e][i];
+      if (e == env || !done_[e][i] ||
+          (other.reads_workgroup_id &&
+           envs_[e].workgroup_id != here.workgroup_id) ||
+          (other.reads_subgroup_size &&
+           envs_[e].subgroup_size != here.subgroup_size) ||
+          envs_[e].probes != here.probes ||
+          envs_[e].workgroup_unknown != here.workgroup_unknown) {
+        continue;
+      }
+      maps_[env][i] = other;
+      copied = true;
+    }
+    if (copied) continue;
+    todo.push_back(items_[i]);
+    where.push_back(i);
   }
-  return out;
+  if (todo.empty()) return;
+  std::vector<LaneMap> maps = evaluator_->EvaluateLaneMaps(todo, envs_[env]);
+  for (size_t k = 0; k < where.size(); ++k) {
+    maps_[env][where[k]] = std::move(maps[k]);
+  }
 }
 
-bool ItemQuadOrdered(const LaneMaps& maps, size_t i) {
+void LaneMaps::EvaluateAll(size_t env) {
+  std::vector<size_t> all(items_.size());
+  std::iota(all.begin(), all.end(), size_t{0});
+  Evaluate(env, all);
+}
+
+const LaneMap& LaneMaps::Map(size_t env, size_t item) {
+  Evaluate(env, {item});
+  return maps_[env][item];
+}
+
+namespace {
+
+// ClassifyLaneMap(map).quad_ordered, without the rest.
+bool MapQuadOrdered(const LaneMap& map) {
+  if (!map.ok || map.pos.empty()) return false;
+  return map.dims == 1 ? QuadOrdered1D(map.pos) : QuadOrdered2D(map.pos);
+}
+
+}  // namespace
+
+bool ItemQuadOrdered(LaneMaps* maps, size_t i) {
   bool any = false;
-  for (const auto& per_env : maps.maps) {
-    const LaneMap& map = per_env[i];
+  for (size_t e = 0; e < maps->envs().size(); ++e) {
+    const LaneMap& map = maps->Map(e, i);
     if (!map.ok) continue;
-    if (!ClassifyLaneMap(map).quad_ordered) return false;
+    if (!MapQuadOrdered(map)) return false;
     any = true;
   }
   return any;
 }
 
-int FirstQuadOrderedItem(const LaneMaps& maps) {
-  for (size_t i = 0; i < maps.items.size(); ++i) {
-    if (ItemQuadOrdered(maps, i)) return static_cast<int>(i);
+int FirstQuadOrderedItem(LaneMaps* maps) {
+  // The first environment for a group of items at once, then the others
+  // item by item, stopping at the first quad-ordered one. A kernel that
+  // keeps a quad order usually shows it in its first access (the load at
+  // the remapped coordinates): the groups are that one, the next three,
+  // and the rest.
+  const size_t n = maps->items().size();
+  if (maps->envs().empty()) return -1;
+  for (size_t begin = 0, end = 1; begin < n;
+       begin = end, end = end == 1 ? 4 : n) {
+    std::vector<size_t> group;
+    for (size_t i = begin; i < std::min(end, n); ++i) group.push_back(i);
+    maps->Evaluate(0, group);
+    for (size_t i : group) {
+      if (ItemQuadOrdered(maps, i)) return static_cast<int>(i);
+    }
   }
   return -1;
 }

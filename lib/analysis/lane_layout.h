@@ -7,11 +7,14 @@
 // into 2-D coordinates (i % W, i / W, bit fields, tiles), and whether a
 // linear access is consecutive along a row.
 //
-//   InvocationEvaluator   evaluates one value for one invocation;
+//   InvocationEvaluator   evaluates one value for one invocation, and
+//                         whether an invocation executes a block
+//                         (Reaches: the execution predicate);
 //   CollectLaneAccesses   the memory accesses of an entry point, by kind;
 //   EvaluateLaneMap       one access's position for every invocation;
+//   LaneMaps              many accesses' maps, evaluated on demand;
 //   ClassifyLaneMap       what that map is (2x2 quads, rows of W, ...);
-//   AnalyzeQuadOrder      "are this kernel's invocation ids quad-ordered?"
+//   FirstQuadOrderedItem  "are this kernel's invocation ids quad-ordered?"
 //
 // Contract of the evaluator (what a pass may rely on):
 //   - Eval() succeeds only when the value is a function of the invocation's
@@ -42,8 +45,37 @@
 //     describes the shape of the lane -> value map up to a uniform offset
 //     or scale, not the value itself. A result with a probe is never a
 //     proof of a value; it is what profitability decisions need.
+//   - Control flow: a phi takes the incoming value of the predecessor the
+//     invocation came from (Reaches() of the predecessor and the branch
+//     it ends with); a phi that a back edge enters (a loop header's) is
+//     evaluated only when all its incoming values are the same id. A
+//     Function variable stored on several paths takes, per invocation, the
+//     value of the last store that invocation executes before the load.
+//   - A value the evaluator computes is the same on every execution of its
+//     instruction by one invocation: loop-carried values (a loop header's
+//     phis, a variable stored in a loop around the load) fail. That is what
+//     makes one answer per invocation and block meaningful.
 //   - Evaluation never reads undefined values, never divides by zero, and
-//     never recurses through a phi: those fail.
+//     never recurses through a value that depends on itself: those fail.
+//
+// The execution predicate (Reaches): "does invocation i execute block B at
+// least once" is decided through B's control dependences (the branches
+// whose outcome decides whether B runs, ControlDependenceAnalysis over the
+// post-dominator tree), each one the source block reached and its branch
+// condition evaluated for i, recursively, and up the call path to the entry
+// point. Nested ifs, short-circuit && and || (a branch and a boolean phi),
+// early returns, OpKill/OpTerminateInvocation (exits: the blocks after them
+// are not reached from them), OpSwitch and OpSelect/OpAll/OpAny/vector
+// comparisons in conditions are all the same question. Three-valued: a
+// condition that cannot be evaluated makes the answer kUnknown and names
+// the instruction, never "yes". Every loop is assumed to end (a block after
+// a loop is reached when the loop is); a branch inside a loop that decides
+// whether B runs again (a back edge) does not decide whether it runs once.
+// A demoted invocation (OpDemoteToHelperInvocation) still executes the
+// blocks after it, as a helper. A function containing a call to a function
+// that may not return (OpKill, OpTerminateInvocation, OpUnreachable inside)
+// gets kUnknown for its blocks. Answers are cached per (frame, block) for
+// the current invocation and environment.
 #ifndef WAVEOPT_LIB_ANALYSIS_LANE_LAYOUT_H_
 #define WAVEOPT_LIB_ANALYSIS_LANE_LAYOUT_H_
 
@@ -55,6 +87,7 @@
 
 namespace spvtools {
 namespace opt {
+class BasicBlock;
 class IRContext;
 class Instruction;
 class Function;
@@ -66,6 +99,18 @@ namespace waveopt {
 class UniformityAnalysis;
 struct LaneItem;
 struct LaneMap;
+
+// Whether an invocation executes a block (three-valued).
+enum class Reach : uint8_t { kNo, kYes, kUnknown };
+
+struct ReachResult {
+  Reach reach = Reach::kUnknown;
+  // kUnknown: the instruction that could not be evaluated (a branch
+  // condition or switch selector, or the innermost value it is computed
+  // from; a call that may not return; the block's label when its control
+  // flow is not understood). Null otherwise.
+  spvtools::opt::Instruction* unknown = nullptr;
+};
 
 struct WorkgroupSize {
   uint32_t x = 1, y = 1, z = 1;
@@ -80,6 +125,16 @@ struct LaneEnv {
   uint32_t subgroup_size = 0;
   // Whether workgroup-uniform unknowns become probes (see the contract).
   bool probes = true;
+  // The workgroup id is unknown (|workgroup_id| is ignored): a value is
+  // evaluated only where it is the same in every workgroup. WorkgroupId
+  // has no known bit; GlobalInvocationId = WorkgroupId * size + local id
+  // has its low bits known up to the lowest set bit of the size. Known
+  // bits are followed through + - * & | ^ ~, shifts, % and / by powers of
+  // two (signed % too, where the sign does not matter: x % 2 == 0), ==,
+  // !=, selects and composites: ((gid.x | gid.y) & 1u) == 0u is known for
+  // an even workgroup size, gid.x < 100u is not. For questions that must
+  // hold in every workgroup (which invocations read which element).
+  bool workgroup_unknown = false;
 };
 
 // An evaluated value: up to 4 components of an integer or boolean type.
@@ -88,6 +143,21 @@ struct LaneValue {
   uint32_t width = 0;  // bits per component; 1 for booleans
   std::array<uint64_t, 4> bits = {0, 0, 0, 0};  // zero-extended to 64 bits
   uint8_t probe_mask = 0;  // bit k: component k is a probe
+  // What component k owes to the unknown workgroup id W
+  // (LaneEnv::workgroup_unknown). Internal to the evaluator: Eval() never
+  // returns a value with an unknown part. Either |unknown|[k] is the mask of
+  // the bits that depend on W (the others are |bits|[k]), or, when bit k
+  // of |linear| is set, the component is exactly bits[k] + unknown[k] ·
+  // W[axis k] modulo 2^width (axis k: bits 2k..2k+1 of |axes|), so that
+  // GlobalInvocationId - WorkgroupId · size cancels.
+  std::array<uint64_t, 4> unknown = {0, 0, 0, 0};
+  uint8_t linear = 0;
+  uint8_t axes = 0;
+  bool HasUnknown() const {
+    return (unknown[0] | unknown[1] | unknown[2] | unknown[3]) != 0;
+  }
+  bool IsLinear(uint32_t k) const { return (linear >> k) & 1u; }
+  uint32_t Axis(uint32_t k) const { return (axes >> (2 * k)) & 3u; }
   bool IsProbe(uint32_t k) const { return (probe_mask >> k) & 1u; }
   // Component |k| sign-extended from |width|.
   int64_t Signed(uint32_t k) const;
@@ -122,6 +192,16 @@ class InvocationEvaluator {
   // identity and constants (and probes); see the contract above.
   bool Eval(uint32_t frame, uint32_t id, uint32_t index, const LaneEnv& env,
             LaneValue* out);
+
+  // After Eval() returned false: the instruction whose value could not be
+  // evaluated (the innermost one found; never one that was evaluated).
+  spvtools::opt::Instruction* FailedAt() const;
+
+  // Whether invocation |index| under |env| executes |block| (a block of the
+  // function of |frame|) at least once; see "The execution predicate"
+  // above. Only the branches |block| depends on are evaluated.
+  ReachResult Reaches(uint32_t frame, const spvtools::opt::BasicBlock* block,
+                      uint32_t index, const LaneEnv& env);
 
   // Whether the module declares SubgroupLocalInvocationId, SubgroupId,
   // SubgroupSize or NumSubgroups (layouts built on them need LaneEnvs with
@@ -207,6 +287,10 @@ struct LaneMap {
   // shared memory (natural sizes, no padding), texel buffers and 1-D images
   // (the format's texel size). Empty otherwise.
   std::vector<int64_t> bytes;
+  // Whether the evaluation read the workgroup id or the subgroup size of
+  // its LaneEnv (false: the map is the same for any of them).
+  bool reads_workgroup_id = true;
+  bool reads_subgroup_size = true;
 };
 LaneMap EvaluateLaneMap(InvocationEvaluator* evaluator,
                         const LaneAccess& access, uint32_t frame,
@@ -265,28 +349,50 @@ bool QuadOrdered2D(const std::vector<LanePosition>& pos);
 // when |subgroup_sizes|.
 std::vector<LaneEnv> StandardLaneEnvs(bool subgroup_sizes);
 
-// Lane maps of every item in every environment: maps[env][item].
-struct LaneMaps {
-  std::vector<LaneEnv> envs;
-  std::vector<LaneItem> items;
-  std::vector<std::vector<LaneMap>> maps;
+// Lane maps of items in environments, evaluated on demand: only the maps
+// a question asks for, and those of one environment for many items at once
+// (one pass over the invocations, sharing what the items share). The
+// accesses the items point to must outlive it.
+class LaneMaps {
+ public:
+  LaneMaps() = default;
+  // Every item of |accesses| (LaneItems) in
+  // StandardLaneEnvs(evaluator->ReadsSubgroupBuiltIns()).
+  LaneMaps(InvocationEvaluator* evaluator,
+           const std::vector<LaneAccess>& accesses);
+
+  const std::vector<LaneEnv>& envs() const { return envs_; }
+  const std::vector<LaneItem>& items() const { return items_; }
+
+  // Evaluates those of |items| (indices) not evaluated yet in environment
+  // |env|, together.
+  void Evaluate(size_t env, const std::vector<size_t>& items);
+  // Every item in |env|.
+  void EvaluateAll(size_t env);
+  // Item |item|'s map in |env| (evaluated now, alone, if it was not).
+  const LaneMap& Map(size_t env, size_t item);
+
+ private:
+  InvocationEvaluator* evaluator_ = nullptr;
+  std::vector<LaneEnv> envs_;
+  std::vector<LaneItem> items_;
+  std::vector<std::vector<LaneMap>> maps_;   // [env][item]
+  std::vector<std::vector<bool>> done_;      // [env][item]
 };
-// Evaluates |accesses| in StandardLaneEnvs(evaluator.ReadsSubgroupBuiltIns()).
-LaneMaps EvaluateAllLaneMaps(InvocationEvaluator* evaluator,
-                             const std::vector<LaneAccess>& accesses);
 
 // Item |i| is quad-ordered: its map could be evaluated in at least one
 // environment, and is quad-ordered in every environment it could be
 // evaluated in.
-bool ItemQuadOrdered(const LaneMaps& maps, size_t i);
+bool ItemQuadOrdered(LaneMaps* maps, size_t i);
 
 // "Are the invocation ids of this kernel quad-ordered?" (what a pass that
 // rewrites 2x2 exchanges into quad operations asks): the index of the first
 // item of |maps| that is quad-ordered, or -1. A kernel whose lanes 4k..4k+3
 // touch a 2x2 block in some access keeps that order on purpose (hand-made
 // Morton orders, FidelityFX's ARmp8x8/ARmpRed8x8, quad layouts built from
-// the subgroup invocation id).
-int FirstQuadOrderedItem(const LaneMaps& maps);
+// the subgroup invocation id). Evaluates every item in the first
+// environment, and in each next one only the items still quad-ordered.
+int FirstQuadOrderedItem(LaneMaps* maps);
 
 }  // namespace waveopt
 

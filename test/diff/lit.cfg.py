@@ -17,6 +17,13 @@ config.substitutions.append(
                                   os.path.join(config.waveopt_src_root, "test", "diff", "run_diff.py"),
                                   config.waveopt_bin_dir)))
 config.substitutions.append(("%waverun", os.path.join(config.waveopt_bin_dir, "waverun")))
+config.substitutions.append(("%waveopt", os.path.join(config.waveopt_bin_dir, "waveopt")))
+# The equivalence kernels (issue 23) live in the lit suite; forms.py runs
+# their rewrites here (test/diff/forms).
+# (%formsdir first: lit substitutes in order, and %forms is its prefix.)
+config.substitutions.append(("%formsdir", os.path.join(config.waveopt_src_root, "test", "lit", "forms")))
+config.substitutions.append(("%forms", "%s %s" % (
+    config.python, os.path.join(config.waveopt_src_root, "test", "lit", "forms", "forms.py"))))
 config.substitutions.append(("%FileCheck", config.filecheck))
 config.substitutions.append(("%not", config.llvm_not))
 config.substitutions.append(("%python", config.python))

@@ -81,6 +81,7 @@ class Kernel {
   }
 
   bool ok() const { return evaluator_ != nullptr; }
+  IRContext* context() { return context_.get(); }
   const std::vector<LaneAccess>& accesses() const { return accesses_; }
   InvocationEvaluator* evaluator() { return evaluator_.get(); }
 
@@ -99,8 +100,8 @@ class Kernel {
     return ClassifyLaneMap(Map(kind, n, env));
   }
   bool QuadOrdered() {
-    return FirstQuadOrderedItem(
-               EvaluateAllLaneMaps(evaluator_.get(), accesses_)) >= 0;
+    LaneMaps maps(evaluator_.get(), accesses_);
+    return FirstQuadOrderedItem(&maps) >= 0;
   }
 
  private:
@@ -287,6 +288,155 @@ TEST(LaneLayout, SignedArithmetic) {
   // (GLSL's % is OpSMod: the sign of the divisor), -31 >> 2 = -8.
   EXPECT_EQ(map.pos[1][0], -7);
   EXPECT_EQ(map.pos[1][1], -7);
+}
+
+// The execution predicate: the image store runs for the invocations with
+// x and y even, however the guard is spelled (issue 23's table and more),
+// raw and in SSA form.
+TEST(LaneLayout, ExecutionPredicateSameForEverySpelling) {
+  const char* guards[] = {
+      "if (((l.x | l.y) & 1u) == 0u) {",
+      "if ((l.x & 1u) == 0u) if ((l.y & 1u) == 0u) {",
+      "if (((l.x | l.y) & 1u) != 0u) return; {",
+      "if ((l.x & 1u) == 0u && (l.y & 1u) == 0u) {",
+      "if (l.x % 2u == 0u && l.y % 2u == 0u) {",
+      "if (all(equal(l & 1u, uvec2(0u)))) {",
+      "if (!((l.x & 1u) != 0u || (l.y & 1u) != 0u)) {",
+      "bool e = (l.x & 1u) == 0u ? (l.y & 1u) == 0u : false; if (e) {",
+      ("switch ((l.x & 1u) | ((l.y & 1u) << 1u)) { case 0u: break; "
+       "default: return; } {"),
+      "if (int(l.x) % 2 == 0 && !any(notEqual(l.yy % 2u, uvec2(0u)))) {",
+  };
+  for (const char* guard : guards) {
+    for (bool ssa : {false, true}) {
+      Kernel k(std::string("void main() { ") +
+                   "uvec2 l = gl_LocalInvocationID.xy; " + guard +
+                   " imageStore(img, ivec2(l), vec4(1.0)); } }",
+               {8, 8, 1}, ssa);
+      ASSERT_TRUE(k.ok()) << guard;
+      ASSERT_EQ(k.accesses().size(), 1u) << guard;
+      const auto* block =
+          k.context()->get_instr_block(k.accesses()[0].inst);
+      for (uint32_t i = 0; i < 64; ++i) {
+        const ReachResult r =
+            k.evaluator()->Reaches(0, block, i, LaneEnv());
+        const bool even = (i % 8) % 2 == 0 && (i / 8) % 2 == 0;
+        ASSERT_EQ(r.reach, even ? Reach::kYes : Reach::kNo)
+            << guard << (ssa ? " (SSA)" : " (raw)") << ", invocation " << i;
+      }
+    }
+  }
+}
+
+// An unknown is never a yes: a guard on a push constant is kUnknown and
+// names what it could not evaluate; the invocations the known part
+// excludes are a definite no.
+TEST(LaneLayout, ExecutionPredicateUnknown) {
+  for (bool ssa : {false, true}) {
+    Kernel k(R"(void main() {
+      uvec2 l = gl_LocalInvocationID.xy;
+      if ((l.x & 1u) == 0u && l.y < pc.count)
+        imageStore(img, ivec2(l), vec4(1.0));
+    })",
+             {8, 8, 1}, ssa);
+    ASSERT_TRUE(k.ok());
+    const auto* block = k.context()->get_instr_block(k.accesses()[0].inst);
+    LaneEnv exact;
+    exact.probes = false;
+    for (uint32_t i = 0; i < 64; ++i) {
+      const ReachResult r = k.evaluator()->Reaches(0, block, i, exact);
+      if (i % 2 == 1) {
+        EXPECT_EQ(r.reach, Reach::kNo) << i;
+      } else {
+        EXPECT_EQ(r.reach, Reach::kUnknown) << i;
+        EXPECT_NE(r.unknown, nullptr) << i;
+      }
+    }
+  }
+}
+
+// Values through control flow: a local stored on two paths (raw) or a phi
+// (SSA) takes the value of the path the invocation took.
+TEST(LaneLayout, ValuesThroughBranches) {
+  for (bool ssa : {false, true}) {
+    Kernel k(R"(void main() {
+      uint i = gl_LocalInvocationIndex;
+      uint x;
+      if ((i & 1u) != 0u) x = i * 3u + 1u; else x = i >> 1u;
+      uint y = (i & 2u) != 0u ? i + 5u : i * 7u;
+      imageStore(img, ivec2(x, y), vec4(1.0));
+    })",
+             {64, 1, 1}, ssa);
+    const LaneMap map = k.Map(kImage);
+    ASSERT_TRUE(map.ok) << (ssa ? "SSA" : "raw");
+    for (uint32_t i = 0; i < 64; ++i) {
+      EXPECT_EQ(map.pos[i][0], (i & 1u) ? i * 3 + 1 : i >> 1) << i;
+      EXPECT_EQ(map.pos[i][1], (i & 2u) ? i + 5 : i * 7) << i;
+    }
+  }
+}
+
+// With the workgroup id unknown, a value evaluates only where it is the
+// same in every workgroup, and then it is the value of every workgroup.
+TEST(LaneLayout, WorkgroupUnknownIsSound) {
+  struct Case {
+    const char* expr;
+    bool known;
+  };
+  const Case cases[] = {
+      {"g.x & 7u", true},
+      {"g.y % 8u", true},
+      {"g.x - gl_WorkGroupID.x * 8u", true},
+      {"(g.x + 8u * gl_WorkGroupID.y) & 7u", true},
+      {"uint(int(g.x) % 2 == 0)", true},
+      {"uint(((g.x | g.y) & 1u) == 0u)", true},
+      {"(g.x << 1u) & 15u", true},
+      {"uint(g.x - 8u * gl_WorkGroupID.x == gl_LocalInvocationID.x)", true},
+      {"uint(g.x < 100u)", false},
+      {"g.x >> 3u", false},
+      {"g.x - gl_WorkGroupID.x * 4u", false},
+      {"g.x & 15u", false},
+      {"gl_WorkGroupID.x", false},
+  };
+  std::string body = "void main() { uvec2 g = gl_GlobalInvocationID.xy;\n";
+  for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); ++c) {
+    body += "  data[" + std::to_string(c) + "] = " + cases[c].expr + ";\n";
+  }
+  body += "}";
+  for (bool ssa : {false, true}) {
+    Kernel k(body, {8, 8, 1}, ssa);
+    ASSERT_TRUE(k.ok());
+    std::vector<spvtools::opt::Instruction*> stores;
+    for (const LaneAccess& a : k.accesses()) stores.push_back(a.inst);
+    ASSERT_EQ(stores.size(), sizeof(cases) / sizeof(cases[0]));
+    LaneEnv unknown;
+    unknown.probes = false;
+    unknown.workgroup_unknown = true;
+    for (size_t c = 0; c < stores.size(); ++c) {
+      const uint32_t value = stores[c]->GetSingleWordInOperand(1);
+      for (uint32_t i = 0; i < 64; i += 7) {
+        LaneValue v;
+        const bool known = k.evaluator()->Eval(0, value, i, unknown, &v);
+        ASSERT_EQ(known, cases[c].known)
+            << cases[c].expr << ", invocation " << i;
+        if (!known) {
+          EXPECT_NE(k.evaluator()->FailedAt(), nullptr);
+          continue;
+        }
+        for (const auto& wg : {std::array<uint32_t, 3>{0, 0, 0},
+                               std::array<uint32_t, 3>{3, 5, 2},
+                               std::array<uint32_t, 3>{0x1fffffffu, 77, 1}}) {
+          LaneEnv concrete;
+          concrete.probes = false;
+          concrete.workgroup_id = wg;
+          LaneValue w;
+          ASSERT_TRUE(k.evaluator()->Eval(0, value, i, concrete, &w));
+          EXPECT_EQ(v.bits[0], w.bits[0])
+              << cases[c].expr << ", workgroup " << wg[0];
+        }
+      }
+    }
+  }
 }
 
 TEST(LaneLayout, ClassifiesSyntheticMaps) {

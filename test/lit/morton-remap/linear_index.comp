@@ -18,7 +18,7 @@
 // RUN: %waveopt %s -DROW --morton-remap=always -o %t.row.spv --remarks-missed=morton 2> %t.row.remarks
 // RUN: cmp %t.row.orig.spv %t.row.spv
 // RUN: %FileCheck %s --check-prefix=ROWIMG < %t.row.remarks
-// TEXEL: missed LinearIndex in main: the 256x1x1 workgroup (the WorkgroupSize built-in) uses its invocation index linearly: no 2-D image access splits it into x and y, so there are no pixels to put on 2x2 lane blocks
+// TEXEL: missed LinearIndex in main: the 256x1x1 workgroup (the WorkgroupSize built-in): no 2-D image access splits its invocation index into rows or columns of lanes (x = i % W, y = i / W, their bit-field forms, or blocks of them; evaluated for every invocation), so there are no pixel rows to put on 2x2 lane blocks
 // PARTICLES: missed LinearIndex in main: the 64x1x1 workgroup
 // ROWIMG: missed LinearIndex in main: the 256x1x1 workgroup
 #version 450

@@ -81,7 +81,7 @@
 // W12: OpStore %i [[NEW]]
 // WG32: applied Remapped in main: 32x1x1 workgroup (the WorkgroupSize built-in), the index is split into 8x4 row by row (Morton order in 8x4 tiles)
 // ODD: missed OddWorkgroupSize in main: the 96x1x1 workgroup (the WorkgroupSize built-in) splits its index into 3x32 grids of lanes: an odd side leaves no 2x2 lane blocks
-// LINEAR: missed LinearIndex in main: the 64x1x1 workgroup (the WorkgroupSize built-in) uses its invocation index linearly
+// LINEAR: missed LinearIndex in main: the 64x1x1 workgroup (the WorkgroupSize built-in): no 2-D image access splits its invocation index into rows or columns of lanes
 #version 450
 #ifndef WG
 #define WG 256

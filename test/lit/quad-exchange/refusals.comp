@@ -91,7 +91,7 @@ void main() {
 #elif CASE == 9
   data[g] = s[i ^ 1u] + early;
 #elif CASE == 10
-  data[g] = s[(i ^ 1u) + (gl_WorkGroupID.x & 0u)];
+  data[g] = s[(i ^ 1u) + (gl_WorkGroupID.x & 1u)];
 #elif CASE == 11
   data[g] = s[i ^ 1u].y;
 #elif CASE == 13
