@@ -1069,6 +1069,12 @@ std::string WorkgroupReducePass::ChooseForm(Tree* tree, std::string* why) {
     tree->form = Tree::Form::kSingle;
     return "";
   }
+  if (config().emit_hlsl) {
+    *why = "the output is HLSL, and every form but the single-subgroup one "
+           "(proven by --subgroup-size or --assume-driver=radv, not here) "
+           "reads SubgroupId or NumSubgroups, which HLSL does not have";
+    return "NotExpressibleInHlsl";
+  }
   const bool generic_ok = !tree->store_after_tree && tree->slots_fit;
   const bool maybe_single =
       params_.form != "generic" && tree->min_workgroup <= kMaxSubgroupSize &&
@@ -1295,6 +1301,26 @@ uint32_t WorkgroupReducePass::WorkgroupCountValue(Emitter* e) {
   if (dims[0] == 0) return 0;
   const uint32_t xy = e->EmitIds(spv::Op::OpIMul, uint_type, {dims[0], dims[1]});
   return e->EmitIds(spv::Op::OpIMul, uint_type, {xy, dims[2]});
+}
+
+uint32_t WorkgroupReducePass::SpecConstantValue(Emitter* e, uint32_t spec) {
+  for (Instruction& inst : context()->annotations()) {
+    if (inst.opcode() != spv::Op::OpDecorate ||
+        spv::Decoration(inst.GetSingleWordInOperand(1)) != spv::Decoration::BuiltIn ||
+        spv::BuiltIn(inst.GetSingleWordInOperand(2)) != spv::BuiltIn::WorkgroupSize) {
+      continue;
+    }
+    Instruction* size = get_def_use_mgr()->GetDef(inst.GetSingleWordInOperand(0));
+    if (size == nullptr || size->opcode() != spv::Op::OpSpecConstantComposite) continue;
+    for (uint32_t k = 0; k < size->NumInOperands(); ++k) {
+      if (size->GetSingleWordInOperand(k) != spec) continue;
+      return e->Emit(spv::Op::OpCompositeExtract,
+                     get_def_use_mgr()->GetDef(spec)->type_id(),
+                     {{SPV_OPERAND_TYPE_ID, {size->result_id()}},
+                      {SPV_OPERAND_TYPE_LITERAL_INTEGER, {k}}});
+    }
+  }
+  return spec;
 }
 
 uint32_t WorkgroupReducePass::OneSubgroupTest(Emitter* e) {
@@ -1611,7 +1637,7 @@ bool WorkgroupReducePass::Rewrite(Tree* tree) {
     if (tree->spec_constant != 0) {
       // A power of two from 2 to 1024: the sizes the pass traced.
       const uint32_t uint_type = e.UIntType(32);
-      uint32_t s = tree->spec_constant;
+      uint32_t s = SpecConstantValue(&e, tree->spec_constant);
       const Instruction* t = get_def_use_mgr()->GetDef(
           get_def_use_mgr()->GetDef(s)->type_id());
       if (t->GetSingleWordInOperand(1) != 0) {

@@ -158,6 +158,11 @@ class WorkgroupReducePass : public WavePass {
   // The workgroup's invocation count as a value (constants, or the
   // specialization constants that size it); 0 when ids ran out.
   uint32_t WorkgroupCountValue(Emitter* e);
+  // The value of the specialization constant |spec| in the function: read
+  // through the WorkgroupSize composite when it is one of its components
+  // (SPIRV-Cross declares no name for those; GLSL reads gl_WorkGroupSize),
+  // else |spec| itself.
+  uint32_t SpecConstantValue(Emitter* e, uint32_t spec);
   // Whether the workgroup is one subgroup: NumSubgroups == 1 and
   // SubgroupSize >= the invocation count (lavapipe rounds NumSubgroups down
   // for workgroups that are not a multiple of the subgroup size).

@@ -95,10 +95,14 @@
 // RUN: %spirv-dis %t.spec.spv | %FileCheck %s --check-prefix=SPEC
 // SPEC-DAG: OpDecorate [[S:%[0-9]+]] SpecId 0
 // SPEC-DAG: OpDecorate %gl_WorkGroupSize BuiltIn WorkgroupSize
+// SPEC-DAG: %gl_WorkGroupSize = OpSpecConstantComposite %v3uint [[S]] %uint_1 %uint_1
 // SPEC: %main = OpFunction
-// SPEC: [[LOW:%[0-9]+]] = OpBitwiseAnd %uint [[S]]
+// (The size is read through gl_WorkGroupSize: SPIRV-Cross names no
+// component of it.)
+// SPEC: [[X:%[0-9]+]] = OpCompositeExtract %uint %gl_WorkGroupSize 0
+// SPEC: [[LOW:%[0-9]+]] = OpBitwiseAnd %uint [[X]]
 // SPEC: [[POW2:%[0-9]+]] = OpIEqual %bool [[LOW]] %uint_0
-// SPEC: OpULessThanEqual %bool [[S]] %uint_1024
+// SPEC: OpULessThanEqual %bool [[X]] %uint_1024
 // SPEC: OpSelectionMerge [[AFTER:%[0-9]+]]
 // SPEC: OpGroupNonUniformIAdd %uint %uint_3 Reduce
 // SPEC: OpLoopMerge

@@ -13,6 +13,15 @@
 // RUN: %waveopt %s -O -DCASE=11 --remarks-missed=workgroup-reduce -o %t11.spv 2>&1 | %FileCheck %s --check-prefix=COST
 // RUN: %waveopt %s -O -DCASE=12 --remarks-missed=workgroup-reduce -o %t12.spv 2>&1 | %FileCheck %s --check-prefix=TYPE
 // RUN: %waveopt %s -O -DCASE=13 --remarks-missed=workgroup-reduce --target-env=vulkan1.0 -o %t13.spv 2>&1 | %FileCheck %s --check-prefix=TARGET
+// The generic form in HLSL output: SubgroupId and NumSubgroups have no HLSL
+// spelling; the single-subgroup form (a 32-invocation tree under
+// --assume-driver=radv) has one.
+// RUN: %waveopt %s -O -DCASE=14 --emit=hlsl --remarks-missed=workgroup-reduce -o %t14.hlsl 2>&1 | %FileCheck %s --check-prefix=HLSL
+// RUN: %waveopt %s -O -DCASE=14 --emit=hlsl --assume-driver=radv --remarks=workgroup-reduce -o %t14r.hlsl 2>&1 | %FileCheck %s --check-prefix=HLSL-SINGLE
+// RUN: %FileCheck %s --check-prefix=HLSL-WAVE < %t14r.hlsl
+// HLSL: missed NotExpressibleInHlsl in main: the output is HLSL, and every form but the single-subgroup one {{.*}} [array tmp]
+// HLSL-SINGLE: applied ReducedTree in main
+// HLSL-WAVE: WaveActiveSum
 // RUN: for i in 1 2 3 4 5 6 7 8 9 10 11 12 13; do %spirv-dis %t$i.spv | %FileCheck %s --check-prefix=UNCHANGED; done
 // FLOAT: missed FloatReassociation in main: a float add tree: a subgroup reduction groups the values differently {{.*}} [array tmp]
 // MIXED: missed MixedOperations in main: the tree combines elements with more than one operation [array tmp]
@@ -36,6 +45,8 @@
 #define WG 4
 #elif CASE == 10
 #define WG 256
+#elif CASE == 14
+#define WG 32
 #else
 #define WG 64
 #endif
@@ -88,6 +99,8 @@ void main() {
   for (uint s = 24; s > 0; s >>= 1) {   // 48 elements: 24, 12, 6, 3, 1
 #elif CASE == 10 || CASE == 11
   for (uint s = WG / 2; s > 0; s >>= 1) {
+#elif CASE == 14
+  for (uint s = 16; s > 0; s >>= 1) {
 #else
   for (uint s = 32; s > 0; s >>= 1) {
 #endif
