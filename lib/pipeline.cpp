@@ -333,6 +333,7 @@ class Run {
     base_.remarks = remarks_;
     base_.driver = options.driver;
     base_.emit_hlsl = options.emit_hlsl;
+    base_.float_reassoc = options.float_reassoc;
   }
 
   // Runs every segment over |words|; false (after Fail) on failure.

@@ -69,6 +69,9 @@ bool ParseSetting(const std::string& a, Options* options, std::string* error, bo
       return true;
     }
     *error = "--pass-params is <waveopt pass>:<parameters>, not '" + v + "'";
+  } else if (a == "--float-reassoc") {
+    options->float_reassoc = true;
+    return true;
   } else if (a == "--validate-after-all") {
     options->validate_after_all = true;
     return true;

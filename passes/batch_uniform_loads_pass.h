@@ -53,16 +53,19 @@
 //
 // Capabilities added: GroupNonUniformBallot, GroupNonUniformShuffle (before
 // SPIR-V 1.5), ImageQuery (bounds of an image read ahead of time). Analyses:
-// UniformityAnalysis, LoopDescriptor, dominators.
+// UniformityAnalysis, LoopAnalysis (lib/analysis/loops.h: shape, inductions,
+// exits, trip counts, writes, invariance, recomputation), dominators.
 #ifndef WAVEOPT_PASSES_BATCH_UNIFORM_LOADS_PASS_H_
 #define WAVEOPT_PASSES_BATCH_UNIFORM_LOADS_PASS_H_
 
 #include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
+#include "analysis/loops.h"
 #include "passes/wave_pass.h"
 
 namespace spvtools {
@@ -73,6 +76,7 @@ class Loop;
 
 namespace waveopt {
 
+class Emitter;
 class UniformityAnalysis;
 
 class BatchUniformLoadsPass : public WavePass {
@@ -134,21 +138,6 @@ class BatchUniformLoadsPass : public WavePass {
   };
 
  private:
-  // A header phi stepped by a constant each iteration.
-  struct Induction {
-    spvtools::opt::Instruction* phi = nullptr;
-    uint64_t step = 0;  // modulo 2^width
-    uint32_t width = 32;
-  };
-  // A way out of the loop whose condition the fill can evaluate for a later
-  // iteration: a conditional branch in a block every iteration passes
-  // (|from| dominates the back-edge block), on a value computed from the
-  // induction variables and loop invariants only.
-  struct Exit {
-    spvtools::opt::BasicBlock* from = nullptr;
-    uint32_t cond = 0;
-    bool fires_when_true = true;
-  };
   // One batched value (loads of the same address share it).
   struct Batched {
     std::vector<spvtools::opt::Instruction*> insts;  // program order
@@ -165,25 +154,14 @@ class BatchUniformLoadsPass : public WavePass {
     uint32_t cost = 0;  // memory cost per iteration (see the pass doc)
   };
   // A loop the pass can rewrite, and the loads it batches.
-  struct Plan {
-    spvtools::opt::Function* function = nullptr;
-    spvtools::opt::Loop* loop = nullptr;
-    spvtools::opt::BasicBlock* header = nullptr;
-    spvtools::opt::BasicBlock* merge = nullptr;
-    spvtools::opt::BasicBlock* latch = nullptr;  // the back-edge block
-    // The header's predecessors outside the loop; |preheader| is set when
-    // there is one that branches only to the header (the ballot goes there).
-    std::vector<spvtools::opt::BasicBlock*> entries;
-    spvtools::opt::BasicBlock* preheader = nullptr;
-    // Merge instructions outside the loop that name the header as their
-    // merge block (they move to a new preheader).
-    std::vector<spvtools::opt::Instruction*> merges_naming_header;
-    std::vector<spvtools::opt::BasicBlock*> blocks;  // function order
-    std::unordered_set<uint32_t> block_ids;
-    std::unordered_set<uint32_t> dominate_latch;  // loop blocks that do
-    std::vector<spvtools::opt::BasicBlock*> exit_sources;  // branch to merge
+  // The loop's shape (lib/analysis/loops.h) and what the rewrite needs
+  // beyond it.
+  struct Plan : LoopShape {
+    // Induction variables stepped by additions (the ones the fill can
+    // compute for a lane's iteration), in header order.
     std::vector<Induction> ivs;
-    std::vector<Exit> exits;
+    // The exits the fill evaluates for a lane's iteration (see LoopExit).
+    std::vector<LoopExit> exits;
     std::vector<Batched> batched;
     int64_t trips = -1;      // constant trip count, or -1
     int64_t max_trips = -1;  // an upper bound, or -1
@@ -198,6 +176,18 @@ class BatchUniformLoadsPass : public WavePass {
     uint32_t recomputed = 0;
   };
 
+  // A plan accepted in a round: its loop's depth and program order.
+  struct Accepted {
+    Plan plan;
+    uint32_t depth;
+    size_t order;
+  };
+  // The plans of |plans| rewritten this round: one per nest, innermost
+  // first, in program order; the others set |*deferred| (or, on the
+  // |last_round|, get a NestedLoopBatched remark).
+  std::vector<Accepted> OnePerNest(std::vector<Accepted> plans, bool last_round,
+                                   bool* deferred);
+
   // "LoadInCallee" (|why|, |where| set) when |loop| calls a function that
   // loads buffer memory, else "NoCandidateLoads" (nothing to say).
   std::string LoadsInCallee(spvtools::opt::Loop& loop, std::string* why,
@@ -208,11 +198,40 @@ class BatchUniformLoadsPass : public WavePass {
   std::string Analyze(spvtools::opt::Function* func, spvtools::opt::Loop* loop,
                       const UniformityAnalysis& uniformity, Plan* plan,
                       std::string* why, spvtools::opt::Instruction** where);
-  // The block-structure part of Analyze.
+  // The block-structure part of Analyze: LoopAnalysis::Shape, and no
+  // pointer or descriptor made in a block that does not dominate the back
+  // edge used after the loop.
   std::string AnalyzeShape(spvtools::opt::Function* func,
                            spvtools::opt::Loop* loop, Plan* plan,
                            std::string* why,
                            spvtools::opt::Instruction** where);
+  struct LoadScan;
+  // Looks at one memory read |inst| of |block| in |plan|'s loop: batches it
+  // (Plan::batched) or notes in |scan| why not.
+  void ConsiderLoad(Plan* plan, spvtools::opt::BasicBlock* block,
+                    spvtools::opt::Instruction* inst,
+                    const UniformityAnalysis& uniformity,
+                    const LoopExits& exits, LoadScan* scan);
+  // The batched values of |inst| (|b| with its leaves): the loaded value
+  // itself, or the 32-bit conversions of an 8/16-bit one the loop makes;
+  // false with |why| when they cannot travel between lanes.
+  bool BatchUnits(spvtools::opt::Instruction* inst, const Batched& b,
+                  std::vector<Batched>* units, std::string* why);
+  // Why |inst|, read ahead of time (Batched::speculative), cannot be
+  // batched ("UnprovenBounds" with |why| and |where|), or "".
+  std::string SpeculationRefusal(spvtools::opt::Instruction* inst,
+                                 const Plan& plan,
+                                 const std::vector<uint32_t>& operands,
+                                 bool indexed, const LoopExits& exits,
+                                 std::string* why,
+                                 spvtools::opt::Instruction** where);
+  // Adds |units| to |plan| (sharing the batch of a read of the same
+  // address); the first carries the read's |cost|.
+  void AddUnits(Plan* plan, std::vector<Batched> units, uint32_t cost);
+  // Plan::recomputed: the loop instructions the fill recomputes.
+  void CountRecomputed(Plan* plan);
+  // Plan::live, function_live and caller_live.
+  void EstimateLive(Plan* plan, const UniformityAnalysis& uniformity);
   // Whether the rewrite pays (see the pass doc); "" or a remark name.
   std::string CostRule(const Plan& plan, std::string* why);
   // Estimated per-lane 32-bit values live at the busiest point of |blocks|
@@ -229,34 +248,6 @@ class BatchUniformLoadsPass : public WavePass {
   uint32_t CallerLive(spvtools::opt::Function* func,
                       const UniformityAnalysis& uniformity, int depth = 0);
 
-  // Whether |id| is computed only from the induction variables of |plan|,
-  // values defined outside the loop and constants, through operations the
-  // rewrite can recompute (and loads of memory the loop cannot change when
-  // |allow_loads|). |*uses_iv| is set when it depends on an induction
-  // variable; |*indexed_load| when it goes through a load that does.
-  bool IsAddressOf(uint32_t id, const Plan& plan, bool allow_loads,
-                   bool* uses_iv, bool* indexed_load, int depth);
-
-  // Whether |id| has the same value in every iteration of |plan|'s loop:
-  // defined outside it, or recomputable from such values and loads of
-  // memory the loop cannot change (loads only in |prefix| blocks, which
-  // every iteration runs before it can leave, when |prefix| is not null).
-  bool IsInvariantExpr(uint32_t id, const Plan& plan,
-                       const std::unordered_set<uint32_t>* prefix, int depth);
-
-  // Whether |inst| (a load or image read in the loop) may see a write made
-  // in the loop: stores/atomics/image writes to its memory, barriers, calls
-  // that do either. "" or a remark name with |why|.
-  std::string MemoryHazard(const Plan& plan, spvtools::opt::Instruction* inst,
-                           std::string* why);
-
-  // Clones the in-loop part of |id|'s computation before the end of |block|
-  // with each induction phi replaced as |map| says (|map| also memoises the
-  // clones). 0 on failure.
-  uint32_t CloneAt(uint32_t id, const Plan& plan,
-                   spvtools::opt::BasicBlock* block,
-                   std::unordered_map<uint32_t, uint32_t>* map);
-
   // Emits into |block| the test that |inst|'s clone (operands per |map|)
   // reads inside its resource; 0 on failure. Only for Batched::speculative.
   uint32_t BoundsCheck(spvtools::opt::Instruction* inst, const Plan& plan,
@@ -270,35 +261,60 @@ class BatchUniformLoadsPass : public WavePass {
   uint32_t LaneIdVariable();
 
   // Rewrites |plan|'s loop; |*outer_header| gets the label of the outer
-  // loop over batches it wraps around it. False when ids ran out.
+  // loop over batches it wraps around it. False when ids ran out. The steps
+  // below, in order, share a RewriteState; each returns false when ids ran
+  // out.
   bool Rewrite(const Plan& plan, uint32_t* outer_header);
-
-  // The blocks of |loop| in function order (cached per loop).
-  const std::vector<spvtools::opt::BasicBlock*>& LoopBlocks(
-      spvtools::opt::Loop& loop);
-
-  // What the loop (and what it calls) writes, computed once per loop.
-  struct LoopWrites {
-    bool barrier = false;
-    bool unknown = false;  // a write through a pointer with no root variable
-    bool unknown_private = false;  // the same, to Function/Private memory
-    bool physical = false;  // a write through a PhysicalStorageBuffer pointer
-    bool buffers = false;   // a write to any buffer memory
-    std::unordered_set<uint32_t> roots;  // written variables (images too)
-    bool aliased = false;  // a written variable is decorated Aliased
-    // The first instruction (in block order) whose effect on memory is not
-    // known (lib/analysis/memory_effects.h); null when there is none.
-    const spvtools::opt::Instruction* unknown_inst = nullptr;
-  };
-  const LoopWrites& WritesOf(spvtools::opt::Loop& loop);
+  struct RewriteState;
+  // An OpUndef of |type| (one per type); 0 when ids ran out.
+  uint32_t Undef(uint32_t type);
+  // The block that enters only the loop (RewriteState::pre): the plan's
+  // preheader, or a new one the entries branch to.
+  bool MakePreheader(RewriteState* s);
+  // The preheader's ballot: ranks, the first lane, the batch size.
+  bool EmitBallot(RewriteState* s);
+  // The outer loop's header: a phi per header phi.
+  bool EmitOuter(RewriteState* s);
+  // The fill: each induction at this lane's iteration (chain_map).
+  bool EmitLaneIteration(RewriteState* s);
+  // The fill: the exit tests at this lane's iteration, the slot guard.
+  bool EmitExitTests(RewriteState* s);
+  // RewriteState::carried.
+  bool CarriedTypes(RewriteState* s);
+  // The fill's guarded loads (RewriteState::cache), per group of values
+  // sharing a guard; EmitLoadGroup returns the group's join block (null on
+  // failure); LoadGuard the guard of |b|'s loads emitted into |cur| (0 on
+  // failure).
+  bool EmitLoads(RewriteState* s);
+  spvtools::opt::BasicBlock* EmitLoadGroup(RewriteState* s,
+                                           const std::vector<size_t>& group,
+                                           spvtools::opt::BasicBlock* cur);
+  uint32_t LoadGuard(RewriteState* s, const Batched& b,
+                     spvtools::opt::BasicBlock* cur);
+  // The header: the slot counter, the shuffles, the rebuilt values.
+  bool EmitShuffles(RewriteState* s);
+  // |b|'s value rebuilt by |h| from its shuffled leaves |taken|.
+  uint32_t RebuildValue(Emitter* h, const Batched& b,
+                        const std::vector<uint32_t>& taken);
+  // The exits and the back edge retargeted to the inner merge.
+  bool EmitInnerBackEdge(RewriteState* s);
+  // The inner merge and the outer latch; the phis that carry values out.
+  bool EmitInnerMerge(RewriteState* s);
+  bool EmitInnerMergePhis(RewriteState* s, Emitter* im, uint32_t* ended);
+  bool RouteMergePhis(RewriteState* s, Emitter* im);
+  bool RouteLoopValues(RewriteState* s, Emitter* im);
+  // Whether |inst| is used after the loop (outside it, not in the inner
+  // merge); ReplaceUsesAfterLoop makes those uses take |through| (false
+  // when it is 0).
+  bool UsedAfterLoop(RewriteState* s, spvtools::opt::Instruction* inst);
+  bool ReplaceUsesAfterLoop(RewriteState* s, spvtools::opt::Instruction* inst,
+                            uint32_t through);
 
   // " [loop %N]": which loop a remark is about, for modules without lines.
   static std::string LoopTag(const spvtools::opt::Loop& loop);
 
   Params params_;
-  std::unordered_map<uint32_t, std::vector<spvtools::opt::BasicBlock*>>
-      loop_blocks_;  // by header id
-  std::unordered_map<uint32_t, LoopWrites> loop_writes_;  // by header id
+  std::unique_ptr<LoopAnalysis> loops_;  // per round
   std::unordered_map<uint32_t, uint32_t> function_live_;  // by function id
   std::unordered_map<uint32_t, uint32_t> caller_live_;    // by function id
   // Loop headers done in an earlier round of this run: batched, reported

@@ -7,6 +7,7 @@
 #include <deque>
 #include <memory>
 
+#include "analysis/loops.h"
 #include "analysis/uniformity.h"
 #include "passes/emitter.h"
 #include "source/opt/loop_descriptor.h"
@@ -887,182 +888,17 @@ uint64_t MortonRemapPass::TripCount(Function* func, uint32_t header) {
   if (cached != trip_counts_.end()) return cached->second;
   uint64_t& result = trip_counts_[header];
   result = kUnknownTrips;
-  auto* def_use = get_def_use_mgr();
   auto* loops = context()->GetLoopDescriptor(func);
   spvtools::opt::Loop* loop = (*loops)[header];
   if (loop == nullptr || loop->GetHeaderBlock()->id() != header ||
       loop->GetMergeBlock() == nullptr) {
     return result;
   }
-  const uint32_t merge = loop->GetMergeBlock()->id();
-  // The one exit: a conditional branch to the merge block. Blocks are
-  // visited in function order (the set of the loop descriptor is not).
-  BasicBlock* exit_block = nullptr;
-  for (BasicBlock& bb : *func) {
-    if (!loop->IsInsideLoop(&bb)) continue;
-    const Instruction* term = bb.terminator();
-    const spv::Op op = term->opcode();
-    if (op != spv::Op::OpBranch && op != spv::Op::OpBranchConditional &&
-        op != spv::Op::OpSwitch) {
-      return result;  // returns, kills inside the loop
-    }
-    bool leaves = false, bad = false;
-    bb.ForEachSuccessorLabel([&](const uint32_t succ) {
-      if (loop->IsInsideLoop(succ)) return;
-      leaves = true;
-      if (succ != merge || op != spv::Op::OpBranchConditional) bad = true;
-    });
-    if (bad || (leaves && exit_block != nullptr)) return result;
-    if (leaves) exit_block = &bb;
-  }
-  if (exit_block == nullptr) return result;
-  const Instruction* branch = exit_block->terminator();
-  const bool continue_on_true =
-      loop->IsInsideLoop(branch->GetSingleWordInOperand(1));
-  Instruction* cmp = def_use->GetDef(branch->GetSingleWordInOperand(0));
-  if (cmp == nullptr || cmp->NumInOperands() != 2) return result;
-  const spv::Op cmp_op = cmp->opcode();
-  auto compare = [cmp_op](int64_t a, int64_t b, bool* ok) {
-    const uint32_t ua = static_cast<uint32_t>(a), ub = static_cast<uint32_t>(b);
-    *ok = true;
-    switch (cmp_op) {
-      case spv::Op::OpSLessThan: return a < b;
-      case spv::Op::OpSLessThanEqual: return a <= b;
-      case spv::Op::OpSGreaterThan: return a > b;
-      case spv::Op::OpSGreaterThanEqual: return a >= b;
-      case spv::Op::OpULessThan: return ua < ub;
-      case spv::Op::OpULessThanEqual: return ua <= ub;
-      case spv::Op::OpUGreaterThan: return ua > ub;
-      case spv::Op::OpUGreaterThanEqual: return ua >= ub;
-      case spv::Op::OpINotEqual: return ua != ub;
-      case spv::Op::OpIEqual: return ua == ub;
-      default: *ok = false; return false;
-    }
-  };
-  auto constant = [this](uint32_t id, int64_t* v) {
-    uint32_t c = 0;
-    bool spec = false;
-    if (!ConstantValue(id, &c, &spec) || spec) return false;
-    *v = static_cast<int32_t>(c);
-    return true;
-  };
-  // |next| = |iv| ± constant: the step.
-  auto step_of = [&](Instruction* next, uint32_t iv, int64_t* step) {
-    if (next == nullptr || (next->opcode() != spv::Op::OpIAdd &&
-                            next->opcode() != spv::Op::OpISub)) {
-      return false;
-    }
-    const uint32_t a = next->GetSingleWordInOperand(0);
-    const uint32_t b = next->GetSingleWordInOperand(1);
-    int64_t c = 0;
-    if (a == iv && constant(b, &c)) {
-      *step = next->opcode() == spv::Op::OpIAdd ? c : -c;
-      return true;
-    }
-    if (next->opcode() == spv::Op::OpIAdd && b == iv && constant(a, &c)) {
-      *step = c;
-      return true;
-    }
-    return false;
-  };
-  // Whether |iv| is an induction variable: a header phi (a constant from
-  // outside the loop, iv ± constant from inside), or a load of a Function
-  // variable stored once before the loop (a constant) and once in it (its
-  // load ± a constant).
-  auto induction = [&](Instruction* iv, int64_t* init, int64_t* step) {
-    if (iv->opcode() == spv::Op::OpPhi) {
-      if (context()->get_instr_block(iv)->id() != header ||
-          iv->NumInOperands() != 4) {
-        return false;
-      }
-      bool has_step = false, has_init = false;
-      for (uint32_t i = 0; i < 4; i += 2) {
-        const uint32_t value = iv->GetSingleWordInOperand(i);
-        if (loop->IsInsideLoop(iv->GetSingleWordInOperand(i + 1))) {
-          has_step = step_of(def_use->GetDef(value), iv->result_id(), step);
-        } else {
-          has_init = constant(value, init);
-        }
-      }
-      return has_step && has_init;
-    }
-    if (iv->opcode() != spv::Op::OpLoad) return false;
-    Instruction* var = def_use->GetDef(iv->GetSingleWordInOperand(0));
-    if (var == nullptr || var->opcode() != spv::Op::OpVariable ||
-        var->GetSingleWordInOperand(0) !=
-            static_cast<uint32_t>(spv::StorageClass::Function) ||
-        var->NumInOperands() != 1) {
-      return false;
-    }
-    int stores_in = 0, stores_out = 0;
-    bool other = false;
-    def_use->ForEachUse(var, [&](Instruction* u, uint32_t operand_index) {
-      const spv::Op op = u->opcode();
-      if (op == spv::Op::OpLoad || op == spv::Op::OpName ||
-          op == spv::Op::OpDecorate) {
-        return;
-      }
-      if (op != spv::Op::OpStore || operand_index != 0) {
-        other = true;
-        return;
-      }
-      const uint32_t value = u->GetSingleWordInOperand(1);
-      if (!loop->IsInsideLoop(u)) {
-        ++stores_out;
-        other |= !constant(value, init);
-        return;
-      }
-      ++stores_in;
-      Instruction* next = def_use->GetDef(value);
-      bool stepped = false;
-      for (uint32_t i = 0; next != nullptr && i < next->NumInOperands() &&
-                           i < 2 && !stepped;
-           ++i) {
-        Instruction* o = def_use->GetDef(next->GetSingleWordInOperand(i));
-        stepped = o != nullptr && o->opcode() == spv::Op::OpLoad &&
-                  o->GetSingleWordInOperand(0) == var->result_id() &&
-                  step_of(next, o->result_id(), step);
-      }
-      other |= !stepped;
-    });
-    return !other && stores_in == 1 && stores_out == 1;
-  };
-  for (uint32_t side = 0; side < 2; ++side) {
-    int64_t bound = 0, init = 0, step = 0;
-    if (!constant(cmp->GetSingleWordInOperand(1 - side), &bound)) continue;
-    Instruction* tested = def_use->GetDef(cmp->GetSingleWordInOperand(side));
-    if (tested == nullptr) continue;
-    // The test reads iv itself, or iv ± step (a latch test, i + 1 < n).
-    bool tests_next = false;
-    bool found = induction(tested, &init, &step);
-    for (uint32_t i = 0; !found && i < tested->NumInOperands() && i < 2 &&
-                         (tested->opcode() == spv::Op::OpIAdd ||
-                          tested->opcode() == spv::Op::OpISub);
-         ++i) {
-      Instruction* o = def_use->GetDef(tested->GetSingleWordInOperand(i));
-      int64_t c = 0;
-      if (o != nullptr && induction(o, &init, &step) &&
-          step_of(tested, o->result_id(), &c) && c == step) {
-        found = tests_next = true;
-      }
-    }
-    if (!found || step == 0) continue;
-    // Run the test.
-    const bool test_after_body =
-        exit_block == loop->GetLatchBlock() && exit_block->id() != header;
-    uint64_t trips = 0;
-    int64_t i = init;
-    for (;;) {
-      bool ok = false;
-      const int64_t v = tests_next ? i + step : i;
-      const bool t = side == 0 ? compare(v, bound, &ok) : compare(bound, v, &ok);
-      if (!ok) return result;
-      if (t != continue_on_true) break;
-      if (++trips > kMaxCountedTrips) return result;
-      i += step;
-    }
-    return result = trips + (test_after_body ? 1 : 0);
-  }
+  // One exit testing a counter against a constant (lib/analysis/loops.h).
+  LoopAnalysis analysis(context());
+  const int64_t trips =
+      analysis.SingleExitTripCount(func, loop, kMaxCountedTrips);
+  if (trips >= 0) result = static_cast<uint64_t>(trips);
   return result;
 }
 

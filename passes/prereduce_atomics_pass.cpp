@@ -425,7 +425,7 @@ std::string PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
     case spv::Op::OpAtomicFAddEXT:
     case spv::Op::OpAtomicFMinEXT:
     case spv::Op::OpAtomicFMaxEXT:
-      if (!params_.float_reassoc) {
+      if (!params_.float_reassoc && !config().float_reassoc) {
         *why = std::string(OpName(op)) +
                ": float atomics are left alone (reassociating float "
                "additions changes rounding; --prereduce-atomics="

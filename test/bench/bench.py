@@ -58,6 +58,8 @@ in `naive.waverun`):
 | `tile_minmax` | 001 ex. 1 | 16x16 tiles of a 3840x2160 depth image, `atomicMin`/`atomicMax` per invocation | `subgroupMin`/`subgroupMax`, one atomic of each per subgroup |
 | `downsample` | 002 | 4096² rgba8 → mip 1 and mip 2 in one pass, 8x8 workgroups, mip 2 through shared memory | Morton-ordered invocations, mip 2 from quad swaps (no shared memory, no barrier) |
 | `filter3x3` | 002 | 3x3 binomial filter of a 2048² rgba8 image, 8x8 workgroups | Morton-ordered invocations |
+| `tile_minmax_tree` | 001 ex. 1 | 16x16 tiles of a 3840x2160 depth image, a shared-memory tree for the minimum and one for the maximum (9 barriers each), invocation 0 writes them | `subgroupMin`/`subgroupMax`, one shared slot per subgroup, one barrier, invocation 0 folds the slots |
+| `softmax_row` | 001 | soft max of 4096 rows of 1024 floats, 256 invocations per row, ggml's shared-memory trees for the maximum and the sum (waveopt: `-O --float-reassoc`; results compared within 64 ulps) | `subgroupMax`/`subgroupAdd`, one shared slot per subgroup, one barrier each |
 
 The luminance of the histogram kernels is the image's luminance on top of a
 smooth screen gradient (0.8 · gradient + 0.2 · random pixel), so a 64-pixel
@@ -114,6 +116,17 @@ KERNELS = [
         "name": "filter3x3",
         "smoke": ["dispatch 2 2 1", "binding 0.0 size=16x16", "binding 0.1 size=16x16"],
     },
+    {
+        "name": "tile_minmax_tree",
+        "smoke": ["dispatch 2 2 1", "binding 0.0 size=32x32",
+                  "binding 0.1 size=4", "binding 0.2 size=4"],
+    },
+    {
+        "name": "softmax_row",
+        # The sums are regrouped: an opt-in (the hand version regroups too).
+        "waveopt_flags": ["--float-reassoc"],
+        "smoke": ["dispatch 4 1 1", "binding 0.0 size=4096", "binding 0.1 size=4096"],
+    },
 ]
 
 VERSIONS = ["naive", "hand", "waveopt"]
@@ -142,7 +155,8 @@ SPIRV_OPT_O = (
     "--eliminate-dead-branches --merge-blocks --simplify-instructions"
 ).split()
 
-WAVEOPT_PASSES = ["morton-remap", "quad-exchange", "batch-uniform-loads", "prereduce-atomics"]
+WAVEOPT_PASSES = ["morton-remap", "quad-exchange", "batch-uniform-loads", "prereduce-atomics",
+                  "workgroup-reduce"]
 
 
 FAMILY_FACTORS = [1, 2, 4, 8, 16, 32]
@@ -306,7 +320,8 @@ def build_versions(k, bindir, work):
         return kernel_source(k["name"], version)
     run([waveopt, source("naive"), "-o", paths["naive"]])
     run([waveopt, source("hand"), "-o", paths["hand"]])
-    _, _, err, _ = run([waveopt, "-O", source("naive"), "-o", paths["waveopt"],
+    _, _, err, _ = run([waveopt, "-O"] + k.get("waveopt_flags", []) +
+                       [source("naive"), "-o", paths["waveopt"],
                         "--remarks=.*", "--remarks-missed=.*"])
     remarks = []
     for line in err.splitlines():
@@ -683,6 +698,23 @@ AMD_END = "<!-- amd: end -->"
 # kernel set (test/bench/kernels, Mesa 22.3.6): the reasons behind the
 # numbers in the tables, which the run itself measures.
 AMD_NOTES = {
+    "tile_minmax_tree": "naive: each tree is a loop of 8 steps (`ds_read_b32` ×2, "
+                        "`ds_write_b32`, `s_barrier` per step: 10 LDS instructions and 4 "
+                        "`s_barrier` in the binary, 9 barriers per tree when it runs). "
+                        "waveopt -O (workgroup-reduce's generic form) and hand both reduce "
+                        "each subgroup with a DPP sequence and exchange one slot per "
+                        "subgroup over one barrier per tree; waveopt has more instructions "
+                        "because every subgroup folds the slots (a ballot rank, a loop of "
+                        "one iteration unless there are more slots than lanes, a second DPP "
+                        "reduction) so that every invocation holds the result, where hand "
+                        "folds them in invocation 0 only, which alone reads it. What runs "
+                        "is cheaper: per workgroup 2 barriers against 18, and 32 shared-memory "
+                        "instructions against 97 at wave32 (the simulator's counters, "
+                        "docs/passes/workgroup-reduce.md).",
+    "softmax_row": "as `tile_minmax_tree`: two trees (maximum, sum) become two subgroup "
+                   "reductions with one slot per subgroup and one barrier each; every "
+                   "invocation needs both results (hand folds the slots in every "
+                   "invocation too, by a loop over NumSubgroups).",
     "light_loop": "naive: RADV already loads each light with three `s_buffer_load_dwordx4` "
                   "(scalar loads into SGPRs, one request per wave per light), so the loop has no "
                   "vector load at all. hand and waveopt load one light per lane per batch "
@@ -750,8 +782,8 @@ def amd_versions(k, bindir, paths):
     """The RADV-profile version of a kernel next to the others."""
     d = os.path.dirname(paths["naive"])
     radv = os.path.join(d, "radv.spv")
-    run([os.path.join(bindir, "waveopt"), "-O", "--assume-driver=radv",
-         kernel_source(k["name"], "naive"), "-o", radv])
+    run([os.path.join(bindir, "waveopt"), "-O", "--assume-driver=radv"] +
+        k.get("waveopt_flags", []) + [kernel_source(k["name"], "naive"), "-o", radv])
     out = dict(paths)
     out["radv"] = radv
     return out

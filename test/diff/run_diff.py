@@ -6,6 +6,7 @@ on lavapipe and at 32, 64 on the wave simulator.
   run_diff.py SHADER --against OTHER            # two hand-written shaders
   run_diff.py SHADER --against OTHER --expect=differ
   run_diff.py SHADER --spirv-opt-O ...          # compile, spirv-opt -O, then as above
+  run_diff.py SHADER --spirv-opt-O --glslang-defines="-DX=1" ...
   run_diff.py SHADER --same-oob ...             # also: no new out-of-bounds reads
 
 Without --against, SHADER goes through `waveopt <flags> SHADER -o <tmp>.spv`
@@ -98,6 +99,8 @@ def main():
     parser.add_argument("--no-check-sim", action="store_true",
                         help="do not check the simulator against lavapipe")
     parser.add_argument("--expect", choices=["equal", "differ", "race"], default="equal")
+    parser.add_argument("--glslang-defines", default="",
+                        help="--spirv-opt-O: -DNAME[=V] options for glslangValidator (one string)")
     parser.add_argument("--spirv-opt-O", dest="spirv_opt", action="store_true",
                         help="compile SHADER and optimize it with spirv-opt -O first")
     parser.add_argument("--same-oob", action="store_true",
@@ -131,6 +134,7 @@ def main():
                 compile_cmd += ["-D", "-S", "comp", "-e", "main"]
             else:
                 compile_cmd += ["-V"]
+            compile_cmd += shlex.split(args.glslang_defines)
             for cmd in (compile_cmd + [source], ["spirv-opt", "-O", raw, "-o", optimized]):
                 print("$ " + " ".join(shlex.quote(c) for c in cmd), flush=True)
                 if subprocess.run(cmd, stdout=subprocess.DEVNULL).returncode != 0:

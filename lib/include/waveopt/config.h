@@ -62,6 +62,12 @@ struct PassConfig {
   // The driver the output is for; passes read it to leave to the driver what
   // it measurably does itself (see AssumedDriver).
   AssumedDriver driver = AssumedDriver::kGeneric;
+  // Floating-point operations may be regrouped (--float-reassoc): the float
+  // atomics of prereduce-atomics and the float add/mul/min/max trees of
+  // workgroup-reduce, whose results then round differently (and min/max may
+  // return the other zero or another NaN). The passes' own float-reassoc
+  // parameter allows it for one pass.
+  bool float_reassoc = false;
   // Where remarks go. Null: remarks are sent to the optimizer's message
   // consumer as SPV_MSG_INFO lines.
   std::shared_ptr<RemarkSink> remarks;

@@ -55,6 +55,7 @@ struct Options {
   // measured as losses on lavapipe (morton-remap, batch-uniform-loads); a
   // pass named explicitly in the pipeline always runs.
   AssumedDriver driver = AssumedDriver::kGeneric;
+  bool float_reassoc = false;  // see PassConfig::float_reassoc
   std::vector<PipelineStep> pipeline;
   // Parameters for a waveopt pass (key: its flag) wherever it runs without
   // its own: in -O, or named without "=<params>" (--pass-params). Checked

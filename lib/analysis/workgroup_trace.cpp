@@ -1,0 +1,980 @@
+// Workgroup trace: see workgroup_trace.h for the contract.
+#include "analysis/workgroup_trace.h"
+
+#include <array>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "analysis/loops.h"
+#include "source/opt/decoration_manager.h"
+#include "source/opt/dominator_analysis.h"
+#include "source/opt/ir_context.h"
+
+namespace waveopt {
+
+using spvtools::opt::BasicBlock;
+using spvtools::opt::Function;
+using spvtools::opt::Instruction;
+using spvtools::opt::IRContext;
+
+namespace {
+
+// Executed instructions one invocation may take, and all of them together.
+constexpr uint64_t kInvocationBudget = 50000;
+constexpr uint64_t kTotalBudget = 20000000;
+
+// GLSL.std.450 numbers.
+constexpr uint32_t kFMin = 37, kUMin = 38, kSMin = 39, kFMax = 40, kUMax = 41,
+                   kSMax = 42, kNMin = 79, kNMax = 80;
+
+// A value of the interpreter.
+struct Val {
+  enum class Kind : uint8_t {
+    kUnknown,   // not a function of the identity and known constants
+    kInt,       // integers and booleans (width 1), up to 4 components
+    kLoaded,    // the value a load of the traced array read
+    kCombined,  // an operation of two such values
+    kTainted,   // anything else computed from them
+  };
+  Kind kind = Kind::kUnknown;
+  uint32_t count = 1;
+  uint32_t width = 32;
+  std::array<uint64_t, 4> bits = {0, 0, 0, 0};
+  TraceStoreValue made;  // kLoaded: made.a is the event; kCombined: all
+  bool Known() const { return kind == Kind::kInt; }
+  bool FromArray() const {
+    return kind == Kind::kLoaded || kind == Kind::kCombined ||
+           kind == Kind::kTainted;
+  }
+};
+
+Val Unknown() { return Val(); }
+Val Tainted() {
+  Val v;
+  v.kind = Val::Kind::kTainted;
+  return v;
+}
+Val Int(uint64_t bits, uint32_t width, uint32_t count = 1) {
+  Val v;
+  v.kind = Val::Kind::kInt;
+  v.width = width;
+  v.count = count;
+  v.bits.fill(0);
+  for (uint32_t i = 0; i < count; ++i) v.bits[i] = MaskTo(bits, width);
+  return v;
+}
+
+// Whether |ext| is a GLSL.std.450 min or max.
+bool IsMinMax(uint32_t ext) {
+  return ext == kFMin || ext == kUMin || ext == kSMin || ext == kFMax ||
+         ext == kUMax || ext == kSMax || ext == kNMin || ext == kNMax;
+}
+
+// Whether |op| combines two values associatively and commutatively (the
+// operations a reduction tree may use).
+bool IsCombiningOp(spv::Op op) {
+  switch (op) {
+    case spv::Op::OpIAdd:
+    case spv::Op::OpIMul:
+    case spv::Op::OpBitwiseAnd:
+    case spv::Op::OpBitwiseOr:
+    case spv::Op::OpBitwiseXor:
+    case spv::Op::OpFAdd:
+    case spv::Op::OpFMul:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The integer result of |op| on scalar components |a| and |b| of |width|
+// bits; false when undefined (division by zero) or not an integer op.
+bool IntBinary(spv::Op op, uint64_t a, uint64_t b, uint32_t width,
+               uint64_t* out) {
+  const int64_t sa = SignExtend(a, width), sb = SignExtend(b, width);
+  switch (op) {
+    case spv::Op::OpIAdd: *out = a + b; return true;
+    case spv::Op::OpISub: *out = a - b; return true;
+    case spv::Op::OpIMul: *out = a * b; return true;
+    case spv::Op::OpUDiv:
+      if (MaskTo(b, width) == 0) return false;
+      *out = MaskTo(a, width) / MaskTo(b, width);
+      return true;
+    case spv::Op::OpUMod:
+      if (MaskTo(b, width) == 0) return false;
+      *out = MaskTo(a, width) % MaskTo(b, width);
+      return true;
+    case spv::Op::OpSDiv:
+      if (sb == 0 || (sb == -1 && sa == SignExtend(uint64_t{1} << (width - 1), width))) {
+        return false;
+      }
+      *out = static_cast<uint64_t>(sa / sb);
+      return true;
+    case spv::Op::OpSRem:
+      if (sb == 0) return false;
+      *out = static_cast<uint64_t>(sb == -1 ? 0 : sa % sb);
+      return true;
+    case spv::Op::OpSMod: {
+      if (sb == 0) return false;
+      int64_t r = sb == -1 ? 0 : sa % sb;
+      if (r != 0 && ((r < 0) != (sb < 0))) r += sb;
+      *out = static_cast<uint64_t>(r);
+      return true;
+    }
+    case spv::Op::OpShiftLeftLogical:
+      *out = MaskTo(b, width) >= width ? 0 : a << MaskTo(b, width);
+      return MaskTo(b, width) < width;
+    case spv::Op::OpShiftRightLogical:
+      *out = MaskTo(b, width) >= width ? 0 : MaskTo(a, width) >> MaskTo(b, width);
+      return MaskTo(b, width) < width;
+    case spv::Op::OpShiftRightArithmetic:
+      *out = MaskTo(b, width) >= width
+                 ? 0
+                 : static_cast<uint64_t>(sa >> MaskTo(b, width));
+      return MaskTo(b, width) < width;
+    case spv::Op::OpBitwiseAnd: *out = a & b; return true;
+    case spv::Op::OpBitwiseOr: *out = a | b; return true;
+    case spv::Op::OpBitwiseXor: *out = a ^ b; return true;
+    case spv::Op::OpLogicalAnd: *out = a & b & 1; return true;
+    case spv::Op::OpLogicalOr: *out = (a | b) & 1; return true;
+    case spv::Op::OpLogicalEqual: *out = (a & 1) == (b & 1); return true;
+    case spv::Op::OpLogicalNotEqual: *out = (a & 1) != (b & 1); return true;
+    default: {
+      bool known = false;
+      const bool r = CompareInts(op, a, b, width, &known);
+      *out = r ? 1 : 0;
+      return known;
+    }
+  }
+}
+
+bool IsCompare(spv::Op op) {
+  bool known = false;
+  CompareInts(op, 0, 0, 32, &known);
+  return known || op == spv::Op::OpLogicalEqual ||
+         op == spv::Op::OpLogicalNotEqual;
+}
+
+}  // namespace
+
+struct WorkgroupTrace::Impl {
+  Impl(IRContext* c, Function* e, uint32_t a) : context(c), entry(e), array(a) {
+    FindBuiltIns();
+  }
+
+  IRContext* context;
+  Function* entry;
+  uint32_t array;
+  std::unordered_map<uint32_t, spv::BuiltIn> builtins;  // input variables
+  uint32_t workgroup_size_const = 0;  // the WorkgroupSize-decorated constant
+
+  // The current run.
+  TraceConfig config;
+  uint32_t size[3] = {1, 1, 1};
+  uint64_t index = 0;            // the invocation
+  bool identity_known = true;    // false: builtins of the identity unknown
+  std::unordered_map<uint32_t, Val> env;
+  std::unordered_map<uint32_t, Val> constants;  // per config
+  std::vector<TraceEvent>* events = nullptr;
+  uint64_t steps = 0, total_steps = 0;
+  std::vector<std::vector<TraceEvent>> all_events;
+  // Construct facts: header id -> whether it is clean (see the contract).
+  std::unordered_map<uint32_t, bool> clean;
+
+  std::string reason, why;
+  Instruction* where = nullptr;
+
+  bool Fail(const std::string& r, const std::string& w, Instruction* at) {
+    reason = r;
+    why = w;
+    where = at;
+    return false;
+  }
+
+  void FindBuiltIns() {
+    for (Instruction& inst : context->annotations()) {
+      if (inst.opcode() != spv::Op::OpDecorate ||
+          spv::Decoration(inst.GetSingleWordInOperand(1)) !=
+              spv::Decoration::BuiltIn) {
+        continue;
+      }
+      const auto b = spv::BuiltIn(inst.GetSingleWordInOperand(2));
+      const uint32_t target = inst.GetSingleWordInOperand(0);
+      if (b == spv::BuiltIn::WorkgroupSize) {
+        workgroup_size_const = target;
+      } else {
+        builtins[target] = b;
+      }
+    }
+  }
+
+  // ---- constants ----------------------------------------------------------
+
+  // The value of a constant or specialization constant instruction.
+  Val Constant(const Instruction* def, int depth) {
+    auto found = constants.find(def->result_id());
+    if (found != constants.end()) return found->second;
+    Val v = ComputeConstant(def, depth);
+    constants[def->result_id()] = v;
+    return v;
+  }
+
+  Val ComputeConstant(const Instruction* def, int depth) {
+    auto* def_use = context->get_def_use_mgr();
+    const Instruction* type = def_use->GetDef(def->type_id());
+    if (type == nullptr) return Unknown();
+    uint32_t width = 32;
+    if (type->opcode() == spv::Op::OpTypeInt) width = type->GetSingleWordInOperand(0);
+    if (type->opcode() == spv::Op::OpTypeBool) width = 1;
+    const bool scalar = type->opcode() == spv::Op::OpTypeInt ||
+                        type->opcode() == spv::Op::OpTypeBool;
+    switch (def->opcode()) {
+      case spv::Op::OpConstant: {
+        if (type->opcode() != spv::Op::OpTypeInt) return Unknown();
+        uint64_t value = 0;
+        IntConstant(context, def, &value);
+        return Int(value, width);
+      }
+      case spv::Op::OpConstantTrue: return Int(1, 1);
+      case spv::Op::OpConstantFalse: return Int(0, 1);
+      case spv::Op::OpConstantNull:
+        if (scalar) return Int(0, width);
+        return Unknown();
+      case spv::Op::OpSpecConstant:
+      case spv::Op::OpSpecConstantTrue:
+      case spv::Op::OpSpecConstantFalse: {
+        uint64_t value = 0;
+        if (!SpecValue(def->result_id(), &value) || !scalar) return Unknown();
+        return Int(value, width);
+      }
+      case spv::Op::OpConstantComposite:
+      case spv::Op::OpSpecConstantComposite:
+        return Composite(def, depth);
+      case spv::Op::OpSpecConstantOp:
+        return SpecOp(def, depth);
+      default:
+        return Unknown();
+    }
+  }
+
+  bool SpecValue(uint32_t id, uint64_t* value) {
+    for (Instruction* dec :
+         context->get_decoration_mgr()->GetDecorationsFor(id, false)) {
+      if (dec->opcode() == spv::Op::OpDecorate &&
+          spv::Decoration(dec->GetSingleWordInOperand(1)) == spv::Decoration::SpecId) {
+        auto it = config.spec.find(dec->GetSingleWordInOperand(2));
+        if (it == config.spec.end()) return false;
+        *value = it->second;
+        return true;
+      }
+    }
+    return false;  // a spec constant without an id: never known
+  }
+
+  Val Composite(const Instruction* def, int depth) {
+    Val v = Int(0, 32, 0);
+    if (def->NumInOperands() > 4) return Unknown();
+    for (uint32_t i = 0; i < def->NumInOperands(); ++i) {
+      const Val c = Get(def->GetSingleWordInOperand(i), depth + 1);
+      if (!c.Known() || c.count != 1) return Unknown();
+      v.width = c.width;
+      v.bits[i] = c.bits[0];
+      v.count = i + 1;
+    }
+    return v;
+  }
+
+  Val SpecOp(const Instruction* def, int depth) {
+    // The operation's operands follow its opcode literal.
+    const auto op = spv::Op(def->GetSingleWordInOperand(0));
+    std::vector<uint32_t> ids;
+    for (uint32_t i = 1; i < def->NumInOperands(); ++i) {
+      ids.push_back(def->GetSingleWordInOperand(i));
+    }
+    return Apply(op, def->type_id(), ids, {}, nullptr, depth);
+  }
+
+  // ---- values -------------------------------------------------------------
+
+  // The value of |id| now: computed already, a constant, or computed on
+  // demand from a definition that was not executed by the interpreter
+  // (values defined before the start, loop-invariant code of a skipped
+  // loop; phis there are unknown).
+  Val Get(uint32_t id, int depth = 0) {
+    auto found = env.find(id);
+    if (found != env.end()) return found->second;
+    if (depth > 64) return Unknown();
+    Instruction* def = context->get_def_use_mgr()->GetDef(id);
+    if (def == nullptr) return Unknown();
+    if (context->get_instr_block(def) == nullptr) {
+      // Module-level: constants (variables are pointers, not values).
+      return Constant(def, depth);
+    }
+    Val v = Pull(def, depth);
+    env[id] = v;
+    return v;
+  }
+
+  Val Pull(Instruction* def, int depth) {
+    switch (def->opcode()) {
+      case spv::Op::OpPhi:
+      case spv::Op::OpFunctionCall:
+        return Unknown();
+      case spv::Op::OpLoad:
+        return LoadValue(def, /*record=*/false);
+      default:
+        break;
+    }
+    std::vector<uint32_t> ids;
+    std::vector<uint32_t> literals;
+    for (uint32_t i = 0; i < def->NumInOperands(); ++i) {
+      const auto& operand = def->GetInOperand(i);
+      if (spvIsInIdType(operand.type)) {
+        ids.push_back(operand.words[0]);
+      } else {
+        literals.push_back(operand.words[0]);
+      }
+    }
+    return Apply(def->opcode(), def->type_id(), ids, literals, def, depth);
+  }
+
+  // The builtin input |b| of the current invocation, component |k|.
+  Val BuiltIn(spv::BuiltIn b, uint32_t type_id) {
+    const Instruction* type = context->get_def_use_mgr()->GetDef(type_id);
+    const uint32_t count =
+        type != nullptr && type->opcode() == spv::Op::OpTypeVector
+            ? type->GetSingleWordInOperand(1)
+            : 1;
+    if (!identity_known) return Unknown();
+    switch (b) {
+      case spv::BuiltIn::LocalInvocationIndex:
+        return Int(index, 32);
+      case spv::BuiltIn::LocalInvocationId: {
+        Val v = Int(0, 32, count);
+        v.bits[0] = index % size[0];
+        if (count > 1) v.bits[1] = index / size[0] % size[1];
+        if (count > 2) v.bits[2] = index / (uint64_t{size[0]} * size[1]);
+        return v;
+      }
+      default:
+        return Unknown();
+    }
+  }
+
+  // The value a load reads: an input builtin, the traced array (an event
+  // when |record|), or unknown memory.
+  Val LoadValue(Instruction* load, bool record) {
+    const uint32_t ptr = load->GetSingleWordInOperand(0);
+    Instruction* root = RootVariable(context, ptr);
+    if (root == nullptr) return Unknown();
+    if (root->result_id() == array) {
+      if (!record) return Unknown();  // not executed: no event
+      int64_t element = -1;
+      if (!Element(ptr, load, &element)) return Val();
+      TraceEvent e;
+      e.kind = TraceEvent::Kind::kLoad;
+      e.inst = load;
+      e.element = element;
+      events->push_back(e);
+      Val v;
+      v.kind = Val::Kind::kLoaded;
+      v.made.kind = TraceStoreValue::Kind::kCopy;
+      v.made.a = static_cast<uint32_t>(events->size() - 1);
+      return v;
+    }
+    auto b = builtins.find(root->result_id());
+    if (b == builtins.end()) return Unknown();
+    Val whole = BuiltIn(b->second, load->type_id());
+    if (root->result_id() == ptr) return whole;
+    // A component through an access chain.
+    Instruction* chain = context->get_def_use_mgr()->GetDef(ptr);
+    if (chain->opcode() != spv::Op::OpAccessChain &&
+        chain->opcode() != spv::Op::OpInBoundsAccessChain) {
+      return Unknown();
+    }
+    if (chain->NumInOperands() != 2 ||
+        chain->GetSingleWordInOperand(0) != root->result_id()) {
+      return Unknown();
+    }
+    Val vb = BuiltIn(b->second, root->type_id() == 0 ? 0 : PointeeType(root));
+    const Val k = Get(chain->GetSingleWordInOperand(1));
+    if (!vb.Known() || !k.Known() || k.bits[0] >= vb.count) return Unknown();
+    return Int(vb.bits[k.bits[0]], vb.width);
+  }
+
+  uint32_t PointeeType(const Instruction* var) {
+    const Instruction* ptr_type =
+        context->get_def_use_mgr()->GetDef(var->type_id());
+    return ptr_type->GetSingleWordInOperand(1);
+  }
+
+  // The element of the traced array |ptr| points at (one index into an
+  // array of scalars); false (Fail) otherwise.
+  bool Element(uint32_t ptr, Instruction* at, int64_t* element) {
+    Instruction* chain = context->get_def_use_mgr()->GetDef(ptr);
+    if (chain == nullptr || (chain->opcode() != spv::Op::OpAccessChain &&
+                             chain->opcode() != spv::Op::OpInBoundsAccessChain) ||
+        chain->NumInOperands() != 2 ||
+        chain->GetSingleWordInOperand(0) != array) {
+      return Fail("UnsupportedAccess",
+                  "the array is accessed other than one element at a time", at);
+    }
+    const Val idx = Get(chain->GetSingleWordInOperand(1));
+    if (idx.FromArray()) {
+      return Fail("IndexFromArray", "an index into the array depends on values read from it", at);
+    }
+    if (!idx.Known()) {
+      return Fail("UnknownIndex",
+                  "an index into the array is not a function of the invocation's "
+                  "identity and constants",
+                  at);
+    }
+    *element = SignExtend(idx.bits[0], idx.width);
+    return true;
+  }
+
+  // Applies |op| to the values of |ids| (|literals| for composite
+  // extracts, shuffles, ext numbers).
+  Val Apply(spv::Op op, uint32_t type_id, const std::vector<uint32_t>& ids,
+            const std::vector<uint32_t>& literals, const Instruction* inst,
+            int depth) {
+    std::vector<Val> in;
+    in.reserve(ids.size());
+    bool from_array = false;
+    for (uint32_t id : ids) {
+      in.push_back(Get(id, depth + 1));
+      if (in.back().FromArray()) from_array = true;
+    }
+    if (from_array) return Combine(op, in, literals, inst);
+    const Instruction* type = context->get_def_use_mgr()->GetDef(type_id);
+    uint32_t width = 32;
+    if (type != nullptr) {
+      const Instruction* scalar = type;
+      if (type->opcode() == spv::Op::OpTypeVector) {
+        scalar = context->get_def_use_mgr()->GetDef(type->GetSingleWordInOperand(0));
+      }
+      if (scalar->opcode() == spv::Op::OpTypeInt) {
+        width = scalar->GetSingleWordInOperand(0);
+      } else if (scalar->opcode() == spv::Op::OpTypeBool) {
+        width = 1;
+      } else {
+        return Unknown();  // floats and others are not evaluated
+      }
+    }
+    return ApplyInt(op, width, in, literals);
+  }
+
+  // A value computed from values read from the array: a combining operation
+  // of two loaded values, or tainted.
+  Val Combine(spv::Op op, const std::vector<Val>& in,
+              const std::vector<uint32_t>& literals, const Instruction* inst) {
+    uint32_t ext = 0;
+    std::vector<Val> operands = in;
+    if (op == spv::Op::OpExtInst) {
+      if (inst == nullptr || literals.empty() || !IsGlslExt(inst)) return Tainted();
+      ext = literals[0];
+      if (!IsMinMax(ext) || operands.size() != 3) return Tainted();
+      operands.erase(operands.begin());  // the import
+    } else if (!IsCombiningOp(op)) {
+      return Tainted();
+    }
+    if (operands.size() != 2 || operands[0].kind != Val::Kind::kLoaded ||
+        operands[1].kind != Val::Kind::kLoaded) {
+      return Tainted();
+    }
+    Val v;
+    v.kind = Val::Kind::kCombined;
+    v.made.kind = TraceStoreValue::Kind::kCombined;
+    v.made.op = static_cast<uint32_t>(op);
+    v.made.ext = ext;
+    v.made.a = operands[0].made.a;
+    v.made.b = operands[1].made.a;
+    return v;
+  }
+
+  bool IsGlslExt(const Instruction* inst) {
+    const Instruction* set =
+        context->get_def_use_mgr()->GetDef(inst->GetSingleWordInOperand(0));
+    return set != nullptr && set->opcode() == spv::Op::OpExtInstImport &&
+           set->GetInOperand(0).AsString() == "GLSL.std.450";
+  }
+
+  Val ApplyInt(spv::Op op, uint32_t width, const std::vector<Val>& in,
+               const std::vector<uint32_t>& literals) {
+    for (const Val& v : in) {
+      if (!v.Known()) return Unknown();
+    }
+    switch (op) {
+      case spv::Op::OpCopyObject:
+        return in.size() == 1 ? in[0] : Unknown();
+      case spv::Op::OpBitcast:
+      case spv::Op::OpUConvert:
+      case spv::Op::OpSConvert: {
+        if (in.size() != 1) return Unknown();
+        Val v = in[0];
+        for (uint32_t k = 0; k < v.count; ++k) {
+          v.bits[k] = op == spv::Op::OpSConvert
+                          ? MaskTo(static_cast<uint64_t>(SignExtend(v.bits[k], v.width)), width)
+                          : MaskTo(v.bits[k], width);
+        }
+        if (op == spv::Op::OpBitcast && v.width != width) return Unknown();
+        v.width = width;
+        return v;
+      }
+      case spv::Op::OpNot:
+      case spv::Op::OpSNegate:
+      case spv::Op::OpLogicalNot: {
+        if (in.size() != 1) return Unknown();
+        Val v = in[0];
+        for (uint32_t k = 0; k < v.count; ++k) {
+          v.bits[k] = op == spv::Op::OpNot ? MaskTo(~v.bits[k], width)
+                      : op == spv::Op::OpSNegate ? MaskTo(0 - v.bits[k], width)
+                                                 : (v.bits[k] & 1) ^ 1;
+        }
+        return v;
+      }
+      case spv::Op::OpCompositeExtract: {
+        if (in.size() != 1 || literals.size() != 1 || literals[0] >= in[0].count) {
+          return Unknown();
+        }
+        return Int(in[0].bits[literals[0]], in[0].width);
+      }
+      case spv::Op::OpCompositeConstruct: {
+        if (in.empty() || in.size() > 4) return Unknown();
+        Val v = Int(0, in[0].width, static_cast<uint32_t>(in.size()));
+        for (size_t k = 0; k < in.size(); ++k) {
+          if (in[k].count != 1) return Unknown();
+          v.bits[k] = in[k].bits[0];
+        }
+        return v;
+      }
+      case spv::Op::OpVectorShuffle: {
+        if (in.size() != 2 || literals.empty() || literals.size() > 4) return Unknown();
+        Val v = Int(0, in[0].width, static_cast<uint32_t>(literals.size()));
+        for (size_t k = 0; k < literals.size(); ++k) {
+          const uint32_t c = literals[k];
+          if (c < in[0].count) {
+            v.bits[k] = in[0].bits[c];
+          } else if (c - in[0].count < in[1].count) {
+            v.bits[k] = in[1].bits[c - in[0].count];
+          } else {
+            return Unknown();
+          }
+        }
+        return v;
+      }
+      case spv::Op::OpSelect: {
+        if (in.size() != 3) return Unknown();
+        Val v = in[1];
+        for (uint32_t k = 0; k < v.count; ++k) {
+          const bool c = in[0].bits[in[0].count == 1 ? 0 : k] & 1;
+          v.bits[k] = c ? in[1].bits[k] : in[2].bits[k];
+        }
+        return v;
+      }
+      case spv::Op::OpExtInst:
+        return ExtInt(width, in, literals);
+      default:
+        break;
+    }
+    if (in.size() != 2 || in[0].count != in[1].count) return Unknown();
+    const uint32_t operand_width = in[0].width;
+    Val v = Int(0, IsCompare(op) ? 1 : width, in[0].count);
+    for (uint32_t k = 0; k < in[0].count; ++k) {
+      uint64_t r = 0;
+      if (!IntBinary(op, in[0].bits[k], in[1].bits[k], operand_width, &r)) {
+        return Unknown();
+      }
+      v.bits[k] = MaskTo(r, v.width);
+    }
+    return v;
+  }
+
+  // GLSL.std.450 integer min/max/clamp/abs on known operands (the import
+  // first).
+  Val ExtInt(uint32_t width, const std::vector<Val>& in,
+             const std::vector<uint32_t>& literals) {
+    if (literals.empty() || in.size() < 2) return Unknown();
+    const uint32_t ext = literals[0];
+    if (in[1].count != 1) return Unknown();
+    const uint64_t a = in[1].bits[0];
+    const uint64_t b = in.size() > 2 ? in[2].bits[0] : 0;
+    const int64_t sa = SignExtend(a, width), sb = SignExtend(b, width);
+    switch (ext) {
+      case kUMin: return in.size() == 3 ? Int(a < b ? a : b, width) : Unknown();
+      case kUMax: return in.size() == 3 ? Int(a > b ? a : b, width) : Unknown();
+      case kSMin: return in.size() == 3 ? Int(sa < sb ? a : b, width) : Unknown();
+      case kSMax: return in.size() == 3 ? Int(sa > sb ? a : b, width) : Unknown();
+      default: return Unknown();
+    }
+  }
+
+  // ---- constructs ---------------------------------------------------------
+
+  // Whether the construct headed by |header| (merge |merge|) has no access
+  // to the array, no barrier, no call, no return: it can be skipped.
+  bool Clean(BasicBlock* header, uint32_t merge, bool loop) {
+    auto found = clean.find(header->id());
+    if (found != clean.end()) return found->second;
+    spvtools::opt::DominatorAnalysis* dom = context->GetDominatorAnalysis(entry);
+    BasicBlock* merge_block = context->get_instr_block(merge);
+    bool ok = true;
+    for (BasicBlock& block : *entry) {
+      if (!dom->Dominates(header, &block) ||
+          (merge_block != nullptr && dom->Dominates(merge_block, &block))) {
+        continue;
+      }
+      if (&block == header && !loop) continue;
+      for (Instruction& inst : block) {
+        const spv::Op op = inst.opcode();
+        if (op == spv::Op::OpControlBarrier || op == spv::Op::OpFunctionCall ||
+            op == spv::Op::OpReturn || op == spv::Op::OpReturnValue ||
+            op == spv::Op::OpKill || op == spv::Op::OpUnreachable ||
+            op == spv::Op::OpTerminateInvocation) {
+          ok = false;
+        }
+        if (TouchesArray(&inst)) ok = false;
+      }
+    }
+    clean[header->id()] = ok;
+    return ok;
+  }
+
+  bool TouchesArray(const Instruction* inst) {
+    const spv::Op op = inst->opcode();
+    if (op == spv::Op::OpLoad || op == spv::Op::OpStore ||
+        op == spv::Op::OpCopyMemory || spvOpcodeIsAtomicOp(op)) {
+      Instruction* root = RootVariable(context, inst->GetSingleWordInOperand(0));
+      if (root != nullptr && root->result_id() == array) return true;
+      if (op == spv::Op::OpCopyMemory) {
+        root = RootVariable(context, inst->GetSingleWordInOperand(1));
+        if (root != nullptr && root->result_id() == array) return true;
+      }
+    }
+    return false;
+  }
+
+  // ---- execution ----------------------------------------------------------
+
+  // Executes one non-terminator instruction; false (Fail) when the
+  // invocation cannot be followed.
+  bool Execute(Instruction* inst) {
+    const spv::Op op = inst->opcode();
+    switch (op) {
+      case spv::Op::OpPhi:
+      case spv::Op::OpSelectionMerge:
+      case spv::Op::OpLoopMerge:
+      case spv::Op::OpLine:
+      case spv::Op::OpNoLine:
+      case spv::Op::OpNop:
+        return true;
+      case spv::Op::OpLoad:
+        env[inst->result_id()] = LoadValue(inst, /*record=*/true);
+        return reason.empty();
+      case spv::Op::OpStore:
+        return Store(inst);
+      case spv::Op::OpControlBarrier: {
+        TraceEvent e;
+        e.kind = TraceEvent::Kind::kBarrier;
+        e.inst = inst;
+        events->push_back(e);
+        return true;
+      }
+      case spv::Op::OpFunctionCall:
+        return Fail("CallInTree", "the code after the barrier calls a function", inst);
+      default:
+        break;
+    }
+    if (spvOpcodeIsAtomicOp(op) || op == spv::Op::OpMemoryBarrier ||
+        op == spv::Op::OpImageWrite || op == spv::Op::OpCopyMemory ||
+        op == spv::Op::OpCopyMemorySized) {
+      if (TouchesArray(inst)) {
+        return Fail("UnsupportedAccess",
+                    "the array is accessed by an atomic or a memory copy", inst);
+      }
+      TraceEvent e;
+      e.kind = TraceEvent::Kind::kMemoryWrite;
+      e.inst = inst;
+      events->push_back(e);
+      if (inst->result_id() != 0) env[inst->result_id()] = Unknown();
+      return true;
+    }
+    if (spvOpcodeIsNonUniformGroupOperation(op)) {
+      TraceEvent e;
+      e.kind = TraceEvent::Kind::kSubgroupOp;
+      e.inst = inst;
+      events->push_back(e);
+      bool from_array = false;
+      inst->ForEachInId([&](const uint32_t* id) {
+        if (Get(*id).FromArray()) from_array = true;
+      });
+      env[inst->result_id()] = from_array ? Tainted() : Unknown();
+      return true;
+    }
+    if (inst->result_id() != 0) env[inst->result_id()] = Pull(inst, 0);
+    return true;
+  }
+
+  bool Store(Instruction* store) {
+    const uint32_t ptr = store->GetSingleWordInOperand(0);
+    Instruction* root = RootVariable(context, ptr);
+    const Val value = Get(store->GetSingleWordInOperand(1));
+    if (root == nullptr || root->result_id() != array) {
+      TraceEvent e;
+      e.kind = TraceEvent::Kind::kMemoryWrite;
+      e.inst = store;
+      // Function variables are the invocation's own (code not in SSA
+      // form): not a write anyone else sees.
+      if (root != nullptr && spv::StorageClass(root->GetSingleWordInOperand(0)) ==
+                                 spv::StorageClass::Function) {
+        return true;
+      }
+      events->push_back(e);
+      return true;
+    }
+    TraceEvent e;
+    e.kind = TraceEvent::Kind::kStore;
+    e.inst = store;
+    if (!Element(ptr, store, &e.element)) return false;
+    if (value.kind == Val::Kind::kCombined || value.kind == Val::Kind::kLoaded) {
+      e.value = value.made;
+    } else {
+      e.value.kind = TraceStoreValue::Kind::kOther;
+      e.value.id = store->GetSingleWordInOperand(1);
+    }
+    events->push_back(e);
+    return true;
+  }
+
+  // Enters |block| from |pred| (null: from a skipped construct): its phis.
+  void EnterBlock(BasicBlock* block, BasicBlock* pred) {
+    std::vector<std::pair<uint32_t, Val>> values;
+    block->ForEachPhiInst([&](Instruction* phi) {
+      Val v;
+      for (uint32_t i = 0; pred != nullptr && i + 1 < phi->NumInOperands(); i += 2) {
+        if (phi->GetSingleWordInOperand(i + 1) == pred->id()) {
+          v = Get(phi->GetSingleWordInOperand(i));
+        }
+      }
+      values.emplace_back(phi->result_id(), v);
+    });
+    for (auto& [id, v] : values) env[id] = v;
+  }
+
+  // The block control goes to from |block|'s terminator (null at a return);
+  // |*skipped| is set when a construct was skipped.
+  bool Next(BasicBlock* block, BasicBlock** next, bool* skipped, bool* done) {
+    Instruction* term = block->terminator();
+    *skipped = false;
+    *done = false;
+    BasicBlock* target = nullptr;
+    switch (term->opcode()) {
+      case spv::Op::OpReturn:
+      case spv::Op::OpReturnValue:
+        *done = true;
+        return true;
+      case spv::Op::OpBranch:
+        target = context->get_instr_block(term->GetSingleWordInOperand(0));
+        break;
+      case spv::Op::OpBranchConditional:
+      case spv::Op::OpSwitch: {
+        const Val c = Get(term->GetSingleWordInOperand(0));
+        if (c.FromArray()) {
+          return Fail("BranchOnArrayValue",
+                      "a branch depends on values read from the array", term);
+        }
+        if (!c.Known()) return SkipOrFail(block, next, skipped);
+        target = context->get_instr_block(BranchTarget(term, c.bits[0]));
+        break;
+      }
+      default:
+        return Fail("UnsupportedControlFlow",
+                    "an invocation ends other than by returning", term);
+    }
+    *next = target;
+    return true;
+  }
+
+  uint32_t BranchTarget(const Instruction* term, uint64_t value) {
+    if (term->opcode() == spv::Op::OpBranchConditional) {
+      return term->GetSingleWordInOperand((value & 1) ? 1 : 2);
+    }
+    for (uint32_t i = 2; i + 1 < term->NumInOperands(); i += 2) {
+      if (term->GetSingleWordInOperand(i) == static_cast<uint32_t>(value)) {
+        return term->GetSingleWordInOperand(i + 1);
+      }
+    }
+    return term->GetSingleWordInOperand(1);  // the default
+  }
+
+  bool SkipOrFail(BasicBlock* block, BasicBlock** next, bool* skipped) {
+    Instruction* merge = block->GetMergeInst();
+    if (merge == nullptr || merge->opcode() != spv::Op::OpSelectionMerge ||
+        !Clean(block, merge->GetSingleWordInOperand(0), false)) {
+      return Fail("UnknownBranch",
+                  "a branch around accesses to the array (or barriers) depends "
+                  "on values other than the invocation's identity and constants",
+                  block->terminator());
+    }
+    *next = context->get_instr_block(merge->GetSingleWordInOperand(0));
+    *skipped = true;
+    return true;
+  }
+
+  // Runs the current invocation from |start|.
+  bool RunInvocation(Instruction* start) {
+    BasicBlock* block = context->get_instr_block(start);
+    auto it = BasicBlock::iterator(start);
+    for (;;) {
+      for (; it != block->end(); ++it) {
+        if (&*it == block->terminator()) break;
+        if (++steps > kInvocationBudget || ++total_steps > kTotalBudget) {
+          return Fail("TraceTooLong",
+                      "following every invocation takes too many steps", start);
+        }
+        if (!Execute(&*it)) return false;
+      }
+      BasicBlock* next = nullptr;
+      bool skipped = false, done = false;
+      if (!Next(block, &next, &skipped, &done)) return false;
+      if (done) return true;
+      if (next == nullptr) {
+        return Fail("UnsupportedControlFlow", "a branch target is missing",
+                    block->terminator());
+      }
+      BasicBlock* pred = skipped ? nullptr : block;
+      // A loop entered from outside that touches nothing traced: skipped.
+      if (Instruction* lm = next->GetLoopMergeInst()) {
+        auto* loops = context->GetLoopDescriptor(entry);
+        spvtools::opt::Loop* loop = (*loops)[next->id()];
+        const bool from_outside = loop == nullptr || pred == nullptr ||
+                                  !loop->IsInsideLoop(pred);
+        if (from_outside && Clean(next, lm->GetSingleWordInOperand(0), true)) {
+          next = context->get_instr_block(lm->GetSingleWordInOperand(0));
+          pred = nullptr;
+        }
+      }
+      EnterBlock(next, pred);
+      block = next;
+      it = block->begin();
+    }
+  }
+};
+
+WorkgroupTrace::WorkgroupTrace(IRContext* context, Function* entry,
+                               uint32_t array)
+    : impl_(std::make_unique<Impl>(context, entry, array)) {}
+
+WorkgroupTrace::~WorkgroupTrace() = default;
+
+bool WorkgroupTrace::WorkgroupCount(const TraceConfig& config, uint32_t size[3]) {
+  Impl& m = *impl_;
+  m.config = config;
+  m.constants.clear();
+  m.env.clear();
+  m.identity_known = false;
+  if (m.workgroup_size_const != 0) {
+    const Val v = m.Get(m.workgroup_size_const);
+    if (!v.Known() || v.count != 3) return false;
+    for (int k = 0; k < 3; ++k) size[k] = static_cast<uint32_t>(v.bits[k]);
+    return size[0] > 0 && size[1] > 0 && size[2] > 0;
+  }
+  for (Instruction& mode : m.context->module()->execution_modes()) {
+    if (mode.GetSingleWordInOperand(0) != m.entry->result_id()) continue;
+    const auto kind = spv::ExecutionMode(mode.GetSingleWordInOperand(1));
+    if (kind == spv::ExecutionMode::LocalSize) {
+      for (uint32_t k = 0; k < 3; ++k) size[k] = mode.GetSingleWordInOperand(2 + k);
+      return size[0] > 0 && size[1] > 0 && size[2] > 0;
+    }
+    if (kind == spv::ExecutionMode::LocalSizeId) {
+      for (uint32_t k = 0; k < 3; ++k) {
+        const Val v = m.Get(mode.GetSingleWordInOperand(2 + k));
+        if (!v.Known() || v.bits[0] == 0 || v.bits[0] > 65536) return false;
+        size[k] = static_cast<uint32_t>(v.bits[0]);
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+bool WorkgroupTrace::Reaches(Instruction* start, const TraceConfig& config) {
+  Impl& m = *impl_;
+  m.config = config;
+  m.constants.clear();
+  m.env.clear();
+  m.identity_known = false;
+  spvtools::opt::DominatorAnalysis* dom =
+      m.context->GetDominatorAnalysis(m.entry);
+  BasicBlock* target = m.context->get_instr_block(start);
+  for (BasicBlock* b = dom->ImmediateDominator(target); b != nullptr;
+       b = dom->ImmediateDominator(b)) {
+    Instruction* term = b->terminator();
+    if (term->opcode() != spv::Op::OpBranchConditional) continue;
+    BasicBlock* t = m.context->get_instr_block(term->GetSingleWordInOperand(1));
+    BasicBlock* f = m.context->get_instr_block(term->GetSingleWordInOperand(2));
+    const bool via_t = dom->Dominates(t, target) && t != b;
+    const bool via_f = dom->Dominates(f, target) && f != b;
+    if (via_t == via_f) continue;
+    const Val c = m.Get(term->GetSingleWordInOperand(0));
+    if (c.Known() && ((c.bits[0] & 1) != 0) != via_t) return false;
+  }
+  return true;
+}
+
+bool WorkgroupTrace::Run(Instruction* start, const TraceConfig& config,
+                         std::string* reason, std::string* why,
+                         Instruction** where) {
+  Impl& m = *impl_;
+  uint32_t size[3];
+  if (!WorkgroupCount(config, size)) {
+    *reason = "UnknownWorkgroupSize";
+    *why = "the workgroup size is not known";
+    *where = start;
+    return false;
+  }
+  m.config = config;
+  m.constants.clear();
+  for (int k = 0; k < 3; ++k) m.size[k] = size[k];
+  const uint64_t count = uint64_t{size[0]} * size[1] * size[2];
+  m.all_events.assign(count, {});
+  m.total_steps = 0;
+  m.reason.clear();
+  m.identity_known = true;
+  for (uint64_t i = 0; i < count; ++i) {
+    m.index = i;
+    m.env.clear();
+    m.steps = 0;
+    m.events = &m.all_events[i];
+    if (!m.RunInvocation(start)) {
+      *reason = m.reason;
+      *why = m.why;
+      *where = m.where;
+      m.all_events.clear();
+      return false;
+    }
+  }
+  return true;
+}
+
+const std::vector<std::vector<TraceEvent>>& WorkgroupTrace::events() const {
+  return impl_->all_events;
+}
+
+bool WorkgroupTrace::EvalFor(uint32_t id, uint32_t index,
+                             const TraceConfig& config, uint64_t* value) {
+  Impl& m = *impl_;
+  uint32_t size[3];
+  if (!WorkgroupCount(config, size)) return false;
+  m.config = config;
+  for (int k = 0; k < 3; ++k) m.size[k] = size[k];
+  m.env.clear();
+  m.index = index;
+  m.identity_known = true;
+  const Val v = m.Get(id);
+  if (!v.Known() || v.count != 1) return false;
+  *value = v.bits[0];
+  return true;
+}
+
+}  // namespace waveopt

@@ -1,0 +1,1695 @@
+// workgroup-reduce: see the header for the rewrite; docs/passes/
+// workgroup-reduce.md for the legality and cost rules, remarks and options.
+#include "passes/workgroup_reduce_pass.h"
+
+#include <algorithm>
+#include <climits>
+#include <map>
+#include <unordered_map>
+
+#include "analysis/loops.h"
+#include "analysis/workgroup_trace.h"
+#include "passes/emitter.h"
+#include "source/opt/decoration_manager.h"
+#include "source/opt/dominator_analysis.h"
+#include "source/opt/ir_context.h"
+#include "source/opt/loop_descriptor.h"
+#include "source/opt/type_manager.h"
+
+namespace waveopt {
+namespace {
+
+using spvtools::opt::BasicBlock;
+using spvtools::opt::Function;
+using spvtools::opt::Instruction;
+using spvtools::opt::IRContext;
+using spvtools::opt::Operand;
+
+constexpr int kReduce = static_cast<int>(spv::GroupOperation::Reduce);
+constexpr int kExclusiveScan =
+    static_cast<int>(spv::GroupOperation::ExclusiveScan);
+
+// GLSL.std.450 numbers of the combining operations.
+constexpr uint32_t kFMin = 37, kUMin = 38, kSMin = 39, kFMax = 40, kUMax = 41,
+                   kSMax = 42, kNMin = 79, kNMax = 80;
+
+// The largest specialization-constant workgroup size traced.
+constexpr uint64_t kMaxTracedSize = 1024;
+// The largest subgroup size Vulkan allows: larger workgroups are never one
+// subgroup.
+constexpr uint64_t kMaxSubgroupSize = 128;
+
+bool IsGlslMinMax(uint32_t ext) {
+  return ext == kFMin || ext == kUMin || ext == kSMin || ext == kFMax ||
+         ext == kUMax || ext == kSMax || ext == kNMin || ext == kNMax;
+}
+
+bool IsFloatOp(spv::Op op, uint32_t ext) {
+  if (op == spv::Op::OpExtInst) {
+    return ext == kFMin || ext == kFMax || ext == kNMin || ext == kNMax;
+  }
+  return op == spv::Op::OpFAdd || op == spv::Op::OpFMul;
+}
+
+// Min, max, and, or: combining a value with itself changes nothing, so an
+// element may enter the result more than once.
+bool IsIdempotent(spv::Op op, uint32_t ext) {
+  return op == spv::Op::OpExtInst || op == spv::Op::OpBitwiseAnd ||
+         op == spv::Op::OpBitwiseOr;
+}
+
+// The subgroup reduction of a tree operation.
+spv::Op GroupOp(spv::Op op, uint32_t ext) {
+  switch (op) {
+    case spv::Op::OpIAdd: return spv::Op::OpGroupNonUniformIAdd;
+    case spv::Op::OpIMul: return spv::Op::OpGroupNonUniformIMul;
+    case spv::Op::OpFAdd: return spv::Op::OpGroupNonUniformFAdd;
+    case spv::Op::OpFMul: return spv::Op::OpGroupNonUniformFMul;
+    case spv::Op::OpBitwiseAnd: return spv::Op::OpGroupNonUniformBitwiseAnd;
+    case spv::Op::OpBitwiseOr: return spv::Op::OpGroupNonUniformBitwiseOr;
+    case spv::Op::OpBitwiseXor: return spv::Op::OpGroupNonUniformBitwiseXor;
+    default: break;
+  }
+  switch (ext) {
+    case kUMin: return spv::Op::OpGroupNonUniformUMin;
+    case kSMin: return spv::Op::OpGroupNonUniformSMin;
+    case kUMax: return spv::Op::OpGroupNonUniformUMax;
+    case kSMax: return spv::Op::OpGroupNonUniformSMax;
+    case kFMin:
+    case kNMin: return spv::Op::OpGroupNonUniformFMin;
+    default: return spv::Op::OpGroupNonUniformFMax;
+  }
+}
+
+// "add", "max", ... for remarks.
+std::string OpName(spv::Op op, uint32_t ext) {
+  switch (op) {
+    case spv::Op::OpIAdd: return "integer add";
+    case spv::Op::OpIMul: return "integer multiply";
+    case spv::Op::OpFAdd: return "float add";
+    case spv::Op::OpFMul: return "float multiply";
+    case spv::Op::OpBitwiseAnd: return "and";
+    case spv::Op::OpBitwiseOr: return "or";
+    case spv::Op::OpBitwiseXor: return "xor";
+    default: break;
+  }
+  switch (ext) {
+    case kUMin: return "unsigned min";
+    case kSMin: return "signed min";
+    case kUMax: return "unsigned max";
+    case kSMax: return "signed max";
+    case kFMin:
+    case kNMin: return "float min";
+    default: return "float max";
+  }
+}
+
+// "a x" or "an x".
+std::string Article(const std::string& noun) {
+  return (noun[0] == 'a' || noun[0] == 'i' || noun[0] == 'o' || noun[0] == 'u' ||
+                  noun[0] == 'e'
+              ? "an "
+              : "a ") +
+         noun;
+}
+
+// Whether |inst| stores a combination of two loads of its own array (the
+// shape of a tree step); |*var| gets the array.
+bool IsCombineStore(IRContext* context, const Instruction* inst,
+                    uint32_t* var) {
+  if (inst->opcode() != spv::Op::OpStore) return false;
+  auto* def_use = context->get_def_use_mgr();
+  Instruction* root = RootVariable(context, inst->GetSingleWordInOperand(0));
+  if (root == nullptr || spv::StorageClass(root->GetSingleWordInOperand(0)) !=
+                             spv::StorageClass::Workgroup) {
+    return false;
+  }
+  const Instruction* value = def_use->GetDef(inst->GetSingleWordInOperand(1));
+  if (value == nullptr) return false;
+  std::vector<uint32_t> operands;
+  const spv::Op op = value->opcode();
+  if (op == spv::Op::OpLoad) {
+    // A copy of another element (arg-max pairs, which move the winner's
+    // index with its value): a candidate the analysis names.
+    Instruction* r = RootVariable(context, value->GetSingleWordInOperand(0));
+    if (r != root) return false;
+    *var = root->result_id();
+    return true;
+  }
+  if (op == spv::Op::OpExtInst && value->NumInOperands() == 4 &&
+      IsGlslMinMax(value->GetSingleWordInOperand(1))) {
+    operands = {value->GetSingleWordInOperand(2), value->GetSingleWordInOperand(3)};
+  } else if ((op == spv::Op::OpIAdd || op == spv::Op::OpIMul ||
+              op == spv::Op::OpFAdd || op == spv::Op::OpFMul ||
+              op == spv::Op::OpBitwiseAnd || op == spv::Op::OpBitwiseOr ||
+              op == spv::Op::OpBitwiseXor) &&
+             value->NumInOperands() == 2) {
+    operands = {value->GetSingleWordInOperand(0), value->GetSingleWordInOperand(1)};
+  } else {
+    return false;
+  }
+  for (uint32_t id : operands) {
+    const Instruction* load = def_use->GetDef(id);
+    if (load == nullptr || load->opcode() != spv::Op::OpLoad) return false;
+    Instruction* r = RootVariable(context, load->GetSingleWordInOperand(0));
+    if (r != root) return false;
+  }
+  *var = root->result_id();
+  return true;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// The spine: from B0, the straight-line instructions and whole constructs
+// every invocation runs in order (selection and loop constructs are one
+// item each, up to their merge blocks). Positions order the events of a
+// trace and delimit the region the rewrite replaces.
+
+struct WorkgroupReducePass::Spine {
+  struct Item {
+    Instruction* inst = nullptr;   // a straight-line instruction
+    BasicBlock* header = nullptr;  // or a construct
+    BasicBlock* merge = nullptr;
+  };
+  std::vector<Item> items;
+  std::unordered_map<const Instruction*, int> inst_item;
+  std::unordered_map<uint32_t, int> block_item;
+
+  // The item |inst| belongs to, or INT_MAX when it is past the spine.
+  int Position(IRContext* context, const Instruction* inst) const {
+    auto found = inst_item.find(inst);
+    if (found != inst_item.end()) return found->second;
+    BasicBlock* block = context->get_instr_block(const_cast<Instruction*>(inst));
+    if (block == nullptr) return INT_MAX;
+    auto b = block_item.find(block->id());
+    return b == block_item.end() ? INT_MAX : b->second;
+  }
+
+  // Adds the construct of |header| up to |merge| (every block it dominates
+  // that |merge| does not); |with_header| for loops, whose header runs
+  // every iteration.
+  void AddConstruct(IRContext* context, Function* func, BasicBlock* header,
+                    BasicBlock* merge, bool with_header) {
+    spvtools::opt::DominatorAnalysis* dom = context->GetDominatorAnalysis(func);
+    const int index = static_cast<int>(items.size());
+    items.push_back({nullptr, header, merge});
+    inst_item[header->terminator()] = index;
+    if (Instruction* m = header->GetMergeInst()) inst_item[m] = index;
+    for (BasicBlock& block : *func) {
+      if (!dom->Dominates(header, &block) ||
+          (merge != nullptr && dom->Dominates(merge, &block))) {
+        continue;
+      }
+      if (&block == header && !with_header) continue;
+      block_item[block.id()] = index;
+    }
+  }
+
+  void Build(IRContext* context, Function* func, Instruction* start) {
+    BasicBlock* block = context->get_instr_block(start);
+    auto it = BasicBlock::iterator(start);
+    for (int guard = 0; block != nullptr && guard < 100000; ++guard) {
+      Instruction* merge = block->GetMergeInst();
+      for (; it != block->end(); ++it) {
+        if (&*it == merge || &*it == block->terminator()) break;
+        inst_item[&*it] = static_cast<int>(items.size());
+        items.push_back({&*it, nullptr, nullptr});
+      }
+      BasicBlock* next = nullptr;
+      if (merge != nullptr && merge->opcode() == spv::Op::OpSelectionMerge) {
+        next = context->get_instr_block(merge->GetSingleWordInOperand(0));
+        AddConstruct(context, func, block, next, false);
+      } else if (merge == nullptr &&
+                 block->terminator()->opcode() == spv::Op::OpBranch) {
+        BasicBlock* target =
+            context->get_instr_block(block->terminator()->GetSingleWordInOperand(0));
+        if (Instruction* lm = target->GetLoopMergeInst()) {
+          next = context->get_instr_block(lm->GetSingleWordInOperand(0));
+          AddConstruct(context, func, target, next, true);
+        } else if (context->cfg()->preds(target->id()).size() == 1) {
+          next = target;
+        }
+      }
+      if (next == nullptr) return;
+      spvtools::opt::DominatorAnalysis* dom = context->GetDominatorAnalysis(func);
+      if (!dom->IsReachable(next)) return;
+      block = next;
+      it = block->begin();
+    }
+  }
+};
+
+// ---------------------------------------------------------------------------
+// The analysis result.
+
+struct WorkgroupReducePass::Tree {
+  Function* function = nullptr;
+  Instruction* var = nullptr;  // the array
+  uint32_t elem_type = 0;
+  Instruction* barrier = nullptr;     // B0
+  Instruction* init_store = nullptr;  // S0, when its value is forwarded
+  Spine spine;
+  int end_item = -1;  // the region: spine items [0, end_item)
+  spv::Op op = spv::Op::OpNop;
+  uint32_t ext = 0;
+  std::vector<Instruction*> readers;  // program order
+  int64_t result_element = 0;
+  uint64_t contributors = 0;  // M; 0: every invocation in every configuration
+  uint64_t min_workgroup = UINT64_MAX, max_workgroup = 0;
+  uint64_t min_length = UINT64_MAX;  // array length
+  bool slots_fit = true;  // every configuration's array holds a slot per subgroup
+  uint32_t steps = 0;                // combining phases (largest)
+  uint32_t barriers = 0;             // barriers the region executes
+  bool store_after_tree = false;     // a store to the array before the next barrier
+  // The specialization constant traced at powers of two (0: none); the
+  // region runs only for the sizes traced, the original otherwise.
+  uint32_t spec_constant = 0;
+  enum class Form { kGeneric, kSingle, kRuntime, kSingleOrOriginal };
+  Form form = Form::kGeneric;
+  bool first = true;  // no configuration replayed yet
+};
+
+namespace {
+
+// The element type and length of the Workgroup array |var| (an array of
+// scalars), or false.
+bool ArrayShape(IRContext* context, const Instruction* var, uint32_t* elem,
+                uint32_t* length_id) {
+  auto* def_use = context->get_def_use_mgr();
+  const Instruction* ptr = def_use->GetDef(var->type_id());
+  const Instruction* array = def_use->GetDef(ptr->GetSingleWordInOperand(1));
+  if (array == nullptr || array->opcode() != spv::Op::OpTypeArray) return false;
+  const Instruction* e = def_use->GetDef(array->GetSingleWordInOperand(0));
+  if (e == nullptr || (e->opcode() != spv::Op::OpTypeInt &&
+                       e->opcode() != spv::Op::OpTypeFloat)) {
+    return false;
+  }
+  *elem = e->result_id();
+  *length_id = array->GetSingleWordInOperand(1);
+  return true;
+}
+
+// The SpecId of |id| when it is a specialization constant, else -1.
+int64_t SpecIdOf(IRContext* context, uint32_t id) {
+  const Instruction* def = context->get_def_use_mgr()->GetDef(id);
+  if (def == nullptr || def->opcode() != spv::Op::OpSpecConstant) return -1;
+  for (Instruction* dec :
+       context->get_decoration_mgr()->GetDecorationsFor(id, false)) {
+    if (dec->opcode() == spv::Op::OpDecorate &&
+        spv::Decoration(dec->GetSingleWordInOperand(1)) == spv::Decoration::SpecId) {
+      return dec->GetSingleWordInOperand(2);
+    }
+  }
+  return -1;
+}
+
+// The specialization constants |id| is computed from (through composites
+// and OpSpecConstantOp), in the order met.
+void SpecConstantsOf(IRContext* context, uint32_t id, std::vector<uint32_t>* out,
+                     int depth = 0) {
+  const Instruction* def = context->get_def_use_mgr()->GetDef(id);
+  if (def == nullptr || depth > 16) return;
+  switch (def->opcode()) {
+    case spv::Op::OpSpecConstant:
+      if (std::find(out->begin(), out->end(), id) == out->end()) out->push_back(id);
+      return;
+    case spv::Op::OpSpecConstantComposite:
+    case spv::Op::OpConstantComposite:
+      for (uint32_t i = 0; i < def->NumInOperands(); ++i) {
+        SpecConstantsOf(context, def->GetSingleWordInOperand(i), out, depth + 1);
+      }
+      return;
+    case spv::Op::OpSpecConstantOp:
+      for (uint32_t i = 1; i < def->NumInOperands(); ++i) {
+        if (spvIsInIdType(def->GetInOperand(i).type)) {
+          SpecConstantsOf(context, def->GetSingleWordInOperand(i), out, depth + 1);
+        }
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Parameters, Process, candidates.
+
+bool WorkgroupReducePass::ParseParams(const std::string& text, Params* params,
+                                      std::string* error) {
+  std::vector<std::pair<std::string, std::string>> items;
+  if (!SplitParams(text, &items, error)) return false;
+  for (const auto& [key, value] : items) {
+    if (key == "float-reassoc" && value.empty()) {
+      params->float_reassoc = true;
+    } else if (key == "always" && value.empty()) {
+      params->always = true;
+    } else if (key == "form" && (value == "generic" || value == "runtime")) {
+      params->form = value;
+    } else if (key == "mutate" &&
+               (value == "no-slot-barrier" || value == "first-slot-only" ||
+                value == "no-identity")) {
+      params->mutate = value;
+    } else {
+      *error = "unknown parameter '" + key + (value.empty() ? "" : "=" + value) +
+               "' (expected float-reassoc, always, form=generic|runtime)";
+      return false;
+    }
+  }
+  return true;
+}
+
+WorkgroupReducePass::WorkgroupReducePass(PassConfig config)
+    : WavePass(std::move(config)) {
+  std::string ignored;
+  ParseParams(this->config().params, &params_, &ignored);
+}
+
+WorkgroupReducePass::~WorkgroupReducePass() = default;
+
+spvtools::opt::Pass::Status WorkgroupReducePass::Process() {
+  handled_.clear();
+  bool any = false;
+  // One tree per round: a rewrite splits blocks, so the next candidates are
+  // analysed on the changed module with fresh analyses.
+  for (int round = 0; round < 16; ++round) {
+    bool changed = false;
+    const Status status = Round(&changed);
+    if (status == Status::Failure) return status;
+    if (!changed) break;
+    any = true;
+    context()->InvalidateAnalysesExceptFor(spvtools::opt::IRContext::kAnalysisNone);
+  }
+  return any ? Status::SuccessWithChange : Status::SuccessWithoutChange;
+}
+
+void WorkgroupReducePass::Candidates(Function* func,
+                                     std::vector<Instruction*>* barriers,
+                                     std::vector<uint32_t>* vars) {
+  auto* loops = context()->GetLoopDescriptor(func);
+  std::unordered_set<const Instruction*> inside;  // later barriers of a tree
+  for (BasicBlock& block : *func) {
+    if ((*loops)[block.id()] != nullptr) continue;
+    for (Instruction& inst : block) {
+      if (inst.opcode() != spv::Op::OpControlBarrier || inside.count(&inst)) {
+        continue;
+      }
+      Spine spine;
+      spine.Build(context(), func, &inst);
+      // The first phase after it: up to the next straight-line barrier.
+      uint32_t var = 0;
+      size_t last = 0;
+      for (size_t i = 1; i < spine.items.size(); ++i) {
+        const Spine::Item& item = spine.items[i];
+        if (item.inst != nullptr) {
+          uint32_t v = 0;
+          if (IsCombineStore(context(), item.inst, &v) && (var == 0 || v == var)) {
+            var = v;
+            last = i;
+          }
+          if (item.inst->opcode() == spv::Op::OpControlBarrier && var == 0) break;
+          continue;
+        }
+        for (BasicBlock& b : *func) {
+          auto it = spine.block_item.find(b.id());
+          if (it == spine.block_item.end() || it->second != static_cast<int>(i)) {
+            continue;
+          }
+          for (Instruction& in : b) {
+            uint32_t v = 0;
+            if (IsCombineStore(context(), &in, &v) && (var == 0 || v == var)) {
+              var = v;
+              last = i;
+            }
+          }
+        }
+      }
+      if (var == 0) continue;
+      barriers->push_back(&inst);
+      vars->push_back(var);
+      // The barriers between its steps are part of the same tree.
+      for (size_t i = 1; i <= last && i < spine.items.size(); ++i) {
+        if (spine.items[i].inst != nullptr) inside.insert(spine.items[i].inst);
+      }
+    }
+  }
+}
+
+spvtools::opt::Pass::Status WorkgroupReducePass::Round(bool* changed) {
+  std::string module_why;
+  const std::string module_reason = ModuleRefusal(&module_why);
+  for (Function& func : *get_module()) {
+    std::vector<Instruction*> barriers;
+    std::vector<uint32_t> vars;
+    Candidates(&func, &barriers, &vars);
+    for (size_t i = 0; i < barriers.size(); ++i) {
+      if (handled_.count(barriers[i]->unique_id())) continue;
+      handled_.insert(barriers[i]->unique_id());
+      Tree tree;
+      std::string why;
+      Instruction* where = barriers[i];
+      std::string reason = module_reason;
+      if (reason.empty()) {
+        reason = Analyze(&func, barriers[i], vars[i], &tree, &why, &where);
+      } else {
+        why = module_why;
+      }
+      if (reason == "Unreached") continue;  // the fallback of a rewrite
+      if (!reason.empty()) {
+        EmitRemark(RemarkKind::kMissed, reason, &func, where,
+                   why + " [array " + NameOf(vars[i]) + "]");
+        continue;
+      }
+      std::string form;
+      switch (tree.form) {
+        case Tree::Form::kGeneric:
+          form = "one shared slot per subgroup and one barrier";
+          break;
+        case Tree::Form::kSingle:
+          form = "one subgroup reduction, no shared memory";
+          break;
+        case Tree::Form::kRuntime:
+          form = "one subgroup reduction when the workgroup is one subgroup "
+                 "(NumSubgroups == 1), else one shared slot per subgroup";
+          break;
+        case Tree::Form::kSingleOrOriginal:
+          form = "one subgroup reduction when the workgroup is one subgroup "
+                 "(NumSubgroups == 1), else the original tree";
+          break;
+      }
+      EmitRemark(RemarkKind::kApplied, "ReducedTree", &func, barriers[i],
+                 Article(OpName(tree.op, tree.ext)) + " tree over " +
+                     NameOf(vars[i]) + " (" + std::to_string(tree.steps) +
+                     " steps, " + std::to_string(tree.barriers) +
+                     " barriers, " + std::to_string(tree.readers.size()) +
+                     " reader(s)) becomes " + form +
+                     (tree.spec_constant != 0
+                          ? "; other workgroup sizes than powers of two up to "
+                            "1024 keep the original"
+                          : ""));
+      if (!Rewrite(&tree)) return Status::Failure;
+      *changed = true;
+      return Status::SuccessWithChange;
+    }
+  }
+  return Status::SuccessWithoutChange;
+}
+
+// ---------------------------------------------------------------------------
+// Analysis.
+
+namespace {
+
+// The end of the region ending before spine item |end_item|: the
+// instruction the block after it starts with (null when there is none).
+Instruction* RegionEnd(IRContext* context, const WorkgroupReducePass::Spine& spine,
+                       int end_item);
+
+}  // namespace
+
+bool WorkgroupReducePass::Configs(WorkgroupTrace* trace, Instruction* barrier,
+                                  uint32_t var, Tree* tree,
+                                  std::vector<TraceConfig>* configs,
+                                  std::string* why) {
+  uint32_t size[3];
+  if (trace->WorkgroupCount(TraceConfig(), size)) {
+    configs->push_back(TraceConfig());
+    return true;
+  }
+  // The specialization constants of the workgroup size.
+  std::vector<uint32_t> specs;
+  for (Instruction& inst : context()->annotations()) {
+    if (inst.opcode() == spv::Op::OpDecorate &&
+        spv::Decoration(inst.GetSingleWordInOperand(1)) == spv::Decoration::BuiltIn &&
+        spv::BuiltIn(inst.GetSingleWordInOperand(2)) == spv::BuiltIn::WorkgroupSize) {
+      SpecConstantsOf(context(), inst.GetSingleWordInOperand(0), &specs);
+    }
+  }
+  if (specs.empty()) {
+    for (Instruction& mode : get_module()->execution_modes()) {
+      if (spv::ExecutionMode(mode.GetSingleWordInOperand(1)) ==
+          spv::ExecutionMode::LocalSizeId) {
+        for (uint32_t k = 0; k < 3; ++k) {
+          SpecConstantsOf(context(), mode.GetSingleWordInOperand(2 + k), &specs);
+        }
+      }
+    }
+  }
+  if (specs.size() != 1 || SpecIdOf(context(), specs[0]) < 0) {
+    *why = "the workgroup size depends on " +
+           std::string(specs.empty() ? "values the pass cannot evaluate"
+                                     : "more than one specialization constant");
+    return false;
+  }
+  (void)barrier;
+  (void)var;
+  tree->spec_constant = specs[0];
+  const auto spec_id = static_cast<uint32_t>(SpecIdOf(context(), specs[0]));
+  for (uint64_t n = 2; n <= kMaxTracedSize; n *= 2) {
+    TraceConfig c;
+    c.spec[spec_id] = n;
+    if (trace->WorkgroupCount(c, size)) configs->push_back(c);
+  }
+  if (configs->empty()) {
+    *why = "the workgroup size is not known for any power of two of its "
+           "specialization constant";
+    return false;
+  }
+  return true;
+}
+
+Instruction* WorkgroupReducePass::ForwardableStore(
+    WorkgroupTrace* trace, Instruction* barrier, uint32_t var,
+    const std::vector<TraceConfig>& configs) {
+  BasicBlock* block = context()->get_instr_block(barrier);
+  Instruction* store = nullptr;
+  for (auto it = BasicBlock::iterator(barrier); it != block->begin();) {
+    --it;
+    const spv::Op op = it->opcode();
+    if (op == spv::Op::OpStore) {
+      Instruction* root = RootVariable(context(), it->GetSingleWordInOperand(0));
+      if (root != nullptr && root->result_id() == var) store = &*it;
+      if (store != nullptr || root == nullptr ||
+          !IsPrivateClass(spv::StorageClass(root->GetSingleWordInOperand(0)))) {
+        break;
+      }
+      continue;
+    }
+    if (op == spv::Op::OpLoad) {
+      Instruction* root = RootVariable(context(), it->GetSingleWordInOperand(0));
+      if (root != nullptr && root->result_id() == var) break;
+      continue;
+    }
+    if (op == spv::Op::OpControlBarrier || op == spv::Op::OpMemoryBarrier ||
+        op == spv::Op::OpFunctionCall || spvOpcodeIsAtomicOp(op) ||
+        op == spv::Op::OpPhi) {
+      break;
+    }
+  }
+  if (store == nullptr) return nullptr;
+  const Instruction* chain =
+      get_def_use_mgr()->GetDef(store->GetSingleWordInOperand(0));
+  if (chain->opcode() != spv::Op::OpAccessChain &&
+      chain->opcode() != spv::Op::OpInBoundsAccessChain) {
+    return nullptr;
+  }
+  if (chain->NumInOperands() != 2) return nullptr;
+  const uint32_t index = chain->GetSingleWordInOperand(1);
+  for (const TraceConfig& c : configs) {
+    uint32_t size[3];
+    if (!trace->WorkgroupCount(c, size)) return nullptr;
+    const uint64_t count = uint64_t{size[0]} * size[1] * size[2];
+    for (uint64_t t = 0; t < count; ++t) {
+      uint64_t v = 0;
+      if (!trace->EvalFor(index, static_cast<uint32_t>(t), c, &v) || v != t) {
+        return nullptr;
+      }
+    }
+  }
+  return store;
+}
+
+namespace {
+
+// Multisets of original elements, each sorted, in a pool.
+struct Pool {
+  std::vector<std::vector<uint32_t>> sets;
+  uint64_t total = 0;
+  int32_t Add(std::vector<uint32_t> s) {
+    total += s.size();
+    sets.push_back(std::move(s));
+    return static_cast<int32_t>(sets.size() - 1);
+  }
+  int32_t Merge(int32_t a, int32_t b) {
+    std::vector<uint32_t> out;
+    out.reserve(sets[a].size() + sets[b].size());
+    std::merge(sets[a].begin(), sets[a].end(), sets[b].begin(), sets[b].end(),
+               std::back_inserter(out));
+    return Add(std::move(out));
+  }
+  // 0..m-1, each once (or at least once when |idempotent|): |*m| set.
+  bool Complete(int32_t v, bool idempotent, uint64_t* m) const {
+    if (v < 0) return false;
+    const std::vector<uint32_t>& s = sets[v];
+    uint64_t next = 0;
+    for (size_t i = 0; i < s.size(); ++i) {
+      if (s[i] == next) {
+        ++next;
+      } else if (!(idempotent && i > 0 && s[i] == s[i - 1])) {
+        return false;
+      }
+    }
+    *m = next;
+    return next > 0;
+  }
+};
+
+constexpr int32_t kOpaque = -1;
+
+}  // namespace
+
+namespace {
+
+// Replays one configuration's trace phase by phase (the checks are listed
+// in the pass doc, "How legality is decided"). Each element holds a pool
+// entry: the multiset of original elements combined into it.
+class PhaseReplay {
+ public:
+  using Tree = WorkgroupReducePass::Tree;
+  using Spine = WorkgroupReducePass::Spine;
+  PhaseReplay(IRContext* context, const WorkgroupTrace& trace,
+              const Spine& spine, Tree* tree, uint64_t length)
+      : context_(context), events_(trace.events()), spine_(spine),
+        tree_(tree), length_(length), n_(events_.size()) {}
+
+  // "" (|tree| updated) or a remark name with |why| and |where|.
+  std::string Run(uint64_t workgroup, std::string* why, Instruction** where) {
+    int last_item = -1;
+    const bool ok = AlignBarriers() && Simulate() && CheckSteps(&last_item) &&
+                    CheckRoot() && Classify(EndItem(last_item)) &&
+                    Record(workgroup);
+    if (!ok) {
+      *why = why_;
+      *where = where_;
+    }
+    return ok ? "" : reason_;
+  }
+
+ private:
+  bool Fail(const char* reason, const char* why, Instruction* where) {
+    reason_ = reason;
+    why_ = why;
+    where_ = where;
+    return false;
+  }
+  bool Bad(int64_t element) const {
+    return element < 0 || static_cast<uint64_t>(element) >= length_;
+  }
+
+  // Every invocation runs the same barriers in the same order; |phase_|.
+  bool AlignBarriers() {
+    std::vector<const Instruction*> barriers0;
+    for (const TraceEvent& e : events_[0]) {
+      if (e.kind == TraceEvent::Kind::kBarrier) barriers0.push_back(e.inst);
+    }
+    phase_.assign(n_, {});
+    for (size_t t = 0; t < n_; ++t) {
+      uint32_t p = 0;
+      for (const TraceEvent& e : events_[t]) {
+        if (e.kind == TraceEvent::Kind::kBarrier) {
+          if (p >= barriers0.size() || barriers0[p] != e.inst) {
+            return Fail("NonUniformBarriers", "invocations run different barriers", e.inst);
+          }
+          ++p;
+        }
+        phase_[t].push_back(p);
+      }
+      if (p != barriers0.size()) {
+        return Fail("NonUniformBarriers",
+                    "invocations run different numbers of barriers", nullptr);
+      }
+    }
+    phases_ = static_cast<uint32_t>(barriers0.size()) + 1;
+    return true;
+  }
+
+  // Runs every phase (value_, step_, operand_, the step phases).
+  bool Simulate() {
+    state_.resize(length_);
+    for (uint64_t e = 0; e < length_; ++e) {
+      state_[e] = pool_.Add({static_cast<uint32_t>(e)});
+    }
+    value_.assign(n_, {});
+    step_.assign(n_, {});
+    operand_.assign(n_, {});
+    for (size_t t = 0; t < n_; ++t) {
+      value_[t].assign(events_[t].size(), kOpaque);
+      step_[t].assign(events_[t].size(), false);
+      operand_[t].assign(events_[t].size(), false);
+    }
+    cursor_.assign(n_, 0);
+    for (uint32_t p = 0; p < phases_; ++p) {
+      if (!Writers(p) || !SimulatePhase(p)) return false;
+    }
+    if (first_step_ == UINT32_MAX) {
+      return Fail("NoTreeSteps", "no invocation combines two elements of the array",
+                  nullptr);
+    }
+    return true;
+  }
+
+  // The writer of each element written in phase |p|; two writers of one
+  // element are a race.
+  bool Writers(uint32_t p) {
+    writer_.clear();
+    for (size_t t = 0; t < n_; ++t) {
+      for (size_t i = cursor_[t]; i < events_[t].size() && phase_[t][i] == p; ++i) {
+        const TraceEvent& e = events_[t][i];
+        if (e.kind != TraceEvent::Kind::kStore) continue;
+        if (Bad(e.element)) {
+          return Fail("OutOfBounds", "an element past the end of the array is written",
+                      e.inst);
+        }
+        auto [it, fresh] = writer_.emplace(e.element, t);
+        if (!fresh && it->second != t) {
+          return Fail("RaceInTree",
+                      "two invocations write one element between two barriers", e.inst);
+        }
+      }
+    }
+    return true;
+  }
+
+  bool SimulatePhase(uint32_t p) {
+    std::vector<std::pair<int64_t, int32_t>> written;
+    for (size_t t = 0; t < n_; ++t) {
+      std::unordered_map<int64_t, int32_t> overlay;  // this invocation's writes
+      size_t i = cursor_[t];
+      for (; i < events_[t].size() && phase_[t][i] == p; ++i) {
+        if (!Event(t, i, p, &overlay)) return false;
+      }
+      for (auto& [element, v] : overlay) written.emplace_back(element, v);
+      cursor_[t] = i;
+    }
+    for (auto& [element, v] : written) state_[element] = v;
+    return true;
+  }
+
+  // One load or store of invocation |t| in phase |p|.
+  bool Event(size_t t, size_t i, uint32_t p,
+             std::unordered_map<int64_t, int32_t>* overlay) {
+    const TraceEvent& e = events_[t][i];
+    if (e.kind == TraceEvent::Kind::kLoad) {
+      if (Bad(e.element)) {
+        return Fail("OutOfBounds", "an element past the end of the array is read", e.inst);
+      }
+      auto w = writer_.find(e.element);
+      if (w != writer_.end() && w->second != t) {
+        return Fail("RaceInTree",
+                    "an invocation reads an element another writes between two "
+                    "barriers",
+                    e.inst);
+      }
+      auto o = overlay->find(e.element);
+      value_[t][i] = o != overlay->end() ? o->second : state_[e.element];
+      return true;
+    }
+    if (e.kind != TraceEvent::Kind::kStore) return true;
+    int32_t v = kOpaque;
+    if (e.value.kind == TraceStoreValue::Kind::kCombined) {
+      const int32_t a = value_[t][e.value.a], b = value_[t][e.value.b];
+      if (a != kOpaque && b != kOpaque) {
+        if (tree_->op == spv::Op::OpNop) {
+          tree_->op = spv::Op(e.value.op);
+          tree_->ext = e.value.ext;
+        } else if (tree_->op != spv::Op(e.value.op) || tree_->ext != e.value.ext) {
+          return Fail("MixedOperations",
+                      "the tree combines elements with more than one operation", e.inst);
+        }
+        v = pool_.Merge(a, b);
+        step_[t][i] = true;
+        operand_[t][e.value.a] = operand_[t][e.value.b] = true;
+        first_step_ = std::min(first_step_, p);
+        last_step_ = std::max(last_step_, p);
+      }
+    }
+    (*overlay)[e.element] = v;
+    value_[t][i] = v;
+    if (pool_.total > (uint64_t{1} << 24)) {
+      return Fail("TraceTooLong", "the replay of the tree grows too large", e.inst);
+    }
+    return true;
+  }
+
+  // While the tree runs every store is a step; |*last_item| gets the spine
+  // item of the last step.
+  bool CheckSteps(int* last_item) {
+    for (size_t t = 0; t < n_; ++t) {
+      for (size_t i = 0; i < events_[t].size(); ++i) {
+        const TraceEvent& e = events_[t][i];
+        if (e.kind == TraceEvent::Kind::kStore && phase_[t][i] >= first_step_ &&
+            phase_[t][i] <= last_step_ && !step_[t][i]) {
+          return Fail("NotATreeStep",
+                      "an element is written with a value that is not two "
+                      "elements combined while the tree runs",
+                      e.inst);
+        }
+        if (!step_[t][i]) continue;
+        const int pos = spine_.Position(context_, e.inst);
+        if (pos == INT_MAX) {
+          return Fail("UnsupportedControlFlow",
+                      "a step of the tree is not in the straight-line code after "
+                      "the barrier",
+                      e.inst);
+        }
+        *last_item = std::max(*last_item, pos);
+      }
+    }
+    return true;
+  }
+
+  // The tree's root: the element its last step writes with the most
+  // elements combined; its value must be every element 0..M-1.
+  bool CheckRoot() {
+    int32_t root = kOpaque;
+    Instruction* root_store = nullptr;
+    for (size_t t = 0; t < n_; ++t) {
+      for (size_t i = 0; i < events_[t].size(); ++i) {
+        if (!step_[t][i] || phase_[t][i] != last_step_) continue;
+        if (root == kOpaque ||
+            pool_.sets[value_[t][i]].size() > pool_.sets[root].size()) {
+          root = value_[t][i];
+          root_store = events_[t][i].inst;
+        }
+      }
+    }
+    uint64_t m = 0;
+    if (!pool_.Complete(root, IsIdempotent(tree_->op, tree_->ext), &m)) {
+      return Fail("IncompleteTree",
+                  "the tree's result leaves elements out (its steps cover a power "
+                  "of two: is its size one?), or counts some twice",
+                  root_store);
+    }
+    return true;
+  }
+
+  // The region ends after the last step's item (and a barrier right after).
+  int EndItem(int last_item) const {
+    int end_item = last_item + 1;
+    // Phis of the block after the last step's construct go with the region
+    // (the region's end is a split point; ValueEscapesTree checks them).
+    while (end_item < static_cast<int>(spine_.items.size()) &&
+           spine_.items[end_item].inst != nullptr &&
+           spine_.items[end_item].inst->opcode() == spv::Op::OpPhi) {
+      ++end_item;
+    }
+    if (end_item < static_cast<int>(spine_.items.size()) &&
+        spine_.items[end_item].inst != nullptr &&
+        spine_.items[end_item].inst->opcode() == spv::Op::OpControlBarrier) {
+      ++end_item;
+    }
+    return end_item;
+  }
+
+  // What happens in the region and the loads after it, invocation by
+  // invocation: the readers (loads of the complete result), the region's
+  // barriers, stores in the readers' phase.
+  bool Classify(int end_item) {
+    end_item_ = end_item;
+    for (size_t t = 0; t < n_; ++t) {
+      uint32_t region_barriers = 0;
+      uint32_t end_phase = 0;
+      bool past = false;
+      for (size_t i = 0; i < events_[t].size(); ++i) {
+        const TraceEvent& e = events_[t][i];
+        const bool in_region = spine_.Position(context_, e.inst) < end_item;
+        if (!in_region && !past) {
+          past = true;
+          end_phase = phase_[t][i];
+        }
+        if (e.kind == TraceEvent::Kind::kBarrier) {
+          if (in_region) ++region_barriers;
+        } else if (in_region && (e.kind == TraceEvent::Kind::kMemoryWrite ||
+                                 e.kind == TraceEvent::Kind::kSubgroupOp)) {
+          return Fail("OtherWorkInTree",
+                      "the code between the tree's barriers does more than the "
+                      "tree (it writes other memory or runs subgroup operations)",
+                      e.inst);
+        } else if (e.kind == TraceEvent::Kind::kStore) {
+          if (past && phase_[t][i] == end_phase) store_after_tree_ = true;
+        } else if (e.kind == TraceEvent::Kind::kLoad && !operand_[t][i] &&
+                   !Load(t, i, in_region)) {
+          return false;
+        }
+      }
+      barriers_ = std::max(barriers_, region_barriers);
+    }
+    if (!have_m_) return Fail("NoReader", "no load reads the tree's result", nullptr);
+    return true;
+  }
+
+  // A load no step combines: of the complete result (a reader), of a value
+  // stored after the tree, or of a partial value (refused).
+  bool Load(size_t t, size_t i, bool in_region) {
+    const TraceEvent& e = events_[t][i];
+    uint64_t m = 0;
+    const bool complete =
+        pool_.Complete(value_[t][i], IsIdempotent(tree_->op, tree_->ext), &m) &&
+        phase_[t][i] >= last_step_;
+    const int k = complete ? 1 : value_[t][i] == kOpaque ? 2 : 0;
+    if (k == 0) {
+      return Fail("ReadsPartialValue",
+                  "a load reads an element holding a partial result of the tree "
+                  "(or an element the tree leaves out)",
+                  e.inst);
+    }
+    auto [it, fresh] = kind_.emplace(e.inst, k);
+    if (!fresh && it->second != k) {
+      return Fail("ReadsPartialValue",
+                  "a load reads the tree's result in some executions and other "
+                  "values in others",
+                  e.inst);
+    }
+    if (k != 1) return true;
+    if (in_region) {
+      return Fail("ReaderInsideTree",
+                  "the tree's result is read before the tree's last barrier", e.inst);
+    }
+    if (have_m_ && m != m_) {
+      return Fail("ReadsPartialValue", "the loads after the tree read different results",
+                  e.inst);
+    }
+    m_ = m;
+    have_m_ = true;
+    if (fresh) readers_.push_back(e.inst);
+    tree_->result_element = e.element;
+    return true;
+  }
+
+  // Records this configuration's facts in the tree; they must agree with
+  // the other configurations'.
+  bool Record(uint64_t workgroup) {
+    if (m_ > workgroup) {
+      return Fail("IncompleteTree",
+                  "the tree combines more elements than there are invocations", nullptr);
+    }
+    std::sort(readers_.begin(), readers_.end(), [](Instruction* a, Instruction* b) {
+      return a->unique_id() < b->unique_id();
+    });
+    const char* differs = "";
+    if (!tree_->first && end_item_ != tree_->end_item) {
+      differs = "the tree ends elsewhere for other workgroup sizes";
+    } else if (!tree_->first && readers_ != tree_->readers) {
+      differs = "the tree's readers differ between workgroup sizes";
+    } else if (m_ == workgroup && !tree_->first && tree_->contributors != 0) {
+      differs = "the tree covers a different part of the workgroup for other sizes";
+    } else if (m_ != workgroup && ((!tree_->first && tree_->contributors != m_) ||
+                                   tree_->spec_constant != 0)) {
+      differs = "the tree covers a part of the workgroup that changes with its size";
+    }
+    if (*differs != '\0') return Fail("DependsOnConfiguration", differs, nullptr);
+    tree_->end_item = end_item_;
+    tree_->readers = readers_;
+    if (m_ != workgroup) tree_->contributors = m_;
+    if (store_after_tree_) tree_->store_after_tree = true;
+    tree_->steps = std::max(tree_->steps, last_step_ - first_step_ + 1);
+    tree_->barriers = std::max(tree_->barriers, barriers_);
+    tree_->first = false;
+    return true;
+  }
+
+  IRContext* context_;
+  const std::vector<std::vector<TraceEvent>>& events_;
+  const Spine& spine_;
+  Tree* tree_;
+  const uint64_t length_;
+  const size_t n_;
+  std::string reason_, why_;
+  Instruction* where_ = nullptr;
+  uint32_t phases_ = 0;
+  std::vector<std::vector<uint32_t>> phase_;   // per event
+  Pool pool_;
+  std::vector<int32_t> state_;                 // per element
+  std::vector<std::vector<int32_t>> value_;    // per event: read or written
+  std::vector<std::vector<bool>> step_;        // per event: a tree step
+  std::vector<std::vector<bool>> operand_;     // per event: a step's operand
+  std::vector<size_t> cursor_;                 // per invocation
+  std::unordered_map<int64_t, size_t> writer_;  // this phase's
+  uint32_t first_step_ = UINT32_MAX, last_step_ = 0;
+  int end_item_ = -1;
+  std::vector<Instruction*> readers_;
+  std::unordered_map<const Instruction*, int> kind_;  // 1 reader, 2 other
+  uint64_t m_ = 0;
+  bool have_m_ = false;
+  uint32_t barriers_ = 0;
+  bool store_after_tree_ = false;
+};
+
+}  // namespace
+
+std::string WorkgroupReducePass::Replay(const WorkgroupTrace& trace,
+                                        const Spine& spine, Tree* tree,
+                                        uint64_t workgroup, std::string* why,
+                                        Instruction** where) {
+  PhaseReplay replay(context(), trace, spine, tree, tree->min_length);
+  return replay.Run(workgroup, why, where);
+}
+
+std::string WorkgroupReducePass::CheckOperation(Tree* tree, std::string* why) {
+  const Instruction* type = get_def_use_mgr()->GetDef(tree->elem_type);
+  const bool is_float = type->opcode() == spv::Op::OpTypeFloat;
+  if (type->GetSingleWordInOperand(0) != 32) {
+    *why = "the array's elements are not 32-bit (the subgroup operations of "
+           "other widths need extended types)";
+    return "UnsupportedType";
+  }
+  if (is_float != IsFloatOp(tree->op, tree->ext)) {
+    *why = "the tree's operation does not match the element type";
+    return "UnsupportedType";
+  }
+  if (is_float && !params_.float_reassoc && !config().float_reassoc) {
+    *why = Article(OpName(tree->op, tree->ext)) +
+           " tree: a subgroup reduction groups the values differently (sums "
+           "round differently, min/max may return the other zero or another "
+           "NaN); --float-reassoc (or the pass's float-reassoc) allows it";
+    return "FloatReassociation";
+  }
+  return "";
+}
+
+std::string WorkgroupReducePass::ChooseForm(Tree* tree, std::string* why) {
+  const uint32_t promised = config().subgroup_size;
+  const bool single_proven =
+      params_.form != "generic" &&
+      ((promised != 0 && promised >= tree->max_workgroup) ||
+       (config().driver == AssumedDriver::kRadv && tree->max_workgroup <= 32));
+  if (single_proven) {
+    tree->form = Tree::Form::kSingle;
+    return "";
+  }
+  if (config().emit_hlsl) {
+    *why = "the output is HLSL, and every form but the single-subgroup one "
+           "(proven by --subgroup-size or --assume-driver=radv, not here) "
+           "reads SubgroupId or NumSubgroups, which HLSL does not have";
+    return "NotExpressibleInHlsl";
+  }
+  const bool generic_ok = !tree->store_after_tree && tree->slots_fit;
+  const bool maybe_single =
+      params_.form != "generic" && tree->min_workgroup <= kMaxSubgroupSize &&
+      (promised == 0 || promised >= tree->min_workgroup);
+  if (!generic_ok) {
+    if (maybe_single) {
+      tree->form = Tree::Form::kSingleOrOriginal;
+      return "";
+    }
+    *why = tree->store_after_tree
+               ? "the array is written again before the next barrier, where "
+                 "the generic form reads its slots"
+               : "the array has fewer elements than the workgroup may have "
+                 "subgroups";
+    return tree->store_after_tree ? "StoreAfterTree" : "TooFewSlots";
+  }
+  // Cost rule (see the pass doc): the generic form keeps 1 barrier (3
+  // without a forwarded store) of the tree's, and pays when it removes at
+  // least one.
+  const uint32_t kept = tree->init_store != nullptr ? 1 : 3;
+  if (!params_.always && tree->barriers <= kept) {
+    *why = "the tree has " + std::to_string(tree->barriers) +
+           " barrier(s); the generic form keeps " + std::to_string(kept);
+    return "NotProfitable";
+  }
+  tree->form = (params_.form == "runtime" ||
+                (params_.form.empty() && tree->max_workgroup <= 64)) &&
+                       maybe_single
+                   ? Tree::Form::kRuntime
+                   : Tree::Form::kGeneric;
+  return "";
+}
+
+std::string WorkgroupReducePass::Analyze(Function* func, Instruction* barrier,
+                                         uint32_t var, Tree* tree,
+                                         std::string* why, Instruction** where) {
+  // The entry point whose function this is: GLCompute.
+  entry_point_ = nullptr;
+  for (Instruction& ep : get_module()->entry_points()) {
+    if (ep.GetSingleWordInOperand(1) == func->result_id()) entry_point_ = &ep;
+  }
+  if (entry_point_ == nullptr ||
+      spv::ExecutionModel(entry_point_->GetSingleWordInOperand(0)) !=
+          spv::ExecutionModel::GLCompute) {
+    *why = "the tree is not in a compute entry point's function (calls are "
+           "not followed)";
+    return "NotInEntryPoint";
+  }
+  tree->function = func;
+  tree->var = get_def_use_mgr()->GetDef(var);
+  tree->barrier = barrier;
+  uint32_t length_id = 0;
+  if (!ArrayShape(context(), tree->var, &tree->elem_type, &length_id)) {
+    *why = "the shared variable is not an array of scalars";
+    return "UnsupportedType";
+  }
+  WorkgroupTrace trace(context(), func, var);
+  std::vector<TraceConfig> configs;
+  if (!Configs(&trace, barrier, var, tree, &configs, why)) {
+    return "UnknownWorkgroupSize";
+  }
+  tree->spine.Build(context(), func, barrier);
+  bool reached = false;
+  for (const TraceConfig& c : configs) {
+    if (!trace.Reaches(barrier, c)) continue;
+    reached = true;
+    uint32_t size[3];
+    trace.WorkgroupCount(c, size);
+    const uint64_t count = uint64_t{size[0]} * size[1] * size[2];
+    uint64_t length = 0;
+    if (!trace.EvalFor(length_id, 0, c, &length) || length == 0) {
+      *why = "the array's length is not known";
+      return "UnknownWorkgroupSize";
+    }
+    tree->min_length = std::min(tree->min_length, length);
+    // The generic form's slots: one element per subgroup, at most one
+    // subgroup per invocation (or per promised subgroup size).
+    const uint32_t promised = config().subgroup_size;
+    const uint64_t slots = promised != 0 ? (count + promised - 1) / promised : count;
+    if (slots > length) tree->slots_fit = false;
+    tree->min_workgroup = std::min(tree->min_workgroup, count);
+    tree->max_workgroup = std::max(tree->max_workgroup, count);
+    std::string reason;
+    if (!trace.Run(barrier, c, &reason, why, where)) return reason;
+    const uint64_t saved_length = tree->min_length;
+    tree->min_length = length;
+    reason = Replay(trace, tree->spine, tree, count, why, where);
+    tree->min_length = std::min(saved_length, length);
+    if (!reason.empty()) return reason;
+  }
+  if (!reached) return "Unreached";
+  tree->init_store = ForwardableStore(&trace, barrier, var, configs);
+  std::string reason = CheckOperation(tree, why);
+  if (!reason.empty()) return reason;
+  if (tree->end_item >= static_cast<int>(tree->spine.items.size()) ||
+      RegionEnd(context(), tree->spine, tree->end_item) == nullptr) {
+    *why = "the code after the tree is not structured";
+    return "UnsupportedControlFlow";
+  }
+  // Values made in the region are used only there (or by the readers,
+  // which go).
+  std::unordered_set<const Instruction*> readers(tree->readers.begin(),
+                                                 tree->readers.end());
+  auto escapes = [&](Instruction* inst) {
+    bool out = false;
+    get_def_use_mgr()->ForEachUser(inst, [&](Instruction* user) {
+      if (context()->get_instr_block(user) == nullptr || readers.count(user)) {
+        return;
+      }
+      if (tree->spine.Position(context(), user) >= tree->end_item) out = true;
+    });
+    return out;
+  };
+  for (BasicBlock& block : *func) {
+    for (Instruction& inst : block) {
+      if (inst.result_id() == 0 ||
+          tree->spine.Position(context(), &inst) >= tree->end_item ||
+          !escapes(&inst)) {
+        continue;
+      }
+      *why = "a value computed in the tree is used after it";
+      *where = &inst;
+      return "ValueEscapesTree";
+    }
+  }
+  return ChooseForm(tree, why);
+}
+
+// ---------------------------------------------------------------------------
+// Rewrite.
+
+struct WorkgroupReducePass::Emission {
+  BasicBlock* pre = nullptr;          // ends where the region began
+  BasicBlock* region = nullptr;       // the region's first block
+  BasicBlock* region_last = nullptr;  // the region's block that leaves it
+  BasicBlock* after = nullptr;        // where the region went on
+  bool keep_region = false;           // the original stays behind a test
+  uint32_t elem_ptr = 0;              // pointer to an element, Workgroup
+};
+
+uint32_t WorkgroupReducePass::BuiltInVariable(spv::BuiltIn builtin,
+                                              const char* name) {
+  for (Instruction& inst : context()->types_values()) {
+    if (inst.opcode() != spv::Op::OpVariable ||
+        spv::StorageClass(inst.GetSingleWordInOperand(0)) != spv::StorageClass::Input) {
+      continue;
+    }
+    for (Instruction* dec : context()->get_decoration_mgr()->GetDecorationsFor(
+             inst.result_id(), false)) {
+      if (dec->opcode() == spv::Op::OpDecorate &&
+          spv::Decoration(dec->GetSingleWordInOperand(1)) == spv::Decoration::BuiltIn &&
+          spv::BuiltIn(dec->GetSingleWordInOperand(2)) == builtin) {
+        const Instruction* ptr = get_def_use_mgr()->GetDef(inst.type_id());
+        const Instruction* pointee =
+            get_def_use_mgr()->GetDef(ptr->GetSingleWordInOperand(1));
+        if (pointee->opcode() != spv::Op::OpTypeInt) return 0;
+        AddToInterface(entry_point_, inst.result_id());
+        return inst.result_id();
+      }
+    }
+  }
+  return DeclareBuiltInInput(static_cast<uint32_t>(builtin), false, name,
+                             entry_point_);
+}
+
+uint32_t WorkgroupReducePass::EmitCombine(const Tree& tree, Emitter* e,
+                                          uint32_t a, uint32_t b) {
+  if (tree.op == spv::Op::OpExtInst) {
+    return e->GlslStd450(tree.ext, tree.elem_type, {a, b});
+  }
+  return e->EmitIds(tree.op, tree.elem_type, {a, b});
+}
+
+uint32_t WorkgroupReducePass::Identity(const Tree& tree, Emitter* e) {
+  uint32_t bits = 0;
+  switch (tree.op) {
+    case spv::Op::OpIMul: bits = 1; break;
+    case spv::Op::OpBitwiseAnd: bits = 0xffffffffu; break;
+    case spv::Op::OpFAdd: bits = 0x80000000u; break;  // -0.0
+    case spv::Op::OpFMul: bits = 0x3f800000u; break;  // 1.0
+    case spv::Op::OpExtInst:
+      switch (tree.ext) {
+        case kUMin: bits = 0xffffffffu; break;
+        case kSMin: bits = 0x7fffffffu; break;
+        case kSMax: bits = 0x80000000u; break;
+        case kFMin:
+        case kNMin: bits = 0x7f800000u; break;  // +inf
+        case kFMax:
+        case kNMax: bits = 0xff800000u; break;  // -inf
+        default: bits = 0; break;               // UMax
+      }
+      break;
+    default: bits = 0; break;  // add, or, xor
+  }
+  return e->Constant(tree.elem_type, {bits});
+}
+
+uint32_t WorkgroupReducePass::WorkgroupCountValue(Emitter* e) {
+  const uint32_t uint_type = e->UIntType(32);
+  uint32_t dims[3] = {0, 0, 0};
+  for (Instruction& inst : context()->annotations()) {
+    if (inst.opcode() == spv::Op::OpDecorate &&
+        spv::Decoration(inst.GetSingleWordInOperand(1)) == spv::Decoration::BuiltIn &&
+        spv::BuiltIn(inst.GetSingleWordInOperand(2)) == spv::BuiltIn::WorkgroupSize) {
+      const uint32_t size = inst.GetSingleWordInOperand(0);
+      for (uint32_t k = 0; k < 3; ++k) {
+        dims[k] = e->Emit(spv::Op::OpCompositeExtract, uint_type,
+                          {{SPV_OPERAND_TYPE_ID, {size}},
+                           {SPV_OPERAND_TYPE_LITERAL_INTEGER, {k}}});
+      }
+    }
+  }
+  for (Instruction& mode : get_module()->execution_modes()) {
+    if (dims[0] != 0 || mode.GetSingleWordInOperand(0) != tree_function_id_) continue;
+    const auto kind = spv::ExecutionMode(mode.GetSingleWordInOperand(1));
+    for (uint32_t k = 0; k < 3; ++k) {
+      if (kind == spv::ExecutionMode::LocalSizeId) {
+        dims[k] = mode.GetSingleWordInOperand(2 + k);
+      } else if (kind == spv::ExecutionMode::LocalSize) {
+        dims[k] = e->UInt(mode.GetSingleWordInOperand(2 + k));
+      }
+    }
+  }
+  if (dims[0] == 0) return 0;
+  const uint32_t xy = e->EmitIds(spv::Op::OpIMul, uint_type, {dims[0], dims[1]});
+  return e->EmitIds(spv::Op::OpIMul, uint_type, {xy, dims[2]});
+}
+
+uint32_t WorkgroupReducePass::SpecConstantValue(Emitter* e, uint32_t spec) {
+  for (Instruction& inst : context()->annotations()) {
+    if (inst.opcode() != spv::Op::OpDecorate ||
+        spv::Decoration(inst.GetSingleWordInOperand(1)) != spv::Decoration::BuiltIn ||
+        spv::BuiltIn(inst.GetSingleWordInOperand(2)) != spv::BuiltIn::WorkgroupSize) {
+      continue;
+    }
+    Instruction* size = get_def_use_mgr()->GetDef(inst.GetSingleWordInOperand(0));
+    if (size == nullptr || size->opcode() != spv::Op::OpSpecConstantComposite) continue;
+    for (uint32_t k = 0; k < size->NumInOperands(); ++k) {
+      if (size->GetSingleWordInOperand(k) != spec) continue;
+      return e->Emit(spv::Op::OpCompositeExtract,
+                     get_def_use_mgr()->GetDef(spec)->type_id(),
+                     {{SPV_OPERAND_TYPE_ID, {size->result_id()}},
+                      {SPV_OPERAND_TYPE_LITERAL_INTEGER, {k}}});
+    }
+  }
+  return spec;
+}
+
+uint32_t WorkgroupReducePass::OneSubgroupTest(Emitter* e) {
+  const uint32_t count_var = BuiltInVariable(spv::BuiltIn::NumSubgroups,
+                                             "gl_NumSubgroups");
+  const uint32_t size_var = BuiltInVariable(spv::BuiltIn::SubgroupSize,
+                                            "gl_SubgroupSize");
+  const uint32_t wg = WorkgroupCountValue(e);
+  if (count_var == 0 || size_var == 0 || wg == 0) return 0;
+  const uint32_t uint_type = e->UIntType(32);
+  const uint32_t bool_type = e->BoolType();
+  const uint32_t count = e->EmitIds(spv::Op::OpLoad, uint_type, {count_var});
+  const uint32_t size = e->EmitIds(spv::Op::OpLoad, uint_type, {size_var});
+  const uint32_t one = e->EmitIds(spv::Op::OpIEqual, bool_type, {count, e->UInt(1)});
+  const uint32_t fits =
+      e->EmitIds(spv::Op::OpUGreaterThanEqual, bool_type, {size, wg});
+  return e->EmitIds(spv::Op::OpLogicalAnd, bool_type, {one, fits});
+}
+
+
+bool WorkgroupReducePass::SplitRegion(Tree* tree, Emission* em) {
+  Instruction* first = tree->init_store != nullptr ? tree->init_store : tree->barrier;
+  Instruction* end = RegionEnd(context(), tree->spine, tree->end_item);
+  if (end == nullptr) return false;
+  em->pre = context()->get_instr_block(first);
+  const uint32_t region_id = context()->TakeNextId();
+  if (region_id == 0) return false;
+  em->region = em->pre->SplitBasicBlock(context(), region_id,
+                                        BasicBlock::iterator(first));
+  Emitter pe(context(), em->pre);
+  pe.Branch(em->region->id());
+  if (!pe.ok()) return false;
+  em->region_last = context()->get_instr_block(end);
+  const uint32_t after_id = context()->TakeNextId();
+  if (after_id == 0) return false;
+  em->after = em->region_last->SplitBasicBlock(context(), after_id,
+                                               BasicBlock::iterator(end));
+  Emitter le(context(), em->region_last);
+  le.Branch(em->after->id());
+  return le.ok();
+}
+
+namespace {
+
+Instruction* RegionEnd(IRContext* context, const WorkgroupReducePass::Spine& spine,
+                       int end_item) {
+  if (end_item < 0 || end_item >= static_cast<int>(spine.items.size())) {
+    return nullptr;
+  }
+  const WorkgroupReducePass::Spine::Item& item = spine.items[end_item];
+  if (item.inst != nullptr) return item.inst;
+  if (Instruction* m = item.header->GetMergeInst()) {
+    if (m->opcode() == spv::Op::OpSelectionMerge) return m;
+  }
+  // A loop: the branch into its header from the spine block before it.
+  spvtools::opt::Loop* loop =
+      (*context->GetLoopDescriptor(item.header->GetParent()))[item.header->id()];
+  Instruction* entry = nullptr;
+  for (uint32_t pred : context->cfg()->preds(item.header->id())) {
+    if (loop != nullptr && loop->IsInsideLoop(pred)) continue;
+    if (entry != nullptr) return nullptr;
+    entry = context->get_instr_block(pred)->terminator();
+  }
+  return entry;
+}
+
+}  // namespace
+
+bool WorkgroupReducePass::EmitContribution(Tree* tree, Emission* em, Emitter* e,
+                                           uint32_t* x) {
+  const uint32_t uint_type = e->UIntType(32);
+  uint32_t tid = 0;
+  if (tree->init_store != nullptr) {
+    *x = tree->init_store->GetSingleWordInOperand(1);
+  } else {
+    // Each invocation's own element, once every invocation wrote it.
+    std::vector<Operand> ops;
+    for (uint32_t i = 0; i < tree->barrier->NumInOperands(); ++i) {
+      ops.push_back(tree->barrier->GetInOperand(i));
+    }
+    e->EmitVoid(spv::Op::OpControlBarrier, ops);
+    const uint32_t var = BuiltInVariable(spv::BuiltIn::LocalInvocationIndex,
+                                         "gl_LocalInvocationIndex");
+    if (var == 0) return false;
+    tid = e->EmitIds(spv::Op::OpLoad, uint_type, {var});
+    const uint32_t p = e->EmitIds(spv::Op::OpAccessChain, em->elem_ptr,
+                                  {tree->var->result_id(), tid});
+    *x = e->EmitIds(spv::Op::OpLoad, tree->elem_type, {p});
+  }
+  if (tree->contributors != 0 && params_.mutate != "no-identity") {
+    // Only invocations 0..M-1 take part.
+    if (tid == 0) {
+      const uint32_t var = BuiltInVariable(spv::BuiltIn::LocalInvocationIndex,
+                                           "gl_LocalInvocationIndex");
+      if (var == 0) return false;
+      tid = e->EmitIds(spv::Op::OpLoad, uint_type, {var});
+    }
+    const uint32_t in = e->EmitIds(
+        spv::Op::OpULessThan, e->BoolType(),
+        {tid, e->UInt(static_cast<uint32_t>(tree->contributors))});
+    *x = e->EmitIds(spv::Op::OpSelect, tree->elem_type, {in, *x, Identity(*tree, e)});
+  }
+  return e->ok();
+}
+
+bool WorkgroupReducePass::EmitSlotLoop(Tree* tree, Emission* em, BasicBlock* from,
+                                       BasicBlock** last, uint32_t* acc) {
+  // for (i = rank; i < slots; i += active) acc = acc OP tmp[i]: each active
+  // lane (its rank among them) takes every |active|-th slot, so partial
+  // subgroups read every slot too.
+  const uint32_t count_var = BuiltInVariable(spv::BuiltIn::NumSubgroups,
+                                             "gl_NumSubgroups");
+  const uint32_t size_var = BuiltInVariable(spv::BuiltIn::SubgroupSize,
+                                            "gl_SubgroupSize");
+  if (count_var == 0 || size_var == 0) return false;
+  context()->AddCapability(spv::Capability::GroupNonUniformBallot);
+  BasicBlock* header = NewBlock(em->region, true);
+  BasicBlock* body = header ? NewBlock(em->region, true) : nullptr;
+  BasicBlock* merge = body ? NewBlock(em->region, true) : nullptr;
+  const uint32_t acc_next = merge ? context()->TakeNextId() : 0;
+  const uint32_t i_next = acc_next ? context()->TakeNextId() : 0;
+  if (i_next == 0) return false;
+  Emitter fe(context(), from);
+  const uint32_t uint_type = fe.UIntType(32);
+  const uint32_t ballot = fe.Group(spv::Op::OpGroupNonUniformBallot,
+                                   fe.UIntVectorType(4), -1, {fe.Bool(true)});
+  const uint32_t lane = fe.Group(spv::Op::OpGroupNonUniformBallotBitCount,
+                                 uint_type, kExclusiveScan, {ballot});
+  const uint32_t active = fe.Group(spv::Op::OpGroupNonUniformBallotBitCount,
+                                   uint_type, kReduce, {ballot});
+  const uint32_t size = fe.EmitIds(spv::Op::OpLoad, uint_type, {size_var});
+  // The slots: NumSubgroups, plus one when NumSubgroups * SubgroupSize does
+  // not cover the workgroup (lavapipe rounds NumSubgroups down for
+  // workgroups that are not a multiple of the subgroup size; every
+  // implementation has at least ceil(invocations / SubgroupSize) subgroups,
+  // so elsewhere this is NumSubgroups).
+  const uint32_t wg = WorkgroupCountValue(&fe);
+  if (wg == 0) return false;
+  const uint32_t reported = fe.EmitIds(spv::Op::OpLoad, uint_type, {count_var});
+  const uint32_t short_by_one = fe.EmitIds(
+      spv::Op::OpULessThan, fe.BoolType(),
+      {fe.EmitIds(spv::Op::OpIMul, uint_type, {reported, size}), wg});
+  const uint32_t count = fe.EmitIds(
+      spv::Op::OpIAdd, uint_type,
+      {reported, fe.EmitIds(spv::Op::OpSelect, uint_type,
+                            {short_by_one, fe.UInt(1), fe.UInt(0)})});
+  const uint32_t identity = Identity(*tree, &fe);
+  fe.Branch(header->id());
+  Emitter he(context(), header);
+  *acc = he.EmitIds(spv::Op::OpPhi, tree->elem_type,
+                    {identity, from->id(), acc_next, body->id()});
+  const uint32_t i = he.EmitIds(spv::Op::OpPhi, uint_type,
+                                {lane, from->id(), i_next, body->id()});
+  const uint32_t more = he.EmitIds(spv::Op::OpULessThan, he.BoolType(), {i, count});
+  he.LoopMerge(merge->id(), body->id());
+  he.BranchConditional(more, body->id(), merge->id());
+  Emitter be(context(), body);
+  const uint32_t slot = params_.mutate == "first-slot-only" ? be.UInt(0) : i;
+  const uint32_t p = be.EmitIds(spv::Op::OpAccessChain, em->elem_ptr,
+                                {tree->var->result_id(), slot});
+  const uint32_t y = be.EmitIds(spv::Op::OpLoad, tree->elem_type, {p});
+  const uint32_t combined = EmitCombine(*tree, &be, *acc, y);
+  be.EmitIds(spv::Op::OpCopyObject, tree->elem_type, {combined}, acc_next);
+  be.EmitIds(spv::Op::OpIAdd, uint_type, {i, active}, i_next);
+  be.Branch(header->id());
+  *last = merge;
+  return fe.ok() && he.ok() && be.ok();
+}
+
+bool WorkgroupReducePass::EmitGeneric(Tree* tree, Emission* em, uint32_t x,
+                                      BasicBlock* first, BasicBlock** last,
+                                      uint32_t* total) {
+  // Each subgroup's reduction into its slot (the elected lane writes it),
+  // one barrier, every subgroup reduces the slots.
+  std::vector<Operand> barrier_ops;
+  for (uint32_t i = 0; i < tree->barrier->NumInOperands(); ++i) {
+    barrier_ops.push_back(tree->barrier->GetInOperand(i));
+  }
+  const spv::Op group = GroupOp(tree->op, tree->ext);
+  Emitter e(context(), first);
+  const uint32_t r = e.Group(group, tree->elem_type, kReduce, {x});
+  // Without a forwarded store every invocation read its own element first:
+  // no slot may be written before they all have.
+  if (tree->init_store == nullptr) e.EmitVoid(spv::Op::OpControlBarrier, barrier_ops);
+  const uint32_t elect = e.Group(spv::Op::OpGroupNonUniformElect, e.BoolType(), -1, {});
+  BasicBlock* write = NewBlock(em->region, true);
+  BasicBlock* join = write ? NewBlock(em->region, true) : nullptr;
+  if (join == nullptr) return false;
+  e.SelectionMerge(join->id());
+  e.BranchConditional(elect, write->id(), join->id());
+  const uint32_t sg_var = BuiltInVariable(spv::BuiltIn::SubgroupId, "gl_SubgroupID");
+  if (sg_var == 0) return false;
+  Emitter we(context(), write);
+  const uint32_t sg = we.EmitIds(spv::Op::OpLoad, we.UIntType(32), {sg_var});
+  const uint32_t p = we.EmitIds(spv::Op::OpAccessChain, em->elem_ptr,
+                                {tree->var->result_id(), sg});
+  we.EmitVoid(spv::Op::OpStore, {{SPV_OPERAND_TYPE_ID, {p}}, {SPV_OPERAND_TYPE_ID, {r}}});
+  we.Branch(join->id());
+  Emitter je(context(), join);
+  if (params_.mutate != "no-slot-barrier") {
+    je.EmitVoid(spv::Op::OpControlBarrier, barrier_ops);
+  }
+  if (!e.ok() || !we.ok() || !je.ok()) return false;
+  uint32_t acc = 0;
+  if (!EmitSlotLoop(tree, em, join, last, &acc)) return false;
+  Emitter me(context(), *last);
+  *total = me.Group(group, tree->elem_type, kReduce, {acc});
+  return me.ok();
+}
+
+bool WorkgroupReducePass::EmitForms(Tree* tree, Emission* em, uint32_t* result,
+                                    BasicBlock** last) {
+  BasicBlock* start = NewBlock(em->region, true);
+  if (start == nullptr) return false;
+  Emitter e(context(), start);
+  uint32_t x = 0;
+  if (!EmitContribution(tree, em, &e, &x)) return false;
+  const spv::Op group = GroupOp(tree->op, tree->ext);
+  switch (tree->form) {
+    case Tree::Form::kSingle:
+    case Tree::Form::kSingleOrOriginal:
+      *result = e.Group(group, tree->elem_type, kReduce, {x});
+      *last = start;
+      return e.ok();
+    case Tree::Form::kGeneric:
+      return EmitGeneric(tree, em, x, start, last, result);
+    case Tree::Form::kRuntime:
+      break;
+  }
+  // One subgroup: its reduction; else the generic form.
+  const uint32_t one = OneSubgroupTest(&e);
+  BasicBlock* single = one ? NewBlock(em->region, true) : nullptr;
+  BasicBlock* generic = single ? NewBlock(em->region, true) : nullptr;
+  if (generic == nullptr) return false;
+  Emitter se(context(), single);
+  const uint32_t r1 = se.Group(group, tree->elem_type, kReduce, {x});
+  BasicBlock* generic_last = nullptr;
+  uint32_t r2 = 0;
+  if (!EmitGeneric(tree, em, x, generic, &generic_last, &r2)) return false;
+  BasicBlock* join = NewBlock(em->region, true);
+  if (join == nullptr) return false;
+  e.SelectionMerge(join->id());
+  e.BranchConditional(one, single->id(), generic->id());
+  se.Branch(join->id());
+  Emitter gl(context(), generic_last);
+  gl.Branch(join->id());
+  Emitter je(context(), join);
+  *result = je.EmitIds(spv::Op::OpPhi, tree->elem_type,
+                       {r1, single->id(), r2, generic_last->id()});
+  *last = join;
+  return e.ok() && se.ok() && gl.ok() && je.ok();
+}
+
+bool WorkgroupReducePass::FinishRegion(Tree* tree, Emission* em, uint32_t result,
+                                       BasicBlock* last) {
+  Emitter le(context(), last);
+  le.Branch(em->after->id());
+  if (!le.ok()) return false;
+  uint32_t value = result;
+  if (em->keep_region) {
+    // The original's result, read where its last barrier left it.
+    Instruction* term = em->region_last->terminator();
+    Emitter re(context(), em->region_last, BasicBlock::iterator(term));
+    const uint32_t p = re.EmitIds(
+        spv::Op::OpAccessChain, em->elem_ptr,
+        {tree->var->result_id(),
+         re.UInt(static_cast<uint32_t>(tree->result_element))});
+    const uint32_t original = re.EmitIds(spv::Op::OpLoad, tree->elem_type, {p});
+    Emitter ae(context(), em->after, em->after->begin());
+    value = ae.EmitIds(spv::Op::OpPhi, tree->elem_type,
+                       {result, last->id(), original, em->region_last->id()});
+    if (!re.ok() || !ae.ok()) return false;
+  }
+  for (Instruction* reader : tree->readers) {
+    context()->ReplaceAllUsesWith(reader->result_id(), value);
+    context()->KillInst(reader);
+  }
+  if (em->keep_region) return true;
+  // The original region goes: every block from its first to its last.
+  std::vector<BasicBlock*> stack = {em->region};
+  std::unordered_set<uint32_t> seen;
+  std::vector<BasicBlock*> dead;
+  while (!stack.empty()) {
+    BasicBlock* b = stack.back();
+    stack.pop_back();
+    if (b == em->after || !seen.insert(b->id()).second) continue;
+    dead.push_back(b);
+    b->ForEachSuccessorLabel([&](uint32_t succ) {
+      stack.push_back(context()->get_instr_block(succ));
+    });
+  }
+  for (BasicBlock* b : dead) b->KillAllInsts(true);
+  tree->function->RemoveEmptyBlocks();
+  return true;
+}
+
+bool WorkgroupReducePass::Rewrite(Tree* tree) {
+  context()->AddCapability(spv::Capability::GroupNonUniform);
+  context()->AddCapability(spv::Capability::GroupNonUniformArithmetic);
+  tree_function_id_ = tree->function->result_id();
+  Emission em;
+  em.keep_region = tree->spec_constant != 0 ||
+                   tree->form == Tree::Form::kSingleOrOriginal;
+  em.elem_ptr = context()->get_type_mgr()->FindPointerToType(
+      tree->elem_type, spv::StorageClass::Workgroup);
+  if (em.elem_ptr == 0 || !SplitRegion(tree, &em)) return false;
+  // The test in front of the region, when the original stays.
+  uint32_t fast = 0;
+  if (em.keep_region) {
+    Instruction* branch = em.pre->terminator();
+    Emitter e(context(), em.pre, BasicBlock::iterator(branch));
+    const uint32_t bool_type = e.BoolType();
+    fast = e.Bool(true);
+    if (tree->spec_constant != 0) {
+      // A power of two from 2 to 1024: the sizes the pass traced.
+      const uint32_t uint_type = e.UIntType(32);
+      uint32_t s = SpecConstantValue(&e, tree->spec_constant);
+      const Instruction* t = get_def_use_mgr()->GetDef(
+          get_def_use_mgr()->GetDef(s)->type_id());
+      if (t->GetSingleWordInOperand(1) != 0) {
+        s = e.EmitIds(spv::Op::OpBitcast, uint_type, {s});
+      }
+      const uint32_t low = e.EmitIds(
+          spv::Op::OpBitwiseAnd, uint_type,
+          {s, e.EmitIds(spv::Op::OpISub, uint_type, {s, e.UInt(1)})});
+      const uint32_t pow2 = e.EmitIds(spv::Op::OpIEqual, bool_type, {low, e.UInt(0)});
+      const uint32_t ge =
+          e.EmitIds(spv::Op::OpUGreaterThanEqual, bool_type, {s, e.UInt(2)});
+      const uint32_t le = e.EmitIds(spv::Op::OpULessThanEqual, bool_type,
+                                    {s, e.UInt(static_cast<uint32_t>(kMaxTracedSize))});
+      fast = e.EmitIds(spv::Op::OpLogicalAnd, bool_type,
+                       {pow2, e.EmitIds(spv::Op::OpLogicalAnd, bool_type, {ge, le})});
+    }
+    if (tree->form == Tree::Form::kSingleOrOriginal) {
+      const uint32_t one = OneSubgroupTest(&e);
+      if (one == 0) return false;
+      fast = e.EmitIds(spv::Op::OpLogicalAnd, bool_type, {fast, one});
+    }
+    if (!e.ok()) return false;
+  }
+  uint32_t result = 0;
+  BasicBlock* last = nullptr;
+  BasicBlock* first_new = nullptr;
+  if (!EmitForms(tree, &em, &result, &last)) return false;
+  // The first new block: the one right after |pre| in layout (new blocks go
+  // right before the region, in the order they are made).
+  for (auto it = tree->function->begin(); it != tree->function->end(); ++it) {
+    if (&*it == em.pre) {
+      ++it;
+      first_new = &*it;
+      break;
+    }
+  }
+  if (first_new == nullptr || first_new == em.region) return false;
+  Instruction* branch = em.pre->terminator();
+  if (em.keep_region) {
+    branch->SetOpcode(spv::Op::OpBranchConditional);
+    branch->SetInOperands({{SPV_OPERAND_TYPE_ID, {fast}},
+                           {SPV_OPERAND_TYPE_ID, {first_new->id()}},
+                           {SPV_OPERAND_TYPE_ID, {em.region->id()}}});
+    get_def_use_mgr()->AnalyzeInstUse(branch);
+    Emitter me(context(), em.pre, BasicBlock::iterator(branch));
+    me.SelectionMerge(em.after->id());
+    if (!me.ok()) return false;
+  } else {
+    branch->SetInOperand(0, {first_new->id()});
+    get_def_use_mgr()->AnalyzeInstUse(branch);
+  }
+  return FinishRegion(tree, &em, result, last);
+}
+
+}  // namespace waveopt

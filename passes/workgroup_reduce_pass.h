@@ -1,0 +1,184 @@
+// workgroup-reduce: a reduction tree over a shared (Workgroup) array becomes
+// subgroup reductions with one shared slot per subgroup (seed 001, "Group
+// Wave Index"), or no shared memory at all when the workgroup is one
+// subgroup.
+//
+// Before (GLSL; ggml's sum_rows, soft_max, norm, ...: the loop form, or the
+// same steps unrolled, before or after spirv-opt -O):
+//   tmp[tid] = v;                                    // S0
+//   barrier();                                       // B0
+//   for (uint s = N / 2; s > 0; s >>= 1) {
+//     if (tid < s) tmp[tid] = tmp[tid] OP tmp[tid + s];
+//     barrier();
+//   }
+//   ... = tmp[0];                                    // the readers
+//
+// After (generic form, right for any subgroup size and partial subgroups):
+//   %r     = OpGroupNonUniform<OP> Reduce %v         ; per subgroup
+//   %e     = OpGroupNonUniformElect
+//            OpBranchConditional %e %slot %join      ; tmp[SubgroupId] = %r
+//   %join: OpControlBarrier                          ; (B0's operands)
+//   loop:  %acc = acc OP tmp[i], i = rank; i < slots; i += active
+//          (rank: the lane's among the active ones, by ballot; slots =
+//          NumSubgroups, + 1 when NumSubgroups * SubgroupSize < invocations:
+//          lavapipe rounds NumSubgroups down; one iteration unless there
+//          are more slots than lanes)
+//   %total = OpGroupNonUniform<OP> Reduce %acc       ; every subgroup
+//   ... = %total                                     ; the readers
+// Single-subgroup form (the workgroup is provably one subgroup: a
+// --subgroup-size= promise, the RADV profile's waves of 32 or more, or a
+// run-time test NumSubgroups == 1 choosing between the two forms):
+//   %total = OpGroupNonUniform<OP> Reduce %v         ; no store, no barrier
+// Without S0 right before B0 (the values are accumulated in the array), the
+// forms start with B0 and a load of tmp[LocalInvocationIndex], and the
+// generic form has a barrier before the slots are written.
+//
+// Legality is decided by running the kernel: WorkgroupTrace
+// (lib/analysis/workgroup_trace.h) follows every invocation from B0 for the
+// workgroup size (and, for a specialization-constant size, for every power
+// of two from 2 to 1024: other sizes take the original code, kept behind a
+// run-time test); the pass replays the barrier phases with the multiset of
+// original elements each element holds, and rewrites only when every step
+// combines two loaded elements with one associative and commutative
+// operation, no invocation touches an element another writes in the same
+// phase, the tree leaves exactly every element 0..M-1 once in the element
+// the readers read, and no later load reads a partial value. See
+// docs/passes/workgroup-reduce.md for the remarks, options and cost rule.
+//
+// Capabilities added: GroupNonUniform, GroupNonUniformArithmetic.
+#ifndef WAVEOPT_PASSES_WORKGROUP_REDUCE_PASS_H_
+#define WAVEOPT_PASSES_WORKGROUP_REDUCE_PASS_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "passes/wave_pass.h"
+
+namespace waveopt {
+
+class Emitter;
+class WorkgroupTrace;
+struct TraceConfig;
+
+class WorkgroupReducePass : public WavePass {
+ public:
+  struct Params {
+    // Float add/mul/min/max trees too: a subgroup reduction groups the
+    // values differently (sums round differently; min/max may return the
+    // other zero of +-0.0 or another NaN). The option prereduce-atomics'
+    // float atomics share.
+    bool float_reassoc = false;
+    // Skip the cost rule (legality still applies).
+    bool always = false;
+    // Which form: "" (the cost rule), "generic" (never the single-subgroup
+    // form), "runtime" (the NumSubgroups == 1 test whenever it can hold).
+    std::string form;
+    // Test only: a deliberately wrong rewrite, to show the differential
+    // tests catch it ("no-slot-barrier", "first-slot-only",
+    // "no-identity"; see the pass doc).
+    std::string mutate;
+  };
+  // Accepts "float-reassoc,always,form=generic|runtime,mutate=NAME".
+  static bool ParseParams(const std::string& text, Params* params,
+                          std::string* error);
+  static bool ValidateParams(const std::string& text, std::string* error) {
+    Params p;
+    return ParseParams(text, &p, error);
+  }
+
+  explicit WorkgroupReducePass(PassConfig config);
+  ~WorkgroupReducePass() override;
+  const char* name() const override { return "workgroup-reduce"; }
+  Status Process() override;
+
+  // The analysis result; public for the helpers in the .cpp.
+  struct Tree;
+  struct Spine;
+
+ private:
+  // One round: the first tree of the module that can be rewritten is;
+  // every candidate before it gets its remark. |*changed| is set when a
+  // tree was rewritten (the caller runs another round).
+  Status Round(bool* changed);
+  // The candidates of |func|: barriers outside loops right before a phase
+  // that stores a combination of two elements of a Workgroup array into
+  // it; |vars| gets each one's array.
+  void Candidates(spvtools::opt::Function* func,
+                  std::vector<spvtools::opt::Instruction*>* barriers,
+                  std::vector<uint32_t>* vars);
+  // Analyses the tree from |barrier| over |var|; "" (|tree| filled) or a
+  // missed-remark name with |why| and |where|.
+  std::string Analyze(spvtools::opt::Function* func,
+                      spvtools::opt::Instruction* barrier, uint32_t var,
+                      Tree* tree, std::string* why,
+                      spvtools::opt::Instruction** where);
+  // The configurations to trace: the specialization constant that sizes
+  // the workgroup (or the array) at every power of two from 2 to 1024, or
+  // the one configuration of constants. False (with |why|) when the
+  // workgroup size depends on more than one of them.
+  bool Configs(WorkgroupTrace* trace, spvtools::opt::Instruction* barrier,
+               uint32_t var, Tree* tree, std::vector<TraceConfig>* configs,
+               std::string* why);
+  // Replays one configuration's trace (see the header comment); "" or a
+  // remark name.
+  std::string Replay(const WorkgroupTrace& trace, const Spine& spine,
+                     Tree* tree, uint64_t workgroup, std::string* why,
+                     spvtools::opt::Instruction** where);
+  // The init store S0 right before |barrier|, when it stores each
+  // invocation's value into its own element (LocalInvocationIndex) in every
+  // configuration; null otherwise.
+  spvtools::opt::Instruction* ForwardableStore(
+      WorkgroupTrace* trace, spvtools::opt::Instruction* barrier, uint32_t var,
+      const std::vector<TraceConfig>& configs);
+  // The element type and the operation's legality; "" or a remark name.
+  std::string CheckOperation(Tree* tree, std::string* why);
+  // Which form, and whether it pays (see the pass doc); "" or a remark.
+  std::string ChooseForm(Tree* tree, std::string* why);
+
+  // Rewrites |tree|; false when ids ran out.
+  bool Rewrite(Tree* tree);
+  struct Emission;
+  bool SplitRegion(Tree* tree, Emission* em);
+  bool EmitContribution(Tree* tree, Emission* em, Emitter* e, uint32_t* x);
+  bool EmitGeneric(Tree* tree, Emission* em, uint32_t x,
+                   spvtools::opt::BasicBlock* first,
+                   spvtools::opt::BasicBlock** last, uint32_t* total);
+  bool EmitSlotLoop(Tree* tree, Emission* em, spvtools::opt::BasicBlock* from,
+                    spvtools::opt::BasicBlock** last, uint32_t* acc);
+  bool EmitForms(Tree* tree, Emission* em, uint32_t* result,
+                 spvtools::opt::BasicBlock** last);
+  bool FinishRegion(Tree* tree, Emission* em, uint32_t result,
+                    spvtools::opt::BasicBlock* last);
+  // The Input variable of |builtin| (a 32-bit uint), declared when missing;
+  // 0 when ids ran out.
+  uint32_t BuiltInVariable(spv::BuiltIn builtin, const char* name);
+  // The workgroup's invocation count as a value (constants, or the
+  // specialization constants that size it); 0 when ids ran out.
+  uint32_t WorkgroupCountValue(Emitter* e);
+  // The value of the specialization constant |spec| in the function: read
+  // through the WorkgroupSize composite when it is one of its components
+  // (SPIRV-Cross declares no name for those; GLSL reads gl_WorkGroupSize),
+  // else |spec| itself.
+  uint32_t SpecConstantValue(Emitter* e, uint32_t spec);
+  // Whether the workgroup is one subgroup: NumSubgroups == 1 and
+  // SubgroupSize >= the invocation count (lavapipe rounds NumSubgroups down
+  // for workgroups that are not a multiple of the subgroup size).
+  uint32_t OneSubgroupTest(Emitter* e);
+  // The combining operation of |tree| applied to |a| and |b| by |e|.
+  uint32_t EmitCombine(const Tree& tree, Emitter* e, uint32_t a, uint32_t b);
+  // The identity element of |tree|'s operation, of its element type.
+  uint32_t Identity(const Tree& tree, Emitter* e);
+
+  Params params_;
+  spvtools::opt::Instruction* entry_point_ = nullptr;  // OpEntryPoint
+  uint32_t tree_function_id_ = 0;                      // its function
+  // Candidates already reported or rewritten (unique ids of their B0).
+  std::unordered_set<uint32_t> handled_;
+};
+
+}  // namespace waveopt
+
+#endif  // WAVEOPT_PASSES_WORKGROUP_REDUCE_PASS_H_

@@ -1,0 +1,233 @@
+// Workgroup trace (lib/analysis/workgroup_trace.h): the events every
+// invocation of a small reduction tree makes, specialization-constant
+// workgroup sizes, and the refusals (an unknown index, a branch on a value
+// read from the array).
+#include "analysis/workgroup_trace.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "source/opt/build_module.h"
+#include "source/opt/ir_context.h"
+#include "waveopt/io.h"
+#include "waveopt/waveopt.h"
+
+namespace waveopt {
+namespace {
+
+using spvtools::opt::Instruction;
+using spvtools::opt::IRContext;
+
+// A GLSL compute kernel taken to SSA form; |array| is the Workgroup
+// variable named "tmp", |first_barrier| the first OpControlBarrier.
+class Kernel {
+ public:
+  explicit Kernel(const std::string& source) {
+    CompileOptions options;
+    options.stage = "comp";
+    std::vector<uint32_t> words;
+    std::string error;
+    if (!CompileShader(source, "kernel.comp", options, &words, &error)) {
+      ADD_FAILURE() << error;
+      return;
+    }
+    Options o;
+    for (const char* flag : {"--inline-entry-points-exhaustive",
+                             "--eliminate-dead-functions", "--scalar-replacement",
+                             "--convert-local-access-chains", "--ssa-rewrite"}) {
+      PipelineStep step;
+      step.kind = PipelineStep::Kind::kSpirvOpt;
+      step.name = flag;
+      o.pipeline.push_back(step);
+    }
+    Result r;
+    if (!Optimize(words, o, &r)) {
+      ADD_FAILURE() << (r.diagnostics.empty() ? "" : r.diagnostics.back());
+      return;
+    }
+    context_ = spvtools::BuildModule(SPV_ENV_VULKAN_1_1, nullptr, r.words.data(),
+                                     r.words.size());
+    if (!context_) return;
+    entry_ = context_->GetFunction(
+        context_->module()->entry_points().begin()->GetSingleWordInOperand(1));
+    for (Instruction& inst : context_->debugs2()) {
+      if (inst.opcode() == spv::Op::OpName && inst.GetInOperand(1).AsString() == "tmp") {
+        array_ = inst.GetSingleWordInOperand(0);
+      }
+    }
+    entry_->ForEachInst([&](Instruction* inst) {
+      if (inst->opcode() == spv::Op::OpControlBarrier && barrier_ == nullptr) {
+        barrier_ = inst;
+      }
+    });
+    trace_ = std::make_unique<WorkgroupTrace>(context_.get(), entry_, array_);
+  }
+  bool ok() const { return trace_ != nullptr && array_ != 0 && barrier_ != nullptr; }
+  WorkgroupTrace& trace() { return *trace_; }
+  Instruction* barrier() { return barrier_; }
+
+ private:
+  std::unique_ptr<IRContext> context_;
+  spvtools::opt::Function* entry_ = nullptr;
+  uint32_t array_ = 0;
+  Instruction* barrier_ = nullptr;
+  std::unique_ptr<WorkgroupTrace> trace_;
+};
+
+const char* kTree = R"(#version 450
+layout(local_size_x = 8) in;
+layout(set = 0, binding = 0) buffer B { uint data[]; };
+shared uint tmp[8];
+void main() {
+  uint tid = gl_LocalInvocationID.x;
+  tmp[tid] = data[tid];
+  barrier();
+  for (uint s = 4u; s > 0u; s >>= 1) {
+    if (tid < s) tmp[tid] = tmp[tid] + tmp[tid + s];
+    barrier();
+  }
+  data[tid] = tmp[0];
+}
+)";
+
+TEST(WorkgroupTrace, EventsOfATree) {
+  Kernel k(kTree);
+  ASSERT_TRUE(k.ok());
+  std::string reason, why;
+  Instruction* where = nullptr;
+  ASSERT_TRUE(k.trace().Run(k.barrier(), TraceConfig(), &reason, &why, &where))
+      << reason << ": " << why;
+  const auto& events = k.trace().events();
+  ASSERT_EQ(events.size(), 8u);
+  // Invocation 0 combines in every step (s = 4, 2, 1), then reads element 0.
+  int barriers = 0, stores = 0, loads = 0;
+  for (const TraceEvent& e : events[0]) {
+    if (e.kind == TraceEvent::Kind::kBarrier) ++barriers;
+    if (e.kind == TraceEvent::Kind::kLoad) ++loads;
+    if (e.kind != TraceEvent::Kind::kStore) continue;
+    ++stores;
+    EXPECT_EQ(e.element, 0);
+    EXPECT_EQ(e.value.kind, TraceStoreValue::Kind::kCombined);
+    EXPECT_EQ(spv::Op(e.value.op), spv::Op::OpIAdd);
+    const TraceEvent& a = events[0][e.value.a];
+    const TraceEvent& b = events[0][e.value.b];
+    EXPECT_EQ(a.kind, TraceEvent::Kind::kLoad);
+    EXPECT_EQ(b.kind, TraceEvent::Kind::kLoad);
+    EXPECT_EQ(a.element + b.element, stores == 1 ? 4 : stores == 2 ? 2 : 1);
+  }
+  EXPECT_EQ(barriers, 4);  // the start and one per step
+  EXPECT_EQ(stores, 3);
+  EXPECT_EQ(loads, 7);  // two per step and the reader
+  // Invocation 5 takes no step: its only access is the reader's load.
+  int stores5 = 0;
+  for (const TraceEvent& e : events[5]) {
+    if (e.kind == TraceEvent::Kind::kStore) ++stores5;
+  }
+  EXPECT_EQ(stores5, 0);
+  // Invocation 3 combines in the first step only: element 3 with 7.
+  for (const TraceEvent& e : events[3]) {
+    if (e.kind != TraceEvent::Kind::kStore) continue;
+    EXPECT_EQ(e.element, 3);
+    EXPECT_EQ(events[3][e.value.b].element, 7);
+  }
+}
+
+TEST(WorkgroupTrace, SpecializationConstantSize) {
+  Kernel k(R"(#version 450
+layout(local_size_x_id = 0) in;
+layout(constant_id = 0) const uint N = 64;
+layout(set = 0, binding = 0) buffer B { uint data[]; };
+shared uint tmp[N];
+void main() {
+  uint tid = gl_LocalInvocationID.x;
+  tmp[tid] = data[tid];
+  barrier();
+  for (uint s = N / 2u; s > 0u; s >>= 1) {
+    if (tid < s) tmp[tid] = max(tmp[tid], tmp[tid + s]);
+    barrier();
+  }
+  data[tid] = tmp[0];
+}
+)");
+  ASSERT_TRUE(k.ok());
+  uint32_t size[3] = {0, 0, 0};
+  EXPECT_FALSE(k.trace().WorkgroupCount(TraceConfig(), size));  // unknown
+  TraceConfig c;
+  c.spec[0] = 16;
+  ASSERT_TRUE(k.trace().WorkgroupCount(c, size));
+  EXPECT_EQ(size[0], 16u);
+  std::string reason, why;
+  Instruction* where = nullptr;
+  ASSERT_TRUE(k.trace().Run(k.barrier(), c, &reason, &why, &where)) << why;
+  int barriers = 0;
+  for (const TraceEvent& e : k.trace().events()[0]) {
+    if (e.kind == TraceEvent::Kind::kBarrier) ++barriers;
+    if (e.kind == TraceEvent::Kind::kStore) {
+      EXPECT_EQ(spv::Op(e.value.op), spv::Op::OpExtInst);
+      EXPECT_EQ(e.value.ext, 41u);  // UMax
+    }
+  }
+  EXPECT_EQ(barriers, 5);  // 16: s = 8, 4, 2, 1
+}
+
+TEST(WorkgroupTrace, RefusesUnknownIndexAndBranchOnValues) {
+  Kernel unknown(R"(#version 450
+layout(local_size_x = 8) in;
+layout(set = 0, binding = 0) buffer B { uint data[]; };
+layout(push_constant) uniform P { uint k; } pc;
+shared uint tmp[8];
+void main() {
+  uint tid = gl_LocalInvocationID.x;
+  tmp[tid] = data[tid];
+  barrier();
+  if (tid < 4u) tmp[tid] = tmp[tid] + tmp[(tid + pc.k) & 7u];
+  barrier();
+  data[tid] = tmp[0];
+}
+)");
+  ASSERT_TRUE(unknown.ok());
+  std::string reason, why;
+  Instruction* where = nullptr;
+  EXPECT_FALSE(unknown.trace().Run(unknown.barrier(), TraceConfig(), &reason, &why, &where));
+  EXPECT_EQ(reason, "UnknownIndex");
+
+  Kernel branch(R"(#version 450
+layout(local_size_x = 8) in;
+layout(set = 0, binding = 0) buffer B { uint data[]; };
+shared uint tmp[8];
+void main() {
+  uint tid = gl_LocalInvocationID.x;
+  tmp[tid] = data[tid];
+  barrier();
+  if (tid < 4u && tmp[tid + 4u] > tmp[tid]) tmp[tid] = tmp[tid + 4u];
+  barrier();
+  data[tid] = tmp[0];
+}
+)");
+  ASSERT_TRUE(branch.ok());
+  EXPECT_FALSE(branch.trace().Run(branch.barrier(), TraceConfig(), &reason, &why, &where));
+  EXPECT_EQ(reason, "BranchOnArrayValue");
+}
+
+TEST(WorkgroupTrace, EvaluatesIdentityPerInvocation) {
+  Kernel k(kTree);
+  ASSERT_TRUE(k.ok());
+  // The init store's index is the invocation's own (LocalInvocationId.x).
+  Instruction* store = k.barrier();
+  while (store->opcode() != spv::Op::OpStore) store = store->PreviousNode();
+  IRContext* context = store->context();
+  const Instruction* chain =
+      context->get_def_use_mgr()->GetDef(store->GetSingleWordInOperand(0));
+  ASSERT_EQ(chain->opcode(), spv::Op::OpAccessChain);
+  for (uint32_t t : {0u, 5u, 7u}) {
+    uint64_t v = 99;
+    ASSERT_TRUE(k.trace().EvalFor(chain->GetSingleWordInOperand(1), t, TraceConfig(), &v));
+    EXPECT_EQ(v, t);
+  }
+  EXPECT_TRUE(k.trace().Reaches(k.barrier(), TraceConfig()));
+}
+
+}  // namespace
+}  // namespace waveopt
