@@ -37,7 +37,10 @@
 // images and textures) at invocation-dependent 2-D coordinates outweigh
 // accesses to linear memory (buffers, texel buffers, shared memory) that
 // the remap makes cost more (more 64-byte lines per 4-lane group, more
-// bank conflicts per 32-lane wave), each weighted by its loop nest.
+// bank conflicts per 32-lane wave), each weighted by its loop nest, and
+// not when every 2-D access reads the invocation's own texel and feeds only
+// commutative reductions (OwnTexelsIntoReductions: the order then changes
+// no access's locality).
 //
 // Capabilities added: none. Built-ins added when missing (and listed in the
 // entry point's interface): LocalInvocationIndex, WorkgroupId.
