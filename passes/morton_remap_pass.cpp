@@ -1407,6 +1407,16 @@ spvtools::opt::Pass::Status MortonRemapPass::Process() {
                        "coalescing (--morton-remap=always overrides)");
         continue;
       }
+      std::string own;
+      if (OwnTexelsIntoReductions(accesses, &lane_maps, &own)) {
+        EmitRemark(RemarkKind::kMissed, "NotProfitable", func, info.first_use,
+                   counted + ": " + own +
+                       ": relabelling changes which invocation reads which "
+                       "texel, not which texels the workgroup reads, and "
+                       "only adds instructions (--morton-remap=always "
+                       "overrides)");
+        continue;
+      }
     }
     std::string message = shape_text + ", " + layout_text + "; " +
                           std::to_string(info.sites.size()) +
@@ -1429,6 +1439,135 @@ spvtools::opt::Pass::Status MortonRemapPass::Process() {
     uniformity.reset();  // the module changed
   }
   return changed ? Status::SuccessWithChange : Status::SuccessWithoutChange;
+}
+
+bool MortonRemapPass::OwnTexelsIntoReductions(
+    const std::vector<LaneAccess>& accesses, LaneMaps* maps,
+    std::string* what) {
+  uint32_t count = 0;
+  // Per environment, the first 2-D access's positions.
+  std::vector<const std::vector<LanePosition>*> first(maps->envs().size());
+  for (size_t i = 0; i < maps->items().size(); ++i) {
+    const LaneAccess& access = *maps->items()[i].access;
+    if (!IsTiled(access.kind)) continue;
+    const spv::Op op = access.inst->opcode();
+    if (op != spv::Op::OpImageRead && op != spv::Op::OpImageFetch) {
+      return false;  // writes, samples, gathers: footprints or order
+    }
+    for (size_t e = 0; e < maps->envs().size(); ++e) {
+      const LaneMap& map = maps->Map(e, i);
+      if (!map.ok || map.dims != 2) return false;
+      // One texel per invocation: no two read the same one.
+      std::vector<LanePosition> sorted = map.pos;
+      std::sort(sorted.begin(), sorted.end());
+      if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+        return false;
+      }
+      // The same texel as the kernel's other 2-D accesses (else they are
+      // neighbours, and which invocations share a wave matters).
+      if (first[e] == nullptr) first[e] = &map.pos;
+      if (map.pos != *first[e]) return false;
+    }
+    ++count;
+    if (!FeedsOnlyReductions(access.inst->result_id(), 0)) return false;
+  }
+  // Accesses not evaluated on any path are not in the items: every tiled
+  // access of the kernel must be.
+  for (const LaneAccess& access : accesses) {
+    if (!IsTiled(access.kind)) continue;
+    bool listed = false;
+    for (const LaneItem& item : maps->items()) listed |= item.access == &access;
+    if (!listed) return false;
+  }
+  if (count == 0) return false;
+  *what = "every 2-D access (" + std::to_string(count) +
+          ") reads the invocation's own texel, one per invocation, and "
+          "its value feeds only commutative reductions (atomics, subgroup "
+          "reductions)";
+  return true;
+}
+
+bool MortonRemapPass::FeedsOnlyReductions(uint32_t id, int depth) {
+  if (depth > 32) return false;
+  bool only = true;
+  get_def_use_mgr()->WhileEachUse(id, [&](Instruction* user, uint32_t index) {
+    const spv::Op op = user->opcode();
+    switch (op) {
+      case spv::Op::OpName:
+      case spv::Op::OpDecorate:
+        return true;
+      case spv::Op::OpAtomicIAdd:
+      case spv::Op::OpAtomicISub:
+      case spv::Op::OpAtomicSMin:
+      case spv::Op::OpAtomicUMin:
+      case spv::Op::OpAtomicSMax:
+      case spv::Op::OpAtomicUMax:
+      case spv::Op::OpAtomicAnd:
+      case spv::Op::OpAtomicOr:
+      case spv::Op::OpAtomicXor:
+      case spv::Op::OpAtomicFAddEXT:
+      case spv::Op::OpAtomicFMinEXT:
+      case spv::Op::OpAtomicFMaxEXT:
+        // Operand 0 result type, 1 result id, 2 pointer, 3 scope, 4
+        // semantics, 5 value: only the value.
+        only = index == 5;
+        return only;
+      case spv::Op::OpStore: {
+        // Into an invocation-private variable: follow its loads.
+        Instruction* var =
+            get_def_use_mgr()->GetDef(user->GetSingleWordInOperand(0));
+        if (index != 1 || var->opcode() != spv::Op::OpVariable ||
+            spv::StorageClass(var->GetSingleWordInOperand(0)) !=
+                spv::StorageClass::Function) {
+          only = false;
+          return false;
+        }
+        get_def_use_mgr()->WhileEachUser(var, [&](Instruction* use) {
+          if (use->opcode() == spv::Op::OpLoad) {
+            only = FeedsOnlyReductions(use->result_id(), depth + 1);
+          } else {
+            only = use->opcode() == spv::Op::OpStore ||
+                   use->opcode() == spv::Op::OpName;
+          }
+          return only;
+        });
+        return only;
+      }
+      default:
+        break;
+    }
+    switch (op) {
+      case spv::Op::OpGroupNonUniformIAdd:
+      case spv::Op::OpGroupNonUniformFAdd:
+      case spv::Op::OpGroupNonUniformIMul:
+      case spv::Op::OpGroupNonUniformFMul:
+      case spv::Op::OpGroupNonUniformSMin:
+      case spv::Op::OpGroupNonUniformUMin:
+      case spv::Op::OpGroupNonUniformFMin:
+      case spv::Op::OpGroupNonUniformSMax:
+      case spv::Op::OpGroupNonUniformUMax:
+      case spv::Op::OpGroupNonUniformFMax:
+      case spv::Op::OpGroupNonUniformBitwiseAnd:
+      case spv::Op::OpGroupNonUniformBitwiseOr:
+      case spv::Op::OpGroupNonUniformBitwiseXor:
+        // A Reduce (in-operands: scope, operation, value): the same for any
+        // order of its lanes' values.
+        only = user->NumInOperands() == 3 &&
+               spv::GroupOperation(user->GetSingleWordInOperand(1)) ==
+                   spv::GroupOperation::Reduce &&
+               index == 4 && FeedsOnlyReductions(user->result_id(), depth + 1);
+        return only;
+      default:
+        break;
+    }
+    // Arithmetic, conversions, composites: follow the result.
+    only = user->opcode() != spv::Op::OpLoad && user->HasResultId() &&
+           context()->IsCombinatorInstruction(user) &&
+           !spvOpcodeIsImageSample(op) &&
+           FeedsOnlyReductions(user->result_id(), depth + 1);
+    return only;
+  });
+  return only;
 }
 
 }  // namespace waveopt

@@ -37,7 +37,10 @@
 // images and textures) at invocation-dependent 2-D coordinates outweigh
 // accesses to linear memory (buffers, texel buffers, shared memory) that
 // the remap makes cost more (more 64-byte lines per 4-lane group, more
-// bank conflicts per 32-lane wave), each weighted by its loop nest.
+// bank conflicts per 32-lane wave), each weighted by its loop nest, and
+// not when every 2-D access reads the invocation's own texel and feeds only
+// commutative reductions (OwnTexelsIntoReductions: the order then changes
+// no access's locality).
 //
 // Capabilities added: none. Built-ins added when missing (and listed in the
 // entry point's interface): LocalInvocationIndex, WorkgroupId.
@@ -193,6 +196,24 @@ class MortonRemapPass : public WavePass {
   // Trip count of the loop headed by |header| in |func| when it is a
   // counted loop with constant bounds; 0 when unknown.
   uint64_t TripCount(spvtools::opt::Function* func, uint32_t header);
+
+  // Whether relabelling cannot change any 2-D access's locality: every
+  // 2-D access of the kernel is an OpImageRead or OpImageFetch at, in every
+  // environment of |maps|, one position per invocation that no other
+  // invocation of the workgroup reads (one texel per invocation, the same
+  // for every such access), and every value read flows only into commutative
+  // reductions (FeedsOnlyReductions). Then a relabelling changes which
+  // invocation reads which texel, never which texels the workgroup reads nor
+  // which an invocation reads together. |*what| says what was found.
+  bool OwnTexelsIntoReductions(const std::vector<LaneAccess>& accesses,
+                               LaneMaps* maps, std::string* what);
+  // Whether value |id| (and what is computed from it, through arithmetic,
+  // composites and invocation-private variables stored once) is only the
+  // value operand of read-modify-write atomics that commute (add, sub, min,
+  // max, and, or, xor) or the operand of subgroup Reduce operations: every
+  // other use (a store, a branch, a call, an address) may make the result
+  // depend on which invocation read which texel.
+  bool FeedsOnlyReductions(uint32_t id, int depth);
 
   // Rewrites every site of |info|. False when ids ran out.
   bool Rewrite(const EntryInfo& info);

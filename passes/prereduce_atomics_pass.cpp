@@ -12,6 +12,7 @@
 #include "source/opt/decoration_manager.h"
 #include "source/opt/dominator_analysis.h"
 #include "source/opt/ir_context.h"
+#include "source/opcode.h"
 #include "source/opt/type_manager.h"
 #include "source/spirv_constant.h"
 #include "source/spirv_target_env.h"
@@ -210,6 +211,61 @@ bool IsSubgroupOp(spv::Op op) {
           n <= static_cast<uint32_t>(spv::Op::OpSubgroupReadInvocationKHR));
 }
 
+
+// Whether |inst| may sit between two atomics that share an elected branch:
+// free of side effects, or a load/store of memory no other invocation can
+// access (|*private_var| set: the variable, or 0 when the pointer's base is
+// not one). Loads of read-only invocation inputs and descriptors are free;
+// every other memory read (buffers, workgroup memory, images) is not, since
+// it could observe an earlier atomic of the branch.
+bool MayJoinAcross(spvtools::opt::IRContext* context, Instruction* inst,
+                   bool* private_access, uint32_t* private_var) {
+  *private_access = false;
+  *private_var = 0;
+  const spv::Op op = inst->opcode();
+  if (op == spv::Op::OpLoad || op == spv::Op::OpStore) {
+    Instruction* ptr =
+        context->get_def_use_mgr()->GetDef(inst->GetSingleWordInOperand(0));
+    const auto* ptr_type =
+        context->get_type_mgr()->GetType(ptr->type_id())->AsPointer();
+    if (ptr_type == nullptr) return false;
+    switch (ptr_type->storage_class()) {
+      case spv::StorageClass::Function:
+      case spv::StorageClass::Private: {
+        *private_access = true;
+        Instruction* base = inst->GetBaseAddress();
+        if (base->opcode() == spv::Op::OpVariable) *private_var = base->result_id();
+        return true;
+      }
+      case spv::StorageClass::Input:
+      case spv::StorageClass::UniformConstant:
+      case spv::StorageClass::PushConstant:
+        return op == spv::Op::OpLoad;
+      default:
+        return false;
+    }
+  }
+  switch (op) {
+    case spv::Op::OpImageRead:
+    case spv::Op::OpImageFetch:
+    case spv::Op::OpImageGather:
+    case spv::Op::OpImageDrefGather:
+    case spv::Op::OpImageSparseRead:
+    case spv::Op::OpImageSparseFetch:
+    case spv::Op::OpImageSparseGather:
+    case spv::Op::OpImageSparseDrefGather:
+    case spv::Op::OpImageSparseSampleProjImplicitLod:
+    case spv::Op::OpImageSparseSampleProjExplicitLod:
+    case spv::Op::OpImageSparseSampleProjDrefImplicitLod:
+    case spv::Op::OpImageSparseSampleProjDrefExplicitLod:
+      return false;
+    default:
+      break;
+  }
+  if (spvOpcodeIsImageSample(op)) return false;
+  return context->IsCombinatorInstruction(inst);
+}
+
 }  // namespace
 
 bool PrereduceAtomicsPass::ParseParams(const std::string& text, Params* params,
@@ -310,7 +366,7 @@ spvtools::opt::Pass::Status PrereduceAtomicsPass::Process() {
   }
 
   UniformityAnalysis uniformity(context());
-  std::vector<Candidate> candidates;
+  std::vector<std::vector<Candidate>> groups;
   for (auto& [func, atomic] : atomics) {
     Candidate cand;
     std::string why;
@@ -321,15 +377,79 @@ spvtools::opt::Pass::Status PrereduceAtomicsPass::Process() {
       continue;
     }
     // Applied remarks in program order with the missed ones; every decision
-    // is final before the first rewrite.
+    // (which atomics share an elected branch too) is final before the first
+    // rewrite.
+    if (groups.empty() || !JoinsPrevious(groups.back(), &cand)) {
+      groups.emplace_back();
+    }
     EmitApplied(cand);
-    candidates.push_back(cand);
+    groups.back().push_back(cand);
   }
-  if (candidates.empty()) return Status::SuccessWithoutChange;
-  for (const Candidate& cand : candidates) {
-    if (!Rewrite(cand)) return Status::Failure;
+  if (groups.empty()) return Status::SuccessWithoutChange;
+  for (const std::vector<Candidate>& group : groups) {
+    if (!Rewrite(group)) return Status::Failure;
   }
   return Status::SuccessWithChange;
+}
+
+bool PrereduceAtomicsPass::JoinsPrevious(const std::vector<Candidate>& group,
+                                         Candidate* cand) {
+  cand->hoist.clear();
+  cand->joins_previous = false;
+  std::vector<Instruction*> hoist;
+  const Candidate& prev = group.back();
+  if (prev.shape != Shape::kUniformAddress ||
+      cand->shape != Shape::kUniformAddress || prev.fragment ||
+      cand->fragment || prev.function != cand->function) {
+    return false;
+  }
+  BasicBlock* block = context()->get_instr_block(prev.atomic);
+  if (block != context()->get_instr_block(cand->atomic)) return false;
+
+  // What stays below the branch: the group's results, what uses them, and
+  // the private variables such a staying instruction touches (a later access
+  // to one stays too, so private memory keeps its order).
+  std::unordered_set<const Instruction*> atomics;
+  std::unordered_set<uint32_t> staying_ids;
+  for (const Candidate& c : group) {
+    atomics.insert(c.atomic);
+    staying_ids.insert(c.atomic->result_id());
+  }
+  std::unordered_set<uint32_t> staying_vars;
+  bool staying_unknown_var = false;
+  auto uses_staying = [&](Instruction* inst) {
+    return !inst->WhileEachInId([&](const uint32_t* id) {
+      return staying_ids.count(*id) == 0;
+    });
+  };
+  bool after_prev = group.size() == 1;  // the walk starts after the first
+  auto it = BasicBlock::iterator(group.front().atomic);
+  for (++it; &*it != cand->atomic; ++it) {
+    Instruction* inst = &*it;
+    if (atomics.count(inst) != 0) {
+      after_prev = after_prev || inst == prev.atomic;
+      continue;
+    }
+    bool private_access = false;
+    uint32_t var = 0;
+    if (!MayJoinAcross(context(), inst, &private_access, &var)) return false;
+    const bool var_staying =
+        private_access &&
+        (staying_unknown_var ||
+         (var == 0 ? !staying_vars.empty() : staying_vars.count(var) != 0));
+    if (uses_staying(inst) || var_staying) {
+      if (inst->result_id() != 0) staying_ids.insert(inst->result_id());
+      if (private_access && var == 0) staying_unknown_var = true;
+      if (private_access && var != 0) staying_vars.insert(var);
+    } else if (after_prev) {
+      hoist.push_back(inst);
+    }
+  }
+  // The atomic's own pointer and value must be known above the branch.
+  if (uses_staying(cand->atomic)) return false;
+  cand->hoist = std::move(hoist);
+  cand->joins_previous = true;
+  return true;
 }
 
 std::string PrereduceAtomicsPass::DriverProfileRefusal(const Candidate& cand,
@@ -383,6 +503,9 @@ void PrereduceAtomicsPass::EmitApplied(const Candidate& cand) {
       what += "; the 64-bit value is reduced as 32-bit pieces";
     }
     if (cand.fragment) what += "; helper invocations are kept out";
+    if (cand.joins_previous) {
+      what += "; shares the elected branch of the atomic before it";
+    }
     if (cand.shape == Shape::kUniformAddress) {
       EmitRemark(RemarkKind::kApplied,
                  cand.uniform_value ? "UniformAddressUniformValue"
@@ -1248,18 +1371,14 @@ uint32_t PrereduceAtomicsPass::EmitIsHelper(Emitter* e, Function* func) {
   return e->EmitIds(spv::Op::OpLoad, bool_type, {helper_var_});
 }
 
-bool PrereduceAtomicsPass::EmitElectedAtomic(BasicBlock* pre, BasicBlock* merge,
-                                             Instruction* atomic,
-                                             const OpInfo& info,
-                                             bool uniform_value,
-                                             bool want_result,
-                                             uint32_t* result,
-                                             const Peers* peers) {
-  *result = 0;
+bool PrereduceAtomicsPass::EmitOperands(Emitter* e_ptr, Elected* item,
+                                        const Peers* peers) {
+  Emitter& e = *e_ptr;
+  const OpInfo& info = item->info;
   const spv::Op op = info.op;
   const uint32_t type = info.type_id;
   const uint32_t v = info.value_id;
-  Emitter e(context(), pre);
+  const bool want_result = item->want_result;
   const uint32_t bool_type = e.BoolType();
   const uint32_t uint_type = e.UIntType(32);
 
@@ -1310,9 +1429,9 @@ bool PrereduceAtomicsPass::EmitElectedAtomic(BasicBlock* pre, BasicBlock* merge,
         prefix = e.EmitIds(spv::Op::OpSelect, type, {none_before, neg_zero, prefix});
       }
     }
-  } else if (uniform_value && IsIdempotent(op)) {
+  } else if (item->uniform_value && IsIdempotent(op)) {
     total = v;
-  } else if (uniform_value) {
+  } else if (item->uniform_value) {
     context()->AddCapability(spv::Capability::GroupNonUniformBallot);
     uint32_t count = 0;
     uint32_t before = 0;
@@ -1356,43 +1475,86 @@ bool PrereduceAtomicsPass::EmitElectedAtomic(BasicBlock* pre, BasicBlock* merge,
     total = e.Group(group_op, type, kReduce, {v});
     if (want_result) prefix = e.Group(group_op, type, kExclusiveScan, {v});
   }
+  item->total = total;
+  item->prefix = prefix;
+  return e.ok();
+}
+
+bool PrereduceAtomicsPass::EmitElectedAtomics(BasicBlock* pre,
+                                              BasicBlock* merge,
+                                              std::vector<Elected>* group,
+                                              const Peers* peers) {
+  Emitter e(context(), pre);
+  for (Elected& item : *group) {
+    item.result = 0;
+    if (!EmitOperands(&e, &item, peers)) return false;
+  }
   context()->AddCapability(spv::Capability::GroupNonUniform);
   const uint32_t elect =
       peers != nullptr
           ? peers->is_leader
-          : e.Group(spv::Op::OpGroupNonUniformElect, bool_type, -1, {});
+          : e.Group(spv::Op::OpGroupNonUniformElect, e.BoolType(), -1, {});
   BasicBlock* single = NewBlock(pre);
   if (single == nullptr || !e.ok()) return false;
   e.SelectionMerge(merge->id());
   e.BranchConditional(elect, single->id(), merge->id());
 
-  spv::Op new_op = op;
-  if (op == spv::Op::OpAtomicIIncrement) new_op = spv::Op::OpAtomicIAdd;
-  if (op == spv::Op::OpAtomicIDecrement) new_op = spv::Op::OpAtomicISub;
+  // The elected lane issues the atomics in their program order.
   Emitter s(context(), single);
-  const uint32_t one = s.Emit(
-      new_op, type,
-      {{SPV_OPERAND_TYPE_ID, {atomic->GetSingleWordInOperand(0)}},
-       {SPV_OPERAND_TYPE_SCOPE_ID, {atomic->GetSingleWordInOperand(1)}},
-       {SPV_OPERAND_TYPE_MEMORY_SEMANTICS_ID,
-        {atomic->GetSingleWordInOperand(2)}},
-       {SPV_OPERAND_TYPE_ID, {total}}});
-  // The single atomic keeps the original's source location.
-  if (one != 0) {
-    context()->get_def_use_mgr()->GetDef(one)->UpdateDebugInfoFrom(atomic);
+  for (Elected& item : *group) {
+    Instruction* atomic = item.atomic;
+    spv::Op new_op = item.info.op;
+    if (new_op == spv::Op::OpAtomicIIncrement) new_op = spv::Op::OpAtomicIAdd;
+    if (new_op == spv::Op::OpAtomicIDecrement) new_op = spv::Op::OpAtomicISub;
+    item.single = s.Emit(
+        new_op, item.info.type_id,
+        {{SPV_OPERAND_TYPE_ID, {atomic->GetSingleWordInOperand(0)}},
+         {SPV_OPERAND_TYPE_SCOPE_ID, {atomic->GetSingleWordInOperand(1)}},
+         {SPV_OPERAND_TYPE_MEMORY_SEMANTICS_ID,
+          {atomic->GetSingleWordInOperand(2)}},
+         {SPV_OPERAND_TYPE_ID, {item.total}}});
+    // The single atomic keeps the original's source location.
+    if (item.single != 0) {
+      context()->get_def_use_mgr()->GetDef(item.single)->UpdateDebugInfoFrom(atomic);
+    }
   }
   s.Branch(merge->id());
   if (!e.ok() || !s.ok()) return false;
-  if (!want_result) return true;
 
   auto first_non_phi = merge->begin();
   while (first_non_phi != merge->end() &&
          first_non_phi->opcode() == spv::Op::OpPhi) {
     ++first_non_phi;
   }
+  // Every phi first (a block's phis lead it), then the rebuilds.
   Emitter m(context(), merge, first_non_phi);
-  const uint32_t phi = m.EmitIds(spv::Op::OpPhi, type,
-                                 {one, single->id(), m.Null(type), pre->id()});
+  std::vector<uint32_t> phis;
+  for (const Elected& item : *group) {
+    const uint32_t type = item.info.type_id;
+    phis.push_back(item.want_result
+                       ? m.EmitIds(spv::Op::OpPhi, type,
+                                   {item.single, single->id(), m.Null(type),
+                                    pre->id()})
+                       : 0);
+  }
+  for (size_t i = 0; i < group->size(); ++i) {
+    Elected& item = (*group)[i];
+    if (!item.want_result) continue;
+    item.result = EmitRebuild(&m, item, elect, phis[i], peers);
+    if (item.result == 0) return false;
+  }
+  return m.ok();
+}
+
+uint32_t PrereduceAtomicsPass::EmitRebuild(Emitter* m_ptr, const Elected& item,
+                                           uint32_t elect, uint32_t phi,
+                                           const Peers* peers) {
+  Emitter& m = *m_ptr;
+  const OpInfo& info = item.info;
+  const spv::Op op = info.op;
+  const uint32_t type = info.type_id;
+  const uint32_t v = info.value_id;
+  const uint32_t prefix = item.prefix;
   // The elected lane's returned value, to every lane (with |peers|: the
   // leader's, from its lane). 64-bit values travel as two 32-bit halves so
   // that no extended-types feature is needed.
@@ -1450,22 +1612,21 @@ bool PrereduceAtomicsPass::EmitElectedAtomic(BasicBlock* pre, BasicBlock* merge,
       }
     }
   };
-  if (uniform_value && IsIdempotent(op)) {
+  uint32_t result = 0;
+  if (item.uniform_value && IsIdempotent(op)) {
     // The first lane sees the old value, every later one old <op> v.
-    *result = m.EmitIds(spv::Op::OpSelect, type, {elect, base, combine(base, v)});
-  } else if (is_float) {
+    result = m.EmitIds(spv::Op::OpSelect, type, {elect, base, combine(base, v)});
+  } else if (IsFloatAtomic(op)) {
     // The first lane sees exactly the old value (old + identity could turn
     // -0.0 into +0.0); the others old <op> (their exclusive prefix).
-    *result = m.EmitIds(spv::Op::OpSelect, type, {elect, base, combine(base, prefix)});
+    result = m.EmitIds(spv::Op::OpSelect, type, {elect, base, combine(base, prefix)});
   } else {
-    *result = combine(base, prefix);
+    result = combine(base, prefix);
   }
-  return m.ok() && *result != 0;
+  return m.ok() ? result : 0;
 }
 
-bool PrereduceAtomicsPass::Rewrite(const Candidate& cand) {
-  Instruction* atomic = cand.atomic;
-  BasicBlock* block = context()->get_instr_block(atomic);
+PrereduceAtomicsPass::OpInfo PrereduceAtomicsPass::InfoOf(Instruction* atomic) {
   OpInfo info;
   info.op = atomic->opcode();
   info.type_id = atomic->type_id();
@@ -1477,6 +1638,14 @@ bool PrereduceAtomicsPass::Rewrite(const Candidate& cand) {
     info.width = result_type->AsFloat()->width();
   }
   info.value_id = IsIncDec(info.op) ? 0 : atomic->GetSingleWordInOperand(3);
+  return info;
+}
+
+bool PrereduceAtomicsPass::Rewrite(const std::vector<Candidate>& group) {
+  const Candidate& cand = group.front();
+  Instruction* atomic = cand.atomic;
+  BasicBlock* block = context()->get_instr_block(atomic);
+  const OpInfo info = InfoOf(atomic);
 
   // A loop header keeps its phis, its OpLoopMerge and a branch; the rest
   // moves to a new block so the rewrite can add control flow.
@@ -1501,6 +1670,16 @@ bool PrereduceAtomicsPass::Rewrite(const Candidate& cand) {
   if (tail_id == 0) return false;
   BasicBlock* tail = block->SplitBasicBlock(
       context(), tail_id, BasicBlock::iterator(atomic));
+  // What sat between joined atomics and uses none of their results goes
+  // above the group's reductions, in program order.
+  for (const Candidate& joined : group) {
+    for (Instruction* inst : joined.hoist) {
+      std::unique_ptr<Instruction> moved(inst);
+      inst->RemoveFromList();
+      block->AddInstruction(std::move(moved));
+      context()->set_instr_block(inst, block);
+    }
+  }
 
   // The rewrite goes between |pre| and |post|. In fragment shaders it is
   // guarded, so that helper lanes neither count nor get elected:
@@ -1525,18 +1704,39 @@ bool PrereduceAtomicsPass::Rewrite(const Candidate& cand) {
 
   uint32_t result = 0;
   if (cand.shape == Shape::kUniformAddress) {
-    if (!EmitElectedAtomic(pre, post, atomic, info, cand.uniform_value,
-                           cand.result_used, &result)) {
-      return false;
+    std::vector<Elected> items;
+    for (const Candidate& joined : group) {
+      Elected item;
+      item.atomic = joined.atomic;
+      item.info = InfoOf(joined.atomic);
+      item.uniform_value = joined.uniform_value;
+      item.want_result = joined.result_used;
+      items.push_back(item);
     }
+    if (!EmitElectedAtomics(pre, post, &items)) return false;
+    // Joined atomics (never in fragment shaders) are done here; the first
+    // one's result goes on below with the single-atomic path's.
+    for (size_t i = 1; i < items.size(); ++i) {
+      if (items[i].want_result) {
+        context()->ReplaceAllUsesWith(items[i].atomic->result_id(),
+                                      items[i].result);
+      }
+      context()->KillInst(items[i].atomic);
+    }
+    result = items.front().result;
   } else if (cand.matched) {
     Peers peers;
+    std::vector<Elected> items(1);
+    items[0].atomic = atomic;
+    items[0].info = info;
+    items[0].uniform_value = true;
+    items[0].want_result = cand.result_used;
     if (!EmitPeers(pre, cand.bin_index, cand.bin_bound, cand.result_used,
                    &peers) ||
-        !EmitElectedAtomic(pre, post, atomic, info, /*uniform_value=*/true,
-                           cand.result_used, &result, &peers)) {
+        !EmitElectedAtomics(pre, post, &items, &peers)) {
       return false;
     }
+    result = items[0].result;
   } else {
     // pre → header → check → pick → run → (single) → ran → picked → latch
     //       → cont → post
@@ -1591,11 +1791,13 @@ bool PrereduceAtomicsPass::Rewrite(const Candidate& cand) {
 
     // run → ran: the uniform-address rewrite among the lanes that share the
     // index (the value is uniform among them when it is across the subgroup).
-    uint32_t run_result = 0;
-    if (!EmitElectedAtomic(run, ran, atomic, info, cand.uniform_value,
-                           cand.result_used, &run_result)) {
-      return false;
-    }
+    std::vector<Elected> items(1);
+    items[0].atomic = atomic;
+    items[0].info = info;
+    items[0].uniform_value = cand.uniform_value;
+    items[0].want_result = cand.result_used;
+    if (!EmitElectedAtomics(run, ran, &items)) return false;
+    const uint32_t run_result = items[0].result;
     Emitter r(context(), ran);
     r.Branch(picked->id());
 

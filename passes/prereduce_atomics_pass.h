@@ -17,6 +17,14 @@
 //            %base = OpGroupNonUniformBroadcastFirst %uint %subgroup %phi
 //            %old  = OpIAdd %uint %base %excl     ; only where %old is used
 //
+// Consecutive case A/B atomics of one block (outside fragment shaders) share
+// one elected branch, as hand-written code does: every reduction first, one
+// OpGroupNonUniformElect whose lane issues the atomics in program order,
+// then every lane's returned values. What sat between them moves above the
+// reductions when it neither uses an earlier atomic's result nor touches
+// memory other invocations can see (JoinsPrevious says exactly what); what
+// uses a result stays below the branch.
+//
 // Divergent address into a small set (case C, a histogram), uniform integer
 // value: the lanes that share the index are found without a loop, by one
 // ballot per bit the index can have (WaveMatch from ballots: a lane's peers
@@ -123,6 +131,11 @@ class PrereduceAtomicsPass : public WavePass {
     bool matched = false;        // kSmallBinSet: peers by ballots, no loop
     bool fragment = false;       // runs in fragment shaders: helpers kept out
     bool split64 = false;        // 64-bit divergent value as 32-bit pieces
+    // Shares the elected branch of the candidate before it (same block);
+    // |hoist| are the instructions between the two that move above the
+    // group's reductions, in program order.
+    bool joins_previous = false;
+    std::vector<spvtools::opt::Instruction*> hoist;
   };
 
   // The lanes an atomic is combined over when they are fewer than the
@@ -141,6 +154,19 @@ class PrereduceAtomicsPass : public WavePass {
     uint32_t width = 32;
     bool is_signed = false;
     uint32_t value_id = 0;  // 0 for increment/decrement
+  };
+
+  // One atomic of an elected branch: its operation and, as the emission
+  // goes, its operands, its single atomic and each lane's returned value.
+  struct Elected {
+    spvtools::opt::Instruction* atomic = nullptr;
+    OpInfo info;
+    bool uniform_value = false;
+    bool want_result = false;
+    uint32_t total = 0;   // the single atomic's operand
+    uint32_t prefix = 0;  // what the lanes before this one contributed
+    uint32_t single = 0;  // the single atomic's result
+    uint32_t result = 0;  // each lane's returned value (0 if not wanted)
   };
 
   // Returns a missed-remark name when |atomic| (in |func|) cannot be
@@ -199,23 +225,41 @@ class PrereduceAtomicsPass : public WavePass {
   // (Unoptimised front-end output keeps every local in such a variable.)
   uint32_t StoredOnce(uint32_t id);
 
-  bool Rewrite(const Candidate& cand);
+  // Whether |cand| can share the elected branch of |group|, the candidates
+  // already joined that end at the one before it: both case A/B outside
+  // fragment shaders in the same block, and every instruction between them
+  // either uses (through SSA values or invocation-private variables) a
+  // result of the group's atomics and stays below the branch, or is free of
+  // side effects and of reads of memory other invocations can write and
+  // moves above it; |cand|'s own operands may not use a group's result. Sets
+  // |cand->hoist|.
+  bool JoinsPrevious(const std::vector<Candidate>& group, Candidate* cand);
 
-  // Emits at the end of |pre| (no terminator yet) the subgroup reduction of
-  // |info|'s operand, an OpGroupNonUniformElect selection whose single lane
-  // issues |atomic|'s replacement, merging into |merge|; inserts the rebuild
-  // of each lane's returned value at the start of |merge| (after its phis).
-  // Sets |*result| to the per-lane result id (0 when |want_result| is
-  // false). Returns false when ids ran out. With |peers|, the operand is
+  // The atomic's operation, type and operand.
+  OpInfo InfoOf(spvtools::opt::Instruction* atomic);
+
+  // Rewrites |group| (one candidate, or several that join the first).
+  bool Rewrite(const std::vector<Candidate>& group);
+
+  // Emits at the end of |pre| (no terminator yet) the subgroup reductions of
+  // |group|'s operands, one OpGroupNonUniformElect selection whose single
+  // lane issues every atomic's replacement in order, merging into |merge|;
+  // inserts the rebuild of each lane's returned values at the start of
+  // |merge| (after its phis) and sets each element's |result|. Returns false
+  // when ids ran out. With |peers| (|group| has one element), the operand is
   // uniform and an integer, and the lanes combined are each lane's peers
   // instead of the active lanes: the leader issues the atomic and the old
   // value comes from its lane.
-  bool EmitElectedAtomic(spvtools::opt::BasicBlock* pre,
-                         spvtools::opt::BasicBlock* merge,
-                         spvtools::opt::Instruction* atomic,
-                         const OpInfo& info, bool uniform_value,
-                         bool want_result, uint32_t* result,
-                         const Peers* peers = nullptr);
+  bool EmitElectedAtomics(spvtools::opt::BasicBlock* pre,
+                          spvtools::opt::BasicBlock* merge,
+                          std::vector<Elected>* group,
+                          const Peers* peers = nullptr);
+  // Emits with |e| |item|'s total and, when wanted, its prefix.
+  bool EmitOperands(Emitter* e, Elected* item, const Peers* peers);
+  // Emits with |m| (at the start of the merge block, after the phis of the
+  // group) |item|'s returned value from |phi|, the elected lane's result.
+  uint32_t EmitRebuild(Emitter* m, const Elected& item, uint32_t elect,
+                       uint32_t phi, const Peers* peers);
 
   // Emits with |e| the subgroup reduction (|*total|) and, when
   // |want_result|, the exclusive scan (|*prefix|) of |info|'s divergent

@@ -56,24 +56,28 @@
 // CHECK: [[P:%[0-9]+]] = OpCompositeConstruct %v2uint [[PLO]] [[E1]]
 // CHECK: [[NP:%[0-9]+]] = OpNot %v2uint [[P]]
 // CHECK: [[PREFIX:%[0-9]+]] = OpBitcast %long [[NP]]
-// CHECK: OpAtomicSMin %long {{%[a-z_0-9]+}} %uint_1 %uint_0 [[TOTAL]]
-// CHECK: [[OLD:%[0-9]+]] = OpBitcast %long
-// CHECK: [[KEEP:%[0-9]+]] = OpSLessThan %bool [[OLD]] [[PREFIX]]
-// CHECK: OpSelect %long [[KEEP]] [[OLD]] [[PREFIX]]
 // -- atomicMax(highest, v) on uint64_t, result unused: two reductions.
 // CHECK: OpGroupNonUniformUMax %uint %uint_3 Reduce
 // CHECK: OpGroupNonUniformUMax %uint %uint_3 Reduce
 // CHECK-NOT: ExclusiveScan
-// CHECK: OpAtomicUMax %ulong
 // -- atomicMin on uint64_t (unsigned high halves), result used
 // CHECK: OpGroupNonUniformUMax %uint %uint_3 Reduce
 // CHECK: OpGroupNonUniformUMax %uint %uint_3 ExclusiveScan
 // CHECK: OpUGreaterThanEqual
-// CHECK: OpAtomicUMin %ulong
-// CHECK: OpULessThan %bool
 // -- atomicMax on int64_t, result unused
 // CHECK: OpGroupNonUniformSMax %uint %uint_3 Reduce
+// -- one elected lane issues the four atomics in program order
+// CHECK: OpGroupNonUniformElect
+// CHECK-NOT: OpGroupNonUniformElect
+// CHECK: OpAtomicSMin %long {{%[a-z_0-9]+}} %uint_1 %uint_0 [[TOTAL]]
+// CHECK: OpAtomicUMax %ulong
+// CHECK: OpAtomicUMin %ulong
 // CHECK: OpAtomicSMax %long
+// -- the returned values of the first and third
+// CHECK: [[OLD:%[0-9]+]] = OpBitcast %long
+// CHECK: [[KEEP:%[0-9]+]] = OpSLessThan %bool [[OLD]] [[PREFIX]]
+// CHECK: OpSelect %long [[KEEP]] [[OLD]] [[PREFIX]]
+// CHECK: OpULessThan %bool
 // CHECK-NOT: OpGroupNonUniform{{[A-Za-z]+}} %{{u?}}long
 // CHECK: OpFunctionEnd
 #version 450

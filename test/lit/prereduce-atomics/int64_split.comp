@@ -30,23 +30,26 @@
 // CHECK: [[SH2:%[0-9]+]] = OpShiftLeftLogical %ulong [[W2]] %uint_32
 // CHECK: [[TOTAL:%[0-9]+]] = OpIAdd %ulong [[T1]] [[SH2]]
 // CHECK: OpGroupNonUniformIAdd %v3uint %uint_3 ExclusiveScan [[PIECES]]
-// CHECK: OpAtomicIAdd %ulong {{%[a-z_0-9]+}} %uint_1 %uint_0 [[TOTAL]]
-// CHECK: OpGroupNonUniformBroadcastFirst %v2uint
 // -- atomicAdd(debt, -v): the same sum, an ISub of it
 // CHECK: OpGroupNonUniformIAdd %v3uint %uint_3 Reduce
-// CHECK: OpAtomicIAdd %ulong
 // -- atomicAnd/Or/Xor: each 32-bit half at once
 // CHECK: [[AH:%[0-9]+]] = OpBitcast %v2uint
 // CHECK: [[AR:%[0-9]+]] = OpGroupNonUniformBitwiseAnd %v2uint %uint_3 Reduce [[AH]]
 // CHECK: [[AT:%[0-9]+]] = OpBitcast %ulong [[AR]]
 // CHECK: OpGroupNonUniformBitwiseAnd %v2uint %uint_3 ExclusiveScan [[AH]]
-// CHECK: OpAtomicAnd %ulong {{%[a-z_0-9]+}} %uint_1 %uint_0 [[AT]]
 // CHECK: OpGroupNonUniformBitwiseOr %v2uint %uint_3 Reduce
 // CHECK-NOT: ExclusiveScan
-// CHECK: OpAtomicOr %ulong
 // CHECK: OpGroupNonUniformBitwiseXor %v2uint %uint_3 Reduce
 // CHECK: OpGroupNonUniformBitwiseXor %v2uint %uint_3 ExclusiveScan
+// -- the five atomics share one elected lane, in program order
+// CHECK: OpGroupNonUniformElect
+// CHECK-NOT: OpGroupNonUniformElect
+// CHECK: OpAtomicIAdd %ulong {{%[a-z_0-9]+}} %uint_1 %uint_0 [[TOTAL]]
+// CHECK: OpAtomicIAdd %ulong
+// CHECK: OpAtomicAnd %ulong {{%[a-z_0-9]+}} %uint_1 %uint_0 [[AT]]
+// CHECK: OpAtomicOr %ulong
 // CHECK: OpAtomicXor %ulong
+// CHECK: OpGroupNonUniformBroadcastFirst %v2uint
 // CHECK-NOT: OpGroupNonUniform{{[A-Za-z]+}} %ulong
 // CHECK-NOT: OpGroupNonUniform{{[A-Za-z]+}} %long
 // CHECK: OpFunctionEnd
