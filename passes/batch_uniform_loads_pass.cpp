@@ -1235,7 +1235,11 @@ uint32_t BatchUniformLoadsPass::LiveEstimate(
       case spv::Op::OpCompositeConstruct:
       case spv::Op::OpVectorShuffle:
       case spv::Op::OpBitcast:
-      case spv::Op::OpCopyObject: {
+      case spv::Op::OpCopyObject:
+      // SPIR-V 1.4+: glslang copies a loaded block struct into its
+      // function-layout twin with OpCopyLogical where older versions
+      // extract and reconstruct it; same registers either way.
+      case spv::Op::OpCopyLogical: {
         bool all = true;
         inst->ForEachInId([&](const uint32_t* id) {
           const Instruction* d = context()->get_def_use_mgr()->GetDef(*id);
