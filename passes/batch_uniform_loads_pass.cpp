@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "analysis/loops.h"
+#include "analysis/memory_effects.h"
 #include "analysis/uniformity.h"
 #include "lib/inline_loop_callees.h"
 #include "passes/emitter.h"
@@ -536,6 +537,7 @@ std::vector<BatchUniformLoadsPass::Accepted> BatchUniformLoadsPass::OnePerNest(
 spvtools::opt::Pass::Status BatchUniformLoadsPass::ProcessRound(
     bool last_round, bool* deferred) {
   loops_ = std::make_unique<LoopAnalysis>(context());
+  module_writes_.reset();
   function_live_.clear();
   caller_live_.clear();
   // Loops with an OpLoopMerge, in program order.
@@ -619,6 +621,11 @@ spvtools::opt::Pass::Status BatchUniformLoadsPass::ProcessRound(
                    " shuffled part(s)) now load one element per lane per "
                    "batch; each iteration takes its element from the owning "
                    "lane (" + std::to_string(words) + " words per lane)" +
+                   (plan.left_to_driver == 0
+                        ? std::string()
+                        : "; " + std::to_string(plan.left_to_driver) +
+                              " load(s) left to the driver (" +
+                              plan.left_to_driver_why + ")") +
                    LoopTag(*plan.loop));
   }
   for (const Accepted& a : chosen) {
@@ -1034,6 +1041,16 @@ std::string BatchUniformLoadsPass::Analyze(Function* func, Loop* loop,
       }
     }
   }
+  Instruction* first_left = nullptr;
+  if (config().driver == AssumedDriver::kRadv && !plan->batched.empty()) {
+    first_left = plan->batched[0].read;
+    LeaveScalarLoadsToDriver(plan);
+  }
+  if (plan->batched.empty() && plan->left_to_driver > 0) {
+    *why = plan->left_to_driver_why;
+    *where = first_left;
+    return "DriverScalarizes";
+  }
   if (plan->batched.empty()) {
     if (!scan.first_reason.empty()) {
       *why = scan.first_why;
@@ -1058,6 +1075,93 @@ std::string BatchUniformLoadsPass::Analyze(Function* func, Loop* loop,
   CountRecomputed(plan);
   EstimateLive(plan, uniformity);
   return CostRule(*plan, why);
+}
+
+const BatchUniformLoadsPass::ModuleWrites&
+BatchUniformLoadsPass::WrittenByModule() {
+  if (module_writes_ != nullptr) return *module_writes_;
+  module_writes_ = std::make_unique<ModuleWrites>();
+  ModuleWrites& w = *module_writes_;
+  for (Function& func : *get_module()) {
+    for (BasicBlock& block : func) {
+      for (Instruction& inst : block) {
+        const MemoryEffect effect = MemoryEffectOf(context(), &inst);
+        if (effect == MemoryEffect::kUnknown) w.unknown = true;
+        if (effect != MemoryEffect::kWrite) continue;
+        const int operand = WrittenOperand(context(), &inst);
+        if (operand < 0) continue;  // outputs, payloads: no buffer
+        const uint32_t id = inst.GetSingleWordInOperand(operand);
+        Instruction* root = PointerClass(context(), id) == spv::StorageClass::Max
+                                ? ImageVariable(context(), id)
+                                : RootVariable(context(), id);
+        if (root == nullptr) {
+          w.unknown = true;
+        } else {
+          w.roots.insert(root->result_id());
+        }
+      }
+    }
+  }
+  return w;
+}
+
+std::string BatchUniformLoadsPass::ScalarizableMemory(Instruction* read) {
+  if (read->opcode() != spv::Op::OpLoad) return "";  // image reads
+  Instruction* var = RootVariable(context(), read->GetSingleWordInOperand(0));
+  if (var == nullptr) return "";
+  auto* def_use = context()->get_def_use_mgr();
+  Instruction* ptr_type = def_use->GetDef(var->type_id());
+  Instruction* block = ptr_type == nullptr
+                           ? nullptr
+                           : def_use->GetDef(ptr_type->GetSingleWordInOperand(1));
+  // Arrays of blocks (descriptor arrays) are left out: not measured.
+  if (block == nullptr || block->opcode() != spv::Op::OpTypeStruct) return "";
+  const auto sc = static_cast<spv::StorageClass>(var->GetSingleWordInOperand(0));
+  const bool buffer_block =
+      HasDecoration(context(), block->result_id(), spv::Decoration::BufferBlock);
+  if (sc == spv::StorageClass::Uniform && !buffer_block &&
+      HasDecoration(context(), block->result_id(), spv::Decoration::Block)) {
+    return "a uniform buffer";
+  }
+  if (sc != spv::StorageClass::StorageBuffer &&
+      !(sc == spv::StorageClass::Uniform && buffer_block)) {
+    return "";
+  }
+  bool members_read_only = block->NumInOperands() > 0;
+  for (uint32_t m = 0; m < block->NumInOperands(); ++m) {
+    if (!HasMemberDecoration(context(), block->result_id(), m,
+                             spv::Decoration::NonWritable)) {
+      members_read_only = false;
+    }
+  }
+  if (members_read_only ||
+      HasDecoration(context(), var->result_id(), spv::Decoration::NonWritable)) {
+    return "a storage buffer decorated NonWritable";
+  }
+  const ModuleWrites& writes = WrittenByModule();
+  if (!writes.unknown && !writes.roots.count(var->result_id())) {
+    return "a storage buffer no instruction of the module writes";
+  }
+  return "";
+}
+
+void BatchUniformLoadsPass::LeaveScalarLoadsToDriver(Plan* plan) {
+  std::vector<Batched> kept;
+  for (Batched& b : plan->batched) {
+    const std::string memory = ScalarizableMemory(b.read);
+    if (memory.empty()) {
+      kept.push_back(std::move(b));
+      continue;
+    }
+    plan->left_to_driver += static_cast<uint32_t>(b.insts.size());
+    if (plan->left_to_driver_why.empty()) {
+      plan->left_to_driver_why =
+          "--assume-driver=radv: the load reads " + memory +
+          " at a subgroup-uniform address, which RADV loads with scalar "
+          "loads (s_buffer_load: one request per wave, no vector registers)";
+    }
+  }
+  plan->batched = std::move(kept);
 }
 
 uint32_t BatchUniformLoadsPass::CallerLive(Function* func,
@@ -1131,7 +1235,11 @@ uint32_t BatchUniformLoadsPass::LiveEstimate(
       case spv::Op::OpCompositeConstruct:
       case spv::Op::OpVectorShuffle:
       case spv::Op::OpBitcast:
-      case spv::Op::OpCopyObject: {
+      case spv::Op::OpCopyObject:
+      // SPIR-V 1.4+: glslang copies a loaded block struct into its
+      // function-layout twin with OpCopyLogical where older versions
+      // extract and reconstruct it; same registers either way.
+      case spv::Op::OpCopyLogical: {
         bool all = true;
         inst->ForEachInId([&](const uint32_t* id) {
           const Instruction* d = context()->get_def_use_mgr()->GetDef(*id);

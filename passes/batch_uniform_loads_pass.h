@@ -174,6 +174,10 @@ class BatchUniformLoadsPass : public WavePass {
     uint32_t caller_live = 0;
     // Instructions the fill recomputes per batch (addresses, exit tests).
     uint32_t recomputed = 0;
+    // Loads left out of |batched| because the driver profile scalarizes
+    // them (DriverScalarizes), and what they read, for the remarks.
+    uint32_t left_to_driver = 0;
+    std::string left_to_driver_why;
   };
 
   // A plan accepted in a round: its loop's depth and program order.
@@ -225,6 +229,23 @@ class BatchUniformLoadsPass : public WavePass {
                                  bool indexed, const LoopExits& exits,
                                  std::string* why,
                                  spvtools::opt::Instruction** where);
+  // Under --assume-driver=radv, removes from |plan| the batched values RADV
+  // loads with scalar loads itself (see the pass doc, "Driver profiles"):
+  // OpLoads (not image reads) of a uniform buffer, or of a storage buffer
+  // that is decorated NonWritable or that no instruction of the module
+  // writes. Every batched value has a subgroup-uniform address already.
+  void LeaveScalarLoadsToDriver(Plan* plan);
+  // Why |read| (an OpLoad) reads memory RADV's scalar loads may read: a
+  // description for the remark, or "" when it does not.
+  std::string ScalarizableMemory(spvtools::opt::Instruction* read);
+  // Variables some instruction of the module writes; |unknown| when a write
+  // goes through a pointer or image with no root variable (or an
+  // instruction's effect is unknown). Computed once per round.
+  struct ModuleWrites {
+    bool unknown = false;
+    std::unordered_set<uint32_t> roots;
+  };
+  const ModuleWrites& WrittenByModule();
   // Adds |units| to |plan| (sharing the batch of a read of the same
   // address); the first carries the read's |cost|.
   void AddUnits(Plan* plan, std::vector<Batched> units, uint32_t cost);
@@ -315,6 +336,7 @@ class BatchUniformLoadsPass : public WavePass {
 
   Params params_;
   std::unique_ptr<LoopAnalysis> loops_;  // per round
+  std::unique_ptr<ModuleWrites> module_writes_;  // per round
   std::unordered_map<uint32_t, uint32_t> function_live_;  // by function id
   std::unordered_map<uint32_t, uint32_t> caller_live_;    // by function id
   // Loop headers done in an earlier round of this run: batched, reported

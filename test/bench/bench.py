@@ -733,7 +733,9 @@ AMD_NOTES = {
                   "loop, and runs a one-exit `s_cmp`/`s_cbranch` loop. ACO's latency "
                   "weights a loop body ×8 and a nested one ×32, so both batched versions' "
                   "latency counts the light math 4× as often as naive's: compare instruction "
-                  "counts, not latency, across the loop-nest change",
+                  "counts, not latency, across the loop-nest change. `--assume-driver=radv` "
+                  "leaves the lights (a read-only storage buffer at a uniform address) to "
+                  "RADV's scalar loads (`DriverScalarizes`) and compiles like naive",
     "histogram_shared": "naive: one `ds_add_u32` per lane (RADV does not pre-reduce a "
                         "divergent address). hand and waveopt find the lanes sharing a bin "
                         "with 4 ballots (`v_cmp` + `s_and`/`s_xor` on SGPR masks) and let "

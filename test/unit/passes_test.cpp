@@ -1,10 +1,13 @@
 // The passes through the public API: factories in a plain spvtools::Optimizer,
 // parameter checking, remarks, idempotence, id exhaustion.
+#include <cstdlib>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "passes/batch_uniform_loads_pass.h"
 #include "spirv-tools/libspirv.hpp"
 #include "spirv-tools/optimizer.hpp"
 #include "waveopt/io.h"
@@ -169,6 +172,29 @@ void main() {
   Result result;
   ASSERT_TRUE(Optimize(words, options, &result));
   EXPECT_EQ(result.words, words);
+}
+
+// `waveopt --help` prints each pass's parameter line from passes/passes.def;
+// every "key=N (default D)" there must be the default the code uses.
+TEST(Registry, BatchUniformLoadsHelpStatesTheCodesDefaults) {
+  const BatchUniformLoadsPass::Params code;
+  const std::map<std::string, uint32_t> defaults = {
+      {"min-trip", code.min_trip},
+      {"max-components", code.max_components},
+      {"max-live", code.max_live},
+      {"driver-unroll", code.driver_unroll}};
+  std::string help;
+  for (const PassInfo& info : RegisteredPasses()) {
+    if (std::string(info.name) == "batch-uniform-loads") help = info.params;
+  }
+  ASSERT_FALSE(help.empty());
+  for (const auto& [key, value] : defaults) {
+    const std::string stated = key + "=N (default ";
+    const size_t at = help.find(stated);
+    ASSERT_NE(at, std::string::npos) << key << " missing from: " << help;
+    EXPECT_EQ(std::strtoul(help.c_str() + at + stated.size(), nullptr, 10), value)
+        << key << " in: " << help;
+  }
 }
 
 }  // namespace
