@@ -710,11 +710,11 @@ AMD_NOTES = {
                         "folds them in invocation 0 only, which alone reads it. What runs "
                         "is cheaper: per workgroup 2 barriers against 18, and 32 shared-memory "
                         "instructions against 97 at wave32 (the simulator's counters, "
-                        "docs/passes/workgroup-reduce.md).",
+                        "docs/passes/workgroup-reduce.md)",
     "softmax_row": "as `tile_minmax_tree`: two trees (maximum, sum) become two subgroup "
                    "reductions with one slot per subgroup and one barrier each; every "
                    "invocation needs both results (hand folds the slots in every "
-                   "invocation too, by a loop over NumSubgroups).",
+                   "invocation too, by a loop over NumSubgroups)",
     "light_loop": "naive: RADV already loads each light with three `s_buffer_load_dwordx4` "
                   "(scalar loads into SGPRs, one request per wave per light), so the loop has no "
                   "vector load at all. hand and waveopt load one light per lane per batch "
@@ -754,15 +754,14 @@ AMD_NOTES = {
                    "(`v_min_u32_dpp`/`v_max_u32_dpp`, `v_permlanex16` on RDNA, "
                    "`v_readlane` 63) and one elected atomic each; hand and waveopt write the "
                    "same `subgroupMin`/`subgroupMax`, which ACO lowers to the same DPP "
-                   "code. With prereduce-atomics alone the rewrite is 4 instructions above "
-                   "hand (52 against 48 on navi21): hand issues both atomics under one "
-                   "`subgroupElect()` branch, the pass gives each its own (one more exec "
-                   "save/restore, branch and wait). The rest of -O's excess is "
-                   "morton-remap's relabelling (the `radv` row: the atomics left to the "
-                   "driver, the relabelling kept): 15 more instructions and +50 % inverse "
-                   "throughput on navi21 for a kernel that reads one texel per invocation and "
-                   "reduces over the whole tile, where the order of the invocations cannot "
-                   "matter",
+                   "code, and issue both atomics under one `subgroupElect()` branch "
+                   "(prereduce-atomics shares the election of neighbouring atomics): "
+                   "waveopt -O is hand's ISA. morton-remap does not relabel the kernel "
+                   "(`NotProfitable`: each invocation reads its own texel and the value "
+                   "feeds only the reductions; relabelling cost 15 instructions and +50 % "
+                   "inverse throughput on navi21). `radv` leaves the 32-bit atomics to "
+                   "RADV (`DriverPreReduces`), which elects once per atomic: 3 instructions "
+                   "above hand",
     "downsample": "-O: morton-remap relabels the invocations, quad-exchange serves the "
                   "four mip-2 reads with quad swaps behind a run-time check that every "
                   "subgroup is full; ACO cannot fold the check, so the original LDS store, "
