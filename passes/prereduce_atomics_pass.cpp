@@ -365,31 +365,60 @@ spvtools::opt::Pass::Status PrereduceAtomicsPass::Process() {
     }
   }
 
-  UniformityAnalysis uniformity(context());
-  std::vector<std::vector<Candidate>> groups;
-  for (auto& [func, atomic] : atomics) {
-    Candidate cand;
-    std::string why;
-    std::string reason = Classify(func, atomic, uniformity, &cand, &why);
-    if (reason.empty()) reason = DriverProfileRefusal(cand, &why);
-    if (!reason.empty()) {
-      EmitRemark(RemarkKind::kMissed, reason, func, atomic, why);
-      continue;
-    }
-    // Applied remarks in program order with the missed ones; every decision
-    // (which atomics share an elected branch too) is final before the first
-    // rewrite.
-    if (groups.empty() || !JoinsPrevious(groups.back(), &cand)) {
-      groups.emplace_back();
-    }
-    EmitApplied(cand);
-    groups.back().push_back(cand);
-  }
+  const std::vector<std::vector<Candidate>> groups = Groups(atomics);
   if (groups.empty()) return Status::SuccessWithoutChange;
   for (const std::vector<Candidate>& group : groups) {
     if (!Rewrite(group)) return Status::Failure;
   }
   return Status::SuccessWithChange;
+}
+
+std::vector<std::vector<PrereduceAtomicsPass::Candidate>> PrereduceAtomicsPass::Groups(
+    const std::vector<std::pair<Function*, Instruction*>>& atomics) {
+  UniformityAnalysis uniformity(context());
+  std::vector<std::vector<Candidate>> groups;
+  // The open group holds atomics the driver profile would leave to RADV
+  // (DriverPreReduces) and whose results are unused: it is rewritten only
+  // when two or more of them share an elected branch (RADV elects once per
+  // atomic), else each gets its missed remark. |deferred_why| is that
+  // remark's text.
+  bool deferred = false;
+  std::string deferred_why;
+  auto close_deferred = [&]() {
+    if (!deferred) return;
+    deferred = false;
+    if (groups.back().size() >= 2) {
+      for (const Candidate& c : groups.back()) EmitApplied(c);
+      return;
+    }
+    const Candidate& c = groups.back().front();
+    EmitRemark(RemarkKind::kMissed, "DriverPreReduces", c.function, c.atomic, deferred_why);
+    groups.pop_back();
+  };
+  for (auto& [func, atomic] : atomics) {
+    Candidate cand;
+    std::string why;
+    std::string reason = Classify(func, atomic, uniformity, &cand, &why);
+    if (reason.empty()) reason = DriverProfileRefusal(cand, &why);
+    const bool defer = reason == "DriverPreReduces" && !cand.result_used;
+    if (!reason.empty() && !defer) {
+      close_deferred();
+      EmitRemark(RemarkKind::kMissed, reason, func, atomic, why);
+      continue;
+    }
+    // Remarks in program order; every decision (which atomics share an
+    // elected branch too) is final before the first rewrite.
+    if (groups.empty() || defer != deferred || !JoinsPrevious(groups.back(), &cand)) {
+      close_deferred();
+      groups.emplace_back();
+      deferred = defer;
+      deferred_why = why;
+    }
+    if (!defer) EmitApplied(cand);
+    groups.back().push_back(cand);
+  }
+  close_deferred();
+  return groups;
 }
 
 bool PrereduceAtomicsPass::JoinsPrevious(const std::vector<Candidate>& group,

@@ -234,6 +234,15 @@ class PrereduceAtomicsPass : public WavePass {
   // moves above it; |cand|'s own operands may not use a group's result. Sets
   // |cand->hoist|.
   bool JoinsPrevious(const std::vector<Candidate>& group, Candidate* cand);
+  // Classifies |atomics| (in program order), emits each one's remark, and
+  // returns the candidates to rewrite, one vector per shared elected branch.
+  // Under --assume-driver=radv, atomics RADV pre-reduces itself are
+  // rewritten only as a group of two or more with unused results (one
+  // election where RADV makes one per atomic); alone, or with a used
+  // result, they are left to the driver (DriverPreReduces).
+  std::vector<std::vector<Candidate>> Groups(
+      const std::vector<std::pair<spvtools::opt::Function*, spvtools::opt::Instruction*>>&
+          atomics);
 
   // The atomic's operation, type and operand.
   OpInfo InfoOf(spvtools::opt::Instruction* atomic);

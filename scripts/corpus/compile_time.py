@@ -11,7 +11,8 @@ Per module:
   - spirv-opt -O: the pinned spirv-opt binary on the raw module (what a
     pipeline runs before waveopt);
   - each waveopt pass: `waveopt --morton-remap --quad-exchange
-    --batch-uniform-loads --prereduce-atomics` on the module after
+    --batch-uniform-loads --prereduce-atomics --workgroup-reduce` on the
+    module after
     spirv-opt -O (the form -O hands its passes), split by each pass's
     Process() (callgrind's inclusive cost).
 
@@ -36,10 +37,12 @@ import subprocess
 import sys
 import tempfile
 
-PASSES = ["morton-remap", "quad-exchange", "batch-uniform-loads", "prereduce-atomics"]
+PASSES = ["morton-remap", "quad-exchange", "batch-uniform-loads", "prereduce-atomics",
+          "workgroup-reduce"]
 CLASS = {"morton-remap": "MortonRemapPass", "quad-exchange": "QuadExchangePass",
          "batch-uniform-loads": "BatchUniformLoadsPass",
-         "prereduce-atomics": "PrereduceAtomicsPass"}
+         "prereduce-atomics": "PrereduceAtomicsPass",
+         "workgroup-reduce": "WorkgroupReducePass"}
 
 
 def callgrind(cmd, tmp):

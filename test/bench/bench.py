@@ -759,9 +759,9 @@ AMD_NOTES = {
                    "waveopt -O is hand's ISA. morton-remap does not relabel the kernel "
                    "(`NotProfitable`: each invocation reads its own texel and the value "
                    "feeds only the reductions; relabelling cost 15 instructions and +50 % "
-                   "inverse throughput on navi21). `radv` leaves the 32-bit atomics to "
-                   "RADV (`DriverPreReduces`), which elects once per atomic: 3 instructions "
-                   "above hand",
+                   "inverse throughput on navi21). `radv` rewrites the two atomics too: "
+                   "RADV would elect once per atomic (3 instructions more), the shared "
+                   "election once for both",
     "downsample": "-O: morton-remap relabels the invocations, quad-exchange serves the "
                   "four mip-2 reads with quad swaps behind a run-time check that every "
                   "subgroup is full; ACO cannot fold the check, so the original LDS store, "
