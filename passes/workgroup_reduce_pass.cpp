@@ -1418,8 +1418,9 @@ bool WorkgroupReducePass::EmitContribution(Tree* tree, Emission* em, Emitter* e,
       if (var == 0) return false;
       tid = e->EmitIds(spv::Op::OpLoad, uint_type, {var});
     }
+    const uint32_t bool_type = e->BoolType();
     const uint32_t in = e->EmitIds(
-        spv::Op::OpULessThan, e->BoolType(),
+        spv::Op::OpULessThan, bool_type,
         {tid, e->UInt(static_cast<uint32_t>(tree->contributors))});
     *x = e->EmitIds(spv::Op::OpSelect, tree->elem_type, {in, *x, Identity(*tree, e)});
   }
@@ -1445,8 +1446,12 @@ bool WorkgroupReducePass::EmitSlotLoop(Tree* tree, Emission* em, BasicBlock* fro
   if (i_next == 0) return false;
   Emitter fe(context(), from);
   const uint32_t uint_type = fe.UIntType(32);
-  const uint32_t ballot = fe.Group(spv::Op::OpGroupNonUniformBallot,
-                                   fe.UIntVectorType(4), -1, {fe.Bool(true)});
+  // One emitting call per statement: the order of ids must not depend on
+  // the compiler's order of evaluating arguments.
+  const uint32_t v4uint = fe.UIntVectorType(4);
+  const uint32_t all_lanes = fe.Bool(true);
+  const uint32_t ballot =
+      fe.Group(spv::Op::OpGroupNonUniformBallot, v4uint, -1, {all_lanes});
   const uint32_t lane = fe.Group(spv::Op::OpGroupNonUniformBallotBitCount,
                                  uint_type, kExclusiveScan, {ballot});
   const uint32_t active = fe.Group(spv::Op::OpGroupNonUniformBallotBitCount,
@@ -1460,9 +1465,10 @@ bool WorkgroupReducePass::EmitSlotLoop(Tree* tree, Emission* em, BasicBlock* fro
   const uint32_t wg = WorkgroupCountValue(&fe);
   if (wg == 0) return false;
   const uint32_t reported = fe.EmitIds(spv::Op::OpLoad, uint_type, {count_var});
-  const uint32_t short_by_one = fe.EmitIds(
-      spv::Op::OpULessThan, fe.BoolType(),
-      {fe.EmitIds(spv::Op::OpIMul, uint_type, {reported, size}), wg});
+  const uint32_t bool_type = fe.BoolType();
+  const uint32_t covered = fe.EmitIds(spv::Op::OpIMul, uint_type, {reported, size});
+  const uint32_t short_by_one =
+      fe.EmitIds(spv::Op::OpULessThan, bool_type, {covered, wg});
   const uint32_t count = fe.EmitIds(
       spv::Op::OpIAdd, uint_type,
       {reported, fe.EmitIds(spv::Op::OpSelect, uint_type,
