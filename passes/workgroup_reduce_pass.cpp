@@ -1164,6 +1164,12 @@ std::string WorkgroupReducePass::Analyze(Function* func, Instruction* barrier,
     reason = Replay(trace, tree->spine, tree, count, why, where);
     tree->min_length = std::min(saved_length, length);
     if (!reason.empty()) return reason;
+    // The operation is known after the first configuration: a refusal for
+    // it (a float tree without --float-reassoc, the common case of ML
+    // kernels) needs no trace of the other sizes (compile time: the pass
+    // doc).
+    reason = CheckOperation(tree, why);
+    if (!reason.empty()) return reason;
   }
   if (!reached) return "Unreached";
   tree->init_store = ForwardableStore(&trace, barrier, var, configs);
