@@ -11,6 +11,7 @@
 
 #include "analysis/uniformity.h"
 #include "gtest/gtest.h"
+#include "kernel_module.h"
 #include "source/opt/build_module.h"
 #include "source/opt/ir_context.h"
 #include "waveopt/io.h"
@@ -37,33 +38,8 @@ class Kernel {
         "layout(set = 0, binding = 2, r32f) uniform imageBuffer texels;\n"
         "layout(push_constant) uniform P { uint offset; uint count; } pc;\n" +
         body;
-    CompileOptions options;
-    options.stage = "comp";
-    std::vector<uint32_t> words;
-    std::string error;
-    if (!CompileShader(source, "kernel.comp", options, &words, &error)) {
-      ADD_FAILURE() << error;
-      return;
-    }
-    if (ssa) {
-      Options o;
-      for (const char* flag : {"--inline-entry-points-exhaustive",
-                               "--eliminate-dead-functions",
-                               "--scalar-replacement",
-                               "--convert-local-access-chains",
-                               "--ssa-rewrite"}) {
-        PipelineStep step;
-        step.kind = PipelineStep::Kind::kSpirvOpt;
-        step.name = flag;
-        o.pipeline.push_back(step);
-      }
-      Result r;
-      if (!Optimize(words, o, &r)) {
-        ADD_FAILURE() << (r.diagnostics.empty() ? "" : r.diagnostics.back());
-        return;
-      }
-      words = r.words;
-    }
+    const std::vector<uint32_t> words = testing_kernels::CompileKernel(source, ssa);
+    if (words.empty()) return;
     context_ = spvtools::BuildModule(SPV_ENV_VULKAN_1_1, nullptr, words.data(),
                                      words.size());
     if (!context_) {

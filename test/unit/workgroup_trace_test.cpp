@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "kernel_module.h"
 #include "source/opt/build_module.h"
 #include "source/opt/ir_context.h"
 #include "waveopt/io.h"
@@ -25,30 +26,10 @@ using spvtools::opt::IRContext;
 class Kernel {
  public:
   explicit Kernel(const std::string& source) {
-    CompileOptions options;
-    options.stage = "comp";
-    std::vector<uint32_t> words;
-    std::string error;
-    if (!CompileShader(source, "kernel.comp", options, &words, &error)) {
-      ADD_FAILURE() << error;
-      return;
-    }
-    Options o;
-    for (const char* flag : {"--inline-entry-points-exhaustive",
-                             "--eliminate-dead-functions", "--scalar-replacement",
-                             "--convert-local-access-chains", "--ssa-rewrite"}) {
-      PipelineStep step;
-      step.kind = PipelineStep::Kind::kSpirvOpt;
-      step.name = flag;
-      o.pipeline.push_back(step);
-    }
-    Result r;
-    if (!Optimize(words, o, &r)) {
-      ADD_FAILURE() << (r.diagnostics.empty() ? "" : r.diagnostics.back());
-      return;
-    }
-    context_ = spvtools::BuildModule(SPV_ENV_VULKAN_1_1, nullptr, r.words.data(),
-                                     r.words.size());
+    const std::vector<uint32_t> words = testing_kernels::CompileKernel(source, true);
+    if (words.empty()) return;
+    context_ = spvtools::BuildModule(SPV_ENV_VULKAN_1_1, nullptr, words.data(),
+                                     words.size());
     if (!context_) return;
     entry_ = context_->GetFunction(
         context_->module()->entry_points().begin()->GetSingleWordInOperand(1));
