@@ -317,9 +317,10 @@ bool BatchUniformLoadsPass::ParseParams(const std::string& text, Params* params,
       target = &params->driver_unroll;
     } else if (key == "mutate") {
       if (value != "owner-lane-k" && value != "no-bounds" &&
-          value != "no-exit-ballot" && value != "whole-subgroup") {
-        *error = "mutate must be owner-lane-k, no-bounds, no-exit-ballot or "
-                 "whole-subgroup";
+          value != "no-exit-ballot" && value != "whole-subgroup" &&
+          value != "one-more-trip") {
+        *error = "mutate must be owner-lane-k, no-bounds, no-exit-ballot, "
+                 "whole-subgroup or one-more-trip";
         return false;
       }
       params->mutate = value;
@@ -1074,7 +1075,78 @@ std::string BatchUniformLoadsPass::Analyze(Function* func, Loop* loop,
   plan->max_trips = trips.at_most;
   CountRecomputed(plan);
   EstimateLive(plan, uniformity);
+  plan->exit_form = ExitFormOf(*plan, exits);
   return CostRule(*plan, why);
+}
+
+BatchUniformLoadsPass::ExitForm BatchUniformLoadsPass::ExitFormOf(
+    const Plan& plan, const LoopExits& exits) {
+  if (exits.unpredictable || plan.exits.size() != 1 ||
+      plan.exit_sources.size() != 1) {
+    return ExitForm::kTwoExits;
+  }
+  const LoopExit& exit = plan.exits[0];
+  BasicBlock* from = exit.from;
+  const Instruction* branch = from->terminator();
+  if (from != plan.exit_sources[0] ||
+      branch->opcode() != spv::Op::OpBranchConditional ||
+      branch->GetSingleWordInOperand(0) != exit.cond) {
+    return ExitForm::kTwoExits;
+  }
+  const uint32_t stay = branch->GetSingleWordInOperand(exit.fires_when_true ? 2 : 1);
+  const uint32_t leave = branch->GetSingleWordInOperand(exit.fires_when_true ? 1 : 2);
+  if (leave != plan.merge->id() || stay == plan.merge->id()) {
+    return ExitForm::kTwoExits;
+  }
+  if (from == plan.latch) {
+    return stay == plan.header->id() ? ExitForm::kAtLatch : ExitForm::kTwoExits;
+  }
+  return TopRepeatable(plan, from) ? ExitForm::kAtHeader : ExitForm::kTwoExits;
+}
+
+bool BatchUniformLoadsPass::TopRepeatable(const Plan& plan, BasicBlock* from) {
+  // Blocks of the loop other than the header are entered from the loop only.
+  std::unordered_map<uint32_t, int> preds;
+  for (BasicBlock* b : plan.blocks) {
+    b->ForEachSuccessorLabel([&](const uint32_t succ) { ++preds[succ]; });
+  }
+  BasicBlock* block = plan.header;
+  while (RunsTwiceAlike(block)) {
+    if (block == from) return true;
+    const Instruction* branch = block->terminator();
+    if (branch->opcode() != spv::Op::OpBranch) return false;
+    const uint32_t next = branch->GetSingleWordInOperand(0);
+    if (!plan.block_ids.count(next) || next == plan.header->id() ||
+        preds[next] != 1) {
+      return false;
+    }
+    block = context()->get_instr_block(next);
+  }
+  return false;
+}
+
+bool BatchUniformLoadsPass::RunsTwiceAlike(const BasicBlock* block) {
+  for (const Instruction& inst : *block) {
+    switch (MemoryEffectOf(context(), &inst)) {
+      case MemoryEffect::kNone:
+        break;
+      case MemoryEffect::kRead:
+        // The first run's values are never used (the branch no longer
+        // reads them): a read may run twice unless it is an access of its
+        // own (volatile, atomic).
+        if (inst.opcode() == spv::Op::OpAtomicLoad) return false;
+        if (inst.opcode() != spv::Op::OpLoad) break;
+        if (inst.NumInOperands() > 1 &&
+            (inst.GetSingleWordInOperand(1) &
+             static_cast<uint32_t>(spv::MemoryAccessMask::Volatile)) != 0) {
+          return false;
+        }
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
 }
 
 const BatchUniformLoadsPass::ModuleWrites&
@@ -1708,7 +1780,10 @@ struct BatchUniformLoadsPass::RewriteState {
   // Per batched value and leaf: the 32-bit type it travels as, and the
   // value each lane holds for its slot.
   std::vector<std::vector<uint32_t>> carried, cache;
-  uint32_t k_next = 0;
+  uint32_t k = 0, k_next = 0;  // the slot counter, in the header
+  // The one-exit forms: whether the loop ends in this batch, and the slots
+  // whose iterations go on past the exit test.
+  uint32_t ended = 0, trips = 0;
   std::vector<uint32_t> rebuilt;  // per batched value, in the header
   uint32_t ended_at_latch = 0;
   std::vector<BasicBlock*> preds;  // of the inner merge
@@ -1812,9 +1887,16 @@ bool BatchUniformLoadsPass::EmitOuter(RewriteState* s) {
   BasicBlock* header = s->plan.header;
   // outer: the header phis' values when a batch starts.
   Emitter oe(context(), s->outer);
+  // The values a batch hands the next: the inner merge's phis (two exits),
+  // else what the one exit carries (the header's phis, or the back edge's
+  // values).
+  const ExitForm form = s->plan.exit_form;
   for (Instruction* phi : s->header_phis) {
     const uint32_t from_pre = IncomingFrom(phi, s->pre->id());
-    const uint32_t next = context()->TakeNextId();
+    const uint32_t next = form == ExitForm::kAtHeader ? phi->result_id()
+                          : form == ExitForm::kAtLatch
+                              ? IncomingFrom(phi, s->plan.latch->id())
+                              : context()->TakeNextId();
     if (from_pre == 0 || next == 0) return false;
     s->next_phis.push_back(next);
     s->outer_of[phi->result_id()] =
@@ -1890,31 +1972,55 @@ bool BatchUniformLoadsPass::EmitExitTests(RewriteState* s) {
   Emitter fe(context(), s->fill);
   const uint32_t bool_type = s->bool_type, uint_type = s->uint_type;
   uint32_t slots = s->batch;
-  if (!s->fires.empty() && params_.mutate != "no-exit-ballot") {
+  if (!s->fires.empty()) {
     uint32_t stop = s->fires[0];
     for (size_t i = 1; i < s->fires.size(); ++i) {
       stop = fe.EmitIds(spv::Op::OpLogicalOr, bool_type, {stop, s->fires[i]});
     }
     const uint32_t stops =
         fe.Group(spv::Op::OpGroupNonUniformBallot, s->v4uint, -1, {stop});
-    const uint32_t any = fe.EmitIds(
-        spv::Op::OpINotEqual, bool_type,
-        {fe.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type, kReduce,
-                  {stops}),
-         fe.UInt(0)});
-    const uint32_t to_stop = fe.EmitIds(
-        spv::Op::OpIAdd, uint_type,
-        {fe.EmitIds(spv::Op::OpISub, uint_type,
-                    {fe.BallotLowestBit(stops, config().subgroup_size),
-                     s->first_lane}),
-         fe.UInt(1)});
-    const uint32_t fewer =
-        fe.EmitIds(spv::Op::OpLogicalAnd, bool_type,
-                   {any, fe.EmitIds(spv::Op::OpULessThan, bool_type,
-                                    {to_stop, s->batch})});
-    slots = fe.EmitIds(spv::Op::OpSelect, uint_type, {fewer, to_stop, s->batch});
+    const uint32_t count = fe.Group(spv::Op::OpGroupNonUniformBallotBitCount,
+                                    uint_type, kReduce, {stops});
+    const uint32_t any =
+        fe.EmitIds(spv::Op::OpINotEqual, bool_type, {count, fe.UInt(0)});
+    // The slot whose iteration leaves, when a lane's does.
+    const uint32_t lowest = fe.BallotLowestBit(stops, config().subgroup_size);
+    const uint32_t leaving =
+        fe.EmitIds(spv::Op::OpISub, uint_type, {lowest, s->first_lane});
+    if (!fe.ok() || !EmitBatchTrips(s, any, leaving)) return false;
+    if (params_.mutate != "no-exit-ballot") {
+      const uint32_t to_stop =
+          fe.EmitIds(spv::Op::OpIAdd, uint_type, {leaving, fe.UInt(1)});
+      const uint32_t below =
+          fe.EmitIds(spv::Op::OpULessThan, bool_type, {to_stop, s->batch});
+      const uint32_t fewer =
+          fe.EmitIds(spv::Op::OpLogicalAnd, bool_type, {any, below});
+      slots = fe.EmitIds(spv::Op::OpSelect, uint_type, {fewer, to_stop, s->batch});
+    }
   }
   s->base_guard = fe.EmitIds(spv::Op::OpULessThan, bool_type, {s->rank, slots});
+  return fe.ok();
+}
+
+bool BatchUniformLoadsPass::EmitBatchTrips(RewriteState* s, uint32_t any,
+                                           uint32_t leaving) {
+  const ExitForm form = s->plan.exit_form;
+  if (form == ExitForm::kTwoExits) return true;
+  // The loop ends in this batch when the slot that leaves is one of it; the
+  // inner loop then runs up to that slot (through it, when the test is at
+  // the back edge, after the body), else the whole batch.
+  Emitter fe(context(), s->fill);
+  const uint32_t inside =
+      fe.EmitIds(spv::Op::OpULessThan, s->bool_type, {leaving, s->batch});
+  s->ended = fe.EmitIds(spv::Op::OpLogicalAnd, s->bool_type, {any, inside});
+  uint32_t last = leaving;
+  if (form == ExitForm::kAtLatch) {
+    last = fe.EmitIds(spv::Op::OpIAdd, s->uint_type, {leaving, fe.UInt(1)});
+  }
+  if (params_.mutate == "one-more-trip") {
+    last = fe.EmitIds(spv::Op::OpIAdd, s->uint_type, {last, fe.UInt(1)});
+  }
+  s->trips = fe.EmitIds(spv::Op::OpSelect, s->uint_type, {s->ended, last, s->batch});
   return fe.ok();
 }
 
@@ -2133,6 +2239,7 @@ bool BatchUniformLoadsPass::EmitShuffles(RewriteState* s) {
   const uint32_t k = h.EmitIds(spv::Op::OpPhi, s->uint_type,
                                {h.UInt(0), s->last_fill->id(), s->k_next,
                                 plan.latch->id()});
+  s->k = k;
   const uint32_t owner =
       params_.mutate == "owner-lane-k"
           ? k
@@ -2201,6 +2308,52 @@ bool BatchUniformLoadsPass::EmitInnerBackEdge(RewriteState* s) {
                        {SPV_OPERAND_TYPE_ID, {s->inner_merge->id()}}});
   def_use->AnalyzeInstUse(back);
   return true;
+}
+
+bool BatchUniformLoadsPass::EmitOneExit(RewriteState* s) {
+  // The loop's one exit branch goes on while the slot it tests (at the
+  // back edge the next one, at the header this one) is below the batch's
+  // trip count, and leaves the inner loop otherwise.
+  const Plan& plan = s->plan;
+  const bool at_latch = plan.exit_form == ExitForm::kAtLatch;
+  BasicBlock* from = plan.exits[0].from;
+  Instruction* branch = from->terminator();
+  Instruction* point = from->GetMergeInst() ? from->GetMergeInst() : branch;
+  Emitter e(context(), from, BasicBlock::iterator(point));
+  const uint32_t go_on = e.EmitIds(spv::Op::OpULessThan, s->bool_type,
+                                   {at_latch ? s->k_next : s->k, s->trips});
+  if (!e.ok()) return false;
+  const uint32_t stay =
+      branch->GetSingleWordInOperand(plan.exits[0].fires_when_true ? 2 : 1);
+  branch->SetInOperands({{SPV_OPERAND_TYPE_ID, {go_on}},
+                         {SPV_OPERAND_TYPE_ID, {stay}},
+                         {SPV_OPERAND_TYPE_ID, {s->inner_merge->id()}}});
+  context()->get_def_use_mgr()->AnalyzeInstUse(branch);
+  return true;
+}
+
+bool BatchUniformLoadsPass::EmitOneExitMerge(RewriteState* s) {
+  // The inner merge goes to the outer latch, which leaves when the loop
+  // ended. The one exit's block dominates both, so the merge block's phis
+  // take the exit's values as they are, and so does every use after the
+  // loop.
+  auto* def_use = context()->get_def_use_mgr();
+  const Plan& plan = s->plan;
+  const uint32_t from = plan.exits[0].from->id();
+  std::vector<Instruction*> merge_phis;
+  plan.merge->ForEachPhiInst([&](Instruction* phi) { merge_phis.push_back(phi); });
+  for (Instruction* phi : merge_phis) {
+    const uint32_t v = IncomingFrom(phi, from);
+    if (v == 0) return false;
+    phi->SetInOperands({{SPV_OPERAND_TYPE_ID, {v}},
+                        {SPV_OPERAND_TYPE_ID, {s->outer_latch->id()}}});
+    def_use->AnalyzeInstUse(phi);
+  }
+  Emitter im(context(), s->inner_merge);
+  im.Branch(s->outer_latch->id());
+  Emitter ol(context(), s->outer_latch);
+  ol.BranchConditional(s->ended, plan.merge->id(), s->outer->id());
+  return im.ok() && ol.ok();
 }
 
 bool BatchUniformLoadsPass::ReplaceUsesAfterLoop(RewriteState* s,
@@ -2390,8 +2543,12 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
   // fill: each lane's iteration, the exits evaluated there, and the loads;
   // then the shuffles in the header and the inner loop's way out.
   if (!EmitOuter(&s) || !EmitLaneIteration(&s) || !EmitExitTests(&s) ||
-      !CarriedTypes(&s) || !EmitLoads(&s) || !EmitShuffles(&s) ||
-      !EmitInnerBackEdge(&s) || !EmitInnerMerge(&s)) {
+      !CarriedTypes(&s) || !EmitLoads(&s) || !EmitShuffles(&s)) {
+    return false;
+  }
+  const bool one_exit = plan.exit_form != ExitForm::kTwoExits;
+  if (one_exit ? !EmitOneExit(&s) || !EmitOneExitMerge(&s)
+               : !EmitInnerBackEdge(&s) || !EmitInnerMerge(&s)) {
     return false;
   }
   // Every use of a batched value takes it from the header.

@@ -101,7 +101,7 @@ class BatchUniformLoadsPass : public WavePass {
     bool always = false;
     // Test only: a deliberately wrong rewrite, to show the differential
     // tests catch it ("owner-lane-k", "no-bounds", "no-exit-ballot",
-    // "whole-subgroup"; see the pass doc).
+    // "whole-subgroup", "one-more-trip"; see the pass doc).
     std::string mutate;
   };
   // Accepts "min-trip=N,max-components=N,max-live=N,driver-unroll=N,always,
@@ -153,6 +153,13 @@ class BatchUniformLoadsPass : public WavePass {
     bool speculative = false;
     uint32_t cost = 0;  // memory cost per iteration (see the pass doc)
   };
+  // How the rewritten inner loop leaves. kAtHeader and kAtLatch: the loop's
+  // one way out is a predictable exit tested by the header's (or the back
+  // edge's) own branch; the batch's trip count is computed once in the fill
+  // and that branch tests the slot counter against it (one exit, as a hand
+  // writes it). kTwoExits: the loop's own exits stay where they are and the
+  // back edge also leaves when the batch is used up.
+  enum class ExitForm { kTwoExits, kAtHeader, kAtLatch };
   // A loop the pass can rewrite, and the loads it batches.
   // The loop's shape (lib/analysis/loops.h) and what the rewrite needs
   // beyond it.
@@ -178,6 +185,8 @@ class BatchUniformLoadsPass : public WavePass {
     // them (DriverScalarizes), and what they read, for the remarks.
     uint32_t left_to_driver = 0;
     std::string left_to_driver_why;
+    // Where the inner loop leaves (see ExitFormOf).
+    ExitForm exit_form = ExitForm::kTwoExits;
   };
 
   // A plan accepted in a round: its loop's depth and program order.
@@ -300,6 +309,9 @@ class BatchUniformLoadsPass : public WavePass {
   bool EmitLaneIteration(RewriteState* s);
   // The fill: the exit tests at this lane's iteration, the slot guard.
   bool EmitExitTests(RewriteState* s);
+  // The fill, for the one-exit forms: whether the loop ends in this batch
+  // (RewriteState::ended) and the inner loop's trip count (::trips).
+  bool EmitBatchTrips(RewriteState* s, uint32_t any, uint32_t to_stop);
   // RewriteState::carried.
   bool CarriedTypes(RewriteState* s);
   // The fill's guarded loads (RewriteState::cache), per group of values
@@ -319,8 +331,12 @@ class BatchUniformLoadsPass : public WavePass {
                         const std::vector<uint32_t>& taken);
   // The exits and the back edge retargeted to the inner merge.
   bool EmitInnerBackEdge(RewriteState* s);
+  // The one-exit forms' counterpart: the loop's branch tests the slot
+  // counter against the batch's trip count.
+  bool EmitOneExit(RewriteState* s);
   // The inner merge and the outer latch; the phis that carry values out.
   bool EmitInnerMerge(RewriteState* s);
+  bool EmitOneExitMerge(RewriteState* s);
   bool EmitInnerMergePhis(RewriteState* s, Emitter* im, uint32_t* ended);
   bool RouteMergePhis(RewriteState* s, Emitter* im);
   bool RouteLoopValues(RewriteState* s, Emitter* im);
@@ -330,6 +346,17 @@ class BatchUniformLoadsPass : public WavePass {
   bool UsedAfterLoop(RewriteState* s, spvtools::opt::Instruction* inst);
   bool ReplaceUsesAfterLoop(RewriteState* s, spvtools::opt::Instruction* inst,
                             uint32_t through);
+
+  // The form of |plan|'s inner loop (see ExitForm) given its |exits|.
+  ExitForm ExitFormOf(const Plan& plan, const LoopExits& exits);
+  // Whether |from| ends the loop's top: the blocks from the header to it,
+  // each the one successor of the one before and entered only from it, so
+  // that every iteration runs them first. The one-exit header form runs
+  // them again, with the same values, when a batch ends and the next one
+  // starts: they must be blocks for which that changes nothing
+  // (RunsTwiceAlike: no writes, barriers, calls, volatile or atomic reads).
+  bool TopRepeatable(const Plan& plan, spvtools::opt::BasicBlock* from);
+  bool RunsTwiceAlike(const spvtools::opt::BasicBlock* block);
 
   // " [loop %N]": which loop a remark is about, for modules without lines.
   static std::string LoopTag(const spvtools::opt::Loop& loop);

@@ -1,7 +1,8 @@
 // The tiled-lighting loop: a {pos, color, params} light per iteration. An
-// outer loop over batches loads this lane's light of the batch; the original
-// loop, now inner, takes its light from lane first + k at the top of each
-// iteration (three members shuffled).
+// outer loop over batches loads this lane's light of the batch and computes
+// the batch's trip count once; the original loop, now inner, takes its light
+// from lane first + k at the top of each iteration (three members shuffled)
+// and has one exit: its own test, now of k against the trip count.
 // RUN: %waveopt %s --ssa-rewrite --batch-uniform-loads -o %t.spv --remarks=batch 2> %t.remarks
 // RUN: %spirv-val --target-env vulkan1.1 %t.spv
 // RUN: %spirv-dis %t.spv | %FileCheck %s
@@ -39,6 +40,13 @@
 // CHECK: [[XSET:%[0-9]+]] = OpINotEqual %bool [[X]] %uint_4294967295
 // CHECK: [[FIRSTSTOP:%[0-9]+]] = OpSelect %uint [[XSET]] [[X]] {{%[0-9]+}}
 // CHECK: [[OFF:%[0-9]+]] = OpISub %uint [[FIRSTSTOP]] [[FIRST]]
+// The loop ends in this batch when the slot that leaves is one of it; the
+// inner loop then runs the slots before it, else the whole batch.
+// CHECK: [[IN:%[0-9]+]] = OpULessThan %bool [[OFF]] [[BATCH]]
+// CHECK: [[ENDED:%[0-9]+]] = OpLogicalAnd %bool [[ANY]] [[IN]]
+// CHECK: [[TRIPS:%[0-9]+]] = OpSelect %uint [[ENDED]] [[OFF]] [[BATCH]]
+// The lanes that load: those whose slot runs (up to and with the one that
+// leaves), and whose own iteration goes on.
 // CHECK: [[TOSTOP:%[0-9]+]] = OpIAdd %uint [[OFF]] %uint_1
 // CHECK: [[LESS:%[0-9]+]] = OpULessThan %bool [[TOSTOP]] [[BATCH]]
 // CHECK: [[FEWER:%[0-9]+]] = OpLogicalAnd %bool [[ANY]] [[LESS]]
@@ -62,19 +70,22 @@
 // CHECK-NOT: OpCompositeConstruct %Light
 // CHECK: [[KNEXT]] = OpIAdd %uint [[K]] %uint_1
 // CHECK: OpLoopMerge [[INNERMERGE:%[0-9]+]] [[LATCH]] None
-// CHECK: OpBranchConditional {{%[0-9]+}} {{%[0-9]+}} [[INNERMERGE]]
+// The loop's exit test (the block after the header) is now k against the
+// trip count: the inner loop's one exit.
+// CHECK: [[GO:%[0-9]+]] = OpULessThan %bool [[K]] [[TRIPS]]
+// CHECK: OpBranchConditional [[GO]] {{%[0-9]+}} [[INNERMERGE]]
 // CHECK: OpStore {{%[0-9]+}} [[POS]]
 // CHECK: OpStore {{%[0-9]+}} [[COLOR]]
 // CHECK: OpStore {{%[0-9]+}} [[PARAMS]]
-// The latch leaves the inner loop when the batch is used up; the outer
-// latch leaves for good when the exit test did.
+// The back edge goes back unconditionally; the inner merge has no phis (the
+// values leave through the header's); the outer latch leaves for good when
+// the loop ended in this batch.
 // CHECK: [[LATCH]] = OpLabel
-// CHECK: [[MORE:%[0-9]+]] = OpULessThan %bool [[KNEXT]] [[BATCH]]
-// CHECK: OpBranchConditional [[MORE]] {{%[0-9]+}} [[INNERMERGE]]
+// CHECK-NOT: OpBranchConditional
 // CHECK: [[INNERMERGE]] = OpLabel
-// CHECK: [[ENDED:%[0-9]+]] = OpPhi %bool %true {{%[0-9]+}} %false [[LATCH]]
+// CHECK-NEXT: OpBranch [[OUTERLATCH]]
 // CHECK: [[OUTERLATCH]] = OpLabel
-// CHECK: OpBranchConditional [[ENDED]] [[MERGE]] [[OUTER]]
+// CHECK-NEXT: OpBranchConditional [[ENDED]] [[MERGE]] [[OUTER]]
 #version 450
 layout(local_size_x = 8, local_size_y = 8) in;
 struct Light { vec4 pos; vec4 color; vec4 params; };
