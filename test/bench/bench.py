@@ -73,7 +73,9 @@ CPU driver, not what they gain on a GPU, where same-address loads and atomics
 serialise in the memory system and cross-lane operations are single
 instructions (the seeds measure 20x+ for uniform-load loops on NVIDIA and
 1.4 ms → 0.2 ms for a luminance histogram on RDNA 2). GPU rows appear only when
-the machine that runs the driver has a Vulkan GPU (`--gpu`).
+the machine that runs the driver has a Vulkan GPU (`--gpu`). One run on a
+lent NVIDIA H200 (equality of every kernel's versions on the GPU, and times)
+is in [benchmarks-gpu.md](benchmarks-gpu.md) (`test/bench/gpu_check.sh`).
 """
 
 KERNELS = [
