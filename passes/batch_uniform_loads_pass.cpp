@@ -1088,28 +1088,56 @@ BatchUniformLoadsPass::ExitForm BatchUniformLoadsPass::ExitFormOf(
   const LoopExit& exit = plan.exits[0];
   BasicBlock* from = exit.from;
   const Instruction* branch = from->terminator();
-  if (from != plan.exit_sources[0] ||
-      branch->opcode() != spv::Op::OpBranchConditional ||
+  if (branch->opcode() != spv::Op::OpBranchConditional ||
       branch->GetSingleWordInOperand(0) != exit.cond) {
     return ExitForm::kTwoExits;
   }
   const uint32_t stay = branch->GetSingleWordInOperand(exit.fires_when_true ? 2 : 1);
   const uint32_t leave = branch->GetSingleWordInOperand(exit.fires_when_true ? 1 : 2);
-  if (leave != plan.merge->id() || stay == plan.merge->id()) {
+  // The exit goes to the merge block, or through a block that only
+  // branches there (a `break` of glslang's `for (;;) { if (..) break; }`).
+  BasicBlock* source = plan.exit_sources[0];
+  const bool direct = source == from && leave == plan.merge->id();
+  if (!direct && !(leave == source->id() && IsBreakBlock(plan, source))) {
     return ExitForm::kTwoExits;
   }
+  if (stay == plan.merge->id() || stay == leave) return ExitForm::kTwoExits;
   if (from == plan.latch) {
     return stay == plan.header->id() ? ExitForm::kAtLatch : ExitForm::kTwoExits;
   }
   return TopRepeatable(plan, from) ? ExitForm::kAtHeader : ExitForm::kTwoExits;
 }
 
-bool BatchUniformLoadsPass::TopRepeatable(const Plan& plan, BasicBlock* from) {
-  // Blocks of the loop other than the header are entered from the loop only.
+namespace {
+
+// How many branches of the loop's blocks go to each block (blocks of the
+// loop other than the header are entered from the loop only).
+std::unordered_map<uint32_t, int> LoopPreds(const LoopShape& plan) {
   std::unordered_map<uint32_t, int> preds;
   for (BasicBlock* b : plan.blocks) {
     b->ForEachSuccessorLabel([&](const uint32_t succ) { ++preds[succ]; });
   }
+  return preds;
+}
+
+}  // namespace
+
+bool BatchUniformLoadsPass::IsBreakBlock(const Plan& plan, BasicBlock* block) {
+  if (block == plan.header || LoopPreds(plan)[block->id()] != 1) return false;
+  for (const Instruction& inst : *block) {
+    if (inst.opcode() == spv::Op::OpBranch) {
+      return inst.GetSingleWordInOperand(0) == plan.merge->id();
+    }
+    if (MemoryEffectOf(context(), &inst) != MemoryEffect::kNone ||
+        inst.opcode() == spv::Op::OpPhi || inst.result_id() != 0) {
+      return false;
+    }
+  }
+  return false;
+}
+
+bool BatchUniformLoadsPass::TopRepeatable(const Plan& plan, BasicBlock* from) {
+  std::unordered_map<uint32_t, int> preds = LoopPreds(plan);
   BasicBlock* block = plan.header;
   while (RunsTwiceAlike(block)) {
     if (block == from) return true;
@@ -2325,10 +2353,18 @@ bool BatchUniformLoadsPass::EmitOneExit(RewriteState* s) {
   if (!e.ok()) return false;
   const uint32_t stay =
       branch->GetSingleWordInOperand(plan.exits[0].fires_when_true ? 2 : 1);
+  // Straight to the inner merge, or through the break block (now a break
+  // of the inner loop).
+  BasicBlock* source = plan.exit_sources[0];
+  const uint32_t leave = source == from ? s->inner_merge->id() : source->id();
   branch->SetInOperands({{SPV_OPERAND_TYPE_ID, {go_on}},
                          {SPV_OPERAND_TYPE_ID, {stay}},
-                         {SPV_OPERAND_TYPE_ID, {s->inner_merge->id()}}});
+                         {SPV_OPERAND_TYPE_ID, {leave}}});
   context()->get_def_use_mgr()->AnalyzeInstUse(branch);
+  if (source != from) {
+    source->terminator()->SetInOperand(0, {s->inner_merge->id()});
+    context()->get_def_use_mgr()->AnalyzeInstUse(source->terminator());
+  }
   return true;
 }
 
@@ -2339,7 +2375,7 @@ bool BatchUniformLoadsPass::EmitOneExitMerge(RewriteState* s) {
   // loop.
   auto* def_use = context()->get_def_use_mgr();
   const Plan& plan = s->plan;
-  const uint32_t from = plan.exits[0].from->id();
+  const uint32_t from = plan.exit_sources[0]->id();
   std::vector<Instruction*> merge_phis;
   plan.merge->ForEachPhiInst([&](Instruction* phi) { merge_phis.push_back(phi); });
   for (Instruction* phi : merge_phis) {

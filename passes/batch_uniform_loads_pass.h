@@ -356,6 +356,9 @@ class BatchUniformLoadsPass : public WavePass {
   // starts: they must be blocks for which that changes nothing
   // (RunsTwiceAlike: no writes, barriers, calls, volatile or atomic reads).
   bool TopRepeatable(const Plan& plan, spvtools::opt::BasicBlock* from);
+  // Whether |block| only passes a loop exit on: no phi, no instruction with
+  // a result or an effect, an OpBranch to the merge block, one predecessor.
+  bool IsBreakBlock(const Plan& plan, spvtools::opt::BasicBlock* block);
   bool RunsTwiceAlike(const spvtools::opt::BasicBlock* block);
 
   // " [loop %N]": which loop a remark is about, for modules without lines.
