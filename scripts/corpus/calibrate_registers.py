@@ -18,9 +18,20 @@ vega10 (GCN5): VGPRs, SGPRs, "Subgroups per SIMD" (occupancy), spills.
 
 Inputs: the benchmark's light loops (test/bench/kernels/light_loop*/naive.*)
 compiled by glslang for vulkan1.1, 1.2 and 1.3, GLSL and HLSL; the pass's
-own lit test kernels (test/lit/batch-uniform-loads/*.comp); and every module
-of the scratch corpus (scripts/corpus/build_corpus.py; raw and after
-spirv-opt -O) where the pass has a candidate.
+own lit test kernels (test/lit/batch-uniform-loads/*.comp); kernels of
+graded pressure generated here (PRESSURE: the light loop with a batch of
+1-4 vec4 and 0-12 more per-lane vec4 accumulators; the corpus has no
+kernel near the limit); and every module of the scratch corpus
+(scripts/corpus/build_corpus.py; raw and after spirv-opt -O) where the
+pass has a candidate.
+
+The estimate of a batched kernel is what CostRule compares with max-live:
+max(kernel's busiest point, loop + batch + 2) over its batched loops. The
+summary gives, per target, its correlation with the VGPRs of the batched
+kernel, the worst under- and over-estimates, VGPRs by estimate, every
+kernel whose batched build loses occupancy against `base`, and for each
+max-live from 20 to 60 how many kernels it would refuse against how many
+lose RDNA2 occupancy.
 
   scripts/corpus/calibrate_registers.py [--corpus DIR] [--build DIR]
       [--work DIR] [--jobs N] [--only REGEX] [--no-corpus] [--out DIR]
