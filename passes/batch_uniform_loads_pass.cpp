@@ -1359,8 +1359,41 @@ uint32_t BatchUniformLoadsPass::LiveEstimate(
         return false;
     }
   };
+  // A value read from an input variable (a compute shader's are the
+  // invocation ids), and parts of one, count nothing: drivers preload the
+  // ids in registers at wave launch and hold them to their last use,
+  // wherever the module reads them. GLSL reads gl_GlobalInvocationID again
+  // after a loop, HLSL's entry point copies SV_DispatchThreadID before it:
+  // the same registers (measured with RADV), now the same estimate.
+  std::function<bool(const Instruction*, int)> from_input =
+      [&](const Instruction* inst, int depth) -> bool {
+    if (depth > 4) return false;
+    switch (inst->opcode()) {
+      case spv::Op::OpLoad: {
+        const Instruction* base = inst->GetBaseAddress();
+        return base != nullptr && base->opcode() == spv::Op::OpVariable &&
+               spv::StorageClass(base->GetSingleWordInOperand(0)) ==
+                   spv::StorageClass::Input;
+      }
+      case spv::Op::OpCompositeExtract:
+      case spv::Op::OpVectorShuffle:
+      case spv::Op::OpBitcast:
+      case spv::Op::OpCopyObject:
+      case spv::Op::OpCopyLogical: {
+        bool all = true;
+        inst->ForEachInId([&](const uint32_t* id) {
+          const Instruction* d = context()->get_def_use_mgr()->GetDef(*id);
+          if (d == nullptr || !from_input(d, depth + 1)) all = false;
+        });
+        return all;
+      }
+      default:
+        return false;
+    }
+  };
   auto weight = [&](const Instruction* inst) -> uint32_t {
     if (inst->result_id() == 0 || inst->type_id() == 0) return 0;
+    if (from_input(inst, 0)) return 0;
     if (uniformity.IsSubgroupUniform(inst->result_id()) &&
         (!has_float(inst->type_id()) || scalar_read(inst, 0))) {
       return 0;

@@ -90,10 +90,11 @@ class BatchUniformLoadsPass : public WavePass {
     // Estimated per-lane 32-bit values live in the loop after the rewrite
     // (the loop's own pressure, what its callers hold across the call, the
     // batch); above it the rewrite would cost occupancy. RDNA2 keeps its
-    // most waves per SIMD up to 32 VGPRs at wave64 and wave32; the estimate
-    // leaves the driver's temporaries out, hence the margin (calibrated on
-    // the corpus with `waverun isa`, see the pass doc).
-    uint32_t max_live = 28;
+    // most waves per SIMD up to 32 VGPRs at wave64 and wave32. Calibrated
+    // with RADV (scripts/corpus/calibrate_registers.py, see the pass doc):
+    // every batched kernel estimated at up to 32 compiled to at most 32
+    // VGPRs; from 35 on most lost waves.
+    uint32_t max_live = 32;
     // A loop with a constant trip count up to this many iterations and no
     // DontUnroll is left to the driver, which unrolls it (0: never).
     uint32_t driver_unroll = 32;
