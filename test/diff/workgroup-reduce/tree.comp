@@ -51,6 +51,15 @@
 // RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce -DWG=64" --waverun="-DWG=64" 2>&1 | %FileCheck %s --check-prefix=RUNTIME
 // RUN: %diff %s --waveopt-flags="-O --subgroup-size=64 --remarks=workgroup-reduce -DWG=64" --waverun="-DWG=64" --widths= --sim-widths=64 2>&1 | %FileCheck %s --check-prefix=SINGLE
 // RUN: %diff %s --waveopt-flags="-O --assume-driver=radv --remarks=workgroup-reduce -DWG=32 -DOP=MIN" --waverun="-DWG=32 -DOP=MIN" --widths= --sim-widths=32,64 2>&1 | %FileCheck %s --check-prefix=SINGLE
+// The folds of the slots: fold=rank (the active lanes split the slots, a
+// second reduction), and the RADV profile's slot count (NumSubgroups as
+// reported, no lavapipe correction: run on the simulator only, which counts
+// subgroups as RADV does; 200 invocations leave a partial subgroup at 32
+// and 64).
+// RUN: %diff %s --waveopt-flags="-O --pass-params=workgroup-reduce:fold=rank --remarks=workgroup-reduce -DWG=48" --waverun="-DWG=48" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --pass-params=workgroup-reduce:fold=rank --remarks=workgroup-reduce -DWG=256 -DOP=MIN" --waverun="-DWG=256 -DOP=MIN" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --assume-driver=radv --remarks=workgroup-reduce -DWG=200" --waverun="-DWG=200" --widths= --sim-widths=32,64 2>&1 | %FileCheck %s --check-prefix=RADV
+// RUN: %diff %s --waveopt-flags="-O --assume-driver=radv --remarks=workgroup-reduce -DWG=256 -DOP=MAX" --waverun="-DWG=256 -DOP=MAX" 2>&1 | %FileCheck %s
 // CHECK: applied ReducedTree in main
 // CHECK: PASS: equal at sizes 4,8,16,32,64
 // SPEC: applied ReducedTree in main: {{.*}}; other workgroup sizes than powers of two up to 1024 keep the original
@@ -61,6 +70,8 @@
 // RUNTIME: PASS: equal at sizes 4,8,16,32,64
 // SINGLE: applied ReducedTree in main: {{.*}} becomes one subgroup reduction, no shared memory
 // SINGLE: PASS: equal at sizes
+// RADV: applied ReducedTree in main: {{.*}} becomes one shared slot per subgroup and one barrier
+// RADV: PASS: equal at sizes 32,64
 #version 450
 #ifndef WG
 #define WG 64
