@@ -38,6 +38,9 @@ constexpr uint64_t kMaxTracedSize = 1024;
 // The largest subgroup size Vulkan allows: larger workgroups are never one
 // subgroup.
 constexpr uint64_t kMaxSubgroupSize = 128;
+// The largest workgroup whose slots the RADV profile folds serially: 8
+// slots at wave32.
+constexpr uint64_t kMaxSerialFoldWorkgroup = 256;
 
 bool IsGlslMinMax(uint32_t ext) {
   return ext == kFMin || ext == kUMin || ext == kSMin || ext == kFMax ||
@@ -1484,15 +1487,13 @@ bool WorkgroupReducePass::EmitSlotLoop(Tree* tree, Emission* em, BasicBlock* fro
   uint32_t start = fe.UInt(0);
   uint32_t step = fe.UInt(1);
   if (rank) {
-    context()->AddCapability(spv::Capability::GroupNonUniformBallot);
-    const uint32_t v4uint = fe.UIntVectorType(4);
-    const uint32_t all_lanes = fe.Bool(true);
-    const uint32_t ballot =
-        fe.Group(spv::Op::OpGroupNonUniformBallot, v4uint, -1, {all_lanes});
-    start = fe.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type,
-                     kExclusiveScan, {ballot});
-    step = fe.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type, kReduce,
-                    {ballot});
+    // The rank and the count of the active lanes as sums of 1: ACO lowers
+    // the exclusive sum to v_mbcnt (2 instructions) where a ballot's
+    // exclusive bit count costs 11 at wave64 (see the pass doc).
+    const uint32_t one = step;
+    start = fe.Group(spv::Op::OpGroupNonUniformIAdd, uint_type, kExclusiveScan,
+                     {one});
+    step = fe.Group(spv::Op::OpGroupNonUniformIAdd, uint_type, kReduce, {one});
   }
   const uint32_t count = SlotCount(*tree, &fe, size_var, count_var);
   if (count == 0) return false;
@@ -1517,6 +1518,17 @@ bool WorkgroupReducePass::EmitSlotLoop(Tree* tree, Emission* em, BasicBlock* fro
   be.Branch(header->id());
   *last = merge;
   return fe.ok() && he.ok() && be.ok();
+}
+
+bool WorkgroupReducePass::UseRankFold(const Tree& tree) const {
+  if (!params_.fold.empty()) return params_.fold == "rank";
+  // The serial fold runs NumSubgroups iterations in every subgroup: fewer
+  // static instructions (no ballot, no second reduction), but quadratic in
+  // the slots. Only RADV's waves of 32 or 64 keep it short enough: at most
+  // 8 slots (see the pass doc's measurements; lavapipe at 8 and 16 lanes
+  // runs it 2-8x slower than the rank fold).
+  return !(config().driver == AssumedDriver::kRadv &&
+           tree.max_workgroup <= kMaxSerialFoldWorkgroup);
 }
 
 bool WorkgroupReducePass::EmitGeneric(Tree* tree, Emission* em, uint32_t x,
@@ -1556,7 +1568,7 @@ bool WorkgroupReducePass::EmitGeneric(Tree* tree, Emission* em, uint32_t x,
   // The serial fold reads every slot in every invocation (hand's loop over
   // NumSubgroups); the rank fold splits the slots among the active lanes
   // and reduces the partial folds (see the pass doc's cost rule).
-  const bool rank = params_.fold == "rank";
+  const bool rank = UseRankFold(*tree);
   uint32_t acc = 0;
   if (!EmitSlotLoop(tree, em, join, rank, last, &acc)) return false;
   if (!rank) {

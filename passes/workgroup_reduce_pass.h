@@ -78,7 +78,8 @@ class WorkgroupReducePass : public WavePass {
     // Which form: "" (the cost rule), "generic" (never the single-subgroup
     // form), "runtime" (the NumSubgroups == 1 test whenever it can hold).
     std::string form;
-    // How every invocation folds the slots: "" (the cost rule: "serial"),
+    // How every invocation folds the slots: "" (the cost rule: "serial"
+    // under --assume-driver=radv for up to 256 invocations, else "rank"),
     // "serial" (every invocation reads every slot in order: one uniform
     // loop, no second reduction), "rank" (each active lane reads every
     // |active|-th slot from its ballot rank on, then a second subgroup
@@ -160,6 +161,9 @@ class WorkgroupReducePass : public WavePass {
   // count (the caller reduces |acc| over the subgroup), else every slot.
   bool EmitSlotLoop(Tree* tree, Emission* em, spvtools::opt::BasicBlock* from,
                     bool rank, spvtools::opt::BasicBlock** last, uint32_t* acc);
+  // Whether the generic form folds the slots by ballot rank (else serially):
+  // the fold= parameter, else the cost rule.
+  bool UseRankFold(const Tree& tree) const;
   // The number of slots the subgroups wrote, emitted at the end of |e|.
   uint32_t SlotCount(const Tree& tree, Emitter* e, uint32_t size_var,
                      uint32_t count_var);

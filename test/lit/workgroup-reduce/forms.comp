@@ -1,12 +1,16 @@
 // The forms of workgroup-reduce on the loop form of tree.comp (the kernel
 // of test/diff/workgroup-reduce/, where each is run at every width).
 //
-// GENERIC (256 invocations): each subgroup's reduction goes to its slot
-// (SubgroupId) from the elected lane, one barrier, every invocation folds
-// the slots 0 .. NumSubgroups - 1 in order (no correction of NumSubgroups:
-// 256 is a multiple of every subgroup size) and no second reduction; the
-// tree's loop and its barriers are gone, the reader takes the fold.
-// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=256 -O -o %t.generic.spv --remarks=workgroup-reduce 2> %t.generic.remarks
+// GENERIC (256 invocations, --assume-driver=radv: the serial fold): each
+// subgroup's reduction goes to its slot (SubgroupId) from the elected lane,
+// one barrier, every invocation folds the slots 0 .. NumSubgroups - 1 in
+// order (no correction of NumSubgroups: RADV counts its waves, and 256 is a
+// multiple of every subgroup size) and no second reduction; the tree's loop
+// and its barriers are gone, the reader takes the fold. fold=serial gives
+// the same module without the profile.
+// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=256 -O --assume-driver=radv -o %t.generic.spv --remarks=workgroup-reduce 2> %t.generic.remarks
+// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=256 -O --pass-params=workgroup-reduce:fold=serial -o %t.serial.spv
+// RUN: cmp %t.generic.spv %t.serial.spv
 // RUN: %spirv-val --target-env vulkan1.1 %t.generic.spv
 // RUN: %spirv-dis %t.generic.spv | %FileCheck %s --check-prefix=GENERIC
 // RUN: %FileCheck %s --check-prefix=GENERIC-REMARK < %t.generic.remarks
@@ -41,15 +45,18 @@
 // GENERIC: OpFunctionEnd
 // GENERIC-REMARK: applied ReducedTree in main: an integer add tree over tmp (8 steps, 9 barriers, 1 reader(s)) becomes one shared slot per subgroup and one barrier
 //
-// RANK (fold=rank): each active lane folds every |active|-th slot from its
-// ballot rank on, then a second reduction of the folds.
+// RANK (fold=rank, plain -O's fold): each active lane folds every
+// |active|-th slot from its rank on (both sums of 1 over the subgroup: ACO
+// makes v_mbcnt and s_bcnt1 of them), then a second reduction of the folds.
 // RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=256 -O --pass-params=workgroup-reduce:fold=rank -o %t.rank.spv
 // RUN: %spirv-val --target-env vulkan1.1 %t.rank.spv
 // RUN: %spirv-dis %t.rank.spv | %FileCheck %s --check-prefix=RANK
+// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=256 -O -o %t.plain.spv
+// RUN: cmp %t.rank.spv %t.plain.spv
 // RANK: OpControlBarrier %uint_2 %uint_2 %uint_264
-// RANK: [[B:%[0-9]+]] = OpGroupNonUniformBallot %v4uint %uint_3 %true
-// RANK: [[START:%[0-9]+]] = OpGroupNonUniformBallotBitCount %uint %uint_3 ExclusiveScan [[B]]
-// RANK: [[STEP:%[0-9]+]] = OpGroupNonUniformBallotBitCount %uint %uint_3 Reduce [[B]]
+// RANK-NOT: OpGroupNonUniformBallot
+// RANK: [[START:%[0-9]+]] = OpGroupNonUniformIAdd %uint %uint_3 ExclusiveScan %uint_1
+// RANK: [[STEP:%[0-9]+]] = OpGroupNonUniformIAdd %uint %uint_3 Reduce %uint_1
 // RANK: OpPhi %uint [[START]]
 // RANK: OpLoopMerge
 // RANK: OpIAdd %uint {{%[0-9]+}} [[STEP]]
@@ -164,5 +171,5 @@
 // RUN: cmp %t.generic.spv %t.again.spv
 // RUN: %waveopt %t.spec.spv --workgroup-reduce -o %t.spec.again.spv
 // RUN: cmp %t.spec.spv %t.spec.again.spv
-// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=256 -O -o %t.generic2.spv
+// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=256 -O --assume-driver=radv -o %t.generic2.spv
 // RUN: cmp %t.generic.spv %t.generic2.spv
