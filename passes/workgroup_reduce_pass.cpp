@@ -1526,7 +1526,7 @@ bool WorkgroupReducePass::UseRankFold(const Tree& tree) const {
   // static instructions (no ballot, no second reduction), but quadratic in
   // the slots. Only RADV's waves of 32 or 64 keep it short enough: at most
   // 8 slots (see the pass doc's measurements; lavapipe at 8 and 16 lanes
-  // runs it 2-8x slower than the rank fold).
+  // runs it 3-11x slower than the rank fold).
   return !(config().driver == AssumedDriver::kRadv &&
            tree.max_workgroup <= kMaxSerialFoldWorkgroup);
 }

@@ -56,13 +56,16 @@
 // invocations), and the RADV profile (the serial fold up to 256
 // invocations, NumSubgroups as reported, no lavapipe correction: run on the
 // simulator only, which counts subgroups as RADV does; 200 invocations
-// leave a partial subgroup at 32 and 64; 512 take the rank fold).
+// leave a partial subgroup at 32 and 64; 512 take the rank fold; 64, a
+// multiple of every lavapipe size, the run-time test with the serial fold
+// behind it).
 // RUN: %diff %s --waveopt-flags="-O --pass-params=workgroup-reduce:fold=serial --remarks=workgroup-reduce -DWG=200" --waverun="-DWG=200" 2>&1 | %FileCheck %s
 // RUN: %diff %s --waveopt-flags="-O --pass-params=workgroup-reduce:fold=serial --remarks=workgroup-reduce -DWG=48 -DOP=MIN" --waverun="-DWG=48 -DOP=MIN" 2>&1 | %FileCheck %s
 // RUN: %diff %s --waveopt-flags="-O --pass-params=workgroup-reduce:fold=serial --remarks=workgroup-reduce -DWG=256 -DACCUMULATE" --waverun="-DWG=256 -DACCUMULATE" 2>&1 | %FileCheck %s
 // RUN: %diff %s --waveopt-flags="-O --assume-driver=radv --remarks=workgroup-reduce -DWG=200" --waverun="-DWG=200" --widths= --sim-widths=32,64 2>&1 | %FileCheck %s --check-prefix=RADV
 // RUN: %diff %s --waveopt-flags="-O --assume-driver=radv --remarks=workgroup-reduce -DWG=512 -DOP=XOR" --waverun="-DWG=512 -DOP=XOR" --widths= --sim-widths=32,64 2>&1 | %FileCheck %s --check-prefix=RADV
 // RUN: %diff %s --waveopt-flags="-O --assume-driver=radv --remarks=workgroup-reduce -DWG=256 -DOP=MAX" --waverun="-DWG=256 -DOP=MAX" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --assume-driver=radv --remarks=workgroup-reduce -DWG=64 -DOP=AND" --waverun="-DWG=64 -DOP=AND" 2>&1 | %FileCheck %s --check-prefix=RUNTIME
 // CHECK: applied ReducedTree in main
 // CHECK: PASS: equal at sizes 4,8,16,32,64
 // SPEC: applied ReducedTree in main: {{.*}}; other workgroup sizes than powers of two up to 1024 keep the original
