@@ -52,18 +52,15 @@
 // RUN: %diff %s --waveopt-flags="-O --subgroup-size=64 --remarks=workgroup-reduce -DWG=64" --waverun="-DWG=64" --widths= --sim-widths=64 2>&1 | %FileCheck %s --check-prefix=SINGLE
 // RUN: %diff %s --waveopt-flags="-O --assume-driver=radv --remarks=workgroup-reduce -DWG=32 -DOP=MIN" --waverun="-DWG=32 -DOP=MIN" --widths= --sim-widths=32,64 2>&1 | %FileCheck %s --check-prefix=SINGLE
 // The folds of the slots: fold=serial (every invocation reads every slot;
-// with one slot more where lavapipe rounds NumSubgroups down: 200 and 48
+// with one slot more where lavapipe rounds NumSubgroups down: 200
 // invocations), and the RADV profile (the serial fold up to 256
-// invocations, NumSubgroups as reported, no lavapipe correction: run on the
-// simulator only, which counts subgroups as RADV does; 200 invocations
-// leave a partial subgroup at 32 and 64; 512 take the rank fold; 64, a
-// multiple of every lavapipe size, the run-time test with the serial fold
-// behind it).
+// invocations, NumSubgroups as reported, no lavapipe correction: 200
+// invocations run on the simulator only, which counts subgroups as RADV
+// does, and leave a partial subgroup at 32 and 64; 256 and 64 are
+// multiples of every lavapipe size; 64 takes the run-time test with the
+// serial fold behind it).
 // RUN: %diff %s --waveopt-flags="-O --pass-params=workgroup-reduce:fold=serial --remarks=workgroup-reduce -DWG=200" --waverun="-DWG=200" 2>&1 | %FileCheck %s
-// RUN: %diff %s --waveopt-flags="-O --pass-params=workgroup-reduce:fold=serial --remarks=workgroup-reduce -DWG=48 -DOP=MIN" --waverun="-DWG=48 -DOP=MIN" 2>&1 | %FileCheck %s
-// RUN: %diff %s --waveopt-flags="-O --pass-params=workgroup-reduce:fold=serial --remarks=workgroup-reduce -DWG=256 -DACCUMULATE" --waverun="-DWG=256 -DACCUMULATE" 2>&1 | %FileCheck %s
 // RUN: %diff %s --waveopt-flags="-O --assume-driver=radv --remarks=workgroup-reduce -DWG=200" --waverun="-DWG=200" --widths= --sim-widths=32,64 2>&1 | %FileCheck %s --check-prefix=RADV
-// RUN: %diff %s --waveopt-flags="-O --assume-driver=radv --remarks=workgroup-reduce -DWG=512 -DOP=XOR" --waverun="-DWG=512 -DOP=XOR" --widths= --sim-widths=32,64 2>&1 | %FileCheck %s --check-prefix=RADV
 // RUN: %diff %s --waveopt-flags="-O --assume-driver=radv --remarks=workgroup-reduce -DWG=256 -DOP=MAX" --waverun="-DWG=256 -DOP=MAX" 2>&1 | %FileCheck %s
 // RUN: %diff %s --waveopt-flags="-O --assume-driver=radv --remarks=workgroup-reduce -DWG=64 -DOP=AND" --waverun="-DWG=64 -DOP=AND" 2>&1 | %FileCheck %s --check-prefix=RUNTIME
 // CHECK: applied ReducedTree in main
