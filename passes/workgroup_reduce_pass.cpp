@@ -38,6 +38,9 @@ constexpr uint64_t kMaxTracedSize = 1024;
 // The largest subgroup size Vulkan allows: larger workgroups are never one
 // subgroup.
 constexpr uint64_t kMaxSubgroupSize = 128;
+// The largest workgroup whose slots the RADV profile folds serially: 8
+// slots at wave32.
+constexpr uint64_t kMaxSerialFoldWorkgroup = 256;
 
 bool IsGlslMinMax(uint32_t ext) {
   return ext == kFMin || ext == kUMin || ext == kSMin || ext == kFMax ||
@@ -348,13 +351,16 @@ bool WorkgroupReducePass::ParseParams(const std::string& text, Params* params,
       params->always = true;
     } else if (key == "form" && (value == "generic" || value == "runtime")) {
       params->form = value;
+    } else if (key == "fold" && (value == "serial" || value == "rank")) {
+      params->fold = value;
     } else if (key == "mutate" &&
                (value == "no-slot-barrier" || value == "first-slot-only" ||
                 value == "no-identity")) {
       params->mutate = value;
     } else {
       *error = "unknown parameter '" + key + (value.empty() ? "" : "=" + value) +
-               "' (expected float-reassoc, always, form=generic|runtime)";
+               "' (expected float-reassoc, always, form=generic|runtime, "
+               "fold=serial|rank)";
       return false;
     }
   }
@@ -1433,17 +1439,41 @@ bool WorkgroupReducePass::EmitContribution(Tree* tree, Emission* em, Emitter* e,
   return e->ok();
 }
 
+uint32_t WorkgroupReducePass::SlotCount(const Tree& tree, Emitter* e,
+                                        uint32_t size_var, uint32_t count_var) {
+  const uint32_t uint_type = e->UIntType(32);
+  const uint32_t reported = e->EmitIds(spv::Op::OpLoad, uint_type, {count_var});
+  // Every implementation has at least ceil(invocations / SubgroupSize)
+  // subgroups, but lavapipe reports NumSubgroups rounded down for workgroups
+  // that are not a multiple of the subgroup size. A constant workgroup that
+  // is a multiple of 128 is a multiple of every subgroup size (a power of
+  // two up to 128); RADV counts its waves (ceil).
+  const bool exact = config().driver == AssumedDriver::kRadv ||
+                     (tree.spec_constant == 0 &&
+                      tree.max_workgroup % kMaxSubgroupSize == 0);
+  if (exact) return reported;
+  const uint32_t wg = WorkgroupCountValue(e);
+  if (wg == 0) return 0;
+  const uint32_t size = e->EmitIds(spv::Op::OpLoad, uint_type, {size_var});
+  const uint32_t covered = e->EmitIds(spv::Op::OpIMul, uint_type, {reported, size});
+  const uint32_t short_by_one =
+      e->EmitIds(spv::Op::OpULessThan, e->BoolType(), {covered, wg});
+  const uint32_t extra = e->EmitIds(spv::Op::OpSelect, uint_type,
+                                    {short_by_one, e->UInt(1), e->UInt(0)});
+  return e->EmitIds(spv::Op::OpIAdd, uint_type, {reported, extra});
+}
+
 bool WorkgroupReducePass::EmitSlotLoop(Tree* tree, Emission* em, BasicBlock* from,
-                                       BasicBlock** last, uint32_t* acc) {
-  // for (i = rank; i < slots; i += active) acc = acc OP tmp[i]: each active
-  // lane (its rank among them) takes every |active|-th slot, so partial
-  // subgroups read every slot too.
+                                       bool rank, BasicBlock** last, uint32_t* acc) {
+  // for (i = start; i < slots; i += step) acc = acc OP tmp[i]. Serial:
+  // start 0, step 1, in every invocation. Rank: each active lane (its rank
+  // among them) takes every |active|-th slot, so partial subgroups read
+  // every slot too.
   const uint32_t count_var = BuiltInVariable(spv::BuiltIn::NumSubgroups,
                                              "gl_NumSubgroups");
   const uint32_t size_var = BuiltInVariable(spv::BuiltIn::SubgroupSize,
                                             "gl_SubgroupSize");
   if (count_var == 0 || size_var == 0) return false;
-  context()->AddCapability(spv::Capability::GroupNonUniformBallot);
   BasicBlock* header = NewBlock(em->region, true);
   BasicBlock* body = header ? NewBlock(em->region, true) : nullptr;
   BasicBlock* merge = body ? NewBlock(em->region, true) : nullptr;
@@ -1454,38 +1484,26 @@ bool WorkgroupReducePass::EmitSlotLoop(Tree* tree, Emission* em, BasicBlock* fro
   const uint32_t uint_type = fe.UIntType(32);
   // One emitting call per statement: the order of ids must not depend on
   // the compiler's order of evaluating arguments.
-  const uint32_t v4uint = fe.UIntVectorType(4);
-  const uint32_t all_lanes = fe.Bool(true);
-  const uint32_t ballot =
-      fe.Group(spv::Op::OpGroupNonUniformBallot, v4uint, -1, {all_lanes});
-  const uint32_t lane = fe.Group(spv::Op::OpGroupNonUniformBallotBitCount,
-                                 uint_type, kExclusiveScan, {ballot});
-  const uint32_t active = fe.Group(spv::Op::OpGroupNonUniformBallotBitCount,
-                                   uint_type, kReduce, {ballot});
-  const uint32_t size = fe.EmitIds(spv::Op::OpLoad, uint_type, {size_var});
-  // The slots: NumSubgroups, plus one when NumSubgroups * SubgroupSize does
-  // not cover the workgroup (lavapipe rounds NumSubgroups down for
-  // workgroups that are not a multiple of the subgroup size; every
-  // implementation has at least ceil(invocations / SubgroupSize) subgroups,
-  // so elsewhere this is NumSubgroups).
-  const uint32_t wg = WorkgroupCountValue(&fe);
-  if (wg == 0) return false;
-  const uint32_t reported = fe.EmitIds(spv::Op::OpLoad, uint_type, {count_var});
-  const uint32_t bool_type = fe.BoolType();
-  const uint32_t covered = fe.EmitIds(spv::Op::OpIMul, uint_type, {reported, size});
-  const uint32_t short_by_one =
-      fe.EmitIds(spv::Op::OpULessThan, bool_type, {covered, wg});
-  const uint32_t count = fe.EmitIds(
-      spv::Op::OpIAdd, uint_type,
-      {reported, fe.EmitIds(spv::Op::OpSelect, uint_type,
-                            {short_by_one, fe.UInt(1), fe.UInt(0)})});
+  uint32_t start = fe.UInt(0);
+  uint32_t step = fe.UInt(1);
+  if (rank) {
+    // The rank and the count of the active lanes as sums of 1: ACO lowers
+    // the exclusive sum to v_mbcnt (2 instructions) where a ballot's
+    // exclusive bit count costs 11 at wave64 (see the pass doc).
+    const uint32_t one = step;
+    start = fe.Group(spv::Op::OpGroupNonUniformIAdd, uint_type, kExclusiveScan,
+                     {one});
+    step = fe.Group(spv::Op::OpGroupNonUniformIAdd, uint_type, kReduce, {one});
+  }
+  const uint32_t count = SlotCount(*tree, &fe, size_var, count_var);
+  if (count == 0) return false;
   const uint32_t identity = Identity(*tree, &fe);
   fe.Branch(header->id());
   Emitter he(context(), header);
   *acc = he.EmitIds(spv::Op::OpPhi, tree->elem_type,
                     {identity, from->id(), acc_next, body->id()});
   const uint32_t i = he.EmitIds(spv::Op::OpPhi, uint_type,
-                                {lane, from->id(), i_next, body->id()});
+                                {start, from->id(), i_next, body->id()});
   const uint32_t more = he.EmitIds(spv::Op::OpULessThan, he.BoolType(), {i, count});
   he.LoopMerge(merge->id(), body->id());
   he.BranchConditional(more, body->id(), merge->id());
@@ -1496,10 +1514,21 @@ bool WorkgroupReducePass::EmitSlotLoop(Tree* tree, Emission* em, BasicBlock* fro
   const uint32_t y = be.EmitIds(spv::Op::OpLoad, tree->elem_type, {p});
   const uint32_t combined = EmitCombine(*tree, &be, *acc, y);
   be.EmitIds(spv::Op::OpCopyObject, tree->elem_type, {combined}, acc_next);
-  be.EmitIds(spv::Op::OpIAdd, uint_type, {i, active}, i_next);
+  be.EmitIds(spv::Op::OpIAdd, uint_type, {i, step}, i_next);
   be.Branch(header->id());
   *last = merge;
   return fe.ok() && he.ok() && be.ok();
+}
+
+bool WorkgroupReducePass::UseRankFold(const Tree& tree) const {
+  if (!params_.fold.empty()) return params_.fold == "rank";
+  // The serial fold runs NumSubgroups iterations in every subgroup: fewer
+  // static instructions (no ballot, no second reduction), but quadratic in
+  // the slots. Only RADV's waves of 32 or 64 keep it short enough: at most
+  // 8 slots (see the pass doc's measurements; lavapipe at 8 and 16 lanes
+  // runs it 3-11x slower than the rank fold).
+  return !(config().driver == AssumedDriver::kRadv &&
+           tree.max_workgroup <= kMaxSerialFoldWorkgroup);
 }
 
 bool WorkgroupReducePass::EmitGeneric(Tree* tree, Emission* em, uint32_t x,
@@ -1536,8 +1565,16 @@ bool WorkgroupReducePass::EmitGeneric(Tree* tree, Emission* em, uint32_t x,
     je.EmitVoid(spv::Op::OpControlBarrier, barrier_ops);
   }
   if (!e.ok() || !we.ok() || !je.ok()) return false;
+  // The serial fold reads every slot in every invocation (hand's loop over
+  // NumSubgroups); the rank fold splits the slots among the active lanes
+  // and reduces the partial folds (see the pass doc's cost rule).
+  const bool rank = UseRankFold(*tree);
   uint32_t acc = 0;
-  if (!EmitSlotLoop(tree, em, join, last, &acc)) return false;
+  if (!EmitSlotLoop(tree, em, join, rank, last, &acc)) return false;
+  if (!rank) {
+    *total = acc;
+    return true;
+  }
   Emitter me(context(), *last);
   *total = me.Group(group, tree->elem_type, kReduce, {acc});
   return me.ok();

@@ -18,13 +18,15 @@
 //   %e     = OpGroupNonUniformElect
 //            OpBranchConditional %e %slot %join      ; tmp[SubgroupId] = %r
 //   %join: OpControlBarrier                          ; (B0's operands)
-//   loop:  %acc = acc OP tmp[i], i = rank; i < slots; i += active
-//          (rank: the lane's among the active ones, by ballot; slots =
-//          NumSubgroups, + 1 when NumSubgroups * SubgroupSize < invocations:
-//          lavapipe rounds NumSubgroups down; one iteration unless there
-//          are more slots than lanes)
-//   %total = OpGroupNonUniform<OP> Reduce %acc       ; every subgroup
+//   loop:  %total = identity OP tmp[0] OP ... OP tmp[slots - 1]
+//          (every invocation, in order: a uniform loop; slots =
+//          NumSubgroups, + 1 when NumSubgroups * SubgroupSize < invocations,
+//          where lavapipe rounds NumSubgroups down: not emitted when the
+//          workgroup is a constant multiple of 128 or under
+//          --assume-driver=radv)
 //   ... = %total                                     ; the readers
+// (fold=rank instead: lane i of the active ones folds slots i, i + active,
+// ... and a second OpGroupNonUniform<OP> Reduce makes the total.)
 // Single-subgroup form (the workgroup is provably one subgroup: a
 // --subgroup-size= promise, the RADV profile's waves of 32 or more, or a
 // run-time test NumSubgroups == 1 choosing between the two forms):
@@ -76,12 +78,20 @@ class WorkgroupReducePass : public WavePass {
     // Which form: "" (the cost rule), "generic" (never the single-subgroup
     // form), "runtime" (the NumSubgroups == 1 test whenever it can hold).
     std::string form;
+    // How every invocation folds the slots: "" (the cost rule: "serial"
+    // under --assume-driver=radv for up to 256 invocations, else "rank"),
+    // "serial" (every invocation reads every slot in order: one uniform
+    // loop, no second reduction), "rank" (each active lane reads every
+    // |active|-th slot from its ballot rank on, then a second subgroup
+    // reduction; see the pass doc).
+    std::string fold;
     // Test only: a deliberately wrong rewrite, to show the differential
     // tests catch it ("no-slot-barrier", "first-slot-only",
     // "no-identity"; see the pass doc).
     std::string mutate;
   };
-  // Accepts "float-reassoc,always,form=generic|runtime,mutate=NAME".
+  // Accepts "float-reassoc,always,form=generic|runtime,fold=serial|rank,
+  // mutate=NAME".
   static bool ParseParams(const std::string& text, Params* params,
                           std::string* error);
   static bool ValidateParams(const std::string& text, std::string* error) {
@@ -146,8 +156,17 @@ class WorkgroupReducePass : public WavePass {
   bool EmitGeneric(Tree* tree, Emission* em, uint32_t x,
                    spvtools::opt::BasicBlock* first,
                    spvtools::opt::BasicBlock** last, uint32_t* total);
+  // The fold of the slots into |acc| from block |from| on; |*last| is the
+  // block after it. |rank|: from the lane's ballot rank by the active lanes'
+  // count (the caller reduces |acc| over the subgroup), else every slot.
   bool EmitSlotLoop(Tree* tree, Emission* em, spvtools::opt::BasicBlock* from,
-                    spvtools::opt::BasicBlock** last, uint32_t* acc);
+                    bool rank, spvtools::opt::BasicBlock** last, uint32_t* acc);
+  // Whether the generic form folds the slots by ballot rank (else serially):
+  // the fold= parameter, else the cost rule.
+  bool UseRankFold(const Tree& tree) const;
+  // The number of slots the subgroups wrote, emitted at the end of |e|.
+  uint32_t SlotCount(const Tree& tree, Emitter* e, uint32_t size_var,
+                     uint32_t count_var);
   bool EmitForms(Tree* tree, Emission* em, uint32_t* result,
                  spvtools::opt::BasicBlock** last);
   bool FinishRegion(Tree* tree, Emission* em, uint32_t result,

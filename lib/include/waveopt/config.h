@@ -29,7 +29,8 @@ enum class AssumedDriver {
   kRadv,     // Mesa's RADV (AMD, ACO): it pre-reduces 32-bit uniform-address
              // atomics itself, so prereduce-atomics leaves cases A and B to
              // it; its compute waves are 32 or 64 consecutive invocations,
-             // so quad-exchange needs no check for 64k-invocation groups;
+             // so quad-exchange needs no check for 64k-invocation groups
+             // and workgroup-reduce folds at most 8 slots serially;
              // it loads uniform-address uniform and read-only storage
              // buffers with scalar loads, so batch-uniform-loads leaves those
   kCpu,      // a CPU driver (lavapipe, llvmpipe, SwiftShader): -O skips the

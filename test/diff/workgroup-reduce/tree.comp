@@ -51,6 +51,18 @@
 // RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce -DWG=64" --waverun="-DWG=64" 2>&1 | %FileCheck %s --check-prefix=RUNTIME
 // RUN: %diff %s --waveopt-flags="-O --subgroup-size=64 --remarks=workgroup-reduce -DWG=64" --waverun="-DWG=64" --widths= --sim-widths=64 2>&1 | %FileCheck %s --check-prefix=SINGLE
 // RUN: %diff %s --waveopt-flags="-O --assume-driver=radv --remarks=workgroup-reduce -DWG=32 -DOP=MIN" --waverun="-DWG=32 -DOP=MIN" --widths= --sim-widths=32,64 2>&1 | %FileCheck %s --check-prefix=SINGLE
+// The folds of the slots: fold=serial (every invocation reads every slot;
+// with one slot more where lavapipe rounds NumSubgroups down: 200
+// invocations), and the RADV profile (the serial fold up to 256
+// invocations, NumSubgroups as reported, no lavapipe correction: 200
+// invocations run on the simulator only, which counts subgroups as RADV
+// does, and leave a partial subgroup at 32 and 64; 256 and 64 are
+// multiples of every lavapipe size; 64 takes the run-time test with the
+// serial fold behind it).
+// RUN: %diff %s --waveopt-flags="-O --pass-params=workgroup-reduce:fold=serial --remarks=workgroup-reduce -DWG=200" --waverun="-DWG=200" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --assume-driver=radv --remarks=workgroup-reduce -DWG=200" --waverun="-DWG=200" --widths= --sim-widths=32,64 2>&1 | %FileCheck %s --check-prefix=RADV
+// RUN: %diff %s --waveopt-flags="-O --assume-driver=radv --remarks=workgroup-reduce -DWG=256 -DOP=MAX" --waverun="-DWG=256 -DOP=MAX" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --assume-driver=radv --remarks=workgroup-reduce -DWG=64 -DOP=AND" --waverun="-DWG=64 -DOP=AND" 2>&1 | %FileCheck %s --check-prefix=RUNTIME
 // CHECK: applied ReducedTree in main
 // CHECK: PASS: equal at sizes 4,8,16,32,64
 // SPEC: applied ReducedTree in main: {{.*}}; other workgroup sizes than powers of two up to 1024 keep the original
@@ -61,6 +73,8 @@
 // RUNTIME: PASS: equal at sizes 4,8,16,32,64
 // SINGLE: applied ReducedTree in main: {{.*}} becomes one subgroup reduction, no shared memory
 // SINGLE: PASS: equal at sizes
+// RADV: applied ReducedTree in main: {{.*}} becomes one shared slot per subgroup and one barrier
+// RADV: PASS: equal at sizes 32,64
 #version 450
 #ifndef WG
 #define WG 64

@@ -1,13 +1,16 @@
 // The forms of workgroup-reduce on the loop form of tree.comp (the kernel
 // of test/diff/workgroup-reduce/, where each is run at every width).
 //
-// GENERIC (256 invocations): each subgroup's reduction goes to its slot
-// (SubgroupId) from the elected lane, one barrier, every lane folds the
-// slots from its ballot rank on (slots: NumSubgroups, one more where
-// NumSubgroups * SubgroupSize does not cover the workgroup), a reduction of
-// the folds; the tree's loop and its barriers are gone, the reader takes
-// the total.
-// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=256 -O -o %t.generic.spv --remarks=workgroup-reduce 2> %t.generic.remarks
+// GENERIC (256 invocations, --assume-driver=radv: the serial fold): each
+// subgroup's reduction goes to its slot (SubgroupId) from the elected lane,
+// one barrier, every invocation folds the slots 0 .. NumSubgroups - 1 in
+// order (no correction of NumSubgroups: RADV counts its waves, and 256 is a
+// multiple of every subgroup size) and no second reduction; the tree's loop
+// and its barriers are gone, the reader takes the fold. fold=serial gives
+// the same module without the profile.
+// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=256 -O --assume-driver=radv -o %t.generic.spv --remarks=workgroup-reduce 2> %t.generic.remarks
+// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=256 -O --pass-params=workgroup-reduce:fold=serial -o %t.serial.spv
+// RUN: cmp %t.generic.spv %t.serial.spv
 // RUN: %spirv-val --target-env vulkan1.1 %t.generic.spv
 // RUN: %spirv-dis %t.generic.spv | %FileCheck %s --check-prefix=GENERIC
 // RUN: %FileCheck %s --check-prefix=GENERIC-REMARK < %t.generic.remarks
@@ -20,14 +23,66 @@
 // GENERIC: [[SLOT:%[0-9]+]] = OpAccessChain %_ptr_Workgroup_uint %tmp [[SG]]
 // GENERIC: OpStore [[SLOT]] [[R]]
 // GENERIC: OpControlBarrier %uint_2 %uint_2 %uint_264
-// GENERIC: OpGroupNonUniformBallotBitCount %uint %uint_3 ExclusiveScan
-// GENERIC: OpLoad %uint %gl_NumSubgroups
-// GENERIC: OpLoopMerge
-// GENERIC: [[T:%[0-9]+]] = OpGroupNonUniformIAdd %uint %uint_3 Reduce
+// GENERIC-NOT: OpGroupNonUniformBallot
+// GENERIC: [[N:%[0-9]+]] = OpLoad %uint %gl_NumSubgroups
+// GENERIC-NOT: OpIMul
+// GENERIC: [[HEAD:%[0-9]+]] = OpLabel
+// GENERIC-NEXT: [[FOLD:%[0-9]+]] = OpPhi %uint %uint_0 {{%[0-9]+}} [[NEXT:%[0-9]+]] [[BODY:%[0-9]+]]
+// GENERIC-NEXT: [[I:%[0-9]+]] = OpPhi %uint %uint_0 {{%[0-9]+}} [[INEXT:%[0-9]+]] [[BODY]]
+// GENERIC-NEXT: [[MORE:%[0-9]+]] = OpULessThan %bool [[I]] [[N]]
+// GENERIC-NEXT: OpLoopMerge [[MERGE:%[0-9]+]] [[BODY]] None
+// GENERIC-NEXT: OpBranchConditional [[MORE]] [[BODY]] [[MERGE]]
+// GENERIC-NEXT: [[BODY]] = OpLabel
+// GENERIC-NEXT: [[P:%[0-9]+]] = OpAccessChain %_ptr_Workgroup_uint %tmp [[I]]
+// GENERIC-NEXT: [[Y:%[0-9]+]] = OpLoad %uint [[P]]
+// GENERIC-NEXT: [[NEXT]] = OpIAdd %uint [[FOLD]] [[Y]]
+// GENERIC-NEXT: [[INEXT]] = OpIAdd %uint [[I]] %uint_1
+// GENERIC-NEXT: OpBranch [[HEAD]]
+// GENERIC: [[MERGE]] = OpLabel
+// GENERIC-NOT: OpGroupNonUniformIAdd
 // GENERIC-NOT: OpControlBarrier
-// GENERIC: OpIAdd %uint [[T]]
+// GENERIC: OpIAdd %uint [[FOLD]]
 // GENERIC: OpFunctionEnd
 // GENERIC-REMARK: applied ReducedTree in main: an integer add tree over tmp (8 steps, 9 barriers, 1 reader(s)) becomes one shared slot per subgroup and one barrier
+//
+// RANK (fold=rank, plain -O's fold): each active lane folds every
+// |active|-th slot from its rank on (both sums of 1 over the subgroup: ACO
+// makes v_mbcnt and s_bcnt1 of them), then a second reduction of the folds.
+// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=256 -O --pass-params=workgroup-reduce:fold=rank -o %t.rank.spv
+// RUN: %spirv-val --target-env vulkan1.1 %t.rank.spv
+// RUN: %spirv-dis %t.rank.spv | %FileCheck %s --check-prefix=RANK
+// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=256 -O -o %t.plain.spv
+// RUN: cmp %t.rank.spv %t.plain.spv
+// RANK: OpControlBarrier %uint_2 %uint_2 %uint_264
+// RANK-NOT: OpGroupNonUniformBallot
+// RANK: [[START:%[0-9]+]] = OpGroupNonUniformIAdd %uint %uint_3 ExclusiveScan %uint_1
+// RANK: [[STEP:%[0-9]+]] = OpGroupNonUniformIAdd %uint %uint_3 Reduce %uint_1
+// RANK: OpPhi %uint [[START]]
+// RANK: OpLoopMerge
+// RANK: OpIAdd %uint {{%[0-9]+}} [[STEP]]
+// RANK: [[T:%[0-9]+]] = OpGroupNonUniformIAdd %uint %uint_3 Reduce
+// RANK: OpIAdd %uint [[T]]
+//
+// NSLOTS (the slot count; 200 invocations, not a multiple of every
+// subgroup size): one slot more when NumSubgroups * SubgroupSize < 200
+// (lavapipe rounds NumSubgroups down); --assume-driver=radv (RADV counts
+// its waves) reads NumSubgroups as it is.
+// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=200 -O -o %t.slots.spv
+// RUN: %spirv-val --target-env vulkan1.1 %t.slots.spv
+// RUN: %spirv-dis %t.slots.spv | %FileCheck %s --check-prefix=NSLOTS
+// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=200 -O --assume-driver=radv -o %t.slots-radv.spv
+// RUN: %spirv-val --target-env vulkan1.1 %t.slots-radv.spv
+// RUN: %spirv-dis %t.slots-radv.spv | %FileCheck %s --check-prefix=NSLOTS-RADV
+// NSLOTS: [[N:%[0-9]+]] = OpLoad %uint %gl_NumSubgroups
+// NSLOTS: [[S:%[0-9]+]] = OpLoad %uint %gl_SubgroupSize
+// NSLOTS: [[C:%[0-9]+]] = OpIMul %uint [[N]] [[S]]
+// NSLOTS: [[SHORT:%[0-9]+]] = OpULessThan %bool [[C]] %uint_200
+// NSLOTS: [[ONE:%[0-9]+]] = OpSelect %uint [[SHORT]] %uint_1 %uint_0
+// NSLOTS: [[COUNT:%[0-9]+]] = OpIAdd %uint [[N]] [[ONE]]
+// NSLOTS: OpULessThan %bool {{%[0-9]+}} [[COUNT]]
+// NSLOTS-RADV: [[N:%[0-9]+]] = OpLoad %uint %gl_NumSubgroups
+// NSLOTS-RADV-NOT: OpIMul
+// NSLOTS-RADV: OpULessThan %bool {{%[0-9]+}} [[N]]
 //
 // RUNTIME (64 invocations, the default for up to 64): NumSubgroups == 1
 // and SubgroupSize >= 64 takes the reduction alone, else the generic form.
@@ -116,5 +171,5 @@
 // RUN: cmp %t.generic.spv %t.again.spv
 // RUN: %waveopt %t.spec.spv --workgroup-reduce -o %t.spec.again.spv
 // RUN: cmp %t.spec.spv %t.spec.again.spv
-// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=256 -O -o %t.generic2.spv
+// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=256 -O --assume-driver=radv -o %t.generic2.spv
 // RUN: cmp %t.generic.spv %t.generic2.spv
