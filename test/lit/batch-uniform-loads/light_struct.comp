@@ -61,7 +61,12 @@
 // The original loop, inner: k counts the batch's slots; slot k's light
 // comes from lane first + k.
 // CHECK: [[K:%[0-9]+]] = OpPhi %uint %uint_0 [[FILLED]] [[KNEXT:%[0-9]+]] [[LATCH:%[0-9]+]]
-// CHECK: [[OWNER:%[0-9]+]] = OpIAdd %uint [[FIRST]] [[K]]
+// The loop's top runs once more when a batch ends (k == batch, its values
+// unused): the slot is clamped into the batch, so its shuffles read an
+// active lane.
+// CHECK: [[LAST:%[0-9]+]] = OpISub %uint [[BATCH]] %uint_1
+// CHECK: [[SLOT:%[0-9]+]] = OpExtInst %uint {{%[0-9]+}} UMin [[K]] [[LAST]]
+// CHECK: [[OWNER:%[0-9]+]] = OpIAdd %uint [[FIRST]] [[SLOT]]
 // CHECK: [[POS:%[0-9]+]] = OpGroupNonUniformShuffle %v4float %uint_3 {{%[0-9]+}} [[OWNER]]
 // CHECK: [[COLOR:%[0-9]+]] = OpGroupNonUniformShuffle %v4float %uint_3 {{%[0-9]+}} [[OWNER]]
 // CHECK: [[PARAMS:%[0-9]+]] = OpGroupNonUniformShuffle %v4float %uint_3 {{%[0-9]+}} [[OWNER]]
