@@ -50,10 +50,11 @@ import subprocess
 import sys
 import tempfile
 
+from bul_census import remarks_of as census_remarks  # this script's folder
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 PASS = "batch-uniform-loads"
-REMARK = re.compile(r"^--- !(Passed|Missed|Analysis)\n(.*?)^\.\.\.$", re.M | re.S)
 TAG = re.compile(r"\[loop %(\d+)\]")
 ESTIMATE = re.compile(
     r"about (\d+) values per lane live in the loop"
@@ -78,18 +79,10 @@ def last_line(rc, err):
 
 
 def remarks_of(path):
-    """[(kind, name, message)] of the pass in a YAML remarks file."""
-    out = []
-    if not os.path.exists(path):
-        return out
-    for kind, body in REMARK.findall(open(path).read()):
-        fields = dict(re.findall(r"^(Pass|Name|Function):\s+'?([^'\n]*)'?$", body, re.M))
-        if fields.get("Pass") != PASS:
-            continue
-        msg = re.search(r"String:\s+'(.*)'", body, re.S)
-        out.append((kind, fields.get("Name", ""),
-                    re.sub(r"\s*\n\s*", " ", msg.group(1).replace("''", "'")) if msg else ""))
-    return out
+    """[(kind, name, message)] of the pass in a YAML remarks file, each
+    message on one line (bul_census.py reads the file)."""
+    return [(kind, name, re.sub(r"\s*\n\s*", " ", message))
+            for kind, name, _, message in census_remarks(path)]
 
 
 def waveopt(tool, module, params, out, yaml):
