@@ -1794,6 +1794,16 @@ uint32_t BatchUniformLoadsPass::LaneIdVariable() {
     context()->get_decoration_mgr()->AddDecorationVal(
         var, static_cast<uint32_t>(spv::Decoration::BuiltIn),
         static_cast<uint32_t>(spv::BuiltIn::SubgroupLocalInvocationId));
+    // An integer input of a fragment shader must be Flat (Vulkan's
+    // VUID-StandaloneSpirv-Flat-04744), built-ins included.
+    for (Instruction& entry : get_module()->entry_points()) {
+      if (spv::ExecutionModel(entry.GetSingleWordInOperand(0)) ==
+          spv::ExecutionModel::Fragment) {
+        context()->get_decoration_mgr()->AddDecoration(
+            var, static_cast<uint32_t>(spv::Decoration::Flat));
+        break;
+      }
+    }
   }
   // On every entry point's interface (Input variables always belong there).
   for (Instruction& entry : get_module()->entry_points()) {
