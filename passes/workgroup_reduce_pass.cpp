@@ -7,6 +7,8 @@
 #include <map>
 #include <unordered_map>
 
+#include "analysis/barriers.h"
+#include "analysis/lane_layout.h"
 #include "analysis/loops.h"
 #include "analysis/workgroup_trace.h"
 #include "passes/emitter.h"
@@ -271,6 +273,13 @@ struct WorkgroupReducePass::Tree {
   enum class Form { kGeneric, kSingle, kRuntime, kSingleOrOriginal };
   Form form = Form::kGeneric;
   bool first = true;  // no configuration replayed yet
+  uint32_t size[3] = {0, 0, 0};  // the workgroup size (the last traced)
+  // Where the generic form folds the slots: null, right after their
+  // barrier; else at the start of this block, which dominates every use
+  // of the result (PlanSink).
+  BasicBlock* sink = nullptr;
+  uint64_t sink_reach = 0;  // invocations that may execute |sink|
+  int join = -1;            // the fold_loops_ entry the fold joins
 };
 
 namespace {
@@ -353,14 +362,17 @@ bool WorkgroupReducePass::ParseParams(const std::string& text, Params* params,
       params->form = value;
     } else if (key == "fold" && (value == "serial" || value == "rank")) {
       params->fold = value;
+    } else if (key == "no-sink" && value.empty()) {
+      params->no_sink = true;
     } else if (key == "mutate" &&
                (value == "no-slot-barrier" || value == "first-slot-only" ||
-                value == "no-identity")) {
+                value == "no-identity" || value == "sink-past-write" ||
+                value == "merge-any-barrier")) {
       params->mutate = value;
     } else {
       *error = "unknown parameter '" + key + (value.empty() ? "" : "=" + value) +
                "' (expected float-reassoc, always, form=generic|runtime, "
-               "fold=serial|rank)";
+               "fold=serial|rank, no-sink)";
       return false;
     }
   }
@@ -377,6 +389,8 @@ WorkgroupReducePass::~WorkgroupReducePass() = default;
 
 spvtools::opt::Pass::Status WorkgroupReducePass::Process() {
   handled_.clear();
+  fold_loops_.clear();
+  slot_barriers_.clear();
   bool any = false;
   // One tree per round: a rewrite splits blocks, so the next candidates are
   // analysed on the changed module with fresh analyses.
@@ -388,6 +402,7 @@ spvtools::opt::Pass::Status WorkgroupReducePass::Process() {
     any = true;
     context()->InvalidateAnalysesExceptFor(spvtools::opt::IRContext::kAnalysisNone);
   }
+  if (any) MergeBarriers();
   return any ? Status::SuccessWithChange : Status::SuccessWithoutChange;
 }
 
@@ -484,6 +499,14 @@ spvtools::opt::Pass::Status WorkgroupReducePass::Round(bool* changed) {
           form = "one subgroup reduction when the workgroup is one subgroup "
                  "(NumSubgroups == 1), else the original tree";
           break;
+      }
+      PlanSink(&tree);
+      if (tree.sink != nullptr) {
+        form += "; the slots are folded where the result is used (" +
+                std::to_string(tree.sink_reach) + " invocation(s) reach it" +
+                (tree.join >= 0 ? ", in the loop that folds an earlier tree's slots"
+                                : "") +
+                ")";
       }
       EmitRemark(RemarkKind::kApplied, "ReducedTree", &func, barriers[i],
                  Article(OpName(tree.op, tree.ext)) + " tree over " +
@@ -1149,6 +1172,7 @@ std::string WorkgroupReducePass::Analyze(Function* func, Instruction* barrier,
     reached = true;
     uint32_t size[3];
     trace.WorkgroupCount(c, size);
+    std::copy(size, size + 3, tree->size);
     const uint64_t count = uint64_t{size[0]} * size[1] * size[2];
     uint64_t length = 0;
     if (!trace.EvalFor(length_id, 0, c, &length) || length == 0) {
@@ -1464,7 +1488,9 @@ uint32_t WorkgroupReducePass::SlotCount(const Tree& tree, Emitter* e,
 }
 
 bool WorkgroupReducePass::EmitSlotLoop(Tree* tree, Emission* em, BasicBlock* from,
-                                       bool rank, BasicBlock** last, uint32_t* acc) {
+                                       BasicBlock* before, bool rank,
+                                       BasicBlock** last, uint32_t* acc,
+                                       FoldLoop* loop) {
   // for (i = start; i < slots; i += step) acc = acc OP tmp[i]. Serial:
   // start 0, step 1, in every invocation. Rank: each active lane (its rank
   // among them) takes every |active|-th slot, so partial subgroups read
@@ -1474,9 +1500,9 @@ bool WorkgroupReducePass::EmitSlotLoop(Tree* tree, Emission* em, BasicBlock* fro
   const uint32_t size_var = BuiltInVariable(spv::BuiltIn::SubgroupSize,
                                             "gl_SubgroupSize");
   if (count_var == 0 || size_var == 0) return false;
-  BasicBlock* header = NewBlock(em->region, true);
-  BasicBlock* body = header ? NewBlock(em->region, true) : nullptr;
-  BasicBlock* merge = body ? NewBlock(em->region, true) : nullptr;
+  BasicBlock* header = NewBlock(before, true);
+  BasicBlock* body = header ? NewBlock(before, true) : nullptr;
+  BasicBlock* merge = body ? NewBlock(before, true) : nullptr;
   const uint32_t acc_next = merge ? context()->TakeNextId() : 0;
   const uint32_t i_next = acc_next ? context()->TakeNextId() : 0;
   if (i_next == 0) return false;
@@ -1517,11 +1543,22 @@ bool WorkgroupReducePass::EmitSlotLoop(Tree* tree, Emission* em, BasicBlock* fro
   be.EmitIds(spv::Op::OpIAdd, uint_type, {i, step}, i_next);
   be.Branch(header->id());
   *last = merge;
+  if (loop != nullptr) {
+    loop->from = from->id();
+    loop->header = header->id();
+    loop->body = body->id();
+    loop->index = i;
+    loop->rank = rank;
+  }
   return fe.ok() && he.ok() && be.ok();
 }
 
 bool WorkgroupReducePass::UseRankFold(const Tree& tree) const {
   if (!params_.fold.empty()) return params_.fold == "rank";
+  // Folded where one invocation uses the result (hand's `if (tid == 0)`):
+  // one loop in one subgroup, nothing for a rank or a second reduction to
+  // share.
+  if (tree.sink != nullptr && tree.sink_reach <= 1) return false;
   // The serial fold runs NumSubgroups iterations in every subgroup: fewer
   // static instructions (no ballot, no second reduction), but quadratic in
   // the slots. Only RADV's waves of 32 or 64 keep it short enough: at most
@@ -1563,14 +1600,23 @@ bool WorkgroupReducePass::EmitGeneric(Tree* tree, Emission* em, uint32_t x,
   Emitter je(context(), join);
   if (params_.mutate != "no-slot-barrier") {
     je.EmitVoid(spv::Op::OpControlBarrier, barrier_ops);
+    if (je.ok()) slot_barriers_.push_back({join->tail()->unique_id(), tree->var->result_id()});
   }
   if (!e.ok() || !we.ok() || !je.ok()) return false;
+  if (tree->sink != nullptr) {
+    // Folded at the sink (EmitSunkFold), where the result is used.
+    *last = join;
+    *total = 0;
+    return true;
+  }
   // The serial fold reads every slot in every invocation (hand's loop over
   // NumSubgroups); the rank fold splits the slots among the active lanes
   // and reduces the partial folds (see the pass doc's cost rule).
   const bool rank = UseRankFold(*tree);
   uint32_t acc = 0;
-  if (!EmitSlotLoop(tree, em, join, rank, last, &acc)) return false;
+  if (!EmitSlotLoop(tree, em, join, em->region, rank, last, &acc, nullptr)) {
+    return false;
+  }
   if (!rank) {
     *total = acc;
     return true;
@@ -1666,6 +1712,237 @@ bool WorkgroupReducePass::FinishRegion(Tree* tree, Emission* em, uint32_t result
   return true;
 }
 
+// ---------------------------------------------------------------------------
+// Where the slots are folded (see the pass doc).
+
+void WorkgroupReducePass::PlanSink(Tree* tree) {
+  tree->sink = nullptr;
+  tree->join = -1;
+  if (params_.no_sink || tree->form != Tree::Form::kGeneric ||
+      tree->spec_constant != 0) {
+    return;
+  }
+  Instruction* end = RegionEnd(context(), tree->spine, tree->end_item);
+  if (end == nullptr) return;
+  BasicBlock* end_block = context()->get_instr_block(end);
+  BasicBlock* target = UsesDominator(context(), tree->function, tree->readers);
+  if (target == nullptr || target == end_block) return;
+  spvtools::opt::DominatorAnalysis* dom = context()->GetDominatorAnalysis(tree->function);
+  if (!dom->StrictlyDominates(end_block, target)) return;
+  // Not into a loop (the fold would run every iteration), and the slots
+  // must hold the subgroups' values until it runs.
+  auto* loops = context()->GetLoopDescriptor(tree->function);
+  if ((*loops)[target->id()] != (*loops)[end_block->id()]) return;
+  if (params_.mutate != "sink-past-write" &&
+      MayWriteAfter(context(), end, tree->var->result_id())) {
+    return;
+  }
+  tree->sink = target;
+  tree->sink_reach = InvocationsReaching(*tree, target);
+  if (UseRankFold(*tree)) return;
+  // A serial loop already there (an earlier tree's, its result used in the
+  // same block) takes this tree's slots too when it runs after this tree.
+  for (size_t k = 0; k < fold_loops_.size(); ++k) {
+    const FoldLoop& loop = fold_loops_[k];
+    if (loop.function != tree->function->result_id() ||
+        loop.cont != target->id() || loop.rank) {
+      continue;
+    }
+    BasicBlock* from = context()->get_instr_block(loop.from);
+    if (from != nullptr && dom->StrictlyDominates(end_block, from)) {
+      tree->join = static_cast<int>(k);
+    }
+  }
+}
+
+uint64_t WorkgroupReducePass::InvocationsReaching(const Tree& tree,
+                                                  BasicBlock* block) {
+  WorkgroupSize size;
+  size.x = tree.size[0];
+  size.y = tree.size[1];
+  size.z = tree.size[2];
+  if (size.Count() == 0) return UINT64_MAX;
+  InvocationEvaluator eval(context(), tree.function, size, nullptr);
+  LaneEnv env;
+  env.probes = false;
+  env.workgroup_unknown = true;  // the same in every workgroup
+  uint64_t n = 0;
+  for (uint32_t i = 0; i < size.Count(); ++i) {
+    if (eval.Reaches(0, block, i, env).reach != Reach::kNo) ++n;
+  }
+  return n;
+}
+
+bool WorkgroupReducePass::EmitSunkFold(Tree* tree, Emission* em, uint32_t* total) {
+  if (tree->join >= 0) {
+    const FoldLoop loop = fold_loops_[static_cast<size_t>(tree->join)];
+    return JoinFoldLoop(tree, em, loop, total);
+  }
+  // The sink's phis stay; the fold goes between them and the rest, which
+  // moves to a new block after the loop.
+  BasicBlock* target = tree->sink;
+  auto it = target->begin();
+  while (it != target->end() && it->opcode() == spv::Op::OpPhi) ++it;
+  const uint32_t cont_id = context()->TakeNextId();
+  if (cont_id == 0) return false;
+  BasicBlock* cont = target->SplitBasicBlock(context(), cont_id, it);
+  const bool rank = UseRankFold(*tree);
+  BasicBlock* last = nullptr;
+  uint32_t acc = 0;
+  FoldLoop loop;
+  if (!EmitSlotLoop(tree, em, target, cont, rank, &last, &acc, &loop)) return false;
+  Emitter le(context(), last);
+  if (rank) acc = le.Group(GroupOp(tree->op, tree->ext), tree->elem_type, kReduce, {acc});
+  le.Branch(cont->id());
+  if (!le.ok()) return false;
+  loop.function = tree->function->result_id();
+  loop.cont = cont->id();
+  fold_loops_.push_back(loop);
+  *total = acc;
+  return true;
+}
+
+bool WorkgroupReducePass::JoinFoldLoop(Tree* tree, Emission* em,
+                                       const FoldLoop& loop, uint32_t* total) {
+  BasicBlock* from = context()->get_instr_block(loop.from);
+  BasicBlock* header = context()->get_instr_block(loop.header);
+  BasicBlock* body = context()->get_instr_block(loop.body);
+  const uint32_t acc_next = context()->TakeNextId();
+  if (from == nullptr || header == nullptr || body == nullptr || acc_next == 0) {
+    return false;
+  }
+  Emitter fe(context(), from, BasicBlock::iterator(from->terminator()));
+  const uint32_t identity = Identity(*tree, &fe);
+  Emitter he(context(), header, header->begin());
+  const uint32_t acc = he.EmitIds(spv::Op::OpPhi, tree->elem_type,
+                                  {identity, from->id(), acc_next, body->id()});
+  Emitter be(context(), body, BasicBlock::iterator(body->terminator()));
+  const uint32_t slot = params_.mutate == "first-slot-only" ? be.UInt(0) : loop.index;
+  const uint32_t p = be.EmitIds(spv::Op::OpAccessChain, em->elem_ptr,
+                                {tree->var->result_id(), slot});
+  const uint32_t y = be.EmitIds(spv::Op::OpLoad, tree->elem_type, {p});
+  const uint32_t combined = EmitCombine(*tree, &be, acc, y);
+  be.EmitIds(spv::Op::OpCopyObject, tree->elem_type, {combined}, acc_next);
+  *total = acc;
+  return fe.ok() && he.ok() && be.ok();
+}
+
+void WorkgroupReducePass::MergeBarriers() {
+  if (params_.no_sink) return;
+  for (const auto& [uid, var] : slot_barriers_) {
+    Instruction* a = nullptr;
+    Function* func = nullptr;
+    for (Function& f : *get_module()) {
+      f.ForEachInst([&](Instruction* inst) {
+        if (inst->unique_id() == uid) {
+          a = inst;
+          func = &f;
+        }
+      });
+    }
+    if (a == nullptr) continue;
+    Instruction* next = nullptr;
+    if (!RedundantBarrier(context(), func, a, &next, nullptr) &&
+        params_.mutate != "merge-any-barrier") {
+      continue;
+    }
+    EmitRemark(RemarkKind::kApplied, "MergedBarrier", func, next != nullptr ? next : a,
+               "the barrier after the slots of the tree over " + NameOf(var) +
+                   " is left to the next one: nothing between them accesses "
+                   "shared memory that is accessed before it");
+    BasicBlock* join = context()->get_instr_block(a);
+    context()->KillInst(a);
+    if (MergeElections(join, var)) {
+      func->RemoveEmptyBlocks();
+      context()->InvalidateAnalysesExceptFor(spvtools::opt::IRContext::kAnalysisNone);
+    }
+  }
+}
+
+namespace {
+
+// The elected branch ending in |join|: |*header| branches on an
+// OpGroupNonUniformElect to |*write| (which only stores a slot) or |join|.
+bool ElectedBranchInto(IRContext* context, BasicBlock* join, BasicBlock** header,
+                       BasicBlock** write) {
+  auto* def_use = context->get_def_use_mgr();
+  for (uint32_t pred : context->cfg()->preds(join->id())) {
+    BasicBlock* h = context->get_instr_block(pred);
+    Instruction* merge = h->GetMergeInst();
+    Instruction* term = h->terminator();
+    if (merge == nullptr || merge->opcode() != spv::Op::OpSelectionMerge ||
+        merge->GetSingleWordInOperand(0) != join->id() ||
+        term->opcode() != spv::Op::OpBranchConditional ||
+        term->GetSingleWordInOperand(2) != join->id()) {
+      continue;
+    }
+    Instruction* cond = def_use->GetDef(term->GetSingleWordInOperand(0));
+    if (cond == nullptr || cond->opcode() != spv::Op::OpGroupNonUniformElect) continue;
+    BasicBlock* w = context->get_instr_block(term->GetSingleWordInOperand(1));
+    if (w->terminator()->opcode() != spv::Op::OpBranch ||
+        w->terminator()->GetSingleWordInOperand(0) != join->id()) {
+      continue;
+    }
+    *header = h;
+    *write = w;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool WorkgroupReducePass::MergeElections(BasicBlock* join, uint32_t var) {
+  BasicBlock* header = nullptr;
+  BasicBlock* write = nullptr;
+  if (!ElectedBranchInto(context(), join, &header, &write)) return false;
+  // Straight-line blocks from |join| to the next elected branch.
+  BasicBlock* block = join;
+  for (int guard = 0; guard < 64; ++guard) {
+    for (Instruction& inst : *block) {
+      if (&inst == block->terminator() || &inst == block->GetMergeInst()) break;
+      if (!StoreMayCross(context(), &inst, var)) return false;
+    }
+    Instruction* term = block->terminator();
+    if (term->opcode() == spv::Op::OpBranch && block->GetMergeInst() == nullptr) {
+      BasicBlock* next = context()->get_instr_block(term->GetSingleWordInOperand(0));
+      if (context()->cfg()->preds(next->id()).size() != 1) return false;
+      block = next;
+      continue;
+    }
+    if (term->opcode() != spv::Op::OpBranchConditional) return false;
+    Instruction* cond = get_def_use_mgr()->GetDef(term->GetSingleWordInOperand(0));
+    if (cond == nullptr || cond->opcode() != spv::Op::OpGroupNonUniformElect ||
+        block->GetMergeInst() == nullptr) {
+      return false;
+    }
+    BasicBlock* next_write = context()->get_instr_block(term->GetSingleWordInOperand(1));
+    // Both branches are in the same uniform control flow: the lanes elected
+    // there belong to the same subgroups, and any one lane of a subgroup
+    // may write its slot.
+    std::vector<Instruction*> moved;
+    for (Instruction& inst : *write) {
+      if (&inst != write->terminator()) moved.push_back(&inst);
+    }
+    Instruction* at = &*next_write->begin();
+    for (Instruction* inst : moved) {
+      inst->RemoveFromList();
+      at->InsertBefore(std::unique_ptr<Instruction>(inst));
+      context()->set_instr_block(inst, next_write);
+    }
+    Instruction* elect = get_def_use_mgr()->GetDef(header->terminator()->GetSingleWordInOperand(0));
+    context()->KillInst(header->GetMergeInst());
+    Instruction* branch = header->terminator();
+    branch->SetOpcode(spv::Op::OpBranch);
+    branch->SetInOperands({{SPV_OPERAND_TYPE_ID, {join->id()}}});
+    get_def_use_mgr()->AnalyzeInstUse(branch);
+    write->KillAllInsts(true);
+    if (get_def_use_mgr()->NumUses(elect) == 0) context()->KillInst(elect);
+    return true;
+  }
+  return false;
+}
+
 bool WorkgroupReducePass::Rewrite(Tree* tree) {
   context()->AddCapability(spv::Capability::GroupNonUniform);
   context()->AddCapability(spv::Capability::GroupNonUniformArithmetic);
@@ -1714,6 +1991,7 @@ bool WorkgroupReducePass::Rewrite(Tree* tree) {
   BasicBlock* last = nullptr;
   BasicBlock* first_new = nullptr;
   if (!EmitForms(tree, &em, &result, &last)) return false;
+  if (tree->sink != nullptr && !EmitSunkFold(tree, &em, &result)) return false;
   // The first new block: the one right after |pre| in layout (new blocks go
   // right before the region, in the order they are made).
   for (auto it = tree->function->begin(); it != tree->function->end(); ++it) {

@@ -85,13 +85,17 @@ class WorkgroupReducePass : public WavePass {
     // |active|-th slot from its ballot rank on, then a second subgroup
     // reduction; see the pass doc).
     std::string fold;
+    // Fold the slots right after their barrier, never where the result is
+    // used; keep every slots' barrier.
+    bool no_sink = false;
     // Test only: a deliberately wrong rewrite, to show the differential
     // tests catch it ("no-slot-barrier", "first-slot-only",
-    // "no-identity"; see the pass doc).
+    // "no-identity", "sink-past-write", "merge-any-barrier"; see the pass
+    // doc).
     std::string mutate;
   };
   // Accepts "float-reassoc,always,form=generic|runtime,fold=serial|rank,
-  // mutate=NAME".
+  // no-sink,mutate=NAME".
   static bool ParseParams(const std::string& text, Params* params,
                           std::string* error);
   static bool ValidateParams(const std::string& text, std::string* error) {
@@ -148,6 +152,15 @@ class WorkgroupReducePass : public WavePass {
   // Which form, and whether it pays (see the pass doc); "" or a remark.
   std::string ChooseForm(Tree* tree, std::string* why);
 
+  // Where the generic form folds the slots when not right after their
+  // barrier (see the pass doc, "Where the slots are folded"): sets
+  // |tree|'s sink, the invocations that reach it, and the fold loop of an
+  // earlier tree it joins.
+  void PlanSink(Tree* tree);
+  // How many invocations of |tree|'s workgroup may execute |block| (a
+  // branch the evaluator cannot decide counts as taken).
+  uint64_t InvocationsReaching(const Tree& tree, spvtools::opt::BasicBlock* block);
+
   // Rewrites |tree|; false when ids ran out.
   bool Rewrite(Tree* tree);
   struct Emission;
@@ -156,13 +169,38 @@ class WorkgroupReducePass : public WavePass {
   bool EmitGeneric(Tree* tree, Emission* em, uint32_t x,
                    spvtools::opt::BasicBlock* first,
                    spvtools::opt::BasicBlock** last, uint32_t* total);
-  // The fold of the slots into |acc| from block |from| on; |*last| is the
-  // block after it. |rank|: from the lane's ballot rank by the active lanes'
-  // count (the caller reduces |acc| over the subgroup), else every slot.
+  // A slot loop emitted where the result is used, which a later tree's
+  // fold may join (block and value ids).
+  struct FoldLoop {
+    uint32_t function = 0;
+    uint32_t from = 0, header = 0, body = 0, cont = 0;  // cont: after it
+    uint32_t index = 0;  // the slot index phi
+    bool rank = false;
+  };
+  // The fold of the slots into |acc| from block |from| on, its new blocks
+  // placed before |before|; |*last| is the block after it, |*loop| (when
+  // not null) its ids. |rank|: from the lane's rank among the active lanes
+  // by their count (the caller reduces |acc| over the subgroup), else
+  // every slot.
   bool EmitSlotLoop(Tree* tree, Emission* em, spvtools::opt::BasicBlock* from,
-                    bool rank, spvtools::opt::BasicBlock** last, uint32_t* acc);
-  // Whether the generic form folds the slots by ballot rank (else serially):
-  // the fold= parameter, else the cost rule.
+                    spvtools::opt::BasicBlock* before, bool rank,
+                    spvtools::opt::BasicBlock** last, uint32_t* acc,
+                    FoldLoop* loop);
+  // The fold emitted at |tree|'s sink (or joined to an earlier tree's loop
+  // there); |*total| is the workgroup's result.
+  bool EmitSunkFold(Tree* tree, Emission* em, uint32_t* total);
+  bool JoinFoldLoop(Tree* tree, Emission* em, const FoldLoop& loop,
+                    uint32_t* total);
+  // Removes the slots' barriers of rewritten trees that the next barrier
+  // makes redundant (RedundantBarrier, lib/analysis/barriers.h).
+  void MergeBarriers();
+  // After the barrier at the end of |join| went: the elected slot store of
+  // |var| before it moves into the next tree's elected branch, when only
+  // code that does not touch |var| lies between them (one election, as
+  // hand writes it). False when the shape is not found (nothing changed).
+  bool MergeElections(spvtools::opt::BasicBlock* join, uint32_t var);
+  // Whether the generic form folds the slots by rank (else serially): the
+  // fold= parameter, else the cost rule.
   bool UseRankFold(const Tree& tree) const;
   // The number of slots the subgroups wrote, emitted at the end of |e|.
   uint32_t SlotCount(const Tree& tree, Emitter* e, uint32_t size_var,
@@ -196,6 +234,10 @@ class WorkgroupReducePass : public WavePass {
   uint32_t tree_function_id_ = 0;                      // its function
   // Candidates already reported or rewritten (unique ids of their B0).
   std::unordered_set<uint32_t> handled_;
+  // The sunk slot loops emitted so far, and the slots' barriers (unique
+  // ids, in the order emitted) with the array each one's tree reduces.
+  std::vector<FoldLoop> fold_loops_;
+  std::vector<std::pair<uint32_t, uint32_t>> slot_barriers_;
 };
 
 }  // namespace waveopt
