@@ -1553,19 +1553,82 @@ bool WorkgroupReducePass::EmitSlotLoop(Tree* tree, Emission* em, BasicBlock* fro
   return fe.ok() && he.ok() && be.ok();
 }
 
-bool WorkgroupReducePass::UseRankFold(const Tree& tree) const {
-  if (!params_.fold.empty()) return params_.fold == "rank";
+WorkgroupReducePass::FoldKind WorkgroupReducePass::ChooseFold(const Tree& tree) const {
+  if (!params_.fold.empty()) {
+    return params_.fold == "rank" ? FoldKind::kRank : FoldKind::kSerial;
+  }
   // Folded where one invocation uses the result (hand's `if (tid == 0)`):
   // one loop in one subgroup, nothing for a rank or a second reduction to
   // share.
-  if (tree.sink != nullptr && tree.sink_reach <= 1) return false;
+  if (tree.sink != nullptr && tree.sink_reach <= 1) return FoldKind::kSerial;
   // The serial fold runs NumSubgroups iterations in every subgroup: fewer
-  // static instructions (no ballot, no second reduction), but quadratic in
-  // the slots. Only RADV's waves of 32 or 64 keep it short enough: at most
-  // 8 slots (see the pass doc's measurements; lavapipe at 8 and 16 lanes
-  // runs it 3-11x slower than the rank fold).
-  return !(config().driver == AssumedDriver::kRadv &&
-           tree.max_workgroup <= kMaxSerialFoldWorkgroup);
+  // static instructions (no rank, no second reduction), but quadratic in
+  // the slots. Subgroups of 32 or more lanes keep it short up to 256
+  // invocations (at most 8 slots); on 8 and 16 lanes lavapipe runs it 3-11x
+  // slower than the rank fold (see the pass doc's measurements). RADV's
+  // waves are 32 or 64 lanes; elsewhere the subgroup size chooses, a test
+  // every driver measured here folds at compile time (SubgroupSize is a
+  // constant of the compiled variant on RADV, NVIDIA and lavapipe).
+  if (tree.max_workgroup > kMaxSerialFoldWorkgroup) return FoldKind::kRank;
+  switch (config().driver) {
+    case AssumedDriver::kRadv:
+      return FoldKind::kSerial;
+    case AssumedDriver::kCpu:
+      return FoldKind::kRank;
+    default:
+      return FoldKind::kBySubgroupSize;
+  }
+}
+
+bool WorkgroupReducePass::EmitFold(Tree* tree, Emission* em, BasicBlock* from,
+                                   BasicBlock* before, BasicBlock** last,
+                                   uint32_t* total, FoldLoop* loop) {
+  const spv::Op group = GroupOp(tree->op, tree->ext);
+  const FoldKind kind = ChooseFold(*tree);
+  if (kind != FoldKind::kBySubgroupSize) {
+    const bool rank = kind == FoldKind::kRank;
+    uint32_t acc = 0;
+    if (!EmitSlotLoop(tree, em, from, before, rank, last, &acc, loop)) return false;
+    Emitter me(context(), *last);
+    *total = rank ? me.Group(group, tree->elem_type, kReduce, {acc}) : acc;
+    return me.ok();
+  }
+  // SubgroupSize >= 32 ? serial : rank (one of them survives the driver's
+  // constant folding).
+  const uint32_t size_var = BuiltInVariable(spv::BuiltIn::SubgroupSize, "gl_SubgroupSize");
+  // Blocks in layout order: the serial branch and its loop, then the rank
+  // branch and its loop, then the join.
+  BasicBlock* serial = size_var ? NewBlock(before, true) : nullptr;
+  if (serial == nullptr) return false;
+  Emitter fe(context(), from);
+  const uint32_t size = fe.EmitIds(spv::Op::OpLoad, fe.UIntType(32), {size_var});
+  const uint32_t wide =
+      fe.EmitIds(spv::Op::OpUGreaterThanEqual, fe.BoolType(), {size, fe.UInt(32)});
+  BasicBlock* serial_last = nullptr;
+  BasicBlock* rank_last = nullptr;
+  uint32_t serial_acc = 0, rank_acc = 0;
+  if (!EmitSlotLoop(tree, em, serial, before, false, &serial_last, &serial_acc, nullptr)) {
+    return false;
+  }
+  BasicBlock* rank = NewBlock(before, true);
+  if (rank == nullptr ||
+      !EmitSlotLoop(tree, em, rank, before, true, &rank_last, &rank_acc, nullptr)) {
+    return false;
+  }
+  BasicBlock* join = NewBlock(before, true);
+  if (join == nullptr) return false;
+  fe.SelectionMerge(join->id());
+  fe.BranchConditional(wide, serial->id(), rank->id());
+  Emitter se(context(), serial_last);
+  se.Branch(join->id());
+  Emitter re(context(), rank_last);
+  const uint32_t rank_total = re.Group(group, tree->elem_type, kReduce, {rank_acc});
+  re.Branch(join->id());
+  Emitter je(context(), join);
+  *total = je.EmitIds(spv::Op::OpPhi, tree->elem_type,
+                      {serial_acc, serial_last->id(), rank_total, rank_last->id()});
+  *last = join;
+  return fe.ok() && se.ok() && re.ok() && je.ok();
 }
 
 bool WorkgroupReducePass::EmitGeneric(Tree* tree, Emission* em, uint32_t x,
@@ -1612,18 +1675,7 @@ bool WorkgroupReducePass::EmitGeneric(Tree* tree, Emission* em, uint32_t x,
   // The serial fold reads every slot in every invocation (hand's loop over
   // NumSubgroups); the rank fold splits the slots among the active lanes
   // and reduces the partial folds (see the pass doc's cost rule).
-  const bool rank = UseRankFold(*tree);
-  uint32_t acc = 0;
-  if (!EmitSlotLoop(tree, em, join, em->region, rank, last, &acc, nullptr)) {
-    return false;
-  }
-  if (!rank) {
-    *total = acc;
-    return true;
-  }
-  Emitter me(context(), *last);
-  *total = me.Group(group, tree->elem_type, kReduce, {acc});
-  return me.ok();
+  return EmitFold(tree, em, join, em->region, last, total, nullptr);
 }
 
 bool WorkgroupReducePass::EmitForms(Tree* tree, Emission* em, uint32_t* result,
@@ -1739,7 +1791,7 @@ void WorkgroupReducePass::PlanSink(Tree* tree) {
   }
   tree->sink = target;
   tree->sink_reach = InvocationsReaching(*tree, target);
-  if (UseRankFold(*tree)) return;
+  if (ChooseFold(*tree) != FoldKind::kSerial) return;
   // A serial loop already there (an earlier tree's, its result used in the
   // same block) takes this tree's slots too when it runs after this tree.
   for (size_t k = 0; k < fold_loops_.size(); ++k) {
@@ -1786,19 +1838,18 @@ bool WorkgroupReducePass::EmitSunkFold(Tree* tree, Emission* em, uint32_t* total
   const uint32_t cont_id = context()->TakeNextId();
   if (cont_id == 0) return false;
   BasicBlock* cont = target->SplitBasicBlock(context(), cont_id, it);
-  const bool rank = UseRankFold(*tree);
   BasicBlock* last = nullptr;
-  uint32_t acc = 0;
   FoldLoop loop;
-  if (!EmitSlotLoop(tree, em, target, cont, rank, &last, &acc, &loop)) return false;
+  if (!EmitFold(tree, em, target, cont, &last, total, &loop)) return false;
   Emitter le(context(), last);
-  if (rank) acc = le.Group(GroupOp(tree->op, tree->ext), tree->elem_type, kReduce, {acc});
   le.Branch(cont->id());
   if (!le.ok()) return false;
-  loop.function = tree->function->result_id();
-  loop.cont = cont->id();
-  fold_loops_.push_back(loop);
-  *total = acc;
+  // A serial loop (no rank, no choice) may take a later tree's slots.
+  if (loop.header != 0 && !loop.rank) {
+    loop.function = tree->function->result_id();
+    loop.cont = cont->id();
+    fold_loops_.push_back(loop);
+  }
   return true;
 }
 

@@ -199,9 +199,18 @@ class WorkgroupReducePass : public WavePass {
   // code that does not touch |var| lies between them (one election, as
   // hand writes it). False when the shape is not found (nothing changed).
   bool MergeElections(spvtools::opt::BasicBlock* join, uint32_t var);
-  // Whether the generic form folds the slots by rank (else serially): the
-  // fold= parameter, else the cost rule.
-  bool UseRankFold(const Tree& tree) const;
+  // How the generic form folds the slots: the fold= parameter, else the
+  // cost rule (see the pass doc): serially, by rank, or by a test of the
+  // subgroup size choosing between the two.
+  enum class FoldKind { kSerial, kRank, kBySubgroupSize };
+  FoldKind ChooseFold(const Tree& tree) const;
+  // The fold of |tree|'s slots from block |from| on (new blocks before
+  // |before|): |*total| is the workgroup's result, available in |*last|
+  // (which has no terminator yet); |*loop| (when not null) gets the slot
+  // loop's ids when the fold is one loop.
+  bool EmitFold(Tree* tree, Emission* em, spvtools::opt::BasicBlock* from,
+                spvtools::opt::BasicBlock* before, spvtools::opt::BasicBlock** last,
+                uint32_t* total, FoldLoop* loop);
   // The number of slots the subgroups wrote, emitted at the end of |e|.
   uint32_t SlotCount(const Tree& tree, Emitter* e, uint32_t size_var,
                      uint32_t count_var);

@@ -45,14 +45,36 @@
 // GENERIC: OpFunctionEnd
 // GENERIC-REMARK: applied ReducedTree in main: an integer add tree over tmp (8 steps, 9 barriers, 1 reader(s)) becomes one shared slot per subgroup and one barrier
 //
-// RANK (fold=rank, plain -O's fold): each active lane folds every
-// |active|-th slot from its rank on (both sums of 1 over the subgroup: ACO
-// makes v_mbcnt and s_bcnt1 of them), then a second reduction of the folds.
+// RANK (fold=rank, --assume-driver=cpu's fold): each active lane folds
+// every |active|-th slot from its rank on (both sums of 1 over the
+// subgroup: ACO makes v_mbcnt and s_bcnt1 of them), then a second
+// reduction of the folds.
 // RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=256 -O --pass-params=workgroup-reduce:fold=rank -o %t.rank.spv
 // RUN: %spirv-val --target-env vulkan1.1 %t.rank.spv
 // RUN: %spirv-dis %t.rank.spv | %FileCheck %s --check-prefix=RANK
+// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=256 -O --assume-driver=cpu -o %t.cpu.spv
+// RUN: cmp %t.rank.spv %t.cpu.spv
+//
+// CHOICE (plain -O up to 256 invocations): SubgroupSize >= 32 takes the
+// serial fold, smaller subgroups the rank fold; the drivers fold the test
+// at compile time (see the pass doc's cost rule).
 // RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=256 -O -o %t.plain.spv
-// RUN: cmp %t.rank.spv %t.plain.spv
+// RUN: %spirv-val --target-env vulkan1.1 %t.plain.spv
+// RUN: %spirv-dis %t.plain.spv | %FileCheck %s --check-prefix=CHOICE
+// CHOICE: OpControlBarrier %uint_2 %uint_2 %uint_264
+// CHOICE: [[SIZE:%[0-9]+]] = OpLoad %uint %gl_SubgroupSize
+// CHOICE: [[WIDE:%[0-9]+]] = OpUGreaterThanEqual %bool [[SIZE]] %uint_32
+// CHOICE: OpSelectionMerge [[J:%[0-9]+]]
+// CHOICE: OpBranchConditional [[WIDE]] [[SERIAL:%[0-9]+]] [[RANKED:%[0-9]+]]
+// CHOICE: [[SERIAL]] = OpLabel
+// CHOICE-NOT: OpGroupNonUniform
+// CHOICE: OpLoopMerge
+// CHOICE: [[RANKED]] = OpLabel
+// CHOICE: OpGroupNonUniformIAdd %uint %uint_3 ExclusiveScan %uint_1
+// CHOICE: OpLoopMerge
+// CHOICE: OpGroupNonUniformIAdd %uint %uint_3 Reduce
+// CHOICE: [[J]] = OpLabel
+// CHOICE-NEXT: OpPhi %uint
 // RANK: OpControlBarrier %uint_2 %uint_2 %uint_264
 // RANK-NOT: OpGroupNonUniformBallot
 // RANK: [[START:%[0-9]+]] = OpGroupNonUniformIAdd %uint %uint_3 ExclusiveScan %uint_1
@@ -73,8 +95,8 @@
 // RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=200 -O --assume-driver=radv -o %t.slots-radv.spv
 // RUN: %spirv-val --target-env vulkan1.1 %t.slots-radv.spv
 // RUN: %spirv-dis %t.slots-radv.spv | %FileCheck %s --check-prefix=NSLOTS-RADV
-// NSLOTS: [[N:%[0-9]+]] = OpLoad %uint %gl_NumSubgroups
 // NSLOTS: [[S:%[0-9]+]] = OpLoad %uint %gl_SubgroupSize
+// NSLOTS: [[N:%[0-9]+]] = OpLoad %uint %gl_NumSubgroups
 // NSLOTS: [[C:%[0-9]+]] = OpIMul %uint [[N]] [[S]]
 // NSLOTS: [[SHORT:%[0-9]+]] = OpULessThan %bool [[C]] %uint_200
 // NSLOTS: [[ONE:%[0-9]+]] = OpSelect %uint [[SHORT]] %uint_1 %uint_0
