@@ -471,6 +471,40 @@ TEST(BarriersRedundant, FalseWhenAFunctionIsCalledBetween) {
   EXPECT_EQ(next, inlined_barriers[1]);
 }
 
+// The control barrier before barriers[1] is subgroupBarrier(): it orders
+// nothing between subgroups, so the write of |a| before it is still ordered
+// against the read between barriers[1] and barriers[2] only by
+// barriers[1]. With barrier() there instead, barriers[1] goes.
+const char* kPreviousBarrier = R"(
+void main() {
+  uint tid = gl_LocalInvocationIndex;
+  a[tid % 16u] = data[tid];
+  PREVIOUS();
+  barrier();
+  uint y = a[(tid + 1u) % 16u];
+  barrier();
+  data[tid] = y;
+}
+)";
+
+TEST(BarriersRedundant, FalseWhenThePreviousBarrierIsASubgroupBarrier) {
+  Module m = Glsl(std::string("#define PREVIOUS subgroupBarrier\n") + kPreviousBarrier);
+  ASSERT_TRUE(m.ok());
+  std::vector<Instruction*> barriers = m.Barriers();
+  ASSERT_EQ(barriers.size(), 3u);
+  std::string why;
+  EXPECT_FALSE(Redundant(m, barriers[1], nullptr, &why));
+  EXPECT_NE(why.find("accessed before"), std::string::npos) << why;
+
+  Module workgroup = Glsl(std::string("#define PREVIOUS barrier\n") + kPreviousBarrier);
+  ASSERT_TRUE(workgroup.ok());
+  barriers = workgroup.Barriers();
+  ASSERT_EQ(barriers.size(), 3u);
+  Instruction* next = nullptr;
+  EXPECT_TRUE(Redundant(workgroup, barriers[1], &next, &why)) << why;
+  EXPECT_EQ(next, barriers[2]);
+}
+
 TEST(BarriersRedundant, FalseWhenAPointerHasNoKnownVariable) {
   Module m = Asm("%sem_shared", kSelectedStore);
   ASSERT_TRUE(m.ok());
