@@ -66,6 +66,27 @@ bool SameOperands(const Instruction* a, const Instruction* b) {
   return true;
 }
 
+// Whether control barrier |p| orders shared memory between all invocations
+// of the workgroup at least as control barrier |a| does: |p| has |a|'s
+// operands, or its scopes are constants no narrower than Workgroup
+// (CrossDevice, Device, Workgroup) and its semantics a constant naming
+// WorkgroupMemory with AcquireRelease or SequentiallyConsistent. A
+// subgroup-scope barrier (subgroupBarrier()) does not.
+bool OrdersSharedLike(IRContext* context, const Instruction* p, const Instruction* a) {
+  if (SameOperands(p, a)) return true;
+  if (p->NumInOperands() != 3) return false;
+  auto* def_use = context->get_def_use_mgr();
+  uint64_t value[3] = {};
+  for (uint32_t i = 0; i < 3; ++i) {
+    const Instruction* c = def_use->GetDef(p->GetSingleWordInOperand(i));
+    if (c == nullptr || !IntConstant(context, c, &value[i])) return false;
+  }
+  constexpr uint64_t kWorkgroupScope = 2;  // CrossDevice 0, Device 1
+  constexpr uint64_t kWorkgroupMemory = 0x100, kOrdering = 0x8 | 0x10;
+  return value[0] <= kWorkgroupScope && value[1] <= kWorkgroupScope &&
+         (value[2] & kWorkgroupMemory) != 0 && (value[2] & kOrdering) != 0;
+}
+
 bool Fail(std::string* why, const char* text) {
   if (why != nullptr) *why = text;
   return false;
@@ -123,7 +144,8 @@ bool AccessesUpToNextBarrier(IRContext* context, Instruction* a, Instruction** n
 }
 
 // The accesses on every path into |a| since the previous control barrier
-// (or the function's start). False with |*why| when one cannot be named.
+// that orders shared memory as |a| does (OrdersSharedLike; or the
+// function's start). False with |*why| when one cannot be named.
 bool AccessesSincePreviousBarrier(IRContext* context, Instruction* a,
                                   std::vector<Access>* out, std::string* why) {
   BasicBlock* start = context->get_instr_block(a);
@@ -139,7 +161,7 @@ bool AccessesSincePreviousBarrier(IRContext* context, Instruction* a,
     }
     bool stopped = false;
     for (auto it = insts.rbegin(); it != insts.rend(); ++it) {
-      if ((*it)->opcode() == spv::Op::OpControlBarrier) {
+      if ((*it)->opcode() == spv::Op::OpControlBarrier && OrdersSharedLike(context, *it, a)) {
         stopped = true;
         break;
       }

@@ -9,8 +9,9 @@
 //     and semantics operands as |a|) before any other barrier, call, return
 //     or unknown instruction (MemoryEffectOf, lib/analysis/memory_effects.h);
 //   - no Workgroup variable is accessed both between |a| and |b| and
-//     between the barrier before |a| (or the function's start) and |a|,
-//     with a write on either side. Accesses are attributed to the variable
+//     between the control barrier before |a| that orders shared memory for
+//     the whole workgroup at least as |a| does (not a subgroup-scope one;
+//     or the function's start) and |a|, with a write on either side. Accesses are attributed to the variable
 //     their pointer is derived from (RootVariable); an access to Workgroup
 //     memory through a pointer with no known variable makes the answer no.
 // Accesses before |a| stay ordered against those after |b| by |b|; those

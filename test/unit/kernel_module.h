@@ -15,14 +15,18 @@
 namespace waveopt {
 namespace testing_kernels {
 
-// The module of |source|, in SSA form when |ssa|. A failure to compile or
+// The module of |source| (GLSL, or HLSL with entry point "main" when
+// |language| says so), in SSA form when |ssa|. A failure to compile or
 // optimize is a test failure, and the result is then empty.
-inline std::vector<uint32_t> CompileKernel(const std::string& source, bool ssa) {
+inline std::vector<uint32_t> CompileKernel(const std::string& source, bool ssa,
+                                           SourceLanguage language = SourceLanguage::kGlsl) {
   CompileOptions options;
   options.stage = "comp";
+  options.language = language;
+  const char* file_name = language == SourceLanguage::kHlsl ? "kernel.hlsl" : "kernel.comp";
   std::vector<uint32_t> words;
   std::string error;
-  if (!CompileShader(source, "kernel.comp", options, &words, &error)) {
+  if (!CompileShader(source, file_name, options, &words, &error)) {
     ADD_FAILURE() << error;
     return {};
   }
