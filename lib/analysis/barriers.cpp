@@ -207,6 +207,13 @@ bool RedundantBarrier(IRContext* context, Function* func, Instruction* a,
   if ((*context->GetLoopDescriptor(func))[block->id()] != nullptr) {
     return Fail(why, "it is inside a loop");
   }
+  // The look back ends at the function's start: a caller's accesses before
+  // the call are not seen, so only an entry point's function qualifies.
+  bool entry = false;
+  for (const Instruction& ep : context->module()->entry_points()) {
+    if (ep.GetSingleWordInOperand(1) == func->result_id()) entry = true;
+  }
+  if (!entry) return Fail(why, "it is not in an entry point's function");
   Instruction* b = nullptr;
   std::vector<Access> between, before;
   if (!AccessesUpToNextBarrier(context, a, &b, &between, why)) return false;

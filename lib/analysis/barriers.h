@@ -4,16 +4,19 @@
 // RedundantBarrier(a): control barrier |a| can be removed without changing
 // what any invocation reads, for every subgroup size and every schedule:
 //   - |a| orders Workgroup memory only (its memory semantics, a constant,
-//     name no storage class but WorkgroupMemory) and is outside every loop;
+//     name no storage class but WorkgroupMemory), is outside every loop and
+//     is in an entry point's function (the look back below ends at the
+//     function's start, which in a called function would miss the caller);
 //   - every path from |a| reaches the same control barrier |b| (same scope
 //     and semantics operands as |a|) before any other barrier, call, return
 //     or unknown instruction (MemoryEffectOf, lib/analysis/memory_effects.h);
 //   - no Workgroup variable is accessed both between |a| and |b| and
 //     between the control barrier before |a| that orders shared memory for
 //     the whole workgroup at least as |a| does (not a subgroup-scope one;
-//     or the function's start) and |a|, with a write on either side. Accesses are attributed to the variable
-//     their pointer is derived from (RootVariable); an access to Workgroup
-//     memory through a pointer with no known variable makes the answer no.
+//     or the function's start) and |a|, with a write on either side.
+//     Accesses are attributed to the variable their pointer is derived
+//     from (RootVariable); an access to Workgroup memory through a pointer
+//     with no known variable makes the answer no.
 // Accesses before |a| stay ordered against those after |b| by |b|; those
 // between |a| and |b| touch nothing the invocations wrote or read before
 // |a|, so no result depends on |a|.

@@ -209,6 +209,39 @@ TEST(BarriersRedundant, TrueWhenOnlyAnotherArrayIsWrittenBetween) {
   EXPECT_EQ(next, barriers[1]);
 }
 
+TEST(BarriersRedundant, FalseInACalledFunction) {
+  // kElect's shape inside a function main calls: what main did with the
+  // arrays before the call is not looked at, so the answer is no.
+  Module m = Glsl(R"(
+void body(uint tid, uint x) {
+  if (subgroupElect()) a[gl_SubgroupID] = x;
+  barrier();
+  if (subgroupElect()) b[gl_SubgroupID] = x + 1u;
+  barrier();
+  data[tid] = a[tid % 16u] + b[tid % 16u];
+}
+void main() {
+  uint tid = gl_LocalInvocationIndex;
+  body(tid, data[tid]);
+}
+)", /*ssa=*/false);
+  ASSERT_TRUE(m.ok());
+  std::vector<Instruction*> barriers;
+  spvtools::opt::Function* callee = nullptr;
+  for (spvtools::opt::Function& f : *m.context()->module()) {
+    f.ForEachInst([&](Instruction* inst) {
+      if (inst->opcode() != spv::Op::OpControlBarrier) return;
+      barriers.push_back(inst);
+      callee = &f;
+    });
+  }
+  ASSERT_EQ(barriers.size(), 2u);
+  ASSERT_NE(callee, m.entry());
+  std::string why;
+  EXPECT_FALSE(RedundantBarrier(m.context(), callee, barriers[0], nullptr, &why));
+  EXPECT_NE(why.find("entry point"), std::string::npos) << why;
+}
+
 TEST(BarriersRedundant, FalseWhenNoBarrierFollows) {
   Module m = Glsl(kElect);
   ASSERT_TRUE(m.ok());
