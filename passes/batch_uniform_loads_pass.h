@@ -139,6 +139,11 @@ class BatchUniformLoadsPass : public WavePass {
   };
 
  private:
+  // --assume-driver=cpu before SPIR-V 1.5 (no broadcast of a dynamically
+  // uniform lane): "NotProfitableOnCpu" with |why|, unless `always`; ""
+  // otherwise.
+  std::string DriverProfileRefusal(std::string* why) const;
+
   // One batched value (loads of the same address share it).
   struct Batched {
     std::vector<spvtools::opt::Instruction*> insts;  // program order

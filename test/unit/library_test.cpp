@@ -212,7 +212,9 @@ TEST(OwnOptimizer, TheDriverProfileSkipsWithARemark) {
     if (r.name == "DriverProfile") skipped.push_back(r.pass);
     EXPECT_NE(r.name, "BatchedLoads");
   }
-  EXPECT_EQ(skipped, (std::vector<std::string>{"morton-remap", "batch-uniform-loads"}));
+  // batch-uniform-loads runs and refuses SPIR-V 1.3 itself
+  // (NotProfitableOnCpu); only morton-remap is left out of -O.
+  EXPECT_EQ(skipped, (std::vector<std::string>{"morton-remap"}));
 }
 
 TEST(OwnOptimizer, PerPassParametersGoToTheirPassOnly) {

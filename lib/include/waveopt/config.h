@@ -34,7 +34,10 @@ enum class AssumedDriver {
              // it loads uniform-address uniform and read-only storage
              // buffers with scalar loads, so batch-uniform-loads leaves those
   kCpu,      // a CPU driver (lavapipe, llvmpipe, SwiftShader): -O skips the
-             // rewrites measured as losses on lavapipe
+             // rewrites measured as losses on lavapipe (morton-remap), and
+             // passes refuse the forms that lose there (batching before
+             // SPIR-V 1.5, pre-reductions other than case B, the serial
+             // fold of workgroup-reduce)
 };
 
 // Parses "generic", "radv", "cpu". Returns false for other names.
