@@ -572,6 +572,17 @@ struct WorkgroupTrace::Impl {
         }
         return v;
       }
+      case spv::Op::OpAll:
+      case spv::Op::OpAny: {
+        if (in.size() != 1) return Unknown();
+        bool all = true, any = false;
+        for (uint32_t k = 0; k < in[0].count; ++k) {
+          const bool b = (in[0].bits[k] & 1) != 0;
+          all = all && b;
+          any = any || b;
+        }
+        return Int((op == spv::Op::OpAll ? all : any) ? 1 : 0, 1);
+      }
       case spv::Op::OpExtInst:
         return ExtInt(width, in, literals);
       default:

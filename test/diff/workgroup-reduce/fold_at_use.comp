@@ -5,7 +5,9 @@
 // trees, drops the first tree's slot barrier and stores both slots under
 // one election (tile_minmax_tree's hand-written kernel).
 //   WX, WY     the workgroup (WX * WY invocations; 200: partial subgroups)
-//   COND       which invocations use the results (default: tid == 0u)
+//   COND       which invocations use the results (default: tid == 0u;
+//              also the last one, x == 0 && y == 0, all(equal(id, 0)),
+//              !any(notEqual(id.xy, 0)): the same decision)
 //   REUSE      the first array is written again after the trees (behind
 //              barriers): its fold must stay before that write
 //   ALL        every invocation also uses the first tree's result before
@@ -17,6 +19,8 @@
 // RUN: %diff %s --waveopt-flags="-O --assume-driver=radv --remarks=workgroup-reduce -DWX=200 -DWY=1" --waverun="-DWX=200 -DWY=1" --widths= --sim-widths=32,64 2>&1 | %FileCheck %s --check-prefix=JOIN
 // RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce '-DCOND=tid==WX*WY-1u'" --waverun="'-DCOND=tid==WX*WY-1u'" 2>&1 | %FileCheck %s --check-prefix=JOIN
 // RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce '-DCOND=gl_LocalInvocationID.x==0u&&gl_LocalInvocationID.y==0u'" --waverun="'-DCOND=gl_LocalInvocationID.x==0u&&gl_LocalInvocationID.y==0u'" 2>&1 | %FileCheck %s --check-prefix=JOIN
+// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce '-DCOND=all(equal(gl_LocalInvocationID,uvec3(0u)))'" --waverun="'-DCOND=all(equal(gl_LocalInvocationID,uvec3(0u)))'" 2>&1 | %FileCheck %s --check-prefix=JOIN
+// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce '-DCOND=!any(notEqual(gl_LocalInvocationID.xy,uvec2(0u)))'" --waverun="'-DCOND=!any(notEqual(gl_LocalInvocationID.xy,uvec2(0u)))'" 2>&1 | %FileCheck %s --check-prefix=JOIN
 // RUN: %diff %s --spirv-opt-O --waveopt-flags="--workgroup-reduce --remarks=workgroup-reduce" 2>&1 | %FileCheck %s --check-prefix=JOIN
 // Five invocations, or a row of the 2-D workgroup, use the results: the
 // fold is there, by rank (no loop to join).
