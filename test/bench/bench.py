@@ -1272,12 +1272,14 @@ MECHANISM = {
         "loop. waveopt's batch is the run of consecutive lanes from the first lane in "
         "the loop (measured once before it), and slot k's owner is lane first + k, a "
         "subgroup-uniform index, so it is right for any active set without a branch "
-        "or ballot per iteration; the hand version checks once that the active lanes "
-        "are 0..n-1 and otherwise runs a separate copy of the plain loop. "
-        "On lavapipe a shuffle with a non-constant lane is a loop over the lanes, "
-        "while the naive same-address load is one cached load; at subgroup size 16 "
-        "an 8x8 workgroup runs as 16-lane subgroups with 8 active lanes (lavapipe's "
-        "layout), so every cross-lane operation pays for 16 lanes.",
+        "or ballot per iteration; its inner loop has one exit, against the batch's "
+        "trip count computed once; the hand version checks once that the active "
+        "lanes are 0..n-1 and otherwise runs a separate copy of the plain loop. "
+        "On lavapipe a shuffle with a non-constant lane is lowered lane by lane "
+        "except where it is one 8-lane permute (subgroup size 8 here), while the "
+        "naive same-address load is one cached load. From SPIR-V 1.5 the batch "
+        "reads with a broadcast of the uniform lane, which lavapipe lowers to one "
+        "extract: what `--assume-driver=cpu` batches (docs/cli.md).",
     "light_loop_hlsl":
         "batch-uniform-loads on glslang's HLSL output (the loop body is the loop's "
         "continue target): as `light_loop`, one float4 per light, `WaveReadLaneAt` "
@@ -1297,11 +1299,22 @@ MECHANISM = {
         "same instructions as the hand version.",
     "tile_minmax":
         "prereduce-atomics, uniform address, divergent value (case B): "
-        "`subgroupMin`/`subgroupMax` + one elected atomic each, as the hand version. "
-        "waveopt -O also applied morton-remap (the depth is read at the invocation's "
-        "coordinates); the hand version keeps row-major order. For a reduction over "
-        "the whole tile the order cannot matter to the result, and lavapipe has no "
-        "texture quads to gain from; the relabelling adds integer work per invocation.",
+        "`subgroupMin`/`subgroupMax` and both atomics under one elected branch, as "
+        "the hand version. morton-remap does not relabel it (`NotProfitable`: each "
+        "invocation reads its own texel and the value feeds only the reductions).",
+    "tile_minmax_tree":
+        "workgroup-reduce: `subgroupMin`/`subgroupMax`, both slots stored under one "
+        "election, one barrier, and one serial loop over the slots of both arrays in "
+        "invocation 0, the one that uses the results (the pass folds where the "
+        "result is used and merges the two trees' slot phases): the hand version's "
+        "kernel. The naive trees run 9 barriers each.",
+    "softmax_row":
+        "workgroup-reduce (with `--float-reassoc`): each tree becomes subgroup "
+        "reductions, one slot per subgroup and one barrier; every invocation needs "
+        "both results, so each folds the slots: by rank on lavapipe's subgroups "
+        "(under 32 lanes; serially, as the hand version, from 32), the hand "
+        "version's serial loop over NumSubgroups runs 32 or 16 iterations per "
+        "subgroup here.",
     "downsample":
         "morton-remap relabels the invocations and quad-exchange serves mip 2 from "
         "quad swaps, as the hand version does, behind a run-time check that every "
