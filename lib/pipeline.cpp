@@ -330,6 +330,7 @@ class Run {
     base_.remarks = remarks_;
     base_.driver = options.driver;
     base_.emit_hlsl = options.emit_hlsl;
+    base_.emit_glsl = options.emit_glsl;
     base_.float_reassoc = options.float_reassoc;
   }
 

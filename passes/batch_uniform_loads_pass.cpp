@@ -1834,20 +1834,27 @@ uint32_t IncomingFrom(const Instruction* phi, uint32_t block_id) {
 
 }  // namespace
 
+bool BatchUniformLoadsPass::CanBroadcast() const {
+  // OpGroupNonUniformBroadcast takes a dynamically uniform lane from SPIR-V
+  // 1.5; GLSL's subgroupBroadcast only a constant one, and SPIRV-Cross's
+  // HLSL of it does not compile, so source output keeps the shuffle.
+  return get_module()->version() >= SPV_SPIRV_VERSION_WORD(1, 5) &&
+         !config().emit_glsl && !config().emit_hlsl;
+}
+
 std::string BatchUniformLoadsPass::DriverProfileRefusal(std::string* why) const {
-  if (config().driver != AssumedDriver::kCpu || params_.always ||
-      get_module()->version() >= SPV_SPIRV_VERSION_WORD(1, 5)) {
+  if (config().driver != AssumedDriver::kCpu || params_.always || CanBroadcast()) {
     return "";
   }
   // lavapipe, light_loop (docs/cli.md): with OpGroupNonUniformShuffle the
   // batched loop took 2.4x the original's time at subgroup size 16 and
   // 1.5x at 4; with OpGroupNonUniformBroadcast of the same (dynamically
   // uniform) lane, SPIR-V 1.5's, it is 1.7-3x faster at 4, 8 and 16.
-  *why = "--assume-driver=cpu: before SPIR-V 1.5 the batch reads its loads "
-         "with a shuffle of a non-constant lane, which measured slower than "
-         "the original loop on lavapipe (light_loop at subgroup sizes 4 and "
-         "16); SPIR-V 1.5 (Vulkan 1.2) and later use a broadcast, which "
-         "measured faster";
+  *why = "--assume-driver=cpu: before SPIR-V 1.5, or for GLSL or HLSL "
+         "output, the batch reads its loads with a shuffle of a non-constant "
+         "lane, which measured slower than the original loop on lavapipe "
+         "(light_loop at subgroup sizes 4 and 16); SPIR-V 1.5 (Vulkan 1.2) "
+         "and later use a broadcast, which measured faster";
   return "NotProfitableOnCpu";
 }
 
@@ -2638,7 +2645,7 @@ bool BatchUniformLoadsPass::EmitInnerMerge(RewriteState* s) {
 
 bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
   RewriteState s(plan);
-  s.use_broadcast = get_module()->version() >= SPV_SPIRV_VERSION_WORD(1, 5);
+  s.use_broadcast = CanBroadcast();
   context()->AddCapability(spv::Capability::GroupNonUniformBallot);
   if (!s.use_broadcast) {
     context()->AddCapability(spv::Capability::GroupNonUniformShuffle);

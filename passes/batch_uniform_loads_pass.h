@@ -143,6 +143,9 @@ class BatchUniformLoadsPass : public WavePass {
   // uniform lane): "NotProfitableOnCpu" with |why|, unless `always`; ""
   // otherwise.
   std::string DriverProfileRefusal(std::string* why) const;
+  // Whether the batch reads the owning lane with a broadcast (SPIR-V 1.5
+  // and later, SPIR-V output) rather than a shuffle.
+  bool CanBroadcast() const;
 
   // One batched value (loads of the same address share it).
   struct Batched {

@@ -258,6 +258,7 @@ int RunJob(const Cli& cli, const Job& job, bool write_remarks_file,
   // The output format is known before the passes run: for HLSL they use
   // only forms HLSL can express.
   options.emit_hlsl = OutputFormat(cli, job) == Format::kHlsl;
+  options.emit_glsl = OutputFormat(cli, job) == Format::kGlsl;
   waveopt::Result result;
   const bool ok = waveopt::Optimize(words, options, &result);
   // Remarks first: they explain a failure too.

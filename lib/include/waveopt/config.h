@@ -83,6 +83,10 @@ struct PassConfig {
   // (HLSL has no exclusive min/max/and/or/xor scan and no SubgroupId or
   // NumSubgroups). Every other rewrite is emittable as GLSL and HLSL alike.
   bool emit_hlsl = false;
+  // The output will be turned into GLSL (the CLI's --emit=glsl): GLSL's
+  // subgroupBroadcast takes a constant lane only, so batch-uniform-loads
+  // reads with a shuffle even from SPIR-V 1.5 (HLSL output does the same).
+  bool emit_glsl = false;
 };
 
 // Parses "vulkan1.1", "spv1.5", ... Returns false for unknown names.

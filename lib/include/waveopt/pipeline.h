@@ -67,6 +67,7 @@ struct Options {
   bool validate_output = true;
   bool validate_after_all = false;  // validate after every step
   bool emit_hlsl = false;           // see PassConfig::emit_hlsl
+  bool emit_glsl = false;           // see PassConfig::emit_glsl
   bool print_all = false;           // disassembly after every step → Result::print_all
   Isolation isolation = Isolation::kNone;
   // With kChildProcess: a spirv-opt step still running after this many
