@@ -1880,7 +1880,9 @@ bool WorkgroupReducePass::JoinFoldLoop(Tree* tree, Emission* em,
 
 void WorkgroupReducePass::MergeBarriers() {
   if (params_.no_sink) return;
-  for (const auto& [uid, var] : slot_barriers_) {
+  for (const std::pair<uint32_t, uint32_t>& slot_barrier : slot_barriers_) {
+    const uint32_t uid = slot_barrier.first;
+    const uint32_t var = slot_barrier.second;
     Instruction* a = nullptr;
     Function* func = nullptr;
     for (Function& f : *get_module()) {
