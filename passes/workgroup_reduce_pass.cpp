@@ -1487,6 +1487,17 @@ uint32_t WorkgroupReducePass::SlotCount(const Tree& tree, Emitter* e,
   return e->EmitIds(spv::Op::OpIAdd, uint_type, {reported, extra});
 }
 
+void WorkgroupReducePass::EmitSlotStep(Tree* tree, Emission* em, Emitter* e,
+                                       uint32_t acc, uint32_t index,
+                                       uint32_t acc_next) {
+  const uint32_t slot = params_.mutate == "first-slot-only" ? e->UInt(0) : index;
+  const uint32_t p = e->EmitIds(spv::Op::OpAccessChain, em->elem_ptr,
+                                {tree->var->result_id(), slot});
+  const uint32_t y = e->EmitIds(spv::Op::OpLoad, tree->elem_type, {p});
+  const uint32_t combined = EmitCombine(*tree, e, acc, y);
+  e->EmitIds(spv::Op::OpCopyObject, tree->elem_type, {combined}, acc_next);
+}
+
 bool WorkgroupReducePass::EmitSlotLoop(Tree* tree, Emission* em, BasicBlock* from,
                                        BasicBlock* before, bool rank,
                                        BasicBlock** last, uint32_t* acc,
@@ -1534,12 +1545,7 @@ bool WorkgroupReducePass::EmitSlotLoop(Tree* tree, Emission* em, BasicBlock* fro
   he.LoopMerge(merge->id(), body->id());
   he.BranchConditional(more, body->id(), merge->id());
   Emitter be(context(), body);
-  const uint32_t slot = params_.mutate == "first-slot-only" ? be.UInt(0) : i;
-  const uint32_t p = be.EmitIds(spv::Op::OpAccessChain, em->elem_ptr,
-                                {tree->var->result_id(), slot});
-  const uint32_t y = be.EmitIds(spv::Op::OpLoad, tree->elem_type, {p});
-  const uint32_t combined = EmitCombine(*tree, &be, *acc, y);
-  be.EmitIds(spv::Op::OpCopyObject, tree->elem_type, {combined}, acc_next);
+  EmitSlotStep(tree, em, &be, *acc, i, acc_next);
   be.EmitIds(spv::Op::OpIAdd, uint_type, {i, step}, i_next);
   be.Branch(header->id());
   *last = merge;
@@ -1868,12 +1874,7 @@ bool WorkgroupReducePass::JoinFoldLoop(Tree* tree, Emission* em,
   const uint32_t acc = he.EmitIds(spv::Op::OpPhi, tree->elem_type,
                                   {identity, from->id(), acc_next, body->id()});
   Emitter be(context(), body, BasicBlock::iterator(body->terminator()));
-  const uint32_t slot = params_.mutate == "first-slot-only" ? be.UInt(0) : loop.index;
-  const uint32_t p = be.EmitIds(spv::Op::OpAccessChain, em->elem_ptr,
-                                {tree->var->result_id(), slot});
-  const uint32_t y = be.EmitIds(spv::Op::OpLoad, tree->elem_type, {p});
-  const uint32_t combined = EmitCombine(*tree, &be, acc, y);
-  be.EmitIds(spv::Op::OpCopyObject, tree->elem_type, {combined}, acc_next);
+  EmitSlotStep(tree, em, &be, acc, loop.index, acc_next);
   *total = acc;
   return fe.ok() && he.ok() && be.ok();
 }

@@ -186,6 +186,10 @@ class WorkgroupReducePass : public WavePass {
                     spvtools::opt::BasicBlock* before, bool rank,
                     spvtools::opt::BasicBlock** last, uint32_t* acc,
                     FoldLoop* loop);
+  // One iteration's work of a slot loop, at |e|: |acc_next| = |acc| OP
+  // tmp[|index|] (slot 0 under mutate=first-slot-only).
+  void EmitSlotStep(Tree* tree, Emission* em, Emitter* e, uint32_t acc,
+                    uint32_t index, uint32_t acc_next);
   // The fold emitted at |tree|'s sink (or joined to an earlier tree's loop
   // there); |*total| is the workgroup's result.
   bool EmitSunkFold(Tree* tree, Emission* em, uint32_t* total);
