@@ -74,9 +74,8 @@ std::string ProfileSkips(AssumedDriver driver, const std::string& name) {
            "kernels measured slower than the originals on lavapipe "
            "(docs/benchmarks.md: filter3x3, downsample)";
   }
-  // batch-uniform-loads runs: under this profile it refuses modules older
-  // than SPIR-V 1.5 itself (NotProfitableOnCpu), where its read would be a
-  // shuffle (see docs/cli.md).
+  // batch-uniform-loads runs: under this profile it chooses its read by
+  // subgroup size itself (see docs/cli.md).
   return "";
 }
 

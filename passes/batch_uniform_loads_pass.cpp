@@ -137,6 +137,33 @@ uint32_t SmallWordsOf(spvtools::opt::IRContext* context, uint32_t type_id,
   }
 }
 
+// |value| (built by OpCompositeConstruct, down to the parts whose types
+// already match) as a value of the logically matching |type|, constructed
+// with |e|; |value| itself when its type is |type|; 0 when it is not built
+// that way.
+uint32_t RebuildAs(spvtools::opt::IRContext* context, Emitter* e, uint32_t value,
+                   uint32_t type) {
+  auto* def_use = context->get_def_use_mgr();
+  Instruction* def = def_use->GetDef(value);
+  if (def == nullptr) return 0;
+  if (def->type_id() == type) return value;
+  Instruction* to = def_use->GetDef(type);
+  if (def->opcode() != spv::Op::OpCompositeConstruct || to == nullptr ||
+      (to->opcode() != spv::Op::OpTypeStruct && to->opcode() != spv::Op::OpTypeArray)) {
+    return 0;
+  }
+  std::vector<spvtools::opt::Operand> parts;
+  for (uint32_t i = 0; i < def->NumInOperands(); ++i) {
+    const uint32_t member = to->opcode() == spv::Op::OpTypeStruct
+                                ? to->GetSingleWordInOperand(i)
+                                : to->GetSingleWordInOperand(0);
+    const uint32_t part = RebuildAs(context, e, def->GetSingleWordInOperand(i), member);
+    if (part == 0) return 0;
+    parts.push_back({SPV_OPERAND_TYPE_ID, {part}});
+  }
+  return e->Emit(spv::Op::OpCompositeConstruct, type, parts);
+}
+
 // Extracts of a part of |composite| that OpCompositeConstruct put together
 // (the rebuilt struct of a batched load) read the part itself, and rebuilds
 // left without users go. SPIRV-Cross's HLSL assigns a struct rebuilt in the
@@ -144,6 +171,21 @@ uint32_t SmallWordsOf(spvtools::opt::IRContext* context, uint32_t type_id,
 // the extracts cost nothing either way.
 void ForwardExtracts(spvtools::opt::IRContext* context, uint32_t composite) {
   auto* def_use = context->get_def_use_mgr();
+  // A copy into a struct of another layout (OpCopyLogical: glslang's copy of
+  // a buffer's struct into a local one from SPIR-V 1.4) is built from the
+  // same parts, so that its own extracts forward as well.
+  std::vector<Instruction*> copies;
+  def_use->ForEachUser(composite, [&](Instruction* user) {
+    if (user->opcode() == spv::Op::OpCopyLogical) copies.push_back(user);
+  });
+  for (Instruction* copy : copies) {
+    Emitter e(context, context->get_instr_block(copy), BasicBlock::iterator(copy));
+    const uint32_t rebuilt = RebuildAs(context, &e, composite, copy->type_id());
+    if (rebuilt == 0 || !e.ok()) continue;
+    context->ReplaceAllUsesWith(copy->result_id(), rebuilt);
+    context->KillInst(copy);
+    ForwardExtracts(context, rebuilt);
+  }
   std::vector<Instruction*> extracts;
   def_use->ForEachUser(composite, [&](Instruction* user) {
     if (user->opcode() == spv::Op::OpCompositeExtract &&
@@ -318,12 +360,20 @@ bool BatchUniformLoadsPass::ParseParams(const std::string& text, Params* params,
     } else if (key == "mutate") {
       if (value != "owner-lane-k" && value != "no-bounds" &&
           value != "no-exit-ballot" && value != "whole-subgroup" &&
-          value != "one-more-trip") {
+          value != "one-more-trip" && value != "first-whole-batch") {
         *error = "mutate must be owner-lane-k, no-bounds, no-exit-ballot, "
-                 "whole-subgroup or one-more-trip";
+                 "whole-subgroup, one-more-trip or first-whole-batch";
         return false;
       }
       params->mutate = value;
+      continue;
+    } else if (key == "read") {
+      if (value != "shuffle" && value != "broadcast" && value != "shuffle-or-broadcast" &&
+          value != "shuffle-or-first") {
+        *error = "read must be shuffle, broadcast, shuffle-or-broadcast or shuffle-or-first";
+        return false;
+      }
+      params->read = value;
       continue;
     } else if (key == "always") {
       if (!value.empty()) {
@@ -335,7 +385,7 @@ bool BatchUniformLoadsPass::ParseParams(const std::string& text, Params* params,
     } else {
       *error = "unknown parameter '" + key +
                "' (expected min-trip=N, max-components=N, max-live=N, "
-               "driver-unroll=N or always)";
+               "driver-unroll=N, read=FORM or always)";
       return false;
     }
     char* end = nullptr;
@@ -554,7 +604,6 @@ spvtools::opt::Pass::Status BatchUniformLoadsPass::ProcessRound(
 
   std::string module_why;
   std::string module_reason = ModuleRefusal(&module_why);
-  if (module_reason.empty()) module_reason = DriverProfileRefusal(&module_why);
 
   UniformityAnalysis uniformity(context());
   std::vector<Accepted> plans;
@@ -628,7 +677,7 @@ spvtools::opt::Pass::Status BatchUniformLoadsPass::ProcessRound(
                         : "; " + std::to_string(plan.left_to_driver) +
                               " load(s) left to the driver (" +
                               plan.left_to_driver_why + ")") +
-                   LoopTag(*plan.loop));
+                   ReadNote(ChooseRead()) + LoopTag(*plan.loop));
   }
   for (const Accepted& a : chosen) {
     handled_headers_.insert(a.plan.header->id());
@@ -1760,7 +1809,7 @@ uint32_t BatchUniformLoadsPass::BoundsCheck(
 }
 
 
-uint32_t BatchUniformLoadsPass::LaneIdVariable() {
+uint32_t BatchUniformLoadsPass::SubgroupBuiltIn(spv::BuiltIn builtin) {
   auto* def_use = context()->get_def_use_mgr();
   uint32_t var = 0;
   for (Instruction& inst : context()->types_values()) {
@@ -1772,8 +1821,7 @@ uint32_t BatchUniformLoadsPass::LaneIdVariable() {
              inst.result_id(), false)) {
       if (dec->opcode() == spv::Op::OpDecorate &&
           spv::Decoration(dec->GetSingleWordInOperand(1)) == spv::Decoration::BuiltIn &&
-          spv::BuiltIn(dec->GetSingleWordInOperand(2)) ==
-              spv::BuiltIn::SubgroupLocalInvocationId) {
+          spv::BuiltIn(dec->GetSingleWordInOperand(2)) == builtin) {
         var = inst.result_id();
       }
     }
@@ -1793,8 +1841,7 @@ uint32_t BatchUniformLoadsPass::LaneIdVariable() {
         std::vector<Operand>{{SPV_OPERAND_TYPE_STORAGE_CLASS,
                               {static_cast<uint32_t>(spv::StorageClass::Input)}}}));
     context()->get_decoration_mgr()->AddDecorationVal(
-        var, static_cast<uint32_t>(spv::Decoration::BuiltIn),
-        static_cast<uint32_t>(spv::BuiltIn::SubgroupLocalInvocationId));
+        var, static_cast<uint32_t>(spv::Decoration::BuiltIn), static_cast<uint32_t>(builtin));
     // An integer input of a fragment shader must be Flat (Vulkan's
     // VUID-StandaloneSpirv-Flat-04744), built-ins included.
     for (Instruction& entry : get_module()->entry_points()) {
@@ -1842,20 +1889,40 @@ bool BatchUniformLoadsPass::CanBroadcast() const {
          !config().emit_glsl && !config().emit_hlsl;
 }
 
-std::string BatchUniformLoadsPass::DriverProfileRefusal(std::string* why) const {
-  if (config().driver != AssumedDriver::kCpu || params_.always || CanBroadcast()) {
-    return "";
+namespace {
+
+// lavapipe runs a subgroup as one LLVM vector of SubgroupSize 32-bit lanes.
+// At 8 lanes (one 256-bit AVX register: lavapipe's own subgroup size on an
+// AVX host) LLVM lowers a shuffle of a non-constant lane to one permute; at
+// 4 and 16 lanes it is lowered lane by lane. light_loop on this host
+// (docs/passes/batch-uniform-loads.md, the cpu profile): the shuffle batch
+// ran 2.6x faster than the broadcast batch at 8 lanes and 4-5x slower at 16.
+constexpr uint32_t kCpuShuffleLanes = 8;
+
+}  // namespace
+
+std::string BatchUniformLoadsPass::ReadNote(Read read) {
+  const std::string lanes = std::to_string(kCpuShuffleLanes);
+  switch (read) {
+    case Read::kShuffleOrBroadcast:
+      return "; read by subgroup size: a shuffle at " + lanes + " lanes, else a broadcast";
+    case Read::kShuffleOrFirst:
+      return "; read by subgroup size: a shuffle at " + lanes +
+             " lanes, else batches of one element read from the first lane";
+    default:
+      return "";
   }
-  // lavapipe, light_loop (docs/cli.md): with OpGroupNonUniformShuffle the
-  // batched loop took 2.4x the original's time at subgroup size 16 and
-  // 1.5x at 4; with OpGroupNonUniformBroadcast of the same (dynamically
-  // uniform) lane, SPIR-V 1.5's, it is 1.7-3x faster at 4, 8 and 16.
-  *why = "--assume-driver=cpu: before SPIR-V 1.5, or for GLSL or HLSL "
-         "output, the batch reads its loads with a shuffle of a non-constant "
-         "lane, which measured slower than the original loop on lavapipe "
-         "(light_loop at subgroup sizes 4 and 16); SPIR-V 1.5 (Vulkan 1.2) "
-         "and later use a broadcast, which measured faster";
-  return "NotProfitableOnCpu";
+}
+
+BatchUniformLoadsPass::Read BatchUniformLoadsPass::ChooseRead() const {
+  const std::string& forced = params_.read;
+  const bool cpu = config().driver == AssumedDriver::kCpu;
+  if (forced == "shuffle") return Read::kShuffle;
+  if (forced == "shuffle-or-first") return Read::kShuffleOrFirst;
+  if (forced == "shuffle-or-broadcast" || (forced.empty() && cpu)) {
+    return CanBroadcast() ? Read::kShuffleOrBroadcast : Read::kShuffleOrFirst;
+  }
+  return CanBroadcast() ? Read::kBroadcast : Read::kShuffle;
 }
 
 // What the steps of Rewrite share: the ids and blocks one step makes and a
@@ -1863,7 +1930,9 @@ std::string BatchUniformLoadsPass::DriverProfileRefusal(std::string* why) const 
 struct BatchUniformLoadsPass::RewriteState {
   explicit RewriteState(const Plan& p) : plan(p) {}
   const Plan& plan;
-  bool use_broadcast = false;
+  Read read = Read::kShuffle;
+  // The read by size: SubgroupSize == kCpuShuffleLanes, in the preheader.
+  uint32_t shuffle_here = 0;
   std::vector<Instruction*> header_phis;
   BasicBlock* pre = nullptr;  // enters only the loop
   // Types and the preheader's ballot (see the header comment).
@@ -1968,7 +2037,7 @@ bool BatchUniformLoadsPass::EmitBallot(RewriteState* s) {
       p.Group(spv::Op::OpGroupNonUniformBallot, s->v4uint, -1, {p.Bool(true)});
   s->rank = p.Group(spv::Op::OpGroupNonUniformBallotBitCount, s->uint_type,
                     kExclusiveScan, {ballot});
-  const uint32_t lane_var = LaneIdVariable();
+  const uint32_t lane_var = SubgroupBuiltIn(spv::BuiltIn::SubgroupLocalInvocationId);
   if (lane_var == 0) return false;
   const uint32_t lane = p.EmitIds(spv::Op::OpLoad, s->uint_type, {lane_var});
   // The first active lane: every lane reads the lowest one's id (GLSL
@@ -1983,6 +2052,19 @@ bool BatchUniformLoadsPass::EmitBallot(RewriteState* s) {
       spv::Op::OpGroupNonUniformBallotBitCount, s->uint_type, kReduce,
       {p.Group(spv::Op::OpGroupNonUniformBallot, s->v4uint, -1,
                {params_.mutate == "whole-subgroup" ? p.Bool(true) : in_run})});
+  if (s->read == Read::kShuffleOrBroadcast || s->read == Read::kShuffleOrFirst) {
+    const uint32_t size_var = SubgroupBuiltIn(spv::BuiltIn::SubgroupSize);
+    if (size_var == 0) return false;
+    s->shuffle_here = p.EmitIds(
+        spv::Op::OpIEqual, s->bool_type,
+        {p.EmitIds(spv::Op::OpLoad, s->uint_type, {size_var}), p.UInt(kCpuShuffleLanes)});
+  }
+  if (s->read == Read::kShuffleOrFirst && params_.mutate != "first-whole-batch") {
+    // Elsewhere a batch of one: only the first lane loads, every lane reads
+    // it with a broadcast of the first active lane (the lanes of the loop
+    // are the lanes that entered it: its exits are subgroup-uniform).
+    s->batch = p.EmitIds(spv::Op::OpSelect, s->uint_type, {s->shuffle_here, s->batch, p.UInt(1)});
+  }
   return p.ok();
 }
 
@@ -2318,6 +2400,37 @@ uint32_t BatchUniformLoadsPass::RebuildValue(Emitter* h, const Batched& b,
   return build(b.insts[0]->type_id());
 }
 
+uint32_t BatchUniformLoadsPass::ReadSlot(Emitter* e, const RewriteState& s, uint32_t type,
+                                         uint32_t value, uint32_t owner) {
+  auto shuffle = [&] {
+    return e->Group(spv::Op::OpGroupNonUniformShuffle, type, -1, {value, owner});
+  };
+  auto broadcast = [&] {
+    return e->Group(spv::Op::OpGroupNonUniformBroadcast, type, -1, {value, owner});
+  };
+  if (s.read == Read::kShuffle) return shuffle();
+  if (s.read == Read::kBroadcast) return broadcast();
+  const uint32_t shuffled = shuffle();
+  // kShuffleOrFirst's batch is one slot where it does not shuffle: the
+  // owner is the first lane, the loop's lowest active one.
+  const uint32_t other =
+      s.read == Read::kShuffleOrFirst
+          ? e->Group(spv::Op::OpGroupNonUniformBroadcastFirst, type, -1, {value})
+          : broadcast();
+  // Both reads see the same lanes; a driver with a constant subgroup size
+  // folds the select and drops the other read (lavapipe, RADV).
+  uint32_t cond = s.shuffle_here;
+  const auto* vec = context()->get_type_mgr()->GetType(type)->AsVector();
+  if (vec != nullptr && get_module()->version() < SPV_SPIRV_VERSION_WORD(1, 4)) {
+    // Before SPIR-V 1.4 a vector select takes a vector of conditions.
+    const uint32_t n = vec->element_count();
+    std::vector<spvtools::opt::Operand> ops(n, {SPV_OPERAND_TYPE_ID, {cond}});
+    cond = e->Emit(spv::Op::OpCompositeConstruct, e->VectorType(e->BoolType(), n), ops);
+  }
+  return e->EmitIds(spv::Op::OpSelect, type, {cond, shuffled, other});
+}
+
+
 bool BatchUniformLoadsPass::EmitShuffles(RewriteState* s) {
   // The header: k counts the batch's slots; the inner loop starts each
   // batch from the outer phis. At its top every lane of the loop is
@@ -2364,9 +2477,7 @@ bool BatchUniformLoadsPass::EmitShuffles(RewriteState* s) {
     std::vector<uint32_t> taken;
     for (size_t j = 0; j < b.leaves.size(); ++j) {
       const Leaf& leaf = b.leaves[j];
-      uint32_t v = h.Group(s->use_broadcast ? spv::Op::OpGroupNonUniformBroadcast
-                                            : spv::Op::OpGroupNonUniformShuffle,
-                           s->carried[i][j], -1, {s->cache[i][j], owner});
+      uint32_t v = ReadSlot(&h, *s, s->carried[i][j], s->cache[i][j], owner);
       if (leaf.carry == Leaf::Carry::kBits) {
         v = FromWords(h, context(), v, leaf.type, leaf.components);
       } else if (leaf.carry != Leaf::Carry::kAsIs) {
@@ -2645,9 +2756,9 @@ bool BatchUniformLoadsPass::EmitInnerMerge(RewriteState* s) {
 
 bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
   RewriteState s(plan);
-  s.use_broadcast = CanBroadcast();
+  s.read = ChooseRead();
   context()->AddCapability(spv::Capability::GroupNonUniformBallot);
-  if (!s.use_broadcast) {
+  if (s.read != Read::kBroadcast) {
     context()->AddCapability(spv::Capability::GroupNonUniformShuffle);
   }
   plan.header->ForEachPhiInst([&](Instruction* phi) { s.header_phis.push_back(phi); });

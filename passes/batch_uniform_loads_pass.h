@@ -41,7 +41,9 @@
 //   %filled: %cache = OpPhi %own %load %null %fill
 //   %header: %k = OpPhi %uint_0 %filled %k_next %latch  ; slot in the batch
 //            %L' = OpGroupNonUniformShuffle %cache (%first + %k)
-//                  (OpGroupNonUniformBroadcast with a dynamic id on 1.5+)
+//                  (OpGroupNonUniformBroadcast with a dynamic id on 1.5+;
+//                  under --assume-driver=cpu chosen by SubgroupSize: see
+//                  Read)
 //            %k_next = %k + 1
 //            OpLoopMerge %inner_merge %latch None
 //            ... the loop as it was, %L replaced by %L', exits to
@@ -100,12 +102,17 @@ class BatchUniformLoadsPass : public WavePass {
     uint32_t driver_unroll = 32;
     // Skip the cost rule (legality still applies).
     bool always = false;
+    // The slot read: "" (chosen by ChooseRead), "shuffle", "broadcast",
+    // "shuffle-or-broadcast" or "shuffle-or-first" (see Read).
+    std::string read;
     // Test only: a deliberately wrong rewrite, to show the differential
     // tests catch it ("owner-lane-k", "no-bounds", "no-exit-ballot",
-    // "whole-subgroup", "one-more-trip"; see the pass doc).
+    // "whole-subgroup", "one-more-trip", "first-whole-batch"; see the pass
+    // doc).
     std::string mutate;
   };
   // Accepts "min-trip=N,max-components=N,max-live=N,driver-unroll=N,always,
+  // read=shuffle|broadcast|shuffle-or-broadcast|shuffle-or-first,
   // mutate=NAME".
   static bool ParseParams(const std::string& text, Params* params,
                           std::string* error);
@@ -139,13 +146,29 @@ class BatchUniformLoadsPass : public WavePass {
   };
 
  private:
-  // --assume-driver=cpu before SPIR-V 1.5 (no broadcast of a dynamically
-  // uniform lane): "NotProfitableOnCpu" with |why|, unless `always`; ""
-  // otherwise.
-  std::string DriverProfileRefusal(std::string* why) const;
-  // Whether the batch reads the owning lane with a broadcast (SPIR-V 1.5
+  // Whether the batch may read the owning lane with a broadcast (SPIR-V 1.5
   // and later, SPIR-V output) rather than a shuffle.
   bool CanBroadcast() const;
+  // How a batch reads a slot from the lane that loaded it.
+  //   kShuffle: OpGroupNonUniformShuffle (before SPIR-V 1.5, or GLSL/HLSL
+  //     output: no broadcast of a dynamically uniform lane there);
+  //   kBroadcast: OpGroupNonUniformBroadcast (SPIR-V 1.5+);
+  //   kShuffleOrBroadcast: a shuffle when SubgroupSize is kCpuShuffleLanes,
+  //     else a broadcast (--assume-driver=cpu, where broadcast is possible);
+  //   kShuffleOrFirst: a shuffle at kCpuShuffleLanes, else batches of one
+  //     slot read with OpGroupNonUniformBroadcastFirst (the cpu profile
+  //     elsewhere).
+  // `read=` forces one; where no broadcast is possible "broadcast" becomes
+  // kShuffle and "shuffle-or-broadcast" kShuffleOrFirst.
+  enum class Read { kShuffle, kBroadcast, kShuffleOrBroadcast, kShuffleOrFirst };
+  Read ChooseRead() const;
+  // What the applied remark adds for |read| ("" for one read).
+  static std::string ReadNote(Read read);
+  struct RewriteState;
+  // Emits the read of |value| (of |type|) from lane |owner| with |e|, in
+  // |s|'s form; 0 when ids ran out.
+  uint32_t ReadSlot(Emitter* e, const RewriteState& s, uint32_t type, uint32_t value,
+                    uint32_t owner);
 
   // One batched value (loads of the same address share it).
   struct Batched {
@@ -295,16 +318,16 @@ class BatchUniformLoadsPass : public WavePass {
   // Whether BoundsCheck can check |inst|; else |why| says what is missing.
   bool CanCheckBounds(spvtools::opt::Instruction* inst, std::string* why);
 
-  // The module's SubgroupLocalInvocationId input (declared when missing),
-  // on every entry point's interface; 0 when ids ran out.
-  uint32_t LaneIdVariable();
+  // The module's |builtin| uint input (SubgroupLocalInvocationId,
+  // SubgroupSize; declared when missing), on every entry point's interface;
+  // 0 when ids ran out.
+  uint32_t SubgroupBuiltIn(spv::BuiltIn builtin);
 
   // Rewrites |plan|'s loop; |*outer_header| gets the label of the outer
   // loop over batches it wraps around it. False when ids ran out. The steps
   // below, in order, share a RewriteState; each returns false when ids ran
   // out.
   bool Rewrite(const Plan& plan, uint32_t* outer_header);
-  struct RewriteState;
   // An OpUndef of |type| (one per type); 0 when ids ran out.
   uint32_t Undef(uint32_t type);
   // The block that enters only the loop (RewriteState::pre): the plan's

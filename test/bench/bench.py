@@ -338,12 +338,17 @@ def build_versions(k, bindir, work):
 
 def diff_versions(k, bindir, paths, widths, smoke, env):
     """waverun diff naive vs hand and naive vs waveopt at |widths|. Returns a
-    list of (pair, ok, text)."""
+    list of (pair, ok, text). At the benchmark's sizes without the race check
+    (the simulator's vector clocks grow with the workgroups an atomic
+    orders: compaction's 65536 workgroups on one counter took minutes); the
+    simulator's diffs at the smoke sizes (sim_counters) keep it."""
     waverun = os.path.join(bindir, "waverun")
     results = []
     for other in ("hand", "waveopt"):
         cmd = [waverun, "diff", paths["naive"], paths[other],
                "--widths=" + ",".join(str(w) for w in widths)] + spec_args(k, smoke)
+        if not smoke:
+            cmd.append("--no-race-check")
         rc, out, err, _ = run(cmd, env=env, check=False, timeout=900)
         text = (out + err).strip()
         if rc not in (0, 3):
@@ -794,6 +799,87 @@ def amd_versions(k, bindir, paths):
     return out
 
 
+def cpu_versions(k, bindir, paths):
+    """naive, hand and `-O --assume-driver=cpu` (as "waveopt", so that the
+    timing and diff functions take it unchanged); "same_as_O" tells whether
+    the cpu module is byte-identical to the -O one."""
+    d = os.path.dirname(paths["naive"])
+    cpu = os.path.join(d, "cpu.spv")
+    run([os.path.join(bindir, "waveopt"), "-O", "--assume-driver=cpu"] +
+        k.get("waveopt_flags", []) + [kernel_source(k["name"], "naive"), "-o", cpu])
+    with open(cpu, "rb") as a, open(paths["waveopt"], "rb") as b:
+        same = a.read() == b.read()
+    return {"naive": paths["naive"], "hand": paths["hand"], "waveopt": cpu}, same
+
+
+def time_cpu_profile(kernels, bindir, paths, widths, diff_widths, args, ctx, env):
+    """The `--assume-driver=cpu` rows: each kernel's cpu module checked equal
+    to naive at |diff_widths|, then timed against naive and hand like the
+    main rows. ctx["cpu"] = {"same": {kernel: bool}, "diffs": {kernel: (ok,
+    text)}, "devices": [{"title", "device", "results"}]}."""
+    res = {"same": {}, "diffs": {}, "devices": []}
+    cpu_paths = {}
+    for k in kernels:
+        if k["name"] in ctx["excluded"]:
+            continue
+        cp, same = cpu_versions(k, bindir, paths[k["name"]])
+        res["same"][k["name"]] = same
+        cpu_paths[k["name"]] = cp
+        if same:
+            continue  # checked as the -O module
+        log("%s: waverun diff of the cpu-profile module at %s" % (k["name"], args.diff_widths))
+        ds = diff_versions(k, bindir, cp, diff_widths, args.smoke, env)
+        res["diffs"][k["name"]] = [d for d in ds if d[0] == "naive vs waveopt"][0][1:]
+    for wd in widths:
+        dev = {"title": "lavapipe, subgroup size %d, `--assume-driver=cpu`" % wd,
+               "device": None, "results": {}}
+        for k in kernels:
+            name = k["name"]
+            if name not in cpu_paths or not res["diffs"].get(name, (True,))[0]:
+                continue
+            log("%s: waverun time of the cpu profile at subgroup size %d" % (name, wd))
+            t = time_rounds(k, bindir, cpu_paths[name], wd, args.reps, args.rounds,
+                            args.smoke, env)
+            dev["device"] = t["device"]
+            dev["results"][name] = t
+        res["devices"].append(dev)
+    ctx["cpu"] = res
+
+
+def write_cpu_rows(w, ctx):
+    """The `--assume-driver=cpu` tables (see time_cpu_profile)."""
+    cpu = ctx.get("cpu")
+    if not cpu:
+        return
+    w("### lavapipe, `--assume-driver=cpu`\n")
+    w("`waveopt -O --assume-driver=cpu` (the kernel's own flags as for `-O`), "
+      "timed the same way in its own runs with naive and hand, so its naive and "
+      "hand columns repeat the measurement. The goal: at subgroup sizes 8 and 16 "
+      "never slower than naive by more than noise, `light_loop` within 1.2× hand. "
+      "\"same as -O\": the cpu module is byte-identical to the `-O` one.\n")
+    for dev in cpu["devices"]:
+        w("#### %s\n" % dev["title"])
+        w("| kernel | naive ms | hand ms | cpu ms | cpu ÷ naive | cpu ÷ hand | cpu ÷ naive (min) | module |")
+        w("|---|---|---|---|---|---|---|---|")
+        for kname in ctx["kernel_order"]:
+            t = dev["results"].get(kname)
+            if t is None:
+                why = ctx["excluded"].get(kname) or (
+                    "the cpu module DIFFERS from naive" if kname in cpu["diffs"] else "?")
+                w("| `%s` | not timed: %s | | | | | | |" % (kname, why))
+                continue
+            r = t["rows"]
+            cell = lambda v: "%s (%s)" % (fmt(r[v]["median_ms"]), fmt(r[v]["min_ms"]))
+            w("| `%s` | %s | %s | %s | %.2f | %.2f | %.2f | %s |" % (
+                kname, cell("naive"), cell("hand"), cell("waveopt"),
+                ratio(r["waveopt"]["median_ms"], r["naive"]["median_ms"]),
+                ratio(r["waveopt"]["median_ms"], r["hand"]["median_ms"]),
+                ratio(r["waveopt"]["min_ms"], r["naive"]["min_ms"]),
+                "same as -O" if cpu["same"].get(kname) else "its own (equal to naive at %s)" %
+                ",".join(str(x) for x in ctx["diff_widths"])))
+        w("")
+
+
 def amd_stats(kernels, bindir, paths, targets=None):
     """`waverun isa --format=tsv` of every kernel's four versions for every
     AMD target (|targets|, default AMD_TARGETS): {"tables": {"target title":
@@ -1075,6 +1161,7 @@ def write_doc(path, ctx):
             w("| `%s`%s | %s | %s | %s | %.2f | %.2f | %s | %.2f |" %
               (kname, flag, cell("naive"), cell("hand"), cell("waveopt"), won, woh, goal, wohm))
         w("")
+    write_cpu_rows(w, ctx)
     # the verdicts
     w("### Where a rewrite loses on lavapipe, and what it means\n")
     for line in ctx["verdicts"]:
@@ -1477,6 +1564,8 @@ def main():
     ap.add_argument("--family-spirv-opt", action="store_true",
                     help="also time spirv-opt -O on the scaling family")
     ap.add_argument("--no-scaling", action="store_true")
+    ap.add_argument("--no-cpu-profile", action="store_true",
+                    help="do not time `-O --assume-driver=cpu` (its own lavapipe rows)")
     ap.add_argument("--gpu", action="store_true",
                     help="also time on the system's Vulkan GPU (waverun --system-icds) when one exists")
     ap.add_argument("--smoke", action="store_true",
@@ -1631,6 +1720,8 @@ def main():
         devices.append(dev)
     ctx["devices"] = devices
     ctx["verdicts"] = verdicts(devices, ctx["kernel_order"], ctx["remarks"])
+    if not args.no_cpu_profile:
+        time_cpu_profile(kernels, bindir, paths, widths, diff_widths, args, ctx, env)
 
     # 3. compile time per kernel.
     for k in kernels:

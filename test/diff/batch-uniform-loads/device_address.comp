@@ -7,6 +7,7 @@
 // refused (test/lit/batch-uniform-loads/memory_kinds.comp).
 // REQUIRES: waverun-device-addresses
 // RUN: %diff %s --same-oob --waveopt-flags="-O --remarks=batch --remarks-missed=batch" 2>&1 | %FileCheck %s
+// RUN: %diff %s --same-oob --waveopt-flags="-O --assume-driver=cpu --remarks=batch --remarks-missed=batch" 2>&1 | %FileCheck %s
 // RUN: %diff %s --spirv-opt-O --same-oob --waveopt-flags="-O --remarks=batch --remarks-missed=batch" 2>&1 | %FileCheck %s
 // CHECK-COUNT-2: applied BatchedLoads in main: 1 uniform load(s) per iteration (1 shuffled part(s))
 // CHECK-NOT: missed

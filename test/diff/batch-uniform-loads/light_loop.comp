@@ -3,8 +3,10 @@
 // per-lane `continue`. Tiles have 0, 1, 3, 4, 5, 7, 8, 9, 15, 16, 17 and 40
 // lights: trip counts around every subgroup size (4, 8, 16).
 // RUN: %diff %s --waveopt-flags="--ssa-rewrite --batch-uniform-loads --remarks=batch" 2>&1 | %FileCheck %s
-// The broadcast read (SPIR-V 1.5, what --assume-driver=cpu batches with):
+// --assume-driver=cpu's reads: a shuffle at 8 lanes, else a broadcast
+// (SPIR-V 1.5) or one-slot batches read from the first lane (SPIR-V 1.3):
 // RUN: %diff %s --waveopt-flags="-O --assume-driver=cpu --target-env=vulkan1.2 --remarks=batch" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --assume-driver=cpu --remarks=batch" 2>&1 | %FileCheck %s
 // CHECK: applied BatchedLoads in main: 1 uniform load(s) per iteration (3 shuffled part(s))
 #version 450
 layout(local_size_x = 8, local_size_y = 8) in;

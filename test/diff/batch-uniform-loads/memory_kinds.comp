@@ -10,6 +10,8 @@
 // waverun support that is not there yet). 18 workgroups of 40, 0..100
 // iterations, every buffer sized to the last element read.
 // RUN: %diff %s --same-oob --waveopt-flags="-O --remarks=batch --remarks-missed=batch" 2>&1 | %FileCheck %s
+// RUN: %diff %s --same-oob --waveopt-flags="-O --assume-driver=cpu --remarks=batch --remarks-missed=batch" 2>&1 | %FileCheck %s
+// RUN: %diff %s --same-oob --waveopt-flags="-O --assume-driver=cpu --target-env=vulkan1.2 --remarks=batch --remarks-missed=batch" 2>&1 | %FileCheck %s
 // RUN: %diff %s --spirv-opt-O --same-oob --waveopt-flags="-O --remarks=batch --remarks-missed=batch" 2>&1 | %FileCheck %s
 // RUN: %diff %S/Inputs/memory_kinds.hlsl --same-oob --waveopt-flags="-O --remarks=batch --remarks-missed=batch" 2>&1 | %FileCheck %s --check-prefix=HLSL
 // RUN: %diff %S/Inputs/memory_kinds.hlsl --spirv-opt-O --same-oob --waveopt-flags="-O --remarks=batch --remarks-missed=batch" 2>&1 | %FileCheck %s --check-prefix=HLSL

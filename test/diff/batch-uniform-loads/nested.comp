@@ -3,9 +3,10 @@
 // the pass batches every level (innermost first, one level per internal
 // round), and the result is unchanged. Workgroups of 40.
 // RUN: %diff %s --waveopt-flags="-O --remarks=batch --remarks-missed=batch" 2>&1 | %FileCheck %s
-// CHECK-DAG: nested.comp:25: remark: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s)
-// CHECK-DAG: nested.comp:28: remark: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s)
-// CHECK-DAG: nested.comp:31: remark: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s)
+// RUN: %diff %s --waveopt-flags="-O --assume-driver=cpu --remarks=batch --remarks-missed=batch" 2>&1 | %FileCheck %s
+// CHECK-DAG: nested.comp:26: remark: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s)
+// CHECK-DAG: nested.comp:29: remark: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s)
+// CHECK-DAG: nested.comp:32: remark: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s)
 // CHECK-NOT: NestedLoopBatched
 #version 450
 layout(local_size_x = 40) in;

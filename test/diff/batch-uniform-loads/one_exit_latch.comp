@@ -14,6 +14,7 @@
 // the simulator and the other lanes run all of them), which waverun's
 // device/simulator check reports as a failure of the original.
 // RUN: %diff %s --same-oob --waveopt-flags="-O --remarks=batch --remarks-missed=batch" 2>&1 | %FileCheck %s
+// RUN: %diff %s --same-oob --waveopt-flags="-O --assume-driver=cpu --remarks=batch --remarks-missed=batch" 2>&1 | %FileCheck %s
 // RUN: %diff %s --spirv-opt-O --same-oob --waveopt-flags="-O --remarks=batch --remarks-missed=batch" 2>&1 | %FileCheck %s
 // CHECK-COUNT-4: applied BatchedLoads in main
 // CHECK-NOT: missed

@@ -15,6 +15,12 @@
 // RUN: %diff %s --same-oob --waveopt-flags="-O --remarks=batch --remarks-missed=batch" 2>&1 | %FileCheck %s
 // RUN: %diff %S/Inputs/shapes.hlsl --same-oob --waveopt-flags="-O --remarks=batch --remarks-missed=batch" 2>&1 | %FileCheck %s
 // RUN: %diff %s --spirv-opt-O --same-oob --waveopt-flags="-O --remarks=batch --remarks-missed=batch" 2>&1 | %FileCheck %s
+// The reads --assume-driver=cpu chooses by subgroup size (a shuffle at 8
+// lanes, else one-slot batches read from the first lane before SPIR-V 1.5,
+// a broadcast from 1.5): the shuffle runs at 8, the other read elsewhere.
+// RUN: %diff %s --same-oob --waveopt-flags="-O --assume-driver=cpu --remarks=batch --remarks-missed=batch" 2>&1 | %FileCheck %s
+// RUN: %diff %S/Inputs/shapes.hlsl --same-oob --waveopt-flags="-O --assume-driver=cpu --remarks=batch --remarks-missed=batch" 2>&1 | %FileCheck %s
+// RUN: %diff %s --spirv-opt-O --same-oob --waveopt-flags="-O --assume-driver=cpu --target-env=vulkan1.2 --remarks=batch --remarks-missed=batch" 2>&1 | %FileCheck %s
 // CHECK-COUNT-12: applied BatchedLoads in main: 1 uniform load(s) per iteration (1 shuffled part(s))
 // CHECK-NOT: missed
 // CHECK: PASS: equal at sizes 4,8,16,32,64

@@ -6,6 +6,7 @@
 // (vec4(h[i]), uint(u[i]), int(s[i])) are batched. Buffers end at the last element read (37); negative int16
 // values check the sign extension.
 // RUN: %diff %s --same-oob --waveopt-flags="-O --remarks=batch" 2>&1 | %FileCheck %s --check-prefix=STORAGE
+// RUN: %diff %s --same-oob --waveopt-flags="-O --assume-driver=cpu --remarks=batch" 2>&1 | %FileCheck %s --check-prefix=STORAGE
 // RUN: %diff %s --same-oob --waveopt-flags="-O --remarks=batch -DARITH" --waverun="-DARITH" 2>&1 | %FileCheck %s --check-prefix=ARITH
 // STORAGE: applied BatchedLoads in main: 1 uniform load(s) per iteration (1 shuffled part(s))
 // STORAGE: applied BatchedLoads in main: 2 uniform load(s) per iteration (2 shuffled part(s))
