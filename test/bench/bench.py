@@ -1032,19 +1032,14 @@ GOAL_STATUS = (
     "keeps the plain loop beside its batched one and ACO weighs both "
     "(hand's batched loop alone: 18347 against waveopt's 16798 on navi21 "
     "wave64).\n"
-    "- **`--assume-driver=cpu` on lavapipe**: by construction it keeps "
-    "only what measured faster than naive there (docs/cli.md, the `cpu` "
-    "rows): morton-remap is not run, prereduce-atomics keeps case B only, "
-    "workgroup-reduce folds by rank, batch-uniform-loads batches only from "
-    "SPIR-V 1.5 (with a broadcast: `light_loop` 1.79× / 3.21× / 1.87× "
-    "naive's speed at 4 / 8 / 16). **Not met**: `light_loop` within 1.2× "
-    "hand at subgroup size 8. Hand's kernel reads with a shuffle, which "
-    "lavapipe lowers to one 8-lane permute on this AVX2 host, and runs 2.0× "
-    "faster than the broadcast batch there (at 16 the broadcast batch is "
-    "4.8× faster than hand, whose shuffle is lowered lane by lane); the "
-    "SPIR-V 1.3 module the benchmark compiles is not batched under `cpu` "
-    "(a shuffle batch is 2.4× slower than naive at 16). Choosing the read "
-    "by subgroup size, or versioning the loop by it, is not built.")
+    "- **`--assume-driver=cpu` on lavapipe**: it keeps only what measured "
+    "faster than naive there (docs/cli.md, the `cpu` rows): morton-remap is "
+    "not run, prereduce-atomics keeps case B only, workgroup-reduce folds by "
+    "rank, and batch-uniform-loads reads by subgroup size (a shuffle at 8 "
+    "lanes, which lavapipe lowers to one AVX2 permute; else a broadcast from "
+    "SPIR-V 1.5, or batches of one element read from the first lane). The "
+    "rows \"lavapipe, `--assume-driver=cpu`\" in the runtime section measure "
+    "it against naive and hand at 8 and 16.")
 
 
 def replace_amd_section(path, text):
@@ -1410,9 +1405,11 @@ MECHANISM = {
         "lanes are 0..n-1 and otherwise runs a separate copy of the plain loop. "
         "On lavapipe a shuffle with a non-constant lane is lowered lane by lane "
         "except where it is one 8-lane permute (subgroup size 8 here), while the "
-        "naive same-address load is one cached load. From SPIR-V 1.5 the batch "
-        "reads with a broadcast of the uniform lane, which lavapipe lowers to one "
-        "extract: what `--assume-driver=cpu` batches (docs/cli.md).",
+        "naive same-address load is one cached load. `--assume-driver=cpu` "
+        "chooses the read by `SubgroupSize` (one select lavapipe folds): the "
+        "shuffle at 8 lanes, else a broadcast of the uniform lane (SPIR-V 1.5) or "
+        "batches of one element read from the first lane (SPIR-V 1.3; "
+        "docs/passes/batch-uniform-loads.md).",
     "light_loop_hlsl":
         "batch-uniform-loads on glslang's HLSL output (the loop body is the loop's "
         "continue target): as `light_loop`, one float4 per light, `WaveReadLaneAt` "

@@ -369,9 +369,16 @@ std::string ReadAll(FILE* f) {
 
 // One line for a run killed after --timeout seconds.
 std::string TimeoutMessage(const Cli& cli) {
-  return "TIMEOUT: no result after " + std::to_string(cli.timeout_s) + " s (" +
-         (cli.sim ? "a long simulation; --sim-limit=N stops one after N instructions"
-                  : "lavapipe can take minutes to compile a very large kernel") +
+  std::string why = cli.sim ? "a long simulation; --sim-limit=N stops one after N instructions"
+                            : "lavapipe can take minutes to compile a very large kernel";
+  if (!cli.sim && cli.command == "diff" && cli.race_check) {
+    // The race check interprets the first module on the simulator at the
+    // device's sizes; its vector clocks grow with the workgroups an atomic
+    // orders (one counter over 65536 workgroups: minutes).
+    why += ", and diff's race check runs the first module on the simulator at these "
+           "sizes (--no-race-check skips it)";
+  }
+  return "TIMEOUT: no result after " + std::to_string(cli.timeout_s) + " s (" + why +
          "); --timeout=S waits longer";
 }
 
