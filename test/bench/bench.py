@@ -801,14 +801,20 @@ def amd_versions(k, bindir, paths):
 
 def cpu_versions(k, bindir, paths):
     """naive, hand and `-O --assume-driver=cpu` (as "waveopt", so that the
-    timing and diff functions take it unchanged); "same_as_O" tells whether
-    the cpu module is byte-identical to the -O one."""
+    timing and diff functions take it unchanged), and the version ("naive",
+    "waveopt") the cpu module is byte-identical to, or None."""
     d = os.path.dirname(paths["naive"])
     cpu = os.path.join(d, "cpu.spv")
     run([os.path.join(bindir, "waveopt"), "-O", "--assume-driver=cpu"] +
         k.get("waveopt_flags", []) + [kernel_source(k["name"], "naive"), "-o", cpu])
-    with open(cpu, "rb") as a, open(paths["waveopt"], "rb") as b:
-        same = a.read() == b.read()
+    with open(cpu, "rb") as f:
+        data = f.read()
+    same = None
+    for v in ("naive", "waveopt"):
+        with open(paths[v], "rb") as f:
+            if f.read() == data:
+                same = v
+                break
     return {"naive": paths["naive"], "hand": paths["hand"], "waveopt": cpu}, same
 
 
@@ -826,7 +832,7 @@ def time_cpu_profile(kernels, bindir, paths, widths, diff_widths, args, ctx, env
         res["same"][k["name"]] = same
         cpu_paths[k["name"]] = cp
         if same:
-            continue  # checked as the -O module
+            continue  # checked as the -O module, or naive itself
         log("%s: waverun diff of the cpu-profile module at %s" % (k["name"], args.diff_widths))
         ds = diff_versions(k, bindir, cp, diff_widths, args.smoke, env)
         res["diffs"][k["name"]] = [d for d in ds if d[0] == "naive vs waveopt"][0][1:]
@@ -856,7 +862,9 @@ def write_cpu_rows(w, ctx):
       "timed the same way in its own runs with naive and hand, so its naive and "
       "hand columns repeat the measurement. The goal: at subgroup sizes 8 and 16 "
       "never slower than naive by more than noise, `light_loop` within 1.2× hand. "
-      "\"same as -O\": the cpu module is byte-identical to the `-O` one.\n")
+      "\"same as -O\" / \"same as naive\": the cpu module is byte-identical "
+      "to that one (where it is naive's, its cpu ÷ naive ratio measures only "
+      "the noise between two runs of one module).\n")
     for dev in cpu["devices"]:
         w("#### %s\n" % dev["title"])
         w("| kernel | naive ms | hand ms | cpu ms | cpu ÷ naive | cpu ÷ hand | cpu ÷ naive (min) | module |")
@@ -875,8 +883,9 @@ def write_cpu_rows(w, ctx):
                 ratio(r["waveopt"]["median_ms"], r["naive"]["median_ms"]),
                 ratio(r["waveopt"]["median_ms"], r["hand"]["median_ms"]),
                 ratio(r["waveopt"]["min_ms"], r["naive"]["min_ms"]),
-                "same as -O" if cpu["same"].get(kname) else "its own (equal to naive at %s)" %
-                ",".join(str(x) for x in ctx["diff_widths"])))
+                {"waveopt": "same as -O", "naive": "same as naive"}.get(
+                    cpu["same"].get(kname), "its own (equal to naive at %s)" %
+                    ",".join(str(x) for x in ctx["diff_widths"]))))
         w("")
 
 
