@@ -1897,6 +1897,9 @@ namespace {
 // 4 and 16 lanes it is lowered lane by lane. light_loop on this host
 // (docs/passes/batch-uniform-loads.md, the cpu profile): the shuffle batch
 // ran 2.6x faster than the broadcast batch at 8 lanes and 4-5x slower at 16.
+// Measured on one AVX2 host only: where another host's vector register holds
+// more lanes (AVX-512), the size at which the shuffle is one permute may
+// differ.
 constexpr uint32_t kCpuShuffleLanes = 8;
 
 }  // namespace
