@@ -1810,23 +1810,7 @@ uint32_t BatchUniformLoadsPass::BoundsCheck(
 
 
 uint32_t BatchUniformLoadsPass::SubgroupBuiltIn(spv::BuiltIn builtin) {
-  auto* def_use = context()->get_def_use_mgr();
-  uint32_t var = 0;
-  for (Instruction& inst : context()->types_values()) {
-    if (inst.opcode() != spv::Op::OpVariable ||
-        spv::StorageClass(inst.GetSingleWordInOperand(0)) != spv::StorageClass::Input) {
-      continue;
-    }
-    for (Instruction* dec : context()->get_decoration_mgr()->GetDecorationsFor(
-             inst.result_id(), false)) {
-      if (dec->opcode() == spv::Op::OpDecorate &&
-          spv::Decoration(dec->GetSingleWordInOperand(1)) == spv::Decoration::BuiltIn &&
-          spv::BuiltIn(dec->GetSingleWordInOperand(2)) == builtin) {
-        var = inst.result_id();
-      }
-    }
-    if (var != 0) break;
-  }
+  uint32_t var = FindBuiltInInput(builtin);
   if (var == 0) {
     // SPIRV-Tools' type manager dereferences null when ids run out while it
     // declares a type: keep the room the Emitter keeps.
@@ -1854,16 +1838,7 @@ uint32_t BatchUniformLoadsPass::SubgroupBuiltIn(spv::BuiltIn builtin) {
     }
   }
   // On every entry point's interface (Input variables always belong there).
-  for (Instruction& entry : get_module()->entry_points()) {
-    bool listed = false;
-    for (uint32_t i = 3; i < entry.NumInOperands(); ++i) {
-      if (entry.GetSingleWordInOperand(i) == var) listed = true;
-    }
-    if (!listed) {
-      entry.AddOperand({SPV_OPERAND_TYPE_ID, {var}});
-      def_use->AnalyzeInstUse(&entry);
-    }
-  }
+  for (Instruction& entry : get_module()->entry_points()) AddToInterface(&entry, var);
   return var;
 }
 
@@ -2432,7 +2407,6 @@ uint32_t BatchUniformLoadsPass::ReadSlot(Emitter* e, const RewriteState& s, uint
   }
   return e->EmitIds(spv::Op::OpSelect, type, {cond, shuffled, other});
 }
-
 
 bool BatchUniformLoadsPass::EmitShuffles(RewriteState* s) {
   // The header: k counts the batch's slots; the inner loop starts each

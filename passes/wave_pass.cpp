@@ -175,6 +175,24 @@ uint32_t WavePass::DeclareBuiltInInput(uint32_t builtin, bool vector,
   return var;
 }
 
+uint32_t WavePass::FindBuiltInInput(spv::BuiltIn builtin) {
+  for (spvtools::opt::Instruction& inst : context()->types_values()) {
+    if (inst.opcode() != spv::Op::OpVariable ||
+        spv::StorageClass(inst.GetSingleWordInOperand(0)) != spv::StorageClass::Input) {
+      continue;
+    }
+    for (spvtools::opt::Instruction* dec :
+         context()->get_decoration_mgr()->GetDecorationsFor(inst.result_id(), false)) {
+      if (dec->opcode() == spv::Op::OpDecorate &&
+          spv::Decoration(dec->GetSingleWordInOperand(1)) == spv::Decoration::BuiltIn &&
+          spv::BuiltIn(dec->GetSingleWordInOperand(2)) == builtin) {
+        return inst.result_id();
+      }
+    }
+  }
+  return 0;
+}
+
 void WavePass::AddToInterface(spvtools::opt::Instruction* entry, uint32_t var) {
   for (uint32_t i = 3; i < entry->NumInOperands(); ++i) {
     if (entry->GetSingleWordInOperand(i) == var) return;

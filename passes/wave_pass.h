@@ -62,6 +62,9 @@ class WavePass : public spvtools::opt::Pass {
   uint32_t DeclareBuiltInInput(uint32_t builtin, bool vector, const char* name,
                                spvtools::opt::Instruction* entry);
 
+  // The first module-scope Input variable decorated BuiltIn |builtin|, or 0.
+  uint32_t FindBuiltInInput(spv::BuiltIn builtin);
+
   // Lists |var| in the interface of the OpEntryPoint |entry| unless it is
   // there already.
   void AddToInterface(spvtools::opt::Instruction* entry, uint32_t var);

@@ -1253,24 +1253,12 @@ struct WorkgroupReducePass::Emission {
 
 uint32_t WorkgroupReducePass::BuiltInVariable(spv::BuiltIn builtin,
                                               const char* name) {
-  for (Instruction& inst : context()->types_values()) {
-    if (inst.opcode() != spv::Op::OpVariable ||
-        spv::StorageClass(inst.GetSingleWordInOperand(0)) != spv::StorageClass::Input) {
-      continue;
-    }
-    for (Instruction* dec : context()->get_decoration_mgr()->GetDecorationsFor(
-             inst.result_id(), false)) {
-      if (dec->opcode() == spv::Op::OpDecorate &&
-          spv::Decoration(dec->GetSingleWordInOperand(1)) == spv::Decoration::BuiltIn &&
-          spv::BuiltIn(dec->GetSingleWordInOperand(2)) == builtin) {
-        const Instruction* ptr = get_def_use_mgr()->GetDef(inst.type_id());
-        const Instruction* pointee =
-            get_def_use_mgr()->GetDef(ptr->GetSingleWordInOperand(1));
-        if (pointee->opcode() != spv::Op::OpTypeInt) return 0;
-        AddToInterface(entry_point_, inst.result_id());
-        return inst.result_id();
-      }
-    }
+  if (const uint32_t var = FindBuiltInInput(builtin)) {
+    const Instruction* ptr = get_def_use_mgr()->GetDef(get_def_use_mgr()->GetDef(var)->type_id());
+    const Instruction* pointee = get_def_use_mgr()->GetDef(ptr->GetSingleWordInOperand(1));
+    if (pointee->opcode() != spv::Op::OpTypeInt) return 0;
+    AddToInterface(entry_point_, var);
+    return var;
   }
   return DeclareBuiltInInput(static_cast<uint32_t>(builtin), false, name,
                              entry_point_);
