@@ -14,6 +14,7 @@
 
 #include "lib/inline_loop_callees.h"
 #include "lib/pipeline_testing.h"
+#include "lib/pipeline_versions.h"
 #include "lib/support/child_process.h"
 #include "passes/registry.h"
 #include "source/opt/build_module.h"
@@ -65,14 +66,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Why -O does not run the waveopt pass |name| for |driver| ("" : it runs).
-// The measurements are cited in docs/cli.md (--assume-driver).
-std::string ProfileSkips(AssumedDriver driver, const std::string& name) {
-  if (driver != AssumedDriver::kCpu) return "";
-  if (name == "morton-remap") {
-    return "not run by -O under --assume-driver=cpu: the relabelled image "
-           "kernels measured slower than the originals on lavapipe "
-           "(docs/benchmarks.md: filter3x3, downsample)";
+// Why -O does not run the waveopt pass |name| for |target| ("" : it runs).
+// The measurements are cited in docs/targets.md.
+std::string ProfileSkips(Target target, const std::string& name) {
+  if (name == "morton-remap" && FactsOf(target).quad_order_slower) {
+    return std::string("not run by -O under --target=") + TargetName(target) +
+           ": the relabelled image kernels measured slower than the originals "
+           "on lavapipe (fact quad-order-slower; docs/benchmarks.md: filter3x3, "
+           "downsample)";
   }
   // batch-uniform-loads runs: under this profile it chooses its read by
   // subgroup size itself (see docs/cli.md).
@@ -105,10 +106,10 @@ struct Segment {
   std::vector<std::string> flags;  // spirv-opt flags
   bool cleanup = false;            // -O's cleanup: skipped when nothing changed
   bool prepare = false;            // -O's SSA rewrite: undone when nothing changed
-  std::string profile_skip;        // -O's pass not run for the assumed driver: why
+  std::string profile_skip;        // -O's pass not run for the target: why
 };
 
-std::vector<Segment> Expand(const std::vector<PipelineStep>& steps, AssumedDriver driver,
+std::vector<Segment> Expand(const std::vector<PipelineStep>& steps, Target target,
                             const std::map<std::string, std::string>& pass_params) {
   auto params_of = [&pass_params](const std::string& name, const std::string& own) {
     if (!own.empty()) return own;
@@ -148,7 +149,7 @@ std::vector<Segment> Expand(const std::vector<PipelineStep>& steps, AssumedDrive
           s.waveopt = true;
           s.name = info.name;
           s.params = params_of(info.name, "");
-          s.profile_skip = ProfileSkips(driver, info.name);
+          s.profile_skip = ProfileSkips(target, info.name);
           out.push_back(s);
         }
         add_flags(CleanupFlags(), true);
@@ -322,12 +323,13 @@ bool Fail(Result* result, const std::string& line,
 // One Optimize() call: the module as it goes through the segments.
 class Run {
  public:
-  Run(const Options& options, Result* result, spv_target_env env, BlockLayout layout)
-      : options_(options), result_(result), env_(env), layout_(layout) {
+  Run(const Options& options, Result* result, spv_target_env env, BlockLayout layout,
+      Target target)
+      : options_(options), result_(result), env_(env), layout_(layout), target_(target) {
     base_.subgroup_size = options.subgroup_size;
     base_.target_env = env;
     base_.remarks = remarks_;
-    base_.driver = options.driver;
+    base_.SetTarget(target);
     base_.emit_hlsl = options.emit_hlsl;
     base_.emit_glsl = options.emit_glsl;
     base_.float_reassoc = options.float_reassoc;
@@ -336,7 +338,7 @@ class Run {
   // Runs every segment over |words|; false (after Fail) on failure.
   bool Execute(std::vector<uint32_t> words) {
     words_ = std::move(words);
-    for (const Segment& seg : Expand(options_.pipeline, options_.driver, options_.pass_params)) {
+    for (const Segment& seg : Expand(options_.pipeline, target_, options_.pass_params)) {
       const std::string step = seg.waveopt ? seg.name : "spirv-opt " + Join(seg.flags);
       bool ran = false;
       if (!(seg.waveopt ? RunWaveopt(seg, &ran) : RunSpirvOpt(seg, step, &ran))) return false;
@@ -481,6 +483,7 @@ class Run {
   Result* result_;
   const spv_target_env env_;
   const BlockLayout layout_;
+  const Target target_;
   std::shared_ptr<RemarkCollector> remarks_ = std::make_shared<RemarkCollector>();
   PassConfig base_;
   std::vector<uint32_t> words_;
@@ -498,7 +501,7 @@ void Abandon(Result* result, const char* line) {
 }
 
 // Sends DriverProfile's missed remark for a pass -O does not run for the
-// assumed driver, inside one's own spvtools::Optimizer.
+// target, inside one's own spvtools::Optimizer.
 class ProfileNotePass : public spvtools::opt::Pass {
  public:
   ProfileNotePass(std::string pass, std::string why, std::shared_ptr<RemarkSink> sink)
@@ -523,18 +526,20 @@ class ProfileNotePass : public spvtools::opt::Pass {
   std::shared_ptr<RemarkSink> sink_;
 };
 
-bool RegisterOptimizeSequence(spvtools::Optimizer* optimizer, const PassConfig& config,
+bool RegisterOptimizeSequence(spvtools::Optimizer* optimizer, const PassConfig& given,
                               std::string* error) {
-  if (!config.params.empty()) {
+  if (!given.params.empty()) {
     *error = "PassConfig::params names no pass: -O's passes take theirs from pass_params";
     return false;
   }
-  if (!CheckPassParams(config, error)) return false;
+  if (!CheckPassParams(given, error)) return false;
   // Every flag is checked on a scratch optimizer first, so that a failure
   // leaves |optimizer| as it was.
+  PassConfig config = given;
+  if (config.target == Target::kNone) config.SetTarget(Target::kPortable);
   std::vector<std::string> passes;
   for (const PassInfo& info : RegisteredPasses()) {
-    if (ProfileSkips(config.driver, info.name).empty()) {
+    if (ProfileSkips(config.target, info.name).empty()) {
       passes.push_back(std::string("--") + info.name);
     }
   }
@@ -547,7 +552,7 @@ bool RegisterOptimizeSequence(spvtools::Optimizer* optimizer, const PassConfig& 
   }
   RegisterFlags(optimizer, PrepareFlags(), config, error);
   for (const PassInfo& info : RegisteredPasses()) {
-    const std::string skip = ProfileSkips(config.driver, info.name);
+    const std::string skip = ProfileSkips(config.target, info.name);
     if (skip.empty()) {
       RegisterFlags(optimizer, {std::string("--") + info.name}, config, error);
     } else {
@@ -556,6 +561,29 @@ bool RegisterOptimizeSequence(spvtools::Optimizer* optimizer, const PassConfig& 
     }
   }
   return RegisterFlags(optimizer, CleanupFlags(), config, error);
+}
+
+// One warning when nothing was rewritten because the target environment has
+// no subgroup operations (glslangValidator's and DXC's default SPIR-V 1.0).
+void WarnWhenEnvironmentBlocks(const std::vector<uint32_t>& input, const Options& options,
+                               spv_target_env env, Result* result) {
+  if (result->words != input) return;
+  for (const Remark& r : result->remarks) {
+    if (r.name != "TargetLacksSubgroupOps") continue;
+    result->diagnostics.push_back(
+        "warning: nothing was rewritten: the target environment " + TargetEnvName(env) +
+        (options.has_target_env ? "" : " (from the module's SPIR-V version)") +
+        " has no subgroup operations; pass --target-env=vulkan1.1 or later to let waveopt "
+        "raise the module to SPIR-V 1.3");
+    return;
+  }
+}
+
+bool HasOptimize(const std::vector<PipelineStep>& steps) {
+  for (const PipelineStep& step : steps) {
+    if (step.kind == PipelineStep::Kind::kOptimize) return true;
+  }
+  return false;
 }
 
 bool OptimizeOrThrow(const std::vector<uint32_t>& input, const Options& options,
@@ -576,8 +604,20 @@ bool OptimizeOrThrow(const std::vector<uint32_t>& input, const Options& options,
     if (error.rfind(prefix, 0) == 0) error = error.substr(prefix.size());
     return Fail(result, "--pass-params: " + error);
   }
-  Run run(options, result, env, layout);
-  return run.Execute(input);
+  const bool has_o = HasOptimize(options.pipeline);
+  const Target target =
+      options.has_target ? options.target : (has_o ? Target::kPortable : Target::kNone);
+  Run run(options, result, env, layout, target);
+  if (!run.Execute(input)) return false;
+  if (!options.has_target && has_o && options.versions) {
+    BuildForTarget build = [&](Target t, Result* r) {
+      r->target_env = env;
+      return Run(options, r, env, layout, t).Execute(input);
+    };
+    if (!AddVersions(options, env, layout, build, result)) return false;
+  }
+  WarnWhenEnvironmentBlocks(input, options, env, result);
+  return true;
 }
 
 }  // namespace

@@ -38,6 +38,14 @@ bool IsSpirvOptFlag(const std::string& flag) {
   return probe.RegisterPassFromFlag(flag);
 }
 
+bool ParseSpecIdBase(const std::string& value, uint32_t* base) {
+  char* end = nullptr;
+  const unsigned long n = std::strtoul(value.c_str(), &end, 10);
+  if (value.empty() || value[0] == '-' || *end != '\0' || n > 2147483000ul) return false;
+  *base = static_cast<uint32_t>(n);
+  return true;
+}
+
 bool ParseSubgroupSize(const std::string& value, uint32_t* size) {
   char* end = nullptr;
   const unsigned long n = std::strtoul(value.c_str(), &end, 10);
@@ -58,9 +66,21 @@ bool ParseSetting(const std::string& a, Options* options, std::string* error, bo
   } else if (StartsWith(a, "--subgroup-size=")) {
     if (ParseSubgroupSize(a.substr(16), &options->subgroup_size)) return true;
     *error = "--subgroup-size must be a power of two from 1 to 128";
-  } else if (StartsWith(a, "--assume-driver=")) {
-    if (ParseAssumedDriver(a.substr(16), &options->driver)) return true;
-    *error = "--assume-driver is generic, radv or cpu, not '" + a.substr(16) + "'";
+  } else if (StartsWith(a, "--target=") || StartsWith(a, "--assume-driver=")) {
+    const std::string v = a.substr(a.find('=') + 1);
+    if (ParseTarget(v, &options->target)) {
+      options->has_target = true;
+      return true;
+    }
+    *error = a.substr(0, a.find('=')) +
+             " is portable, amd, nvidia, intel, cpu or none (--assume-driver also takes "
+             "generic and radv), not '" + v + "'";
+  } else if (StartsWith(a, "--spec-id-base=")) {
+    if (ParseSpecIdBase(a.substr(15), &options->spec_id_base)) return true;
+    *error = "--spec-id-base takes a SpecId from 0 to 2147483000, not '" + a.substr(15) + "'";
+  } else if (a == "--no-versions") {
+    options->versions = false;
+    return true;
   } else if (StartsWith(a, "--pass-params=")) {
     const std::string v = a.substr(14);
     const size_t colon = v.find(':');

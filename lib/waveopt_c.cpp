@@ -12,6 +12,7 @@ struct waveopt_result {
   std::string error;
   waveopt::Result result;
   std::string yaml;
+  std::vector<std::string> version_targets, version_passes;  // one each per version
 };
 
 static_assert(static_cast<int>(waveopt::RemarkKind::kApplied) == WAVEOPT_REMARK_APPLIED &&
@@ -43,6 +44,15 @@ void OptimizeInto(const uint32_t* words, size_t word_count, const char* const* f
     r->result.diagnostics.pop_back();
   }
   r->yaml = waveopt::FormatRemarksYaml(r->result.remarks);
+  for (const waveopt::SpecVersion& v : r->result.versions) {
+    std::string targets, passes;
+    for (waveopt::Target t : v.targets) {
+      targets += (targets.empty() ? "" : " ") + std::string(waveopt::TargetName(t));
+    }
+    for (const std::string& p : v.passes) passes += (passes.empty() ? "" : ", ") + p;
+    r->version_targets.push_back(targets);
+    r->version_passes.push_back(passes);
+  }
 }
 
 }  // namespace
@@ -63,6 +73,8 @@ waveopt_result* waveopt_optimize(const uint32_t* words, size_t word_count,
     r->result = waveopt::Result();
     r->yaml.clear();
     r->error.clear();
+    r->version_targets.clear();
+    r->version_passes.clear();
   }
   return r;
 }
@@ -92,6 +104,21 @@ const char* waveopt_result_diagnostic(const waveopt_result* r, size_t index) {
 
 size_t waveopt_result_remark_count(const waveopt_result* r) {
   return r == nullptr ? 0 : r->result.remarks.size();
+}
+
+size_t waveopt_result_version_count(const waveopt_result* r) {
+  return r == nullptr ? 0 : r->result.versions.size();
+}
+
+int waveopt_result_version(const waveopt_result* r, size_t index,
+                           waveopt_spec_version* version) {
+  if (r == nullptr || version == nullptr || index >= r->result.versions.size()) return 0;
+  const waveopt::SpecVersion& from = r->result.versions[index];
+  version->spec_id = from.spec_id;
+  version->name = from.name.c_str();
+  version->targets = r->version_targets[index].c_str();
+  version->passes = r->version_passes[index].c_str();
+  return 1;
 }
 
 int waveopt_result_remark(const waveopt_result* r, size_t index, waveopt_remark* remark) {

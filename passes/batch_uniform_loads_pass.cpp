@@ -1093,7 +1093,7 @@ std::string BatchUniformLoadsPass::Analyze(Function* func, Loop* loop,
     }
   }
   Instruction* first_left = nullptr;
-  if (config().driver == AssumedDriver::kRadv && !plan->batched.empty()) {
+  if (config().facts.scalar_uniform_loads && !plan->batched.empty()) {
     first_left = plan->batched[0].read;
     LeaveScalarLoadsToDriver(plan);
   }
@@ -1314,9 +1314,11 @@ void BatchUniformLoadsPass::LeaveScalarLoadsToDriver(Plan* plan) {
     plan->left_to_driver += static_cast<uint32_t>(b.insts.size());
     if (plan->left_to_driver_why.empty()) {
       plan->left_to_driver_why =
-          "--assume-driver=radv: the load reads " + memory +
-          " at a subgroup-uniform address, which RADV loads with scalar "
-          "loads (s_buffer_load: one request per wave, no vector registers)";
+          TargetFlag() + ": the load reads " + memory +
+          " at a subgroup-uniform address, which " +
+          (config().target == Target::kAmd ? "RADV" : "AMD's driver (RADV)") +
+          " loads with scalar loads (s_buffer_load: one request per wave, no "
+          "vector registers; fact scalar-uniform-loads)";
     }
   }
   plan->batched = std::move(kept);
@@ -1894,7 +1896,7 @@ std::string BatchUniformLoadsPass::ReadNote(Read read) {
 
 BatchUniformLoadsPass::Read BatchUniformLoadsPass::ChooseRead() const {
   const std::string& forced = params_.read;
-  const bool cpu = config().driver == AssumedDriver::kCpu;
+  const bool cpu = config().facts.shuffle_fast_only_at_8;
   if (forced == "shuffle") return Read::kShuffle;
   if (forced == "shuffle-or-first") return Read::kShuffleOrFirst;
   if (forced == "shuffle-or-broadcast" || (forced.empty() && cpu)) {

@@ -770,7 +770,7 @@ std::string QuadExchangePass::InstText(const Instruction* inst) {
 
 bool QuadExchangePass::FullSubgroups(const Candidate& c) const {
   if (full_subgroups_) return true;
-  return config().driver == AssumedDriver::kRadv && c.size.Count() % 64 == 0;
+  return config().facts.waves_32_or_64 && c.size.Count() % 64 == 0;
 }
 
 bool QuadExchangePass::Rewrite(const Candidate& c) {
@@ -1163,8 +1163,8 @@ QuadExchangePass::Status QuadExchangePass::Process() {
             (FullSubgroups(c)
                  ? std::string(full_subgroups_
                                    ? "every subgroup full (promised)"
-                                   : "every subgroup full (--assume-driver="
-                                     "radv, " +
+                                   : "every subgroup full (" + TargetFlag() +
+                                         ", " +
                                          std::to_string(c.size.Count()) +
                                          " invocations, a multiple of 64)") +
                        ": the store, the barrier and the reads are removed"

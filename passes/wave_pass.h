@@ -29,6 +29,10 @@ class WavePass : public spvtools::opt::Pass {
 
  protected:
   const PassConfig& config() const { return config_; }
+  // "--target=<name>" of config()'s target, for remarks that cite a fact.
+  std::string TargetFlag() const {
+    return std::string("--target=") + TargetName(config_.target);
+  }
 
   // Emits a remark of |kind| named |name| about |inst| (may be null) in
   // |func| (may be null). The source location comes from the OpLine or

@@ -1093,14 +1093,14 @@ std::string WorkgroupReducePass::ChooseForm(Tree* tree, std::string* why) {
   const bool single_proven =
       params_.form != "generic" &&
       ((promised != 0 && promised >= tree->max_workgroup) ||
-       (config().driver == AssumedDriver::kRadv && tree->max_workgroup <= 32));
+       (config().facts.waves_32_or_64 && tree->max_workgroup <= 32));
   if (single_proven) {
     tree->form = Tree::Form::kSingle;
     return "";
   }
   if (config().emit_hlsl) {
     *why = "the output is HLSL, and every form but the single-subgroup one "
-           "(proven by --subgroup-size or --assume-driver=radv, not here) "
+           "(proven by --subgroup-size or --target=amd, not here) "
            "reads SubgroupId or NumSubgroups, which HLSL does not have";
     return "NotExpressibleInHlsl";
   }
@@ -1460,7 +1460,7 @@ uint32_t WorkgroupReducePass::SlotCount(const Tree& tree, Emitter* e,
   // that are not a multiple of the subgroup size. A constant workgroup that
   // is a multiple of 128 is a multiple of every subgroup size (a power of
   // two up to 128); RADV counts its waves (ceil).
-  const bool exact = config().driver == AssumedDriver::kRadv ||
+  const bool exact = config().facts.waves_32_or_64 ||
                      (tree.spec_constant == 0 &&
                       tree.max_workgroup % kMaxSubgroupSize == 0);
   if (exact) return reported;
@@ -1564,14 +1564,9 @@ WorkgroupReducePass::FoldKind WorkgroupReducePass::ChooseFold(const Tree& tree) 
   // every driver measured here folds at compile time (SubgroupSize is a
   // constant of the compiled variant on RADV, NVIDIA and lavapipe).
   if (tree.max_workgroup > kMaxSerialFoldWorkgroup) return FoldKind::kRank;
-  switch (config().driver) {
-    case AssumedDriver::kRadv:
-      return FoldKind::kSerial;
-    case AssumedDriver::kCpu:
-      return FoldKind::kRank;
-    default:
-      return FoldKind::kBySubgroupSize;
-  }
+  if (config().facts.waves_32_or_64) return FoldKind::kSerial;
+  if (config().facts.slow_subgroup_loops) return FoldKind::kRank;
+  return FoldKind::kBySubgroupSize;
 }
 
 bool WorkgroupReducePass::EmitFold(Tree* tree, Emission* em, BasicBlock* from,

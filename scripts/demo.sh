@@ -19,7 +19,11 @@ for example in "${examples[@]}"; do
   echo
   echo "=== remarks: waveopt -O $example"
   "$build/bin/waveopt" -O "$example" --emit=glsl -o "$build/demo.after.comp" \
-    --remarks='.*' --remarks-missed='.*' --remarks-analysis='.*' --time-report
+    --remarks='.*' --remarks-missed='.*' --remarks-analysis='.*' --time-report \
+    --print-spec-constants > "$build/demo.versions.txt"
+  echo
+  echo "=== versions: set the device's SpecId true at pipeline creation (docs/targets.md)"
+  if [ -s "$build/demo.versions.txt" ]; then cat "$build/demo.versions.txt"; else echo "(none: one module for every GPU)"; fi
   echo
   echo "=== after (GLSL through SPIRV-Cross)"
   cat "$build/demo.after.comp"

@@ -14,6 +14,9 @@ and `waverun diff SHADER <tmp>.spv --widths=4,8,16` compares the original
 with the rewrite (inputs, sizes and compare modes from SHADER's .waverun spec
 file, next to it). With --against, SHADER and OTHER are compared directly.
 
+When waveopt's output has versions (plain -O: --print-spec-constants lists
+their SpecIds), every comparison runs once per version too, that version's
+constant set true (`waverun diff --const=ID=true`).
 Every comparison runs twice: on lavapipe at --widths (default 4,8,16), and on
 the wave simulator at --sim-widths (default 32,64; empty: not at all), which
 runs the sizes lavapipe cannot. With --expect=equal the lavapipe run also
@@ -142,14 +145,19 @@ def main():
                     return 1
             args.shader = optimized
         other = args.against
+        versions = []
         if other is None:
             other = os.path.join(tmp, os.path.splitext(os.path.basename(args.shader))[0] + ".opt.spv")
-            cmd = [waveopt] + shlex.split(args.waveopt_flags) + [args.shader, "-o", other]
+            cmd = [waveopt] + shlex.split(args.waveopt_flags) + [args.shader, "-o", other,
+                                                                 "--print-spec-constants"]
             print("$ " + " ".join(shlex.quote(c) for c in cmd), flush=True)
-            r = subprocess.run(cmd)
+            r = subprocess.run(cmd, stdout=subprocess.PIPE, universal_newlines=True)
+            print(r.stdout, end="", flush=True)
             if r.returncode != 0:
                 print("FAIL: waveopt exited with %d" % r.returncode)
                 return 1
+            # -O's versions: each is compared too, selected by its constant.
+            versions = [int(m.group(1)) for m in re.finditer(r"^SpecId (\d+) bool", r.stdout, re.M)]
         runs = []
         extra = shlex.split(args.waverun)
         if args.widths:
@@ -160,9 +168,11 @@ def main():
             runs.append(["--sim", "--widths=" + args.sim_widths])
         codes = []
         for flags in runs:
-            cmd = [waverun, "diff", args.shader, other] + flags + spec + extra
-            print("$ " + " ".join(shlex.quote(c) for c in cmd), flush=True)
-            codes.append(subprocess.run(cmd).returncode)
+            for const in [None] + versions:
+                select = ["--const=%d=true" % const] if const is not None else []
+                cmd = [waverun, "diff", args.shader, other] + flags + select + spec + extra
+                print("$ " + " ".join(shlex.quote(c) for c in cmd), flush=True)
+                codes.append(subprocess.run(cmd).returncode)
         if args.same_oob and args.sim_widths:
             for width in args.sim_widths.split(","):
                 counts = []

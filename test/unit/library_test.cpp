@@ -201,7 +201,7 @@ TEST(OwnOptimizer, TheDriverProfileSkipsWithARemark) {
   auto remarks = std::make_shared<RemarkCollector>();
   PassConfig config;
   config.remarks = remarks;
-  config.driver = AssumedDriver::kCpu;
+  config.SetTarget(Target::kCpu);
   spvtools::Optimizer optimizer(SPV_ENV_VULKAN_1_1);
   std::string error;
   ASSERT_TRUE(RegisterOptimizePasses(&optimizer, config, &error)) << error;
@@ -333,7 +333,8 @@ TEST(ParseOptionFlag, TheCommandLinesSpellings) {
   EXPECT_TRUE(options.has_target_env);
   EXPECT_EQ(options.target_env, SPV_ENV_VULKAN_1_2);
   EXPECT_EQ(options.subgroup_size, 32u);
-  EXPECT_EQ(options.driver, AssumedDriver::kRadv);
+  EXPECT_TRUE(options.has_target);
+  EXPECT_EQ(options.target, Target::kAmd);
   EXPECT_EQ(options.pass_params["prereduce-atomics"], "max-bins=8");
   ASSERT_EQ(options.pipeline.size(), 4u);
   EXPECT_EQ(options.pipeline[3].params, "max-bins=4");

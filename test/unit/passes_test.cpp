@@ -126,20 +126,20 @@ TEST(Optimize, SubgroupSizeOneTurnsThePassesOff) {
   EXPECT_EQ(result.remarks[0].name, "SubgroupSizeOne");
 }
 
-TEST(Factories, TheAssumedDriverReachesThePass) {
-  // A library user sets PassConfig::driver; RADV pre-reduces both 32-bit
-  // uniform-address atomics itself, a CPU driver keeps only case B.
+TEST(Factories, TheTargetsFactsReachThePass) {
+  // A library user sets PassConfig's target; AMD's driver pre-reduces both
+  // 32-bit uniform-address atomics itself, a CPU driver keeps only case B.
   std::vector<uint32_t> words = Compile(kCounterGlsl);
-  for (AssumedDriver driver : {AssumedDriver::kRadv, AssumedDriver::kCpu}) {
+  for (Target target : {Target::kAmd, Target::kCpu}) {
     auto remarks = std::make_shared<RemarkCollector>();
     PassConfig config;
     config.remarks = remarks;
-    config.driver = driver;
+    config.SetTarget(target);
     spvtools::Optimizer optimizer(SPV_ENV_VULKAN_1_1);
     optimizer.RegisterPass(CreatePrereduceAtomicsPass(config));
     std::vector<uint32_t> out;
     ASSERT_TRUE(optimizer.Run(words.data(), words.size(), &out));
-    if (driver == AssumedDriver::kRadv) {
+    if (target == Target::kAmd) {
       EXPECT_EQ(out, words);
       EXPECT_EQ(Names(remarks->remarks()),
                 (std::vector<std::string>{"DriverPreReduces", "DriverPreReduces"}));
@@ -150,11 +150,32 @@ TEST(Factories, TheAssumedDriverReachesThePass) {
                                           "UniformAddressDivergentValue"}));
     }
   }
-  AssumedDriver parsed = AssumedDriver::kGeneric;
-  EXPECT_TRUE(ParseAssumedDriver("radv", &parsed));
-  EXPECT_EQ(parsed, AssumedDriver::kRadv);
-  EXPECT_STREQ(AssumedDriverName(parsed), "radv");
-  EXPECT_FALSE(ParseAssumedDriver("RADV", &parsed));
+  Target parsed = Target::kNone;
+  EXPECT_TRUE(ParseTarget("radv", &parsed));  // --assume-driver's old name
+  EXPECT_EQ(parsed, Target::kAmd);
+  EXPECT_STREQ(TargetName(parsed), "amd");
+  EXPECT_TRUE(ParseTarget("generic", &parsed));
+  EXPECT_EQ(parsed, Target::kPortable);
+  EXPECT_FALSE(ParseTarget("AMD", &parsed));
+  for (Target t : AllTargets()) {
+    EXPECT_TRUE(ParseTarget(TargetName(t), &parsed));
+    EXPECT_EQ(parsed, t);
+  }
+}
+
+TEST(Targets, PortableHoldsEveryFactThatMakesAMeasuredTargetLose) {
+  // A fact that makes a pass refuse on amd or cpu is portable's too; the
+  // facts that only enable a rewrite on one target are not.
+  const TargetFacts portable = FactsOf(Target::kPortable);
+  for (const TargetFactInfo& info : TargetFactTable()) {
+    const bool enabling = std::string(info.name) == "cheap-lane-prefix" ||
+                          std::string(info.name) == "waves-32-or-64" ||
+                          std::string(info.name) == "slow-subgroup-loops";
+    const bool any = FactsOf(Target::kAmd).*info.member || FactsOf(Target::kCpu).*info.member;
+    EXPECT_EQ(portable.*info.member, any && !enabling) << info.name;
+    EXPECT_FALSE(FactsOf(Target::kNone).*info.member) << info.name;
+  }
+  EXPECT_EQ(TargetFactTable().size(), 8u);
 }
 
 TEST(Optimize, OptimizeLeavesModulesItCannotImproveBitForBit) {

@@ -32,6 +32,7 @@ struct Cli {
   bool print_all = false;
   bool print_uniformity = false;
   bool print_loop_candidates = false;
+  bool print_spec_constants = false;  // -O's versions, one line each, to stdout
   std::string remarks_applied, remarks_missed, remarks_analysis;
   std::string remarks_output;
   Deps deps;

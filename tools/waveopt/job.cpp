@@ -281,7 +281,13 @@ int RunJob(const Cli& cli, const Job& job, bool write_remarks_file,
   }
   std::string out_bytes;
   if (!Encode(cli, job, result, &out_bytes, &error)) return Fail(in, error);
-  return WriteOutputs(job, out_bytes, includes);
+  const int status = WriteOutputs(job, out_bytes, includes);
+  if (status == 0 && cli.print_spec_constants) {
+    for (const waveopt::SpecVersion& v : result.versions) {
+      std::printf("%s\n", waveopt::FormatSpecVersion(v).c_str());
+    }
+  }
+  return status;
 }
 
 }  // namespace waveopt_cli

@@ -55,6 +55,21 @@ bool ParseFormat(const std::string& s, Format* f) {
   return true;
 }
 
+// --help's targets: each with its facts (docs/targets.md has the evidence).
+void PrintTargets() {
+  std::printf("\nTargets (--target; -O without one builds portable, with versions):\n");
+  for (waveopt::Target t : waveopt::AllTargets()) {
+    std::printf("  %-9s %s\n", waveopt::TargetName(t), waveopt::TargetSummary(t));
+    std::string facts;
+    const waveopt::TargetFacts f = waveopt::FactsOf(t);
+    for (const waveopt::TargetFactInfo& info : waveopt::TargetFactTable()) {
+      if (f.*info.member) facts += (facts.empty() ? "" : ", ") + std::string(info.name);
+    }
+    if (t == waveopt::Target::kIntel) facts = "portable's (nothing measured)";
+    std::printf("  %-9s facts: %s\n", "", facts.empty() ? "none" : facts.c_str());
+  }
+}
+
 void PrintHelp() {
   std::printf(
       "waveopt %s: rewrites compute shaders to use subgroup (wave) operations.\n\n"
@@ -95,10 +110,13 @@ void PrintHelp() {
       "  --target-env=<env>             vulkan1.0..vulkan1.3, vulkan1.1spv1.4,\n"
       "                                 spv1.0..spv1.6 (default: from the module)\n"
       "  --subgroup-size=<n>            promise: every subgroup has n lanes\n"
-      "  --assume-driver=generic|radv|cpu  the driver the output is for: leave\n"
-      "                                 to it what it measurably does itself, skip\n"
-      "                                 what measured as a loss on it (default\n"
-      "                                 generic; docs/cli.md)\n"
+      "  --target=<target>              the GPUs the output is for (below);\n"
+      "                                 --assume-driver=generic|radv|cpu is an alias\n"
+      "  --spec-id-base=<n>             SpecIds of -O's version constants start at n\n"
+      "                                 (default 1000)\n"
+      "  --no-versions                  -O without --target: the portable module\n"
+      "                                 alone, no versions\n"
+      "  --print-spec-constants         print -O's version constants (needs -o)\n"
       "  --float-reassoc                 float operations may be regrouped (float\n"
       "                                 atomics, float reduction trees): results\n"
       "                                 round differently\n"
@@ -141,6 +159,7 @@ void PrintHelp() {
       "  --no-isolation                 run spirv-opt steps in this process, not\n"
       "                                 in a child process\n"
       "  --help, --version\n");
+  PrintTargets();
 }
 
 bool StartsWith(const std::string& s, const char* prefix) {
@@ -198,6 +217,7 @@ bool ParseCliFlag(const std::vector<std::string>& args, size_t* i, Cli* cli) {
   else if (a == "--print-all") cli->print_all = true;
   else if (a == "--print-uniformity") cli->print_uniformity = true;
   else if (a == "--print-loop-candidates") cli->print_loop_candidates = true;
+  else if (a == "--print-spec-constants") cli->print_spec_constants = true;
   else if (a == "--time-report") cli->time_report = true;
   else if (a == "-M" || a == "-MM") cli->deps.only = true;
   else if (a == "-MD") cli->deps.write = true;
@@ -227,12 +247,16 @@ void CheckCombinations(const Cli& cli) {
     if (cli.deps.only || !cli.deps.file.empty() || !cli.deps.target.empty()) {
       UsageError("--batch takes -MD (each output gets <output>.d), not -M, -MF or -MT");
     }
-    if (cli.print_all || cli.print_uniformity || cli.print_loop_candidates || cli.time_report) {
+    if (cli.print_all || cli.print_uniformity || cli.print_loop_candidates || cli.time_report ||
+        cli.print_spec_constants) {
       UsageError("--print-* and --time-report are for one input, not --batch");
     }
     return;
   }
   if (cli.input.empty()) UsageError("no input file");
+  if (cli.print_spec_constants && (cli.output.empty() || cli.output == "-")) {
+    UsageError("--print-spec-constants prints to stdout: give the module a file with -o");
+  }
   if (!cli.out_dir.empty()) UsageError("--out-dir is for --batch; give one output with -o");
   if (cli.deps.write && cli.deps.file.empty() && (cli.output.empty() || cli.output == "-")) {
     UsageError("-MD writes <output>.d: give -o <file>, or -MF <file>");

@@ -32,6 +32,7 @@ struct Cli {
   std::vector<std::string> inputs;
   std::vector<uint32_t> widths;  // requested subgroup sizes (empty: the device's)
   std::string spec_path;
+  std::vector<std::string> const_lines;  // --const ID=VALUE, as spec lines
   bool no_spec = false;
   std::vector<std::string> spec_lines;
   bool dump = false;

@@ -349,6 +349,11 @@ int CommandIsa(const Cli& cli) {
     if (!LoadModule(cli, cli.inputs[i], &modules[i].words, &err)) return Error(err);
   }
   IsaOptions options = cli.isa;
+  RunSpec consts;
+  for (const std::string& line : cli.const_lines) {
+    if (!ApplySpecLine(line, "command line", &consts, &err)) return Error(err);
+  }
+  options.constants = consts.constants;
   options.icd = cli.icd;
   options.jobs = cli.jobs;
   return RunIsa(modules, options);

@@ -172,6 +172,7 @@ struct Interface {
   std::string entry_point;
   std::vector<Binding> bindings;  // sorted by (set, binding), unique
   uint32_t push_constant_bytes = 0;
+  std::vector<SpecConstant> spec_constants;
 };
 
 // Every declared descriptor (used or not: the layout may have more
@@ -202,6 +203,7 @@ bool Reflect(std::vector<uint32_t>* words, Interface* iface, std::string* error)
     iface->bindings.push_back(b);
   }
   iface->push_constant_bytes = mi.push_constant_bytes;
+  iface->spec_constants = mi.spec_constants;
   return true;
 }
 
@@ -234,8 +236,11 @@ class RadvCompiler {
   // Compiles |words| into |row|; false with |row->error| when the driver
   // rejects it.
   void Compile(const std::vector<uint32_t>& words, uint32_t wave, Row* row);
+  // Specialization constants (SpecId -> bits) for every module that has them.
+  void SetConstants(const std::map<uint32_t, uint64_t>& constants) { constants_ = constants; }
 
  private:
+  std::map<uint32_t, uint64_t> constants_;
   VkInstance instance_ = VK_NULL_HANDLE;
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
   VkDevice device_ = VK_NULL_HANDLE;
@@ -481,6 +486,18 @@ void RadvCompiler::Compile(const std::vector<uint32_t>& module_words, uint32_t w
   cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   cpci.stage.module = module;
   cpci.stage.pName = iface.entry_point.c_str();
+  std::vector<VkSpecializationMapEntry> entries;
+  std::vector<uint8_t> spec_data;
+  for (const SpecConstant& sc : iface.spec_constants) {
+    auto it = constants_.find(sc.constant_id);
+    if (it == constants_.end()) continue;
+    entries.push_back({sc.constant_id, static_cast<uint32_t>(spec_data.size()), sc.bytes});
+    spec_data.resize(spec_data.size() + sc.bytes);
+    std::memcpy(spec_data.data() + spec_data.size() - sc.bytes, &it->second, sc.bytes);
+  }
+  VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(),
+                            spec_data.size(), spec_data.data()};
+  if (!entries.empty()) cpci.stage.pSpecializationInfo = &spec;
   cpci.layout = layout;
   r = vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline);
   if (r != VK_SUCCESS) {
@@ -577,7 +594,8 @@ std::string FindRadvIcd() { return FindIcd("radeon_icd*.json"); }
 
 // Runs in the child: compiles modules [first, end) for |family| at |wave|.
 int ChildMain(const std::vector<IsaModule>& modules, size_t first, const Family& family,
-              uint32_t wave, const std::string& icd, const std::string& runtime_dir, FILE* out) {
+              uint32_t wave, const std::string& icd, const std::string& runtime_dir,
+              const std::map<uint32_t, uint64_t>& constants, FILE* out) {
   UseOnlyIcd(icd);
   setenv("RADV_FORCE_FAMILY", family.name, 1);
   setenv("XDG_RUNTIME_DIR", runtime_dir.c_str(), 1);
@@ -588,6 +606,7 @@ int ChildMain(const std::vector<IsaModule>& modules, size_t first, const Family&
   unsetenv("RADV_DEBUG");
   unsetenv("ACO_DEBUG");
   RadvCompiler compiler;
+  compiler.SetConstants(constants);
   std::string error;
   if (!compiler.Init(family, wave, &error)) {
     std::replace(error.begin(), error.end(), '\n', ' ');
@@ -1040,7 +1059,8 @@ int RunIsa(const std::vector<IsaModule>& modules, const IsaOptions& options) {
       }
       if (pid == 0) {
         dup2(fileno(job.err), 2);
-        int rc = ChildMain(modules, job.next, *job.family, job.wave, icd, runtime_dir, job.out);
+        int rc = ChildMain(modules, job.next, *job.family, job.wave, icd, runtime_dir,
+                           options.constants, job.out);
         std::fflush(job.out);
         _exit(rc);
       }

@@ -12,6 +12,7 @@
 #define WAVEOPT_TOOLS_WAVERUN_ISA_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct IsaOptions {
   IsaFormat format = IsaFormat::kTable;
   std::string icd;                    // RADV's ICD json ("" : find the package's)
   int jobs = 0;                       // child processes at a time (0: CPUs)
+  // Specialization constants by SpecId (bits; --const): set on every module
+  // that declares the id, ignored by the others.
+  std::map<uint32_t, uint64_t> constants;
 };
 
 // Parses a comma-separated --amd= list into |families| (lower case, in order,

@@ -105,6 +105,8 @@ void PrintHelp() {
       "  --target-env=ENV         for GLSL/HLSL/.spvasm input (default vulkan1.1)\n"
       "  --no-validate            do not run spirv-val before running\n\n"
       "AMD ISA (RADV/ACO on null hardware, no GPU needed; docs/waverun.md):\n"
+      "  --const ID=VALUE         a specialization constant (run, diff, time, isa;\n"
+      "                           a spec's 'const ID = VALUE'), e.g. --const 1000=true\n"
       "  --amd=FAMILY[,...]       isa: compile for these families, e.g.\n"
       "                           polaris10,vega10,navi10,navi21,gfx1100\n"
       "  --wave=32|64|32,64       isa: required subgroup size (default: RADV's)\n"
@@ -186,6 +188,9 @@ Cli ParseArgs(int argc, char** argv) {
       std::string d = value("--dispatch");
       std::replace(d.begin(), d.end(), ',', ' ');
       cli.spec_lines.push_back("dispatch " + d);
+    } else if (is("--const")) {
+      cli.const_lines.push_back("const " + value("--const"));
+      cli.spec_lines.push_back(cli.const_lines.back());
     } else if (is("--seed")) {
       cli.spec_lines.push_back("seed " + value("--seed"));
     } else if (is("--reps")) {
@@ -345,6 +350,7 @@ int ResolveAuto(Cli* cli) {
   std::stringstream ss(text);
   std::string line;
   while (std::getline(ss, line)) cli->spec_lines.push_back(line);
+  for (const std::string& c : cli->const_lines) cli->spec_lines.push_back(c);
   cli->no_spec = true;
   cli->spec_path.clear();
   cli->auto_resolved = true;

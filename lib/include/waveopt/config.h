@@ -1,5 +1,5 @@
-// waveopt's configuration layer: versions, target environments, the driver
-// profile, and the settings every pass takes (PassConfig). Depends on
+// waveopt's configuration layer: versions, target environments, targets and
+// their facts, and the settings every pass takes (PassConfig). Depends on
 // nothing but SPIRV-Tools' public C header and remarks.h.
 #ifndef WAVEOPT_CONFIG_H_
 #define WAVEOPT_CONFIG_H_
@@ -22,28 +22,75 @@ const char* Version();
 // this version (the CMake package checks it when it is found).
 const char* SpirvToolsVersion();
 
-// The driver the output is meant for (--assume-driver). A profile changes only
-// what a measurement showed: every choice is cited in docs/cli.md.
-enum class AssumedDriver {
-  kGeneric,  // no assumption: today's behaviour
-  kRadv,     // Mesa's RADV (AMD, ACO): it pre-reduces 32-bit uniform-address
-             // atomics itself, so prereduce-atomics leaves cases A and B to
-             // it; its compute waves are 32 or 64 consecutive invocations,
-             // so quad-exchange needs no check for 64k-invocation groups
-             // and workgroup-reduce folds at most 8 slots serially;
-             // it loads uniform-address uniform and read-only storage
-             // buffers with scalar loads, so batch-uniform-loads leaves those
-  kCpu,      // a CPU driver (lavapipe, llvmpipe, SwiftShader): -O skips the
-             // rewrites measured as losses on lavapipe (morton-remap), and
-             // passes refuse the forms that lose there (batching before
-             // SPIR-V 1.5, pre-reductions other than case B, the serial
-             // fold of workgroup-reduce)
+// What the compiled module is for (--target). A target is a named set of
+// measured facts (TargetFacts); passes ask facts, never which target it is.
+enum class Target {
+  kNone,      // no facts: every rewrite legality allows. What a pass named on
+              // its own runs with when no target is given.
+  kPortable,  // every GPU: the facts under which no measured target loses
+              // (what -O builds when no target is given)
+  kAmd,       // AMD through RADV/ACO (measured: waverun isa, gfx8-gfx11)
+  kNvidia,    // NVIDIA (measured: one H200 run, docs/benchmarks-gpu.md)
+  kIntel,     // Intel: nothing measured yet; behaves as kPortable
+  kCpu,       // CPU drivers (measured: lavapipe)
 };
 
-// Parses "generic", "radv", "cpu". Returns false for other names.
-bool ParseAssumedDriver(const std::string& name, AssumedDriver* driver);
-// The inverse of ParseAssumedDriver.
-const char* AssumedDriverName(AssumedDriver driver);
+// Facts about a target's compiler and hardware. Each one is a measurement
+// (cited in TargetFactTable() and docs/targets.md); a pass reads the facts
+// and never the target's name. A fact that is true makes a pass refuse or
+// change a rewrite; the portable target holds every fact that makes some
+// measured target lose, and none that only enable.
+struct TargetFacts {
+  // Uniform and read-only storage buffer loads at a subgroup-uniform address
+  // are scalar loads (one request per subgroup, no vector registers):
+  // batch-uniform-loads leaves them to the driver.
+  bool scalar_uniform_loads = false;
+  // The driver elects one lane for a 32-bit integer uniform-address atomic
+  // itself: prereduce-atomics leaves those.
+  bool elects_uniform_atomics = false;
+  // Same-address atomics are cheap (a CPU's owned cache line): the
+  // uniform-value and small-bin pre-reductions cost more than they save.
+  bool cheap_same_address_atomics = false;
+  // An exclusive add of 1 is one instruction (v_mbcnt): prereduce-atomics
+  // counts the lanes before it that way instead of a ballot bit count.
+  bool cheap_lane_prefix = false;
+  // Compute subgroups are 32 or 64 consecutive invocations, all full when
+  // the workgroup is a multiple of 64, and NumSubgroups counts them rounded
+  // up: quad-exchange needs no full-subgroup check there, workgroup-reduce
+  // folds a group of at most 32 in one subgroup and its slots serially.
+  bool waves_32_or_64 = false;
+  // Loops inside one subgroup run lane by lane at small subgroup sizes:
+  // workgroup-reduce folds its slots by rank, never serially.
+  bool slow_subgroup_loops = false;
+  // A shuffle of a non-constant lane is one instruction only at 8 lanes:
+  // batch-uniform-loads chooses its read by SubgroupSize.
+  bool shuffle_fast_only_at_8 = false;
+  // Relabelled (quad-ordered) 2-D image kernels run slower: -O does not run
+  // morton-remap.
+  bool quad_order_slower = false;
+};
+
+// The facts of |target|.
+TargetFacts FactsOf(Target target);
+// Parses "none", "portable", "amd", "nvidia", "intel", "cpu" and the old
+// --assume-driver names "generic" (portable) and "radv" (amd).
+bool ParseTarget(const std::string& name, Target* target);
+// "portable", "amd", ... (the inverse of ParseTarget's own names).
+const char* TargetName(Target target);
+// Every target, in --help's order.
+const std::vector<Target>& AllTargets();
+// One line of --help per target: what it is for and whether it was measured.
+const char* TargetSummary(Target target);
+
+// One fact, for --help and the docs: its name, what it means, the value of
+// each target, and the evidence.
+struct TargetFactInfo {
+  const char* name;
+  bool TargetFacts::*member;
+  const char* meaning;
+  const char* evidence;
+};
+const std::vector<TargetFactInfo>& TargetFactTable();
 
 // Settings shared by every waveopt pass.
 struct PassConfig {
@@ -65,9 +112,14 @@ struct PassConfig {
   // pass takes its own entry (when |params| is empty); a pass without one
   // runs with its defaults. Names that are no registered pass are an error.
   std::map<std::string, std::string> pass_params;
-  // The driver the output is for; passes read it to leave to the driver what
-  // it measurably does itself (see AssumedDriver).
-  AssumedDriver driver = AssumedDriver::kGeneric;
+  // The target the output is for (its name, for remarks) and its facts,
+  // which the passes read (see TargetFacts). Set both: SetTarget().
+  Target target = Target::kNone;
+  TargetFacts facts;
+  void SetTarget(Target t) {
+    target = t;
+    facts = FactsOf(t);
+  }
   // Floating-point operations may be regrouped (--float-reassoc): the float
   // atomics of prereduce-atomics and the float add/mul/min/max trees of
   // workgroup-reduce, whose results then round differently (and min/max may

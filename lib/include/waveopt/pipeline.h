@@ -45,16 +45,30 @@ enum class Isolation {
   kChildProcess,
 };
 
+// The first SpecId of -O's version constants unless Options::spec_id_base
+// (--spec-id-base) moves them.
+constexpr uint32_t kDefaultSpecIdBase = 1000;
+
 struct Options {
   // Target environment; when unset, the lowest Vulkan version whose SPIR-V
   // version covers the module's (or the universal environment for kernels).
   bool has_target_env = false;
   spv_target_env target_env = SPV_ENV_VULKAN_1_1;
   uint32_t subgroup_size = 0;  // see PassConfig::subgroup_size
-  // See PassConfig::driver. kCpu also shapes -O: it does not run the passes
-  // measured as losses on lavapipe (morton-remap, batch-uniform-loads); a
-  // pass named explicitly in the pipeline always runs.
-  AssumedDriver driver = AssumedDriver::kGeneric;
+  // The target the output is for (--target; see PassConfig::target). Unset
+  // (has_target false): -O builds for Target::kPortable and adds versions
+  // (below); a pipeline without -O runs its passes with Target::kNone's
+  // facts, as spirv-opt runs a pass it is given. A target's facts also shape
+  // -O: under quad-order-slower it does not run morton-remap; a pass named
+  // explicitly in the pipeline always runs.
+  bool has_target = false;
+  Target target = Target::kPortable;
+  // With -O and no target: where amd's or nvidia's facts give a different
+  // module than portable's, that module joins the output as a version chosen
+  // by a boolean specialization constant (default false: portable), SpecIds
+  // from |spec_id_base| up (Result::versions). False: portable alone.
+  bool versions = true;
+  uint32_t spec_id_base = kDefaultSpecIdBase;
   bool float_reassoc = false;  // see PassConfig::float_reassoc
   std::vector<PipelineStep> pipeline;
   // Parameters for a waveopt pass (key: its flag) wherever it runs without
@@ -81,6 +95,19 @@ struct PassTiming {
   bool changed = false;
 };
 
+// One version of an -O output: set its specialization constant true at
+// pipeline creation on the devices of |targets|.
+struct SpecVersion {
+  uint32_t spec_id = 0;
+  std::string name;                  // OpName of the constant: "waveopt_amd"
+  std::vector<Target> targets;       // where it should be true
+  std::vector<std::string> passes;   // the passes whose rewrites differ there
+};
+
+// One line per version, what --print-spec-constants prints:
+// "SpecId 1000 bool waveopt_amd = false: true on amd (batch-uniform-loads)".
+std::string FormatSpecVersion(const SpecVersion& version);
+
 struct Result {
   std::vector<uint32_t> words;           // the output module (empty on failure)
   std::vector<Remark> remarks;           // in emission order
@@ -88,6 +115,7 @@ struct Result {
   std::vector<PassTiming> timings;       // one entry per executed step
   spv_target_env target_env = SPV_ENV_VULKAN_1_1;  // the one used
   std::string print_all;                 // filled when Options::print_all
+  std::vector<SpecVersion> versions;     // the versions -O added (Options::versions)
 };
 
 // Validates |words|, runs the pipeline, validates the result. Returns true on
@@ -120,13 +148,16 @@ bool RegisterFlags(spvtools::Optimizer* optimizer, const std::vector<std::string
 
 // Registers -O's whole sequence in |optimizer|, after the passes it already
 // holds (or alone, instead of them): the preparation (PrepareFlags()), every
-// waveopt pass in -O's order (without those config.driver's profile skips:
+// waveopt pass in -O's order (without those config.facts make -O skip:
 // a DriverProfile missed remark says so when the optimizer runs), and the
 // cleanup (CleanupFlags()). Each waveopt pass takes its parameters from
 // config.pass_params. Returns false with |error|, and leaves the optimizer
 // unchanged, when config.params is set (it names no pass: use pass_params),
 // or config.pass_params names an unknown pass or holds parameters its pass
 // refuses.
+// The passes run with config.target's facts; Target::kNone (PassConfig's
+// default) means -O's default, Target::kPortable. One optimizer builds one
+// target's module: the versions of Optimize() need several runs.
 // Unlike Optimize(), the preparation always changes the module (SSA form),
 // and nothing is validated: run the optimizer with its validator on, or
 // validate its output (ValidateModule).
@@ -136,7 +167,8 @@ bool RegisterOptimizePasses(spvtools::Optimizer* optimizer, const PassConfig& co
 // Reads one command-line option of waveopt's that shapes |options| (the
 // same spellings as the waveopt command line, docs/cli.md): -O,
 // --<waveopt pass>[=<params>], --inline-loop-callees, any spirv-opt pass
-// flag, --target-env=, --subgroup-size=, --assume-driver=, --pass-params=,
+// flag, --target-env=, --subgroup-size=, --target= (--assume-driver=),
+// --spec-id-base=, --no-versions, --pass-params=,
 // the four block-layout flags, --skip-validation, --validate-after-all.
 // Returns false with a one-line |error| for anything else or a bad value.
 bool ParseOptionFlag(const std::string& flag, Options* options, std::string* error);

@@ -69,6 +69,22 @@ const char* waveopt_result_diagnostic(const waveopt_result* result, size_t index
 size_t waveopt_result_remark_count(const waveopt_result* result);
 int waveopt_result_remark(const waveopt_result* result, size_t index, waveopt_remark* remark);
 
+/* -O's versions: boolean specialization constants (default false: the
+ * portable code) an engine sets true at pipeline creation on the devices
+ * they are for. The strings belong to the result. */
+typedef struct waveopt_spec_version {
+  uint32_t spec_id;
+  const char* name;    /* OpName of the constant, e.g. "waveopt_amd" */
+  const char* targets; /* where to set it true, e.g. "amd" or "amd nvidia" */
+  const char* passes;  /* the passes that rewrite differently there, ", " */
+} waveopt_spec_version;
+
+/* waveopt_result_version() fills |version| and returns 1, or returns 0 when
+ * |index| is out of range. */
+size_t waveopt_result_version_count(const waveopt_result* result);
+int waveopt_result_version(const waveopt_result* result, size_t index,
+                           waveopt_spec_version* version);
+
 /* All remarks as an LLVM-style YAML stream (--remarks-output's format). */
 const char* waveopt_result_remarks_yaml(const waveopt_result* result);
 
