@@ -46,7 +46,16 @@ std::vector<Found> BuildOthers(const BuildForTarget& build, Result* result) {
   std::vector<Found> found;
   for (Target t : VersionTargets()) {
     Result r;
-    if (!build(t, &r)) {
+    const bool built = build(t, &r);
+    for (const std::string& d : r.diagnostics) {
+      const bool known = std::find(result->diagnostics.begin(), result->diagnostics.end(), d) !=
+                         result->diagnostics.end();
+      if (built && !known && d.rfind("warning: ", 0) == 0) {
+        result->diagnostics.push_back("warning: in the version for " + std::string(TargetName(t)) +
+                                      ": " + d.substr(9));
+      }
+    }
+    if (!built) {
       result->diagnostics.push_back(
           std::string("warning: -O's version for ") + TargetName(t) + " was not built (" +
           (r.diagnostics.empty() ? "no reason given" : r.diagnostics.back()) +
@@ -101,14 +110,14 @@ std::string FormatSpecVersion(const SpecVersion& v) {
 
 // The SpecId of |target|'s constant: fixed per target, so that an engine sets
 // the same ids on a device for every module.
-uint32_t SpecIdOf(const Options& options, Target target) {
+static uint32_t SpecIdOf(const Options& options, Target target) {
   const std::vector<Target>& all = VersionTargets();
   return options.spec_id_base +
          static_cast<uint32_t>(std::find(all.begin(), all.end(), target) - all.begin());
 }
 
 // The module's own SpecId among |versions|' constants, as the error line.
-std::string Collision(const Options& options, const std::vector<SpecVersion>& versions,
+static std::string Collision(const Options& options, const std::vector<SpecVersion>& versions,
                       const std::map<uint32_t, std::string>& declared) {
   for (const SpecVersion& v : versions) {
     auto taken = declared.find(v.spec_id);
@@ -122,8 +131,20 @@ std::string Collision(const Options& options, const std::vector<SpecVersion>& ve
   return "";
 }
 
+// Whether |declared| holds a constant of waveopt's own versions: the module
+// is -O's output already, and -O leaves it as it is (idempotent).
+static bool Versioned(const Options& options, const std::map<uint32_t, std::string>& declared) {
+  for (Target t : VersionTargets()) {
+    auto it = declared.find(SpecIdOf(options, t));
+    if (it != declared.end() && it->second == std::string("waveopt_") + TargetName(t)) return true;
+  }
+  return false;
+}
+
 bool AddVersions(const Options& options, spv_target_env env, BlockLayout layout,
                  const BuildForTarget& build, Result* result) {
+  const std::map<uint32_t, std::string> declared = DeclaredSpecIds(result->words, env);
+  if (Versioned(options, declared)) return true;
   std::vector<Found> found = BuildOthers(build, result);
   if (found.empty()) return true;
   std::vector<VersionModule> modules;
@@ -145,7 +166,7 @@ bool AddVersions(const Options& options, spv_target_env env, BlockLayout layout,
     }
     modules.push_back(std::move(m));
   }
-  const std::string collision = Collision(options, versions, DeclaredSpecIds(result->words, env));
+  const std::string collision = Collision(options, versions, declared);
   if (!collision.empty()) {
     result->words.clear();
     result->diagnostics.push_back(collision);

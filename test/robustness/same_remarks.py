@@ -24,7 +24,7 @@ def remarks(a, shader, debug):
                        [shader, "-o", stem + ".spv"], stdout=subprocess.PIPE, universal_newlines=True)
     if c.returncode != 0:
         return None, "glslang: " + c.stdout
-    r = subprocess.run([a.waveopt, "-O", stem + ".spv", "-o", stem + ".out.spv",
+    r = subprocess.run([a.waveopt, "-O", "--target=none", stem + ".spv", "-o", stem + ".out.spv",
                         "--remarks=.*", "--remarks-missed=.*"],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
     if r.returncode != 0:

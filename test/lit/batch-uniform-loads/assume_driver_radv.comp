@@ -1,4 +1,4 @@
-// --assume-driver=radv: a uniform-address load of a uniform buffer or of a
+// --target=amd: a uniform-address load of a uniform buffer or of a
 // read-only storage buffer (decorated NonWritable, or written by no
 // instruction of the module) is left to RADV, which loads it with scalar
 // loads (missed DriverScalarizes); texel buffers, images and storage buffers
@@ -7,15 +7,15 @@
 // RUN: %waveopt %s -O --assume-driver=radv -o %t.radv.spv --remarks=batch --remarks-missed=batch 2> %t.radv.remarks
 // RUN: %spirv-val --target-env vulkan1.1 %t.radv.spv
 // RUN: %FileCheck %s --check-prefix=RADV < %t.radv.remarks
-// RUN: %waveopt %s -O -o %t.spv --remarks=batch --remarks-missed=batch 2> %t.remarks
+// RUN: %waveopt %s -O --target=none -o %t.spv --remarks=batch --remarks-missed=batch 2> %t.remarks
 // RUN: %FileCheck %s --check-prefix=GENERIC < %t.remarks
-// RADV: remark: batch-uniform-loads: missed DriverScalarizes in main: --assume-driver=radv: the load reads a storage buffer decorated NonWritable at a subgroup-uniform address, which RADV loads with scalar loads (s_buffer_load: one request per wave, no vector registers) [loop %{{[0-9]+}}]
-// RADV: remark: batch-uniform-loads: missed DriverScalarizes in main: --assume-driver=radv: the load reads a storage buffer no instruction of the module writes at a subgroup-uniform address
-// RADV: remark: batch-uniform-loads: missed DriverScalarizes in main: --assume-driver=radv: the load reads a uniform buffer at a subgroup-uniform address
+// RADV: remark: batch-uniform-loads: missed DriverScalarizes in main: --target=amd: the load reads a storage buffer decorated NonWritable at a subgroup-uniform address, which RADV loads with scalar loads (s_buffer_load: one request per wave, no vector registers; fact scalar-uniform-loads) [loop %{{[0-9]+}}]
+// RADV: remark: batch-uniform-loads: missed DriverScalarizes in main: --target=amd: the load reads a storage buffer no instruction of the module writes at a subgroup-uniform address
+// RADV: remark: batch-uniform-loads: missed DriverScalarizes in main: --target=amd: the load reads a uniform buffer at a subgroup-uniform address
 // RADV: remark: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s) per iteration (1 shuffled part(s)) now load one element per lane per batch; each iteration takes its element from the owning lane (4 words per lane) [loop
 // RADV: remark: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s) per iteration (1 shuffled part(s)) now load one element per lane per batch; each iteration takes its element from the owning lane (4 words per lane) [loop
 // RADV: remark: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s) per iteration (1 shuffled part(s)) now load one element per lane per batch; each iteration takes its element from the owning lane (4 words per lane) [loop
-// RADV: remark: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s) per iteration (1 shuffled part(s)) now load one element per lane per batch; each iteration takes its element from the owning lane (4 words per lane); 1 load(s) left to the driver (--assume-driver=radv: the load reads a storage buffer decorated NonWritable at a subgroup-uniform address
+// RADV: remark: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s) per iteration (1 shuffled part(s)) now load one element per lane per batch; each iteration takes its element from the owning lane (4 words per lane); 1 load(s) left to the driver (--target=amd: the load reads a storage buffer decorated NonWritable at a subgroup-uniform address
 // RADV-NOT: DriverScalarizes
 // GENERIC-NOT: DriverScalarizes
 // GENERIC-COUNT-7: applied BatchedLoads in main

@@ -2,7 +2,7 @@
 // legal to batch and refused for what it would cost, with its reason; with
 // `always` (the rule off) every one is batched. The parameters move the
 // limits.
-// RUN: %waveopt %s -O -o %t.spv --remarks=batch --remarks-missed=batch 2> %t.remarks
+// RUN: %waveopt %s -O --target=none -o %t.spv --remarks=batch --remarks-missed=batch 2> %t.remarks
 // RUN: %FileCheck %s < %t.remarks
 // RUN: %waveopt %s --scalar-replacement --ssa-rewrite --batch-uniform-loads=always -o %t.always.spv --remarks=batch 2> %t.always.remarks
 // RUN: %spirv-val --target-env vulkan1.1 %t.always.spv

@@ -2,10 +2,10 @@
 // pass says so (-O runs --ssa-rewrite first and then batches).
 // RUN: %waveopt %s --batch-uniform-loads -o %t.spv --remarks-missed=batch 2> %t.remarks
 // RUN: %FileCheck %s < %t.remarks
-// RUN: %waveopt %s -O -o %t.O.spv --remarks=batch 2> %t.O.remarks
+// RUN: %waveopt %s -O --target=none -o %t.O.spv --remarks=batch 2> %t.O.remarks
 // RUN: %spirv-val --target-env vulkan1.1 %t.O.spv
 // RUN: %FileCheck %s --check-prefix=O < %t.O.remarks
-// RUN: %waveopt %s --target-env=vulkan1.0 -O -o %t.10.spv --remarks-missed=batch 2> %t.10.remarks
+// RUN: %waveopt %s --target-env=vulkan1.0 -O --target=none -o %t.10.spv --remarks-missed=batch 2> %t.10.remarks
 // RUN: %FileCheck %s --check-prefix=V10 < %t.10.remarks
 // CHECK: missed AddressNotInduction in main: {{.*}}run --ssa-rewrite first; waveopt -O does
 // O: applied BatchedLoads in main

@@ -1,7 +1,7 @@
 // -O's preparation inlines small functions called inside loops (accessors),
 // so batch-uniform-loads sees their loads; a call outside any loop, and a
 // call in a loop to a function over the size limit, stay calls.
-// RUN: %waveopt %s -O -o %t.spv --remarks=batch 2> %t.remarks
+// RUN: %waveopt %s -O --target=none -o %t.spv --remarks=batch 2> %t.remarks
 // RUN: %spirv-val --target-env vulkan1.1 %t.spv
 // RUN: %FileCheck %s --check-prefix=REMARK < %t.remarks
 // RUN: %spirv-dis %t.spv | %FileCheck %s

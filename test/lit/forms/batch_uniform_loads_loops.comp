@@ -9,7 +9,7 @@
 // kept in a local variable, AddressNotInduction, and says to run
 // --ssa-rewrite; docs/passes/batch-uniform-loads.md.)
 // RUN: %python %S/forms.py --waveopt %waveopt --glslang %glslang --spirv-opt %spirv-opt --spirv-val %spirv-val \
-// RUN:   --flags="-O" --expect="batch-uniform-loads: applied BatchedLoads" \
+// RUN:   --flags="-O --target=none" --expect="batch-uniform-loads: applied BatchedLoads" \
 // RUN:   %s %S/Inputs/batch_uniform_loads_loops.hlsl | %FileCheck %s
 // CHECK: PASS: every spelling decided 'batch-uniform-loads: applied BatchedLoads'
 //

@@ -4,11 +4,11 @@
 // a light index that does (lanes read different lights: DivergentAddress).
 // Refused raw and after spirv-opt -O.
 // RUN: %python %S/forms.py --waveopt %waveopt --glslang %glslang --spirv-opt %spirv-opt --spirv-val %spirv-val \
-// RUN:   --flags="-O" --forms=exit --expect="batch-uniform-loads: missed LoopTripCountDivergent" \
+// RUN:   --flags="-O --target=none" --forms=exit --expect="batch-uniform-loads: missed LoopTripCountDivergent" \
 // RUN:   %s | %FileCheck %s --check-prefix=EXIT
 // EXIT: PASS: every spelling decided 'batch-uniform-loads: missed LoopTripCountDivergent'
 // RUN: %python %S/forms.py --waveopt %waveopt --glslang %glslang --spirv-opt %spirv-opt --spirv-val %spirv-val \
-// RUN:   --flags="-O" --forms=address --expect="batch-uniform-loads: missed DivergentAddress" \
+// RUN:   --flags="-O --target=none" --forms=address --expect="batch-uniform-loads: missed DivergentAddress" \
 // RUN:   %s | %FileCheck %s --check-prefix=ADDRESS
 // ADDRESS: PASS: every spelling decided 'batch-uniform-loads: missed DivergentAddress'
 //

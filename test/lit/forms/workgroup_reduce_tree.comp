@@ -7,7 +7,7 @@
 // continue; }` puts the barriers in divergent control flow, which SPIR-V
 // does not allow: NonUniformBarriers, in the pass doc.)
 // RUN: %python %S/forms.py --waveopt %waveopt --glslang %glslang --spirv-opt %spirv-opt --spirv-val %spirv-val \
-// RUN:   --flags="-O" --expect="workgroup-reduce: applied ReducedTree" \
+// RUN:   --flags="-O --target=none" --expect="workgroup-reduce: applied ReducedTree" \
 // RUN:   %s | %FileCheck %s
 // CHECK: PASS: every spelling decided 'workgroup-reduce: applied ReducedTree'
 //

@@ -15,13 +15,13 @@
 // RUN: %waveopt %s -DSPD --morton-remap -o %t.spd.spv --remarks-missed=morton 2> %t.spd.remarks
 // RUN: cmp %t.spd.orig.spv %t.spd.spv
 // RUN: %FileCheck %s --check-prefix=SPD < %t.spd.remarks
-// RUN: %waveopt %s -DSPD -O -o %t.spd.O.spv --remarks-missed=morton 2> %t.spd.O.remarks
+// RUN: %waveopt %s -DSPD -O --target=none -o %t.spd.O.spv --remarks-missed=morton 2> %t.spd.O.remarks
 // RUN: %FileCheck %s --check-prefix=SPD < %t.spd.O.remarks
 // RUN: %waveopt %s -DCAS -o %t.cas.orig.spv
 // RUN: %waveopt %s -DCAS --morton-remap -o %t.cas.spv --remarks-missed=morton 2> %t.cas.remarks
 // RUN: cmp %t.cas.orig.spv %t.cas.spv
 // RUN: %FileCheck %s --check-prefix=CAS < %t.cas.remarks
-// RUN: %waveopt %s -DCAS -O -o %t.cas.O.spv --remarks-missed=morton 2> %t.cas.O.remarks
+// RUN: %waveopt %s -DCAS -O --target=none -o %t.cas.O.spv --remarks-missed=morton 2> %t.cas.O.remarks
 // RUN: %FileCheck %s --check-prefix=CAS < %t.cas.O.remarks
 // RUN: %waveopt %s -DINTERLEAVE -o %t.il.orig.spv
 // RUN: %waveopt %s -DINTERLEAVE --morton-remap -o %t.il.spv --remarks-missed=morton 2> %t.il.remarks

@@ -9,8 +9,8 @@
 // RUN: %waveopt %t.once.spv --morton-remap -o %t.twice.spv --remarks-missed=morton 2> %t.remarks
 // RUN: cmp %t.once.spv %t.twice.spv
 // RUN: %FileCheck %s < %t.remarks
-// RUN: %waveopt %s -O -o %t.O1.spv
-// RUN: %waveopt %t.O1.spv -O -o %t.O2.spv --remarks-missed=morton 2> %t.O.remarks
+// RUN: %waveopt %s -O --target=none -o %t.O1.spv
+// RUN: %waveopt %t.O1.spv -O --target=none -o %t.O2.spv --remarks-missed=morton 2> %t.O.remarks
 // RUN: cmp %t.O1.spv %t.O2.spv
 // RUN: %FileCheck %s < %t.O.remarks
 // RUN: %waveopt %s -DHAND -o %t.hand.orig.spv

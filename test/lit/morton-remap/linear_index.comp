@@ -8,7 +8,7 @@
 // RUN: %waveopt %s -DTEXEL --morton-remap -o %t.texel.spv --remarks-missed=morton 2> %t.texel.remarks
 // RUN: cmp %t.texel.orig.spv %t.texel.spv
 // RUN: %FileCheck %s --check-prefix=TEXEL < %t.texel.remarks
-// RUN: %waveopt %s -DTEXEL -O -o %t.texel.O.spv --remarks-missed=morton 2> %t.texel.O.remarks
+// RUN: %waveopt %s -DTEXEL -O --target=none -o %t.texel.O.spv --remarks-missed=morton 2> %t.texel.O.remarks
 // RUN: %FileCheck %s --check-prefix=TEXEL < %t.texel.O.remarks
 // RUN: %waveopt %s -DPARTICLES -o %t.part.orig.spv
 // RUN: %waveopt %s -DPARTICLES --morton-remap -o %t.part.spv --remarks-missed=morton 2> %t.part.remarks

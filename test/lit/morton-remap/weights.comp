@@ -15,13 +15,13 @@
 // RUN: %waveopt %s -DSTENCIL --morton-remap -o %t.st.spv --remarks=morton 2> %t.st.remarks
 // RUN: %spirv-val --target-env vulkan1.1 %t.st.spv
 // RUN: %FileCheck %s --check-prefix=STENCIL < %t.st.remarks
-// RUN: %waveopt %s -DSTENCIL -O -o %t.st.O.spv --remarks=morton 2> %t.st.O.remarks
+// RUN: %waveopt %s -DSTENCIL -O --target=none -o %t.st.O.spv --remarks=morton 2> %t.st.O.remarks
 // RUN: %FileCheck %s --check-prefix=STENCIL < %t.st.O.remarks
 // RUN: %waveopt %s -DROWS -o %t.rows.orig.spv
 // RUN: %waveopt %s -DROWS --morton-remap -o %t.rows.spv --remarks-missed=morton 2> %t.rows.remarks
 // RUN: cmp %t.rows.orig.spv %t.rows.spv
 // RUN: %FileCheck %s --check-prefix=ROWS < %t.rows.remarks
-// RUN: %waveopt %s -DROWS -O -o %t.rows.O.spv --remarks-missed=morton 2> %t.rows.O.remarks
+// RUN: %waveopt %s -DROWS -O --target=none -o %t.rows.O.spv --remarks-missed=morton 2> %t.rows.O.remarks
 // RUN: %FileCheck %s --check-prefix=ROWS < %t.rows.O.remarks
 // RUN: %waveopt %s -DUNKNOWN --morton-remap -o %t.unk.spv --remarks-missed=morton 2> %t.unk.remarks
 // RUN: %FileCheck %s --check-prefix=UNKNOWN < %t.unk.remarks

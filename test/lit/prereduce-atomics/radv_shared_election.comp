@@ -23,7 +23,7 @@
 // Case 2, one atomic: left to RADV.
 // RUN: %waveopt %s -DCASE=2 -O --assume-driver=radv -o %t2.spv --remarks-missed=prereduce 2>&1 | %FileCheck %s --check-prefix=ALONE
 // RUN: %spirv-dis %t2.spv | %FileCheck %s --check-prefix=UNCHANGED
-// ALONE: missed DriverPreReduces in main: --assume-driver=radv: RADV pre-reduces
+// ALONE: missed DriverPreReduces in main: --target=amd: RADV pre-reduces
 //
 // Case 3, the second atomic's result is used: it is RADV's (v_mbcnt for the
 // returned values), and the first, alone then, is RADV's too.
@@ -34,7 +34,7 @@
 // UNCHANGED-NOT: OpGroupNonUniform
 //
 // Without the profile, both atomics of case 3 are rewritten.
-// RUN: %waveopt %s -DCASE=3 -O -o %t4.spv --remarks=prereduce 2>&1 | %FileCheck %s --check-prefix=GENERIC
+// RUN: %waveopt %s -DCASE=3 -O --target=none -o %t4.spv --remarks=prereduce 2>&1 | %FileCheck %s --check-prefix=GENERIC
 // GENERIC-COUNT-2: applied
 #version 450
 layout(local_size_x = 16, local_size_y = 16) in;

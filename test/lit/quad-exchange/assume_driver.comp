@@ -1,4 +1,4 @@
-// -O --assume-driver=radv: RADV forms compute waves of 32 or 64 consecutive
+// -O --target=amd: RADV forms compute waves of 32 or 64 consecutive
 // invocations, so with a workgroup of a multiple of 64 invocations every
 // subgroup is full at either wave size and the pass rewrites as under the
 // full-subgroups promise: no run-time check, and the shared array, its
@@ -13,14 +13,14 @@
 // RUN: %spirv-val --target-env vulkan1.1 %t.radv32.spv
 // RUN: %spirv-dis %t.radv32.spv | %FileCheck %s --check-prefix=CHECKED
 // RUN: %FileCheck %s --check-prefix=RADV32-REMARK < %t.radv32.remarks
-// RUN: %waveopt %s -O -o %t.generic.spv
+// RUN: %waveopt %s -O --target=none -o %t.generic.spv
 // RUN: %spirv-dis %t.generic.spv | %FileCheck %s --check-prefix=CHECKED
 // RADV-NOT: OpCapability GroupNonUniformBallot
 // RADV-NOT: OpControlBarrier
 // RADV-NOT: OpVariable %_ptr_Workgroup
 // RADV: OpGroupNonUniformQuadSwap %v2float %uint_3 {{%[0-9]+}} %uint_0
 // RADV-NOT: OpControlBarrier
-// RADV-REMARK: applied Exchanged in main: 2 read(s) of 'pair' (horizontal swap, own value) served by 1 quad operation(s); every subgroup full (--assume-driver=radv, 64 invocations, a multiple of 64): the store, the barrier and the reads are removed
+// RADV-REMARK: applied Exchanged in main: 2 read(s) of 'pair' (horizontal swap, own value) served by 1 quad operation(s); every subgroup full (--target=amd, 64 invocations, a multiple of 64): the store, the barrier and the reads are removed
 // RADV32-REMARK: applied Exchanged in main: 2 read(s) of 'pair' {{.*}} the store, the barrier and the reads are skipped when every subgroup is full
 // CHECKED: OpCapability GroupNonUniformBallot
 // CHECKED: OpVariable %_ptr_Workgroup

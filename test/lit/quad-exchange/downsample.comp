@@ -8,7 +8,7 @@
 // Running the pass on its own output changes nothing (IDEMPOTENT); reading
 // two columns over is outside the quad (ACROSS); without the remap the
 // kernel is not quad-ordered (NOREMAP).
-// RUN: %waveopt %s -O -o %t.spv --remarks=quad-exchange 2> %t.remarks
+// RUN: %waveopt %s -O --target=none -o %t.spv --remarks=quad-exchange 2> %t.remarks
 // RUN: %spirv-val --target-env vulkan1.1 %t.spv
 // RUN: %spirv-dis %t.spv | %FileCheck %s
 // RUN: %FileCheck %s --check-prefix=REMARK < %t.remarks

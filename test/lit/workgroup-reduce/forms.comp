@@ -1,7 +1,7 @@
 // The forms of workgroup-reduce on the loop form of tree.comp (the kernel
 // of test/diff/workgroup-reduce/, where each is run at every width).
 //
-// GENERIC (256 invocations, --assume-driver=radv: the serial fold): each
+// GENERIC (256 invocations, --target=amd: the serial fold): each
 // subgroup's reduction goes to its slot (SubgroupId) from the elected lane,
 // one barrier, every invocation folds the slots 0 .. NumSubgroups - 1 in
 // order (no correction of NumSubgroups: RADV counts its waves, and 256 is a
@@ -9,7 +9,7 @@
 // and its barriers are gone, the reader takes the fold. fold=serial gives
 // the same module without the profile.
 // RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=256 -O --assume-driver=radv -o %t.generic.spv --remarks=workgroup-reduce 2> %t.generic.remarks
-// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=256 -O --pass-params=workgroup-reduce:fold=serial -o %t.serial.spv
+// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=256 -O --target=none --pass-params=workgroup-reduce:fold=serial -o %t.serial.spv
 // RUN: cmp %t.generic.spv %t.serial.spv
 // RUN: %spirv-val --target-env vulkan1.1 %t.generic.spv
 // RUN: %spirv-dis %t.generic.spv | %FileCheck %s --check-prefix=GENERIC
@@ -49,7 +49,7 @@
 // every |active|-th slot from its rank on (both sums of 1 over the
 // subgroup: ACO makes v_mbcnt and s_bcnt1 of them), then a second
 // reduction of the folds.
-// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=256 -O --pass-params=workgroup-reduce:fold=rank -o %t.rank.spv
+// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=256 -O --target=none --pass-params=workgroup-reduce:fold=rank -o %t.rank.spv
 // RUN: %spirv-val --target-env vulkan1.1 %t.rank.spv
 // RUN: %spirv-dis %t.rank.spv | %FileCheck %s --check-prefix=RANK
 // RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=256 -O --assume-driver=cpu -o %t.cpu.spv
@@ -58,7 +58,7 @@
 // CHOICE (plain -O up to 256 invocations): SubgroupSize >= 32 takes the
 // serial fold, smaller subgroups the rank fold; the drivers fold the test
 // at compile time (see the pass doc's cost rule).
-// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=256 -O -o %t.plain.spv
+// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=256 -O --target=none -o %t.plain.spv
 // RUN: %spirv-val --target-env vulkan1.1 %t.plain.spv
 // RUN: %spirv-dis %t.plain.spv | %FileCheck %s --check-prefix=CHOICE
 // CHOICE: OpControlBarrier %uint_2 %uint_2 %uint_264
@@ -89,7 +89,7 @@
 // subgroup size): one slot more when NumSubgroups * SubgroupSize < 200
 // (lavapipe rounds NumSubgroups down); --assume-driver=radv (RADV counts
 // its waves) reads NumSubgroups as it is.
-// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=200 -O -o %t.slots.spv
+// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=200 -O --target=none -o %t.slots.spv
 // RUN: %spirv-val --target-env vulkan1.1 %t.slots.spv
 // RUN: %spirv-dis %t.slots.spv | %FileCheck %s --check-prefix=NSLOTS
 // RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=200 -O --assume-driver=radv -o %t.slots-radv.spv
@@ -108,7 +108,7 @@
 //
 // RUNTIME (64 invocations, the default for up to 64): NumSubgroups == 1
 // and SubgroupSize >= 64 takes the reduction alone, else the generic form.
-// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=64 -O -o %t.runtime.spv
+// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=64 -O --target=none -o %t.runtime.spv
 // RUN: %spirv-val --target-env vulkan1.1 %t.runtime.spv
 // RUN: %spirv-dis %t.runtime.spv | %FileCheck %s --check-prefix=RUNTIME
 // RUNTIME-LABEL: %main = OpFunction
@@ -129,7 +129,7 @@
 // SINGLE (--subgroup-size=64 promises the 64 invocations are one
 // subgroup; --assume-driver=radv for 32: RADV's waves hold 32 or 64): no
 // shared memory, no barrier, one reduction.
-// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=64 -O --subgroup-size=64 -o %t.single.spv
+// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=64 -O --target=none --subgroup-size=64 -o %t.single.spv
 // RUN: %spirv-val --target-env vulkan1.1 %t.single.spv
 // RUN: %spirv-dis %t.single.spv | %FileCheck %s --check-prefix=SINGLE
 // RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=32 -O --assume-driver=radv -o %t.radv.spv
@@ -143,7 +143,7 @@
 // barrier): the barrier stays, each invocation loads its own element
 // (LocalInvocationIndex), and a barrier separates those loads from the
 // slots' stores.
-// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=256 -DACCUMULATE -O -o %t.acc.spv
+// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=256 -DACCUMULATE -O --target=none -o %t.acc.spv
 // RUN: %spirv-val --target-env vulkan1.1 %t.acc.spv
 // RUN: %spirv-dis %t.acc.spv | %FileCheck %s --check-prefix=ACC
 // ACC: OpControlBarrier
@@ -158,7 +158,7 @@
 //
 // PARTIAL (a tree over the first 48 of 96 invocations): the others give
 // the identity.
-// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=96 -DPARTIAL -DOP=MAX -O -o %t.partial.spv
+// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DWG=96 -DPARTIAL -DOP=MAX -O --target=none -o %t.partial.spv
 // RUN: %spirv-dis %t.partial.spv | %FileCheck %s --check-prefix=PARTIAL
 // PARTIAL: [[IN:%[0-9]+]] = OpULessThan %bool {{%[0-9]+}} %uint_64
 // PARTIAL: [[V:%[0-9]+]] = OpSelect %uint [[IN]] {{%[0-9]+}} %uint_0
@@ -167,7 +167,7 @@
 // SPEC (the size is a specialization constant): a power of two from 2 to
 // 1024 takes the rewrite; the original loop stays for other sizes, and its
 // result reaches the reader through a phi.
-// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DSPEC -O -o %t.spec.spv
+// RUN: %waveopt %S/../../diff/workgroup-reduce/tree.comp -DSPEC -O --target=none -o %t.spec.spv
 // RUN: %spirv-val --target-env vulkan1.1 %t.spec.spv
 // RUN: %spirv-dis %t.spec.spv | %FileCheck %s --check-prefix=SPEC
 // SPEC-DAG: OpDecorate [[S:%[0-9]+]] SpecId 0
