@@ -72,6 +72,7 @@ std::string Unjoinable(IRContext* ctx) {
   for (const Instruction& inst : m->annotations()) {
     if (inst.opcode() == spv::Op::OpDecorationGroup) return "it uses decoration groups";
   }
+  if (m->entry_points().empty()) return "it has no entry point";
   std::set<uint32_t> entries;
   for (const Instruction& ep : m->entry_points()) {
     if (!entries.insert(ep.GetSingleWordInOperand(1)).second) {

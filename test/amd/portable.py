@@ -167,6 +167,10 @@ def main():
                 diff = [c for c in SAME if single and single[c] != dflt[c]]
                 if diff:
                     failures.append("%s: the default specialization differs from --target=portable in %s" % (where, ", ".join(diff)))
+                for c in NOTED:
+                    if single and single[c] != dflt[c]:
+                        notes.append("%s: the default specialization: %s %s where --target=portable has %s" % (
+                            where, c, dflt[c], single[c]))
                 vcells = []
                 for vid, vname, targets, _ in versions:
                     spec = const_rows[vid].get((mods["-O"], fam, wave))
