@@ -101,16 +101,31 @@ class Includer : public glslang::TShader::Includer {
   std::vector<std::string>* read_;
 };
 
-// glslang's logs are multi-line; keep the first error line.
+// Whether a line of glslang's log starts a message of its own (rather than
+// continuing the one before, as the extension names after "Possible
+// extensions include:" do).
+bool StartsMessage(const std::string& line) {
+  for (const char* prefix : {"ERROR:", "WARNING:", "INFO:", "NOTE:", "UNIMPLEMENTED:"}) {
+    if (line.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+// glslang's logs are multi-line; keep the first error as one line, its
+// continuation lines joined onto it.
 std::string FirstErrorLine(const std::string& log) {
   std::istringstream in(log);
   std::string line;
   while (std::getline(in, line)) {
-    if (line.rfind("ERROR:", 0) == 0) {
-      line = line.substr(6);
-      while (!line.empty() && line[0] == ' ') line.erase(0, 1);
-      return line;
+    if (line.rfind("ERROR:", 0) != 0) continue;
+    line = line.substr(6);
+    while (!line.empty() && line[0] == ' ') line.erase(0, 1);
+    std::string next;
+    while (std::getline(in, next) && !next.empty() && !StartsMessage(next)) {
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      line += " " + next;
     }
+    return line;
   }
   std::istringstream again(log);
   while (std::getline(again, line)) {
