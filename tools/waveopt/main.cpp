@@ -44,6 +44,16 @@ Format FormatForExtension(const std::string& ext) {
   return Format::kUnknown;
 }
 
+std::string UnknownOutputExtension(const Cli& cli, const std::string& output) {
+  const std::string ext = Extension(output);
+  if (cli.emit != Format::kUnknown || ext.empty() || FormatForExtension(ext) != Format::kUnknown) {
+    return "";
+  }
+  return "-o " + output + ": '" + ext +
+         "' is no output format; the extensions are .spv, .spvasm, .hlsl, .glsl and the "
+         "stages' (.comp, .vert, .frag, ...), or give --emit=spv|spvasm|glsl|hlsl";
+}
+
 namespace {
 
 bool ParseFormat(const std::string& s, Format* f) {
@@ -262,6 +272,7 @@ Cli ParseArgs(int argc, char** argv) {
       if (!waveopt::ParseOptionFlag(a, &cli.options, &error)) UsageError(error);
     }
   }
+  if (const std::string bad = UnknownOutputExtension(cli, cli.output); !bad.empty()) UsageError(bad);
   CheckCombinations(cli);
   for (const std::string* re : {&cli.remarks_applied, &cli.remarks_missed, &cli.remarks_analysis}) {
     try {
