@@ -18,6 +18,7 @@
 #include "glslang/Public/ShaderLang.h"
 #include "glslang/SPIRV/GlslangToSpv.h"
 #include "lib/resource_bindings.h"
+#include "spirv/unified1/spirv.hpp11"
 #include "waveopt/frontend.h"
 
 namespace waveopt {
@@ -101,16 +102,31 @@ class Includer : public glslang::TShader::Includer {
   std::vector<std::string>* read_;
 };
 
-// glslang's logs are multi-line; keep the first error line.
+// Whether a line of glslang's log starts a message of its own (rather than
+// continuing the one before, as the extension names after "Possible
+// extensions include:" do).
+bool StartsMessage(const std::string& line) {
+  for (const char* prefix : {"ERROR:", "WARNING:", "INFO:", "NOTE:", "UNIMPLEMENTED:"}) {
+    if (line.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+// glslang's logs are multi-line; keep the first error as one line, its
+// continuation lines joined onto it.
 std::string FirstErrorLine(const std::string& log) {
   std::istringstream in(log);
   std::string line;
   while (std::getline(in, line)) {
-    if (line.rfind("ERROR:", 0) == 0) {
-      line = line.substr(6);
-      while (!line.empty() && line[0] == ' ') line.erase(0, 1);
-      return line;
+    if (line.rfind("ERROR:", 0) != 0) continue;
+    line = line.substr(6);
+    while (!line.empty() && line[0] == ' ') line.erase(0, 1);
+    std::string next;
+    while (std::getline(in, next) && !next.empty() && !StartsMessage(next)) {
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      line += " " + next;
     }
+    return line;
   }
   std::istringstream again(log);
   while (std::getline(again, line)) {
@@ -178,6 +194,65 @@ void WarnCollisions(const std::vector<uint32_t>& words, const std::map<std::stri
   }
 }
 
+// The stage of |file_name|: -S, else its extension, else (HLSL, whose
+// files say no stage) compute, with |guessed| set. False with |error| when
+// a GLSL file's stage cannot be told.
+bool ChooseStage(const CompileOptions& options, const std::string& file_name,
+                 std::string* stage_name, bool* guessed, std::string* error) {
+  *stage_name = options.stage;
+  if (stage_name->empty()) {
+    size_t dot = file_name.find_last_of('.');
+    if (dot != std::string::npos) *stage_name = StageForExtension(file_name.substr(dot));
+  }
+  if (stage_name->empty() && options.language == SourceLanguage::kHlsl) {
+    *stage_name = "comp";
+    *guessed = true;
+  }
+  if (stage_name->empty()) *error = "cannot tell the shader stage from the file name; give -S <stage>";
+  return !stage_name->empty();
+}
+
+// Whether |op| is meant for fragment shaders alone: OpKill (clip(),
+// discard), derivatives (ddx(), ...), implicit-LOD sampling (Sample()).
+bool FragmentOnly(spv::Op op) {
+  using spv::Op;
+  return op == Op::OpKill || (op >= Op::OpDPdx && op <= Op::OpFwidthCoarse) ||
+         op == Op::OpImageSampleImplicitLod || op == Op::OpImageSampleDrefImplicitLod ||
+         op == Op::OpImageSampleProjImplicitLod || op == Op::OpImageSampleProjDrefImplicitLod ||
+         op == Op::OpImageQueryLod;
+}
+
+// Whether |words| cannot be a compute shader: an Output variable, a
+// Location (compute shaders' only inputs are built-ins) or a fragment-only
+// instruction. Such a shader was meant for another stage.
+bool MeantForAnotherStage(const std::vector<uint32_t>& words) {
+  for (size_t i = 5; i < words.size();) {
+    const uint32_t count = words[i] >> 16;
+    const auto op = static_cast<spv::Op>(words[i] & 0xffff);
+    if (count == 0 || count > words.size() - i) break;
+    if (op == spv::Op::OpVariable && count >= 4 &&
+        words[i + 3] == static_cast<uint32_t>(spv::StorageClass::Output)) {
+      return true;
+    }
+    if (op == spv::Op::OpDecorate && count >= 3 &&
+        words[i + 2] == static_cast<uint32_t>(spv::Decoration::Location)) {
+      return true;
+    }
+    if (FragmentOnly(op)) return true;
+    i += count;
+  }
+  return false;
+}
+
+// The one line for an HLSL shader of another stage compiled as compute
+// (the validator would report it in 300 characters).
+std::string StageHint(const std::string& entry_point) {
+  return "'" + entry_point +
+         "' is no compute shader (stage inputs or outputs, clip(), ddx(), Sample()...), but "
+         "HLSL is compiled as one unless told: pass -S frag (or -S vert, -S geom, ...; DXC's "
+         "-T ps_6_0 works too)";
+}
+
 }  // namespace
 
 std::string StageForExtension(const std::string& ext) {
@@ -192,17 +267,10 @@ bool CompileShader(const std::string& source, const std::string& file_name,
                    std::vector<std::string>* included_files) {
   InitGlslangOnce();
   const bool hlsl = options.language == SourceLanguage::kHlsl;
-  std::string stage_name = options.stage;
-  if (stage_name.empty()) {
-    size_t dot = file_name.find_last_of('.');
-    if (dot != std::string::npos) stage_name = StageForExtension(file_name.substr(dot));
-    if (stage_name.empty() && hlsl) stage_name = "comp";
-  }
+  std::string stage_name;
+  bool guessed = false;
   EShLanguage stage;
-  if (stage_name.empty()) {
-    *error = "cannot tell the shader stage from the file name; give -S <stage>";
-    return false;
-  }
+  if (!ChooseStage(options, file_name, &stage_name, &guessed, error)) return false;
   if (!StageFromName(stage_name, &stage)) {
     *error = "unknown shader stage '" + stage_name + "'";
     return false;
@@ -309,6 +377,10 @@ bool CompileShader(const std::string& source, const std::string& file_name,
   std::string log = logger.getAllMessages();
   if (words->empty()) {
     *error = "code generation failed: " + FirstErrorLine(log);
+    return false;
+  }
+  if (guessed && MeantForAnotherStage(*words)) {
+    *error = StageHint(options.entry_point);
     return false;
   }
   if (hlsl && warnings != nullptr) WarnCollisions(*words, placed, file_name, warnings);

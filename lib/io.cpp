@@ -38,6 +38,24 @@ std::string OneLine(std::string s) {
   return s;
 }
 
+// Whether every instruction after the header ends inside |words|; else
+// |error| names the first one that runs past the end. A zero word count
+// stops the walk: the validator names that.
+bool InstructionsFit(const std::vector<uint32_t>& words, std::string* error) {
+  size_t i = 5;
+  while (i < words.size()) {
+    const uint32_t count = words[i] >> 16;
+    if (count == 0) return true;
+    if (count > words.size() - i) {
+      *error = "truncated SPIR-V module: instruction at word " + std::to_string(i) +
+               " runs past the end (" + std::to_string(words.size()) + " words)";
+      return false;
+    }
+    i += count;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool BytesToWords(const std::string& bytes, std::vector<uint32_t>* words,
@@ -69,6 +87,10 @@ bool BytesToWords(const std::string& bytes, std::vector<uint32_t>* words,
       return false;
     }
     for (uint32_t& w : *words) w = __builtin_bswap32(w);
+  }
+  if (!InstructionsFit(*words, error)) {
+    words->clear();
+    return false;
   }
   return true;
 }

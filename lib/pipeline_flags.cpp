@@ -54,6 +54,30 @@ bool ParseSubgroupSize(const std::string& value, uint32_t* size) {
   return true;
 }
 
+// "a, b, c": the registered passes' names, for error messages.
+std::string PassNames() {
+  std::string names;
+  for (const PassInfo& p : RegisteredPasses()) names += (names.empty() ? "" : ", ") + std::string(p.name);
+  return names;
+}
+
+// --pass-params=<pass>:<params>. A wrong pass name is named as such, with
+// the passes there are: the form is right, the name is not.
+bool ParsePassParams(const std::string& v, Options* options, std::string* error) {
+  const size_t colon = v.find(':');
+  if (colon == std::string::npos || colon == 0) {
+    *error = "--pass-params is <waveopt pass>:<parameters>, not '" + v + "'";
+    return false;
+  }
+  const std::string name = v.substr(0, colon);
+  if (!IsWaveoptPass(name)) {
+    *error = "--pass-params: '" + name + "' is no waveopt pass (waveopt passes: " + PassNames() + ")";
+    return false;
+  }
+  options->pass_params[name] = v.substr(colon + 1);
+  return true;
+}
+
 // The flags that set a field of |options| rather than add a step.
 bool ParseSetting(const std::string& a, Options* options, std::string* error, bool* known) {
   *known = true;
@@ -82,13 +106,7 @@ bool ParseSetting(const std::string& a, Options* options, std::string* error, bo
     options->versions = false;
     return true;
   } else if (StartsWith(a, "--pass-params=")) {
-    const std::string v = a.substr(14);
-    const size_t colon = v.find(':');
-    if (colon != std::string::npos && colon != 0 && IsWaveoptPass(v.substr(0, colon))) {
-      options->pass_params[v.substr(0, colon)] = v.substr(colon + 1);
-      return true;
-    }
-    *error = "--pass-params is <waveopt pass>:<parameters>, not '" + v + "'";
+    return ParsePassParams(a.substr(14), options, error);
   } else if (a == "--float-reassoc") {
     options->float_reassoc = true;
     return true;

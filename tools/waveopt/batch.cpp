@@ -82,6 +82,8 @@ bool ParseListLine(const Cli& cli, const std::string& line, Job* job, std::strin
     }
   }
   if (output.empty()) output = fs::path(job->input).filename().string() + OutputExtension(cli);
+  *error = UnknownOutputExtension(cli, output);
+  if (!error->empty()) return false;
   job->output = (fs::path(cli.out_dir) / output).string();
   return true;
 }

@@ -69,6 +69,11 @@ int RunBatch(const Cli& cli);
 std::string Extension(const std::string& path);
 Format FormatForExtension(const std::string& ext);
 
+// The one-line refusal of an output whose extension names no format (a
+// silent binary would surprise), or "" when |output| is fine: no
+// extension, a known one, or an explicit --emit.
+std::string UnknownOutputExtension(const Cli& cli, const std::string& output);
+
 }  // namespace waveopt_cli
 
 #endif  // WAVEOPT_TOOLS_WAVEOPT_CLI_H_

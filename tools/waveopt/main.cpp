@@ -44,6 +44,16 @@ Format FormatForExtension(const std::string& ext) {
   return Format::kUnknown;
 }
 
+std::string UnknownOutputExtension(const Cli& cli, const std::string& output) {
+  const std::string ext = Extension(output);
+  if (cli.emit != Format::kUnknown || ext.empty() || FormatForExtension(ext) != Format::kUnknown) {
+    return "";
+  }
+  return "-o " + output + ": '" + ext +
+         "' is no output format; the extensions are .spv, .spvasm, .hlsl, .glsl and the "
+         "stages' (.comp, .vert, .frag, ...), or give --emit=spv|spvasm|glsl|hlsl";
+}
+
 namespace {
 
 bool ParseFormat(const std::string& s, Format* f) {
@@ -68,6 +78,27 @@ void PrintTargets() {
     if (t == waveopt::Target::kIntel) facts = "portable's (nothing measured)";
     std::printf("  %-9s facts: %s\n", "", facts.empty() ? "none" : facts.c_str());
   }
+}
+
+// DXC's -T <profile> (ps_6_0, cs_6_5, ...) as a stage: its prefix before
+// '_'; the shader model is glslang's business. "" for lib_ and unknowns.
+std::string StageForProfile(const std::string& profile) {
+  static const char* const kProfiles[][2] = {
+      {"ps", "frag"}, {"vs", "vert"}, {"cs", "comp"}, {"gs", "geom"},
+      {"hs", "tesc"}, {"ds", "tese"}, {"ms", "mesh"}, {"as", "task"}};
+  const std::string prefix = profile.substr(0, profile.find('_'));
+  for (const auto& p : kProfiles) {
+    if (prefix == p[0]) return p[1];
+  }
+  return "";
+}
+
+// -S <stage> or -T <profile>: one stage, however many times it is said.
+void SetStage(Cli* cli, const std::string& flag, const std::string& stage) {
+  if (!cli->compile.stage.empty() && cli->compile.stage != stage) {
+    UsageError(flag + " says " + stage + ", an earlier -S or -T said " + cli->compile.stage);
+  }
+  cli->compile.stage = stage;
 }
 
 void PrintHelp() {
@@ -96,6 +127,7 @@ void PrintHelp() {
       "  --emit=spv|spvasm|glsl|hlsl    output format\n"
       "  -x spv|spvasm|glsl|hlsl        input format\n"
       "  -S <stage>, -e <entry>         stage and entry point for GLSL/HLSL\n"
+      "  -T <profile>, -E <entry>       DXC's spellings: -T ps_6_0 is -S frag\n"
       "  -D<name>[=<value>], -I<dir>    preprocessor defines, include directories\n"
       "  --auto-map-bindings            resources without a binding get free ones\n"
       "  --shift-<kind>-binding [stage] <base> | [stage] (<base> <set>)...\n"
@@ -201,8 +233,15 @@ bool ParseCliFlag(const std::vector<std::string>& args, size_t* i, Cli* cli) {
     if (!ParseFormat(value(), &cli->input_format)) UsageError("unknown input format after -x");
   } else if (StartsWith(a, "--emit=")) {
     if (!ParseFormat(a.substr(7), &cli->emit)) UsageError("unknown format in " + a);
-  } else if (a == "-S") cli->compile.stage = value();
-  else if (a == "-e") cli->compile.entry_point = value();
+  } else if (a == "-S") SetStage(cli, a, value());
+  else if (a == "-T") {
+    const std::string profile = value(), stage = StageForProfile(profile);
+    if (stage.empty()) {
+      UsageError("-T " + profile + ": waveopt takes DXC's stage profiles (ps_, vs_, cs_, gs_, "
+                 "hs_, ds_, ms_, as_), or give -S <stage>");
+    }
+    SetStage(cli, a, stage);
+  } else if (a == "-e" || a == "-E") cli->compile.entry_point = value();
   else if (auto st = waveopt::ParseBindingOption(args, i, &cli->compile.bindings, &error);
            st != waveopt::BindingOptionStatus::kNotBinding) {
     if (st == waveopt::BindingOptionStatus::kError) UsageError(error);
@@ -257,6 +296,7 @@ void CheckCombinations(const Cli& cli) {
   if (cli.print_spec_constants && (cli.output.empty() || cli.output == "-")) {
     UsageError("--print-spec-constants prints to stdout: give the module a file with -o");
   }
+  if (const std::string bad = UnknownOutputExtension(cli, cli.output); !bad.empty()) UsageError(bad);
   if (!cli.out_dir.empty()) UsageError("--out-dir is for --batch; give one output with -o");
   if (cli.deps.write && cli.deps.file.empty() && (cli.output.empty() || cli.output == "-")) {
     UsageError("-MD writes <output>.d: give -o <file>, or -MF <file>");

@@ -19,7 +19,7 @@ bool DisassembleWords(const std::vector<uint32_t>& words, spv_target_env env,
 
 // Checks the header and turns bytes into words (either endianness). |error|
 // says what is wrong: empty input, length not a multiple of 4, bad magic,
-// truncated header.
+// truncated header, an instruction that runs past the end (truncated).
 bool BytesToWords(const std::string& bytes, std::vector<uint32_t>* words,
                   std::string* error);
 
