@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds today's RADV (Mesa's AMD Vulkan driver) from Debian trixie's source
 # packages into the per-machine cache, for `waverun isa --icd=...`. Opt-in:
-# scripts/setup.sh does not call it (about 25 min on two cores, see
+# scripts/setup.sh does not call it (36 min at -j1 on two shared cores, see
 # docs/waverun.md).
 #
 # Why: bookworm's RADV (Mesa 22.3) knows no family newer than gfx1103 and
