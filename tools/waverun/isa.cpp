@@ -38,12 +38,15 @@
 namespace waverun {
 namespace {
 
-// RADV's family names in Mesa 22.3 (ac_get_family_name, compared without
-// case by its null winsys), with the architecture each belongs to.
+// RADV's family names (ac_get_family_name, compared without case by its null
+// winsys) in Mesa 22.3 (bookworm) and Mesa 25.0 (scripts/deps-radv.sh), with
+// the architecture each belongs to. Mesa 25 renamed the gfx1036 and gfx11
+// families (kRenamed) and added gfx1150-1153 and gfx12; a driver rejects the
+// names it does not know ("Unknown family", see Collect).
 struct Family {
   const char* name;
   const char* arch;
-  int gfx;  // major hardware generation: 6..11 (10 covers 10.1 and 10.3)
+  int gfx;  // major hardware generation: 6..12 (10 covers 10.1 and 10.3)
 };
 
 constexpr Family kFamilies[] = {
@@ -67,7 +70,32 @@ constexpr Family kFamilies[] = {
     {"gfx1100", "RDNA3 gfx11", 11},    {"gfx1101", "RDNA3 gfx11", 11},
     {"gfx1102", "RDNA3 gfx11", 11},    {"gfx1103_r1", "RDNA3 gfx11", 11},
     {"gfx1103_r2", "RDNA3 gfx11", 11},
+    // Mesa 25's names.
+    {"raphael_mendocino", "RDNA2 gfx10.3", 10},
+    {"navi31", "RDNA3 gfx11", 11},     {"navi32", "RDNA3 gfx11", 11},
+    {"navi33", "RDNA3 gfx11", 11},     {"phoenix", "RDNA3 gfx11", 11},
+    {"phoenix2", "RDNA3 gfx11", 11},   {"gfx1150", "RDNA3.5 gfx11.5", 11},
+    {"gfx1151", "RDNA3.5 gfx11.5", 11}, {"gfx1152", "RDNA3.5 gfx11.5", 11},
+    {"gfx1153", "RDNA3.5 gfx11.5", 11}, {"gfx1200", "RDNA4 gfx12", 12},
+    {"gfx1201", "RDNA4 gfx12", 12},
 };
+
+// One family's name in Mesa 22.3 and in Mesa 25.
+constexpr const char* kRenamed[][2] = {
+    {"gfx1036", "raphael_mendocino"}, {"gfx1100", "navi31"},     {"gfx1101", "navi32"},
+    {"gfx1102", "navi33"},            {"gfx1103_r1", "phoenix"}, {"gfx1103_r2", "phoenix2"},
+};
+
+// Why the loaded RADV rejected |name|, and the name to use instead.
+std::string UnknownFamily(const std::string& name) {
+  std::string msg = "this RADV does not know the family '" + name + "'";
+  for (const auto& r : kRenamed) {
+    if (name == r[0]) return msg + " (Mesa 25 calls it " + r[1] + ")";
+    if (name == r[1]) return msg + " (Mesa 22.3 calls it " + r[0] + ")";
+  }
+  return msg + " (newer than this driver? bash scripts/deps-radv.sh builds Mesa 25's RADV; "
+               "then --icd=.deps/radv/icd.json)";
+}
 
 const Family* FindFamily(const std::string& name) {
   for (const Family& f : kFamilies) {
@@ -715,6 +743,8 @@ void Collect(Job* job, int status, size_t module_count) {
       row->error = "RADV crashed compiling the module (" + why + ")" +
                    (last.empty() ? "" : ": " + last);
       job->next = row->module + 1;
+    } else if (last.find("Unknown family") != std::string::npos) {
+      job->fatal = UnknownFamily(job->family->name);
     } else {
       job->fatal = "RADV failed before compiling (" + why + ")" + (last.empty() ? "" : ": " + last);
     }
