@@ -5,6 +5,7 @@ specialized, compiles exactly as the single-target module would.
 
     portable.py --bin DIR [--families polaris10,vega10,navi21,gfx1100]
                 [--kernels FILE...] [--report FILE.md] [--wave 32,64]
+                [--icd .deps/radv/icd.json --families polaris10,vega10,navi21,navi31]
 
 For each kernel (default: test/amd/Inputs/portable/* and the benchmark
 kernels' naive versions):
@@ -102,9 +103,12 @@ def build(bindir, path, work, o_flags):
     return out, versions
 
 
+ICD = []  # --icd=FILE: another RADV (scripts/deps-radv.sh)
+
+
 def isa(bindir, modules, families, waves, consts=()):
     cmd = [os.path.join(bindir, "waverun"), "isa", "--amd=" + ",".join(families),
-           "--wave=" + waves, "--format=tsv"] + ["--const=%d=true" % c for c in consts] + modules
+           "--wave=" + waves, "--format=tsv"] + ICD + ["--const=%d=true" % c for c in consts] + modules
     rc, out, err = run(cmd)
     lines = out.splitlines()
     if not lines:
@@ -125,10 +129,14 @@ def main():
     ap.add_argument("--kernels", nargs="*")
     ap.add_argument("--report", help="write the table as markdown to this file")
     ap.add_argument("--limit", type=float, default=1.05, help="latency ratio allowed")
+    ap.add_argument("--icd", help="RADV's ICD json (default: the system's; "
+                    "Mesa 25: .deps/radv/icd.json from scripts/deps-radv.sh, families navi31...)")
     ap.add_argument("--o-flags", default="",
                     help="extra flags for the -O build (the negative control: --target=none)")
     args = ap.parse_args()
     families = args.families.split(",")
+    if args.icd:
+        ICD.append("--icd=" + args.icd)
     kernels = args.kernels or default_kernels()
     failures, table, notes = [], [], []
     with tempfile.TemporaryDirectory(prefix="waveopt-portable-") as work:
