@@ -191,8 +191,8 @@ bool AddVersions(const Options& options, spv_target_env env, BlockLayout layout,
       ids += (ids.empty() ? "" : " or ") + std::to_string(v.spec_id);
     }
     for (Remark r : f.remarks) {
-      r.message = "in the version for " + JoinNames(f.targets, " and ") + " (SpecId " + ids +
-                  "): " + r.message;
+      r.message += " (in the version for " + JoinNames(f.targets, " and ") + ", SpecId " + ids +
+                   ")";
       result->remarks.push_back(std::move(r));
     }
   }

@@ -3,7 +3,7 @@
 // field, sized by 'pointer LABEL size=N'), never random bits. The atomic
 // through a pointer is pre-reduced. The negative control writes one
 // element further.
-// RUN: %diff %s --waveopt-flags="-O --remarks=prereduce" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=prereduce" 2>&1 | %FileCheck %s
 // CHECK: prereduce-atomics: applied
 // RUN: %diff %s --against %S/Inputs/device_address_shifted.comp --expect=differ
 #version 450

@@ -12,7 +12,7 @@
 // positive) values, counters on both sides of a divergent rejection test,
 // early return when gid >= pointCount (push constant), workgroups of 72
 // (partial subgroups at 16, 32 and 64).
-// RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
 // CHECK: morton-remap: missed LinearIndex in main: the 72x1x1 workgroup
 // CHECK: :70:{{.*}} applied UniformAddressUniformValue in main: one atomic per subgroup: OpAtomicIAdd of a uniform value; the returned value is unused
 // CHECK: :78:{{.*}} applied UniformAddressDivergentValue in main: one atomic per subgroup: OpAtomicUMax of a divergent value; the returned value is unused

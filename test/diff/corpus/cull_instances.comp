@@ -10,7 +10,7 @@
 // 48 (partial subgroups at 32 and 64). The append order across subgroups is
 // not defined, so the list is compared as a multiset of the first
 // cmd.instanceCount elements.
-// RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
 // CHECK: morton-remap: missed LinearIndex in main: the 48x1x1 workgroup
 // CHECK: batch-uniform-loads: missed LoopTripCountDivergent in sphereInFrustum
 // CHECK: :89:{{.*}} applied UniformAddressUniformValue in main: one atomic per subgroup: OpAtomicIAdd of a uniform value; each lane's returned value is rebuilt

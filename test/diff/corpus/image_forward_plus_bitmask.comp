@@ -20,7 +20,7 @@
 // barriers) and only skip the depth bounds and the store.
 // Alpha holds the tile's light count (a light-complexity heatmap), so the
 // culling result (depth bounds, mask) is part of the compared output.
-// RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
 // CHECK: morton-remap: missed NotProfitable in main: 2-D accesses weigh 3 (3 storage image accesses), linear accesses 17 (1 storage buffer access weighing 8, 2 shared memory accesses weighing 9)
 // CHECK-DAG: batch-uniform-loads: missed LoopTripCountDivergent in main
 // CHECK-DAG: batch-uniform-loads: missed AddressNotInduction in main: the address changes from iteration to iteration, but not as a function of the loop's counters

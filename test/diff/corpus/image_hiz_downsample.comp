@@ -18,8 +18,8 @@
 // 32-lane wave (an 8x4 block of a 16-wide row-major array) in its 10
 // shared accesses, which outweigh the 4 image reads (weight 7): not
 // profitable. `always` relabels it, and the output stays the same.
-// RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
-// RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.* -DFLAT256" --waverun="-DFLAT256 --dispatch=2,2,1" 2>&1 | %FileCheck %s --check-prefix=FLAT
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=.* --remarks-missed=.* -DFLAT256" --waverun="-DFLAT256 --dispatch=2,2,1" 2>&1 | %FileCheck %s --check-prefix=FLAT
 // RUN: %diff %s --waveopt-flags="--morton-remap=always --remarks=.* -DFLAT256" --waverun="-DFLAT256 --dispatch=2,2,1" 2>&1 | %FileCheck %s --check-prefix=FLAT-ALWAYS
 // CHECK: morton-remap: applied Remapped in main: 8x8x1 workgroup
 // CHECK-NOT: batch-uniform-loads
@@ -36,8 +36,8 @@
 // are a 2x2 block after the hand remap) instead of shared memory: a kernel
 // that depends on which lanes form a quad (AlreadyQuadOrdered is reported
 // first; UsesSubgroupOps would refuse it too; it must stay untouched).
-// RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.* -DSPD_REMAP" --waverun="-DSPD_REMAP" 2>&1 | %FileCheck %s --check-prefix=SPD
-// RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.* -DSPD_REMAP -DSPD_QUAD" --waverun="-DSPD_REMAP -DSPD_QUAD" 2>&1 | %FileCheck %s --check-prefix=QUAD
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=.* --remarks-missed=.* -DSPD_REMAP" --waverun="-DSPD_REMAP" 2>&1 | %FileCheck %s --check-prefix=SPD
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=.* --remarks-missed=.* -DSPD_REMAP -DSPD_QUAD" --waverun="-DSPD_REMAP -DSPD_QUAD" 2>&1 | %FileCheck %s --check-prefix=QUAD
 // SPD: morton-remap: missed AlreadyQuadOrdered in main
 // SPD: PASS: equal at sizes 4,8,16,32,64
 // QUAD: morton-remap: missed AlreadyQuadOrdered in main

@@ -11,7 +11,7 @@
 // the texel fetches per pixel): refused by the register rule under -O (39
 // values live in the loop; RADV: VGPRs 40 -> 48 when batched), run batched
 // with max-live=64 (FORCED). Ghost counts 5 (default), 0 and 1.
-// RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
 // RUN: %diff %s --waveopt-flags="--inline-loop-callees --eliminate-dead-functions --scalar-replacement --convert-local-access-chains --eliminate-dead-code-aggressive --ssa-rewrite --batch-uniform-loads=max-live=64 --remarks=batch" 2>&1 | %FileCheck %s --check-prefix=FORCED
 // RUN: %diff %s --waveopt-flags="--inline-loop-callees --eliminate-dead-functions --scalar-replacement --convert-local-access-chains --eliminate-dead-code-aggressive --ssa-rewrite --batch-uniform-loads=max-live=64" --waverun="-s 'push fill=zero words=0x3f000000,0x3f800000,0,0x3e99999a'" 2>&1 | %FileCheck %s --check-prefix=EQUAL
 // RUN: %diff %s --waveopt-flags="--inline-loop-callees --eliminate-dead-functions --scalar-replacement --convert-local-access-chains --eliminate-dead-code-aggressive --ssa-rewrite --batch-uniform-loads=max-live=64" --waverun="-s 'push fill=zero words=0x3f000000,0x3f800000,1,0x3e99999a'" 2>&1 | %FileCheck %s --check-prefix=EQUAL

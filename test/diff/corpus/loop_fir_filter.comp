@@ -13,8 +13,8 @@
 // 32, 64) over 2 x 90 samples. With the right channel muted (second RUN)
 // only every other lane enters the loops: the lanes in the batched loop are
 // not consecutive, so each slot's owner comes from a ballot.
-// RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
-// RUN: %diff %s --waveopt-flags="-O" --waverun="-s 'push fill=zero words=90,33,13,2,0x3fc00000,0x3f666666'" 2>&1 | %FileCheck %s --check-prefix=EQUAL
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none" --waverun="-s 'push fill=zero words=90,33,13,2,0x3fc00000,0x3f666666'" 2>&1 | %FileCheck %s --check-prefix=EQUAL
 // CHECK: morton-remap: missed LinearIndex in main: the 40x1x1 workgroup
 // CHECK-DAG: batch-uniform-loads: missed LoopTripCountDivergent in main: lanes may leave the loop at different iterations (an exit test is not subgroup-uniform)
 // CHECK-DAG: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s) per iteration (1 shuffled part(s))

@@ -25,7 +25,7 @@
 // SSA rewrite promotes it and the bound is the uniform loaded value); with
 // -DSCALAR_RANGE the range is read as two scalars, the same result.
 // morton-remap refuses the 3-D workgroup.
-// RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
 // RUN: %diff %s --waveopt-flags="--inline-loop-callees --eliminate-dead-functions --scalar-replacement --convert-local-access-chains --eliminate-dead-code-aggressive --ssa-rewrite --batch-uniform-loads=max-live=64 --remarks=batch -DSCALAR_RANGE" --waverun="-DSCALAR_RANGE" 2>&1 | %FileCheck %s --check-prefix=SCALAR
 // RUN: %diff %s --waveopt-flags="--inline-loop-callees --eliminate-dead-functions --scalar-replacement --convert-local-access-chains --eliminate-dead-code-aggressive --ssa-rewrite --batch-uniform-loads=max-live=64 --batch-uniform-loads=max-live=64 --remarks=batch" 2>&1 | %FileCheck %s --check-prefix=TWICE
 // CHECK: morton-remap: missed UnsupportedWorkgroupSize in main: the workgroup is 4x4x4

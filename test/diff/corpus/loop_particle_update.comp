@@ -14,7 +14,7 @@
 // load elements past the iteration where some lane stopped.
 // 1-D workgroups of 100 over 350 slots (the last workgroup has 50 live
 // lanes, plus dead particles that return before any loop).
-// RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
 // CHECK: morton-remap: missed LinearIndex in main: the 100x1x1 workgroup
 // RUN: %diff %s --waveopt-flags="--inline-loop-callees --eliminate-dead-functions --scalar-replacement --convert-local-access-chains --eliminate-dead-code-aggressive --ssa-rewrite --batch-uniform-loads=max-live=64 --remarks=batch" 2>&1 | %FileCheck %s --check-prefix=FORCED
 // CHECK-DAG: batch-uniform-loads: missed RegisterPressure in main: about 18 values per lane are live in the loop already (the kernel's busiest point: 24); with the batch (16)

@@ -16,8 +16,8 @@
 // original module (matrix x vector products round differently: lavapipe
 // contracts them to fma, up to 256 ulps apart near zero); original vs
 // rewrite is still compared exactly on both.
-// RUN: %diff %s --no-check-sim --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
-// RUN: %diff %s --no-check-sim --waveopt-flags="-O --remarks=.* --remarks-missed=.* -DWEIGHT_ACCESSOR" --waverun="-DWEIGHT_ACCESSOR" 2>&1 | %FileCheck %s --check-prefix=ACCESSOR
+// RUN: %diff %s --no-check-sim --waveopt-flags="-O --target=none --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
+// RUN: %diff %s --no-check-sim --waveopt-flags="-O --target=none --remarks=.* --remarks-missed=.* -DWEIGHT_ACCESSOR" --waverun="-DWEIGHT_ACCESSOR" 2>&1 | %FileCheck %s --check-prefix=ACCESSOR
 // CHECK: morton-remap: missed LinearIndex in main: the 48x1x1 workgroup
 // CHECK-DAG: batch-uniform-loads: applied BatchedLoads in applyMorphTargets(u1;vf3;vf3;: 1 uniform load(s) per iteration (1 shuffled part(s))
 // CHECK-DAG: batch-uniform-loads: missed DivergentAddress in main: the address differs between lanes

@@ -24,8 +24,8 @@
 // RegisterPressure; RADV navi21 measured VGPRs 32 -> 48 at both wave sizes
 // when batched, a third of the waves lost); the rewrites run forced
 // (max-live=64, max-components=20: FORCED, FCOMPACT).
-// RUN: %diff %s --no-check-sim --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s --check-prefix=INDIRECT
-// RUN: %diff %s --no-check-sim --waveopt-flags="-O --remarks=.* --remarks-missed=.* -DCOMPACT_LIGHTS" --waverun="-DCOMPACT_LIGHTS --spec=%S/loop_tiled_lighting_compact.waverun" 2>&1 | %FileCheck %s --check-prefix=COMPACT
+// RUN: %diff %s --no-check-sim --waveopt-flags="-O --target=none --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s --check-prefix=INDIRECT
+// RUN: %diff %s --no-check-sim --waveopt-flags="-O --target=none --remarks=.* --remarks-missed=.* -DCOMPACT_LIGHTS" --waverun="-DCOMPACT_LIGHTS --spec=%S/loop_tiled_lighting_compact.waverun" 2>&1 | %FileCheck %s --check-prefix=COMPACT
 // INDIRECT: morton-remap: applied Remapped in main: 8x8x1 workgroup {{.*}}; 2-D accesses weigh 5 (5 storage image accesses), linear accesses 0 (none)
 // RUN: %diff %s --no-check-sim --waveopt-flags="--inline-loop-callees --eliminate-dead-functions --scalar-replacement --convert-local-access-chains --eliminate-dead-code-aggressive --ssa-rewrite --batch-uniform-loads=max-live=64,max-components=20 --remarks=batch" 2>&1 | %FileCheck %s --check-prefix=FORCED
 // RUN: %diff %s --no-check-sim --waveopt-flags="--inline-loop-callees --eliminate-dead-functions --scalar-replacement --convert-local-access-chains --eliminate-dead-code-aggressive --ssa-rewrite --batch-uniform-loads=max-live=64,max-components=20 --remarks=batch -DCOMPACT_LIGHTS" --waverun="-DCOMPACT_LIGHTS --spec=%S/loop_tiled_lighting_compact.waverun" 2>&1 | %FileCheck %s --check-prefix=FCOMPACT

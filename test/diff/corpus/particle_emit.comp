@@ -11,7 +11,7 @@
 // subgroup. Particles are seeded from their slot, so the particle array is
 // order-independent (exact); the alive list is compared as a multiset of its
 // first aliveCount entries.
-// RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
 // CHECK: morton-remap: missed LinearIndex in main: the 30x1x1 workgroup
 // CHECK: :80:{{.*}} applied UniformAddressUniformValue in main: one atomic per subgroup: OpAtomicIAdd of a uniform value; the returned value is unused
 // CHECK: :92:{{.*}} applied UniformAddressUniformValue in main: one atomic per subgroup: OpAtomicIAdd of a uniform value; each lane's returned value is rebuilt

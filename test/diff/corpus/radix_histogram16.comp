@@ -6,7 +6,7 @@
 // & 0xF mask) inside a per-thread key loop with a bounds check, barriers,
 // the flush atomic at distinct addresses (must be refused), a partially
 // filled last block, workgroups of 80 (partial subgroups at 32 and 64).
-// RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
 // CHECK: morton-remap: missed LinearIndex in main: the 80x1x1 workgroup
 // CHECK: batch-uniform-loads: missed LoopTripCountDivergent in main
 // CHECK: :53:{{.*}} applied SmallBinSet in main: one atomic per distinct address per subgroup (the index takes at most 16 values; lanes sharing it found by 4 ballot(s)): OpAtomicIAdd of a uniform value; the returned value is unused

@@ -6,7 +6,7 @@
 // says why); the strided flush loop's atomics at per-lane addresses; a
 // second run with max-bins=128 still refuses (the bound is 256); workgroups
 // of 120 (partial subgroups at 16, 32 and 64).
-// RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
 // RUN: %diff %s --waveopt-flags="--prereduce-atomics=max-bins=128 --remarks=prereduce --remarks-missed=prereduce" 2>&1 | %FileCheck %s --check-prefix=BINS128
 // CHECK: morton-remap: missed LinearIndex in main: the 120x1x1 workgroup
 // CHECK: :51:{{.*}} prereduce-atomics: missed DivergentAddress in main: the address differs between lanes and its index is not provably in a set of at most 32 values

@@ -10,7 +10,7 @@
 // the bitmask atomicOr at a per-lane word (refused), off-screen pixels
 // skipped without an early return (barriers follow), 8x8 workgroups (rows of
 // 8 lanes at 16 and above, morton-remap candidate).
-// RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
 // RUN: %diff %s --waveopt-flags="--morton-remap=always --prereduce-atomics --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s --check-prefix=MORTON
 // CHECK: morton-remap: missed NotProfitable in main: 2-D accesses weigh 1 (1 storage image access), linear accesses 18 (4 storage buffer accesses weighing 18)
 // CHECK: batch-uniform-loads: missed LoopTripCountDivergent in main

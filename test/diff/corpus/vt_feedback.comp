@@ -16,7 +16,7 @@
 // its returned value used, an append with the slot used -- all inside a
 // per-thread loop with break/continue under a divergent "texel valid"
 // branch; workgroups of 40.
-// RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
 // RUN: %diff %s --waveopt-flags="--prereduce-atomics=extended-types --remarks=prereduce --remarks-missed=prereduce" 2>&1 | %FileCheck %s --check-prefix=EXT
 // CHECK: morton-remap: missed LinearIndex in main: the 40x1x1 workgroup
 // CHECK: batch-uniform-loads: missed LoopTripCountDivergent in main

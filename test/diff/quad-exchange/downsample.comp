@@ -4,7 +4,7 @@
 // turns the round trip into quad swaps behind the run-time check; the
 // output must not change at any subgroup size. Without the remap the
 // kernel is not quad-ordered and the pass refuses (NOREMAP).
-// RUN: %diff %s --waveopt-flags="-O --remarks=quad-exchange" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=quad-exchange" 2>&1 | %FileCheck %s
 // RUN: %diff %s --waveopt-flags="--quad-exchange --remarks-missed=quad-exchange" 2>&1 | %FileCheck %s --check-prefix=NOREMAP
 // CHECK: applied Exchanged in main: 4 read(s) of 'tile' (own value, horizontal swap, vertical swap, diagonal swap) served by 3 quad operation(s)
 // CHECK: PASS: equal at sizes 4,8,16,32,64
@@ -16,7 +16,7 @@
 // -O --assume-driver=radv takes the promise itself for 8x8 (64 invocations:
 // full waves at RADV's 32 and 64); the same sizes hold it here.
 // RUN: %diff %s --waveopt-flags="-O --assume-driver=radv --remarks=quad-exchange" --widths=4,8 2>&1 | %FileCheck %s --check-prefix=RADV
-// RADV: every subgroup full (--assume-driver=radv, 64 invocations, a multiple of 64)
+// RADV: every subgroup full (--target=amd, 64 invocations, a multiple of 64)
 // RADV: PASS: equal at sizes 4,8,32,64
 // NOREMAP: missed NotQuadOrdered in main
 // NOREMAP: PASS: equal at sizes 4,8,16,32,64

@@ -13,22 +13,22 @@
 //   ALL        every invocation also uses the first tree's result before
 //              the second tree (its fold stays after its barrier, and the
 //              barrier stays: the slots are read there)
-// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce" 2>&1 | %FileCheck %s --check-prefix=JOIN
-// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce -DWX=16 -DWY=6" --waverun="-DWX=16 -DWY=6" 2>&1 | %FileCheck %s --check-prefix=JOIN
-// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce -DWX=200 -DWY=1" --waverun="-DWX=200 -DWY=1" 2>&1 | %FileCheck %s --check-prefix=JOIN
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce" 2>&1 | %FileCheck %s --check-prefix=JOIN
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DWX=16 -DWY=6" --waverun="-DWX=16 -DWY=6" 2>&1 | %FileCheck %s --check-prefix=JOIN
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DWX=200 -DWY=1" --waverun="-DWX=200 -DWY=1" 2>&1 | %FileCheck %s --check-prefix=JOIN
 // RUN: %diff %s --waveopt-flags="-O --assume-driver=radv --remarks=workgroup-reduce -DWX=200 -DWY=1" --waverun="-DWX=200 -DWY=1" --widths= --sim-widths=32,64 2>&1 | %FileCheck %s --check-prefix=JOIN
-// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce '-DCOND=tid==WX*WY-1u'" --waverun="'-DCOND=tid==WX*WY-1u'" 2>&1 | %FileCheck %s --check-prefix=JOIN
-// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce '-DCOND=gl_LocalInvocationID.x==0u&&gl_LocalInvocationID.y==0u'" --waverun="'-DCOND=gl_LocalInvocationID.x==0u&&gl_LocalInvocationID.y==0u'" 2>&1 | %FileCheck %s --check-prefix=JOIN
-// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce '-DCOND=all(equal(gl_LocalInvocationID,uvec3(0u)))'" --waverun="'-DCOND=all(equal(gl_LocalInvocationID,uvec3(0u)))'" 2>&1 | %FileCheck %s --check-prefix=JOIN
-// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce '-DCOND=!any(notEqual(gl_LocalInvocationID.xy,uvec2(0u)))'" --waverun="'-DCOND=!any(notEqual(gl_LocalInvocationID.xy,uvec2(0u)))'" 2>&1 | %FileCheck %s --check-prefix=JOIN
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce '-DCOND=tid==WX*WY-1u'" --waverun="'-DCOND=tid==WX*WY-1u'" 2>&1 | %FileCheck %s --check-prefix=JOIN
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce '-DCOND=gl_LocalInvocationID.x==0u&&gl_LocalInvocationID.y==0u'" --waverun="'-DCOND=gl_LocalInvocationID.x==0u&&gl_LocalInvocationID.y==0u'" 2>&1 | %FileCheck %s --check-prefix=JOIN
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce '-DCOND=all(equal(gl_LocalInvocationID,uvec3(0u)))'" --waverun="'-DCOND=all(equal(gl_LocalInvocationID,uvec3(0u)))'" 2>&1 | %FileCheck %s --check-prefix=JOIN
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce '-DCOND=!any(notEqual(gl_LocalInvocationID.xy,uvec2(0u)))'" --waverun="'-DCOND=!any(notEqual(gl_LocalInvocationID.xy,uvec2(0u)))'" 2>&1 | %FileCheck %s --check-prefix=JOIN
 // RUN: %diff %s --spirv-opt-O --waveopt-flags="--workgroup-reduce --remarks=workgroup-reduce" 2>&1 | %FileCheck %s --check-prefix=JOIN
 // Five invocations, or a row of the 2-D workgroup, use the results: the
 // fold is there, by rank (no loop to join).
-// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce '-DCOND=tid<5u'" --waverun="'-DCOND=tid<5u'" 2>&1 | %FileCheck %s --check-prefix=RANK5
-// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce '-DCOND=gl_LocalInvocationID.y==1u'" --waverun="'-DCOND=gl_LocalInvocationID.y==1u'" 2>&1 | %FileCheck %s --check-prefix=ROW
-// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce -DREUSE" --waverun="-DREUSE" 2>&1 | %FileCheck %s --check-prefix=REUSE
-// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce -DALL" --waverun="-DALL" 2>&1 | %FileCheck %s --check-prefix=ALL
-// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce --pass-params=workgroup-reduce:no-sink" 2>&1 | %FileCheck %s --check-prefix=NOSINK
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce '-DCOND=tid<5u'" --waverun="'-DCOND=tid<5u'" 2>&1 | %FileCheck %s --check-prefix=RANK5
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce '-DCOND=gl_LocalInvocationID.y==1u'" --waverun="'-DCOND=gl_LocalInvocationID.y==1u'" 2>&1 | %FileCheck %s --check-prefix=ROW
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DREUSE" --waverun="-DREUSE" 2>&1 | %FileCheck %s --check-prefix=REUSE
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DALL" --waverun="-DALL" 2>&1 | %FileCheck %s --check-prefix=ALL
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce --pass-params=workgroup-reduce:no-sink" 2>&1 | %FileCheck %s --check-prefix=NOSINK
 // JOIN: applied ReducedTree in main: {{.*}} over smin {{.*}}; the slots are folded where the result is used (1 invocation(s) reach it)
 // JOIN: applied ReducedTree in main: {{.*}} over smax {{.*}}; the slots are folded where the result is used (1 invocation(s) reach it, in the loop that folds an earlier tree's slots)
 // JOIN: applied MergedBarrier in main: the barrier after the slots of the tree over smin

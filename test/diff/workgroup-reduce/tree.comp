@@ -13,33 +13,33 @@
 //         before the barrier: the rewrite loads each element)
 //   SPEC  the workgroup size is specialization constant 0 (= WG)
 //   PARTIAL  the tree covers the first half of the workgroup only
-// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce" 2>&1 | %FileCheck %s
-// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce -DOP=MIN" --waverun="-DOP=MIN" 2>&1 | %FileCheck %s
-// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce -DOP=MAX -DTYPE=int" --waverun="-DOP=MAX -DTYPE=int" 2>&1 | %FileCheck %s
-// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce -DOP=MIN -DTYPE=int -DWG=32" --waverun="-DOP=MIN -DTYPE=int -DWG=32" 2>&1 | %FileCheck %s
-// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce -DOP=AND" --waverun="-DOP=AND" 2>&1 | %FileCheck %s
-// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce -DOP=OR -DWG=128" --waverun="-DOP=OR -DWG=128" 2>&1 | %FileCheck %s
-// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce -DOP=XOR -DWG=16" --waverun="-DOP=XOR -DWG=16" 2>&1 | %FileCheck %s
-// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce -DOP=MUL -DWG=8" --waverun="-DOP=MUL -DWG=8" 2>&1 | %FileCheck %s
-// RUN: %diff %s --waveopt-flags="-O --float-reassoc --remarks=workgroup-reduce -DOP=FADD" --waverun="-DOP=FADD" 2>&1 | %FileCheck %s
-// RUN: %diff %s --waveopt-flags="-O --float-reassoc --remarks=workgroup-reduce -DOP=FMIN -DWG=256" --waverun="-DOP=FMIN -DWG=256" 2>&1 | %FileCheck %s
-// RUN: %diff %s --waveopt-flags="-O --pass-params=workgroup-reduce:float-reassoc --remarks=workgroup-reduce -DOP=FMAX -DUNROLLED" --waverun="-DOP=FMAX -DUNROLLED" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DOP=MIN" --waverun="-DOP=MIN" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DOP=MAX -DTYPE=int" --waverun="-DOP=MAX -DTYPE=int" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DOP=MIN -DTYPE=int -DWG=32" --waverun="-DOP=MIN -DTYPE=int -DWG=32" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DOP=AND" --waverun="-DOP=AND" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DOP=OR -DWG=128" --waverun="-DOP=OR -DWG=128" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DOP=XOR -DWG=16" --waverun="-DOP=XOR -DWG=16" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DOP=MUL -DWG=8" --waverun="-DOP=MUL -DWG=8" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --float-reassoc --remarks=workgroup-reduce -DOP=FADD" --waverun="-DOP=FADD" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --float-reassoc --remarks=workgroup-reduce -DOP=FMIN -DWG=256" --waverun="-DOP=FMIN -DWG=256" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --pass-params=workgroup-reduce:float-reassoc --remarks=workgroup-reduce -DOP=FMAX -DUNROLLED" --waverun="-DOP=FMAX -DUNROLLED" 2>&1 | %FileCheck %s
 // Sizes from 4 to 1024, unrolled, accumulated, not a power of two (and so
 // not a multiple of the larger subgroup sizes), a tree over half the
 // workgroup (the other half contributes the identity).
-// RUN: %diff %s --waveopt-flags="-O --pass-params=workgroup-reduce:always --remarks=workgroup-reduce -DWG=4" --waverun="-DWG=4" 2>&1 | %FileCheck %s
-// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce -DWG=1024" --waverun="-DWG=1024" 2>&1 | %FileCheck %s
-// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce -DWG=512 -DUNROLLED -DOP=MAX" --waverun="-DWG=512 -DUNROLLED -DOP=MAX" 2>&1 | %FileCheck %s
-// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce -DACCUMULATE -DWG=256" --waverun="-DACCUMULATE -DWG=256" 2>&1 | %FileCheck %s
-// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce -DWG=48" --waverun="-DWG=48" 2>&1 | %FileCheck %s
-// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce -DWG=12 -DOP=MIN" --waverun="-DWG=12 -DOP=MIN" 2>&1 | %FileCheck %s
-// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce -DWG=200 -DUNROLLED" --waverun="-DWG=200 -DUNROLLED" 2>&1 | %FileCheck %s
-// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce -DWG=96 -DPARTIAL -DOP=MAX" --waverun="-DWG=96 -DPARTIAL -DOP=MAX" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --pass-params=workgroup-reduce:always --remarks=workgroup-reduce -DWG=4" --waverun="-DWG=4" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DWG=1024" --waverun="-DWG=1024" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DWG=512 -DUNROLLED -DOP=MAX" --waverun="-DWG=512 -DUNROLLED -DOP=MAX" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DACCUMULATE -DWG=256" --waverun="-DACCUMULATE -DWG=256" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DWG=48" --waverun="-DWG=48" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DWG=12 -DOP=MIN" --waverun="-DWG=12 -DOP=MIN" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DWG=200 -DUNROLLED" --waverun="-DWG=200 -DUNROLLED" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DWG=96 -DPARTIAL -DOP=MAX" --waverun="-DWG=96 -DPARTIAL -DOP=MAX" 2>&1 | %FileCheck %s
 // A specialization-constant size (ggml's BLOCK_SIZE): powers of two take
 // the rewrite, other sizes the original kept behind the test.
-// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce -DSPEC" --waverun="-DSPEC -s 'const 0 = 256'" 2>&1 | %FileCheck %s --check-prefix=SPEC
-// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce -DSPEC -DUNROLLED" --waverun="-DSPEC -DUNROLLED -s 'const 0 = 1024'" 2>&1 | %FileCheck %s --check-prefix=SPEC
-// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce -DSPEC -DOP=MIN" --waverun="-DSPEC -DOP=MIN -s 'const 0 = 48'" 2>&1 | %FileCheck %s --check-prefix=SPEC
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DSPEC" --waverun="-DSPEC -s 'const 0 = 256'" 2>&1 | %FileCheck %s --check-prefix=SPEC
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DSPEC -DUNROLLED" --waverun="-DSPEC -DUNROLLED -s 'const 0 = 1024'" 2>&1 | %FileCheck %s --check-prefix=SPEC
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DSPEC -DOP=MIN" --waverun="-DSPEC -DOP=MIN -s 'const 0 = 48'" 2>&1 | %FileCheck %s --check-prefix=SPEC
 // After glslang and spirv-opt -O (the unrolled steps, the loop, the
 // specialization constant).
 // RUN: %diff %s --spirv-opt-O --glslang-defines="-DUNROLLED -DOP=MAX -DWG=256" --waveopt-flags="--workgroup-reduce --remarks=workgroup-reduce" 2>&1 | %FileCheck %s
@@ -47,9 +47,9 @@
 // RUN: %diff %s --spirv-opt-O --glslang-defines="-DSPEC -DOP=MIN" --waveopt-flags="--workgroup-reduce --remarks=workgroup-reduce" --waverun="-s 'const 0 = 512'" 2>&1 | %FileCheck %s --check-prefix=SPEC
 // The forms: generic only, the run-time one-subgroup test, and the
 // single-subgroup form under a promise (run only where the promise holds).
-// RUN: %diff %s --waveopt-flags="-O --pass-params=workgroup-reduce:form=generic --remarks=workgroup-reduce -DWG=32" --waverun="-DWG=32" 2>&1 | %FileCheck %s --check-prefix=GENERIC
-// RUN: %diff %s --waveopt-flags="-O --remarks=workgroup-reduce -DWG=64" --waverun="-DWG=64" 2>&1 | %FileCheck %s --check-prefix=RUNTIME
-// RUN: %diff %s --waveopt-flags="-O --subgroup-size=64 --remarks=workgroup-reduce -DWG=64" --waverun="-DWG=64" --widths= --sim-widths=64 2>&1 | %FileCheck %s --check-prefix=SINGLE
+// RUN: %diff %s --waveopt-flags="-O --target=none --pass-params=workgroup-reduce:form=generic --remarks=workgroup-reduce -DWG=32" --waverun="-DWG=32" 2>&1 | %FileCheck %s --check-prefix=GENERIC
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DWG=64" --waverun="-DWG=64" 2>&1 | %FileCheck %s --check-prefix=RUNTIME
+// RUN: %diff %s --waveopt-flags="-O --target=none --subgroup-size=64 --remarks=workgroup-reduce -DWG=64" --waverun="-DWG=64" --widths= --sim-widths=64 2>&1 | %FileCheck %s --check-prefix=SINGLE
 // RUN: %diff %s --waveopt-flags="-O --assume-driver=radv --remarks=workgroup-reduce -DWG=32 -DOP=MIN" --waverun="-DWG=32 -DOP=MIN" --widths= --sim-widths=32,64 2>&1 | %FileCheck %s --check-prefix=SINGLE
 // The folds of the slots: fold=serial (every invocation reads every slot;
 // with one slot more where lavapipe rounds NumSubgroups down: 200
@@ -59,7 +59,7 @@
 // does, and leave a partial subgroup at 32 and 64; 256 and 64 are
 // multiples of every lavapipe size; 64 takes the run-time test with the
 // serial fold behind it).
-// RUN: %diff %s --waveopt-flags="-O --pass-params=workgroup-reduce:fold=serial --remarks=workgroup-reduce -DWG=200" --waverun="-DWG=200" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --pass-params=workgroup-reduce:fold=serial --remarks=workgroup-reduce -DWG=200" --waverun="-DWG=200" 2>&1 | %FileCheck %s
 // RUN: %diff %s --waveopt-flags="-O --assume-driver=radv --remarks=workgroup-reduce -DWG=200" --waverun="-DWG=200" --widths= --sim-widths=32,64 2>&1 | %FileCheck %s --check-prefix=RADV
 // RUN: %diff %s --waveopt-flags="-O --assume-driver=radv --remarks=workgroup-reduce -DWG=256 -DOP=MAX" --waverun="-DWG=256 -DOP=MAX" 2>&1 | %FileCheck %s
 // RUN: %diff %s --waveopt-flags="-O --assume-driver=radv --remarks=workgroup-reduce -DWG=64 -DOP=AND" --waverun="-DWG=64 -DOP=AND" 2>&1 | %FileCheck %s --check-prefix=RUNTIME

@@ -108,6 +108,7 @@ bool OwnOptimizer(const std::vector<uint32_t>& words, spv_target_env env,
   config.remarks = remarks;
   config.pass_params["prereduce-atomics"] = "max-bins=16";
   config.pass_params["batch-uniform-loads"] = "min-trip=4";
+  config.SetTarget(waveopt::Target::kNvidia);  // a device known at load time
   spvtools::Optimizer optimizer(env);
   std::string messages;
   optimizer.SetMessageConsumer([&messages](spv_message_level_t level, const char*,
