@@ -117,7 +117,7 @@ static uint32_t SpecIdOf(const Options& options, Target target) {
 }
 
 // The module's own SpecId among |versions|' constants, as the error line.
-static std::string Collision(const Options& options, const std::vector<SpecVersion>& versions,
+static std::string Collision(const std::vector<SpecVersion>& versions,
                       const std::map<uint32_t, std::string>& declared) {
   for (const SpecVersion& v : versions) {
     auto taken = declared.find(v.spec_id);
@@ -127,7 +127,6 @@ static std::string Collision(const Options& options, const std::vector<SpecVersi
            std::to_string(VersionTargets().size() - 1) +
            "), or build one version with --target=portable|amd|nvidia";
   }
-  (void)options;
   return "";
 }
 
@@ -166,7 +165,7 @@ bool AddVersions(const Options& options, spv_target_env env, BlockLayout layout,
     }
     modules.push_back(std::move(m));
   }
-  const std::string collision = Collision(options, versions, declared);
+  const std::string collision = Collision(versions, declared);
   if (!collision.empty()) {
     result->words.clear();
     result->diagnostics.push_back(collision);
