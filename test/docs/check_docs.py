@@ -34,6 +34,8 @@ NOT_REMARKS = {
     "DebugInfo",
     # workgroup-reduce: a tree no invocation reaches, dropped before emission
     "Unreached",
+    # batch-uniform-loads: a loop with no candidate load, never reported
+    "NoCandidateLoads",
 }
 RETIRED = "retired"
 CAMEL = re.compile(r'"([A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+)"')
