@@ -714,7 +714,7 @@ AMD_NOTES = {
                         "one barrier, and in invocation 0 one scalar loop of `ds_read_b32` "
                         "over NumSubgroups folding both arrays (the pass folds where the "
                         "result is used, drops the first tree's slot barrier and merges "
-                        "the elections; docs/passes/workgroup-reduce.md). Two instructions "
+                        "the elections; docs/design/workgroup-reduce.md). Two instructions "
                         "more than hand: the loop starts from the identity at slot 0, "
                         "hand from its own subgroup's value at slot 1. radv is the same "
                         "module",
@@ -1492,7 +1492,7 @@ MECHANISM = {
         "chooses the read by `SubgroupSize` (one select lavapipe folds): the "
         "shuffle at 8 lanes, else a broadcast of the uniform lane (SPIR-V 1.5) or "
         "batches of one element read from the first lane (SPIR-V 1.3; "
-        "docs/passes/batch-uniform-loads.md).",
+        "docs/design/batch-uniform-loads.md).",
     "light_loop_hlsl":
         "batch-uniform-loads on glslang's HLSL output (the loop body is the loop's "
         "continue target): as `light_loop`, one float4 per light, `WaveReadLaneAt` "

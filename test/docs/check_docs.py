@@ -37,6 +37,7 @@ NOT_REMARKS = {
     # batch-uniform-loads: a loop with no candidate load, never reported
     "NoCandidateLoads",
 }
+SELF = "test/docs/check_docs.py"
 RETIRED = "retired"
 CAMEL = re.compile(r'"([A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+)"')
 EMIT = re.compile(r'EmitRemark\(\s*RemarkKind::k\w+,\s*"(\w+)"')
@@ -109,7 +110,7 @@ def check_remarks(root):
         if name not in rows:
             errors.append("remark %s (%s) is not in docs/README.md's index of "
                           "remarks: add a row, or add it to NOT_REMARKS in %s "
-                          "if it is not a remark name" % (name, where, __file__))
+                          "if it is not a remark name" % (name, where, SELF))
     for name, retired in sorted(rows.items()):
         if name not in code and not retired:
             errors.append("docs/README.md indexes remark %s, which no code "
@@ -121,7 +122,7 @@ def check_remarks(root):
                           "from one of them" % name)
         if name not in literals:
             errors.append("NOT_REMARKS lists %s, which the code no longer "
-                          "has: remove it from %s" % (name, __file__))
+                          "has: remove it from %s" % (name, SELF))
     return errors
 
 
