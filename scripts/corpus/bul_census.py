@@ -20,7 +20,7 @@ it batched (its remarks carry no loop tags: applied remarks are counted).
 (lavapipe at 4/8/16, the simulator at 32/64; the inputs are built here, see
 diff()); --isa: compile both with RADV for RDNA2 (navi21, wave64 and wave32)
 and report every rewrite that loses occupancy (Subgroups per SIMD).
-Prints the tables of docs/passes/batch-uniform-loads.md; --out writes JSON.
+Prints the tables of docs/design/batch-uniform-loads.md; --out writes JSON.
 """
 import argparse
 import collections

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Which uniform-address atomics does RADV pre-reduce by itself? The evidence
-behind `--assume-driver=radv` (docs/passes/prereduce-atomics.md).
+behind `--assume-driver=radv` (docs/design/prereduce-atomics.md).
 
     python3 test/amd/radv_atomics.py [--bin build/bin] [--amd navi21,...] [--wave 64,32]
 

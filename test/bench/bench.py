@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """waveopt benchmark driver: the seeds' kernels (naive / hand-tuned / waveopt -O)
 timed with waverun, waveopt's compile time against spirv-opt -O, and a
-compile-time scaling family. Writes docs/benchmarks.md (and
+compile-time scaling family. Writes docs/benchmarks.md, its tables and raw
+numbers in docs/data/benchmarks{-amd.md,-sim.md,.json} (and
 docs/benchmarks-scaling.png when gnuplot is installed).
 
     bash test/bench/run.sh [--build DIR] [--reps N] [--smoke] ...
@@ -713,7 +714,7 @@ AMD_NOTES = {
                         "one barrier, and in invocation 0 one scalar loop of `ds_read_b32` "
                         "over NumSubgroups folding both arrays (the pass folds where the "
                         "result is used, drops the first tree's slot barrier and merges "
-                        "the elections; docs/passes/workgroup-reduce.md). Two instructions "
+                        "the elections; docs/design/workgroup-reduce.md). Two instructions "
                         "more than hand: the loop starts from the identity at slot 0, "
                         "hand from its own subgroup's value at slot 1. radv is the same "
                         "module",
@@ -926,29 +927,8 @@ def amd_stats(kernels, bindir, paths, targets=None):
     return {"tables": res, "mesa": mesa}
 
 
-def write_amd_section(w, amd, kernel_order, commit):
-    w(AMD_BEGIN)
-    w("## AMD: what RADV compiles the kernels to (static, no GPU)\n")
-    w("`waverun isa naive.spv hand.spv waveopt.spv radv.spv --amd=FAMILY --wave=N "
-      "--format=tsv` (docs/waverun.md): Mesa's RADV driver with its ACO back end "
-      "(Debian `mesa-vulkan-drivers` %s) compiles each version on null hardware — no GPU "
-      "— and reports ACO's statistics; the memory columns count instructions in the final "
-      "ISA. `radv` is `waveopt -O --assume-driver=radv` (docs/cli.md). Commit `%s`.\n" %
-      (amd["mesa"], commit))
-    w("**What these numbers can and cannot show.** They are static: one compile, no "
-      "execution. They model no contention (64 lanes' atomics on one address, bank "
-      "conflicts), no caches (scalar cache hits, 64-byte lines), no memory latency "
-      "beyond ACO's fixed estimates, and no time. They show the **cost a rewrite adds** "
-      "on a real GPU compiler: instructions, registers, occupancy (waves per SIMD the "
-      "registers and LDS allow: fewer waves hide less memory latency), and what the "
-      "driver already does by itself. The *work a rewrite removes* — atomics issued "
-      "and serialised, memory requests, lines touched — is what the simulator counters "
-      "above measure. *latency* and *inv. throughput* are ACO's estimates for one wave "
-      "(cycles, and issue cycles per wave64 given the occupancy); ACO assumes every loop "
-      "body runs 8 times (×4 more per nesting level) and weights branches, so they "
-      "compare versions with the same loop structure only. Instruction and memory counts "
-      "are static too (an instruction in a loop counts once). *atomics (+LDS)* counts "
-      "`buffer_/global_/image_atomic_*` plus LDS read-modify-writes.\n")
+def write_amd_tables(w, amd, kernel_order):
+    """The per-family tables of ACO's statistics: the AMD data page."""
     tables = amd["tables"]
     for fam, wave, title in AMD_TARGETS:
         if title not in tables:
@@ -977,10 +957,41 @@ def write_amd_section(w, amd, kernel_order, commit):
                     r = "%.2f" % ratio(float(c["instructions"]), float(hand["instructions"]))
                 w("| `%s` | %s | %s | %s |" % (kname, v, " | ".join(cells), r))
         w("")
+
+
+def write_amd_section(w, wd, amd_link, amd, kernel_order, commit):
+    """The AMD section of the report through |w|; its tables through |wd|,
+    into the data page the section links as |amd_link|."""
+    w(AMD_BEGIN)
+    w("## AMD: what RADV compiles the kernels to (static, no GPU)\n")
+    w("`waverun isa naive.spv hand.spv waveopt.spv radv.spv --amd=FAMILY --wave=N "
+      "--format=tsv` (docs/waverun.md): Mesa's RADV driver with its ACO back end "
+      "(Debian `mesa-vulkan-drivers` %s) compiles each version on null hardware — no GPU "
+      "— and reports ACO's statistics; the memory columns count instructions in the final "
+      "ISA. `radv` is `waveopt -O --assume-driver=radv` (docs/cli.md). Commit `%s`.\n" %
+      (amd["mesa"], commit))
+    w("**What these numbers can and cannot show.** They are static: one compile, no "
+      "execution. They model no contention (64 lanes' atomics on one address, bank "
+      "conflicts), no caches (scalar cache hits, 64-byte lines), no memory latency "
+      "beyond ACO's fixed estimates, and no time. They show the **cost a rewrite adds** "
+      "on a real GPU compiler: instructions, registers, occupancy (waves per SIMD the "
+      "registers and LDS allow: fewer waves hide less memory latency), and what the "
+      "driver already does by itself. The *work a rewrite removes* — atomics issued "
+      "and serialised, memory requests, lines touched — is what the simulator counters "
+      "above measure. *latency* and *inv. throughput* are ACO's estimates for one wave "
+      "(cycles, and issue cycles per wave64 given the occupancy); ACO assumes every loop "
+      "body runs 8 times (×4 more per nesting level) and weights branches, so they "
+      "compare versions with the same loop structure only. Instruction and memory counts "
+      "are static too (an instruction in a loop counts once). *atomics (+LDS)* counts "
+      "`buffer_/global_/image_atomic_*` plus LDS read-modify-writes.\n")
+    tables = amd["tables"]
+    w("The tables, one per family and wave: [%s](%s) (`--only-amd` rewrites it "
+      "with this section).\n" % (amd_link, amd_link))
+    write_amd_tables(wd, amd, kernel_order)
     # Where waveopt compiles worse than hand, from the numbers above.
     w("### Where waveopt -O compiles worse than the hand-written kernel\n")
     w("Per target: more instructions (> 5 %), more VGPRs, or lower occupancy than "
-      "hand, from the tables above.\n")
+      "hand, from those tables.\n")
     for fam, wave, title in AMD_TARGETS:
         if title not in tables:
             continue
@@ -1002,11 +1013,14 @@ def write_amd_section(w, amd, kernel_order, commit):
                 worse.append("`%s` (%s)" % (kname, ", ".join(why)))
         w("- **%s**: %s." % (title, "; ".join(worse) if worse else "nowhere"))
     w("")
-    w("What the ISA shows, per kernel (`waverun isa <version>.spv --amd=navi21 --disasm`):\n")
+    w("What the ISA shows, per kernel: [%s](%s#what-the-isa-shows-per-kernel).\n" %
+      (amd_link, amd_link))
+    wd("## What the ISA shows, per kernel\n")
+    wd("`waverun isa <version>.spv --amd=navi21 --disasm`:\n")
     for kname in kernel_order:
         if kname in AMD_NOTES:
-            w("- `%s`: %s." % (kname, AMD_NOTES[kname]))
-    w("")
+            wd("- `%s`: %s." % (kname, AMD_NOTES[kname]))
+    wd("")
     w("### Against the hand-written kernels: what still stands in the way\n")
     w(GOAL_STATUS)
     w("")
@@ -1061,6 +1075,43 @@ GOAL_STATUS = (
     "subgroup size) is not built.")
 
 
+AMD_PAGE_TITLE = "AMD: ACO's statistics of the benchmark kernels"
+AMD_ANCHOR = "amd-what-radv-compiles-the-kernels-to-static-no-gpu"
+SIM_PAGE_TITLE = "Wave simulator counters of the benchmark kernels"
+SIM_ANCHOR = "wave-simulator-counters-subgroup-sizes-32-and-64"
+
+
+def data_files(doc):
+    """The data files beside the report |doc|: data/<stem>.json (every
+    measurement), data/<stem>-amd.md and data/<stem>-sim.md (its tables)."""
+    base = os.path.join(os.path.dirname(os.path.abspath(doc)), "data",
+                        os.path.splitext(os.path.basename(doc))[0])
+    return {"json": base + ".json", "amd": base + "-amd.md", "sim": base + "-sim.md"}
+
+
+def link_from(doc, path):
+    return os.path.relpath(path, os.path.dirname(os.path.abspath(doc)))
+
+
+def write_data_page(path, doc, title, anchor, lines):
+    """A generated table page; |doc|'s section |anchor| explains it."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    back = link_from(path, doc)
+    head = ["# %s\n" % title,
+            "Generated by `bash test/bench/run.sh` (`test/bench/bench.py`) with "
+            "[%s](%s#%s), which says how they were measured and what they show; "
+            "do not edit by hand.\n" % (os.path.basename(doc), back, anchor)]
+    with open(path, "w") as f:
+        f.write("\n".join(head + lines).rstrip("\n") + "\n")
+
+
+def write_json(path, raw):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(raw, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
 def replace_amd_section(path, text):
     """Puts |text| (the AMD section) into the document at |path|, replacing
     the previous one, or before "## Raw numbers" when it has none."""
@@ -1107,7 +1158,25 @@ def ratio(a, b):
     return a / b
 
 
+def write_sim_table(w, sim, kernel_order):
+    w("| kernel | N | version | " + " | ".join(SIM_COUNTERS) + " |")
+    w("|---|---|---|" + "---|" * len(SIM_COUNTERS))
+    for kname in kernel_order:
+        s = sim.get(kname)
+        if not s:
+            continue
+        for (wd, v), c in sorted(s["counters"].items(), key=lambda kv: (kv[0][0], VERSIONS.index(kv[0][1]))):
+            if "error" in c:
+                w("| `%s` | %d | %s | error: %s |" % (kname, wd, v, " ".join(c["error"]).replace("|", "/")) +
+                  " |" * (len(SIM_COUNTERS) - 1))
+            else:
+                w("| `%s` | %d | %s | %s |" % (kname, wd, v, " | ".join(str(c.get(x, "—")) for x in SIM_COUNTERS)))
+    w("")
+
+
 def write_doc(path, ctx):
+    """The report at |path|; its tables and raw numbers in data_files(path)."""
+    files = data_files(path)
     L = []
     w = L.append
     info = ctx["info"]
@@ -1366,19 +1435,11 @@ def write_doc(path, ctx):
           "of that small dispatch: compare versions within a row group, not absolute "
           "numbers with the timed sizes. The versions are also diffed on the "
           "simulator at each size.\n")
-        w("| kernel | N | version | " + " | ".join(SIM_COUNTERS) + " |")
-        w("|---|---|---|" + "---|" * len(SIM_COUNTERS))
-        for kname in ctx["kernel_order"]:
-            s = sim.get(kname)
-            if not s:
-                continue
-            for (wd, v), c in sorted(s["counters"].items(), key=lambda kv: (kv[0][0], VERSIONS.index(kv[0][1]))):
-                if "error" in c:
-                    w("| `%s` | %d | %s | error: %s |" % (kname, wd, v, " ".join(c["error"]).replace("|", "/")) +
-                      " |" * (len(SIM_COUNTERS) - 1))
-                else:
-                    w("| `%s` | %d | %s | %s |" % (kname, wd, v, " | ".join(str(c.get(x, "—")) for x in SIM_COUNTERS)))
-        w("")
+        sim_link = link_from(path, files["sim"])
+        w("The counters, per kernel, size and version: [%s](%s).\n" % (sim_link, sim_link))
+        S = []
+        write_sim_table(S.append, sim, ctx["kernel_order"])
+        write_data_page(files["sim"], path, SIM_PAGE_TITLE, SIM_ANCHOR, S)
         w("Simulator diffs (exact unless noted):\n")
         for kname in ctx["kernel_order"]:
             k = [x for x in KERNELS if x["name"] == kname][0]
@@ -1397,15 +1458,18 @@ def write_doc(path, ctx):
 
     # ---- AMD
     if ctx.get("amd"):
-        write_amd_section(w, ctx["amd"], ctx["kernel_order"], info["commit"])
+        A = []
+        write_amd_section(w, A.append, link_from(path, files["amd"]), ctx["amd"],
+                          ctx["kernel_order"], info["commit"])
+        write_data_page(files["amd"], path, AMD_PAGE_TITLE, AMD_ANCHOR, A)
         w("")
 
     # ---- raw
     w("## Raw numbers\n")
-    w("Every measurement of this run as JSON (`%s` holds the same):\n" % ctx["json_rel"])
-    w("```json")
-    w(json.dumps(ctx["raw"], indent=1, sort_keys=True))
-    w("```")
+    json_link = link_from(path, files["json"])
+    w("Every measurement of this run as JSON: [%s](%s) (`%s` holds the same)." %
+      (json_link, json_link, ctx["json_rel"]))
+    write_json(files["json"], ctx["raw"])
     with open(path, "w") as f:
         f.write("\n".join(L) + "\n")
 
@@ -1428,7 +1492,7 @@ MECHANISM = {
         "chooses the read by `SubgroupSize` (one select lavapipe folds): the "
         "shuffle at 8 lanes, else a broadcast of the uniform lane (SPIR-V 1.5) or "
         "batches of one element read from the first lane (SPIR-V 1.3; "
-        "docs/passes/batch-uniform-loads.md).",
+        "docs/design/batch-uniform-loads.md).",
     "light_loop_hlsl":
         "batch-uniform-loads on glslang's HLSL output (the loop body is the loop's "
         "continue target): as `light_loop`, one float4 per light, `WaveReadLaneAt` "
@@ -1680,10 +1744,18 @@ def main():
             paths[k["name"]] = amd_versions(k, bindir, p)
         log("waverun isa: %s" % ", ".join(t[2] for t in AMD_TARGETS))
         amd = amd_stats(kernels, bindir, paths)
-        lines = []
-        write_amd_section(lines.append, amd, [k["name"] for k in kernels], info["commit"])
+        lines, tables = [], []
         target = out_doc or os.path.join(REPO, "docs", "benchmarks.md")
+        files = data_files(target)
+        write_amd_section(lines.append, tables.append, link_from(target, files["amd"]), amd,
+                          [k["name"] for k in kernels], info["commit"])
         replace_amd_section(target, "\n".join(lines) + "\n")
+        write_data_page(files["amd"], target, AMD_PAGE_TITLE, AMD_ANCHOR, tables)
+        if os.path.exists(files["json"]):  # the raw numbers follow the section
+            with open(files["json"]) as f:
+                raw = json.load(f)
+            raw["amd"] = amd
+            write_json(files["json"], raw)
         log("wrote the AMD section of %s (%.0f s)" % (target, time.monotonic() - t0))
         return 0
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs the benchmarks and regenerates docs/benchmarks.md (and
-# docs/benchmarks-scaling.png).
+# Runs the benchmarks and regenerates docs/benchmarks.md (with its data in
+# docs/data/, and docs/benchmarks-scaling.png).
 #   bash test/bench/run.sh                     # build/ (or $WAVEOPT_BUILD)
 #   bash test/bench/run.sh --build build-bench # another build directory
 #   bash test/bench/run.sh --smoke             # tiny sizes, 1 rep, no doc

@@ -8,7 +8,7 @@
 //   5 sampled image (texelFetch, row 0)           (Texture2D<float4>.Load)
 //   6 storage buffer without readonly (vec4), the kernel never writes it
 // Measured with `waverun isa` as written, -O and -O --assume-driver=radv
-// (docs/passes/batch-uniform-loads.md, "Driver profiles").
+// (docs/design/batch-uniform-loads.md, "Driver profiles").
 #version 450
 layout(local_size_x = 256) in;
 layout(set = 0, binding = 0) uniform Constants { uint start; uint mask; } k;

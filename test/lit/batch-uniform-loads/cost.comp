@@ -1,4 +1,4 @@
-// The cost rule (docs/passes/batch-uniform-loads.md): each loop here is
+// The cost rule (docs/design/batch-uniform-loads.md): each loop here is
 // legal to batch and refused for what it would cost, with its reason; with
 // `always` (the rule off) every one is batched. The parameters move the
 // limits.

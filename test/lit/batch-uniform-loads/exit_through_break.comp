@@ -1,4 +1,4 @@
-// The one-exit form (docs/passes/batch-uniform-loads.md, "One exit") for a
+// The one-exit form (docs/design/batch-uniform-loads.md, "One exit") for a
 // loop whose test is a `break` at the top of its body: the test's branch
 // now compares the slot counter with the batch's trip count, and the break
 // block leaves the inner loop. No flag says why the inner loop left, so

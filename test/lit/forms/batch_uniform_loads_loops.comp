@@ -7,7 +7,7 @@
 // spirv-opt -O, GLSL and HLSL. (Through waveopt -O, whose preparation
 // takes raw modules to SSA form first: the pass alone refuses a counter
 // kept in a local variable, AddressNotInduction, and says to run
-// --ssa-rewrite; docs/passes/batch-uniform-loads.md.)
+// --ssa-rewrite; docs/design/batch-uniform-loads.md.)
 // RUN: %python %S/forms.py --waveopt %waveopt --glslang %glslang --spirv-opt %spirv-opt --spirv-val %spirv-val \
 // RUN:   --flags="-O --target=none" --expect="batch-uniform-loads: applied BatchedLoads" \
 // RUN:   %s %S/Inputs/batch_uniform_loads_loops.hlsl | %FileCheck %s

@@ -1,5 +1,5 @@
 // morton-remap weighs 2-D image accesses against linear ones by how often
-// they run (docs/passes/morton-remap.md): here a loop of 3 image reads
+// they run (docs/design/morton-remap.md): here a loop of 3 image reads
 // (weight 3) against 4 row-major buffer accesses that the remap would make
 // touch more 64-byte lines (weight 4). Whatever the loop's spelling -- for,
 // while, do-while, counting down, != or <= tests, the counter unsigned --

@@ -2,7 +2,7 @@
 // invocation's own texel (one per invocation) and whose value feeds only
 // commutative reductions (tile min/max: two atomics): relabelling changes
 // which invocation reads which texel, not which texels the workgroup reads,
-// and costs instructions (docs/passes/morton-remap.md, "Own texels into
+// and costs instructions (docs/design/morton-remap.md, "Own texels into
 // reductions"). `always` still remaps it. A neighbour's texel, a write, or
 // a read value that steers a branch keep the old decision (Remapped).
 // RUN: %waveopt %s -o %t.orig.spv

@@ -3,7 +3,7 @@
 // pins that), and keeps the small-bin case C and 64-bit atomics; cpu keeps
 // only case B, the one measured faster on lavapipe. none (the default of a
 // pass named on its own) rewrites all of them; generic is portable now, which
-// holds both drivers' facts (docs/targets.md). Evidence: docs/passes/prereduce-atomics.md.
+// holds both drivers' facts (docs/targets.md). Evidence: docs/design/prereduce-atomics.md.
 // RUN: %waveopt %s --prereduce-atomics --assume-driver=radv -o %t.radv.spv --remarks=prereduce --remarks-missed=prereduce 2> %t.radv
 // RUN: %spirv-val --target-env vulkan1.1 %t.radv.spv
 // RUN: %FileCheck %s --check-prefix=RADV < %t.radv
