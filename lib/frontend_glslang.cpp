@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <regex>
 #include <sstream>
 
 // glslang was built with its HLSL front end (scripts/deps.sh); the HLSL
@@ -55,16 +56,23 @@ std::string DirName(const std::string& path) {
 }
 
 // #include "x": next to the including file first, then -I directories.
-// Every file it reads goes to |read| (may be null), once, in order.
+// Every file it reads goes to |read| (may be null), once, in order. glslang
+// sees each file under its recorded name (CompileOptions::record_name);
+// |real_| maps that back to the path.
 class Includer : public glslang::TShader::Includer {
  public:
-  Includer(std::string top_file, std::vector<std::string> dirs, std::vector<std::string>* read)
-      : top_file_(std::move(top_file)), dirs_(std::move(dirs)), read_(read) {}
+  Includer(const std::string& top_file, const std::string& top_name,
+           std::vector<std::string> dirs, const CompileOptions& options,
+           std::vector<std::string>* read)
+      : top_name_(top_name), dirs_(std::move(dirs)), options_(options), read_(read) {
+    real_[top_name] = top_file;
+  }
 
   IncludeResult* includeLocal(const char* header, const char* includer,
                               size_t depth) override {
-    std::string from = (includer && *includer) ? includer : top_file_;
-    std::vector<std::string> candidates = {DirName(from) + "/" + header};
+    auto from = real_.find((includer && *includer) ? includer : top_name_);
+    std::vector<std::string> candidates;
+    if (from != real_.end()) candidates.push_back(DirName(from->second) + "/" + header);
     for (const std::string& d : dirs_) candidates.push_back(d + "/" + header);
     return Load(candidates);
   }
@@ -92,14 +100,18 @@ class Includer : public glslang::TShader::Includer {
         const std::string name = std::filesystem::path(path).lexically_normal().string();
         if (std::find(read_->begin(), read_->end(), name) == read_->end()) read_->push_back(name);
       }
-      return new IncludeResult(path, text->data(), text->size(), text);
+      const std::string recorded = options_.record_name ? options_.record_name(path) : path;
+      real_[recorded] = path;
+      return new IncludeResult(recorded, text->data(), text->size(), text);
     }
     return nullptr;
   }
 
-  std::string top_file_;
+  std::string top_name_;
   std::vector<std::string> dirs_;
+  const CompileOptions& options_;
   std::vector<std::string>* read_;
+  std::map<std::string, std::string> real_;  // recorded name → path
 };
 
 // Whether a line of glslang's log starts a message of its own (rather than
@@ -194,17 +206,31 @@ void WarnCollisions(const std::vector<uint32_t>& words, const std::map<std::stri
   }
 }
 
+// Whether HLSL |source| declares a compute entry point: a [numthreads(...)]
+// attribute (DXC requires one on every compute shader).
+bool HasNumThreads(const std::string& source) {
+  static const std::regex kNumThreads("\\[\\s*numthreads\\s*\\(");
+  return std::regex_search(source, kNumThreads);
+}
+
 // The stage of |file_name|: -S, else its extension, else (HLSL, whose
-// files say no stage) compute, with |guessed| set. False with |error| when
-// a GLSL file's stage cannot be told.
+// files say no stage) compute when |source| has [numthreads], with |guessed|
+// set. False with |error| when the stage cannot be told.
 bool ChooseStage(const CompileOptions& options, const std::string& file_name,
-                 std::string* stage_name, bool* guessed, std::string* error) {
+                 const std::string& source, std::string* stage_name, bool* guessed,
+                 std::string* error) {
   *stage_name = options.stage;
   if (stage_name->empty()) {
     size_t dot = file_name.find_last_of('.');
     if (dot != std::string::npos) *stage_name = StageForExtension(file_name.substr(dot));
   }
   if (stage_name->empty() && options.language == SourceLanguage::kHlsl) {
+    if (!HasNumThreads(source)) {
+      *error = "cannot tell the stage of HLSL entry point '" + options.entry_point +
+               "' (no [numthreads], so no compute shader): pass -S <stage> (vert, frag, "
+               "...; or DXC's -T <profile>)";
+      return false;
+    }
     *stage_name = "comp";
     *guessed = true;
   }
@@ -270,7 +296,7 @@ bool CompileShader(const std::string& source, const std::string& file_name,
   std::string stage_name;
   bool guessed = false;
   EShLanguage stage;
-  if (!ChooseStage(options, file_name, &stage_name, &guessed, error)) return false;
+  if (!ChooseStage(options, file_name, source, &stage_name, &guessed, error)) return false;
   if (!StageFromName(stage_name, &stage)) {
     *error = "unknown shader stage '" + stage_name + "'";
     return false;
@@ -316,7 +342,9 @@ bool CompileShader(const std::string& source, const std::string& file_name,
 
   glslang::TShader shader(stage);
   const char* text = source.c_str();
-  const char* name = file_name.c_str();
+  const std::string recorded =
+      options.record_name ? options.record_name(file_name) : file_name;
+  const char* name = recorded.c_str();
   const int length = static_cast<int>(source.size());
   shader.setStringsWithLengthsAndNames(&text, &length, &name, 1);
   shader.setPreamble(preamble.c_str());
@@ -333,7 +361,7 @@ bool CompileShader(const std::string& source, const std::string& file_name,
   if (hlsl) message_bits |= EShMsgReadHlsl;
   EShMessages messages = static_cast<EShMessages>(message_bits);
   if (included_files != nullptr) included_files->clear();
-  Includer includer(file_name, options.include_dirs, included_files);
+  Includer includer(file_name, recorded, options.include_dirs, options, included_files);
   if (!shader.parse(GetDefaultResources(), hlsl ? 500 : 450, false, messages,
                     includer)) {
     *error = FirstErrorLine(shader.getInfoLog());

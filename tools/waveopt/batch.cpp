@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -26,8 +27,8 @@ using waveopt::support::ChildProcess;
 using waveopt::support::ChildResult;
 
 // The extension of the outputs: the --emit format's, else .spv.
-std::string OutputExtension(const Cli& cli) {
-  switch (cli.emit) {
+std::string OutputExtension(Format emit) {
+  switch (emit) {
     case Format::kSpvAsm: return ".spvasm";
     case Format::kGlsl: return ".glsl";
     case Format::kHlsl: return ".hlsl";
@@ -57,32 +58,63 @@ bool ListDirectory(const Cli& cli, std::vector<Job>* jobs, std::string* error) {
     Job job;
     job.input = f.string();
     job.output = (fs::path(cli.out_dir) / fs::relative(f, cli.batch)).string() +
-                 OutputExtension(cli);
+                 OutputExtension(cli.emit);
     jobs->push_back(job);
   }
   return true;
 }
 
-// One line of a list: "<input> [-o <output>] [-D<define>]... [-I<dir>]...".
-// The output is relative to --out-dir; by default the input's file name.
+const char* const kListLine =
+    "a list line is <input> [-o <output>] [-D<name>[=<value>]]... [-I<dir>]... [-S <stage>] "
+    "[-T <profile>] [-e <entry>] [--emit=<format>] [--target=<target>] [--target-env=<env>]";
+
+// One setting of a list line: |token|, with its value from |in| where it
+// takes one. False with |error|.
+bool ParseListFlag(const std::string& token, std::istringstream& in, Job* job,
+                   std::string* output, std::string* error) {
+  auto value = [&](const char* flag) {
+    std::string v = token.size() > std::strlen(flag) ? token.substr(std::strlen(flag)) : "";
+    if (v.empty()) in >> v;
+    return v;
+  };
+  auto starts = [&](const char* p) { return token.rfind(p, 0) == 0; };
+  if (token == "-o") *output = value("-o");
+  else if (starts("-D") && token.size() > 2) job->defines.push_back(token.substr(2));
+  else if (starts("-I") && token.size() > 2) job->include_dirs.push_back(token.substr(2));
+  else if (starts("-S")) job->stage = value("-S");
+  else if (starts("-T")) {
+    const std::string profile = value("-T");
+    job->stage = StageForProfile(profile);
+    if (job->stage.empty()) *error = "-T " + profile + ": not one of DXC's stage profiles";
+  } else if (starts("-e") || starts("-E")) job->entry_point = value(token.substr(0, 2).c_str());
+  else if (starts("--emit=")) {
+    if (!ParseFormat(token.substr(7), &job->emit)) *error = "unknown format in " + token;
+  } else if (starts("--target=") || starts("--assume-driver=") || starts("--target-env=")) {
+    waveopt::Options scratch;
+    if (waveopt::ParseOptionFlag(token, &scratch, error)) job->option_flags.push_back(token);
+  } else {
+    *error = kListLine;
+  }
+  return error->empty();
+}
+
+// One line of a list: an input and its own settings (kListLine). The output
+// is relative to --out-dir; by default the input's file name.
 bool ParseListLine(const Cli& cli, const std::string& line, Job* job, std::string* error) {
   std::istringstream in(line);
   std::string token, output;
   in >> job->input;
   while (in >> token) {
-    if (token == "-o" && (in >> output)) continue;
-    if (token.rfind("-D", 0) == 0 && token.size() > 2) {
-      job->defines.push_back(token.substr(2));
-    } else if (token.rfind("-I", 0) == 0 && token.size() > 2) {
-      job->include_dirs.push_back(token.substr(2));
-    } else {
-      *error = "'" + token + "' in '" + line + "': a list line is <input> [-o <output>] "
-               "[-D<name>[=<value>]]... [-I<dir>]...";
+    if (!ParseListFlag(token, in, job, &output, error)) {
+      *error = "'" + token + "' in '" + line + "': " + *error;
       return false;
     }
   }
-  if (output.empty()) output = fs::path(job->input).filename().string() + OutputExtension(cli);
-  *error = UnknownOutputExtension(cli, output);
+  const Format emit = job->emit != Format::kUnknown ? job->emit : cli.emit;
+  if (output.empty()) output = fs::path(job->input).filename().string() + OutputExtension(emit);
+  Cli effective = cli;
+  effective.emit = emit;
+  *error = UnknownOutputExtension(effective, output);
   if (!error->empty()) return false;
   job->output = (fs::path(cli.out_dir) / output).string();
   return true;

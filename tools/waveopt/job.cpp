@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "tools/waveopt/cli.h"
+#include "tools/waveopt/sha256.h"
 
 namespace waveopt_cli {
 namespace {
@@ -51,6 +52,13 @@ spv_target_env TextEnv(const Cli& cli, const std::string& bytes) {
   return cli.options.has_target_env ? cli.options.target_env : SPV_ENV_UNIVERSAL_1_3;
 }
 
+// The name |file| (the input, or a file it #included, as the front end
+// spelled it) is recorded under in the module.
+std::string Recorded(const Cli& cli, const Job& job, const std::string& file) {
+  if (file == job.input && !cli.source_name.empty()) return cli.source_name;
+  return RecordedName(cli.prefix_map, file);
+}
+
 // |bytes| in |format| → |words|; |includes| gets the files GLSL/HLSL
 // #included. Front-end warnings go to stderr.
 bool LoadModule(const Cli& cli, const Job& job, Format format, const std::string& bytes,
@@ -71,6 +79,7 @@ bool LoadModule(const Cli& cli, const Job& job, Format format, const std::string
       compile.defines.insert(compile.defines.end(), job.defines.begin(), job.defines.end());
       compile.include_dirs.insert(compile.include_dirs.end(), job.include_dirs.begin(),
                                   job.include_dirs.end());
+      compile.record_name = [&](const std::string& file) { return Recorded(cli, job, file); };
       std::vector<std::string> warnings;
       const bool ok =
           waveopt::CompileShader(bytes, job.input, compile, words, error, &warnings, includes);
@@ -86,13 +95,16 @@ bool LoadModule(const Cli& cli, const Job& job, Format format, const std::string
   return false;
 }
 
-// A path as make and Ninja read it in a depfile.
+// A path as GNU make and Ninja both read it in a depfile: ' ', '#' and ':'
+// after a backslash (the backslashes before them doubled), '$' doubled.
 std::string EscapeForMake(const std::string& path) {
   std::string out;
+  size_t backslashes = 0;
   for (char c : path) {
-    if (c == ' ' || c == '#') out += '\\';
+    if (c == ' ' || c == '#' || c == ':') out += std::string(backslashes + 1, '\\');
     if (c == '$') out += '$';
     out += c;
+    backslashes = c == '\\' ? backslashes + 1 : 0;
   }
   return out;
 }
@@ -230,17 +242,60 @@ int WriteOutputs(const Job& job, const std::string& bytes,
   return 0;
 }
 
+// --print-cache-key(-material): the key of the output this run would
+// write, from the input and the files it #included as read now.
+int PrintCacheKey(const Cli& cli, const Job& job, Format format, const std::string& bytes,
+                  const std::vector<std::string>& includes) {
+  KeyInputs k;
+  k.cli = &cli;
+  k.input_format = format;
+  k.output_format = OutputFormat(cli, job);
+  const bool source = format == Format::kGlsl || format == Format::kHlsl;
+  if (source) {
+    k.stage = cli.compile.stage.empty() && format == Format::kGlsl
+                  ? waveopt::StageForExtension(Extension(job.input))
+                  : cli.compile.stage;
+  }
+  k.files.emplace_back(source ? Recorded(cli, job, job.input) : "input", bytes);
+  for (const std::string& file : includes) {
+    std::string text, error;
+    if (!waveopt::ReadFile(file, &text, &error)) return Fail(file, error);
+    k.files.emplace_back(Recorded(cli, job, file), text);
+  }
+  const std::string material = CacheKeyMaterial(k);
+  std::fputs(cli.print_cache_key_material ? material.c_str()
+                                          : (Sha256Hex(material) + "\n").c_str(),
+             stdout);
+  return 0;
+}
+
 }  // namespace
 
-int RunJob(const Cli& cli, const Job& job, bool write_remarks_file,
+bool ApplyJob(const Job& job, Cli* cli, std::string* error) {
+  if (!job.stage.empty()) cli->compile.stage = job.stage;
+  if (!job.entry_point.empty()) cli->compile.entry_point = job.entry_point;
+  if (job.emit != Format::kUnknown) cli->emit = job.emit;
+  for (const std::string& flag : job.option_flags) {
+    if (!waveopt::ParseOptionFlag(flag, &cli->options, error)) return false;
+    cli->key_flags.push_back(flag);
+  }
+  return true;
+}
+
+int RunJob(const Cli& base, const Job& job, bool write_remarks_file,
            std::vector<waveopt::Remark>* selected) {
   const std::string& in = job.input;
   std::string bytes, error;
+  Cli cli = base;
+  if (!ApplyJob(job, &cli, &error)) return Fail(in, error);
   if (!waveopt::ReadFile(in, &bytes, &error)) return Fail(in, error);
   const Format format = DetectFormat(cli, in, bytes);
   std::vector<uint32_t> words;
   std::vector<std::string> includes;
   if (!LoadModule(cli, job, format, bytes, &words, &includes, &error)) return Fail(in, error);
+  if (cli.print_cache_key || cli.print_cache_key_material) {
+    return PrintCacheKey(cli, job, format, bytes, includes);
+  }
   if (job.deps.only) {
     if (job.deps.file.empty()) {
       std::fputs(DepRule(job, includes).c_str(), stdout);

@@ -54,8 +54,6 @@ std::string UnknownOutputExtension(const Cli& cli, const std::string& output) {
          "stages' (.comp, .vert, .frag, ...), or give --emit=spv|spvasm|glsl|hlsl";
 }
 
-namespace {
-
 bool ParseFormat(const std::string& s, Format* f) {
   if (s == "spv") *f = Format::kSpv;
   else if (s == "spvasm") *f = Format::kSpvAsm;
@@ -64,6 +62,21 @@ bool ParseFormat(const std::string& s, Format* f) {
   else return false;
   return true;
 }
+
+// DXC's -T <profile> (ps_6_0, cs_6_5, ...) as a stage: its prefix before
+// '_'; the shader model is glslang's business. "" for lib_ and unknowns.
+std::string StageForProfile(const std::string& profile) {
+  static const char* const kProfiles[][2] = {
+      {"ps", "frag"}, {"vs", "vert"}, {"cs", "comp"}, {"gs", "geom"},
+      {"hs", "tesc"}, {"ds", "tese"}, {"ms", "mesh"}, {"as", "task"}};
+  const std::string prefix = profile.substr(0, profile.find('_'));
+  for (const auto& p : kProfiles) {
+    if (prefix == p[0]) return p[1];
+  }
+  return "";
+}
+
+namespace {
 
 // --help's targets: each with its facts (docs/targets.md has the evidence).
 void PrintTargets() {
@@ -78,19 +91,6 @@ void PrintTargets() {
     if (t == waveopt::Target::kIntel) facts = "portable's (nothing measured)";
     std::printf("  %-9s facts: %s\n", "", facts.empty() ? "none" : facts.c_str());
   }
-}
-
-// DXC's -T <profile> (ps_6_0, cs_6_5, ...) as a stage: its prefix before
-// '_'; the shader model is glslang's business. "" for lib_ and unknowns.
-std::string StageForProfile(const std::string& profile) {
-  static const char* const kProfiles[][2] = {
-      {"ps", "frag"}, {"vs", "vert"}, {"cs", "comp"}, {"gs", "geom"},
-      {"hs", "tesc"}, {"ds", "tese"}, {"ms", "mesh"}, {"as", "task"}};
-  const std::string prefix = profile.substr(0, profile.find('_'));
-  for (const auto& p : kProfiles) {
-    if (prefix == p[0]) return p[1];
-  }
-  return "";
 }
 
 // -S <stage> or -T <profile>: one stage, however many times it is said.
@@ -182,10 +182,20 @@ void PrintHelp() {
       "  --batch <list-or-dir>          every input of a directory (shader\n"
       "                                 extensions, .hlsl, .spv, .spvasm) or of a\n"
       "                                 list (lines: <input> [-o <out>] [-D..]\n"
-      "                                 [-I..]), each in a child process; needs\n"
+      "                                 [-I..] [-S..] [-T..] [-e..] [--emit=..]\n"
+      "                                 [--target=..] [--target-env=..]), each in\n"
+      "                                 a child process; needs\n"
       "                                 --out-dir; one --remarks-output for all\n"
       "  --out-dir <dir>, --jobs <n>    where --batch writes; how many at once\n"
       "                                 (default: one per processor)\n"
+      "  --source-prefix-map=<old>=<new>\n"
+      "                                 record GLSL/HLSL files under <old> as\n"
+      "                                 under <new> (repeatable; the longest\n"
+      "                                 <old> wins; <new> may be empty)\n"
+      "  --source-name=<name>           record the input under <name>\n"
+      "  --print-cache-key              print the SHA-256 key of this output\n"
+      "                                 (version, flags, inputs' digests) and exit\n"
+      "  --print-cache-key-material     print what that key hashes, and exit\n"
       "  --step-timeout=<s>             a spirv-opt step still running after s\n"
       "                                 seconds is killed (default 600; 0: none)\n"
       "  --no-isolation                 run spirv-opt steps in this process, not\n"
@@ -273,12 +283,51 @@ bool ParseCliFlag(const std::vector<std::string>& args, size_t* i, Cli* cli) {
   } else if (StartsWith(a, "--step-timeout=")) {
     cli->options.isolation_timeout_s = ParseSeconds("--step-timeout", a.substr(15));
   } else if (a == "--no-isolation") cli->options.isolation = waveopt::Isolation::kNone;
+  else if (StartsWith(a, "--source-prefix-map=")) {
+    if (!ParsePrefixMap(a.substr(20), &cli->prefix_map, &error)) UsageError(error);
+  } else if (StartsWith(a, "--source-name=")) cli->source_name = a.substr(14);
+  else if (a == "--print-cache-key") cli->print_cache_key = true;
+  else if (a == "--print-cache-key-material") cli->print_cache_key_material = true;
   else return false;
   return true;
 }
 
+// Whether a flag ParseCliFlag took can change the output bytes in a way the
+// cache key does not state otherwise (it states -D, -S, -e, -x and the
+// output format canonically, and the files -I found by content). Flags not
+// listed here count: a new one is keyed until it is known not to matter.
+bool KeyedCliFlag(const std::string& a) {
+  static const char* const kExact[] = {
+      "-o", "-x", "-S", "-T", "-e", "-E", "-M", "-MM", "-MD", "-MF", "-MT", "--batch",
+      "--out-dir", "--jobs", "-j", "--time-report", "--no-isolation", "--print-all",
+      "--print-uniformity", "--print-loop-candidates", "--print-spec-constants",
+      "--print-cache-key", "--print-cache-key-material"};
+  static const char* const kPrefix[] = {"-D", "-I", "--emit=", "--remarks", "--step-timeout=",
+                                        "--source-prefix-map=", "--source-name="};
+  for (const char* e : kExact) {
+    if (a == e) return false;
+  }
+  for (const char* p : kPrefix) {
+    if (StartsWith(a, p)) return false;
+  }
+  return true;
+}
+
+// --print-cache-key and --source-name: one input, a module at the end.
+void CheckKeyCombinations(const Cli& cli) {
+  if (!cli.print_cache_key && !cli.print_cache_key_material) return;
+  if (!cli.batch.empty()) UsageError("--print-cache-key is for one input; run it per input, not with --batch");
+  if (cli.deps.only || cli.print_uniformity || cli.print_loop_candidates) {
+    UsageError("--print-cache-key keys a module output, not -M, --print-uniformity or --print-loop-candidates");
+  }
+}
+
 // The combinations that cannot work, refused before anything runs.
 void CheckCombinations(const Cli& cli) {
+  CheckKeyCombinations(cli);
+  if (!cli.batch.empty() && !cli.source_name.empty()) {
+    UsageError("--source-name names one input; --batch inputs are named by their paths");
+  }
   if (!cli.batch.empty()) {
     if (!cli.input.empty()) UsageError("--batch takes its inputs from " + cli.batch + ", not " + cli.input);
     if (cli.out_dir.empty()) UsageError("--batch needs --out-dir");
@@ -316,7 +365,10 @@ Cli ParseArgs(int argc, char** argv) {
     } else if (a == "--version") {
       PrintVersion();
       std::exit(0);
-    } else if (ParseCliFlag(args, &i, &cli)) {
+    } else if (const size_t first = i; ParseCliFlag(args, &i, &cli)) {
+      if (KeyedCliFlag(a)) {
+        cli.key_flags.insert(cli.key_flags.end(), args.begin() + first, args.begin() + i + 1);
+      }
       continue;
     } else if (a == "-" || a[0] != '-') {
       if (!cli.input.empty()) UsageError("more than one input file: " + cli.input + ", " + a);
@@ -324,6 +376,7 @@ Cli ParseArgs(int argc, char** argv) {
     } else {
       std::string error;
       if (!waveopt::ParseOptionFlag(a, &cli.options, &error)) UsageError(error);
+      cli.key_flags.push_back(a);
     }
   }
   CheckCombinations(cli);

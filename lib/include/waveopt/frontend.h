@@ -6,6 +6,7 @@
 #define WAVEOPT_FRONTEND_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -65,13 +66,19 @@ struct CompileOptions {
   SourceLanguage language = SourceLanguage::kGlsl;
   // Shader stage: "comp", "vert", "frag", "geom", "tesc", "tese", "task",
   // "mesh". Empty: from the file name's extension (".comp" ...), or "comp"
-  // for HLSL.
+  // for HLSL with a [numthreads(...)] attribute; other HLSL is refused.
   std::string stage;
   std::string entry_point = "main";
   std::vector<std::string> defines;       // "NAME" or "NAME=VALUE"
   std::vector<std::string> include_dirs;  // searched for #include "..."
   spv_target_env target_env = SPV_ENV_VULKAN_1_1;
   ResourceBindings bindings;
+  // The name a file (the source's file_name, or an #include as found) is
+  // recorded under in the module's OpString/OpSource/OpLine and in
+  // glslang's messages; empty: as given. Reproducible builds map machine
+  // paths away here (the CLI's --source-prefix-map); names must stay
+  // distinct.
+  std::function<std::string(const std::string&)> record_name;
 };
 
 // Compiles |source| (named |file_name| in messages) to SPIR-V. On failure

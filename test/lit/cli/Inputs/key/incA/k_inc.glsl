@@ -1,0 +1,1 @@
+uint Weight() { return 1u; }

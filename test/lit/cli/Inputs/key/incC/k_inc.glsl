@@ -1,0 +1,1 @@
+uint Weight() { return 2u; }
