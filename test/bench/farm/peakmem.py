@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Runs a command and samples, every 10 ms, the resident memory of it and
 all its descendants (from /proc). Prints one line to stderr:
-  peakmem: wall_s=<s> peak_total_kib=<sum over the tree> peak_process_kib=<largest one>
+  peakmem: wall_s=<s> cpu_s=<user+sys of the tree> peak_total_kib=<sum over
+  the tree> peak_process_kib=<largest one>
 and exits with the command's status."""
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -46,8 +48,10 @@ def main():
         peak_one = max(peak_one, max(sizes))
         time.sleep(0.01)
     wall = time.monotonic() - start
-    print(f"peakmem: wall_s={wall:.2f} peak_total_kib={peak_total} peak_process_kib={peak_one}",
-          file=sys.stderr)
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = usage.ru_utime + usage.ru_stime
+    print(f"peakmem: wall_s={wall:.3f} cpu_s={cpu:.2f} peak_total_kib={peak_total} "
+          f"peak_process_kib={peak_one}", file=sys.stderr)
     sys.exit(proc.returncode)
 
 

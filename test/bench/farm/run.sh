@@ -38,17 +38,23 @@ configure() {
     > "$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; fail "configuring $dir failed"; }
 }
 
-# run_ninja <dir>: builds; prints the seconds it took; the outputs it built
-# (the -o of each command ninja ran) go to <dir>.built, one kernel file name
-# a line.
+# measure <log> <command...>: runs it under peakmem.py (its output to <log>)
+# and sets wall, cpu, total_kib, one_kib.
+measure() {
+  local log=$1
+  shift
+  python3 "$script_dir/peakmem.py" "$@" > "$log" 2>&1 || { cat "$log"; fail "$* failed"; }
+  read -r wall cpu total_kib one_kib < <(sed -n \
+    's/^peakmem: wall_s=\(.*\) cpu_s=\(.*\) peak_total_kib=\(.*\) peak_process_kib=\(.*\)/\1 \2 \3 \4/p' "$log")
+}
+
+# run_ninja <dir>: builds (measure); the outputs it built (the -o of each
+# command ninja ran) go to <dir>.built, one kernel file name a line.
 run_ninja() {
-  local dir=$1 t0 t1
-  t0=$(date +%s.%N)
-  ninja -C "$dir" -v -j"$jobs" > "$dir.ninja.log" 2>&1 || { cat "$dir.ninja.log"; fail "ninja failed in $dir"; }
-  t1=$(date +%s.%N)
+  local dir=$1
+  measure "$dir.ninja.log" ninja -C "$dir" -v -j"$jobs"
   grep -o -- ' -o [^ ]*\.spv' "$dir.ninja.log" | sed 's/^ -o //' | sort -u | xargs -r -n1 basename \
     | sed 's/\.spv$//' | sort > "$dir.built" || true
-  awk "BEGIN { printf \"%.3f\", $t1 - $t0 }"
 }
 
 # dependents <file>: the kernels (name.comp) that include <file>, directly or
@@ -73,7 +79,7 @@ includes() {
 expect_rebuild() {
   local dir=$1 what=$2 perms=$3 k
   shift 3
-  run_ninja "$dir" > /dev/null
+  run_ninja "$dir"
   sort -o "$dir.want" <(for k in "$@"; do for _ in $(seq "$perms"); do echo "$k"; done; done)
   cmp -s "$dir.built" "$dir.want" ||
     { diff "$dir.want" "$dir.built" | head; fail "$what: rebuilt other than exactly its dependents"; }
@@ -82,10 +88,10 @@ expect_rebuild() {
 
 if [ "$mode" = --check ]; then
   configure "$work/check" waveopt -DFARM_WG_SIZES=64 -DFARM_MODES=0 -DFARM_SWITCHES=0
-  run_ninja "$work/check" > /dev/null
+  run_ninja "$work/check"
   [ "$(wc -l < "$work/check.built")" = 8 ] || fail "the first build built $(wc -l < "$work/check.built") variants, not 8"
   for s in "$work"/check/spv/*/shaders/*.spv; do spirv-val --target-env vulkan1.1 "$s"; done
-  run_ninja "$work/check" > /dev/null
+  run_ninja "$work/check"
   [ ! -s "$work/check.built" ] || fail "a no-op rebuild built $(wc -l < "$work/check.built") variants"
   for f in bins.glsl falloff.glsl tile.glsl; do  # direct, through lighting.glsl, four kernels
     touch "$inc/$f"
@@ -99,29 +105,29 @@ fi
 
 # The benchmark.
 row() { printf '| %s | %s |\n' "$1" "$2"; }
-echo "| ($(nproc) processors, Ninja -j$jobs) | |"
+echo "| $(nproc) processors, Ninja -j$jobs | wall (CPU: user + sys) |"
 echo "|---|---|"
 configure "$work/glslang" glslang
 configure "$work/waveopt" waveopt
 variants=$(grep -c '^build .*\.spv:' "$work/waveopt/build.ninja")
-row "variants" "$variants"
-t=$(run_ninja "$work/glslang")
-row "full build, glslangValidator alone" "$t s"
-t=$(run_ninja "$work/waveopt")
-row "full build, waveopt -O through waveopt_add_shaders()" "$t s"
-[ "$(wc -l < "$work/waveopt.built")" = "$variants" ] || fail "the full build built $(wc -l < "$work/waveopt.built") of $variants"
+run_ninja "$work/glslang"
+row "full build of $variants variants, glslangValidator alone" "$wall s ($cpu s)"
+run_ninja "$work/waveopt"
+[ "$(wc -l < "$work/waveopt.built")" = "$variants" ] ||
+  fail "the full build built $(wc -l < "$work/waveopt.built") of $variants"
+row "full build of $variants variants, waveopt -O through waveopt_add_shaders()" "$wall s ($cpu s)"
 best=""
 for _ in 1 2 3; do
-  t=$(run_ninja "$work/waveopt")
+  run_ninja "$work/waveopt"
   [ ! -s "$work/waveopt.built" ] || fail "a no-op rebuild built something"
-  best=$(printf '%s\n' $best $t | sort -g | head -n1)
+  best=$(printf '%s\n' $best "$wall" | sort -g | head -n1)
 done
 row "no-op rebuild (best of 3)" "$best s"
-for f in tile.glsl falloff.glsl common.glsl; do
+for f in falloff.glsl tile.glsl common.glsl; do
   touch "$inc/$f"
-  t=$(run_ninja "$work/waveopt")
-  row "touch $f: rebuilt (its dependents: $(dependents $f | wc -l) kernels)" \
-      "$(wc -l < "$work/waveopt.built") variants, $t s"
+  run_ninja "$work/waveopt"
+  row "touch $f ($(dependents $f | wc -l) of 8 kernels include it): rebuilt $(wc -l < "$work/waveopt.built") variants" \
+      "$wall s ($cpu s)"
 done
 
 # The same variants as one --batch list.
@@ -133,11 +139,10 @@ for wg in 64 128 256 512; do for m in 0 1 2 3; do for c in 0 1; do for s in 0 1;
     echo "$k -o p_${wg}_${m}_$c$s$f/$n.spv -DWG_SIZE=$wg -DMODE=$m -DCLAMP=$c -DSCALE=$s -DFAST=$f" >> "$list"
   done
 done; done; done; done; done
-for j in 1 "$jobs"; do
-  python3 "$script_dir/peakmem.py" "$prefix/bin/waveopt" -O --target-env=vulkan1.1 -I"$inc" \
-    --batch "$list" --out-dir "$work/batch$j" --jobs "$j" 2> "$work/batch$j.log" > /dev/null ||
-    { cat "$work/batch$j.log"; fail "the batch failed"; }
-  read -r wall total one < <(sed -n 's/^peakmem: wall_s=\(.*\) peak_total_kib=\(.*\) peak_process_kib=\(.*\)/\1 \2 \3/p' "$work/batch$j.log")
-  row "--batch of $(wc -l < "$list") --jobs $j" \
-      "$wall s, $(awk "BEGIN { printf \"%d\", $(wc -l < "$list") / $wall }") variants/s, peak $((total / 1024)) MiB in all, $((one / 1024)) MiB largest process"
+n=$(wc -l < "$list")
+for j in "$jobs" 1; do
+  measure "$work/batch$j.log" "$prefix/bin/waveopt" -O --target-env=vulkan1.1 -I"$inc" \
+    --batch "$list" --out-dir "$work/batch$j" --jobs "$j"
+  row "--batch of $n variants, --jobs $j" \
+      "$wall s ($cpu s), $(awk "BEGIN { printf \"%d\", $n / $wall }") variants/s, peak RSS $((total_kib / 1024)) MiB in all, $((one_kib / 1024)) MiB the largest process"
 done
