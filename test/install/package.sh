@@ -3,7 +3,7 @@
 # .tar.gz and a .deb each, stripped; nothing is built again), unpacks the
 # waveopt tarball to a prefix, MOVES the prefix, and builds consumers against
 # the moved copy only:
-#   1. the install is under 30 MB and no text file in it names the source,
+#   1. the install is under 30 MB and no file in it names the source,
 #      build or dependency directory of the machine that built it;
 #   2. the command line runs from the moved prefix (its mimalloc carried);
 #   3. a C program against waveopt::waveopt (the SPIRV-Tools it needs comes
@@ -40,7 +40,7 @@ prefix=$work/moved
 bytes=$(du -sb "$prefix" | cut -f1)
 [ "$bytes" -lt $((30 * 1024 * 1024)) ] ||
   { du -ab "$prefix" | sort -n | tail; fail "the install is $bytes bytes (limit 30 MB)"; }
-if grep -rIl -e "$src" -e "$build" -e "$(readlink -f "$deps")" "$prefix"; then
+if grep -rl -e "$src" -e "$build" -e "$(readlink -f "$deps")" "$prefix"; then
   fail "these installed files name the build machine's directories"
 fi
 
