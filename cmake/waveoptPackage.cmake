@@ -1,4 +1,4 @@
-# The installed package (docs/library.md, "Installing the package"):
+# The installed package (docs/library.md, "The package: install anywhere"):
 # relocatable, and carrying what it links.
 #
 #   <prefix>/bin/waveopt                      the command line (component shaders)
@@ -87,18 +87,17 @@ function(_waveopt_carry file component include_dir)
   install(FILES "${file}" DESTINATION ${WAVEOPT_PACKAGE_DIR} COMPONENT ${component})
 endfunction()
 
-# SPIRV-Tools, when it is the prebuilt toolchain's (not a source tree built
-# here): its archives and public headers, for the library component.
+# SPIRV-Tools, when it is the prebuilt toolchain's: its archives and public
+# headers, for the library component. Built here from a source tree
+# (WAVEOPT_SPIRV_TOOLS_SOURCE_DIR), it is not carried: the package config
+# then finds the consumer's (find_dependency).
 get_target_property(_waveopt_spvt_imported SPIRV-Tools-static IMPORTED)
 if(_waveopt_spvt_imported)
-  set(WAVEOPT_CARRIES_SPIRV_TOOLS TRUE)
   get_target_property(_inc SPIRV-Tools-static INTERFACE_INCLUDE_DIRECTORIES)
   install(DIRECTORY "${_inc}/spirv-tools" DESTINATION ${WAVEOPT_CARRY_DIR}/include
           COMPONENT library)
   _waveopt_carry(${CMAKE_CURRENT_BINARY_DIR}/waveoptCarriedSpirvTools.cmake library
     "\${_waveopt_carried}/include" SPIRV-Tools-opt SPIRV-Tools-static)
-else()
-  set(WAVEOPT_CARRIES_SPIRV_TOOLS FALSE)
 endif()
 # glslang and SPIRV-Cross for the frontends component, link-only (no
 # headers: waveopt/frontend.h does not include theirs).

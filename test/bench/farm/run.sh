@@ -9,7 +9,8 @@
 # alone; times the full build, a no-op rebuild and the rebuild after touching
 # each include; runs the same 1,024 variants as one `waveopt --batch` list at
 # --jobs 1 and at one job per processor with peak memory; prints a Markdown
-# table. glslangValidator and the tools come from PATH.
+# table. glslangValidator and the tools come from PATH. FARM_WG_SIZES="64"
+# (default "64 128 256 512") runs a quarter of the set (256 variants).
 #
 #   bash test/bench/farm/run.sh <build> <work> --check
 #
@@ -104,11 +105,12 @@ if [ "$mode" = --check ]; then
 fi
 
 # The benchmark.
+wg_sizes=${FARM_WG_SIZES:-64 128 256 512}
 row() { printf '| %s | %s |\n' "$1" "$2"; }
 echo "| $(nproc) processors, Ninja -j$jobs | wall (CPU: user + sys) |"
 echo "|---|---|"
-configure "$work/glslang" glslang
-configure "$work/waveopt" waveopt
+configure "$work/glslang" glslang "-DFARM_WG_SIZES=${wg_sizes// /;}"
+configure "$work/waveopt" waveopt "-DFARM_WG_SIZES=${wg_sizes// /;}"
 variants=$(grep -c '^build .*\.spv:' "$work/waveopt/build.ninja")
 run_ninja "$work/glslang"
 row "full build of $variants variants, glslangValidator alone" "$wall s ($cpu s)"
@@ -133,7 +135,7 @@ done
 # The same variants as one --batch list.
 list=$work/permutations.txt
 : > "$list"
-for wg in 64 128 256 512; do for m in 0 1 2 3; do for c in 0 1; do for s in 0 1; do for f in 0 1; do
+for wg in $wg_sizes; do for m in 0 1 2 3; do for c in 0 1; do for s in 0 1; do for f in 0 1; do
   for k in "$here"/shaders/*.comp; do
     n=$(basename "$k")
     echo "$k -o p_${wg}_${m}_$c$s$f/$n.spv -DWG_SIZE=$wg -DMODE=$m -DCLAMP=$c -DSCALE=$s -DFAST=$f" >> "$list"
