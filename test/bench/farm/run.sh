@@ -146,5 +146,5 @@ for j in "$jobs" 1; do
   measure "$work/batch$j.log" "$prefix/bin/waveopt" -O --target-env=vulkan1.1 -I"$inc" \
     --batch "$list" --out-dir "$work/batch$j" --jobs "$j"
   row "--batch of $n variants, --jobs $j" \
-      "$wall s ($cpu s), $(awk "BEGIN { printf \"%d\", $n / $wall }") variants/s, peak RSS $((total_kib / 1024)) MiB in all, $((one_kib / 1024)) MiB the largest process"
+      "$wall s ($cpu s), $(awk "BEGIN { printf \"%.1f\", $n / $wall }") variants/s, peak RSS $((total_kib / 1024)) MiB in all, $((one_kib / 1024)) MiB the largest process"
 done
