@@ -27,6 +27,11 @@ constexpr int kExitRace = 7;
 // A child process that runs longer than this is killed (--timeout).
 constexpr int kDefaultTimeoutS = 300;
 
+// diff on a device: a width whose driver compile (lavapipe: LLVM, minutes
+// on some large kernels) takes longer than this is answered by the
+// simulator (--compile-budget).
+constexpr double kDefaultCompileBudgetS = 30;
+
 struct Cli {
   std::string command;
   std::vector<std::string> inputs;
@@ -58,6 +63,7 @@ struct Cli {
   bool coverage = false;   // diff: report the coverage of b's added instructions
   bool require_coverage = false;
   int timeout_s = kDefaultTimeoutS;
+  double compile_budget_s = -1;  // --compile-budget; -1: kDefaultCompileBudgetS
   IsaOptions isa;          // isa: families, wave sizes, format
 };
 
