@@ -27,9 +27,10 @@ constexpr int kExitRace = 7;
 // A child process that runs longer than this is killed (--timeout).
 constexpr int kDefaultTimeoutS = 300;
 
-// diff on a device: a width whose driver compile (lavapipe: LLVM, minutes
-// on some large kernels) takes longer than this is answered by the
-// simulator (--compile-budget).
+// diff --auto on a device, where the search ran the modules on the
+// simulator: a width whose driver compile (lavapipe: LLVM, minutes on some
+// large kernels) takes longer than this is answered by the simulator
+// (--compile-budget sets it for any diff).
 constexpr double kDefaultCompileBudgetS = 30;
 
 struct Cli {
@@ -58,6 +59,7 @@ struct Cli {
   int sim_limit = 0;       // the simulator's instruction limit (0: its default)
   bool auto_spec = false;  // --auto
   bool auto_resolved = false;  // the parent turned --auto into spec lines
+  bool auto_simulated = false;  // ... and its search ran the modules on the simulator
   bool self_check = true;  // diff: run the first module twice
   bool race_check = true;  // diff: look for data races in the modules (simulator)
   bool coverage = false;   // diff: report the coverage of b's added instructions

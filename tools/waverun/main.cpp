@@ -97,8 +97,9 @@ void PrintHelp() {
       "                           last place (spec: ulp N; a compare= of its own wins)\n"
       "  --timeout=S              kill a run after S seconds (default 300; 0: never)\n"
       "  --compile-budget=S       a width whose driver compile takes longer than S\n"
-      "                           seconds (default 30) is answered by the simulator\n"
-      "                           (0: at once), and its verdict says so\n\n"
+      "                           seconds is answered by the simulator (0: at once),\n"
+      "                           and its verdict says so (default: 30 with --auto\n"
+      "                           when its search ran on the simulator, else none)\n\n"
       "Device:\n"
       "  --icd=FILE               use this Vulkan ICD json instead of lavapipe's\n"
       "  --system-icds            use the loader's own ICD search\n"
@@ -377,6 +378,9 @@ int ResolveAuto(Cli* cli) {
   cli->no_spec = true;
   cli->spec_path.clear();
   cli->auto_resolved = true;
+  // The search ran the modules on the simulator ("no search": it could not,
+  // within its instruction limit, and it is no fallback for the driver).
+  cli->auto_simulated = text.find("# --auto: no search") == std::string::npos;
   return kExitOk;
 }
 
@@ -427,10 +431,13 @@ double Now() {
 }
 
 // diff's compile budget in seconds: --compile-budget, else
-// kDefaultCompileBudgetS on a device; -1: none (--sim, other commands).
+// kDefaultCompileBudgetS where --auto's search ran the modules on the
+// simulator (which then answers quickly); -1: none (--sim, other commands,
+// inputs the simulator was not seen to run).
 double CompileBudget(const Cli& cli) {
   if (cli.command != "diff" || cli.sim) return -1;
-  return cli.compile_budget_s >= 0 ? cli.compile_budget_s : kDefaultCompileBudgetS;
+  if (cli.compile_budget_s >= 0) return cli.compile_budget_s;
+  return cli.auto_simulated ? kDefaultCompileBudgetS : -1;
 }
 
 // The line before a verdict the simulator gave in the driver's place.
