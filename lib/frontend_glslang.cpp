@@ -185,7 +185,8 @@ std::string CollisionFix(const BindingCollision& c, const std::map<std::string, 
   };
   const bool a = unplaced(c.first), b = unplaced(c.second);
   if (a || b) {
-    const std::string who = a && b ? "them register()s" : "'" + (a ? c.first : c.second) + "' a register()";
+    const std::string who =
+        a && b ? "them register()s" : "'" + (a ? c.first : c.second) + "' a register()";
     return "give " + who + ", or pass --auto-map-bindings";
   }
   const std::string regs = std::string(1, c.first_class) + std::to_string(c.binding) + " and " +
@@ -193,8 +194,8 @@ std::string CollisionFix(const BindingCollision& c, const std::map<std::string, 
   if (c.first_class == c.second_class || shifts.empty()) {
     return "give them different register()s";
   }
-  return "registers " + regs + " are apart in HLSL but not in Vulkan: shift the classes apart with " +
-         shifts;
+  return "registers " + regs +
+         " are apart in HLSL but not in Vulkan: shift the classes apart with " + shifts;
 }
 
 // One warning line per pair of HLSL resources of different descriptor types
@@ -208,8 +209,8 @@ void WarnCollisions(const std::vector<uint32_t>& words, const std::map<std::stri
   };
   const std::string shifts = ClassShiftOptions(words);
   for (const BindingCollision& c : FindBindingCollisions(words)) {
-    warnings->push_back(file_name + ": resources '" + c.first + "' (" + c.first_kind + how(c.first) +
-                        ") and '" + c.second + "' (" + c.second_kind + how(c.second) +
+    warnings->push_back(file_name + ": resources '" + c.first + "' (" + c.first_kind +
+                        how(c.first) + ") and '" + c.second + "' (" + c.second_kind + how(c.second) +
                         ") share descriptor set " + std::to_string(c.set) + ", binding " +
                         std::to_string(c.binding) + ": " + CollisionFix(c, placed, shifts) +
                         " (docs/cli.md, Resource bindings)");

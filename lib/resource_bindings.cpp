@@ -208,7 +208,8 @@ struct ModuleDecls {
   std::map<uint32_t, bool> buffer_block;
   std::map<uint32_t, uint32_t> non_writable_members;  // struct -> how many
   std::map<uint32_t, uint32_t> set_of, binding_of, pointee;
-  std::vector<std::pair<uint32_t, std::pair<uint32_t, spv::StorageClass>>> vars;  // id, (pointer type, sc)
+  // id, (pointer type, storage class)
+  std::vector<std::pair<uint32_t, std::pair<uint32_t, spv::StorageClass>>> vars;
 };
 
 // |type| with arrays unwrapped.
