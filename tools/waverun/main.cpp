@@ -96,7 +96,7 @@ void PrintHelp() {
       "  --ulp=N                  compare every float output within N units in the\n"
       "                           last place (spec: ulp N; a compare= of its own wins)\n"
       "  --timeout=S              kill a run after S seconds (default 300; 0: never)\n"
-      "  --compile-budget=S       a width whose driver compile takes longer than S\n"
+      "  --compile-budget=S       a width whose driver compile takes more than S CPU\n"
       "                           seconds is answered by the simulator (0: at once),\n"
       "                           and its verdict says so (default: 30 with --auto\n"
       "                           when its search ran on the simulator, else none)\n\n"
@@ -447,8 +447,8 @@ std::string BudgetNote(const Cli& cli, uint32_t width) {
   if (CompileBudget(cli) == 0) return "note: " + at + " (--compile-budget=0)";
   char budget[32];
   std::snprintf(budget, sizeof(budget), "%g", CompileBudget(cli));
-  return std::string("note: the driver had not compiled the modules within ") + budget +
-         " s (--compile-budget=S): " + at + " follows";
+  return std::string("note: the driver had not compiled the modules in ") + budget +
+         " s of CPU time (--compile-budget=S): " + at + " follows";
 }
 
 struct Child {
@@ -460,7 +460,7 @@ struct Child {
   double start = 0;
   bool timed_out = false;
   int compiles = -1;          // read end of the child's ReportCompilesTo pipe
-  double compiling_since = 0; // 0: not compiling
+  double compiling_since = -1;  // the child's CPU seconds when a compile began; -1: none
   bool on_sim = false;        // answered by the simulator (over the compile budget)
   bool over_budget = false;   // killed over the budget: to be run on the simulator
 };
@@ -503,22 +503,41 @@ bool StartChild(const Cli& cli, bool capture, Child* c) {
     fcntl(pipe_fds[0], F_SETFL, O_NONBLOCK);
   }
   c->compiles = pipe_fds[0];
-  c->compiling_since = 0;
+  c->compiling_since = -1;
   c->start = Now();
   return true;
 }
 
-// Reads |c|'s compile reports; kills it once one compile has run past the
-// budget.
+// The CPU seconds (user and system, every thread) process |pid| has used;
+// -1 when /proc does not say.
+double CpuSeconds(pid_t pid) {
+  FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
+  if (!f) return -1;
+  char buf[1024];
+  const size_t n = std::fread(buf, 1, sizeof(buf) - 1, f);
+  std::fclose(f);
+  buf[n] = '\0';
+  const char* p = std::strrchr(buf, ')');  // after the command name, which may hold spaces
+  unsigned long utime = 0, stime = 0;
+  if (!p || std::sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime,
+                        &stime) != 2) {
+    return -1;
+  }
+  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// Reads |c|'s compile reports; kills it once one compile has used more CPU
+// time than the budget. CPU time, not wall time: on a loaded machine a
+// compile waits for the CPU without being any longer.
 void WatchCompiles(const Cli& cli, Child* c) {
   if (c->compiles < 0) return;
   char buf[64];
   ssize_t n;
   while ((n = read(c->compiles, buf, sizeof(buf))) > 0) {
-    for (ssize_t i = 0; i < n; ++i) c->compiling_since = buf[i] == 'b' ? Now() : 0;
+    for (ssize_t i = 0; i < n; ++i) c->compiling_since = buf[i] == 'b' ? CpuSeconds(c->pid) : -1;
   }
-  if (c->compiling_since > 0 && !c->over_budget &&
-      Now() - c->compiling_since > CompileBudget(cli)) {
+  if (c->compiling_since >= 0 && !c->over_budget &&
+      CpuSeconds(c->pid) - c->compiling_since > CompileBudget(cli)) {
     c->over_budget = true;
     kill(c->pid, SIGKILL);
   }
