@@ -1,6 +1,9 @@
 // SPIR-V → GLSL/HLSL through SPIRV-Cross. SPIRV-Cross reports errors by
 // throwing; nothing is let out of this file.
+#include <algorithm>
+#include <cstring>
 #include <exception>
+#include <set>
 
 #include "spirv_cross/spirv_glsl.hpp"
 #include "spirv_cross/spirv_hlsl.hpp"
@@ -52,13 +55,90 @@ HlslNeeds HlslNeedsOf(const std::vector<uint32_t>& words) {
   return needs;
 }
 
+std::string LiteralString(const uint32_t* w, uint32_t words) {
+  return std::string(reinterpret_cast<const char*>(w),
+                     strnlen(reinterpret_cast<const char*>(w), words * 4));
+}
+
+// |words| without what SPIRV-Cross cannot read and GLSL/HLSL cannot say:
+// the NonSemantic.* instruction sets, every instruction of theirs
+// (OpExtInst and DXC's OpExtInstWithForwardRefsKHR, whose forward
+// references SPIRV-Cross takes for code outside a block: "Currently no
+// block to insert opcode") and the extensions that announce them. Nothing
+// else uses their results (SPV_KHR_non_semantic_info). Word-level, as
+// spirv-opt's --strip-nonsemantic crashes on a DebugScope in a function
+// (docs/cli.md, Re-emission).
+std::vector<uint32_t> StripNonSemantic(const std::vector<uint32_t>& words) {
+  constexpr uint32_t kExtInstWithForwardRefs = 4433;  // OpExtInstWithForwardRefsKHR
+  std::set<uint32_t> sets;
+  std::vector<uint32_t> out(words.begin(), words.begin() + std::min<size_t>(5, words.size()));
+  for (size_t i = 5; i < words.size();) {
+    const uint32_t count = words[i] >> 16;
+    const uint32_t opcode = words[i] & 0xffff;
+    if (count == 0 || i + count > words.size()) return words;
+    const uint32_t* w = &words[i];
+    bool drop = false;
+    if (opcode == spv::OpExtInstImport && count >= 3 &&
+        LiteralString(w + 2, count - 2).rfind("NonSemantic.", 0) == 0) {
+      sets.insert(w[1]);
+      drop = true;
+    } else if (opcode == spv::OpExtension && count >= 2) {
+      const std::string name = LiteralString(w + 1, count - 1);
+      drop = name == "SPV_KHR_non_semantic_info" || name == "SPV_KHR_relaxed_extended_instruction";
+    } else if ((opcode == spv::OpExtInst || opcode == kExtInstWithForwardRefs) && count >= 5) {
+      drop = sets.count(w[3]) != 0;
+    }
+    if (!drop) out.insert(out.end(), w, w + count);
+    i += count;
+  }
+  return out;
+}
+
+// Binding |id| to the first binding of set 0 no resource of |compiler|'s
+// module uses; returns it.
+uint32_t BindToFreeSlot(spirv_cross::Compiler* compiler, uint32_t id) {
+  const spirv_cross::ShaderResources r = compiler->get_shader_resources();
+  uint32_t free = 0;
+  for (const auto* list : {&r.uniform_buffers, &r.storage_buffers, &r.storage_images,
+                           &r.sampled_images, &r.separate_images, &r.separate_samplers,
+                           &r.acceleration_structures, &r.atomic_counters}) {
+    for (const spirv_cross::Resource& res : *list) {
+      if (res.id == id || !compiler->has_decoration(res.id, spv::DecorationBinding)) continue;
+      if (compiler->get_decoration(res.id, spv::DecorationDescriptorSet) != 0) continue;
+      free = std::max(free, compiler->get_decoration(res.id, spv::DecorationBinding) + 1);
+    }
+  }
+  compiler->set_decoration(id, spv::DecorationDescriptorSet, 0);
+  compiler->set_decoration(id, spv::DecorationBinding, free);
+  return free;
+}
+
+// HLSL has no gl_NumWorkGroups: as SPIRV-Cross's own CLI does, it is read
+// from a constant buffer, put on a free binding and reported in |notes|.
+void RemapNumWorkgroups(spirv_cross::CompilerHLSL* compiler, std::vector<std::string>* notes) {
+  const uint32_t id = compiler->remap_num_workgroups_builtin();
+  if (id == 0) return;
+  const uint32_t binding = BindToFreeSlot(compiler, id);
+  if (notes == nullptr) return;
+  notes->push_back("the HLSL reads gl_NumWorkGroups from cbuffer SPIRV_Cross_NumWorkgroups "
+                   "(register(b" + std::to_string(binding) + "): descriptor set 0, binding " +
+                   std::to_string(binding) + "): bind a uniform buffer holding the dispatch's "
+                   "group counts (uint3) there");
+}
+
 }  // namespace
 
 bool DecompileShader(const std::vector<uint32_t>& words, OutputLanguage language,
                      std::string* source, std::string* error) {
+  return DecompileShader(words, language, source, error, nullptr);
+}
+
+bool DecompileShader(const std::vector<uint32_t>& words, OutputLanguage language,
+                     std::string* source, std::string* error, std::vector<std::string>* notes) {
   try {
+    const std::vector<uint32_t> readable = StripNonSemantic(words);
     if (language == OutputLanguage::kGlsl) {
-      spirv_cross::CompilerGLSL compiler(words);
+      spirv_cross::CompilerGLSL compiler(readable);
       spirv_cross::CompilerGLSL::Options options;
       options.version = 450;
       options.es = false;
@@ -66,12 +146,13 @@ bool DecompileShader(const std::vector<uint32_t>& words, OutputLanguage language
       compiler.set_common_options(options);
       *source = compiler.compile();
     } else {
-      spirv_cross::CompilerHLSL compiler(words);
+      spirv_cross::CompilerHLSL compiler(readable);
       spirv_cross::CompilerHLSL::Options options;
-      const HlslNeeds needs = HlslNeedsOf(words);
+      const HlslNeeds needs = HlslNeedsOf(readable);
       options.shader_model = needs.shader_model;
       options.enable_16bit_types = needs.sixteen_bit;
       compiler.set_hlsl_options(options);
+      RemapNumWorkgroups(&compiler, notes);
       *source = compiler.compile();
     }
   } catch (const std::exception& e) {

@@ -186,6 +186,30 @@ std::map<std::string, bool> PlacedBySource(glslang::TProgram* program) {
   return placed;
 }
 
+// What fixes one collision: a register() or --auto-map-bindings for a
+// resource without one; distinct registers for two of one class; else
+// shifting the classes apart (|shifts|, DXC's options for the module).
+std::string CollisionFix(const BindingCollision& c, const std::map<std::string, bool>& placed,
+                         const std::string& shifts) {
+  auto unplaced = [&placed](const std::string& name) {
+    auto it = placed.find(name);
+    return it == placed.end() || !it->second;
+  };
+  const bool a = unplaced(c.first), b = unplaced(c.second);
+  if (a || b) {
+    const std::string who =
+        a && b ? "them register()s" : "'" + (a ? c.first : c.second) + "' a register()";
+    return "give " + who + ", or pass --auto-map-bindings";
+  }
+  const std::string regs = std::string(1, c.first_class) + std::to_string(c.binding) + " and " +
+                           std::string(1, c.second_class) + std::to_string(c.binding);
+  if (c.first_class == c.second_class || shifts.empty()) {
+    return "give them different register()s";
+  }
+  return "registers " + regs +
+         " are apart in HLSL but not in Vulkan: shift the classes apart with " + shifts;
+}
+
 // One warning line per pair of HLSL resources of different descriptor types
 // on one binding, saying which had a register() and what fixes it.
 void WarnCollisions(const std::vector<uint32_t>& words, const std::map<std::string, bool>& placed,
@@ -195,14 +219,13 @@ void WarnCollisions(const std::vector<uint32_t>& words, const std::map<std::stri
     if (it == placed.end()) return std::string();
     return std::string(it->second ? ", register()" : ", no register()");
   };
+  const std::string shifts = ClassShiftOptions(words);
   for (const BindingCollision& c : FindBindingCollisions(words)) {
-    warnings->push_back(
-        file_name + ": resources '" + c.first + "' (" + c.first_kind + how(c.first) + ") and '" + c.second +
-        "' (" + c.second_kind + how(c.second) +
-        ") share descriptor set " + std::to_string(c.set) + ", binding " +
-        std::to_string(c.binding) +
-        ": give them register()s, or --auto-map-bindings, --shift-<kind>-binding or "
-        "-fvk-<b|t|u|s>-shift (docs/cli.md, Resource bindings)");
+    warnings->push_back(file_name + ": resources '" + c.first + "' (" + c.first_kind +
+                        how(c.first) + ") and '" + c.second + "' (" + c.second_kind + how(c.second) +
+                        ") share descriptor set " + std::to_string(c.set) + ", binding " +
+                        std::to_string(c.binding) + ": " + CollisionFix(c, placed, shifts) +
+                        " (docs/cli.md, Resource bindings)");
   }
 }
 

@@ -332,6 +332,7 @@ class Run {
     base_.SetTarget(target);
     base_.emit_hlsl = options.emit_hlsl;
     base_.emit_glsl = options.emit_glsl;
+    base_.hlsl_dxc = options.hlsl_dxc;
     base_.float_reassoc = options.float_reassoc;
   }
 

@@ -107,6 +107,14 @@ bool ParseSetting(const std::string& a, Options* options, std::string* error, bo
     return true;
   } else if (StartsWith(a, "--pass-params=")) {
     return ParsePassParams(a.substr(14), options, error);
+  } else if (StartsWith(a, "--hlsl-dialect=")) {
+    const std::string v = a.substr(15);
+    if (v == "glslang" || v == "dxc") {
+      options->hlsl_dxc = v == "dxc";
+      return true;
+    }
+    *error = "--hlsl-dialect is glslang or dxc (the compiler the HLSL output is for), not '" + v +
+             "'";
   } else if (a == "--float-reassoc") {
     options->float_reassoc = true;
     return true;

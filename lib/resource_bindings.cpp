@@ -3,6 +3,7 @@
 // end (frontend_glslang.cpp) applies the options.
 #include "lib/resource_bindings.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
@@ -196,103 +197,183 @@ namespace {
 struct ResourceVar {
   std::string name;
   std::string kind;  // descriptor type, in words
+  char reg_class = 0;
   uint32_t set = 0, binding = 0;
-  bool has_set = false, has_binding = false;
 };
 
-// The descriptor type a resource variable of |type| (arrays unwrapped) has,
-// or "" when it is not a descriptor (push constants, plain globals).
-std::string DescriptorKind(const std::map<uint32_t, std::vector<uint32_t>>& types,
-                           const std::map<uint32_t, bool>& buffer_block, uint32_t type,
-                           spv::StorageClass sc) {
+// What the module's declarations say about its resource variables.
+struct ModuleDecls {
+  std::map<uint32_t, std::string> names;
+  std::map<uint32_t, std::vector<uint32_t>> types;
+  std::map<uint32_t, bool> buffer_block;
+  std::map<uint32_t, uint32_t> non_writable_members;  // struct -> how many
+  std::map<uint32_t, uint32_t> set_of, binding_of, pointee;
+  // id, (pointer type, storage class)
+  std::vector<std::pair<uint32_t, std::pair<uint32_t, spv::StorageClass>>> vars;
+};
+
+// |type| with arrays unwrapped.
+uint32_t ElementType(const ModuleDecls& m, uint32_t type) {
   for (int depth = 0; depth < 8; ++depth) {
-    auto it = types.find(type);
-    if (it == types.end()) return "";
-    const std::vector<uint32_t>& t = it->second;
-    const spv::Op op = static_cast<spv::Op>(t[0] & 0xffff);
-    if (op == spv::Op::OpTypeArray || op == spv::Op::OpTypeRuntimeArray) {
-      type = t[2];
-      continue;
-    }
-    if (sc == spv::StorageClass::StorageBuffer) return "storage buffer";
-    if (sc == spv::StorageClass::Uniform) {
-      return buffer_block.count(type) ? "storage buffer" : "uniform buffer";
-    }
-    if (op == spv::Op::OpTypeSampler) return "sampler";
-    if (op == spv::Op::OpTypeSampledImage) return "combined image sampler";
-    if (op == spv::Op::OpTypeAccelerationStructureKHR) return "acceleration structure";
-    if (op == spv::Op::OpTypeImage && t.size() > 7) {
-      const bool is_buffer = t[3] == static_cast<uint32_t>(spv::Dim::Buffer);
-      const bool storage = t[7] == 2;
-      if (is_buffer) return storage ? "storage texel buffer" : "uniform texel buffer";
-      if (t[3] == static_cast<uint32_t>(spv::Dim::SubpassData)) return "input attachment";
-      return storage ? "storage image" : "sampled image";
-    }
-    return "";
+    auto it = m.types.find(type);
+    if (it == m.types.end()) return type;
+    const spv::Op op = static_cast<spv::Op>(it->second[0] & 0xffff);
+    if (op != spv::Op::OpTypeArray && op != spv::Op::OpTypeRuntimeArray) return type;
+    type = it->second[2];
+  }
+  return type;
+}
+
+// The descriptor type a resource variable of |type| has, or "" when it is
+// not a descriptor (push constants, plain globals).
+std::string DescriptorKind(const ModuleDecls& m, uint32_t type, spv::StorageClass sc) {
+  type = ElementType(m, type);
+  auto it = m.types.find(type);
+  if (it == m.types.end()) return "";
+  const std::vector<uint32_t>& t = it->second;
+  const spv::Op op = static_cast<spv::Op>(t[0] & 0xffff);
+  if (sc == spv::StorageClass::StorageBuffer) return "storage buffer";
+  if (sc == spv::StorageClass::Uniform) {
+    return m.buffer_block.count(type) ? "storage buffer" : "uniform buffer";
+  }
+  if (op == spv::Op::OpTypeSampler) return "sampler";
+  if (op == spv::Op::OpTypeSampledImage) return "combined image sampler";
+  if (op == spv::Op::OpTypeAccelerationStructureKHR) return "acceleration structure";
+  if (op == spv::Op::OpTypeImage && t.size() > 7) {
+    const bool is_buffer = t[3] == static_cast<uint32_t>(spv::Dim::Buffer);
+    const bool storage = t[7] == 2;
+    if (is_buffer) return storage ? "storage texel buffer" : "uniform texel buffer";
+    if (t[3] == static_cast<uint32_t>(spv::Dim::SubpassData)) return "input attachment";
+    return storage ? "storage image" : "sampled image";
   }
   return "";
 }
 
-}  // namespace
+// HLSL's register class of a resource of |kind| whose block is |type|: a
+// storage buffer every member of which is NonWritable is a t (SRV:
+// StructuredBuffer, ByteAddressBuffer), else a u (UAV).
+char RegisterClass(const ModuleDecls& m, const std::string& kind, uint32_t type) {
+  if (kind == "uniform buffer") return 'b';
+  if (kind == "sampler") return 's';
+  if (kind == "storage image" || kind == "storage texel buffer") return 'u';
+  if (kind == "storage buffer") {
+    type = ElementType(m, type);
+    auto t = m.types.find(type);
+    auto ro = m.non_writable_members.find(type);
+    const bool read_only = t != m.types.end() && ro != m.non_writable_members.end() &&
+                           ro->second >= t->second.size() - 2;
+    return read_only ? 't' : 'u';
+  }
+  return 't';
+}
 
-std::vector<BindingCollision> FindBindingCollisions(const std::vector<uint32_t>& words) {
-  std::map<uint32_t, std::string> names;
-  std::map<uint32_t, std::vector<uint32_t>> types;
-  std::map<uint32_t, bool> buffer_block;
-  std::map<uint32_t, uint32_t> set_of, binding_of;
-  std::vector<std::pair<uint32_t, std::pair<uint32_t, spv::StorageClass>>> vars;  // id, (pointer type, sc)
-  std::map<uint32_t, uint32_t> pointee;
+std::string NameOf(const std::map<uint32_t, std::string>& names, uint32_t id) {
+  auto it = names.find(id);
+  return it == names.end() ? "" : it->second;
+}
+
+// Reads the declarations up to the first function.
+ModuleDecls ReadDecls(const std::vector<uint32_t>& words) {
+  ModuleDecls m;
   for (size_t i = 5; i < words.size();) {
     const uint32_t wc = words[i] >> 16;
     const spv::Op op = static_cast<spv::Op>(words[i] & 0xffff);
     if (wc == 0 || i + wc > words.size()) break;
     const uint32_t* w = &words[i];
     if (op == spv::Op::OpName && wc >= 3) {
-      names[w[1]] = std::string(reinterpret_cast<const char*>(&w[2]),
-                                strnlen(reinterpret_cast<const char*>(&w[2]), (wc - 2) * 4));
+      m.names[w[1]] = std::string(reinterpret_cast<const char*>(&w[2]),
+                                  strnlen(reinterpret_cast<const char*>(&w[2]), (wc - 2) * 4));
     } else if (op == spv::Op::OpDecorate && wc >= 3) {
       const spv::Decoration d = static_cast<spv::Decoration>(w[2]);
-      if (d == spv::Decoration::DescriptorSet && wc >= 4) set_of[w[1]] = w[3];
-      if (d == spv::Decoration::Binding && wc >= 4) binding_of[w[1]] = w[3];
-      if (d == spv::Decoration::BufferBlock) buffer_block[w[1]] = true;
+      if (d == spv::Decoration::DescriptorSet && wc >= 4) m.set_of[w[1]] = w[3];
+      if (d == spv::Decoration::Binding && wc >= 4) m.binding_of[w[1]] = w[3];
+      if (d == spv::Decoration::BufferBlock) m.buffer_block[w[1]] = true;
+    } else if (op == spv::Op::OpMemberDecorate && wc >= 4 &&
+               w[3] == static_cast<uint32_t>(spv::Decoration::NonWritable)) {
+      ++m.non_writable_members[w[1]];
     } else if (op == spv::Op::OpTypePointer && wc >= 4) {
-      pointee[w[1]] = w[3];
+      m.pointee[w[1]] = w[3];
     } else if ((op == spv::Op::OpTypeArray || op == spv::Op::OpTypeRuntimeArray ||
                 op == spv::Op::OpTypeImage || op == spv::Op::OpTypeSampler ||
                 op == spv::Op::OpTypeSampledImage || op == spv::Op::OpTypeStruct ||
                 op == spv::Op::OpTypeAccelerationStructureKHR) && wc >= 2) {
-      types[w[1]] = std::vector<uint32_t>(w, w + wc);
+      m.types[w[1]] = std::vector<uint32_t>(w, w + wc);
     } else if (op == spv::Op::OpVariable && wc >= 4) {
       const spv::StorageClass sc = static_cast<spv::StorageClass>(w[3]);
       if (sc == spv::StorageClass::UniformConstant || sc == spv::StorageClass::Uniform ||
           sc == spv::StorageClass::StorageBuffer) {
-        vars.push_back({w[2], {w[1], sc}});
+        m.vars.push_back({w[2], {w[1], sc}});
       }
     } else if (op == spv::Op::OpFunction) {
       break;
     }
     i += wc;
   }
-  std::map<std::pair<uint32_t, uint32_t>, std::vector<ResourceVar>> by_binding;
-  for (const auto& v : vars) {
+  return m;
+}
+
+// The module's descriptors that have a binding, in declaration order. A
+// variable without a name (glslang's instance of a cbuffer) is called by its
+// block's name.
+std::vector<ResourceVar> ResourceVars(const std::vector<uint32_t>& words) {
+  ModuleDecls m = ReadDecls(words);
+  std::vector<ResourceVar> out;
+  for (const auto& v : m.vars) {
+    const uint32_t type = m.pointee[v.second.first];
     ResourceVar r;
-    r.name = names.count(v.first) ? names[v.first] : "%" + std::to_string(v.first);
-    r.kind = DescriptorKind(types, buffer_block, pointee[v.second.first], v.second.second);
-    if (r.kind.empty() || !binding_of.count(v.first)) continue;
-    r.set = set_of.count(v.first) ? set_of[v.first] : 0;
-    r.binding = binding_of[v.first];
-    by_binding[{r.set, r.binding}].push_back(r);
+    r.name = NameOf(m.names, v.first);
+    if (r.name.empty()) r.name = NameOf(m.names, ElementType(m, type));
+    if (r.name.empty()) r.name = "%" + std::to_string(v.first);
+    r.kind = DescriptorKind(m, type, v.second.second);
+    if (r.kind.empty() || !m.binding_of.count(v.first)) continue;
+    r.reg_class = RegisterClass(m, r.kind, type);
+    r.set = m.set_of.count(v.first) ? m.set_of[v.first] : 0;
+    r.binding = m.binding_of[v.first];
+    out.push_back(r);
   }
+  return out;
+}
+
+}  // namespace
+
+std::vector<BindingCollision> FindBindingCollisions(const std::vector<uint32_t>& words) {
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<ResourceVar>> by_binding;
+  for (const ResourceVar& r : ResourceVars(words)) by_binding[{r.set, r.binding}].push_back(r);
   std::vector<BindingCollision> out;
   for (const auto& [where, rs] : by_binding) {
     for (size_t a = 0; a < rs.size(); ++a) {
       for (size_t b = a + 1; b < rs.size(); ++b) {
         if (rs[a].kind == rs[b].kind) continue;  // aliasing one descriptor type is legal
-        out.push_back({rs[a].name, rs[a].kind, rs[b].name, rs[b].kind, where.first, where.second});
+        out.push_back({rs[a].name, rs[a].kind, rs[b].name, rs[b].kind, rs[a].reg_class,
+                       rs[b].reg_class, where.first, where.second});
       }
     }
   }
   return out;
+}
+
+std::string ClassShiftOptions(const std::vector<uint32_t>& words) {
+  std::map<char, uint32_t> highest;  // class -> highest binding
+  for (const ResourceVar& r : ResourceVars(words)) {
+    if (r.reg_class == 0) continue;
+    uint32_t& h = highest[r.reg_class];
+    h = std::max(h, r.binding);
+  }
+  std::string options;
+  bool first = true;
+  uint32_t next = 0;  // the lowest binding the next class may start at
+  for (char c : std::string("tubs")) {
+    auto it = highest.find(c);
+    if (it == highest.end()) continue;
+    const uint32_t shift = first ? 0 : (next + 9) / 10 * 10;
+    if (!first) {
+      options += std::string(options.empty() ? "" : " ") + "-fvk-" + c + "-shift " +
+                 std::to_string(shift) + " all";
+    }
+    first = false;
+    next = shift + it->second + 1;
+  }
+  return options;
 }
 
 }  // namespace waveopt

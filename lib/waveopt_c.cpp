@@ -24,13 +24,31 @@ namespace {
 
 const char* kOutOfMemory = "out of memory";
 
+// "--emit=glsl|hlsl|spv|spvasm", the command line's output format: the
+// rewrites stay emittable in that language (Options::emit_glsl/emit_hlsl);
+// the result is SPIR-V all the same. True when |flag| is one; a bad format
+// sets |error|.
+bool ParseEmitFlag(const std::string& flag, waveopt::Options* options, std::string* error) {
+  if (flag.rfind("--emit=", 0) != 0) return false;
+  const std::string format = flag.substr(7);
+  if (format != "glsl" && format != "hlsl" && format != "spv" && format != "spvasm") {
+    *error = flag + ": --emit takes glsl, hlsl, spv or spvasm";
+    return false;
+  }
+  options->emit_glsl = format == "glsl";
+  options->emit_hlsl = format == "hlsl";
+  return true;
+}
+
 // Fills |r| from one call; may throw std::bad_alloc.
 void OptimizeInto(const uint32_t* words, size_t word_count, const char* const* flags,
                   size_t flag_count, waveopt_result* r) {
   waveopt::Options options;
   for (size_t i = 0; i < flag_count; ++i) {
     std::string error;
-    if (flags[i] == nullptr || !waveopt::ParseOptionFlag(flags[i], &options, &error)) {
+    if (flags[i] != nullptr && ParseEmitFlag(flags[i], &options, &error)) continue;
+    if (flags[i] == nullptr || !error.empty() ||
+        !waveopt::ParseOptionFlag(flags[i], &options, &error)) {
       r->error = flags[i] == nullptr ? "flag " + std::to_string(i) + " is NULL" : error;
       return;
     }

@@ -688,10 +688,11 @@ std::string PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
   // as 32-bit pieces.
   cand->split64 = int_type != nullptr && int_type->width() == 64 &&
                   !cand->uniform_value && !params_.extended_types;
-  if (config().emit_hlsl && fragment) {
+  if (config().emit_hlsl && fragment && !config().hlsl_dxc) {
     *why = "the output is emitted as HLSL, and the rewrite keeps helper lanes "
            "out with IsHelperLane(), a shader model 6.6 intrinsic that "
-           "glslang's HLSL front end does not accept";
+           "glslang's HLSL front end does not accept (--hlsl-dialect=dxc "
+           "if the HLSL is for DXC)";
     return "NotExpressibleInHlsl";
   }
   // HLSL's prefix operations are sums, products and bit counts: the

@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <string>
@@ -395,6 +396,53 @@ TEST(CApi, FailuresComeBackAsOneLine) {
   EXPECT_EQ(waveopt_result_ok(nullptr), 0);
   waveopt_result_destroy(nullptr);
   EXPECT_STREQ(waveopt_version(), Version());
+}
+
+// The remark names of one C API call's result, "applied:"/"missed:" first.
+std::vector<std::string> CApiRemarks(const std::vector<uint32_t>& words,
+                                     std::vector<const char*> flags, std::string* error) {
+  waveopt_result* r = waveopt_optimize(words.data(), words.size(), flags.data(), flags.size());
+  std::vector<std::string> names;
+  *error = waveopt_result_error(r);
+  waveopt_remark remark;
+  for (size_t i = 0; waveopt_result_remark(r, i, &remark) == 1; ++i) {
+    names.push_back(std::string(remark.kind == WAVEOPT_REMARK_APPLIED ? "applied:" : "missed:") +
+                    remark.name);
+  }
+  waveopt_result_destroy(r);
+  return names;
+}
+
+TEST(CApi, EmitKeepsTheRewritesEmittable) {
+  // A fragment shader's atomic: its rewrite needs IsHelperLane() in HLSL.
+  const char* fragment = R"(#version 450
+layout(set = 0, binding = 0) buffer Data { uint counter; uint slots[]; };
+layout(location = 0) out vec4 color;
+void main() {
+  uint slot = atomicAdd(counter, 1u);
+  slots[slot % 64u] = 1u;
+  color = vec4(1.0);
+}
+)";
+  std::vector<uint32_t> words;
+  std::string error;
+  CompileOptions options;
+  options.stage = "frag";
+  ASSERT_TRUE(CompileShader(fragment, "f.frag", options, &words, &error)) << error;
+  auto has = [](const std::vector<std::string>& v, const std::string& name) {
+    return std::find(v.begin(), v.end(), name) != v.end();
+  };
+  EXPECT_TRUE(has(CApiRemarks(words, {"--prereduce-atomics"}, &error),
+                  "applied:UniformAddressUniformValue")) << error;
+  EXPECT_TRUE(has(CApiRemarks(words, {"--prereduce-atomics", "--emit=glsl"}, &error),
+                  "applied:UniformAddressUniformValue")) << error;
+  EXPECT_TRUE(has(CApiRemarks(words, {"--prereduce-atomics", "--emit=hlsl"}, &error),
+                  "missed:NotExpressibleInHlsl")) << error;
+  EXPECT_TRUE(has(CApiRemarks(words, {"--emit=hlsl", "--hlsl-dialect=dxc", "--prereduce-atomics"},
+                              &error),
+                  "applied:UniformAddressUniformValue")) << error;
+  CApiRemarks(words, {"--emit=dxil"}, &error);
+  EXPECT_EQ(error, "--emit=dxil: --emit takes glsl, hlsl, spv or spvasm");
 }
 
 }  // namespace

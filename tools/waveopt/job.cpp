@@ -213,11 +213,17 @@ bool Encode(const Cli& cli, const Job& job, const waveopt::Result& result, std::
     case Format::kSpvAsm:
       return waveopt::DisassembleWords(result.words, result.target_env, out, error);
     case Format::kGlsl:
-    case Format::kHlsl:
-      return waveopt::DecompileShader(result.words,
-                                      format == Format::kGlsl ? waveopt::OutputLanguage::kGlsl
-                                                              : waveopt::OutputLanguage::kHlsl,
-                                      out, error);
+    case Format::kHlsl: {
+      std::vector<std::string> notes;  // where the HLSL reads gl_NumWorkGroups
+      const bool ok = waveopt::DecompileShader(
+          result.words,
+          format == Format::kGlsl ? waveopt::OutputLanguage::kGlsl : waveopt::OutputLanguage::kHlsl,
+          out, error, &notes);
+      for (const std::string& n : notes) {
+        std::fprintf(stderr, "waveopt: note: %s: %s\n", job.input.c_str(), n.c_str());
+      }
+      return ok;
+    }
     case Format::kSpv:
     case Format::kUnknown:
       break;

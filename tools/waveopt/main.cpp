@@ -125,6 +125,7 @@ void PrintHelp() {
       "Options:\n"
       "  -o <file>                      output file ('-' for stdout)\n"
       "  --emit=spv|spvasm|glsl|hlsl    output format\n"
+      "  --hlsl-dialect=glslang|dxc     the compiler HLSL output is for (dxc: IsHelperLane())\n"
       "  -x spv|spvasm|glsl|hlsl        input format\n"
       "  -S <stage>, -e <entry>         stage and entry point for GLSL/HLSL\n"
       "  -T <profile>, -E <entry>       DXC's spellings: -T ps_6_0 is -S frag\n"

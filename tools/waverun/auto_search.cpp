@@ -374,20 +374,29 @@ int AutoSpecText(const Cli& cli, std::string* text) {
     i = static_cast<size_t>(-1);  // again from the first module, renumbered
   }
   ModuleInterface iface = modules[0].iface;
-  if (modules.size() == 2 && !MergeInterfaces(modules[0].iface, modules[1].iface, &iface, &err)) {
-    return Error(modules[0].path + " and " + modules[1].path + " cannot share inputs: " + err);
+  for (size_t i = 1; i < modules.size(); ++i) {
+    ModuleInterface merged;
+    if (!MergeInterfaces(iface, modules[i].iface, &merged, &err)) {
+      return Error(modules[0].path + " and " + modules[i].path + " cannot share inputs: " + err);
+    }
+    iface = merged;
   }
   // How bindings are compared (the same for every candidate).
   {
     RunSpec defaults = spec;
     AutoSpec(iface, DefaultAutoFills(), &defaults, &notes);
   }
-  if (iface.stage == Stage::kFragment) {
-    // The simulator runs compute shaders only: no search.
+  if (iface.stage == Stage::kFragment || cli.command == "time") {
+    // The simulator runs compute shaders only; timing wants the large
+    // default inputs, not the smallest that cover the code: no search.
     AutoSpec(iface, DefaultAutoFills(), &spec, &notes);
-    notes.push_back("--auto: a fragment shader: drawn over a " + std::to_string(spec.draw_width) +
-                    "x" + std::to_string(spec.draw_height) +
-                    " target, no search (the simulator runs compute shaders only)");
+    notes.push_back(iface.stage == Stage::kFragment
+                        ? "--auto: a fragment shader: drawn over a " +
+                              std::to_string(spec.draw_width) + "x" +
+                              std::to_string(spec.draw_height) +
+                              " target, no search (the simulator runs compute shaders only)"
+                        : "--auto (time): the default inputs, no search (timing wants them "
+                          "large, not the smallest that run every line)");
     *text = FormatSpec(spec);
     for (const std::string& n : notes) *text += "# " + n + "\n";
     return kExitOk;

@@ -27,6 +27,12 @@ constexpr int kExitRace = 7;
 // A child process that runs longer than this is killed (--timeout).
 constexpr int kDefaultTimeoutS = 300;
 
+// diff --auto on a device, where the search ran the modules on the
+// simulator: a width whose driver compile (lavapipe: LLVM, minutes on some
+// large kernels) takes longer than this is answered by the simulator
+// (--compile-budget sets it for any diff).
+constexpr double kDefaultCompileBudgetS = 30;
+
 struct Cli {
   std::string command;
   std::vector<std::string> inputs;
@@ -53,11 +59,13 @@ struct Cli {
   int sim_limit = 0;       // the simulator's instruction limit (0: its default)
   bool auto_spec = false;  // --auto
   bool auto_resolved = false;  // the parent turned --auto into spec lines
+  bool auto_simulated = false;  // ... and its search ran the modules on the simulator
   bool self_check = true;  // diff: run the first module twice
   bool race_check = true;  // diff: look for data races in the modules (simulator)
   bool coverage = false;   // diff: report the coverage of b's added instructions
   bool require_coverage = false;
   int timeout_s = kDefaultTimeoutS;
+  double compile_budget_s = -1;  // --compile-budget; -1: kDefaultCompileBudgetS
   IsaOptions isa;          // isa: families, wave sizes, format
 };
 

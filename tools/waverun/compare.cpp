@@ -49,6 +49,34 @@ std::string Position(const ResourcePlan* r, size_t offset) {
   return s;
 }
 
+// The texel of |r| at byte |offset| of |bytes| as the shader sees it, with
+// its format: "rgba16f (1, 0.5, 0.25, 1)" (floats of float, unorm and snorm
+// formats; signed or unsigned integers).
+std::string ShowTexel(const ResourcePlan& r, const std::vector<uint8_t>& bytes, size_t offset) {
+  const FormatInfo& info = GetFormatInfo(r.format);
+  if (info.components == 0 || offset + info.bytes > bytes.size()) return "?";
+  uint64_t c[4];
+  waveopt::sim::DecodeTexel(r.format, bytes.data() + offset, c);
+  std::string s = std::string(info.name) + " (";
+  for (uint32_t i = 0; i < info.components; ++i) {
+    char buf[40];
+    if (waveopt::sim::TexelIsFloat(r.format)) {
+      float f;
+      const uint32_t bits = static_cast<uint32_t>(c[i]);
+      std::memcpy(&f, &bits, 4);
+      std::snprintf(buf, sizeof(buf), "%.9g", static_cast<double>(f));
+    } else if (info.numeric == waveopt::sim::TexelNumeric::kSint) {
+      const int64_t v = waveopt::sim::TexelIs64(r.format) ? static_cast<int64_t>(c[i])
+                                                         : static_cast<int32_t>(c[i]);
+      std::snprintf(buf, sizeof(buf), "%" PRId64, v);
+    } else {
+      std::snprintf(buf, sizeof(buf), "%" PRIu64, c[i]);
+    }
+    s += (i ? ", " : "") + std::string(buf);
+  }
+  return s + ")";
+}
+
 // Orders float bit patterns so that neighbours differ by one.
 int64_t OrderedFloat(uint32_t bits, int sign_bit) {
   uint32_t sign = 1u << sign_bit;
@@ -91,10 +119,16 @@ bool CompareFlat(const ResourcePlan* r, const Compare& compare, const std::vecto
   }
   if (differing == 0) return true;
   size_t word_off = first & ~size_t{3};
+  std::string va = ShowWord(Word(a, word_off), ulp), vb = ShowWord(Word(b, word_off), ulp);
+  if (r && r->width != 0) {  // texels as values, not the words that pack them
+    const size_t texel = begin + (first - begin) / GetFormatInfo(r->format).bytes *
+                                     GetFormatInfo(r->format).bytes;
+    va = ShowTexel(*r, a, texel);
+    vb = ShowTexel(*r, b, texel);
+  }
   *message = std::to_string(differing) + " of " + std::to_string((end - begin + unit - 1) / unit) +
              (half ? " halves" : " words") + " differ, first at " + Position(r, first - begin) + ": " +
-             na + "=" + ShowWord(Word(a, word_off), ulp) + " " + nb + "=" +
-             ShowWord(Word(b, word_off), ulp);
+             na + "=" + va + " " + nb + "=" + vb;
   return false;
 }
 

@@ -32,8 +32,10 @@
 #include <string>
 #include <vector>
 
+#include "tools/waverun/fragment.h"
 #include "tools/waverun/reflect.h"
 #include "tools/waverun/vulkan_setup.h"
+#include "waveopt/frontend.h"
 
 namespace waverun {
 namespace {
@@ -198,6 +200,9 @@ struct Binding {
 
 struct Interface {
   std::string entry_point;
+  bool fragment = false;  // a Fragment entry point (else GLCompute)
+  std::vector<ColorOutput> color_outputs;      // fragment
+  std::vector<FragmentInput> fragment_inputs;  // fragment: what the vertex shader feeds
   std::vector<Binding> bindings;  // sorted by (set, binding), unique
   uint32_t push_constant_bytes = 0;
   std::vector<SpecConstant> spec_constants;
@@ -205,7 +210,8 @@ struct Interface {
 
 // Every declared descriptor (used or not: the layout may have more
 // bindings than the shader uses, never fewer) and the push constants of
-// |*words|' GLCompute entry point. Variables of different kinds on one
+// |*words|' GLCompute or Fragment entry point (with its color outputs and
+// inputs). Variables of different kinds on one
 // binding (HLSL registers without binding shifts) are moved to a binding
 // per kind first, as `run` does with separate-kinds: the compiled code is
 // the same.
@@ -217,11 +223,10 @@ bool Reflect(std::vector<uint32_t>* words, Interface* iface, std::string* error)
       return false;
     }
   }
-  if (mi.stage != Stage::kCompute) {
-    *error = "the module has no GLCompute entry point";
-    return false;
-  }
   iface->entry_point = mi.entry_point;
+  iface->fragment = mi.stage == Stage::kFragment;
+  iface->color_outputs = mi.color_outputs;
+  iface->fragment_inputs = mi.fragment_inputs;
   for (const Resource& r : mi.resources) {
     Binding b;
     b.set = r.set;
@@ -264,6 +269,14 @@ class RadvCompiler {
   // Compiles |words| into |row|; false with |row->error| when the driver
   // rejects it.
   void Compile(const std::vector<uint32_t>& words, uint32_t wave, Row* row);
+  // A graphics pipeline of waverun's full-screen triangle (vertex shader)
+  // and |module|'s fragment shader, its color outputs written to
+  // attachments of their types (not lowered to buffers as `run` does: the
+  // exports are part of the code); |render_pass| is created for it.
+  VkResult CreateFragmentPipeline(const Interface& iface, VkShaderModule module,
+                                  VkPipelineLayout layout, const VkSpecializationInfo* spec,
+                                  VkRenderPass* render_pass, VkShaderModule* vertex,
+                                  VkPipeline* pipeline, std::string* error);
   // Specialization constants (SpecId -> bits) for every module that has them.
   void SetConstants(const std::map<uint32_t, uint64_t>& constants) { constants_ = constants; }
 
@@ -438,8 +451,14 @@ void RadvCompiler::Compile(const std::vector<uint32_t>& module_words, uint32_t w
   std::vector<VkDescriptorSetLayout> set_layouts;
   VkPipelineLayout layout = VK_NULL_HANDLE;
   VkPipeline pipeline = VK_NULL_HANDLE;
+  VkRenderPass render_pass = VK_NULL_HANDLE;  // fragment
+  VkShaderModule vertex = VK_NULL_HANDLE;     // fragment
+  const VkShaderStageFlagBits stage =
+      iface.fragment ? VK_SHADER_STAGE_FRAGMENT_BIT : VK_SHADER_STAGE_COMPUTE_BIT;
   auto cleanup = [&]() {
     if (pipeline) vkDestroyPipeline(device_, pipeline, nullptr);
+    if (render_pass) vkDestroyRenderPass(device_, render_pass, nullptr);
+    if (vertex) vkDestroyShaderModule(device_, vertex, nullptr);
     if (layout) vkDestroyPipelineLayout(device_, layout, nullptr);
     for (VkDescriptorSetLayout l : set_layouts) {
       if (l) vkDestroyDescriptorSetLayout(device_, l, nullptr);
@@ -468,7 +487,7 @@ void RadvCompiler::Compile(const std::vector<uint32_t>& module_words, uint32_t w
       x.binding = b.binding;
       x.descriptorType = b.type;
       x.descriptorCount = b.count;
-      x.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+      x.stageFlags = stage;
       lb.push_back(x);
     }
     VkDescriptorSetLayoutCreateInfo dslci = Make<VkDescriptorSetLayoutCreateInfo>(
@@ -485,7 +504,7 @@ void RadvCompiler::Compile(const std::vector<uint32_t>& module_words, uint32_t w
     }
     set_layouts.push_back(l);
   }
-  VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, iface.push_constant_bytes};
+  VkPushConstantRange push{static_cast<VkShaderStageFlags>(stage), 0, iface.push_constant_bytes};
   VkPipelineLayoutCreateInfo plci =
       Make<VkPipelineLayoutCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO);
   plci.setLayoutCount = sets;
@@ -527,10 +546,19 @@ void RadvCompiler::Compile(const std::vector<uint32_t>& module_words, uint32_t w
                             spec_data.size(), spec_data.data()};
   if (!entries.empty()) cpci.stage.pSpecializationInfo = &spec;
   cpci.layout = layout;
-  r = vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline);
+  if (iface.fragment) {
+    r = CreateFragmentPipeline(iface, module, layout, entries.empty() ? nullptr : &spec,
+                               &render_pass, &vertex, &pipeline, &row->error);
+  } else {
+    r = vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline);
+  }
   if (r != VK_SUCCESS) {
     pipeline = VK_NULL_HANDLE;
-    row->error = "RADV rejects the module (vkCreateComputePipelines: " + VkResultName(r) + ")";
+    if (row->error.empty()) {
+      row->error = std::string("RADV rejects the module (") +
+                   (iface.fragment ? "vkCreateGraphicsPipelines: " : "vkCreateComputePipelines: ") +
+                   VkResultName(r) + ")";
+    }
     cleanup();
     return;
   }
@@ -547,12 +575,21 @@ void RadvCompiler::Compile(const std::vector<uint32_t>& module_words, uint32_t w
     cleanup();
     return;
   }
-  // A compute pipeline has one executable: the compute shader.
-  row->wave = execs[0].subgroupSize;
+  // A compute pipeline has one executable; a graphics one has the vertex
+  // shader's too: the fragment shader's is the row's.
+  uint32_t index = 0;
+  while (index + 1 < n && !(execs[index].stages & stage)) ++index;
+  row->wave = execs[index].subgroupSize;
+  if (iface.fragment && wave != 0 && row->wave != wave) {
+    row->error = "RADV compiled the fragment shader for wave" + std::to_string(row->wave) +
+                 ": --wave sets compute shaders' wave size only";
+    cleanup();
+    return;
+  }
   VkPipelineExecutableInfoKHR einfo =
       Make<VkPipelineExecutableInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR);
   einfo.pipeline = pipeline;
-  einfo.executableIndex = 0;
+  einfo.executableIndex = index;
   uint32_t ns = 0;
   get_statistics_(device_, &einfo, &ns, nullptr);
   std::vector<VkPipelineExecutableStatisticKHR> stats(
@@ -588,6 +625,120 @@ void RadvCompiler::Compile(const std::vector<uint32_t>& module_words, uint32_t w
   }
   row->memory = CountMemory(row->isa);
   cleanup();
+}
+
+// The attachment format that holds a color output of |type| as written.
+VkFormat ColorFormat(ComponentType type) {
+  return type == ComponentType::kFloat ? VK_FORMAT_R32G32B32A32_SFLOAT
+         : type == ComponentType::kInt ? VK_FORMAT_R32G32B32A32_SINT
+                                       : VK_FORMAT_R32G32B32A32_UINT;
+}
+
+VkResult RadvCompiler::CreateFragmentPipeline(const Interface& iface, VkShaderModule module,
+                                              VkPipelineLayout layout,
+                                              const VkSpecializationInfo* spec,
+                                              VkRenderPass* render_pass, VkShaderModule* vertex,
+                                              VkPipeline* pipeline, std::string* error) {
+  std::vector<uint32_t> vertex_words;
+  waveopt::CompileOptions options;
+  options.stage = "vert";
+  if (!waveopt::CompileShader(VertexShaderSource(iface.fragment_inputs), "waverun.vert", options,
+                              &vertex_words, error)) {
+    *error = "waverun's vertex shader: " + *error;
+    return VK_ERROR_UNKNOWN;
+  }
+  VkShaderModuleCreateInfo smci =
+      Make<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
+  smci.codeSize = vertex_words.size() * 4;
+  smci.pCode = vertex_words.data();
+  VkResult r = vkCreateShaderModule(device_, &smci, nullptr, vertex);
+  if (r != VK_SUCCESS) return r;
+  // One attachment per location up to the highest; the gaps unused.
+  uint32_t count = 0;
+  for (const ColorOutput& o : iface.color_outputs) count = std::max(count, o.location + 1);
+  std::vector<VkAttachmentDescription> attachments;
+  std::vector<VkAttachmentReference> refs(count, {VK_ATTACHMENT_UNUSED, VK_IMAGE_LAYOUT_UNDEFINED});
+  for (const ColorOutput& o : iface.color_outputs) {
+    VkAttachmentDescription a{};
+    a.format = ColorFormat(o.type);
+    a.samples = VK_SAMPLE_COUNT_1_BIT;
+    a.loadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+    a.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    a.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+    a.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+    a.finalLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    refs[o.location] = {static_cast<uint32_t>(attachments.size()),
+                        VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+    attachments.push_back(a);
+  }
+  VkSubpassDescription subpass{};
+  subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+  subpass.colorAttachmentCount = count;
+  subpass.pColorAttachments = refs.data();
+  VkRenderPassCreateInfo rpci = Make<VkRenderPassCreateInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO);
+  rpci.attachmentCount = static_cast<uint32_t>(attachments.size());
+  rpci.pAttachments = attachments.data();
+  rpci.subpassCount = 1;
+  rpci.pSubpasses = &subpass;
+  r = vkCreateRenderPass(device_, &rpci, nullptr, render_pass);
+  if (r != VK_SUCCESS) return r;
+
+  VkPipelineShaderStageCreateInfo stages[2] = {
+      Make<VkPipelineShaderStageCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO),
+      Make<VkPipelineShaderStageCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO)};
+  stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
+  stages[0].module = *vertex;
+  stages[0].pName = "main";
+  stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
+  stages[1].module = module;
+  stages[1].pName = iface.entry_point.c_str();
+  stages[1].pSpecializationInfo = spec;
+  VkPipelineVertexInputStateCreateInfo vertex_input = Make<VkPipelineVertexInputStateCreateInfo>(
+      VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO);
+  VkPipelineInputAssemblyStateCreateInfo assembly = Make<VkPipelineInputAssemblyStateCreateInfo>(
+      VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO);
+  assembly.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
+  VkViewport viewport{0.0f, 0.0f, 64.0f, 64.0f, 0.0f, 1.0f};
+  VkRect2D scissor{{0, 0}, {64, 64}};
+  VkPipelineViewportStateCreateInfo viewport_state = Make<VkPipelineViewportStateCreateInfo>(
+      VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO);
+  viewport_state.viewportCount = 1;
+  viewport_state.pViewports = &viewport;
+  viewport_state.scissorCount = 1;
+  viewport_state.pScissors = &scissor;
+  VkPipelineRasterizationStateCreateInfo raster = Make<VkPipelineRasterizationStateCreateInfo>(
+      VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO);
+  raster.polygonMode = VK_POLYGON_MODE_FILL;
+  raster.cullMode = VK_CULL_MODE_NONE;
+  raster.lineWidth = 1.0f;
+  VkPipelineMultisampleStateCreateInfo multisample = Make<VkPipelineMultisampleStateCreateInfo>(
+      VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO);
+  multisample.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
+  std::vector<VkPipelineColorBlendAttachmentState> blends(count);
+  for (VkPipelineColorBlendAttachmentState& b : blends) {
+    b = {};
+    b.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT |
+                       VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
+  }
+  VkPipelineColorBlendStateCreateInfo blend = Make<VkPipelineColorBlendStateCreateInfo>(
+      VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO);
+  blend.attachmentCount = count;
+  blend.pAttachments = blends.data();
+  VkGraphicsPipelineCreateInfo gpci =
+      Make<VkGraphicsPipelineCreateInfo>(VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO);
+  gpci.flags = VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR |
+               VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR;
+  gpci.stageCount = 2;
+  gpci.pStages = stages;
+  gpci.pVertexInputState = &vertex_input;
+  gpci.pInputAssemblyState = &assembly;
+  gpci.pViewportState = &viewport_state;
+  gpci.pRasterizationState = &raster;
+  gpci.pMultisampleState = &multisample;
+  gpci.pColorBlendState = &blend;
+  gpci.layout = layout;
+  gpci.renderPass = *render_pass;
+  return vkCreateGraphicsPipelines(device_, VK_NULL_HANDLE, 1, &gpci, nullptr, pipeline);
 }
 
 // ---------------------------------------------------------------------------

@@ -25,6 +25,10 @@ struct IsaModule {
 
 enum class IsaFormat { kTable, kTsv, kJson };
 
+// The family isa compiles for without --amd: RDNA2, the family of the
+// project's AMD measurements (docs/waverun.md).
+constexpr const char* kDefaultAmdFamily = "navi21";
+
 struct IsaOptions {
   std::vector<std::string> families;  // lower-case RADV family names, validated
   std::vector<uint32_t> waves;        // 32 and/or 64; empty: the driver's default

@@ -12,6 +12,7 @@
 // Every command runs in a child process (one per subgroup size with
 // --widths): a driver that crashes on a module, or takes too long, is one
 // line of report, not a crash of waverun.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -30,6 +31,7 @@
 #include "tools/waverun/commands.h"
 #include "tools/waverun/isa.h"
 #include "tools/waverun/spec.h"
+#include "tools/waverun/vulkan_runner.h"
 #include "waveopt/io.h"
 #include "spirv-tools/libspirv.hpp"
 #include "waveopt/waveopt.h"
@@ -42,7 +44,7 @@ const char* kUsage =
     "       waverun diff <a> <b> [options]\n"
     "       waverun time <shader>... [options]\n"
     "       waverun probe [options]\n"
-    "       waverun isa <shader>... --amd=FAMILY[,...] [--wave=32|64] [--disasm]\n"
+    "       waverun isa <shader>... [--amd=FAMILY[,...]] [--wave=32|64] [--disasm]\n"
     "Run 'waverun --help' for the options.\n";
 
 void PrintHelp() {
@@ -91,7 +93,13 @@ void PrintHelp() {
       "  --coverage               report how many of the instructions b adds to a ran\n"
       "                           (on the simulator; on a device, b also runs there)\n"
       "  --require-coverage       ... and fail (exit 6) when none of them ran\n"
-      "  --timeout=S              kill a run after S seconds (default 300; 0: never)\n\n"
+      "  --ulp=N                  compare every float output within N units in the\n"
+      "                           last place (spec: ulp N; a compare= of its own wins)\n"
+      "  --timeout=S              kill a run after S seconds (default 300; 0: never)\n"
+      "  --compile-budget=S       a width whose driver compile takes more than S CPU\n"
+      "                           seconds is answered by the simulator (0: at once),\n"
+      "                           and its verdict says so (default: 30 with --auto\n"
+      "                           when its search ran on the simulator, else none)\n\n"
       "Device:\n"
       "  --icd=FILE               use this Vulkan ICD json instead of lavapipe's\n"
       "  --system-icds            use the loader's own ICD search\n"
@@ -107,7 +115,7 @@ void PrintHelp() {
       "AMD ISA (RADV/ACO on null hardware, no GPU needed; docs/waverun.md):\n"
       "  --const ID=VALUE         a specialization constant (run, diff, time, isa;\n"
       "                           a spec's 'const ID = VALUE'), e.g. --const 1000=true\n"
-      "  --amd=FAMILY[,...]       isa: compile for these families, e.g.\n"
+      "  --amd=FAMILY[,...]       isa: compile for these (default navi21), e.g.\n"
       "                           polaris10,vega10,navi10,navi21,gfx1100\n"
       "  --wave=32|64|32,64       isa: required subgroup size (default: RADV's)\n"
       "  --disasm                 isa: print the ISA after the table\n"
@@ -193,6 +201,8 @@ Cli ParseArgs(int argc, char** argv) {
       cli.spec_lines.push_back(cli.const_lines.back());
     } else if (is("--seed")) {
       cli.spec_lines.push_back("seed " + value("--seed"));
+    } else if (is("--ulp")) {
+      cli.spec_lines.push_back("ulp " + value("--ulp"));
     } else if (is("--reps")) {
       cli.spec_lines.push_back("reps " + value("--reps"));
     } else if (a == "--dump") {
@@ -256,6 +266,13 @@ Cli ParseArgs(int argc, char** argv) {
       cli.coverage = true;
     } else if (a == "--require-coverage") {
       cli.coverage = cli.require_coverage = true;
+    } else if (is("--compile-budget")) {
+      char* end = nullptr;
+      const std::string v = value("--compile-budget");
+      cli.compile_budget_s = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0' || cli.compile_budget_s < 0) {
+        UsageError("--compile-budget takes seconds (0: the simulator answers at once)");
+      }
     } else if (is("--timeout")) {
       if (!ParseInt(value("--timeout"), &cli.timeout_s)) UsageError("--timeout takes seconds");
     } else if (is("--amd") || is("--wave")) {
@@ -291,7 +308,11 @@ Cli ParseArgs(int argc, char** argv) {
     if (!cli.inputs.empty()) UsageError("probe takes no shader");
   } else if (cli.command == "isa") {
     if (cli.inputs.empty()) UsageError("isa takes one or more shaders");
-    if (cli.isa.families.empty()) UsageError("isa needs --amd=FAMILY[,FAMILY...]");
+    if (cli.isa.families.empty()) {
+      cli.isa.families.push_back(kDefaultAmdFamily);
+      std::fprintf(stderr, "waverun: note: isa compiles for %s (RDNA2 gfx10.3) without --amd; "
+                           "--amd=FAMILY[,...] picks others\n", kDefaultAmdFamily);
+    }
     if (cli.sim || !cli.widths.empty()) UsageError("isa compiles for AMD: no --sim or sizes");
   } else {
     UsageError("unknown command '" + cli.command + "'");
@@ -300,6 +321,9 @@ Cli ParseArgs(int argc, char** argv) {
                                cli.isa.disasm || cli.isa.format != IsaFormat::kTable)) {
     UsageError("--amd, --wave, --disasm and --format are options of isa");
   }
+  if (cli.compile_budget_s >= 0 && cli.command != "diff") {
+    UsageError("--compile-budget is an option of diff");
+  }
   if (!cli.icd.empty() && cli.system_icds) UsageError("--icd and --system-icds exclude each other");
   if (cli.no_spec && !cli.spec_path.empty()) UsageError("--spec and --no-spec exclude each other");
   if (cli.counters && !cli.sim) UsageError("--counters needs --sim");
@@ -307,8 +331,8 @@ Cli ParseArgs(int argc, char** argv) {
     UsageError("--check-sim is for diff on a Vulkan device (without --sim)");
   }
   if (cli.coverage && cli.command != "diff") UsageError("--coverage is for diff");
-  if (cli.auto_spec && cli.command != "run" && cli.command != "diff") {
-    UsageError("--auto is for run and diff");
+  if (cli.auto_spec && cli.command != "run" && cli.command != "diff" && cli.command != "time") {
+    UsageError("--auto is for run, diff and time");
   }
   return cli;
 }
@@ -354,6 +378,9 @@ int ResolveAuto(Cli* cli) {
   cli->no_spec = true;
   cli->spec_path.clear();
   cli->auto_resolved = true;
+  // The search ran the modules on the simulator ("no search": it could not,
+  // within its instruction limit, and it is no fallback for the driver).
+  cli->auto_simulated = text.find("# --auto: no search") == std::string::npos;
   return kExitOk;
 }
 
@@ -403,55 +430,161 @@ double Now() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
+// diff's compile budget in seconds: --compile-budget, else
+// kDefaultCompileBudgetS where --auto's search ran the modules on the
+// simulator (which then answers quickly); -1: none (--sim, other commands,
+// inputs the simulator was not seen to run).
+double CompileBudget(const Cli& cli) {
+  if (cli.command != "diff" || cli.sim) return -1;
+  if (cli.compile_budget_s >= 0) return cli.compile_budget_s;
+  return cli.auto_simulated ? kDefaultCompileBudgetS : -1;
+}
+
+// The line before a verdict the simulator gave in the driver's place.
+std::string BudgetNote(const Cli& cli, uint32_t width) {
+  const std::string at = "the simulator's verdict at " +
+                         (width ? std::to_string(width) + " lanes" : std::string("32 lanes"));
+  if (CompileBudget(cli) == 0) return "note: " + at + " (--compile-budget=0)";
+  char budget[32];
+  std::snprintf(budget, sizeof(budget), "%g", CompileBudget(cli));
+  return std::string("note: the driver had not compiled the modules in ") + budget +
+         " s of CPU time (--compile-budget=S): " + at + " follows";
+}
+
+struct Child {
+  uint32_t width;
+  pid_t pid = -1;
+  FILE* out = nullptr;
+  FILE* err = nullptr;
+  int rc = kExitError;
+  double start = 0;
+  bool timed_out = false;
+  int compiles = -1;          // read end of the child's ReportCompilesTo pipe
+  double compiling_since = -1;  // the child's CPU seconds when a compile began; -1: none
+  bool on_sim = false;        // answered by the simulator (over the compile budget)
+  bool over_budget = false;   // killed over the budget: to be run on the simulator
+};
+
+// Starts |c|: RunCommand at its width in a child process, on the simulator
+// once it went over the compile budget. False when it cannot.
+bool StartChild(const Cli& cli, bool capture, Child* c) {
+  if (capture) {
+    c->out = std::tmpfile();
+    c->err = std::tmpfile();
+    if (!c->out || !c->err) return false;
+  }
+  int pipe_fds[2] = {-1, -1};
+  if (!c->on_sim && CompileBudget(cli) > 0 && pipe(pipe_fds) != 0) return false;
+  std::fflush(stdout);
+  std::fflush(stderr);
+  c->pid = fork();
+  if (c->pid < 0) return false;
+  if (c->pid == 0) {
+    if (capture) {
+      dup2(fileno(c->out), 1);
+      dup2(fileno(c->err), 2);
+    }
+    Cli run = cli;
+    if (c->on_sim) {
+      run.sim = true;
+      run.check_sim = false;
+    }
+    if (pipe_fds[1] >= 0) {
+      close(pipe_fds[0]);
+      ReportCompilesTo(pipe_fds[1]);
+    }
+    int rc = RunCommand(run, c->width);
+    std::fflush(stdout);
+    std::fflush(stderr);
+    _exit(rc);
+  }
+  if (pipe_fds[1] >= 0) {
+    close(pipe_fds[1]);
+    fcntl(pipe_fds[0], F_SETFL, O_NONBLOCK);
+  }
+  c->compiles = pipe_fds[0];
+  c->compiling_since = -1;
+  c->start = Now();
+  return true;
+}
+
+// The CPU seconds (user and system, every thread) process |pid| has used;
+// -1 when /proc does not say.
+double CpuSeconds(pid_t pid) {
+  FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
+  if (!f) return -1;
+  char buf[1024];
+  const size_t n = std::fread(buf, 1, sizeof(buf) - 1, f);
+  std::fclose(f);
+  buf[n] = '\0';
+  const char* p = std::strrchr(buf, ')');  // after the command name, which may hold spaces
+  unsigned long utime = 0, stime = 0;
+  if (!p || std::sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime,
+                        &stime) != 2) {
+    return -1;
+  }
+  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// Reads |c|'s compile reports; kills it once one compile has used more CPU
+// time than the budget. CPU time, not wall time: on a loaded machine a
+// compile waits for the CPU without being any longer.
+void WatchCompiles(const Cli& cli, Child* c) {
+  if (c->compiles < 0) return;
+  char buf[64];
+  ssize_t n;
+  while ((n = read(c->compiles, buf, sizeof(buf))) > 0) {
+    for (ssize_t i = 0; i < n; ++i) c->compiling_since = buf[i] == 'b' ? CpuSeconds(c->pid) : -1;
+  }
+  if (c->compiling_since >= 0 && !c->over_budget &&
+      CpuSeconds(c->pid) - c->compiling_since > CompileBudget(cli)) {
+    c->over_budget = true;
+    kill(c->pid, SIGKILL);
+  }
+}
+
+// |c| went over the compile budget and ended: set up its run on the
+// simulator (its partial output dropped).
+void MoveToSimulator(const Cli& cli, bool capture, Child* c) {
+  if (c->compiles >= 0) close(c->compiles);
+  c->compiles = -1;
+  if (capture) {
+    std::fclose(c->out);
+    std::fclose(c->err);
+  } else {
+    std::printf("%s\n", BudgetNote(cli, c->width).c_str());
+  }
+  c->on_sim = true;
+  c->over_budget = false;
+  c->pid = -1;
+}
+
 // One child process per width (lavapipe picks its width once per process;
 // a crash or a hang of the driver stays in the child), at most |jobs| at a
-// time, each killed after --timeout seconds. With several widths, output
-// comes back in width order, each line prefixed with "[sg=N] "; with one,
-// the child writes straight to stdout and stderr. Exit: 1 if any child
-// failed, else 5 if one timed out, else 3 if one found a difference, else 7
-// if one found a race in the first module, else 4 if one found it
-// nondeterministic, else 6 if one was not covered, else 0.
+// time, each killed after --timeout seconds. diff: a width whose driver
+// compile runs past --compile-budget is killed and run again on the
+// simulator, saying so. With several widths, output comes back in width
+// order, each line prefixed with "[sg=N] "; with one, the child writes
+// straight to stdout and stderr. Exit: 1 if any child failed, else 5 if one
+// timed out, else 3 if one found a difference, else 7 if one found a race
+// in the first module, else 4 if one found it nondeterministic, else 6 if
+// one was not covered, else 0.
 int RunChildren(const Cli& cli, const std::vector<uint32_t>& widths) {
-  struct Child {
-    uint32_t width;
-    pid_t pid = -1;
-    FILE* out = nullptr;
-    FILE* err = nullptr;
-    int rc = kExitError;
-    double start = 0;
-    bool timed_out = false;
-  };
   bool capture = widths.size() > 1;
   std::vector<Child> children;
   for (uint32_t w : widths) children.push_back({w});
+  for (Child& c : children) c.on_sim = CompileBudget(cli) == 0;
+  if (!capture && CompileBudget(cli) == 0) std::printf("%s\n", BudgetNote(cli, widths[0]).c_str());
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   size_t jobs = cli.jobs > 0 ? static_cast<size_t>(cli.jobs) : static_cast<size_t>(std::max(1L, cpus));
-  size_t next = 0, done = 0;
-  std::vector<size_t> running;
+  std::vector<size_t> pending, running;
+  for (size_t k = 0; k < children.size(); ++k) pending.push_back(k);
+  size_t done = 0;
   while (done < children.size()) {
-    while (next < children.size() && running.size() < jobs) {
-      Child& c = children[next];
-      if (capture) {
-        c.out = std::tmpfile();
-        c.err = std::tmpfile();
-        if (!c.out || !c.err) return Error("cannot create temporary files");
-      }
-      std::fflush(stdout);
-      std::fflush(stderr);
-      c.pid = fork();
-      if (c.pid < 0) return Error("cannot fork");
-      if (c.pid == 0) {
-        if (capture) {
-          dup2(fileno(c.out), 1);
-          dup2(fileno(c.err), 2);
-        }
-        int rc = RunCommand(cli, c.width);
-        std::fflush(stdout);
-        std::fflush(stderr);
-        _exit(rc);
-      }
-      c.start = Now();
-      running.push_back(next++);
+    while (!pending.empty() && running.size() < jobs) {
+      if (!StartChild(cli, capture, &children[pending.front()])) return Error("cannot start a run");
+      running.push_back(pending.front());
+      pending.erase(pending.begin());
     }
     int status = 0;
     pid_t pid = waitpid(-1, &status, WNOHANG);
@@ -460,6 +593,7 @@ int RunChildren(const Cli& cli, const std::vector<uint32_t>& widths) {
       // None finished: kill the ones past the deadline, then wait a little.
       for (size_t k : running) {
         Child& c = children[k];
+        WatchCompiles(cli, &c);
         if (cli.timeout_s > 0 && !c.timed_out && Now() - c.start > cli.timeout_s) {
           c.timed_out = true;
           kill(c.pid, SIGKILL);
@@ -472,10 +606,16 @@ int RunChildren(const Cli& cli, const std::vector<uint32_t>& widths) {
     for (size_t k = 0; k < running.size(); ++k) {
       Child& c = children[running[k]];
       if (c.pid != pid) continue;
+      running.erase(running.begin() + static_cast<long>(k));
+      if (c.over_budget && !c.timed_out) {
+        MoveToSimulator(cli, capture, &c);
+        pending.insert(pending.begin(), static_cast<size_t>(&c - children.data()));
+        break;
+      }
+      if (c.compiles >= 0) close(c.compiles);
       c.rc = c.timed_out                ? kExitTimeout
              : WIFEXITED(status)        ? WEXITSTATUS(status)
                                         : -WTERMSIG(status);
-      running.erase(running.begin() + static_cast<long>(k));
       ++done;
       if (!capture) {
         if (c.rc == kExitTimeout) {
@@ -493,6 +633,9 @@ int RunChildren(const Cli& cli, const std::vector<uint32_t>& widths) {
   for (Child& c : children) {
     if (capture) {
       std::string prefix = "[sg=" + std::to_string(c.width) + "] ";
+      if (c.on_sim) {
+        std::printf("%s%s\n", prefix.c_str(), BudgetNote(cli, c.width).c_str());
+      }
       PrintPrefixed(stdout, prefix, ReadAll(c.out));
       if (c.rc == kExitTimeout) {
         std::printf("%s%s\n", prefix.c_str(), TimeoutMessage(cli).c_str());

@@ -189,6 +189,26 @@ static void ColorBuffers(const ModuleInterface& iface, uint64_t words,
   }
 }
 
+namespace {
+
+// Whether every value |p| holds is a float --ulp may compare: the texels
+// of a float format, or a block whose scalars are all 32-bit floats.
+bool FloatOutput(const ResourcePlan& p) {
+  if (p.width != 0) return GetFormatInfo(p.format).numeric == waveopt::sim::TexelNumeric::kFloat;
+  bool any = false;
+  for (const View& v : p.res.views) {
+    for (const auto* fields : {&v.layout.head_fields, &v.layout.element_fields}) {
+      for (const Field& f : *fields) {
+        if (f.kind != Field::Kind::kFloat || f.bytes != 4) return false;
+        any = true;
+      }
+    }
+  }
+  return any;
+}
+
+}  // namespace
+
 bool BuildPlan(const ModuleInterface& iface, const RunSpec& spec, Plan* plan,
                std::string* error) {
   *plan = Plan();
@@ -476,6 +496,10 @@ bool BuildPlan(const ModuleInterface& iface, const RunSpec& spec, Plan* plan,
           return false;
         }
       }
+    }
+    if (!b.compare && spec.float_ulps && r.writable && FloatOutput(p)) {
+      p.compare.kind = Compare::Kind::kUlp;
+      p.compare.ulps = *spec.float_ulps;
     }
     plan->resources.push_back(std::move(p));
   }

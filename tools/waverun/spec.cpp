@@ -149,6 +149,10 @@ bool ApplySpecLine(const std::string& raw_line, const std::string& origin, RunSp
   } else if (kw == "seed") {
     if (t.size() != 2 || !ParseU64(t[1], &spec->seed)) return fail("expected 'seed N'");
     spec->seed_given = true;
+  } else if (kw == "ulp") {
+    uint32_t n = 0;
+    if (t.size() != 2 || !ParseU32(t[1], &n)) return fail("expected 'ulp N'");
+    spec->float_ulps = n;
   } else if (kw == "separate-kinds") {
     if (t.size() != 1) return fail("'separate-kinds' takes no value");
     spec->separate_kinds = true;
@@ -274,7 +278,7 @@ bool ApplySpecLine(const std::string& raw_line, const std::string& origin, RunSp
     }
   } else {
     return fail("unknown keyword '" + kw +
-                "' (dispatch, draw, seed, reps, const, binding, push, pointer, separate-kinds)");
+                "' (dispatch, draw, seed, reps, const, binding, push, pointer, separate-kinds, ulp)");
   }
   return true;
 }
@@ -320,7 +324,9 @@ std::string FormatSpec(const RunSpec& spec) {
          std::to_string(spec.dispatch[1]) + " " + std::to_string(spec.dispatch[2]) + "\n";
   }
   s += "seed " + std::to_string(spec.seed) + "\n";
+  if (spec.reps != RunSpec().reps) s += "reps " + std::to_string(spec.reps) + "\n";
   if (spec.separate_kinds) s += "separate-kinds\n";
+  if (spec.float_ulps) s += "ulp " + std::to_string(*spec.float_ulps) + "\n";
   for (const auto& c : spec.constants) {
     s += "const " + std::to_string(c.first) + " = " + std::to_string(c.second) + "\n";
   }

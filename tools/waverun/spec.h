@@ -92,6 +92,10 @@ struct RunSpec {
   // different kinds declared on one binding (HLSL registers b0, t0, u0, s0
   // compiled without binding shifts) can be bound.
   bool separate_kinds = false;
+  // "ulp N" (diff --ulp=N): every float output without a compare= of its
+  // own (buffers of 32-bit floats alone, images of float formats) is
+  // compared as ulp:N.
+  std::optional<uint32_t> float_ulps;
   bool dispatch_given = false;  // a dispatch line was applied
   std::string dispatch_origin;  // where the last dispatch line came from
   // "draw fullscreen WxH": fragment shaders run as one triangle covering a

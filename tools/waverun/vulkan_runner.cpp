@@ -10,10 +10,18 @@
 #include <cstring>
 #include <map>
 
+#include <unistd.h>
+
 #include "waveopt/io.h"
 
 namespace waverun {
 namespace {
+
+int g_compile_fd = -1;  // ReportCompilesTo
+
+void ReportCompile(char what) {
+  if (g_compile_fd >= 0 && write(g_compile_fd, &what, 1) < 0) g_compile_fd = -1;
+}
 
 constexpr uint64_t kFenceTimeoutNs = 300ull * 1000 * 1000 * 1000;
 
@@ -128,6 +136,7 @@ class ProgramImpl : public Program {
   bool Run(Outputs* outputs, double* ns, std::string* error) override;
 
  private:
+  bool ran_ = false;  // Run has finished once (ReportCompilesTo)
   bool CreateResources(std::string* error);
   // Fragment shaders: the render pass, color attachments, framebuffer and
   // the graphics pipeline of waverun's full-screen triangle and |fragment|.
@@ -386,7 +395,11 @@ std::unique_ptr<Program> DeviceImpl::CreateProgram(const std::vector<uint32_t>& 
                                                    const std::string& entry, const Plan& plan,
                                                    std::string* error) {
   auto program = std::make_unique<ProgramImpl>(this);
-  if (!program->Create(words, entry, plan, error)) return nullptr;
+  ReportCompile('b');
+  if (!program->Create(words, entry, plan, error)) {
+    ReportCompile('e');
+    return nullptr;
+  }
   return program;
 }
 
@@ -1137,6 +1150,8 @@ bool ProgramImpl::Run(Outputs* outputs, double* ns, std::string* error) {
   VkResult r = vkQueueSubmit(dev_->queue(), 1, &si, fence_);
   if (r == VK_SUCCESS) r = vkWaitForFences(d, 1, &fence_, VK_TRUE, kFenceTimeoutNs);
   auto end = std::chrono::steady_clock::now();
+  if (!ran_) ReportCompile('e');
+  ran_ = true;
   if (r != VK_SUCCESS) {
     *error = "the dispatch failed (" + VkResultName(r) + ")";
     return false;
@@ -1182,5 +1197,7 @@ std::unique_ptr<Device> CreateVulkanDevice(int index, bool robust, std::string* 
   if (!device->Init(index, robust, error)) return nullptr;
   return device;
 }
+
+void ReportCompilesTo(int fd) { g_compile_fd = fd; }
 
 }  // namespace waverun

@@ -22,6 +22,13 @@ namespace waverun {
 // first).
 std::unique_ptr<Device> CreateVulkanDevice(int index, bool robust, std::string* error);
 
+// From now on each program this process creates writes 'b' to |fd| when
+// its compilation begins and 'e' once its first run has finished: llvmpipe
+// builds a compute shader's code at the first dispatch, not at pipeline
+// creation. The parent of diff's children times the compiles with it
+// (--compile-budget). -1: not reported.
+void ReportCompilesTo(int fd);
+
 }  // namespace waverun
 
 #endif  // WAVEOPT_TOOLS_WAVERUN_VULKAN_RUNNER_H_

@@ -139,6 +139,9 @@ struct PassConfig {
   // subgroupBroadcast takes a constant lane only, so batch-uniform-loads
   // reads with a shuffle even from SPIR-V 1.5 (HLSL output does the same).
   bool emit_glsl = false;
+  // The HLSL output is for DXC (--hlsl-dialect=dxc), not glslang's HLSL
+  // front end: shader model 6.6's IsHelperLane() may be used.
+  bool hlsl_dxc = false;
 };
 
 // Parses "vulkan1.1", "spv1.5", ... Returns false for unknown names.

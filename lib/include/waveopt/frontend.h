@@ -104,8 +104,14 @@ enum class OutputLanguage { kGlsl, kHlsl };
 // Turns SPIR-V back into source with SPIRV-Cross: Vulkan GLSL 450 with the
 // GL_KHR_shader_subgroup_* extensions the module needs, or HLSL at shader
 // model 6.0 (5.0 when the module uses no subgroup operations).
+// NonSemantic.* debug information (DXC's -fspv-debug=vulkan-with-source,
+// Slang's) is dropped first. HLSL reads gl_NumWorkGroups from a constant
+// buffer on the first free binding of set 0; |notes| (may be null) gets one
+// line saying where.
 bool DecompileShader(const std::vector<uint32_t>& words, OutputLanguage language,
                      std::string* source, std::string* error);
+bool DecompileShader(const std::vector<uint32_t>& words, OutputLanguage language,
+                     std::string* source, std::string* error, std::vector<std::string>* notes);
 
 }  // namespace waveopt
 

@@ -82,6 +82,7 @@ struct Options {
   bool validate_after_all = false;  // validate after every step
   bool emit_hlsl = false;           // see PassConfig::emit_hlsl
   bool emit_glsl = false;           // see PassConfig::emit_glsl
+  bool hlsl_dxc = false;            // see PassConfig::hlsl_dxc (--hlsl-dialect=dxc)
   bool print_all = false;           // disassembly after every step → Result::print_all
   Isolation isolation = Isolation::kNone;
   // With kChildProcess: a spirv-opt step still running after this many

@@ -44,7 +44,9 @@ const char* waveopt_spirv_tools_version(void);
 /* Validates words[0..word_count), runs the pipeline that |flags| (the
  * waveopt command line's spellings, e.g. "-O", "--target-env=vulkan1.2",
  * "--subgroup-size=32", "--pass-params=prereduce-atomics:max-bins=16"; see
- * docs/library.md) describe, validates the output. Everything runs in the
+ * docs/library.md) describe, validates the output. "--emit=glsl" or
+ * "--emit=hlsl" keeps the rewrites emittable in that language (as the
+ * command line's --emit= does; the result is SPIR-V all the same). Everything runs in the
  * calling thread. Returns NULL only when memory for the result itself ran
  * out; otherwise a result to inspect and destroy, also when the call
  * failed (waveopt_result_ok() is then 0). */
