@@ -97,5 +97,29 @@ TEST(VersionReuse, SameOutcomeAsBuildingEveryVersionAndFewerSteps) {
                                      << " without";
 }
 
+// A fact read past Fact() would go unrecorded, and a version that differs
+// by it would be taken for the portable module.
+TEST(VersionReuse, PassesReadFactsOnlyThroughFact) {
+  const std::string dir = std::string(WAVEOPT_SOURCE_DIR) + "/passes";
+  DIR* d = opendir(dir.c_str());
+  ASSERT_NE(d, nullptr);
+  int files = 0;
+  while (dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.size() < 4 || (name.compare(name.size() - 4, 4, ".cpp") != 0 &&
+                            name.compare(name.size() - 2, 2, ".h") != 0)) {
+      continue;
+    }
+    std::ifstream in(dir + "/" + name);
+    std::stringstream text;
+    text << in.rdbuf();
+    ++files;
+    EXPECT_EQ(text.str().find("facts."), std::string::npos)
+        << "passes/" << name << " reads a target fact directly: use config().Fact(&TargetFacts::x)";
+  }
+  closedir(d);
+  EXPECT_GT(files, 10);
+}
+
 }  // namespace
 }  // namespace waveopt
