@@ -1,6 +1,8 @@
 // The configuration layer's functions: versions, targets and their facts.
 #include "waveopt/config.h"
 
+#include <algorithm>
+
 #ifndef WAVEOPT_VERSION_STRING
 #define WAVEOPT_VERSION_STRING "0.0.0"
 #endif
@@ -61,6 +63,14 @@ TargetFacts FactsOf(Target target) {
       return PortableFacts();
   }
   return PortableFacts();
+}
+
+bool PassConfig::Fact(bool TargetFacts::*member) const {
+  if (facts_read && std::find(facts_read->begin(), facts_read->end(), member) ==
+                        facts_read->end()) {
+    facts_read->push_back(member);
+  }
+  return facts.*member;
 }
 
 bool ParseTarget(const std::string& name, Target* target) {

@@ -7,6 +7,7 @@
 // (Options::isolation), in a child process (lib/support/child_process.h),
 // so that a crash inside SPIRV-Tools skips -O's SSA rewrite or cleanup, or
 // fails a step the user asked for, instead of taking the caller down.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -26,9 +27,11 @@ namespace waveopt {
 
 namespace {
 std::atomic<void (*)()> g_step_hook{nullptr};
+std::atomic<bool> g_reuse_segments{true};
 }  // namespace
 
 void SetSpirvOptStepHookForTesting(void (*hook)()) { g_step_hook.store(hook); }
+void SetVersionReuseForTesting(bool reuse) { g_reuse_segments.store(reuse); }
 
 const std::vector<std::string>& PrepareFlags() {
   // Front ends keep locals in Function variables; the passes reason about
@@ -66,11 +69,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Why -O does not run the waveopt pass |name| for |target| ("" : it runs).
+// Why -O does not run the waveopt pass |name| under |config| ("" : it runs).
 // The measurements are cited in docs/targets.md.
-std::string ProfileSkips(Target target, const std::string& name) {
-  if (name == "morton-remap" && FactsOf(target).quad_order_slower) {
-    return std::string("not run by -O under --target=") + TargetName(target) +
+std::string ProfileSkips(const PassConfig& config, const std::string& name) {
+  if (name == "morton-remap" && config.Fact(&TargetFacts::quad_order_slower)) {
+    return std::string("not run by -O under --target=") + TargetName(config.target) +
            ": the relabelled image kernels measured slower than the originals "
            "on lavapipe (fact quad-order-slower; docs/benchmarks.md: filter3x3, "
            "downsample)";
@@ -106,10 +109,10 @@ struct Segment {
   std::vector<std::string> flags;  // spirv-opt flags
   bool cleanup = false;            // -O's cleanup: skipped when nothing changed
   bool prepare = false;            // -O's SSA rewrite: undone when nothing changed
-  std::string profile_skip;        // -O's pass not run for the target: why
+  bool optimize = false;           // a pass of -O: the target may skip it
 };
 
-std::vector<Segment> Expand(const std::vector<PipelineStep>& steps, Target target,
+std::vector<Segment> Expand(const std::vector<PipelineStep>& steps,
                             const std::map<std::string, std::string>& pass_params) {
   auto params_of = [&pass_params](const std::string& name, const std::string& own) {
     if (!own.empty()) return own;
@@ -149,7 +152,7 @@ std::vector<Segment> Expand(const std::vector<PipelineStep>& steps, Target targe
           s.waveopt = true;
           s.name = info.name;
           s.params = params_of(info.name, "");
-          s.profile_skip = ProfileSkips(target, info.name);
+          s.optimize = true;
           out.push_back(s);
         }
         add_flags(CleanupFlags(), true);
@@ -320,6 +323,42 @@ bool Fail(Result* result, const std::string& line,
   return false;
 }
 
+// The module between two segments, with what the cleanup looks at.
+struct State {
+  std::vector<uint32_t> words;
+  bool any_change = false;
+  std::vector<uint32_t> before_optimize;
+  bool operator==(const State& o) const {
+    return any_change == o.any_change && words == o.words && before_optimize == o.before_optimize;
+  }
+};
+
+// What one segment of a build did.
+struct SegmentTrace {
+  State before;
+  std::vector<bool TargetFacts::*> facts_read;
+  std::vector<Remark> remarks;
+  std::vector<std::string> diagnostics;
+};
+
+// A successful build, for the builds of -O's versions after it: a segment
+// that starts from the same state and reads no fact of another value does
+// what it did there, so they take its result instead of running it.
+struct BuildTrace {
+  TargetFacts facts;
+  std::vector<SegmentTrace> segments;
+  State end;  // after the last segment; validated
+};
+
+// Whether |facts| answers every fact in |read| as |other| does.
+bool SameAnswers(const std::vector<bool TargetFacts::*>& read, const TargetFacts& facts,
+                 const TargetFacts& other) {
+  for (bool TargetFacts::*m : read) {
+    if (facts.*m != other.*m) return false;
+  }
+  return true;
+}
+
 // One Optimize() call: the module as it goes through the segments.
 class Run {
  public:
@@ -334,20 +373,27 @@ class Run {
     base_.emit_glsl = options.emit_glsl;
     base_.hlsl_dxc = options.hlsl_dxc;
     base_.float_reassoc = options.float_reassoc;
+    base_.facts_read = std::make_shared<std::vector<bool TargetFacts::*>>();
   }
 
-  // Runs every segment over |words|; false (after Fail) on failure.
-  bool Execute(std::vector<uint32_t> words) {
+  // Runs every segment over |words|, or takes its result from |earlier|
+  // builds (see BuildTrace), and records what each did in |trace| (may be
+  // null); false (after Fail) on failure.
+  bool Execute(std::vector<uint32_t> words, const std::vector<BuildTrace>& earlier = {},
+               BuildTrace* trace = nullptr) {
     words_ = std::move(words);
-    for (const Segment& seg : Expand(options_.pipeline, target_, options_.pass_params)) {
-      const std::string step = seg.waveopt ? seg.name : "spirv-opt " + Join(seg.flags);
-      bool ran = false;
-      if (!(seg.waveopt ? RunWaveopt(seg, &ran) : RunSpirvOpt(seg, step, &ran))) return false;
-      if (ran && !AfterStep(step)) return false;
+    const std::vector<Segment> segments = Expand(options_.pipeline, options_.pass_params);
+    for (size_t i = 0; i < segments.size(); ++i) {
+      if (!RunSegment(segments[i], i, earlier, trace)) return false;
     }
     result_->remarks = remarks_->Take();
     std::string error;
-    if (options_.validate_output && !ValidateModule(words_, env_, &error, layout_)) {
+    const bool validated = std::any_of(earlier.begin(), earlier.end(), [this](const BuildTrace& b) {
+      return b.end.words == words_;
+    });
+    if (trace != nullptr) trace->end = {words_, any_change_, before_optimize_};
+    if (options_.validate_output && !validated &&
+        !ValidateModule(words_, env_, &error, layout_)) {
       return Fail(result_, "internal error: the optimized module is not valid for " +
                                TargetEnvName(env_) + ": " + error);
     }
@@ -356,15 +402,56 @@ class Run {
   }
 
  private:
+  // Segment |index|: taken from a build of |earlier| that did it from the
+  // same state with the same answers to its facts, else run.
+  bool RunSegment(const Segment& seg, size_t index, const std::vector<BuildTrace>& earlier,
+                  BuildTrace* trace) {
+    SegmentTrace entry;
+    if (trace != nullptr || !earlier.empty()) entry.before = {words_, any_change_, before_optimize_};
+    for (const BuildTrace& b : earlier) {
+      if (!g_reuse_segments.load() || index >= b.segments.size()) break;
+      const SegmentTrace& done = b.segments[index];
+      if (!SameAnswers(done.facts_read, b.facts, base_.facts) || !(done.before == entry.before)) {
+        continue;
+      }
+      for (const Remark& r : done.remarks) remarks_->Emit(r);
+      result_->diagnostics.insert(result_->diagnostics.end(), done.diagnostics.begin(),
+                                  done.diagnostics.end());
+      const State& after = index + 1 < b.segments.size() ? b.segments[index + 1].before : b.end;
+      words_ = after.words;
+      any_change_ = after.any_change;
+      before_optimize_ = after.before_optimize;
+      if (trace != nullptr) trace->segments.push_back(done);
+      return true;
+    }
+    const size_t first_remark = remarks_->remarks().size();
+    const size_t first_diagnostic = result_->diagnostics.size();
+    base_.facts_read->clear();
+    const std::string step = seg.waveopt ? seg.name : "spirv-opt " + Join(seg.flags);
+    bool ran = false;
+    if (!(seg.waveopt ? RunWaveopt(seg, &ran) : RunSpirvOpt(seg, step, &ran))) return false;
+    if (ran && !AfterStep(step)) return false;
+    if (trace == nullptr) return true;
+    entry.facts_read = *base_.facts_read;
+    const std::vector<Remark>& all = remarks_->remarks();
+    entry.remarks.assign(all.begin() + static_cast<std::ptrdiff_t>(first_remark), all.end());
+    entry.diagnostics.assign(
+        result_->diagnostics.begin() + static_cast<std::ptrdiff_t>(first_diagnostic),
+        result_->diagnostics.end());
+    trace->segments.push_back(std::move(entry));
+    return true;
+  }
+
   // A waveopt pass on an IRContext of its own. |*ran|: it ran.
   bool RunWaveopt(const Segment& seg, bool* ran) {
-    if (!seg.profile_skip.empty()) {
+    const std::string profile_skip = seg.optimize ? ProfileSkips(base_, seg.name) : "";
+    if (!profile_skip.empty()) {
       // One module-level missed remark: the pass did not look at anything.
       Remark r;
       r.kind = RemarkKind::kMissed;
       r.pass = seg.name;
       r.name = "DriverProfile";
-      r.message = seg.profile_skip;
+      r.message = profile_skip;
       remarks_->Emit(r);
       return true;
     }
@@ -540,7 +627,7 @@ bool RegisterOptimizeSequence(spvtools::Optimizer* optimizer, const PassConfig& 
   if (config.target == Target::kNone) config.SetTarget(Target::kPortable);
   std::vector<std::string> passes;
   for (const PassInfo& info : RegisteredPasses()) {
-    if (ProfileSkips(config.target, info.name).empty()) {
+    if (ProfileSkips(config, info.name).empty()) {
       passes.push_back(std::string("--") + info.name);
     }
   }
@@ -553,7 +640,7 @@ bool RegisterOptimizeSequence(spvtools::Optimizer* optimizer, const PassConfig& 
   }
   RegisterFlags(optimizer, PrepareFlags(), config, error);
   for (const PassInfo& info : RegisteredPasses()) {
-    const std::string skip = ProfileSkips(config.target, info.name);
+    const std::string skip = ProfileSkips(config, info.name);
     if (skip.empty()) {
       RegisterFlags(optimizer, {std::string("--") + info.name}, config, error);
     } else {
@@ -608,12 +695,20 @@ bool OptimizeOrThrow(const std::vector<uint32_t>& input, const Options& options,
   const bool has_o = HasOptimize(options.pipeline);
   const Target target =
       options.has_target ? options.target : (has_o ? Target::kPortable : Target::kNone);
+  const bool versions = !options.has_target && has_o && options.versions;
+  std::vector<BuildTrace> builds(versions ? 1 : 0);
+  if (versions) builds[0].facts = FactsOf(target);
   Run run(options, result, env, layout, target);
-  if (!run.Execute(input)) return false;
-  if (!options.has_target && has_o && options.versions) {
+  if (!run.Execute(input, {}, versions ? &builds[0] : nullptr)) return false;
+  if (versions) {
+    // Each version takes from the builds before it what it would repeat.
     BuildForTarget build = [&](Target t, Result* r) {
       r->target_env = env;
-      return Run(options, r, env, layout, t).Execute(input);
+      BuildTrace trace;
+      trace.facts = FactsOf(t);
+      if (!Run(options, r, env, layout, t).Execute(input, builds, &trace)) return false;
+      builds.push_back(std::move(trace));
+      return true;
     };
     if (!AddVersions(options, env, layout, build, result)) return false;
   }

@@ -11,6 +11,10 @@ namespace waveopt {
 // calling thread otherwise. Null: none (the default).
 void SetSpirvOptStepHookForTesting(void (*hook)());
 
+// False: -O builds every version's every segment, taking nothing from the
+// builds before it (the reference its reuse is tested against). Default true.
+void SetVersionReuseForTesting(bool reuse);
+
 }  // namespace waveopt
 
 #endif  // WAVEOPT_LIB_PIPELINE_TESTING_H_

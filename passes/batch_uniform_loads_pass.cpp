@@ -1093,7 +1093,11 @@ std::string BatchUniformLoadsPass::Analyze(Function* func, Loop* loop,
     }
   }
   Instruction* first_left = nullptr;
-  if (config().facts.scalar_uniform_loads && !plan->batched.empty()) {
+  // The fact last: -O builds a version only where a fact it read differs.
+  const bool scalarizable =
+      std::any_of(plan->batched.begin(), plan->batched.end(),
+                  [this](const Batched& b) { return !ScalarizableMemory(b.read).empty(); });
+  if (scalarizable && config().Fact(&TargetFacts::scalar_uniform_loads)) {
     first_left = plan->batched[0].read;
     LeaveScalarLoadsToDriver(plan);
   }
@@ -1896,10 +1900,10 @@ std::string BatchUniformLoadsPass::ReadNote(Read read) {
 
 BatchUniformLoadsPass::Read BatchUniformLoadsPass::ChooseRead() const {
   const std::string& forced = params_.read;
-  const bool cpu = config().facts.shuffle_fast_only_at_8;
   if (forced == "shuffle") return Read::kShuffle;
   if (forced == "shuffle-or-first") return Read::kShuffleOrFirst;
-  if (forced == "shuffle-or-broadcast" || (forced.empty() && cpu)) {
+  if (forced == "shuffle-or-broadcast" ||
+      (forced.empty() && config().Fact(&TargetFacts::shuffle_fast_only_at_8))) {
     return CanBroadcast() ? Read::kShuffleOrBroadcast : Read::kShuffleOrFirst;
   }
   return CanBroadcast() ? Read::kBroadcast : Read::kShuffle;

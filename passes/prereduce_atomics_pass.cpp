@@ -485,16 +485,14 @@ std::string PrereduceAtomicsPass::DriverProfileRefusal(const Candidate& cand,
                                                        std::string* why) {
   const spvtools::opt::analysis::Integer* int_type =
       context()->get_type_mgr()->GetType(cand.atomic->type_id())->AsInteger();
-  const TargetFacts& facts = config().facts;
   // Measured (test/amd/radv_atomics.py): RADV compiles every 32-bit
   // integer uniform-address atomic to one elected lane with an s_bcnt1 or
   // DPP reduction, in no more instructions than this rewrite; 64-bit
   // ones it handles worse or wrongly, and fragment shaders were not
   // measured (waverun isa compiles compute shaders).
-  if (facts.elects_uniform_atomics && cand.shape == Shape::kUniformAddress &&
-      int_type != nullptr &&
-      int_type->width() == 32 &&
-      !cand.fragment) {
+  if (cand.shape == Shape::kUniformAddress && int_type != nullptr &&
+      int_type->width() == 32 && !cand.fragment &&
+      config().Fact(&TargetFacts::elects_uniform_atomics)) {
     *why = TargetFlag() + ": RADV pre-reduces a 32-bit uniform-address "
            "atomic itself (one elected lane, an s_bcnt1 or DPP reduction, "
            "v_mbcnt for the returned values) in no more instructions than "
@@ -504,8 +502,8 @@ std::string PrereduceAtomicsPass::DriverProfileRefusal(const Candidate& cand,
   // Measured on lavapipe (docs/benchmarks.md): the uniform-value case A
   // (compaction) and the small-bin case C (histograms) are slower than
   // the plain atomics; case B (tile_minmax) is faster.
-  if (facts.cheap_same_address_atomics &&
-      (cand.shape == Shape::kSmallBinSet || cand.uniform_value)) {
+  if ((cand.shape == Shape::kSmallBinSet || cand.uniform_value) &&
+      config().Fact(&TargetFacts::cheap_same_address_atomics)) {
     *why = TargetFlag() + ": " +
            (cand.shape == Shape::kSmallBinSet
                 ? "the small-bin pre-reduction (histograms)"
@@ -1470,7 +1468,7 @@ bool PrereduceAtomicsPass::EmitOperands(Emitter* e_ptr, Elected* item,
                                 -1, {e.Bool(true)});
       count = e.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type,
                       kReduce, {ballot});
-      if (want_result && config().facts.cheap_lane_prefix) {
+      if (want_result && config().Fact(&TargetFacts::cheap_lane_prefix)) {
         // ACO lowers an exclusive add of 1 to v_mbcnt (2 instructions) and a
         // ballot's exclusive bit count to 9 (docs/passes/prereduce-atomics.md).
         context()->AddCapability(spv::Capability::GroupNonUniformArithmetic);

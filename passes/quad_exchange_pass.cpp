@@ -770,7 +770,7 @@ std::string QuadExchangePass::InstText(const Instruction* inst) {
 
 bool QuadExchangePass::FullSubgroups(const Candidate& c) const {
   if (full_subgroups_) return true;
-  return config().facts.waves_32_or_64 && c.size.Count() % 64 == 0;
+  return c.size.Count() % 64 == 0 && config().Fact(&TargetFacts::waves_32_or_64);
 }
 
 bool QuadExchangePass::Rewrite(const Candidate& c) {

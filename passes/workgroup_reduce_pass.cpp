@@ -1093,7 +1093,7 @@ std::string WorkgroupReducePass::ChooseForm(Tree* tree, std::string* why) {
   const bool single_proven =
       params_.form != "generic" &&
       ((promised != 0 && promised >= tree->max_workgroup) ||
-       (config().facts.waves_32_or_64 && tree->max_workgroup <= 32));
+       (tree->max_workgroup <= 32 && config().Fact(&TargetFacts::waves_32_or_64)));
   if (single_proven) {
     tree->form = Tree::Form::kSingle;
     return "";
@@ -1460,9 +1460,9 @@ uint32_t WorkgroupReducePass::SlotCount(const Tree& tree, Emitter* e,
   // that are not a multiple of the subgroup size. A constant workgroup that
   // is a multiple of 128 is a multiple of every subgroup size (a power of
   // two up to 128); RADV counts its waves (ceil).
-  const bool exact = config().facts.waves_32_or_64 ||
-                     (tree.spec_constant == 0 &&
-                      tree.max_workgroup % kMaxSubgroupSize == 0);
+  const bool exact = (tree.spec_constant == 0 &&
+                      tree.max_workgroup % kMaxSubgroupSize == 0) ||
+                     config().Fact(&TargetFacts::waves_32_or_64);
   if (exact) return reported;
   const uint32_t wg = WorkgroupCountValue(e);
   if (wg == 0) return 0;
@@ -1564,8 +1564,8 @@ WorkgroupReducePass::FoldKind WorkgroupReducePass::ChooseFold(const Tree& tree) 
   // every driver measured here folds at compile time (SubgroupSize is a
   // constant of the compiled variant on RADV, NVIDIA and lavapipe).
   if (tree.max_workgroup > kMaxSerialFoldWorkgroup) return FoldKind::kRank;
-  if (config().facts.waves_32_or_64) return FoldKind::kSerial;
-  if (config().facts.slow_subgroup_loops) return FoldKind::kRank;
+  if (config().Fact(&TargetFacts::waves_32_or_64)) return FoldKind::kSerial;
+  if (config().Fact(&TargetFacts::slow_subgroup_loops)) return FoldKind::kRank;
   return FoldKind::kBySubgroupSize;
 }
 

@@ -16,7 +16,17 @@ Per module:
     spirv-opt -O (the form -O hands its passes), split by each pass's
     Process() (callgrind's inclusive cost).
 
+With --pipeline=O it measures what a user's `waveopt -O` costs instead:
+every optimizer pass it runs (the SSA preparation, the five passes, the
+cleanup, and each version's build: plain -O builds the portable module
+and versions for amd and nvidia), on the raw module and on the module
+after spirv-opt -O (the two flavours), both against spirv-opt -O on the
+raw module. spirv-opt steps run in-process (--no-isolation) so that one
+process holds every count; IR building, validation and the file I/O of
+both tools are not counted.
+
   scripts/corpus/compile_time.py [--corpus DIR] [--build DIR] [--label NAME]
+                                 [--pipeline passes|O] [--every N]
                                  [--jobs N] [--filter REGEX]
                                  [--compare OTHER.json]
                                  [--spirv-opt-from OTHER.json]
@@ -62,6 +72,52 @@ def callgrind(cmd, tmp):
         if f:
             inclusive[f.group(2)] = int(f.group(1).replace(",", ""))
     return int(m.group(1)), inclusive
+
+
+def measure_o(job):
+    """-O as a user runs it, on both flavours."""
+    waveopt, spirv_opt, raw, opt, known = job
+    res = {"spirv_opt_O": known}
+    with tempfile.TemporaryDirectory(prefix="waveopt-ct-") as tmp:
+        if known is None and raw:
+            res["spirv_opt_O"], _ = callgrind(
+                [spirv_opt, "-O", raw, "-o", os.path.join(tmp, "o.spv")], tmp)
+        for flavour, path in (("raw", raw), ("opt", opt)):
+            if path:
+                total, _ = callgrind([waveopt, "-O", "--no-isolation", path, "-o",
+                                      os.path.join(tmp, "w.spv")], tmp)
+                res["O_" + flavour] = total
+    return res
+
+
+def summarize_o(modules):
+    s = {}
+    for flavour in ("raw", "opt"):
+        key = "O_" + flavour
+        ok = {k: m for k, m in modules.items() if m.get("spirv_opt_O") and m.get(key) is not None}
+        base = sum(m["spirv_opt_O"] for m in ok.values())
+        total = sum(m[key] for m in ok.values())
+        ratios = sorted(((m[key] / m["spirv_opt_O"], k) for k, m in ok.items()), reverse=True)
+        s[flavour] = {"modules": len(ok), "spirv_opt_O": base, "waveopt_O": total,
+                      "share": total / base if base else None,
+                      "over_half": sum(1 for r, _ in ratios if r > 0.5), "top": ratios[:8]}
+    return s
+
+
+def print_summary_o(s, other=None):
+    for flavour in ("raw", "opt"):
+        f = s[flavour]
+        line = ("%s: %d modules; spirv-opt -O %.0f M, waveopt -O's passes %.0f M = %.1f %%; "
+                "%d modules over 50 %%" % (flavour, f["modules"], f["spirv_opt_O"] / 1e6,
+                                           f["waveopt_O"] / 1e6, 100 * (f["share"] or 0),
+                                           f["over_half"]))
+        if other:
+            o = other[flavour]
+            line += " (before: %.0f M = %.1f %%, %d over 50 %%)" % (
+                o["waveopt_O"] / 1e6, 100 * (o["share"] or 0), o["over_half"])
+        print(line)
+        for r, k in f["top"]:
+            print("    %6.1f %%  %s" % (100 * r, k))
 
 
 def measure(job):
@@ -125,6 +181,8 @@ def main():
     ap.add_argument("--label", default="current")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--filter", default="", help="regex on module ids")
+    ap.add_argument("--every", type=int, default=1, help="every Nth module of the manifest")
+    ap.add_argument("--pipeline", choices=["passes", "O"], default="passes")
     ap.add_argument("--compare", default="")
     ap.add_argument("--spirv-opt-from", default="")
     args = ap.parse_args()
@@ -140,6 +198,7 @@ def main():
             rows.append(dict(zip(header, line.rstrip("\n").split("\t"))))
     if args.filter:
         rows = [r for r in rows if re.search(args.filter, r["id"])]
+    rows = rows[::args.every]
     known = {}
     if args.spirv_opt_from:
         known = {k: m.get("spirv_opt_O")
@@ -150,15 +209,16 @@ def main():
              known.get(r["id"])) for r in rows]
     modules = {}
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        for r, res in zip(rows, pool.map(measure, jobs)):
+        run = measure_o if args.pipeline == "O" else measure
+        for r, res in zip(rows, pool.map(run, jobs)):
             modules[r["id"]] = res
     outdir = os.path.join(corpus, "score", args.label)
     os.makedirs(outdir, exist_ok=True)
-    summary = summarize(modules)
+    summary = (summarize_o if args.pipeline == "O" else summarize)(modules)
     with open(os.path.join(outdir, "compile_time.json"), "w") as f:
         json.dump({"summary": summary, "modules": modules}, f, indent=1, sort_keys=True)
     other = json.load(open(args.compare))["summary"] if args.compare else None
-    print_summary(summary, other)
+    (print_summary_o if args.pipeline == "O" else print_summary)(summary, other)
     return 0
 
 

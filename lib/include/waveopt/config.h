@@ -120,6 +120,13 @@ struct PassConfig {
     target = t;
     facts = FactsOf(t);
   }
+  // Fact |member| of |facts|, noted in |facts_read| (when set). Passes read
+  // facts only through Fact(), and last, after their cheap checks: -O builds
+  // a target's version only when a fact read while building the portable
+  // module has another value for that target (lib/pipeline.cpp).
+  bool Fact(bool TargetFacts::*member) const;
+  // The facts Fact() was asked for, each once, in the order first asked.
+  std::shared_ptr<std::vector<bool TargetFacts::*>> facts_read;
   // Floating-point operations may be regrouped (--float-reassoc): the float
   // atomics of prereduce-atomics and the float add/mul/min/max trees of
   // workgroup-reduce, whose results then round differently (and min/max may
