@@ -50,7 +50,8 @@ const IntOp* FindIntOp(spv::Op op, uint32_t ext = 0);
 bool FoldInt(const IntOp& op, const uint64_t* x, uint32_t width,
              uint32_t result_width, uint64_t* out);
 
-// |v| reduced modulo 2^|width|; |v| sign-extended from |width| bits.
+// |v| reduced modulo 2^|width|; |v| sign-extended from |width| bits (also
+// declared in loops.h, where the passes find them).
 uint64_t MaskTo(uint64_t v, uint32_t width);
 int64_t SignExtend(uint64_t v, uint32_t width);
 
