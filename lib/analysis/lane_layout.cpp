@@ -22,6 +22,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "analysis/int_eval.h"
 #include "analysis/uniformity.h"
 #include "source/opt/cfg.h"
 #include "source/opt/control_dependence.h"
@@ -60,13 +61,6 @@ constexpr uint8_t kReadsWorkgroupId = 4;
 
 uint64_t Mask(uint32_t width) {
   return width >= 64 ? ~uint64_t{0} : ((uint64_t{1} << width) - 1);
-}
-
-int64_t SignExtend(uint64_t v, uint32_t width) {
-  if (width == 0 || width >= 64) return static_cast<int64_t>(v);
-  const uint64_t sign = uint64_t{1} << (width - 1);
-  v &= Mask(width);
-  return static_cast<int64_t>((v ^ sign) - sign);
 }
 
 bool IsChain(Op op) {
@@ -1402,120 +1396,114 @@ struct InvocationEvaluator::Impl {
     return true;
   }
 
-  bool Compute(uint32_t frame, uint32_t id, LaneValue* out) {
-    auto* def_use = context->get_def_use_mgr();
-    Instruction* def = def_use->GetDef(id);
-    if (def == nullptr) return false;
-    const Op op = def->opcode();
-    uint32_t count = 0, width = 0;
-    const bool shaped =
-        def->type_id() != 0 && TypeShape(def->type_id(), &count, &width);
-    // An operand with every bit known; |partial| also takes one with bits
-    // that depend on the unknown workgroup id (LaneValue::unknown).
-    auto partial = [&](uint32_t i, LaneValue* v) {
-      return Eval(frame, def->GetSingleWordInOperand(i), v);
-    };
-    auto operand = [&](uint32_t i, LaneValue* v) {
-      if (!partial(i, v)) return false;
-      if (!v->HasUnknown()) return true;
-      fail_at = def;  // needs bits that differ between workgroups
-      return false;
-    };
+  // An operand of |def|, also one with bits that depend on the unknown
+  // workgroup id (LaneValue::unknown).
+  bool Partial(uint32_t frame, const Instruction* def, uint32_t i,
+               LaneValue* v) {
+    return Eval(frame, def->GetSingleWordInOperand(i), v);
+  }
+  // An operand of |def| with every bit known.
+  bool Operand(uint32_t frame, Instruction* def, uint32_t i, LaneValue* v) {
+    if (!Partial(frame, def, i, v)) return false;
+    if (!v->HasUnknown()) return true;
+    fail_at = def;  // needs bits that differ between workgroups
+    return false;
+  }
 
-    if (is_workgroup_size.count(id) && shaped && count == 3 && width > 1) {
+  // The result type of the instruction being computed: |count| components
+  // of |width| bits when |shaped| (an integer or boolean scalar or vector).
+  struct Shape {
+    bool shaped = false;
+    uint32_t count = 0, width = 0;
+  };
+
+  // The value of |id| in |frame|, by phase: values that are not computed
+  // (constants, composites, copies, loads, parameters, calls, phis), then
+  // the operations of the integer table (analysis/int_eval.h) by arity,
+  // and the rest on integers and booleans.
+  bool Compute(uint32_t frame, uint32_t id, LaneValue* out) {
+    Instruction* def = context->get_def_use_mgr()->GetDef(id);
+    if (def == nullptr) return false;
+    Shape shape;
+    shape.shaped = def->type_id() != 0 &&
+                   TypeShape(def->type_id(), &shape.count, &shape.width);
+    if (is_workgroup_size.count(id) && shape.shaped && shape.count == 3 &&
+        shape.width > 1) {
       *out = LaneValue{};
       out->count = 3;
-      out->width = width;
+      out->width = shape.width;
       out->bits = {size.x, size.y, size.z, 0};
       return true;
     }
-
+    bool handled = true;
+    const bool ok = Structural(frame, def, shape, out, &handled);
+    if (handled) return ok;
+    if (!shape.shaped) return false;
+    const Op op = def->opcode();
     switch (op) {
+      case Op::OpAll:
+      case Op::OpAny:
+        return AllAny(frame, def, shape, out);
+      case Op::OpSelect:
+        return SelectOp(frame, def, shape, out);
+      case Op::OpExtInst:
+        return GlslStd(frame, def, shape.count, shape.width, out);
+      default:
+        break;
+    }
+    const IntOp* entry = FindIntOp(op);
+    if (entry == nullptr) return false;
+    if (entry->arity == 1) return Unary(frame, def, *entry, shape, out);
+    if (entry->arity == 2) return BinaryOp(frame, def, *entry, shape, out);
+    return BitField(frame, def, *entry, shape, out);
+  }
+
+  // Constants, composites, copies, loads, parameters, calls and phis;
+  // |*handled| false for any other instruction.
+  bool Structural(uint32_t frame, Instruction* def, const Shape& shape,
+                  LaneValue* out, bool* handled) {
+    const uint32_t id = def->result_id();
+    switch (def->opcode()) {
       case Op::OpConstant: {
         uint64_t v = 0;
         if (!Constant(id, &v)) return false;
-        *out = Scalar(v, width);
+        *out = Scalar(v, shape.width);
         return true;
       }
       case Op::OpConstantTrue:
       case Op::OpConstantFalse:
-        *out = Scalar(op == Op::OpConstantTrue ? 1 : 0, 1);
+        *out = Scalar(def->opcode() == Op::OpConstantTrue ? 1 : 0, 1);
         return true;
       case Op::OpConstantNull:
-        if (!shaped) return false;
+        if (!shape.shaped) return false;
         *out = LaneValue{};
-        out->count = count;
-        out->width = width;
+        out->count = shape.count;
+        out->width = shape.width;
         return true;
       case Op::OpConstantComposite:
-      case Op::OpCompositeConstruct: {
-        if (!shaped) return false;
-        LaneValue r;
-        r.width = width;
-        for (uint32_t i = 0; i < def->NumInOperands(); ++i) {
-          LaneValue part;
-          if (!partial(i, &part)) return false;
-          for (uint32_t k = 0; k < part.count; ++k) {
-            if (r.count >= count) return false;
-            CopyComponent(&r, r.count, part, k);
-            ++r.count;
-          }
-        }
-        if (r.count != count) return false;
-        *out = r;
-        return true;
-      }
-      case Op::OpCompositeExtract: {
-        if (!shaped) return false;
-        uint32_t vcount = 0, vwidth = 0;
-        Instruction* composite =
-            def_use->GetDef(def->GetSingleWordInOperand(0));
-        if (def->NumInOperands() == 2 && count == 1 && composite != nullptr &&
-            TypeShape(composite->type_id(), &vcount, &vwidth)) {
-          // A component of an integer or boolean vector.
-          LaneValue v;
-          const uint32_t k = def->GetSingleWordInOperand(1);
-          if (!partial(0, &v) || k >= v.count) return false;
-          *out = Scalar(0, v.width);
-          CopyComponent(out, 0, v, k);
-          return true;
-        }
-        std::vector<uint32_t> path;
-        for (uint32_t i = 1; i < def->NumInOperands(); ++i) {
-          path.push_back(def->GetSingleWordInOperand(i));
-        }
-        return Extract(frame, def->GetSingleWordInOperand(0), path, out);
-      }
+      case Op::OpCompositeConstruct:
+        return Construct(frame, def, shape, out);
+      case Op::OpCompositeExtract:
+        return CompositeExtract(frame, def, shape, out);
       case Op::OpCompositeInsert: {
-        if (!shaped || def->NumInOperands() != 3) return false;
+        if (!shape.shaped || def->NumInOperands() != 3) return false;
         LaneValue obj, comp;
-        if (!partial(0, &obj) || !partial(1, &comp)) return false;
+        if (!Partial(frame, def, 0, &obj) || !Partial(frame, def, 1, &comp)) {
+          return false;
+        }
         const uint32_t k = def->GetSingleWordInOperand(2);
         if (k >= comp.count || obj.count != 1) return false;
         CopyComponent(&comp, k, obj, 0);
         *out = comp;
         return true;
       }
-      case Op::OpVectorShuffle: {
-        if (!shaped) return false;
-        LaneValue a, b;
-        if (!partial(0, &a) || !partial(1, &b)) return false;
-        LaneValue r;
-        r.count = count;
-        r.width = width;
-        for (uint32_t k = 0; k < count; ++k) {
-          const uint32_t c = def->GetSingleWordInOperand(2 + k);
-          const LaneValue& src = c < a.count ? a : b;
-          const uint32_t j = c < a.count ? c : c - a.count;
-          if (j >= src.count) return false;  // includes 0xFFFFFFFF
-          CopyComponent(&r, k, src, j);
-        }
-        *out = r;
-        return true;
-      }
+      case Op::OpVectorShuffle:
+        return Shuffle(frame, def, shape, out);
       case Op::OpVectorExtractDynamic: {
         LaneValue v, i;
-        if (!partial(0, &v) || !operand(1, &i)) return false;
+        if (!Partial(frame, def, 0, &v) || !Operand(frame, def, 1, &i)) {
+          return false;
+        }
         if (i.probe_mask != 0 || i.bits[0] >= v.count) return false;
         *out = Scalar(0, v.width);
         CopyComponent(out, 0, v, static_cast<uint32_t>(i.bits[0]));
@@ -1523,25 +1511,11 @@ struct InvocationEvaluator::Impl {
       }
       case Op::OpCopyObject:
       case Op::OpCopyLogical:
-        return partial(0, out);
+        return Partial(frame, def, 0, out);
       case Op::OpLoad:
-        return shaped && Load(frame, def, out);
-      case Op::OpFunctionParameter: {
-        if (frame == 0) return false;
-        uint32_t i = 0, position = 0;
-        bool found = false;
-        frames[frame].function->ForEachParam([&](Instruction* p) {
-          if (p == def) {
-            position = i;
-            found = true;
-          }
-          ++i;
-        });
-        Instruction* call = frames[frame].call;
-        if (!found || position + 1 >= call->NumInOperands()) return false;
-        return Eval(frames[frame].parent,
-                    call->GetSingleWordInOperand(position + 1), out);
-      }
+        return shape.shaped && Load(frame, def, out);
+      case Op::OpFunctionParameter:
+        return Parameter(frame, def, out);
       case Op::OpFunctionCall: {
         auto it = child.find((uint64_t{frame} << 32) | id);
         if (it == child.end()) return false;
@@ -1551,364 +1525,288 @@ struct InvocationEvaluator::Impl {
       case Op::OpPhi:
         return Phi(frame, def, out);
       default:
-        break;
+        *handled = false;
+        return false;
     }
-    if (!shaped) return false;
+  }
 
-    if (op == Op::OpAll || op == Op::OpAny) {
-      LaneValue a;
-      if (!operand(0, &a) || a.probe_mask != 0 || count != 1) return false;
-      bool all = true, any = false;
-      for (uint32_t k = 0; k < a.count; ++k) {
-        all &= a.bits[k] != 0;
-        any |= a.bits[k] != 0;
+  bool Construct(uint32_t frame, Instruction* def, const Shape& shape,
+                 LaneValue* out) {
+    if (!shape.shaped) return false;
+    LaneValue r;
+    r.width = shape.width;
+    for (uint32_t i = 0; i < def->NumInOperands(); ++i) {
+      LaneValue part;
+      if (!Partial(frame, def, i, &part)) return false;
+      for (uint32_t k = 0; k < part.count; ++k) {
+        if (r.count >= shape.count) return false;
+        CopyComponent(&r, r.count, part, k);
+        ++r.count;
       }
-      *out = Scalar(op == Op::OpAll ? all : any, 1);
+    }
+    if (r.count != shape.count) return false;
+    *out = r;
+    return true;
+  }
+
+  bool CompositeExtract(uint32_t frame, Instruction* def, const Shape& shape,
+                        LaneValue* out) {
+    if (!shape.shaped) return false;
+    uint32_t vcount = 0, vwidth = 0;
+    Instruction* composite =
+        context->get_def_use_mgr()->GetDef(def->GetSingleWordInOperand(0));
+    if (def->NumInOperands() == 2 && shape.count == 1 && composite != nullptr &&
+        TypeShape(composite->type_id(), &vcount, &vwidth)) {
+      // A component of an integer or boolean vector.
+      LaneValue v;
+      const uint32_t k = def->GetSingleWordInOperand(1);
+      if (!Partial(frame, def, 0, &v) || k >= v.count) return false;
+      *out = Scalar(0, v.width);
+      CopyComponent(out, 0, v, k);
       return true;
     }
-
-    // Unary.
-    switch (op) {
-      case Op::OpSNegate:
-      case Op::OpNot:
-      case Op::OpLogicalNot:
-      case Op::OpBitReverse:
-      case Op::OpBitCount:
-      case Op::OpUConvert:
-      case Op::OpSConvert:
-      case Op::OpBitcast: {
-        LaneValue a;
-        if (!partial(0, &a) || a.count != count) return false;
-        if (op == Op::OpBitcast && a.width != width) return false;
-        // Unknown bits: these carry them; the others need every bit.
-        if (a.HasUnknown() &&
-            (a.probe_mask != 0 || op == Op::OpLogicalNot ||
-             op == Op::OpBitReverse || op == Op::OpBitCount)) {
-          fail_at = def;
-          return false;
-        }
-        LaneValue r;
-        r.count = count;
-        r.width = width;
-        r.probe_mask = a.probe_mask;
-        for (uint32_t k = 0; k < count; ++k) {
-          // Linear in the workgroup id: -(x + cW) = -x - cW, ~ = - - 1,
-          // and a bitcast or truncation keeps it modulo 2^width.
-          if (a.IsLinear(k) &&
-              (op == Op::OpSNegate || op == Op::OpNot || op == Op::OpBitcast ||
-               (op == Op::OpUConvert && width <= a.width))) {
-            const uint64_t c = a.unknown[k];
-            const bool negate = op == Op::OpSNegate || op == Op::OpNot;
-            SetLinear(&r, k,
-                      op == Op::OpSNegate ? ~a.bits[k] + 1
-                      : op == Op::OpNot   ? ~a.bits[k]
-                                          : a.bits[k],
-                      negate ? ~c + 1 : c, a.Axis(k));
-            continue;
-          }
-          ToMask(&a, k);
-          const uint64_t x = a.bits[k];
-          const uint64_t u = a.unknown[k];
-          const uint64_t sign = uint64_t{1} << (a.width - 1);
-          r.unknown[k] =
-              (op == Op::OpSNegate                      ? Upward(u, width)
-               : op == Op::OpSConvert && (u & sign) != 0 ? u | ~Mask(a.width)
-                                                         : u) &
-              Mask(width);
-          uint64_t z = 0;
-          switch (op) {
-            case Op::OpSNegate:
-              z = ~x + 1;
-              break;
-            case Op::OpNot:
-              z = ~x;
-              break;
-            case Op::OpLogicalNot:
-              z = x ^ 1;
-              break;
-            case Op::OpBitReverse:
-              for (uint32_t b = 0; b < width; ++b) {
-                if ((x >> b) & 1) z |= uint64_t{1} << (width - 1 - b);
-              }
-              break;
-            case Op::OpBitCount:
-              z = static_cast<uint64_t>(__builtin_popcountll(x & Mask(a.width)));
-              break;
-            case Op::OpSConvert:
-              z = static_cast<uint64_t>(SignExtend(x, a.width));
-              break;
-            default:  // UConvert, Bitcast
-              z = x;
-              break;
-          }
-          if (a.IsProbe(k) && (op == Op::OpBitReverse || op == Op::OpBitCount)) {
-            return false;
-          }
-          r.bits[k] = z & Mask(width) & ~r.unknown[k];
-        }
-        *out = r;
-        return true;
-      }
-      default:
-        break;
+    std::vector<uint32_t> path;
+    for (uint32_t i = 1; i < def->NumInOperands(); ++i) {
+      path.push_back(def->GetSingleWordInOperand(i));
     }
+    return Extract(frame, def->GetSingleWordInOperand(0), path, out);
+  }
 
-    // Binary and wider.
-    using N = Neutral;
-    // A probe combined only with workgroup-uniform values stays a probe
-    // (size - 1 is as unknown as size); combined with a value that varies
-    // across the workgroup it takes the operation's neutral element.
-    auto uniform_probe = [&](const LaneValue& a, const LaneValue& b,
-                             uint32_t result_width) {
-      if ((a.probe_mask | b.probe_mask) == 0 ||
-          !Uniform(def->GetSingleWordInOperand(0)) ||
-          !Uniform(def->GetSingleWordInOperand(1))) {
+  bool Shuffle(uint32_t frame, Instruction* def, const Shape& shape,
+               LaneValue* out) {
+    if (!shape.shaped) return false;
+    LaneValue a, b;
+    if (!Partial(frame, def, 0, &a) || !Partial(frame, def, 1, &b)) return false;
+    LaneValue r;
+    r.count = shape.count;
+    r.width = shape.width;
+    for (uint32_t k = 0; k < shape.count; ++k) {
+      const uint32_t c = def->GetSingleWordInOperand(2 + k);
+      const LaneValue& src = c < a.count ? a : b;
+      const uint32_t j = c < a.count ? c : c - a.count;
+      if (j >= src.count) return false;  // includes 0xFFFFFFFF
+      CopyComponent(&r, k, src, j);
+    }
+    *out = r;
+    return true;
+  }
+
+  // A parameter: the caller's argument, in the caller's frame.
+  bool Parameter(uint32_t frame, Instruction* def, LaneValue* out) {
+    if (frame == 0) return false;
+    uint32_t i = 0, position = 0;
+    bool found = false;
+    frames[frame].function->ForEachParam([&](Instruction* p) {
+      if (p == def) {
+        position = i;
+        found = true;
+      }
+      ++i;
+    });
+    Instruction* call = frames[frame].call;
+    if (!found || position + 1 >= call->NumInOperands()) return false;
+    return Eval(frames[frame].parent,
+                call->GetSingleWordInOperand(position + 1), out);
+  }
+
+  bool AllAny(uint32_t frame, Instruction* def, const Shape& shape,
+              LaneValue* out) {
+    LaneValue a;
+    if (!Operand(frame, def, 0, &a) || a.probe_mask != 0 || shape.count != 1) {
+      return false;
+    }
+    bool all = true, any = false;
+    for (uint32_t k = 0; k < a.count; ++k) {
+      all &= a.bits[k] != 0;
+      any |= a.bits[k] != 0;
+    }
+    *out = Scalar(def->opcode() == Op::OpAll ? all : any, 1);
+    return true;
+  }
+
+  // The table's unary operations (negations, bit counts and reversals,
+  // conversions and bitcasts).
+  bool Unary(uint32_t frame, Instruction* def, const IntOp& entry,
+             const Shape& shape, LaneValue* out) {
+    const Op op = entry.op;
+    const uint32_t count = shape.count, width = shape.width;
+    LaneValue a;
+    if (!Partial(frame, def, 0, &a) || a.count != count) return false;
+    if (op == Op::OpBitcast && a.width != width) return false;
+    // Unknown bits: these carry them; the others need every bit.
+    if (a.HasUnknown() &&
+        (a.probe_mask != 0 || op == Op::OpLogicalNot ||
+         op == Op::OpBitReverse || op == Op::OpBitCount)) {
+      fail_at = def;
+      return false;
+    }
+    LaneValue r;
+    r.count = count;
+    r.width = width;
+    r.probe_mask = a.probe_mask;
+    for (uint32_t k = 0; k < count; ++k) {
+      // Linear in the workgroup id: -(x + cW) = -x - cW, ~ = - - 1,
+      // and a bitcast or truncation keeps it modulo 2^width.
+      if (a.IsLinear(k) &&
+          (op == Op::OpSNegate || op == Op::OpNot || op == Op::OpBitcast ||
+           (op == Op::OpUConvert && width <= a.width))) {
+        const uint64_t c = a.unknown[k];
+        const bool negate = op == Op::OpSNegate || op == Op::OpNot;
+        SetLinear(&r, k,
+                  op == Op::OpSNegate ? ~a.bits[k] + 1
+                  : op == Op::OpNot   ? ~a.bits[k]
+                                      : a.bits[k],
+                  negate ? ~c + 1 : c, a.Axis(k));
+        continue;
+      }
+      ToMask(&a, k);
+      const uint64_t u = a.unknown[k];
+      const uint64_t sign = uint64_t{1} << (a.width - 1);
+      r.unknown[k] =
+          (op == Op::OpSNegate                      ? Upward(u, width)
+           : op == Op::OpSConvert && (u & sign) != 0 ? u | ~Mask(a.width)
+                                                     : u) &
+          Mask(width);
+      if (a.IsProbe(k) && (op == Op::OpBitReverse || op == Op::OpBitCount)) {
         return false;
       }
+      uint64_t z = 0;
+      FoldInt(entry, &a.bits[k], a.width, width, &z);
+      r.bits[k] = z & Mask(width) & ~r.unknown[k];
+    }
+    *out = r;
+    return true;
+  }
+
+  // The neutral elements a probe operand of binary |op| takes (left and
+  // right), and whether |op| is a comparison (its unknown bits are
+  // followed by KnownEquality, not KnownBits).
+  struct ProbeRule {
+    Op op;
+    Neutral a, b;
+    bool compare;
+  };
+  static const ProbeRule* ProbeRuleOf(Op op) {
+    using N = Neutral;
+    static const ProbeRule kRules[] = {
+        {Op::OpIAdd, N::kZero, N::kZero, false},
+        {Op::OpISub, N::kZero, N::kZero, false},
+        {Op::OpIMul, N::kPitch, N::kPitch, false},
+        {Op::OpUDiv, N::kNone, N::kOne, false},
+        {Op::OpUMod, N::kNone, N::kNone, false},
+        {Op::OpSDiv, N::kNone, N::kOne, false},
+        {Op::OpSRem, N::kNone, N::kNone, false},
+        {Op::OpSMod, N::kNone, N::kNone, false},
+        {Op::OpShiftLeftLogical, N::kNone, N::kPitchShift, false},
+        {Op::OpShiftRightLogical, N::kNone, N::kZero, false},
+        {Op::OpShiftRightArithmetic, N::kNone, N::kZero, false},
+        {Op::OpBitwiseAnd, N::kAllOnes, N::kAllOnes, false},
+        {Op::OpLogicalAnd, N::kAllOnes, N::kAllOnes, false},
+        {Op::OpBitwiseOr, N::kZero, N::kZero, false},
+        {Op::OpLogicalOr, N::kZero, N::kZero, false},
+        {Op::OpBitwiseXor, N::kZero, N::kZero, false},
+        {Op::OpLogicalNotEqual, N::kZero, N::kZero, false},
+        {Op::OpLogicalEqual, N::kNone, N::kNone, true},
+        {Op::OpIEqual, N::kNone, N::kNone, true},
+        {Op::OpINotEqual, N::kNone, N::kNone, true},
+        {Op::OpULessThan, N::kNone, N::kNone, true},
+        {Op::OpULessThanEqual, N::kNone, N::kNone, true},
+        {Op::OpUGreaterThan, N::kNone, N::kNone, true},
+        {Op::OpUGreaterThanEqual, N::kNone, N::kNone, true},
+        {Op::OpSLessThan, N::kNone, N::kNone, true},
+        {Op::OpSLessThanEqual, N::kNone, N::kNone, true},
+        {Op::OpSGreaterThan, N::kNone, N::kNone, true},
+        {Op::OpSGreaterThanEqual, N::kNone, N::kNone, true},
+    };
+    for (const ProbeRule& rule : kRules) {
+      if (rule.op == op) return &rule;
+    }
+    return nullptr;
+  }
+
+  // The table's binary operations. A probe combined only with
+  // workgroup-uniform values stays a probe (size - 1 is as unknown as
+  // size); combined with a value that varies across the workgroup it takes
+  // the operation's neutral element.
+  bool BinaryOp(uint32_t frame, Instruction* def, const IntOp& entry,
+                const Shape& shape, LaneValue* out) {
+    const ProbeRule* rule = ProbeRuleOf(entry.op);
+    if (rule == nullptr) return false;
+    const uint32_t count = shape.count;
+    const uint32_t width = rule->compare ? 1 : shape.width;
+    LaneValue a, b;
+    if (!Partial(frame, def, 0, &a) || !Partial(frame, def, 1, &b)) return false;
+    if (a.HasUnknown() || b.HasUnknown()) {
+      if (rule->compare ? KnownEquality(entry.op, a, b, count, out)
+                        : KnownBits(entry.op, a, b, count, width, out)) {
+        return true;
+      }
+      fail_at = def;
+      return false;
+    }
+    if ((a.probe_mask | b.probe_mask) != 0 &&
+        Uniform(def->GetSingleWordInOperand(0)) &&
+        Uniform(def->GetSingleWordInOperand(1))) {
       *out = LaneValue{};
       out->count = count;
-      out->width = result_width;
+      out->width = width;
       out->probe_mask = static_cast<uint8_t>((1u << count) - 1);
       return true;
-    };
-    auto bin = [&](N na, N nb, auto fn) {
-      LaneValue a, b;
-      if (!partial(0, &a) || !partial(1, &b)) return false;
-      if (a.HasUnknown() || b.HasUnknown()) {
-        if (KnownBits(op, a, b, count, width, out)) return true;
-        fail_at = def;
-        return false;
-      }
-      if (uniform_probe(a, b, width)) return true;
-      return Binary(a, b, count, width, na, nb, fn, out);
-    };
-    auto cmp = [&](auto fn) {
-      LaneValue a, b;
-      if (!partial(0, &a) || !partial(1, &b)) return false;
-      if (a.HasUnknown() || b.HasUnknown()) {
-        if (KnownEquality(op, a, b, count, out)) return true;
-        fail_at = def;
-        return false;
-      }
-      if (uniform_probe(a, b, 1)) return true;
-      return Binary(a, b, count, 1, N::kNone, N::kNone, fn, out);
-    };
-    switch (op) {
-      case Op::OpIAdd:
-        return bin(N::kZero, N::kZero,
-                   [](uint64_t x, uint64_t y, uint32_t, uint32_t, uint64_t* z) {
-                     *z = x + y;
-                     return true;
-                   });
-      case Op::OpISub:
-        return bin(N::kZero, N::kZero,
-                   [](uint64_t x, uint64_t y, uint32_t, uint32_t, uint64_t* z) {
-                     *z = x - y;
-                     return true;
-                   });
-      case Op::OpIMul:
-        return bin(N::kPitch, N::kPitch,
-                   [](uint64_t x, uint64_t y, uint32_t, uint32_t, uint64_t* z) {
-                     *z = x * y;
-                     return true;
-                   });
-      case Op::OpUDiv:
-        return bin(N::kNone, N::kOne,
-                   [](uint64_t x, uint64_t y, uint32_t, uint32_t, uint64_t* z) {
-                     if (y == 0) return false;
-                     *z = x / y;
-                     return true;
-                   });
-      case Op::OpUMod:
-        return bin(N::kNone, N::kNone,
-                   [](uint64_t x, uint64_t y, uint32_t, uint32_t, uint64_t* z) {
-                     if (y == 0) return false;
-                     *z = x % y;
-                     return true;
-                   });
-      case Op::OpSDiv:
-      case Op::OpSRem:
-      case Op::OpSMod: {
-        const Op o = op;
-        return bin(N::kNone, o == Op::OpSDiv ? N::kOne : N::kNone,
-                   [o](uint64_t x, uint64_t y, uint32_t wx, uint32_t wy,
-                       uint64_t* z) {
-                     const int64_t a = SignExtend(x, wx);
-                     const int64_t b = SignExtend(y, wy);
-                     if (b == 0) return false;
-                     if (b == -1 && a == SignExtend(uint64_t{1} << (wx - 1), wx)) {
-                       return false;
-                     }
-                     int64_t r = 0;
-                     if (o == Op::OpSDiv) {
-                       r = a / b;
-                     } else {
-                       r = a % b;
-                       if (o == Op::OpSMod && r != 0 && ((r < 0) != (b < 0))) {
-                         r += b;
-                       }
-                     }
-                     *z = static_cast<uint64_t>(r);
-                     return true;
-                   });
-      }
-      case Op::OpShiftLeftLogical:
-        return bin(N::kNone, N::kPitchShift,
-                   [](uint64_t x, uint64_t y, uint32_t wx, uint32_t, uint64_t* z) {
-                     if (y >= wx) return false;
-                     *z = x << y;
-                     return true;
-                   });
-      case Op::OpShiftRightLogical:
-        return bin(N::kNone, N::kZero,
-                   [](uint64_t x, uint64_t y, uint32_t wx, uint32_t, uint64_t* z) {
-                     if (y >= wx) return false;
-                     *z = (x & Mask(wx)) >> y;
-                     return true;
-                   });
-      case Op::OpShiftRightArithmetic:
-        return bin(N::kNone, N::kZero,
-                   [](uint64_t x, uint64_t y, uint32_t wx, uint32_t, uint64_t* z) {
-                     if (y >= wx) return false;
-                     *z = static_cast<uint64_t>(SignExtend(x, wx) >> y);
-                     return true;
-                   });
-      case Op::OpBitwiseAnd:
-      case Op::OpLogicalAnd:
-        return bin(N::kAllOnes, N::kAllOnes,
-                   [](uint64_t x, uint64_t y, uint32_t, uint32_t, uint64_t* z) {
-                     *z = x & y;
-                     return true;
-                   });
-      case Op::OpBitwiseOr:
-      case Op::OpLogicalOr:
-        return bin(N::kZero, N::kZero,
-                   [](uint64_t x, uint64_t y, uint32_t, uint32_t, uint64_t* z) {
-                     *z = x | y;
-                     return true;
-                   });
-      case Op::OpBitwiseXor:
-      case Op::OpLogicalNotEqual:
-        return bin(N::kZero, N::kZero,
-                   [](uint64_t x, uint64_t y, uint32_t, uint32_t, uint64_t* z) {
-                     *z = x ^ y;
-                     return true;
-                   });
-      case Op::OpLogicalEqual:
-      case Op::OpIEqual:
-        return cmp([](uint64_t x, uint64_t y, uint32_t, uint32_t, uint64_t* z) {
-          *z = x == y;
-          return true;
-        });
-      case Op::OpINotEqual:
-        return cmp([](uint64_t x, uint64_t y, uint32_t, uint32_t, uint64_t* z) {
-          *z = x != y;
-          return true;
-        });
-      case Op::OpULessThan:
-        return cmp([](uint64_t x, uint64_t y, uint32_t, uint32_t, uint64_t* z) {
-          *z = x < y;
-          return true;
-        });
-      case Op::OpULessThanEqual:
-        return cmp([](uint64_t x, uint64_t y, uint32_t, uint32_t, uint64_t* z) {
-          *z = x <= y;
-          return true;
-        });
-      case Op::OpUGreaterThan:
-        return cmp([](uint64_t x, uint64_t y, uint32_t, uint32_t, uint64_t* z) {
-          *z = x > y;
-          return true;
-        });
-      case Op::OpUGreaterThanEqual:
-        return cmp([](uint64_t x, uint64_t y, uint32_t, uint32_t, uint64_t* z) {
-          *z = x >= y;
-          return true;
-        });
-      case Op::OpSLessThan:
-        return cmp([](uint64_t x, uint64_t y, uint32_t wx, uint32_t wy,
-                      uint64_t* z) {
-          *z = SignExtend(x, wx) < SignExtend(y, wy);
-          return true;
-        });
-      case Op::OpSLessThanEqual:
-        return cmp([](uint64_t x, uint64_t y, uint32_t wx, uint32_t wy,
-                      uint64_t* z) {
-          *z = SignExtend(x, wx) <= SignExtend(y, wy);
-          return true;
-        });
-      case Op::OpSGreaterThan:
-        return cmp([](uint64_t x, uint64_t y, uint32_t wx, uint32_t wy,
-                      uint64_t* z) {
-          *z = SignExtend(x, wx) > SignExtend(y, wy);
-          return true;
-        });
-      case Op::OpSGreaterThanEqual:
-        return cmp([](uint64_t x, uint64_t y, uint32_t wx, uint32_t wy,
-                      uint64_t* z) {
-          *z = SignExtend(x, wx) >= SignExtend(y, wy);
-          return true;
-        });
-      case Op::OpSelect: {
-        LaneValue c, a, b;
-        if (!operand(0, &c) || !partial(1, &a) || !partial(2, &b)) {
-          return false;
-        }
-        if (a.count != count || b.count != count) return false;
-        LaneValue r;
-        r.count = count;
-        r.width = width;
-        for (uint32_t k = 0; k < count; ++k) {
-          const uint32_t ck = c.count == 1 ? 0 : k;
-          if (ck >= c.count || c.IsProbe(ck)) return false;
-          const LaneValue& src = c.bits[ck] ? a : b;
-          CopyComponent(&r, k, src, k);
-        }
-        *out = r;
-        return true;
-      }
-      case Op::OpBitFieldInsert:
-      case Op::OpBitFieldSExtract:
-      case Op::OpBitFieldUExtract: {
-        const bool insert = op == Op::OpBitFieldInsert;
-        LaneValue base, ins, offset, bits;
-        if (!operand(0, &base)) return false;
-        if (insert && !operand(1, &ins)) return false;
-        if (!operand(insert ? 2 : 1, &offset) || !operand(insert ? 3 : 2, &bits)) {
-          return false;
-        }
-        if (base.probe_mask != 0 || (insert && ins.probe_mask != 0) ||
-            offset.probe_mask != 0 || bits.probe_mask != 0 ||
-            base.count != count) {
-          return false;
-        }
-        const uint64_t o = offset.bits[0], n = bits.bits[0];
-        if (o + n > width) return false;
-        const uint64_t field = n >= 64 ? ~uint64_t{0} : ((uint64_t{1} << n) - 1);
-        LaneValue r;
-        r.count = count;
-        r.width = width;
-        for (uint32_t k = 0; k < count; ++k) {
-          uint64_t z = 0;
-          if (insert) {
-            const uint64_t m = field << o;
-            z = (base.bits[k] & ~m) | ((ins.bits[k] << o) & m);
-          } else {
-            z = (base.bits[k] >> o) & field;
-            if (op == Op::OpBitFieldSExtract) {
-              z = n == 0 ? 0 : static_cast<uint64_t>(SignExtend(z, static_cast<uint32_t>(n)));
-            }
-          }
-          r.bits[k] = z & Mask(width);
-        }
-        *out = r;
-        return true;
-      }
-      case Op::OpExtInst:
-        return GlslStd(frame, def, count, width, out);
-      default:
-        return false;
     }
+    return Binary(a, b, count, width, rule->a, rule->b,
+                  [&entry](uint64_t x, uint64_t y, uint32_t wx, uint32_t,
+                           uint64_t* z) {
+                    const uint64_t in[2] = {x, y};
+                    return FoldInt(entry, in, wx, wx, z);
+                  },
+                  out);
+  }
+
+  bool SelectOp(uint32_t frame, Instruction* def, const Shape& shape,
+                LaneValue* out) {
+    LaneValue c, a, b;
+    if (!Operand(frame, def, 0, &c) || !Partial(frame, def, 1, &a) ||
+        !Partial(frame, def, 2, &b)) {
+      return false;
+    }
+    if (a.count != shape.count || b.count != shape.count) return false;
+    LaneValue r;
+    r.count = shape.count;
+    r.width = shape.width;
+    for (uint32_t k = 0; k < shape.count; ++k) {
+      const uint32_t ck = c.count == 1 ? 0 : k;
+      if (ck >= c.count || c.IsProbe(ck)) return false;
+      const LaneValue& src = c.bits[ck] ? a : b;
+      CopyComponent(&r, k, src, k);
+    }
+    *out = r;
+    return true;
+  }
+
+  // OpBitFieldInsert, OpBitFieldSExtract, OpBitFieldUExtract: the offset
+  // and count are scalars.
+  bool BitField(uint32_t frame, Instruction* def, const IntOp& entry,
+                const Shape& shape, LaneValue* out) {
+    std::vector<LaneValue> in(entry.arity);
+    for (uint32_t i = 0; i < entry.arity; ++i) {
+      if (!Operand(frame, def, i, &in[i])) return false;
+    }
+    for (const LaneValue& v : in) {
+      if (v.probe_mask != 0) return false;
+    }
+    if (in[0].count != shape.count) return false;
+    LaneValue r;
+    r.count = shape.count;
+    r.width = shape.width;
+    for (uint32_t k = 0; k < shape.count; ++k) {
+      uint64_t x[4] = {in[0].bits[k], 0, 0, 0};
+      for (uint32_t i = 1; i < entry.arity; ++i) {
+        x[i] = in[i].bits[entry.arity == 4 && i == 1 ? k : 0];  // the insert
+      }
+      if (!FoldInt(entry, x, shape.width, shape.width, &r.bits[k])) return false;
+    }
+    *out = r;
+    return true;
   }
 
   // GLSL.std.450 integer instructions.
@@ -1983,50 +1881,15 @@ struct InvocationEvaluator::Impl {
       *out = r;
       return true;
     }
+    const IntOp* entry = FindIntOp(Op::OpExtInst, inst);
+    if (entry == nullptr || args.size() != entry->arity) return false;
     LaneValue r;
     r.count = count;
     r.width = width;
     for (uint32_t k = 0; k < count; ++k) {
-      auto u = [&](size_t i) { return args[i].bits[k]; };
-      auto s = [&](size_t i) { return args[i].Signed(k); };
-      uint64_t z = 0;
-      switch (inst) {
-        case 5:  // SAbs
-          if (args.size() != 1) return false;
-          z = static_cast<uint64_t>(s(0) < 0 ? -s(0) : s(0));
-          break;
-        case 7:  // SSign
-          if (args.size() != 1) return false;
-          z = static_cast<uint64_t>(s(0) < 0 ? -1 : s(0) > 0 ? 1 : 0);
-          break;
-        case 38:  // UMin
-          if (args.size() != 2) return false;
-          z = std::min(u(0), u(1));
-          break;
-        case 39:  // SMin
-          if (args.size() != 2) return false;
-          z = static_cast<uint64_t>(std::min(s(0), s(1)));
-          break;
-        case 41:  // UMax
-          if (args.size() != 2) return false;
-          z = std::max(u(0), u(1));
-          break;
-        case 42:  // SMax
-          if (args.size() != 2) return false;
-          z = static_cast<uint64_t>(std::max(s(0), s(1)));
-          break;
-        case 44:  // UClamp
-          if (args.size() != 3 || u(1) > u(2)) return false;
-          z = std::min(std::max(u(0), u(1)), u(2));
-          break;
-        case 45:  // SClamp
-          if (args.size() != 3 || s(1) > s(2)) return false;
-          z = static_cast<uint64_t>(std::min(std::max(s(0), s(1)), s(2)));
-          break;
-        default:
-          return false;
-      }
-      r.bits[k] = z & Mask(width);
+      uint64_t x[3] = {0, 0, 0};
+      for (size_t i = 0; i < args.size(); ++i) x[i] = args[i].bits[k];
+      if (!FoldInt(*entry, x, width, width, &r.bits[k])) return false;
     }
     *out = r;
     return true;

@@ -1,6 +1,7 @@
 // Loop analyses shared by the passes: see loops.h for the contracts.
 #include "analysis/loops.h"
 
+#include "analysis/int_eval.h"
 #include "analysis/memory_effects.h"
 
 #include <algorithm>
@@ -67,37 +68,14 @@ bool IntConstant(IRContext* context, const Instruction* inst, uint64_t* value,
   return true;
 }
 
-uint64_t MaskTo(uint64_t v, uint32_t width) {
-  return width >= 64 ? v : (v & ((uint64_t{1} << width) - 1));
-}
-
-int64_t SignExtend(uint64_t v, uint32_t width) {
-  if (width >= 64) return static_cast<int64_t>(v);
-  const uint64_t sign = uint64_t{1} << (width - 1);
-  v = MaskTo(v, width);
-  return static_cast<int64_t>((v ^ sign) - sign);
-}
-
 bool CompareInts(spv::Op op, uint64_t a, uint64_t b, uint32_t width,
                  bool* known) {
-  *known = true;
-  const uint64_t ua = MaskTo(a, width), ub = MaskTo(b, width);
-  const int64_t sa = SignExtend(a, width), sb = SignExtend(b, width);
-  switch (op) {
-    case spv::Op::OpIEqual: return ua == ub;
-    case spv::Op::OpINotEqual: return ua != ub;
-    case spv::Op::OpULessThan: return ua < ub;
-    case spv::Op::OpULessThanEqual: return ua <= ub;
-    case spv::Op::OpUGreaterThan: return ua > ub;
-    case spv::Op::OpUGreaterThanEqual: return ua >= ub;
-    case spv::Op::OpSLessThan: return sa < sb;
-    case spv::Op::OpSLessThanEqual: return sa <= sb;
-    case spv::Op::OpSGreaterThan: return sa > sb;
-    case spv::Op::OpSGreaterThanEqual: return sa >= sb;
-    default:
-      *known = false;
-      return false;
-  }
+  const IntOp* entry = FindIntOp(op);
+  *known = entry != nullptr && entry->result == IntResult::kBool &&
+           !entry->logical;
+  const uint64_t x[2] = {a, b};
+  uint64_t r = 0;
+  return *known && FoldInt(*entry, x, width, 1, &r) && r != 0;
 }
 
 Instruction* RootVariable(IRContext* context, uint32_t ptr) {
@@ -374,28 +352,18 @@ void AffineOf(IRContext* context, uint32_t id, uint32_t* base,
 // Inductions.
 
 uint64_t Induction::Next(uint64_t value) const {
-  uint64_t next = value;
-  switch (kind) {
-    case Kind::kAdd:
-      next = value + step;
-      break;
-    case Kind::kMul:
-      next = value * step;
-      break;
-    case Kind::kShiftLeft:
-      next = step >= width ? 0 : value << step;
-      break;
-    case Kind::kShiftRightLogical:
-      next = step >= width ? 0 : MaskTo(value, width) >> step;
-      break;
-    case Kind::kShiftRightArithmetic: {
-      const int64_t s = SignExtend(value, width);
-      next = static_cast<uint64_t>(step >= width ? (s < 0 ? -1 : 0)
-                                                 : s >> step);
-      break;
-    }
-  }
-  return MaskTo(next, width);
+  const spv::Op op = kind == Kind::kAdd   ? spv::Op::OpIAdd
+                     : kind == Kind::kMul ? spv::Op::OpIMul
+                     : kind == Kind::kShiftLeft
+                         ? spv::Op::OpShiftLeftLogical
+                     : kind == Kind::kShiftRightLogical
+                         ? spv::Op::OpShiftRightLogical
+                         : spv::Op::OpShiftRightArithmetic;
+  // StepOf makes no shift by the width or more (undefined: 0 here).
+  const uint64_t x[2] = {MaskTo(value, width), step};
+  uint64_t next = 0;
+  FoldInt(*FindIntOp(op), x, width, width, &next);
+  return next;
 }
 
 uint32_t Induction::id() const {

@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "analysis/int_eval.h"
 #include "analysis/loops.h"
 #include "source/opt/decoration_manager.h"
 #include "source/opt/dominator_analysis.h"
@@ -23,7 +24,7 @@ namespace {
 constexpr uint64_t kInvocationBudget = 50000;
 constexpr uint64_t kTotalBudget = 20000000;
 
-// GLSL.std.450 numbers.
+// GLSL.std.450 numbers (the min and max a reduction tree may use).
 constexpr uint32_t kFMin = 37, kUMin = 38, kSMin = 39, kFMax = 40, kUMax = 41,
                    kSMax = 42, kNMin = 79, kNMax = 80;
 
@@ -85,74 +86,6 @@ bool IsCombiningOp(spv::Op op) {
     default:
       return false;
   }
-}
-
-// The integer result of |op| on scalar components |a| and |b| of |width|
-// bits; false when undefined (division by zero) or not an integer op.
-bool IntBinary(spv::Op op, uint64_t a, uint64_t b, uint32_t width,
-               uint64_t* out) {
-  const int64_t sa = SignExtend(a, width), sb = SignExtend(b, width);
-  switch (op) {
-    case spv::Op::OpIAdd: *out = a + b; return true;
-    case spv::Op::OpISub: *out = a - b; return true;
-    case spv::Op::OpIMul: *out = a * b; return true;
-    case spv::Op::OpUDiv:
-      if (MaskTo(b, width) == 0) return false;
-      *out = MaskTo(a, width) / MaskTo(b, width);
-      return true;
-    case spv::Op::OpUMod:
-      if (MaskTo(b, width) == 0) return false;
-      *out = MaskTo(a, width) % MaskTo(b, width);
-      return true;
-    case spv::Op::OpSDiv:
-      if (sb == 0 || (sb == -1 && sa == SignExtend(uint64_t{1} << (width - 1), width))) {
-        return false;
-      }
-      *out = static_cast<uint64_t>(sa / sb);
-      return true;
-    case spv::Op::OpSRem:
-      if (sb == 0) return false;
-      *out = static_cast<uint64_t>(sb == -1 ? 0 : sa % sb);
-      return true;
-    case spv::Op::OpSMod: {
-      if (sb == 0) return false;
-      int64_t r = sb == -1 ? 0 : sa % sb;
-      if (r != 0 && ((r < 0) != (sb < 0))) r += sb;
-      *out = static_cast<uint64_t>(r);
-      return true;
-    }
-    case spv::Op::OpShiftLeftLogical:
-      *out = MaskTo(b, width) >= width ? 0 : a << MaskTo(b, width);
-      return MaskTo(b, width) < width;
-    case spv::Op::OpShiftRightLogical:
-      *out = MaskTo(b, width) >= width ? 0 : MaskTo(a, width) >> MaskTo(b, width);
-      return MaskTo(b, width) < width;
-    case spv::Op::OpShiftRightArithmetic:
-      *out = MaskTo(b, width) >= width
-                 ? 0
-                 : static_cast<uint64_t>(sa >> MaskTo(b, width));
-      return MaskTo(b, width) < width;
-    case spv::Op::OpBitwiseAnd: *out = a & b; return true;
-    case spv::Op::OpBitwiseOr: *out = a | b; return true;
-    case spv::Op::OpBitwiseXor: *out = a ^ b; return true;
-    case spv::Op::OpLogicalAnd: *out = a & b & 1; return true;
-    case spv::Op::OpLogicalOr: *out = (a | b) & 1; return true;
-    case spv::Op::OpLogicalEqual: *out = (a & 1) == (b & 1); return true;
-    case spv::Op::OpLogicalNotEqual: *out = (a & 1) != (b & 1); return true;
-    default: {
-      bool known = false;
-      const bool r = CompareInts(op, a, b, width, &known);
-      *out = r ? 1 : 0;
-      return known;
-    }
-  }
-}
-
-bool IsCompare(spv::Op op) {
-  bool known = false;
-  CompareInts(op, 0, 0, 32, &known);
-  return known || op == spv::Op::OpLogicalEqual ||
-         op == spv::Op::OpLogicalNotEqual;
 }
 
 }  // namespace
@@ -461,6 +394,9 @@ struct WorkgroupTrace::Impl {
         return Unknown();  // floats and others are not evaluated
       }
     }
+    // GLSL.std.450 integer instructions are not evaluated: the import was
+    // always an unknown operand here (FindIntOp has them, should they be).
+    if (op == spv::Op::OpExtInst) return Unknown();
     return ApplyInt(op, width, in, literals);
   }
 
@@ -507,32 +443,6 @@ struct WorkgroupTrace::Impl {
     switch (op) {
       case spv::Op::OpCopyObject:
         return in.size() == 1 ? in[0] : Unknown();
-      case spv::Op::OpBitcast:
-      case spv::Op::OpUConvert:
-      case spv::Op::OpSConvert: {
-        if (in.size() != 1) return Unknown();
-        Val v = in[0];
-        for (uint32_t k = 0; k < v.count; ++k) {
-          v.bits[k] = op == spv::Op::OpSConvert
-                          ? MaskTo(static_cast<uint64_t>(SignExtend(v.bits[k], v.width)), width)
-                          : MaskTo(v.bits[k], width);
-        }
-        if (op == spv::Op::OpBitcast && v.width != width) return Unknown();
-        v.width = width;
-        return v;
-      }
-      case spv::Op::OpNot:
-      case spv::Op::OpSNegate:
-      case spv::Op::OpLogicalNot: {
-        if (in.size() != 1) return Unknown();
-        Val v = in[0];
-        for (uint32_t k = 0; k < v.count; ++k) {
-          v.bits[k] = op == spv::Op::OpNot ? MaskTo(~v.bits[k], width)
-                      : op == spv::Op::OpSNegate ? MaskTo(0 - v.bits[k], width)
-                                                 : (v.bits[k] & 1) ^ 1;
-        }
-        return v;
-      }
       case spv::Op::OpCompositeExtract: {
         if (in.size() != 1 || literals.size() != 1 || literals[0] >= in[0].count) {
           return Unknown();
@@ -583,41 +493,29 @@ struct WorkgroupTrace::Impl {
         }
         return Int((op == spv::Op::OpAll ? all : any) ? 1 : 0, 1);
       }
-      case spv::Op::OpExtInst:
-        return ExtInt(width, in, literals);
       default:
         break;
     }
-    if (in.size() != 2 || in[0].count != in[1].count) return Unknown();
-    const uint32_t operand_width = in[0].width;
-    Val v = Int(0, IsCompare(op) ? 1 : width, in[0].count);
-    for (uint32_t k = 0; k < in[0].count; ++k) {
-      uint64_t r = 0;
-      if (!IntBinary(op, in[0].bits[k], in[1].bits[k], operand_width, &r)) {
-        return Unknown();
-      }
-      v.bits[k] = MaskTo(r, v.width);
-    }
-    return v;
+    return Fold(FindIntOp(op), width, in);
   }
 
-  // GLSL.std.450 integer min/max/clamp/abs on known operands (the import
-  // first).
-  Val ExtInt(uint32_t width, const std::vector<Val>& in,
-             const std::vector<uint32_t>& literals) {
-    if (literals.empty() || in.size() < 2) return Unknown();
-    const uint32_t ext = literals[0];
-    if (in[1].count != 1) return Unknown();
-    const uint64_t a = in[1].bits[0];
-    const uint64_t b = in.size() > 2 ? in[2].bits[0] : 0;
-    const int64_t sa = SignExtend(a, width), sb = SignExtend(b, width);
-    switch (ext) {
-      case kUMin: return in.size() == 3 ? Int(a < b ? a : b, width) : Unknown();
-      case kUMax: return in.size() == 3 ? Int(a > b ? a : b, width) : Unknown();
-      case kSMin: return in.size() == 3 ? Int(sa < sb ? a : b, width) : Unknown();
-      case kSMax: return in.size() == 3 ? Int(sa > sb ? a : b, width) : Unknown();
-      default: return Unknown();
+  // |entry| (null: not an integer operation) component-wise on known
+  // operands; a scalar operand serves every component (bit-field offsets
+  // and counts). |width|: the result's.
+  Val Fold(const IntOp* entry, uint32_t width, const std::vector<Val>& in) {
+    if (entry == nullptr || in.size() != entry->arity) return Unknown();
+    const uint32_t operand_width = in[0].width;
+    if (entry->op == spv::Op::OpBitcast && operand_width != width) return Unknown();
+    for (const Val& v : in) {
+      if (v.count != in[0].count && v.count != 1) return Unknown();
     }
+    Val v = Int(0, entry->result == IntResult::kBool ? 1 : width, in[0].count);
+    for (uint32_t k = 0; k < in[0].count; ++k) {
+      uint64_t x[4] = {0, 0, 0, 0};
+      for (size_t i = 0; i < in.size(); ++i) x[i] = in[i].bits[in[i].count == 1 ? 0 : k];
+      if (!FoldInt(*entry, x, operand_width, width, &v.bits[k])) return Unknown();
+    }
+    return v;
   }
 
   // ---- constructs ---------------------------------------------------------
