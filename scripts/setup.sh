@@ -32,6 +32,7 @@ packages=(
   libvulkan-dev mesa-vulkan-drivers vulkan-tools
   clang-14 libclang-rt-14-dev
   libmimalloc-dev
+  chromium  # test/report: the report's browser test (waveopt-report)
 )
 if [ "${1:-}" = "--bench" ]; then
   packages+=(valgrind gnuplot-nox)

@@ -29,9 +29,14 @@ import sys
 import tempfile
 import time
 
-import report_html  # the renderer, next to this file
+# The renderer: next to this file in the source tree, under share/ installed.
+_HERE = os.path.dirname(os.path.realpath(__file__))
+sys.path[:0] = [_HERE, os.path.join(_HERE, "..", "share", "waveopt", "report")]
+import report_html  # noqa: E402
 
 SHADER_EXTS = (".comp", ".glsl", ".hlsl", ".spv", ".spvasm", ".frag")
+# Searched for in directories: not .glsl, the usual name of included files.
+DIR_EXTS = (".comp", ".hlsl", ".spv", ".spvasm", ".frag")
 LAVAPIPE_SIZES = (4, 8, 16)
 SIM_SIZES = (32, 64)
 SCHEMA = 1
@@ -62,7 +67,7 @@ def find_inputs(paths, batch):
         if os.path.isdir(p):
             for root, dirs, files in os.walk(p):
                 dirs.sort()
-                out += [os.path.join(root, f) for f in sorted(files) if f.endswith(SHADER_EXTS)]
+                out += [os.path.join(root, f) for f in sorted(files) if f.endswith(DIR_EXTS)]
         elif os.path.isfile(p):
             out.append(p)
         else:
@@ -96,15 +101,29 @@ def file_digest(path, h=None):
 def tools_digest(tools):
     """One hash of the binaries and of this tool: a rebuild invalidates the cache."""
     h = hashlib.sha256()
-    here = os.path.dirname(os.path.abspath(__file__))
-    for path in (tools["waveopt"], tools["waverun"], os.path.join(here, "waveopt_report.py")):
+    for path in (tools["waveopt"], tools["waverun"], os.path.realpath(__file__)):
         file_digest(path, h)
     return h.hexdigest()
 
 
-def cache_key(path, settings, tools_hash):
-    """sha256 of the module's bytes, its .waverun spec, the settings and the tools."""
-    h = file_digest(path)
+def included(path, tools, settings):
+    """The files a GLSL/HLSL source #includes (waveopt -MM), itself first."""
+    if path.endswith((".spv", ".spvasm")):
+        return [path]
+    with open(path, "rb") as f:
+        if b"#include" not in f.read():
+            return [path]
+    rc, out, _ = run([tools["waveopt"]] + shlex.split(settings["flags"]) + ["-MM", path],
+                     settings["timeout"])
+    deps = out.replace("\\\n", " ").partition(": ")[2].split() if rc == 0 else []
+    return [path] + [d for d in deps if d != path and os.path.isfile(d)]
+
+
+def cache_key(path, tools, settings, tools_hash):
+    """sha256 of the module's bytes and includes, its .waverun spec, the settings and the tools."""
+    h = hashlib.sha256()
+    for p in included(path, tools, settings):
+        file_digest(p, h)
     spec = os.path.splitext(path)[0] + ".waverun"
     if os.path.isfile(spec):
         file_digest(spec, h)
@@ -366,7 +385,7 @@ def analyze_all(inputs, tools, settings, cache_dir, jobs):
     progress = Progress(len(inputs))
     results, todo = [None] * len(inputs), []
     for i, path in enumerate(inputs):
-        key = cache_key(path, settings, tools_hash)
+        key = cache_key(path, tools, settings, tools_hash)
         cached = os.path.join(cache_dir, key + ".json")
         if os.path.isfile(cached):
             with open(cached) as f:
