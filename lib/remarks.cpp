@@ -85,12 +85,12 @@ std::vector<Remark> MergeRemarksPerSite(const std::vector<Remark>& remarks) {
   std::set<std::string> seen;
   std::map<std::string, size_t> sites;  // site -> its remark in |out|
   for (const Remark& r : remarks) {
-    if (!seen.insert(FormatRemark(r)).second) continue;
     const std::string where = SiteOf(r);
     if (where.empty() || r.kind == RemarkKind::kAnalysis) {
-      out.push_back(r);
+      out.push_back(r);  // identical words may be about different instructions
       continue;
     }
+    if (!seen.insert(FormatRemark(r)).second) continue;
     auto site = sites.emplace(where, out.size());
     if (site.second) {
       out.push_back(r);

@@ -54,7 +54,7 @@ class RemarkCollector : public RemarkSink {
 };
 
 // One remark per site and pass, as Optimize() returns them: an exact repeat
-// is dropped (a pass run twice, as by -O and its own flag), and the remarks
+// at a site is dropped (a pass run twice, as by -O and its own flag), and the remarks
 // of one pass at one site — one loop ("[loop %N]" in the message), else one
 // source location (file, line, column, function) — become one — the applied one when there is one (a rewrite made in one of -O's
 // versions and refused in another), the others appended to its message as
