@@ -36,5 +36,5 @@ report_inputs=("$@")
 echo "=== report: waveopt-report ${report_inputs[*]} (docs/report.md)"
 export PATH="$repo/.deps/current/prefix/bin:$PATH" MESA_SHADER_CACHE_DISABLE=true LP_NUM_THREADS=1
 python3 tools/report/waveopt_report.py "${report_inputs[@]}" --bin "$build/bin" -o "$build/report" \
-  --flags="-O -Iexamples/shader_set/shaders/include"
+  --cflags="-Iexamples/shader_set/shaders/include"
 echo "open file://$build/report/index.html in a browser (also report.json, report.sarif there)"

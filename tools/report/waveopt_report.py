@@ -113,7 +113,7 @@ def included(path, tools, settings):
     with open(path, "rb") as f:
         if b"#include" not in f.read():
             return [path]
-    rc, out, _ = run([tools["waveopt"]] + shlex.split(settings["flags"]) + ["-MM", path],
+    rc, out, _ = run([tools["waveopt"]] + shlex.split(settings["cflags"]) + ["-MM", path],
                      settings["timeout"])
     deps = out.replace("\\\n", " ").partition(": ")[2].split() if rc == 0 else []
     return [path] + [d for d in deps if d != path and os.path.isfile(d)]
@@ -209,7 +209,7 @@ def optimize(path, tools, settings, work):
     """waveopt: remarks, versions, the rewrite and its GLSL. None when refused."""
     out_spv = os.path.join(work, "out.spv")
     yaml_path = os.path.join(work, "remarks.yaml")
-    cmd = [tools["waveopt"]] + shlex.split(settings["flags"]) + [
+    cmd = [tools["waveopt"]] + shlex.split(settings["cflags"]) + shlex.split(settings["flags"]) + [
         path, "-o", out_spv, "--remarks-output=" + yaml_path, "--print-spec-constants"]
     rc, out, err = run(cmd, settings["timeout"])
     result = {"command": " ".join(shlex.quote(c) for c in cmd), "diagnostics": err.strip()}
@@ -236,6 +236,16 @@ def read_source(path, settings):
         return {"kind": "spirv-dis", "text": out if rc == 0 else "spirv-dis: " + first_error(err)}
     with open(path, errors="replace") as f:
         return {"kind": "source", "text": f.read()}
+
+
+def original(path, tools, settings, work):
+    """The input as waverun reads it: GLSL/HLSL compiled with --cflags (waverun has no -I)."""
+    if path.endswith((".spv", ".spvasm")) or not settings["cflags"]:
+        return path
+    orig = os.path.join(work, "original.spv")
+    rc, _, _ = run([tools["waveopt"]] + shlex.split(settings["cflags"]) + [path, "-o", orig],
+                   settings["timeout"])
+    return orig if rc == 0 else path
 
 
 def configs_of(versions):
@@ -349,6 +359,7 @@ def analyze(path, tools, settings):
         m["status"] = "refused" if "error" in opt else ("changed" if applied else "unchanged")
         if m["status"] == "changed":
             out_spv = os.path.join(work, "out.spv")
+            path = original(path, tools, settings, work)
             configs = configs_of(opt["versions"])
             m["cost"] = [] if settings["no_isa"] else isa_cost(path, out_spv, configs, tools, settings)
             m["proof"] = [] if settings["no_proof"] else prove(path, out_spv, configs, tools, settings)
@@ -415,7 +426,8 @@ def main(argv=None):
     ap.add_argument("--batch", help="a file listing shaders, one a line (relative to the file)")
     ap.add_argument("-o", "--out", default="waveopt-report", help="output directory (default ./waveopt-report)")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="modules at a time")
-    ap.add_argument("--flags", default="-O", help="waveopt's flags (default -O)")
+    ap.add_argument("--flags", default="-O", help="waveopt's pass flags (default -O)")
+    ap.add_argument("--cflags", default="", help="front-end flags for GLSL/HLSL, e.g. '-I include -D X=1'")
     ap.add_argument("--amd", default="navi21,gfx1100", help="RADV families for the cost (default navi21,gfx1100)")
     ap.add_argument("--timeout", type=int, default=120, help="seconds per tool run (default 120)")
     ap.add_argument("--no-proof", action="store_true", help="skip waverun diff")
@@ -427,7 +439,7 @@ def main(argv=None):
     if not inputs:
         ap.error("no shaders given (files, directories or --batch LIST)")
     tools = {"waveopt": find_bin("waveopt", args.bin), "waverun": find_bin("waverun", args.bin)}
-    settings = {"flags": args.flags, "amd": args.amd, "timeout": args.timeout,
+    settings = {"flags": args.flags, "cflags": args.cflags, "amd": args.amd, "timeout": args.timeout,
                 "no_proof": args.no_proof, "no_isa": args.no_isa, "schema": SCHEMA}
     t0 = time.time()
     modules = analyze_all(inputs, tools, settings, args.cache or os.path.join(args.out, ".cache"), args.jobs)
