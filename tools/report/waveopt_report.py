@@ -99,10 +99,13 @@ def file_digest(path, h=None):
 
 
 def tools_digest(tools):
-    """One hash of the binaries and of this tool: a rebuild invalidates the cache."""
+    """One hash of the binaries (path, size, modification time) and of this
+    script's text: a rebuild or an edit invalidates the cache."""
     h = hashlib.sha256()
-    for path in (tools["waveopt"], tools["waverun"], os.path.realpath(__file__)):
-        file_digest(path, h)
+    for path in (tools["waveopt"], tools["waverun"]):
+        st = os.stat(path)
+        h.update(("%s %d %d\n" % (path, st.st_size, st.st_mtime_ns)).encode())
+    file_digest(os.path.realpath(__file__), h)
     return h.hexdigest()
 
 
