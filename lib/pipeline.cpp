@@ -712,6 +712,7 @@ bool OptimizeOrThrow(const std::vector<uint32_t>& input, const Options& options,
     };
     if (!AddVersions(options, env, layout, build, result)) return false;
   }
+  result->remarks = MergeRemarksPerSite(result->remarks);
   WarnWhenEnvironmentBlocks(input, options, env, result);
   return true;
 }

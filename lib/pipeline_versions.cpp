@@ -96,6 +96,35 @@ Remark Missed(const std::string& why) {
   return r;
 }
 
+// Each version's own applied remarks, once per text, ending with the versions
+// that made it: "(in the versions for amd and nvidia, SpecId 1000 or 1001)".
+void AddVersionRemarks(const std::vector<Found>& found, const std::vector<SpecVersion>& versions,
+                       Result* result) {
+  std::vector<std::pair<Remark, std::vector<Target>>> merged;
+  for (const Found& f : found) {
+    for (const Remark& r : f.remarks) {
+      auto same = std::find_if(merged.begin(), merged.end(), [&](const auto& m) {
+        return FormatRemark(m.first) == FormatRemark(r);
+      });
+      if (same == merged.end()) {
+        merged.push_back({r, f.targets});
+      } else {
+        same->second.insert(same->second.end(), f.targets.begin(), f.targets.end());
+      }
+    }
+  }
+  for (auto& [r, targets] : merged) {
+    std::string ids;
+    for (const SpecVersion& v : versions) {
+      if (std::find(targets.begin(), targets.end(), v.targets[0]) == targets.end()) continue;
+      ids += (ids.empty() ? "" : " or ") + std::to_string(v.spec_id);
+    }
+    r.message += std::string(" (in the version") + (targets.size() > 1 ? "s" : "") + " for " +
+                 JoinNames(targets, " and ") + ", SpecId " + ids + ")";
+    result->remarks.push_back(std::move(r));
+  }
+}
+
 }  // namespace
 
 const std::vector<Target>& VersionTargets() {
@@ -183,18 +212,7 @@ bool AddVersions(const Options& options, spv_target_env env, BlockLayout layout,
   }
   result->words = std::move(joined);
   for (const SpecVersion& v : versions) result->remarks.push_back(VersionRemark(v));
-  for (const Found& f : found) {
-    std::string ids;
-    for (const SpecVersion& v : versions) {
-      if (std::find(f.targets.begin(), f.targets.end(), v.targets[0]) == f.targets.end()) continue;
-      ids += (ids.empty() ? "" : " or ") + std::to_string(v.spec_id);
-    }
-    for (Remark r : f.remarks) {
-      r.message += " (in the version for " + JoinNames(f.targets, " and ") + ", SpecId " + ids +
-                   ")";
-      result->remarks.push_back(std::move(r));
-    }
-  }
+  AddVersionRemarks(found, versions, result);
   result->versions = std::move(versions);
   return true;
 }

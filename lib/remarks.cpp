@@ -1,5 +1,7 @@
 #include "waveopt/remarks.h"
 
+#include <map>
+#include <set>
 #include <sstream>
 
 namespace waveopt {
@@ -43,6 +45,60 @@ std::string FormatRemark(const Remark& r) {
   if (!r.function.empty()) out << " in " << r.function;
   out << ": " << r.message;
   return out.str();
+}
+
+namespace {
+
+// What |r| is about: the loop it names ("[loop %N]", whose remarks sit on
+// different lines: the loop, the load that stops it), else its location;
+// "" for neither.
+std::string SiteOf(const Remark& r) {
+  const std::string who = r.pass + '\n' + r.function + '\n';
+  const size_t loop = r.message.find(" [loop %");
+  if (loop != std::string::npos) {
+    return who + r.message.substr(loop, r.message.find(']', loop) - loop);
+  }
+  if (r.line == 0) return "";
+  return who + r.file + ':' + std::to_string(r.line) + ':' + std::to_string(r.column);
+}
+
+std::string Describe(const Remark& r) {
+  return std::string(RemarkKindName(r.kind)) + ' ' + r.name + ": " + r.message;
+}
+
+// Folds |r| into |site|, the remark already made at its site: the applied
+// one leads.
+void Fold(Remark* site, const Remark& r) {
+  if (r.kind == RemarkKind::kApplied && site->kind != RemarkKind::kApplied) {
+    Remark applied = r;
+    applied.message += "; here also " + Describe(*site);
+    *site = std::move(applied);
+  } else {
+    site->message += "; here also " + Describe(r);
+  }
+}
+
+}  // namespace
+
+std::vector<Remark> MergeRemarksPerSite(const std::vector<Remark>& remarks) {
+  std::vector<Remark> out;
+  std::set<std::string> seen;
+  std::map<std::string, size_t> sites;  // site -> its remark in |out|
+  for (const Remark& r : remarks) {
+    const std::string where = SiteOf(r);
+    if (where.empty() || r.kind == RemarkKind::kAnalysis) {
+      out.push_back(r);  // identical words may be about different instructions
+      continue;
+    }
+    if (!seen.insert(FormatRemark(r)).second) continue;
+    auto site = sites.emplace(where, out.size());
+    if (site.second) {
+      out.push_back(r);
+    } else {
+      Fold(&out[site.first->second], r);
+    }
+  }
+  return out;
 }
 
 namespace {

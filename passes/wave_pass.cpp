@@ -79,6 +79,58 @@ std::string WavePass::NameOf(uint32_t id) {
   return "%" + std::to_string(id);
 }
 
+// The OpLine or DebugLine of |inst|; when it has none (a loop's merge
+// instruction, a label), that of the first instruction after it in its
+// function that has one: the remark lands on the line where the construct's
+// code starts instead of on none.
+const spvtools::opt::Instruction* WavePass::NearestLine(const spvtools::opt::Function* func,
+                                                        const spvtools::opt::Instruction* inst) {
+  const auto has_line = [](const spvtools::opt::Instruction& i) {
+    const spvtools::opt::Instruction* line = i.dbg_line_inst();
+    return line != nullptr && (line->opcode() == spv::Op::OpLine || line->IsDebugLineInst());
+  };
+  if (has_line(*inst)) return inst->dbg_line_inst();
+  auto* block = context()->get_instr_block(const_cast<spvtools::opt::Instruction*>(inst));
+  if (func == nullptr || block == nullptr) return nullptr;
+  bool after = false;
+  for (const spvtools::opt::BasicBlock& b : *func) {
+    if (&b == block) after = true;
+    if (!after) continue;
+    bool past = &b != block || inst->opcode() == spv::Op::OpLabel;
+    for (const spvtools::opt::Instruction& i : b) {
+      if (past && has_line(i)) return i.dbg_line_inst();
+      if (&i == inst) past = true;
+    }
+  }
+  return nullptr;
+}
+
+void WavePass::LocateRemark(const spvtools::opt::Instruction* line, Remark* remark) {
+  if (line != nullptr && line->opcode() == spv::Op::OpLine) {
+    uint32_t file_id = line->GetSingleWordInOperand(0);
+    auto* file = context()->get_def_use_mgr()->GetDef(file_id);
+    if (file != nullptr && file->opcode() == spv::Op::OpString) {
+      remark->file = file->GetInOperand(0).AsString();
+    }
+    remark->line = line->GetSingleWordInOperand(1);
+    remark->column = line->GetSingleWordInOperand(2);
+  } else if (line != nullptr && line->IsDebugLineInst()) {
+    // NonSemantic.Shader.DebugInfo.100 DebugLine: Source, LineStart, ...
+    uint32_t source_id = line->GetSingleWordInOperand(2);
+    auto* source = context()->get_def_use_mgr()->GetDef(source_id);
+    if (source != nullptr && source->NumInOperands() > 2) {
+      auto* file = context()->get_def_use_mgr()->GetDef(source->GetSingleWordInOperand(2));
+      if (file != nullptr && file->opcode() == spv::Op::OpString) {
+        remark->file = file->GetInOperand(0).AsString();
+      }
+    }
+    auto* line_const = context()->get_def_use_mgr()->GetDef(line->GetSingleWordInOperand(3));
+    if (line_const != nullptr && line_const->opcode() == spv::Op::OpConstant) {
+      remark->line = line_const->GetSingleWordInOperand(0);
+    }
+  }
+}
+
 void WavePass::EmitRemark(RemarkKind kind, const std::string& name,
                           const spvtools::opt::Function* func,
                           const spvtools::opt::Instruction* inst,
@@ -89,35 +141,7 @@ void WavePass::EmitRemark(RemarkKind kind, const std::string& name,
   remark.name = name;
   if (func != nullptr) remark.function = NameOf(func->result_id());
   remark.message = message;
-  if (inst != nullptr) {
-    const spvtools::opt::Instruction* line = inst->dbg_line_inst();
-    if (line != nullptr && line->opcode() == spv::Op::OpLine) {
-      uint32_t file_id = line->GetSingleWordInOperand(0);
-      auto* file = context()->get_def_use_mgr()->GetDef(file_id);
-      if (file != nullptr && file->opcode() == spv::Op::OpString) {
-        remark.file = file->GetInOperand(0).AsString();
-      }
-      remark.line = line->GetSingleWordInOperand(1);
-      remark.column = line->GetSingleWordInOperand(2);
-    } else if (line != nullptr && line->IsDebugLineInst()) {
-      // NonSemantic.Shader.DebugInfo.100 DebugLine: Source, LineStart, ...
-      uint32_t source_id = line->GetSingleWordInOperand(2);
-      auto* source = context()->get_def_use_mgr()->GetDef(source_id);
-      if (source != nullptr && source->NumInOperands() > 2) {
-        auto* file = context()->get_def_use_mgr()->GetDef(
-            source->GetSingleWordInOperand(2));
-        if (file != nullptr && file->opcode() == spv::Op::OpString) {
-          remark.file = file->GetInOperand(0).AsString();
-        }
-      }
-      auto* line_const = context()->get_def_use_mgr()->GetDef(
-          line->GetSingleWordInOperand(3));
-      if (line_const != nullptr &&
-          line_const->opcode() == spv::Op::OpConstant) {
-        remark.line = line_const->GetSingleWordInOperand(0);
-      }
-    }
-  }
+  if (inst != nullptr) LocateRemark(NearestLine(func, inst), &remark);
   if (config_.remarks) {
     config_.remarks->Emit(remark);
   } else if (consumer()) {

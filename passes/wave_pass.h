@@ -42,6 +42,12 @@ class WavePass : public spvtools::opt::Pass {
                   const spvtools::opt::Instruction* inst,
                   const std::string& message);
 
+  // The OpLine/DebugLine that locates |inst| in |func| (below); null: none.
+  const spvtools::opt::Instruction* NearestLine(const spvtools::opt::Function* func,
+                                                const spvtools::opt::Instruction* inst);
+  // Sets |remark|'s file, line and column from |line| (may be null).
+  void LocateRemark(const spvtools::opt::Instruction* line, Remark* remark);
+
   // The OpName of |id|, or "%<id>".
   std::string NameOf(uint32_t id);
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job on the bundled examples: optimize each with -O and show the
 # shader before and after (GLSL through SPIRV-Cross) and the remarks.
-# With an argument, just that shader.
+# With an argument, just that shader. Then the report over examples/:
+# source lines, remarks, cost per AMD target and proof (docs/report.md).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=${WAVEOPT_BUILD_DIR:-$repo/build}
@@ -11,7 +12,7 @@ examples=("$@")
 
 bash scripts/setup.sh
 cmake -G Ninja -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$build" --target waveopt-cli >/dev/null
+cmake --build "$build" --target waveopt-cli waverun >/dev/null
 
 for example in "${examples[@]}"; do
   echo "=== before: $example"
@@ -29,3 +30,11 @@ for example in "${examples[@]}"; do
   cat "$build/demo.after.comp"
   echo
 done
+
+report_inputs=("$@")
+[ ${#report_inputs[@]} -gt 0 ] || report_inputs=(examples)
+echo "=== report: waveopt-report ${report_inputs[*]} (docs/report.md)"
+export PATH="$repo/.deps/current/prefix/bin:$PATH" MESA_SHADER_CACHE_DISABLE=true LP_NUM_THREADS=1
+python3 tools/report/waveopt_report.py "${report_inputs[@]}" --bin "$build/bin" -o "$build/report" \
+  --cflags="-Iexamples/shader_set/shaders/include"
+echo "open file://$build/report/index.html in a browser (also report.json, report.sarif there)"

@@ -33,6 +33,7 @@ packages=(
   clang-14 libclang-rt-14-dev
   libmimalloc-dev
   bubblewrap  # test/farm/hermetic.sh's sandbox
+  chromium  # test/report: the report's browser test (waveopt-report)
 )
 if [ "${1:-}" = "--bench" ]; then
   packages+=(valgrind gnuplot-nox)

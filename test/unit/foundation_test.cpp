@@ -105,6 +105,55 @@ TEST(Remarks, TextAndYaml) {
   EXPECT_NE(FormatRemarksYaml({r}).find("'it''s'"), std::string::npos);
 }
 
+// One remark per site and pass: repeats dropped, a missed remark folded into
+// the applied one at its line, other lines, passes and unlocated remarks kept.
+TEST(Remarks, MergePerSite) {
+  auto make = [](RemarkKind kind, const char* pass, const char* name, uint32_t line,
+                 const char* message) {
+    Remark r;
+    r.kind = kind;
+    r.pass = pass;
+    r.name = name;
+    r.function = "main";
+    r.file = "a.comp";
+    r.line = line;
+    r.message = message;
+    return r;
+  };
+  const RemarkKind kMissed = RemarkKind::kMissed, kApplied = RemarkKind::kApplied;
+  std::vector<Remark> in = {
+      make(kMissed, "prereduce-atomics", "NotProfitableOnCpu", 18, "slower on lavapipe"),
+      make(kMissed, "quad-exchange", "UnsupportedAccess", 18, "atomics"),
+      make(kMissed, "prereduce-atomics", "DistinctAddresses", 21, "own index"),
+      make(kMissed, "prereduce-atomics", "DistinctAddresses", 21, "own index"),
+      make(kMissed, "prereduce-atomics", "NoLine", 0, "x"),
+      make(kMissed, "prereduce-atomics", "NoLine", 0, "y"),
+      make(kApplied, "prereduce-atomics", "SmallBinSet", 18, "one atomic per bin (in the "
+           "versions for amd and nvidia, SpecId 1000 or 1001)"),
+  };
+  std::vector<Remark> out = MergeRemarksPerSite(in);
+  ASSERT_EQ(out.size(), 5u);
+  EXPECT_EQ(FormatRemark(out[0]),
+            "a.comp:18: remark: prereduce-atomics: applied SmallBinSet in main: one atomic per "
+            "bin (in the versions for amd and nvidia, SpecId 1000 or 1001); here also missed "
+            "NotProfitableOnCpu: slower on lavapipe");
+  EXPECT_EQ(out[1].name, "UnsupportedAccess");
+  EXPECT_EQ(out[2].name, "DistinctAddresses");
+  EXPECT_EQ(out[2].message, "own index");
+  EXPECT_EQ(out[3].message, "x");
+  EXPECT_EQ(out[4].message, "y");
+  // A loop's remarks sit on different lines: the loop tag is their site.
+  out = MergeRemarksPerSite({
+      make(kMissed, "batch-uniform-loads", "DriverScalarizes", 18, "scalar loads [loop %56]"),
+      make(kApplied, "batch-uniform-loads", "BatchedLoads", 17, "batched [loop %56] (nvidia)"),
+      make(kMissed, "batch-uniform-loads", "DriverScalarizes", 30, "scalar loads [loop %70]")});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].line, 17u);
+  EXPECT_EQ(out[0].message,
+            "batched [loop %56] (nvidia); here also missed DriverScalarizes: scalar loads [loop %56]");
+  EXPECT_EQ(out[1].line, 30u);
+}
+
 TEST(Optimize, EmptyPipelineKeepsModule) {
   std::vector<uint32_t> words = Assemble(kTrivialCompute);
   Options options;

@@ -53,6 +53,15 @@ class RemarkCollector : public RemarkSink {
   std::vector<Remark> remarks_;
 };
 
+// One remark per site and pass, as Optimize() returns them: an exact repeat
+// at a site is dropped (a pass run twice, as by -O and its own flag), and the remarks
+// of one pass at one site — one loop ("[loop %N]" in the message), else one
+// source location (file, line, column, function) — become one — the applied one when there is one (a rewrite made in one of -O's
+// versions and refused in another), the others appended to its message as
+// "; here also <kind> <Name>: <message>". Remarks with neither and
+// analysis remarks are kept as they are. Order: first appearance.
+std::vector<Remark> MergeRemarksPerSite(const std::vector<Remark>& remarks);
+
 // One line: "<file>:<line>:<col>: remark: <pass>: <Name> in <function>: <message>"
 // (the location part is omitted when unknown, the kind is spelled out).
 std::string FormatRemark(const Remark& remark);

@@ -10,16 +10,16 @@
 // RUN: %waveopt %s -O -DCASE=8 --remarks-missed=workgroup-reduce -o %t8.spv 2>&1 | %FileCheck %s --check-prefix=OTHER
 // RUN: %waveopt %s -O -DCASE=9 --remarks-missed=workgroup-reduce -o %t9.spv 2>&1 | %FileCheck %s --check-prefix=CALL
 // RUN: %waveopt %s -O -DCASE=10 --remarks-missed=workgroup-reduce -o %t10.spv 2>&1 | %FileCheck %s --check-prefix=STORE
-// RUN: %waveopt %s -O -DCASE=11 --remarks-missed=workgroup-reduce -o %t11.spv 2>&1 | %FileCheck %s --check-prefix=COST
+// RUN: %waveopt %s -O -DCASE=11 --remarks=workgroup-reduce --remarks-missed=workgroup-reduce -o %t11.spv 2>&1 | %FileCheck %s --check-prefix=COST
 // RUN: %waveopt %s -O -DCASE=12 --remarks-missed=workgroup-reduce -o %t12.spv 2>&1 | %FileCheck %s --check-prefix=TYPE
 // RUN: %waveopt %s -O -DCASE=13 --remarks-missed=workgroup-reduce --target-env=vulkan1.0 -o %t13.spv 2>&1 | %FileCheck %s --check-prefix=TARGET
 // The generic form in HLSL output: SubgroupId and NumSubgroups have no HLSL
 // spelling; the single-subgroup form (a 32-invocation tree under
 // --assume-driver=radv) has one.
-// RUN: %waveopt %s -O -DCASE=14 --emit=hlsl --remarks-missed=workgroup-reduce -o %t14.hlsl 2>&1 | %FileCheck %s --check-prefix=HLSL
+// RUN: %waveopt %s -O -DCASE=14 --emit=hlsl --remarks=workgroup-reduce --remarks-missed=workgroup-reduce -o %t14.hlsl 2>&1 | %FileCheck %s --check-prefix=HLSL
 // RUN: %waveopt %s -O -DCASE=14 --emit=hlsl --assume-driver=radv --remarks=workgroup-reduce -o %t14r.hlsl 2>&1 | %FileCheck %s --check-prefix=HLSL-SINGLE
 // RUN: %FileCheck %s --check-prefix=HLSL-WAVE < %t14r.hlsl
-// HLSL: missed NotExpressibleInHlsl in main: the output is HLSL, and every form but the single-subgroup one {{.*}} [array tmp]
+// HLSL: applied ReducedTree in main: {{.*}} (in the version for amd, SpecId 1000); here also missed NotExpressibleInHlsl: the output is HLSL, and every form but the single-subgroup one {{.*}} [array tmp]
 // HLSL-SINGLE: applied ReducedTree in main
 // HLSL-WAVE: WaveActiveSum
 // RUN: for i in 1 2 3 4 5 6 7 8 9 10 11 12 13; do %spirv-dis %t$i.spv | %FileCheck %s --check-prefix=UNCHANGED; done
@@ -33,7 +33,7 @@
 // OTHER: missed OtherWorkInTree in main: the code between the tree's barriers does more than the tree {{.*}} [array tmp]
 // CALL: missed NotInEntryPoint in reduce(u1;u1;: the tree is not in a compute entry point's function (calls are not followed) [array tmp]
 // STORE: missed StoreAfterTree in main: the array is written again before the next barrier, where the generic form reads its slots [array tmp]
-// COST: missed NotProfitable in main: the tree has 3 barrier(s); the generic form keeps 3 [array tmp]
+// COST: applied ReducedTree in main: {{.*}} (in the version for amd, SpecId 1000); here also missed NotProfitable: the tree has 3 barrier(s); the generic form keeps 3 [array tmp]
 // TYPE: missed UnsupportedType in main: the shared variable is not an array of scalars [array tmp]
 // TARGET: missed TargetLacksSubgroupOps
 // UNCHANGED-NOT: OpGroupNonUniform
