@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "analysis/ir_util.h"
 #include "source/opt/constants.h"
 #include "source/opt/type_manager.h"
 #include "source/util/string_utils.h"
@@ -73,13 +74,7 @@ uint32_t Emitter::Group(spv::Op opcode, uint32_t type, int group_op,
 uint32_t Emitter::GlslStd450(uint32_t instruction, uint32_t type,
                              std::initializer_list<uint32_t> ids) {
   if (!ok_) return 0;
-  uint32_t set = 0;
-  for (Instruction& import : context_->module()->ext_inst_imports()) {
-    if (import.GetInOperand(0).AsString() == "GLSL.std.450") {
-      set = import.result_id();
-      break;
-    }
-  }
+  uint32_t set = GlslStd450Import(context_->module());
   if (set == 0) {
     set = Check(context_->TakeNextId());
     if (set == 0) return 0;

@@ -165,8 +165,8 @@ class Emitter {
   // A vector of |count| |component|s (|component| itself when count is 1).
   uint32_t VectorType(uint32_t component, uint32_t count);
 
-  // Id for the Subgroup scope (a 32-bit constant 3).
-  uint32_t SubgroupScope() { return UInt(3); }
+  // Id for the Subgroup scope (a 32-bit constant).
+  uint32_t SubgroupScope() { return UInt(static_cast<uint32_t>(spv::Scope::Subgroup)); }
 
  private:
   // False (and ok() == false) when ids are too close to the limit to call

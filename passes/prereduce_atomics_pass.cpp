@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <deque>
 
+#include "analysis/ir_util.h"
 #include "analysis/uniformity.h"
 #include "passes/emitter.h"
 #include "source/opt/constants.h"
@@ -999,11 +1000,7 @@ uint64_t PrereduceAtomicsPass::IndexBound(uint32_t id, int depth) {
       return a && b ? std::max(a, b) : 0;
     }
     case spv::Op::OpExtInst: {
-      Instruction* set = context()->get_def_use_mgr()->GetDef(
-          inst->GetSingleWordInOperand(0));
-      if (set == nullptr || set->GetInOperand(0).AsString() != "GLSL.std.450") {
-        return 0;
-      }
+      if (!IsGlslStd450(context(), inst)) return 0;
       uint32_t ext = inst->GetSingleWordInOperand(1);
       uint64_t lo = 0, hi = 0;
       switch (ext) {

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "analysis/barriers.h"
+#include "analysis/ir_util.h"
 #include "analysis/lane_layout.h"
 #include "analysis/loops.h"
 #include "analysis/workgroup_trace.h"
@@ -31,10 +32,6 @@ constexpr int kReduce = static_cast<int>(spv::GroupOperation::Reduce);
 constexpr int kExclusiveScan =
     static_cast<int>(spv::GroupOperation::ExclusiveScan);
 
-// GLSL.std.450 numbers of the combining operations.
-constexpr uint32_t kFMin = 37, kUMin = 38, kSMin = 39, kFMax = 40, kUMax = 41,
-                   kSMax = 42, kNMin = 79, kNMax = 80;
-
 // The largest specialization-constant workgroup size traced.
 constexpr uint64_t kMaxTracedSize = 1024;
 // The largest subgroup size Vulkan allows: larger workgroups are never one
@@ -44,14 +41,9 @@ constexpr uint64_t kMaxSubgroupSize = 128;
 // slots at wave32.
 constexpr uint64_t kMaxSerialFoldWorkgroup = 256;
 
-bool IsGlslMinMax(uint32_t ext) {
-  return ext == kFMin || ext == kUMin || ext == kSMin || ext == kFMax ||
-         ext == kUMax || ext == kSMax || ext == kNMin || ext == kNMax;
-}
-
 bool IsFloatOp(spv::Op op, uint32_t ext) {
   if (op == spv::Op::OpExtInst) {
-    return ext == kFMin || ext == kFMax || ext == kNMin || ext == kNMax;
+    return ext == GLSLstd450FMin || ext == GLSLstd450FMax || ext == GLSLstd450NMin || ext == GLSLstd450NMax;
   }
   return op == spv::Op::OpFAdd || op == spv::Op::OpFMul;
 }
@@ -76,12 +68,12 @@ spv::Op GroupOp(spv::Op op, uint32_t ext) {
     default: break;
   }
   switch (ext) {
-    case kUMin: return spv::Op::OpGroupNonUniformUMin;
-    case kSMin: return spv::Op::OpGroupNonUniformSMin;
-    case kUMax: return spv::Op::OpGroupNonUniformUMax;
-    case kSMax: return spv::Op::OpGroupNonUniformSMax;
-    case kFMin:
-    case kNMin: return spv::Op::OpGroupNonUniformFMin;
+    case GLSLstd450UMin: return spv::Op::OpGroupNonUniformUMin;
+    case GLSLstd450SMin: return spv::Op::OpGroupNonUniformSMin;
+    case GLSLstd450UMax: return spv::Op::OpGroupNonUniformUMax;
+    case GLSLstd450SMax: return spv::Op::OpGroupNonUniformSMax;
+    case GLSLstd450FMin:
+    case GLSLstd450NMin: return spv::Op::OpGroupNonUniformFMin;
     default: return spv::Op::OpGroupNonUniformFMax;
   }
 }
@@ -99,12 +91,12 @@ std::string OpName(spv::Op op, uint32_t ext) {
     default: break;
   }
   switch (ext) {
-    case kUMin: return "unsigned min";
-    case kSMin: return "signed min";
-    case kUMax: return "unsigned max";
-    case kSMax: return "signed max";
-    case kFMin:
-    case kNMin: return "float min";
+    case GLSLstd450UMin: return "unsigned min";
+    case GLSLstd450SMin: return "signed min";
+    case GLSLstd450UMax: return "unsigned max";
+    case GLSLstd450SMax: return "signed max";
+    case GLSLstd450FMin:
+    case GLSLstd450NMin: return "float min";
     default: return "float max";
   }
 }
@@ -1281,13 +1273,13 @@ uint32_t WorkgroupReducePass::Identity(const Tree& tree, Emitter* e) {
     case spv::Op::OpFMul: bits = 0x3f800000u; break;  // 1.0
     case spv::Op::OpExtInst:
       switch (tree.ext) {
-        case kUMin: bits = 0xffffffffu; break;
-        case kSMin: bits = 0x7fffffffu; break;
-        case kSMax: bits = 0x80000000u; break;
-        case kFMin:
-        case kNMin: bits = 0x7f800000u; break;  // +inf
-        case kFMax:
-        case kNMax: bits = 0xff800000u; break;  // -inf
+        case GLSLstd450UMin: bits = 0xffffffffu; break;
+        case GLSLstd450SMin: bits = 0x7fffffffu; break;
+        case GLSLstd450SMax: bits = 0x80000000u; break;
+        case GLSLstd450FMin:
+        case GLSLstd450NMin: bits = 0x7f800000u; break;  // +inf
+        case GLSLstd450FMax:
+        case GLSLstd450NMax: bits = 0xff800000u; break;  // -inf
         default: bits = 0; break;               // UMax
       }
       break;
@@ -1480,6 +1472,8 @@ uint32_t WorkgroupReducePass::EmitSlotStep(Tree* tree, Emission* em, Emitter* e,
                                 {tree->var->result_id(), slot});
   const uint32_t y = e->EmitIds(spv::Op::OpLoad, tree->elem_type, {p});
   const uint32_t combined = EmitCombine(*tree, e, acc, y);
+  // A copy, as when the loop's next value had an id reserved before it was
+  // computed: the output stays the same (a later cleanup removes it).
   return e->EmitIds(spv::Op::OpCopyObject, tree->elem_type, {combined});
 }
 
