@@ -2262,26 +2262,21 @@ uint32_t BatchUniformLoadsPass::LoadGuard(RewriteState* s, const Batched& b,
   return guard;
 }
 
-BasicBlock* BatchUniformLoadsPass::EmitLoadGroup(
-    RewriteState* s, const std::vector<size_t>& group, BasicBlock* cur) {
+bool BatchUniformLoadsPass::EmitLoadGroup(RewriteState* s,
+                                          const std::vector<size_t>& group,
+                                          Emitter* e) {
   const Plan& plan = s->plan;
-  const uint32_t guard = LoadGuard(s, plan.batched[group[0]], cur);
-  if (guard == 0) return nullptr;
-  BasicBlock* load_block = NewBlock(plan.header, true);
-  BasicBlock* join = load_block ? NewBlock(plan.header, true) : nullptr;
-  if (join == nullptr) return nullptr;
-  Emitter ce(context(), cur);
-  ce.SelectionMerge(join->id());
-  ce.BranchConditional(guard, load_block->id(), join->id());
-  if (!ce.ok()) return nullptr;
+  const uint32_t guard = LoadGuard(s, plan.batched[group[0]], e->block());
+  if (guard == 0) return false;
+  Emitter::If load = e->PushIf(guard);
+  if (!e->ok()) return false;
   std::unordered_map<uint32_t, uint32_t> load_map = s->chain_map;
   std::vector<std::vector<uint32_t>> parts(group.size());
   for (size_t g = 0; g < group.size(); ++g) {
     const Batched& b = plan.batched[group[g]];
     const uint32_t value =
-        loops_->CloneAt(b.insts[0]->result_id(), plan, load_block, &load_map);
-    if (value == 0) return nullptr;
-    Emitter le(context(), load_block);
+        loops_->CloneAt(b.insts[0]->result_id(), plan, e->block(), &load_map);
+    if (value == 0) return false;
     for (const Leaf& leaf : b.leaves) {
       uint32_t part = value;
       if (!leaf.path.empty()) {
@@ -2289,34 +2284,30 @@ BasicBlock* BatchUniformLoadsPass::EmitLoadGroup(
         for (uint32_t index : leaf.path) {
           ops.push_back({SPV_OPERAND_TYPE_LITERAL_INTEGER, {index}});
         }
-        part = le.Emit(spv::Op::OpCompositeExtract, leaf.type, ops);
+        part = e->Emit(spv::Op::OpCompositeExtract, leaf.type, ops);
       }
       if (leaf.carry == Leaf::Carry::kBits) {
-        part = ToWords(le, context(), part, leaf.type, leaf.components);
+        part = ToWords(*e, context(), part, leaf.type, leaf.components);
       } else if (leaf.carry != Leaf::Carry::kAsIs) {
-        part = le.EmitIds(CarryOp(leaf), s->carried[group[g]][parts[g].size()],
+        part = e->EmitIds(CarryOp(leaf), s->carried[group[g]][parts[g].size()],
                           {part});
       }
       parts[g].push_back(part);
     }
-    if (!le.ok()) return nullptr;
+    if (!e->ok()) return false;
   }
-  Emitter lb(context(), load_block);
-  lb.Branch(join->id());
-  Emitter je(context(), join);
+  if (!e->PopIf(&load)) return false;
   for (size_t g = 0; g < group.size(); ++g) {
     const Batched& b = plan.batched[group[g]];
     for (size_t l = 0; l < b.leaves.size(); ++l) {
       const uint32_t type = s->carried[group[g]][l];
       // Lanes that load nothing hold no value anyone uses.
       const uint32_t none = Undef(type);
-      if (none == 0) return nullptr;
-      s->cache[group[g]].push_back(je.EmitIds(
-          spv::Op::OpPhi, type, {parts[g][l], load_block->id(), none, cur->id()}));
+      if (none == 0) return false;
+      s->cache[group[g]].push_back(e->IfPhi(load, type, parts[g][l], none));
     }
   }
-  if (!lb.ok() || !je.ok()) return nullptr;
-  return join;
+  return e->ok();
 }
 
 bool BatchUniformLoadsPass::EmitLoads(RewriteState* s) {
@@ -2326,7 +2317,8 @@ bool BatchUniformLoadsPass::EmitLoads(RewriteState* s) {
   const Plan& plan = s->plan;
   s->cache.assign(plan.batched.size(), {});
   std::vector<bool> done(plan.batched.size(), false);
-  BasicBlock* cur = s->fill;
+  Emitter e(context(), s->fill);
+  e.PlaceBlocksBefore(plan.header);
   for (size_t i = 0; i < plan.batched.size(); ++i) {
     if (done[i]) continue;
     std::vector<size_t> group = {i};
@@ -2339,13 +2331,11 @@ bool BatchUniformLoadsPass::EmitLoads(RewriteState* s) {
       }
     }
     for (size_t j : group) done[j] = true;
-    cur = EmitLoadGroup(s, group, cur);
-    if (cur == nullptr) return false;
+    if (!EmitLoadGroup(s, group, &e)) return false;
   }
-  s->last_fill = cur;
-  Emitter le(context(), s->last_fill);
-  le.Branch(plan.header->id());
-  return le.ok();
+  s->last_fill = e.block();
+  e.Branch(plan.header->id());
+  return e.ok();
 }
 
 uint32_t BatchUniformLoadsPass::RebuildValue(Emitter* h, const Batched& b,

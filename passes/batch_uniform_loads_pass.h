@@ -347,13 +347,12 @@ class BatchUniformLoadsPass : public WavePass {
   // RewriteState::carried.
   bool CarriedTypes(RewriteState* s);
   // The fill's guarded loads (RewriteState::cache), per group of values
-  // sharing a guard; EmitLoadGroup returns the group's join block (null on
-  // failure); LoadGuard the guard of |b|'s loads emitted into |cur| (0 on
-  // failure).
+  // sharing a guard; EmitLoadGroup emits a group's from |e|'s cursor, which
+  // ends at their merge (false on failure); LoadGuard the guard of |b|'s
+  // loads emitted into |cur| (0 on failure).
   bool EmitLoads(RewriteState* s);
-  spvtools::opt::BasicBlock* EmitLoadGroup(RewriteState* s,
-                                           const std::vector<size_t>& group,
-                                           spvtools::opt::BasicBlock* cur);
+  bool EmitLoadGroup(RewriteState* s, const std::vector<size_t>& group,
+                     Emitter* e);
   uint32_t LoadGuard(RewriteState* s, const Batched& b,
                      spvtools::opt::BasicBlock* cur);
   // The header: the slot counter, the shuffles, the rebuilt values.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "analysis/ir_util.h"
 #include "source/opt/constants.h"
 #include "source/opt/type_manager.h"
 #include "source/util/string_utils.h"
@@ -73,13 +74,7 @@ uint32_t Emitter::Group(spv::Op opcode, uint32_t type, int group_op,
 uint32_t Emitter::GlslStd450(uint32_t instruction, uint32_t type,
                              std::initializer_list<uint32_t> ids) {
   if (!ok_) return 0;
-  uint32_t set = 0;
-  for (Instruction& import : context_->module()->ext_inst_imports()) {
-    if (import.GetInOperand(0).AsString() == "GLSL.std.450") {
-      set = import.result_id();
-      break;
-    }
-  }
+  uint32_t set = GlslStd450Import(context_->module());
   if (set == 0) {
     set = Check(context_->TakeNextId());
     if (set == 0) return 0;
@@ -115,6 +110,209 @@ uint32_t Emitter::BallotLowestBit(uint32_t ballot, uint32_t max_lanes) {
     result = EmitIds(spv::Op::OpSelect, uint_type, {found, lane, result});
   }
   return ok_ ? result : 0;
+}
+
+void Emitter::MoveTo(spvtools::opt::BasicBlock* block) {
+  block_ = block;
+  where_ = block->end();
+}
+
+spvtools::opt::BasicBlock* Emitter::NewBlock() {
+  if (!ok_) return nullptr;
+  const uint32_t id = Check(context_->TakeNextId());
+  if (id == 0) return nullptr;
+  auto block = std::make_unique<spvtools::opt::BasicBlock>(
+      std::make_unique<Instruction>(context_, spv::Op::OpLabel, 0, id,
+                                    std::initializer_list<Operand>{}));
+  spvtools::opt::Function* function = block_->GetParent();
+  spvtools::opt::BasicBlock* raw = nullptr;
+  if (place_before_ != nullptr) {
+    raw = function->InsertBasicBlockBefore(std::move(block), place_before_);
+  } else {
+    raw = function->InsertBasicBlockAfter(std::move(block),
+                                          last_made_ ? last_made_ : block_);
+    last_made_ = raw;
+  }
+  context_->get_def_use_mgr()->AnalyzeInstDefUse(raw->GetLabelInst());
+  context_->set_instr_block(raw->GetLabelInst(), raw);
+  return raw;
+}
+
+spvtools::opt::BasicBlock* Emitter::EnterNewBlock() {
+  spvtools::opt::BasicBlock* block = NewBlock();
+  if (block != nullptr) MoveTo(block);
+  return block;
+}
+
+spvtools::opt::BasicBlock::iterator Emitter::AfterPhis(
+    spvtools::opt::BasicBlock* block) {
+  auto it = block->begin();
+  while (it != block->end() && it->opcode() == spv::Op::OpPhi) ++it;
+  return it;
+}
+
+void Emitter::EmitVoidAt(spvtools::opt::BasicBlock* block, spv::Op opcode,
+                         const std::vector<Operand>& operands) {
+  spvtools::opt::BasicBlock* saved_block = block_;
+  const spvtools::opt::BasicBlock::iterator saved_where = where_;
+  MoveTo(block);
+  EmitVoid(opcode, operands);
+  block_ = saved_block;
+  where_ = saved_where;
+}
+
+Emitter::If Emitter::PushIf(uint32_t cond, Arms arms,
+                            spvtools::opt::BasicBlock* merge) {
+  If s;
+  s.header = block_;
+  s.cond = cond;
+  s.arms = arms;
+  s.merge = merge;
+  if (cond == 0) ok_ = false;
+  spvtools::opt::BasicBlock* first = EnterNewBlock();
+  (arms == Arms::kElse ? s.else_block : s.then_block) = first;
+  return s;
+}
+
+void Emitter::PushElse(If* s) {
+  // The then arm's branch waits for the merge (PopIf may make it).
+  s->then_end = block_;
+  s->else_block = EnterNewBlock();
+}
+
+void Emitter::ElseExisting(If* s, spvtools::opt::BasicBlock* first,
+                           spvtools::opt::BasicBlock* last) {
+  s->else_block = first;
+  s->else_end = last;
+  s->else_existing = true;
+}
+
+bool Emitter::PopIf(If* s) {
+  if (!ok_) return false;
+  if (s->else_existing) {
+    s->then_end = block_;
+  } else {
+    (s->arms == Arms::kThen ? s->then_end : s->else_end) = block_;
+  }
+  if (s->merge == nullptr) s->merge = NewBlock();
+  if (s->merge == nullptr) return false;
+  const uint32_t merge = s->merge->id();
+  if (s->arms == Arms::kBoth && !s->else_existing) {
+    EmitVoidAt(s->then_end, spv::Op::OpBranch, {{SPV_OPERAND_TYPE_ID, {merge}}});
+  }
+  Branch(merge);
+  EmitVoidAt(s->header, spv::Op::OpSelectionMerge,
+             {{SPV_OPERAND_TYPE_ID, {merge}},
+              {SPV_OPERAND_TYPE_SELECTION_CONTROL,
+               {static_cast<uint32_t>(spv::SelectionControlMask::MaskNone)}}});
+  const uint32_t on_true = s->then_block ? s->then_block->id() : merge;
+  const uint32_t on_false = s->else_block ? s->else_block->id() : merge;
+  EmitVoidAt(s->header, spv::Op::OpBranchConditional,
+             {{SPV_OPERAND_TYPE_ID, {s->cond}},
+              {SPV_OPERAND_TYPE_ID, {on_true}},
+              {SPV_OPERAND_TYPE_ID, {on_false}}});
+  block_ = s->merge;
+  where_ = AfterPhis(s->merge);
+  return ok_;
+}
+
+uint32_t Emitter::IfPhi(const If& s, uint32_t type, uint32_t then_value,
+                        uint32_t else_value) {
+  if (!ok_) return 0;
+  const uint32_t from_then = (s.then_end ? s.then_end : s.header)->id();
+  const uint32_t from_else = (s.else_end ? s.else_end : s.header)->id();
+  spvtools::opt::BasicBlock* saved_block = block_;
+  const spvtools::opt::BasicBlock::iterator saved_where = where_;
+  block_ = s.merge;
+  where_ = AfterPhis(s.merge);
+  const uint32_t phi =
+      EmitIds(spv::Op::OpPhi, type, {then_value, from_then, else_value, from_else});
+  block_ = saved_block;
+  where_ = saved_where;
+  return phi;
+}
+
+Emitter::If Emitter::WrapInIf(Instruction* first, Instruction* last,
+                              uint32_t cond, Arms arm) {
+  If s;
+  s.header = context_->get_instr_block(first);
+  s.cond = cond;
+  s.arms = arm;
+  const uint32_t guarded_id = ok_ ? Check(context_->TakeNextId()) : 0;
+  const uint32_t merge_id = guarded_id ? Check(context_->TakeNextId()) : 0;
+  if (merge_id == 0) return s;
+  spvtools::opt::BasicBlock* guarded = s.header->SplitBasicBlock(
+      context_, guarded_id, spvtools::opt::BasicBlock::iterator(first));
+  s.merge = guarded->SplitBasicBlock(
+      context_, merge_id, ++spvtools::opt::BasicBlock::iterator(last));
+  (arm == Arms::kElse ? s.else_block : s.then_block) = guarded;
+  MoveTo(guarded);
+  PopIf(&s);
+  return s;
+}
+
+Emitter::Loop Emitter::PushLoop(spvtools::opt::BasicBlock* merge) {
+  Loop loop;
+  loop.pre = block_;
+  loop.merge = merge;
+  loop.header = NewBlock();
+  if (loop.header == nullptr) return loop;
+  Branch(loop.header->id());
+  MoveTo(loop.header);
+  return loop;
+}
+
+uint32_t Emitter::LoopPhi(Loop* loop, uint32_t type, uint32_t init) {
+  const uint32_t phi = EmitIds(spv::Op::OpPhi, type, {init, loop->pre->id()});
+  if (phi != 0) loop->phis.push_back(context_->get_def_use_mgr()->GetDef(phi));
+  return phi;
+}
+
+void Emitter::LoopWhile(Loop* loop, uint32_t cond) {
+  if (!ok_) return;
+  loop->cond = cond;
+  loop->body = EnterNewBlock();
+}
+
+bool Emitter::PopLoop(Loop* loop, const std::vector<uint32_t>& next,
+                      uint32_t exit) {
+  if (!ok_ || next.size() != loop->phis.size()) return ok_ = false;
+  spvtools::opt::BasicBlock* cont = block_;
+  if (exit != 0) {
+    cont = NewBlock();
+    if (cont == nullptr) return false;
+    Branch(cont->id());
+  }
+  if (loop->merge == nullptr) loop->merge = NewBlock();
+  if (loop->merge == nullptr) return false;
+  MoveTo(cont);
+  if (exit != 0) {
+    BranchConditional(exit, loop->merge->id(), loop->header->id());
+  } else {
+    Branch(loop->header->id());
+  }
+  for (size_t k = 0; k < next.size(); ++k) {
+    if (!AddIncoming(loop->phis[k]->result_id(), next[k], cont->id())) return false;
+  }
+  MoveTo(loop->header);
+  LoopMerge(loop->merge->id(), cont->id());
+  if (loop->cond != 0) {
+    BranchConditional(loop->cond, loop->body->id(), loop->merge->id());
+  } else {
+    Branch(loop->body->id());
+  }
+  block_ = loop->merge;
+  where_ = AfterPhis(loop->merge);
+  return ok_;
+}
+
+bool Emitter::AddIncoming(uint32_t phi, uint32_t value, uint32_t pred) {
+  Instruction* inst = context_->get_def_use_mgr()->GetDef(phi);
+  if (!ok_ || value == 0 || inst == nullptr) return ok_ = false;
+  inst->AddOperand({SPV_OPERAND_TYPE_ID, {value}});
+  inst->AddOperand({SPV_OPERAND_TYPE_ID, {pred}});
+  context_->get_def_use_mgr()->AnalyzeInstUse(inst);
+  return true;
 }
 
 void Emitter::Branch(uint32_t target) {

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <deque>
 
+#include "analysis/ir_util.h"
 #include "analysis/uniformity.h"
 #include "passes/emitter.h"
 #include "source/opt/constants.h"
@@ -998,11 +999,7 @@ uint64_t PrereduceAtomicsPass::IndexBound(uint32_t id, int depth) {
       return a && b ? std::max(a, b) : 0;
     }
     case spv::Op::OpExtInst: {
-      Instruction* set = context()->get_def_use_mgr()->GetDef(
-          inst->GetSingleWordInOperand(0));
-      if (set == nullptr || set->GetInOperand(0).AsString() != "GLSL.std.450") {
-        return 0;
-      }
+      if (!IsGlslStd450(context(), inst)) return 0;
       uint32_t ext = inst->GetSingleWordInOperand(1);
       uint64_t lo = 0, hi = 0;
       switch (ext) {
@@ -1504,33 +1501,28 @@ bool PrereduceAtomicsPass::EmitOperands(Emitter* e_ptr, Elected* item,
   return e.ok();
 }
 
-bool PrereduceAtomicsPass::EmitElectedAtomics(BasicBlock* pre,
-                                              BasicBlock* merge,
+bool PrereduceAtomicsPass::EmitElectedAtomics(Emitter* e, BasicBlock* merge,
                                               std::vector<Elected>* group,
                                               const Peers* peers) {
-  Emitter e(context(), pre);
   for (Elected& item : *group) {
     item.result = 0;
-    if (!EmitOperands(&e, &item, peers)) return false;
+    if (!EmitOperands(e, &item, peers)) return false;
   }
   context()->AddCapability(spv::Capability::GroupNonUniform);
   const uint32_t elect =
       peers != nullptr
           ? peers->is_leader
-          : e.Group(spv::Op::OpGroupNonUniformElect, e.BoolType(), -1, {});
-  BasicBlock* single = NewBlock(pre);
-  if (single == nullptr || !e.ok()) return false;
-  e.SelectionMerge(merge->id());
-  e.BranchConditional(elect, single->id(), merge->id());
+          : e->Group(spv::Op::OpGroupNonUniformElect, e->BoolType(), -1, {});
+  if (!e->ok()) return false;
+  Emitter::If single = e->PushIf(elect, Emitter::Arms::kThen, merge);
 
   // The elected lane issues the atomics in their program order.
-  Emitter s(context(), single);
   for (Elected& item : *group) {
     Instruction* atomic = item.atomic;
     spv::Op new_op = item.info.op;
     if (new_op == spv::Op::OpAtomicIIncrement) new_op = spv::Op::OpAtomicIAdd;
     if (new_op == spv::Op::OpAtomicIDecrement) new_op = spv::Op::OpAtomicISub;
-    item.single = s.Emit(
+    item.single = e->Emit(
         new_op, item.info.type_id,
         {{SPV_OPERAND_TYPE_ID, {atomic->GetSingleWordInOperand(0)}},
          {SPV_OPERAND_TYPE_SCOPE_ID, {atomic->GetSingleWordInOperand(1)}},
@@ -1542,32 +1534,23 @@ bool PrereduceAtomicsPass::EmitElectedAtomics(BasicBlock* pre,
       context()->get_def_use_mgr()->GetDef(item.single)->UpdateDebugInfoFrom(atomic);
     }
   }
-  s.Branch(merge->id());
-  if (!e.ok() || !s.ok()) return false;
+  if (!e->PopIf(&single)) return false;
 
-  auto first_non_phi = merge->begin();
-  while (first_non_phi != merge->end() &&
-         first_non_phi->opcode() == spv::Op::OpPhi) {
-    ++first_non_phi;
-  }
   // Every phi first (a block's phis lead it), then the rebuilds.
-  Emitter m(context(), merge, first_non_phi);
   std::vector<uint32_t> phis;
   for (const Elected& item : *group) {
     const uint32_t type = item.info.type_id;
     phis.push_back(item.want_result
-                       ? m.EmitIds(spv::Op::OpPhi, type,
-                                   {item.single, single->id(), m.Null(type),
-                                    pre->id()})
+                       ? e->IfPhi(single, type, item.single, e->Null(type))
                        : 0);
   }
   for (size_t i = 0; i < group->size(); ++i) {
     Elected& item = (*group)[i];
     if (!item.want_result) continue;
-    item.result = EmitRebuild(&m, item, elect, phis[i], peers);
+    item.result = EmitRebuild(e, item, elect, phis[i], peers);
     if (item.result == 0) return false;
   }
-  return m.ok();
+  return e->ok();
 }
 
 uint32_t PrereduceAtomicsPass::EmitRebuild(Emitter* m_ptr, const Elected& item,
@@ -1705,25 +1688,19 @@ bool PrereduceAtomicsPass::Rewrite(const std::vector<Candidate>& group) {
     }
   }
 
-  // The rewrite goes between |pre| and |post|. In fragment shaders it is
-  // guarded, so that helper lanes neither count nor get elected:
+  // In fragment shaders the rewrite is guarded, so that helper lanes
+  // neither count nor get elected:
   //   block: %h = helper?; OpSelectionMerge tail; branch %h ? tail : live
   //   live ... live_end: OpBranch tail
-  //   tail:  %r = OpPhi (rebuilt result, live_end) (0, block)
-  BasicBlock* pre = block;
-  BasicBlock* post = tail;
+  //   tail:  %r = OpPhi (0, block) (rebuilt result, live_end)
+  Emitter e(context(), block);
+  Emitter::If guard;
+  BasicBlock* post = tail;  // the rewrite's merge (null: a new block)
   if (cand.fragment) {
-    BasicBlock* live = NewBlock(block);
-    BasicBlock* live_end = live ? NewBlock(live) : nullptr;
-    if (live_end == nullptr) return false;
-    Emitter g(context(), block);
-    const uint32_t is_helper = EmitIsHelper(&g, cand.function);
+    const uint32_t is_helper = EmitIsHelper(&e, cand.function);
     if (is_helper == 0) return false;
-    g.SelectionMerge(tail->id());
-    g.BranchConditional(is_helper, tail->id(), live->id());
-    if (!g.ok()) return false;
-    pre = live;
-    post = live_end;
+    guard = e.PushIf(is_helper, Emitter::Arms::kElse, tail);
+    post = nullptr;
   }
 
   uint32_t result = 0;
@@ -1737,7 +1714,7 @@ bool PrereduceAtomicsPass::Rewrite(const std::vector<Candidate>& group) {
       item.want_result = joined.result_used;
       items.push_back(item);
     }
-    if (!EmitElectedAtomics(pre, post, &items)) return false;
+    if (!EmitElectedAtomics(&e, post, &items)) return false;
     // Joined atomics (never in fragment shaders) are done here; the first
     // one's result goes on below with the single-atomic path's.
     for (size_t i = 1; i < items.size(); ++i) {
@@ -1755,116 +1732,76 @@ bool PrereduceAtomicsPass::Rewrite(const std::vector<Candidate>& group) {
     items[0].info = info;
     items[0].uniform_value = true;
     items[0].want_result = cand.result_used;
-    if (!EmitPeers(pre, cand.bin_index, cand.bin_bound, cand.result_used,
+    if (!EmitPeers(e.block(), cand.bin_index, cand.bin_bound, cand.result_used,
                    &peers) ||
-        !EmitElectedAtomics(pre, post, &items, &peers)) {
+        !EmitElectedAtomics(&e, post, &items, &peers)) {
       return false;
     }
     result = items[0].result;
-  } else {
-    // pre → header → check → pick → run → (single) → ran → picked → latch
-    //       → cont → post
-    BasicBlock* header = NewBlock(pre);
-    BasicBlock* check = header ? NewBlock(header) : nullptr;
-    BasicBlock* pick = check ? NewBlock(check) : nullptr;
-    BasicBlock* run = pick ? NewBlock(pick) : nullptr;
-    BasicBlock* ran = run ? NewBlock(run) : nullptr;
-    BasicBlock* picked = ran ? NewBlock(ran) : nullptr;
-    BasicBlock* latch = picked ? NewBlock(picked) : nullptr;
-    BasicBlock* cont = latch ? NewBlock(latch) : nullptr;
-    const uint32_t done_next = context()->TakeNextId();
-    const uint32_t acc_next = context()->TakeNextId();
-    if (cont == nullptr || done_next == 0 || acc_next == 0) return false;
-    context()->AddCapability(spv::Capability::GroupNonUniform);
-    context()->AddCapability(spv::Capability::GroupNonUniformBallot);
-    context()->AddCapability(spv::Capability::GroupNonUniformVote);
-
-    Emitter b(context(), pre);
-    b.Branch(header->id());
-
-    // header: lanes done so far; the loop's only exit is uniform (latch).
-    Emitter h(context(), header);
-    const uint32_t bool_type = h.BoolType();
-    const uint32_t done = h.EmitIds(
-        spv::Op::OpPhi, bool_type,
-        {h.Bool(false), pre->id(), done_next, cont->id()});
-    uint32_t acc = 0;
-    if (cand.result_used) {
-      acc = h.EmitIds(spv::Op::OpPhi, info.type_id,
-                      {h.Null(info.type_id), pre->id(), acc_next, cont->id()});
-    }
-    h.LoopMerge(post->id(), cont->id());
-    h.Branch(check->id());
-
-    // check: lanes already done sit this iteration out.
-    Emitter c(context(), check);
-    c.SelectionMerge(latch->id());
-    c.BranchConditional(done, latch->id(), pick->id());
-
-    // pick: the first remaining lane's index; the lanes that share it run.
-    Emitter p(context(), pick);
-    const uint32_t idx_type =
-        context()->get_def_use_mgr()->GetDef(cand.bin_index)->type_id();
-    const uint32_t first = p.Group(spv::Op::OpGroupNonUniformBroadcastFirst,
-                                   idx_type, -1, {cand.bin_index});
-    const uint32_t mine =
-        p.EmitIds(spv::Op::OpIEqual, bool_type, {cand.bin_index, first});
-    p.SelectionMerge(picked->id());
-    p.BranchConditional(mine, run->id(), picked->id());
-    if (!b.ok() || !h.ok() || !c.ok() || !p.ok()) return false;
-
-    // run → ran: the uniform-address rewrite among the lanes that share the
-    // index (the value is uniform among them when it is across the subgroup).
-    std::vector<Elected> items(1);
-    items[0].atomic = atomic;
-    items[0].info = info;
-    items[0].uniform_value = cand.uniform_value;
-    items[0].want_result = cand.result_used;
-    if (!EmitElectedAtomics(run, ran, &items)) return false;
-    const uint32_t run_result = items[0].result;
-    Emitter r(context(), ran);
-    r.Branch(picked->id());
-
-    Emitter k(context(), picked);
-    uint32_t acc2 = 0;
-    if (cand.result_used) {
-      acc2 = k.EmitIds(spv::Op::OpPhi, info.type_id,
-                       {run_result, ran->id(), acc, pick->id()});
-    }
-    k.Branch(latch->id());
-
-    Emitter l(context(), latch);
-    l.EmitIds(spv::Op::OpPhi, bool_type,
-              {l.Bool(true), check->id(), mine, picked->id()}, done_next);
-    if (cand.result_used) {
-      l.EmitIds(spv::Op::OpPhi, info.type_id,
-                {acc, check->id(), acc2, picked->id()}, acc_next);
-      result = acc_next;
-    }
-    const uint32_t all_done =
-        l.Group(spv::Op::OpGroupNonUniformAll, bool_type, -1, {done_next});
-    l.Branch(cont->id());
-
-    Emitter t(context(), cont);
-    t.BranchConditional(all_done, post->id(), header->id());
-    if (!r.ok() || !k.ok() || !l.ok() || !t.ok()) return false;
+  } else if (!EmitIndexLoop(cand, info, &e, post, &result)) {
+    return false;
   }
 
   if (cand.fragment) {
-    Emitter end(context(), post);
-    end.Branch(tail->id());
-    if (!end.ok()) return false;
+    if (!e.PopIf(&guard)) return false;
     if (cand.result_used) {
-      Emitter t(context(), tail, tail->begin());
-      result = t.EmitIds(spv::Op::OpPhi, info.type_id,
-                         {result, post->id(), t.Null(info.type_id), block->id()});
-      if (!t.ok()) return false;
+      result = e.IfPhi(guard, info.type_id, e.Null(info.type_id), result);
+      if (!e.ok()) return false;
     }
   }
 
   if (cand.result_used) context()->ReplaceAllUsesWith(atomic->result_id(), result);
   context()->KillInst(atomic);
   return true;
+}
+
+bool PrereduceAtomicsPass::EmitIndexLoop(const Candidate& cand, const OpInfo& info,
+                                         Emitter* e, BasicBlock* post,
+                                         uint32_t* result) {
+  // Until every lane is done: the first remaining lane's index; the lanes
+  // that share it run the uniform-address rewrite.
+  //   header: phis; loop merge post, continue cont → check
+  //   check: done ? latch : pick;  pick: mine ? run : picked
+  //   run → (single) → ran → picked → latch → cont: all done ? post : header
+  context()->AddCapability(spv::Capability::GroupNonUniform);
+  context()->AddCapability(spv::Capability::GroupNonUniformBallot);
+  context()->AddCapability(spv::Capability::GroupNonUniformVote);
+  Emitter::Loop loop = e->PushLoop(post);
+  // header: lanes done so far; the loop's only exit is uniform (cont).
+  const uint32_t bool_type = e->BoolType();
+  const uint32_t done = e->LoopPhi(&loop, bool_type, e->Bool(false));
+  uint32_t acc = 0;
+  if (cand.result_used) acc = e->LoopPhi(&loop, info.type_id, e->Null(info.type_id));
+  e->LoopWhile(&loop, 0);
+  // check: lanes already done sit this iteration out.
+  Emitter::If pending = e->PushIf(done, Emitter::Arms::kElse);
+  // pick: the first remaining lane's index; the lanes that share it run.
+  const uint32_t idx_type =
+      context()->get_def_use_mgr()->GetDef(cand.bin_index)->type_id();
+  const uint32_t first = e->Group(spv::Op::OpGroupNonUniformBroadcastFirst,
+                                  idx_type, -1, {cand.bin_index});
+  const uint32_t mine =
+      e->EmitIds(spv::Op::OpIEqual, bool_type, {cand.bin_index, first});
+  Emitter::If run = e->PushIf(mine);
+  if (!e->ok()) return false;
+  // run → ran: the uniform-address rewrite among the lanes that share the
+  // index (the value is uniform among them when it is across the subgroup).
+  std::vector<Elected> items(1);
+  items[0].atomic = cand.atomic;
+  items[0].info = info;
+  items[0].uniform_value = cand.uniform_value;
+  items[0].want_result = cand.result_used;
+  if (!EmitElectedAtomics(e, nullptr, &items) || !e->PopIf(&run)) return false;
+  // picked: this iteration's value; latch: every lane's.
+  const uint32_t acc2 =
+      cand.result_used ? e->IfPhi(run, info.type_id, items[0].result, acc) : 0;
+  if (!e->PopIf(&pending)) return false;
+  const uint32_t done_next = e->IfPhi(pending, bool_type, e->Bool(true), mine);
+  if (cand.result_used) *result = e->IfPhi(pending, info.type_id, acc, acc2);
+  const uint32_t all_done =
+      e->Group(spv::Op::OpGroupNonUniformAll, bool_type, -1, {done_next});
+  if (cand.result_used) return e->PopLoop(&loop, {done_next, *result}, all_done);
+  return e->PopLoop(&loop, {done_next}, all_done);
 }
 
 }  // namespace waveopt

@@ -252,15 +252,20 @@ class PrereduceAtomicsPass : public WavePass {
 
   // Emits at the end of |pre| (no terminator yet) the subgroup reductions of
   // |group|'s operands, one OpGroupNonUniformElect selection whose single
-  // lane issues every atomic's replacement in order, merging into |merge|;
-  // inserts the rebuild of each lane's returned values at the start of
-  // |merge| (after its phis) and sets each element's |result|. Returns false
+  // lane issues every atomic's replacement in order, from |e|'s cursor,
+  // merging into |merge| (a new block when null); inserts the rebuild of
+  // each lane's returned values at the start of the merge (after its phis,
+  // where the cursor ends) and sets each element's |result|. Returns false
   // when ids ran out. With |peers| (|group| has one element), the operand is
   // uniform and an integer, and the lanes combined are each lane's peers
   // instead of the active lanes: the leader issues the atomic and the old
   // value comes from its lane.
-  bool EmitElectedAtomics(spvtools::opt::BasicBlock* pre,
-                          spvtools::opt::BasicBlock* merge,
+  // The per-index loop of a histogram-style |cand| from |e|'s cursor,
+  // merging into |post| (a new block when null); |*result| is the rebuilt
+  // returned value where the cursor ends.
+  bool EmitIndexLoop(const Candidate& cand, const OpInfo& info, Emitter* e,
+                     spvtools::opt::BasicBlock* post, uint32_t* result);
+  bool EmitElectedAtomics(Emitter* e, spvtools::opt::BasicBlock* merge,
                           std::vector<Elected>* group,
                           const Peers* peers = nullptr);
   // Emits with |e| |item|'s total and, when wanted, its prefix.

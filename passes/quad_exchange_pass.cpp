@@ -916,23 +916,11 @@ bool QuadExchangePass::Rewrite(const Candidate& c) {
     quad_at = barrier->NextNode();
   } else {
     store->InsertBefore(barrier);
-    BasicBlock* head = ctx->get_instr_block(barrier);
-    ctx->set_instr_block(store, head);
-    const uint32_t slow_id = ctx->TakeNextId();
-    const uint32_t rest_id = ctx->TakeNextId();
-    if (slow_id == 0 || rest_id == 0) return false;
-    BasicBlock* slow =
-        head->SplitBasicBlock(ctx, slow_id, BasicBlock::iterator(store));
-    rest = slow->SplitBasicBlock(
-        ctx, rest_id, ++BasicBlock::iterator(barrier));
-    {
-      Emitter s(ctx, slow);
-      s.Branch(rest_id);
-      Emitter h(ctx, head);
-      h.SelectionMerge(rest_id);
-      h.BranchConditional(fast, rest_id, slow_id);
-      if (!s.ok() || !h.ok()) return false;
-    }
+    ctx->set_instr_block(store, ctx->get_instr_block(barrier));
+    Emitter h(ctx, ctx->get_instr_block(barrier));
+    const Emitter::If slow = h.WrapInIf(store, barrier, fast, Emitter::Arms::kElse);
+    if (!h.ok()) return false;
+    rest = slow.merge;
     quad_at = &*rest->begin();
   }
 
@@ -1012,28 +1000,10 @@ bool QuadExchangePass::Rewrite(const Candidate& c) {
   // Each read: the quad value on the fast path, the load otherwise.
   for (size_t k = 0; k < c.reads.size(); ++k) {
     Instruction* load = c.reads[k].load;
-    BasicBlock* top = ctx->get_instr_block(load);
-    const uint32_t read_id = ctx->TakeNextId();
-    const uint32_t merge_id = ctx->TakeNextId();
-    const uint32_t phi_id = ctx->TakeNextId();
-    if (read_id == 0 || merge_id == 0 || phi_id == 0) return false;
-    BasicBlock* read =
-        top->SplitBasicBlock(ctx, read_id, BasicBlock::iterator(load));
-    BasicBlock* merge =
-        read->SplitBasicBlock(ctx, merge_id, ++BasicBlock::iterator(load));
-    Emitter r(ctx, read);
-    r.Branch(merge_id);
-    Emitter t(ctx, top);
-    t.SelectionMerge(merge_id);
-    t.BranchConditional(fast, merge_id, read_id);
-    Emitter m(ctx, merge, merge->begin());
-    m.Emit(spv::Op::OpPhi, load->type_id(),
-           {{SPV_OPERAND_TYPE_ID, {sources[k]}},
-            {SPV_OPERAND_TYPE_ID, {top->id()}},
-            {SPV_OPERAND_TYPE_ID, {load->result_id()}},
-            {SPV_OPERAND_TYPE_ID, {read_id}}},
-           phi_id);
-    if (!r.ok() || !t.ok() || !m.ok()) return false;
+    Emitter t(ctx, ctx->get_instr_block(load));
+    const Emitter::If read = t.WrapInIf(load, load, fast, Emitter::Arms::kElse);
+    const uint32_t phi_id = t.IfPhi(read, load->type_id(), sources[k], load->result_id());
+    if (phi_id == 0) return false;
     Instruction* phi = defs->GetDef(phi_id);
     ctx->ReplaceAllUsesWithPredicate(
         load->result_id(), phi_id,

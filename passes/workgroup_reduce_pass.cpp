@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "analysis/barriers.h"
+#include "analysis/ir_util.h"
 #include "analysis/lane_layout.h"
 #include "analysis/loops.h"
 #include "analysis/workgroup_trace.h"
@@ -31,10 +32,6 @@ constexpr int kReduce = static_cast<int>(spv::GroupOperation::Reduce);
 constexpr int kExclusiveScan =
     static_cast<int>(spv::GroupOperation::ExclusiveScan);
 
-// GLSL.std.450 numbers of the combining operations.
-constexpr uint32_t kFMin = 37, kUMin = 38, kSMin = 39, kFMax = 40, kUMax = 41,
-                   kSMax = 42, kNMin = 79, kNMax = 80;
-
 // The largest specialization-constant workgroup size traced.
 constexpr uint64_t kMaxTracedSize = 1024;
 // The largest subgroup size Vulkan allows: larger workgroups are never one
@@ -44,14 +41,9 @@ constexpr uint64_t kMaxSubgroupSize = 128;
 // slots at wave32.
 constexpr uint64_t kMaxSerialFoldWorkgroup = 256;
 
-bool IsGlslMinMax(uint32_t ext) {
-  return ext == kFMin || ext == kUMin || ext == kSMin || ext == kFMax ||
-         ext == kUMax || ext == kSMax || ext == kNMin || ext == kNMax;
-}
-
 bool IsFloatOp(spv::Op op, uint32_t ext) {
   if (op == spv::Op::OpExtInst) {
-    return ext == kFMin || ext == kFMax || ext == kNMin || ext == kNMax;
+    return ext == GLSLstd450FMin || ext == GLSLstd450FMax || ext == GLSLstd450NMin || ext == GLSLstd450NMax;
   }
   return op == spv::Op::OpFAdd || op == spv::Op::OpFMul;
 }
@@ -76,12 +68,12 @@ spv::Op GroupOp(spv::Op op, uint32_t ext) {
     default: break;
   }
   switch (ext) {
-    case kUMin: return spv::Op::OpGroupNonUniformUMin;
-    case kSMin: return spv::Op::OpGroupNonUniformSMin;
-    case kUMax: return spv::Op::OpGroupNonUniformUMax;
-    case kSMax: return spv::Op::OpGroupNonUniformSMax;
-    case kFMin:
-    case kNMin: return spv::Op::OpGroupNonUniformFMin;
+    case GLSLstd450UMin: return spv::Op::OpGroupNonUniformUMin;
+    case GLSLstd450SMin: return spv::Op::OpGroupNonUniformSMin;
+    case GLSLstd450UMax: return spv::Op::OpGroupNonUniformUMax;
+    case GLSLstd450SMax: return spv::Op::OpGroupNonUniformSMax;
+    case GLSLstd450FMin:
+    case GLSLstd450NMin: return spv::Op::OpGroupNonUniformFMin;
     default: return spv::Op::OpGroupNonUniformFMax;
   }
 }
@@ -99,12 +91,12 @@ std::string OpName(spv::Op op, uint32_t ext) {
     default: break;
   }
   switch (ext) {
-    case kUMin: return "unsigned min";
-    case kSMin: return "signed min";
-    case kUMax: return "unsigned max";
-    case kSMax: return "signed max";
-    case kFMin:
-    case kNMin: return "float min";
+    case GLSLstd450UMin: return "unsigned min";
+    case GLSLstd450SMin: return "signed min";
+    case GLSLstd450UMax: return "unsigned max";
+    case GLSLstd450SMax: return "signed max";
+    case GLSLstd450FMin:
+    case GLSLstd450NMin: return "float min";
     default: return "float max";
   }
 }
@@ -1281,13 +1273,13 @@ uint32_t WorkgroupReducePass::Identity(const Tree& tree, Emitter* e) {
     case spv::Op::OpFMul: bits = 0x3f800000u; break;  // 1.0
     case spv::Op::OpExtInst:
       switch (tree.ext) {
-        case kUMin: bits = 0xffffffffu; break;
-        case kSMin: bits = 0x7fffffffu; break;
-        case kSMax: bits = 0x80000000u; break;
-        case kFMin:
-        case kNMin: bits = 0x7f800000u; break;  // +inf
-        case kFMax:
-        case kNMax: bits = 0xff800000u; break;  // -inf
+        case GLSLstd450UMin: bits = 0xffffffffu; break;
+        case GLSLstd450SMin: bits = 0x7fffffffu; break;
+        case GLSLstd450SMax: bits = 0x80000000u; break;
+        case GLSLstd450FMin:
+        case GLSLstd450NMin: bits = 0x7f800000u; break;  // +inf
+        case GLSLstd450FMax:
+        case GLSLstd450NMax: bits = 0xff800000u; break;  // -inf
         default: bits = 0; break;               // UMax
       }
       break;
@@ -1372,11 +1364,9 @@ bool WorkgroupReducePass::SplitRegion(Tree* tree, Emission* em) {
   em->pre = context()->get_instr_block(first);
   const uint32_t region_id = context()->TakeNextId();
   if (region_id == 0) return false;
+  // |pre| stays open: Rewrite branches from it to the new code.
   em->region = em->pre->SplitBasicBlock(context(), region_id,
                                         BasicBlock::iterator(first));
-  Emitter pe(context(), em->pre);
-  pe.Branch(em->region->id());
-  if (!pe.ok()) return false;
   em->region_last = context()->get_instr_block(end);
   const uint32_t after_id = context()->TakeNextId();
   if (after_id == 0) return false;
@@ -1475,21 +1465,20 @@ uint32_t WorkgroupReducePass::SlotCount(const Tree& tree, Emitter* e,
   return e->EmitIds(spv::Op::OpIAdd, uint_type, {reported, extra});
 }
 
-void WorkgroupReducePass::EmitSlotStep(Tree* tree, Emission* em, Emitter* e,
-                                       uint32_t acc, uint32_t index,
-                                       uint32_t acc_next) {
+uint32_t WorkgroupReducePass::EmitSlotStep(Tree* tree, Emission* em, Emitter* e,
+                                           uint32_t acc, uint32_t index) {
   const uint32_t slot = params_.mutate == "first-slot-only" ? e->UInt(0) : index;
   const uint32_t p = e->EmitIds(spv::Op::OpAccessChain, em->elem_ptr,
                                 {tree->var->result_id(), slot});
   const uint32_t y = e->EmitIds(spv::Op::OpLoad, tree->elem_type, {p});
   const uint32_t combined = EmitCombine(*tree, e, acc, y);
-  e->EmitIds(spv::Op::OpCopyObject, tree->elem_type, {combined}, acc_next);
+  // A copy, as when the loop's next value had an id reserved before it was
+  // computed: the output stays the same (a later cleanup removes it).
+  return e->EmitIds(spv::Op::OpCopyObject, tree->elem_type, {combined});
 }
 
-bool WorkgroupReducePass::EmitSlotLoop(Tree* tree, Emission* em, BasicBlock* from,
-                                       BasicBlock* before, bool rank,
-                                       BasicBlock** last, uint32_t* acc,
-                                       FoldLoop* loop) {
+bool WorkgroupReducePass::EmitSlotLoop(Tree* tree, Emission* em, Emitter* e,
+                                       bool rank, uint32_t* acc, FoldLoop* loop) {
   // for (i = start; i < slots; i += step) acc = acc OP tmp[i]. Serial:
   // start 0, step 1, in every invocation. Rank: each active lane (its rank
   // among them) takes every |active|-th slot, so partial subgroups read
@@ -1499,52 +1488,39 @@ bool WorkgroupReducePass::EmitSlotLoop(Tree* tree, Emission* em, BasicBlock* fro
   const uint32_t size_var = BuiltInVariable(spv::BuiltIn::SubgroupSize,
                                             "gl_SubgroupSize");
   if (count_var == 0 || size_var == 0) return false;
-  BasicBlock* header = NewBlock(before, true);
-  BasicBlock* body = header ? NewBlock(before, true) : nullptr;
-  BasicBlock* merge = body ? NewBlock(before, true) : nullptr;
-  const uint32_t acc_next = merge ? context()->TakeNextId() : 0;
-  const uint32_t i_next = acc_next ? context()->TakeNextId() : 0;
-  if (i_next == 0) return false;
-  Emitter fe(context(), from);
-  const uint32_t uint_type = fe.UIntType(32);
+  BasicBlock* from = e->block();
+  const uint32_t uint_type = e->UIntType(32);
   // One emitting call per statement: the order of ids must not depend on
   // the compiler's order of evaluating arguments.
-  uint32_t start = fe.UInt(0);
-  uint32_t step = fe.UInt(1);
+  uint32_t start = e->UInt(0);
+  uint32_t step = e->UInt(1);
   if (rank) {
     // The rank and the count of the active lanes as sums of 1: ACO lowers
     // the exclusive sum to v_mbcnt (2 instructions) where a ballot's
     // exclusive bit count costs 11 at wave64 (see the pass doc).
     const uint32_t one = step;
-    start = fe.Group(spv::Op::OpGroupNonUniformIAdd, uint_type, kExclusiveScan,
+    start = e->Group(spv::Op::OpGroupNonUniformIAdd, uint_type, kExclusiveScan,
                      {one});
-    step = fe.Group(spv::Op::OpGroupNonUniformIAdd, uint_type, kReduce, {one});
+    step = e->Group(spv::Op::OpGroupNonUniformIAdd, uint_type, kReduce, {one});
   }
-  const uint32_t count = SlotCount(*tree, &fe, size_var, count_var);
+  const uint32_t count = SlotCount(*tree, e, size_var, count_var);
   if (count == 0) return false;
-  const uint32_t identity = Identity(*tree, &fe);
-  fe.Branch(header->id());
-  Emitter he(context(), header);
-  *acc = he.EmitIds(spv::Op::OpPhi, tree->elem_type,
-                    {identity, from->id(), acc_next, body->id()});
-  const uint32_t i = he.EmitIds(spv::Op::OpPhi, uint_type,
-                                {start, from->id(), i_next, body->id()});
-  const uint32_t more = he.EmitIds(spv::Op::OpULessThan, he.BoolType(), {i, count});
-  he.LoopMerge(merge->id(), body->id());
-  he.BranchConditional(more, body->id(), merge->id());
-  Emitter be(context(), body);
-  EmitSlotStep(tree, em, &be, *acc, i, acc_next);
-  be.EmitIds(spv::Op::OpIAdd, uint_type, {i, step}, i_next);
-  be.Branch(header->id());
-  *last = merge;
+  const uint32_t identity = Identity(*tree, e);
+  Emitter::Loop l = e->PushLoop();
+  *acc = e->LoopPhi(&l, tree->elem_type, identity);
+  const uint32_t i = e->LoopPhi(&l, uint_type, start);
+  e->LoopWhile(&l, e->EmitIds(spv::Op::OpULessThan, e->BoolType(), {i, count}));
+  const uint32_t acc_next = EmitSlotStep(tree, em, e, *acc, i);
+  const uint32_t i_next = e->EmitIds(spv::Op::OpIAdd, uint_type, {i, step});
+  if (!e->PopLoop(&l, {acc_next, i_next})) return false;
   if (loop != nullptr) {
     loop->from = from->id();
-    loop->header = header->id();
-    loop->body = body->id();
+    loop->header = l.header->id();
+    loop->body = l.body->id();
     loop->index = i;
     loop->rank = rank;
   }
-  return fe.ok() && he.ok() && be.ok();
+  return true;
 }
 
 WorkgroupReducePass::FoldKind WorkgroupReducePass::ChooseFold(const Tree& tree) const {
@@ -1569,60 +1545,37 @@ WorkgroupReducePass::FoldKind WorkgroupReducePass::ChooseFold(const Tree& tree) 
   return FoldKind::kBySubgroupSize;
 }
 
-bool WorkgroupReducePass::EmitFold(Tree* tree, Emission* em, BasicBlock* from,
-                                   BasicBlock* before, BasicBlock** last,
+bool WorkgroupReducePass::EmitFold(Tree* tree, Emission* em, Emitter* e,
                                    uint32_t* total, FoldLoop* loop) {
   const spv::Op group = GroupOp(tree->op, tree->ext);
   const FoldKind kind = ChooseFold(*tree);
   if (kind != FoldKind::kBySubgroupSize) {
     const bool rank = kind == FoldKind::kRank;
     uint32_t acc = 0;
-    if (!EmitSlotLoop(tree, em, from, before, rank, last, &acc, loop)) return false;
-    Emitter me(context(), *last);
-    *total = rank ? me.Group(group, tree->elem_type, kReduce, {acc}) : acc;
-    return me.ok();
+    if (!EmitSlotLoop(tree, em, e, rank, &acc, loop)) return false;
+    *total = rank ? e->Group(group, tree->elem_type, kReduce, {acc}) : acc;
+    return e->ok();
   }
   // SubgroupSize >= 32 ? serial : rank (one of them survives the driver's
   // constant folding).
   const uint32_t size_var = BuiltInVariable(spv::BuiltIn::SubgroupSize, "gl_SubgroupSize");
-  // Blocks in layout order: the serial branch and its loop, then the rank
-  // branch and its loop, then the join.
-  BasicBlock* serial = size_var ? NewBlock(before, true) : nullptr;
-  if (serial == nullptr) return false;
-  Emitter fe(context(), from);
-  const uint32_t size = fe.EmitIds(spv::Op::OpLoad, fe.UIntType(32), {size_var});
+  if (size_var == 0) return false;
+  const uint32_t size = e->EmitIds(spv::Op::OpLoad, e->UIntType(32), {size_var});
   const uint32_t wide =
-      fe.EmitIds(spv::Op::OpUGreaterThanEqual, fe.BoolType(), {size, fe.UInt(32)});
-  BasicBlock* serial_last = nullptr;
-  BasicBlock* rank_last = nullptr;
+      e->EmitIds(spv::Op::OpUGreaterThanEqual, e->BoolType(), {size, e->UInt(32)});
   uint32_t serial_acc = 0, rank_acc = 0;
-  if (!EmitSlotLoop(tree, em, serial, before, false, &serial_last, &serial_acc, nullptr)) {
-    return false;
-  }
-  BasicBlock* rank = NewBlock(before, true);
-  if (rank == nullptr ||
-      !EmitSlotLoop(tree, em, rank, before, true, &rank_last, &rank_acc, nullptr)) {
-    return false;
-  }
-  BasicBlock* join = NewBlock(before, true);
-  if (join == nullptr) return false;
-  fe.SelectionMerge(join->id());
-  fe.BranchConditional(wide, serial->id(), rank->id());
-  Emitter se(context(), serial_last);
-  se.Branch(join->id());
-  Emitter re(context(), rank_last);
-  const uint32_t rank_total = re.Group(group, tree->elem_type, kReduce, {rank_acc});
-  re.Branch(join->id());
-  Emitter je(context(), join);
-  *total = je.EmitIds(spv::Op::OpPhi, tree->elem_type,
-                      {serial_acc, serial_last->id(), rank_total, rank_last->id()});
-  *last = join;
-  return fe.ok() && se.ok() && re.ok() && je.ok();
+  Emitter::If choice = e->PushIf(wide, Emitter::Arms::kBoth);
+  if (!EmitSlotLoop(tree, em, e, false, &serial_acc, nullptr)) return false;
+  e->PushElse(&choice);
+  if (!EmitSlotLoop(tree, em, e, true, &rank_acc, nullptr)) return false;
+  const uint32_t rank_total = e->Group(group, tree->elem_type, kReduce, {rank_acc});
+  if (!e->PopIf(&choice)) return false;
+  *total = e->IfPhi(choice, tree->elem_type, serial_acc, rank_total);
+  return e->ok();
 }
 
 bool WorkgroupReducePass::EmitGeneric(Tree* tree, Emission* em, uint32_t x,
-                                      BasicBlock* first, BasicBlock** last,
-                                      uint32_t* total) {
+                                      Emitter* e, uint32_t* total) {
   // Each subgroup's reduction into its slot (the elected lane writes it),
   // one barrier, every subgroup reduces the slots.
   std::vector<Operand> barrier_ops;
@@ -1630,93 +1583,68 @@ bool WorkgroupReducePass::EmitGeneric(Tree* tree, Emission* em, uint32_t x,
     barrier_ops.push_back(tree->barrier->GetInOperand(i));
   }
   const spv::Op group = GroupOp(tree->op, tree->ext);
-  Emitter e(context(), first);
-  const uint32_t r = e.Group(group, tree->elem_type, kReduce, {x});
+  const uint32_t r = e->Group(group, tree->elem_type, kReduce, {x});
   // Without a forwarded store every invocation read its own element first:
   // no slot may be written before they all have.
-  if (tree->init_store == nullptr) e.EmitVoid(spv::Op::OpControlBarrier, barrier_ops);
-  const uint32_t elect = e.Group(spv::Op::OpGroupNonUniformElect, e.BoolType(), -1, {});
-  BasicBlock* write = NewBlock(em->region, true);
-  BasicBlock* join = write ? NewBlock(em->region, true) : nullptr;
-  if (join == nullptr) return false;
-  e.SelectionMerge(join->id());
-  e.BranchConditional(elect, write->id(), join->id());
+  if (tree->init_store == nullptr) e->EmitVoid(spv::Op::OpControlBarrier, barrier_ops);
+  const uint32_t elect = e->Group(spv::Op::OpGroupNonUniformElect, e->BoolType(), -1, {});
+  Emitter::If write = e->PushIf(elect);
   const uint32_t sg_var = BuiltInVariable(spv::BuiltIn::SubgroupId, "gl_SubgroupID");
   if (sg_var == 0) return false;
-  Emitter we(context(), write);
-  const uint32_t sg = we.EmitIds(spv::Op::OpLoad, we.UIntType(32), {sg_var});
-  const uint32_t p = we.EmitIds(spv::Op::OpAccessChain, em->elem_ptr,
+  const uint32_t sg = e->EmitIds(spv::Op::OpLoad, e->UIntType(32), {sg_var});
+  const uint32_t p = e->EmitIds(spv::Op::OpAccessChain, em->elem_ptr,
                                 {tree->var->result_id(), sg});
-  we.EmitVoid(spv::Op::OpStore, {{SPV_OPERAND_TYPE_ID, {p}}, {SPV_OPERAND_TYPE_ID, {r}}});
-  we.Branch(join->id());
-  Emitter je(context(), join);
+  e->EmitVoid(spv::Op::OpStore, {{SPV_OPERAND_TYPE_ID, {p}}, {SPV_OPERAND_TYPE_ID, {r}}});
+  if (!e->PopIf(&write)) return false;
   if (params_.mutate != "no-slot-barrier") {
-    je.EmitVoid(spv::Op::OpControlBarrier, barrier_ops);
-    if (je.ok()) slot_barriers_.push_back({join->tail()->unique_id(), tree->var->result_id()});
+    e->EmitVoid(spv::Op::OpControlBarrier, barrier_ops);
+    if (e->ok()) slot_barriers_.push_back({write.merge->tail()->unique_id(), tree->var->result_id()});
   }
-  if (!e.ok() || !we.ok() || !je.ok()) return false;
+  if (!e->ok()) return false;
   if (tree->sink != nullptr) {
     // Folded at the sink (EmitSunkFold), where the result is used.
-    *last = join;
     *total = 0;
     return true;
   }
   // The serial fold reads every slot in every invocation (hand's loop over
   // NumSubgroups); the rank fold splits the slots among the active lanes
   // and reduces the partial folds (see the pass doc's cost rule).
-  return EmitFold(tree, em, join, em->region, last, total, nullptr);
+  return EmitFold(tree, em, e, total, nullptr);
 }
 
-bool WorkgroupReducePass::EmitForms(Tree* tree, Emission* em, uint32_t* result,
-                                    BasicBlock** last) {
-  BasicBlock* start = NewBlock(em->region, true);
-  if (start == nullptr) return false;
-  Emitter e(context(), start);
+bool WorkgroupReducePass::EmitForms(Tree* tree, Emission* em, Emitter* e,
+                                    uint32_t* result) {
   uint32_t x = 0;
-  if (!EmitContribution(tree, em, &e, &x)) return false;
+  if (!EmitContribution(tree, em, e, &x)) return false;
   const spv::Op group = GroupOp(tree->op, tree->ext);
   switch (tree->form) {
     case Tree::Form::kSingle:
     case Tree::Form::kSingleOrOriginal:
-      *result = e.Group(group, tree->elem_type, kReduce, {x});
-      *last = start;
-      return e.ok();
+      *result = e->Group(group, tree->elem_type, kReduce, {x});
+      return e->ok();
     case Tree::Form::kGeneric:
-      return EmitGeneric(tree, em, x, start, last, result);
+      return EmitGeneric(tree, em, x, e, result);
     case Tree::Form::kRuntime:
       break;
   }
   // One subgroup: its reduction; else the generic form.
-  const uint32_t one = OneSubgroupTest(&e);
-  BasicBlock* single = one ? NewBlock(em->region, true) : nullptr;
-  BasicBlock* generic = single ? NewBlock(em->region, true) : nullptr;
-  if (generic == nullptr) return false;
-  Emitter se(context(), single);
-  const uint32_t r1 = se.Group(group, tree->elem_type, kReduce, {x});
-  BasicBlock* generic_last = nullptr;
+  const uint32_t one = OneSubgroupTest(e);
+  if (one == 0) return false;
+  Emitter::If single = e->PushIf(one, Emitter::Arms::kBoth);
+  const uint32_t r1 = e->Group(group, tree->elem_type, kReduce, {x});
+  e->PushElse(&single);
   uint32_t r2 = 0;
-  if (!EmitGeneric(tree, em, x, generic, &generic_last, &r2)) return false;
-  BasicBlock* join = NewBlock(em->region, true);
-  if (join == nullptr) return false;
-  e.SelectionMerge(join->id());
-  e.BranchConditional(one, single->id(), generic->id());
-  se.Branch(join->id());
-  Emitter gl(context(), generic_last);
-  gl.Branch(join->id());
-  Emitter je(context(), join);
-  *result = je.EmitIds(spv::Op::OpPhi, tree->elem_type,
-                       {r1, single->id(), r2, generic_last->id()});
-  *last = join;
-  return e.ok() && se.ok() && gl.ok() && je.ok();
+  if (!EmitGeneric(tree, em, x, e, &r2) || !e->PopIf(&single)) return false;
+  *result = e->IfPhi(single, tree->elem_type, r1, r2);
+  return e->ok();
 }
 
 bool WorkgroupReducePass::FinishRegion(Tree* tree, Emission* em, uint32_t result,
-                                       BasicBlock* last) {
-  Emitter le(context(), last);
-  le.Branch(em->after->id());
-  if (!le.ok()) return false;
+                                       Emitter* e, Emitter::If* keep) {
   uint32_t value = result;
-  if (em->keep_region) {
+  if (!em->keep_region) {
+    e->Branch(em->after->id());
+  } else {
     // The original's result, read where its last barrier left it.
     Instruction* term = em->region_last->terminator();
     Emitter re(context(), em->region_last, BasicBlock::iterator(term));
@@ -1725,11 +1653,11 @@ bool WorkgroupReducePass::FinishRegion(Tree* tree, Emission* em, uint32_t result
         {tree->var->result_id(),
          re.UInt(static_cast<uint32_t>(tree->result_element))});
     const uint32_t original = re.EmitIds(spv::Op::OpLoad, tree->elem_type, {p});
-    Emitter ae(context(), em->after, em->after->begin());
-    value = ae.EmitIds(spv::Op::OpPhi, tree->elem_type,
-                       {result, last->id(), original, em->region_last->id()});
-    if (!re.ok() || !ae.ok()) return false;
+    e->ElseExisting(keep, em->region, em->region_last);
+    if (!re.ok() || !e->PopIf(keep)) return false;
+    value = e->IfPhi(*keep, tree->elem_type, result, original);
   }
+  if (!e->ok()) return false;
   for (Instruction* reader : tree->readers) {
     context()->ReplaceAllUsesWith(reader->result_id(), value);
     context()->KillInst(reader);
@@ -1827,12 +1755,12 @@ bool WorkgroupReducePass::EmitSunkFold(Tree* tree, Emission* em, uint32_t* total
   const uint32_t cont_id = context()->TakeNextId();
   if (cont_id == 0) return false;
   BasicBlock* cont = target->SplitBasicBlock(context(), cont_id, it);
-  BasicBlock* last = nullptr;
+  Emitter e(context(), target);
+  e.PlaceBlocksBefore(cont);
   FoldLoop loop;
-  if (!EmitFold(tree, em, target, cont, &last, total, &loop)) return false;
-  Emitter le(context(), last);
-  le.Branch(cont->id());
-  if (!le.ok()) return false;
+  if (!EmitFold(tree, em, &e, total, &loop)) return false;
+  e.Branch(cont->id());
+  if (!e.ok()) return false;
   // A serial loop (no rank, no choice) may take a later tree's slots.
   if (loop.header != 0 && !loop.rank) {
     loop.function = tree->function->result_id();
@@ -1847,19 +1775,16 @@ bool WorkgroupReducePass::JoinFoldLoop(Tree* tree, Emission* em,
   BasicBlock* from = context()->get_instr_block(loop.from);
   BasicBlock* header = context()->get_instr_block(loop.header);
   BasicBlock* body = context()->get_instr_block(loop.body);
-  const uint32_t acc_next = context()->TakeNextId();
-  if (from == nullptr || header == nullptr || body == nullptr || acc_next == 0) {
-    return false;
-  }
+  if (from == nullptr || header == nullptr || body == nullptr) return false;
   Emitter fe(context(), from, BasicBlock::iterator(from->terminator()));
   const uint32_t identity = Identity(*tree, &fe);
   Emitter he(context(), header, header->begin());
   const uint32_t acc = he.EmitIds(spv::Op::OpPhi, tree->elem_type,
-                                  {identity, from->id(), acc_next, body->id()});
+                                  {identity, from->id()});
   Emitter be(context(), body, BasicBlock::iterator(body->terminator()));
-  EmitSlotStep(tree, em, &be, acc, loop.index, acc_next);
+  const uint32_t acc_next = EmitSlotStep(tree, em, &be, acc, loop.index);
   *total = acc;
-  return fe.ok() && he.ok() && be.ok();
+  return fe.ok() && he.ok() && be.ok() && be.AddIncoming(acc, acc_next, body->id());
 }
 
 void WorkgroupReducePass::MergeBarriers() {
@@ -1990,70 +1915,56 @@ bool WorkgroupReducePass::Rewrite(Tree* tree) {
   em.elem_ptr = context()->get_type_mgr()->FindPointerToType(
       tree->elem_type, spv::StorageClass::Workgroup);
   if (em.elem_ptr == 0 || !SplitRegion(tree, &em)) return false;
-  // The test in front of the region, when the original stays.
-  uint32_t fast = 0;
+  // The test in front of the region, when the original stays: the region
+  // becomes the else arm of an if on it, the new code its then arm.
+  Emitter e(context(), em.pre);
+  e.PlaceBlocksBefore(em.region);
+  Emitter::If keep;
   if (em.keep_region) {
-    Instruction* branch = em.pre->terminator();
-    Emitter e(context(), em.pre, BasicBlock::iterator(branch));
-    const uint32_t bool_type = e.BoolType();
-    fast = e.Bool(true);
-    if (tree->spec_constant != 0) {
-      // A power of two from 2 to 1024: the sizes the pass traced.
-      const uint32_t uint_type = e.UIntType(32);
-      uint32_t s = SpecConstantValue(&e, tree->spec_constant);
-      const Instruction* t = get_def_use_mgr()->GetDef(
-          get_def_use_mgr()->GetDef(s)->type_id());
-      if (t->GetSingleWordInOperand(1) != 0) {
-        s = e.EmitIds(spv::Op::OpBitcast, uint_type, {s});
-      }
-      const uint32_t low = e.EmitIds(
-          spv::Op::OpBitwiseAnd, uint_type,
-          {s, e.EmitIds(spv::Op::OpISub, uint_type, {s, e.UInt(1)})});
-      const uint32_t pow2 = e.EmitIds(spv::Op::OpIEqual, bool_type, {low, e.UInt(0)});
-      const uint32_t ge =
-          e.EmitIds(spv::Op::OpUGreaterThanEqual, bool_type, {s, e.UInt(2)});
-      const uint32_t le = e.EmitIds(spv::Op::OpULessThanEqual, bool_type,
-                                    {s, e.UInt(static_cast<uint32_t>(kMaxTracedSize))});
-      fast = e.EmitIds(spv::Op::OpLogicalAnd, bool_type,
-                       {pow2, e.EmitIds(spv::Op::OpLogicalAnd, bool_type, {ge, le})});
-    }
-    if (tree->form == Tree::Form::kSingleOrOriginal) {
-      const uint32_t one = OneSubgroupTest(&e);
-      if (one == 0) return false;
-      fast = e.EmitIds(spv::Op::OpLogicalAnd, bool_type, {fast, one});
-    }
-    if (!e.ok()) return false;
+    const uint32_t fast = EmitFastTest(tree, &e);
+    if (fast == 0) return false;
+    keep = e.PushIf(fast, Emitter::Arms::kBoth, em.after);
+  } else {
+    BasicBlock* start = e.NewBlock();
+    if (start == nullptr) return false;
+    e.Branch(start->id());
+    e.MoveTo(start);
   }
   uint32_t result = 0;
-  BasicBlock* last = nullptr;
-  BasicBlock* first_new = nullptr;
-  if (!EmitForms(tree, &em, &result, &last)) return false;
+  if (!e.ok() || !EmitForms(tree, &em, &e, &result)) return false;
   if (tree->sink != nullptr && !EmitSunkFold(tree, &em, &result)) return false;
-  // The first new block: the one right after |pre| in layout (new blocks go
-  // right before the region, in the order they are made).
-  for (auto it = tree->function->begin(); it != tree->function->end(); ++it) {
-    if (&*it == em.pre) {
-      ++it;
-      first_new = &*it;
-      break;
+  return FinishRegion(tree, &em, result, &e, &keep);
+}
+
+uint32_t WorkgroupReducePass::EmitFastTest(const Tree* tree, Emitter* e) {
+  const uint32_t bool_type = e->BoolType();
+  uint32_t fast = e->Bool(true);
+  if (tree->spec_constant != 0) {
+    // A power of two from 2 to 1024: the sizes the pass traced.
+    const uint32_t uint_type = e->UIntType(32);
+    uint32_t s = SpecConstantValue(e, tree->spec_constant);
+    const Instruction* t = get_def_use_mgr()->GetDef(
+        get_def_use_mgr()->GetDef(s)->type_id());
+    if (t->GetSingleWordInOperand(1) != 0) {
+      s = e->EmitIds(spv::Op::OpBitcast, uint_type, {s});
     }
+    const uint32_t low = e->EmitIds(
+        spv::Op::OpBitwiseAnd, uint_type,
+        {s, e->EmitIds(spv::Op::OpISub, uint_type, {s, e->UInt(1)})});
+    const uint32_t pow2 = e->EmitIds(spv::Op::OpIEqual, bool_type, {low, e->UInt(0)});
+    const uint32_t ge =
+        e->EmitIds(spv::Op::OpUGreaterThanEqual, bool_type, {s, e->UInt(2)});
+    const uint32_t le = e->EmitIds(spv::Op::OpULessThanEqual, bool_type,
+                                   {s, e->UInt(static_cast<uint32_t>(kMaxTracedSize))});
+    fast = e->EmitIds(spv::Op::OpLogicalAnd, bool_type,
+                      {pow2, e->EmitIds(spv::Op::OpLogicalAnd, bool_type, {ge, le})});
   }
-  if (first_new == nullptr || first_new == em.region) return false;
-  Instruction* branch = em.pre->terminator();
-  if (em.keep_region) {
-    branch->SetOpcode(spv::Op::OpBranchConditional);
-    branch->SetInOperands({{SPV_OPERAND_TYPE_ID, {fast}},
-                           {SPV_OPERAND_TYPE_ID, {first_new->id()}},
-                           {SPV_OPERAND_TYPE_ID, {em.region->id()}}});
-    get_def_use_mgr()->AnalyzeInstUse(branch);
-    Emitter me(context(), em.pre, BasicBlock::iterator(branch));
-    me.SelectionMerge(em.after->id());
-    if (!me.ok()) return false;
-  } else {
-    branch->SetInOperand(0, {first_new->id()});
-    get_def_use_mgr()->AnalyzeInstUse(branch);
+  if (tree->form == Tree::Form::kSingleOrOriginal) {
+    const uint32_t one = OneSubgroupTest(e);
+    if (one == 0) return 0;
+    fast = e->EmitIds(spv::Op::OpLogicalAnd, bool_type, {fast, one});
   }
-  return FinishRegion(tree, &em, result, last);
+  return e->ok() ? fast : 0;
 }
 
 }  // namespace waveopt

@@ -57,11 +57,11 @@
 #include <unordered_set>
 #include <vector>
 
+#include "passes/emitter.h"
 #include "passes/wave_pass.h"
 
 namespace waveopt {
 
-class Emitter;
 class WorkgroupTrace;
 struct TraceConfig;
 
@@ -166,9 +166,10 @@ class WorkgroupReducePass : public WavePass {
   struct Emission;
   bool SplitRegion(Tree* tree, Emission* em);
   bool EmitContribution(Tree* tree, Emission* em, Emitter* e, uint32_t* x);
-  bool EmitGeneric(Tree* tree, Emission* em, uint32_t x,
-                   spvtools::opt::BasicBlock* first,
-                   spvtools::opt::BasicBlock** last, uint32_t* total);
+  // The generic form from |e|'s cursor on: |*total| is the workgroup's
+  // result where the cursor ends (0 when folded at the sink).
+  bool EmitGeneric(Tree* tree, Emission* em, uint32_t x, Emitter* e,
+                   uint32_t* total);
   // A slot loop emitted where the result is used, which a later tree's
   // fold may join (block and value ids).
   struct FoldLoop {
@@ -177,19 +178,16 @@ class WorkgroupReducePass : public WavePass {
     uint32_t index = 0;  // the slot index phi
     bool rank = false;
   };
-  // The fold of the slots into |acc| from block |from| on, its new blocks
-  // placed before |before|; |*last| is the block after it, |*loop| (when
-  // not null) its ids. |rank|: from the lane's rank among the active lanes
-  // by their count (the caller reduces |acc| over the subgroup), else
-  // every slot.
-  bool EmitSlotLoop(Tree* tree, Emission* em, spvtools::opt::BasicBlock* from,
-                    spvtools::opt::BasicBlock* before, bool rank,
-                    spvtools::opt::BasicBlock** last, uint32_t* acc,
-                    FoldLoop* loop);
-  // One iteration's work of a slot loop, at |e|: |acc_next| = |acc| OP
+  // The fold of the slots into |acc| from |e|'s cursor on (the cursor ends
+  // after the loop); |*loop| (when not null) gets its ids. |rank|: from the
+  // lane's rank among the active lanes by their count (the caller reduces
+  // |acc| over the subgroup), else every slot.
+  bool EmitSlotLoop(Tree* tree, Emission* em, Emitter* e, bool rank,
+                    uint32_t* acc, FoldLoop* loop);
+  // One iteration's work of a slot loop, at |e|: returns |acc| OP
   // tmp[|index|] (slot 0 under mutate=first-slot-only).
-  void EmitSlotStep(Tree* tree, Emission* em, Emitter* e, uint32_t acc,
-                    uint32_t index, uint32_t acc_next);
+  uint32_t EmitSlotStep(Tree* tree, Emission* em, Emitter* e, uint32_t acc,
+                        uint32_t index);
   // The fold emitted at |tree|'s sink (or joined to an earlier tree's loop
   // there); |*total| is the workgroup's result.
   bool EmitSunkFold(Tree* tree, Emission* em, uint32_t* total);
@@ -208,20 +206,25 @@ class WorkgroupReducePass : public WavePass {
   // subgroup size choosing between the two.
   enum class FoldKind { kSerial, kRank, kBySubgroupSize };
   FoldKind ChooseFold(const Tree& tree) const;
-  // The fold of |tree|'s slots from block |from| on (new blocks before
-  // |before|): |*total| is the workgroup's result, available in |*last|
-  // (which has no terminator yet); |*loop| (when not null) gets the slot
-  // loop's ids when the fold is one loop.
-  bool EmitFold(Tree* tree, Emission* em, spvtools::opt::BasicBlock* from,
-                spvtools::opt::BasicBlock* before, spvtools::opt::BasicBlock** last,
-                uint32_t* total, FoldLoop* loop);
+  // The fold of |tree|'s slots from |e|'s cursor on: |*total| is the
+  // workgroup's result where the cursor ends (a block without terminator
+  // yet); |*loop| (when not null) gets the slot loop's ids when the fold
+  // is one loop.
+  bool EmitFold(Tree* tree, Emission* em, Emitter* e, uint32_t* total,
+                FoldLoop* loop);
   // The number of slots the subgroups wrote, emitted at the end of |e|.
   uint32_t SlotCount(const Tree& tree, Emitter* e, uint32_t size_var,
                      uint32_t count_var);
-  bool EmitForms(Tree* tree, Emission* em, uint32_t* result,
-                 spvtools::opt::BasicBlock** last);
-  bool FinishRegion(Tree* tree, Emission* em, uint32_t result,
-                    spvtools::opt::BasicBlock* last);
+  // The chosen form from |e|'s cursor on; |*result| where the cursor ends.
+  bool EmitForms(Tree* tree, Emission* em, Emitter* e, uint32_t* result);
+  // Joins the new code at |e|'s cursor (holding |result|) to the region's
+  // end (the merge of |*keep| when the original region stays), and
+  // replaces the tree's readers.
+  bool FinishRegion(Tree* tree, Emission* em, uint32_t result, Emitter* e,
+                    Emitter::If* keep);
+  // Whether the new code may run instead of a region that stays: the
+  // workgroup size is one the pass traced, one subgroup where needed.
+  uint32_t EmitFastTest(const Tree* tree, Emitter* e);
   // The Input variable of |builtin| (a 32-bit uint), declared when missing;
   // 0 when ids ran out.
   uint32_t BuiltInVariable(spv::BuiltIn builtin, const char* name);

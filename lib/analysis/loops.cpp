@@ -2,6 +2,7 @@
 #include "analysis/loops.h"
 
 #include "analysis/int_eval.h"
+#include "analysis/ir_util.h"
 #include "analysis/memory_effects.h"
 
 #include <algorithm>
@@ -242,13 +243,9 @@ bool IsRecomputable(IRContext* context, const Instruction* inst) {
     case spv::Op::OpSampledImage:
     case spv::Op::OpImage:
       return true;
-    case spv::Op::OpExtInst: {
-      const Instruction* set = context->get_def_use_mgr()->GetDef(
-          inst->GetSingleWordInOperand(0));
-      return set != nullptr && set->opcode() == spv::Op::OpExtInstImport &&
-             set->GetInOperand(0).AsString() == "GLSL.std.450" &&
+    case spv::Op::OpExtInst:
+      return IsGlslStd450(context, inst) &&
              !IsImpureGlslExt(inst->GetSingleWordInOperand(1));
-    }
     default:
       return false;
   }

@@ -32,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/ir_util.h"
 #include "source/operand.h"
 #include "source/opt/basic_block.h"
 #include "source/opt/cfg.h"
@@ -595,10 +596,7 @@ struct UniformityAnalysis::Impl {
         // Storage images: other invocations may write them.
         return Max(MaxOperands(inst), kS);
       case Op::OpExtInst: {
-        Instruction* set = du->GetDef(inst->GetSingleWordInOperand(0));
-        if (!set || set->GetInOperand(0).AsString() != "GLSL.std.450") {
-          return kD;
-        }
+        if (!IsGlslStd450(ctx, inst)) return kD;
         const uint32_t ext = inst->GetSingleWordInOperand(1);
         // InterpolateAtCentroid/Sample/Offset read per-invocation inputs.
         if (ext >= 76 && ext <= 78) return kD;

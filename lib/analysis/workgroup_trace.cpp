@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "analysis/int_eval.h"
+#include "analysis/ir_util.h"
 #include "analysis/loops.h"
 #include "source/opt/decoration_manager.h"
 #include "source/opt/dominator_analysis.h"
@@ -23,10 +24,6 @@ namespace {
 // Executed instructions one invocation may take, and all of them together.
 constexpr uint64_t kInvocationBudget = 50000;
 constexpr uint64_t kTotalBudget = 20000000;
-
-// GLSL.std.450 numbers (the min and max a reduction tree may use).
-constexpr uint32_t kFMin = 37, kUMin = 38, kSMin = 39, kFMax = 40, kUMax = 41,
-                   kSMax = 42, kNMin = 79, kNMax = 80;
 
 // A value of the interpreter.
 struct Val {
@@ -63,12 +60,6 @@ Val Int(uint64_t bits, uint32_t width, uint32_t count = 1) {
   v.bits.fill(0);
   for (uint32_t i = 0; i < count; ++i) v.bits[i] = MaskTo(bits, width);
   return v;
-}
-
-// Whether |ext| is a GLSL.std.450 min or max.
-bool IsMinMax(uint32_t ext) {
-  return ext == kFMin || ext == kUMin || ext == kSMin || ext == kFMax ||
-         ext == kUMax || ext == kSMax || ext == kNMin || ext == kNMax;
 }
 
 // Whether |op| combines two values associatively and commutatively (the
@@ -407,9 +398,9 @@ struct WorkgroupTrace::Impl {
     uint32_t ext = 0;
     std::vector<Val> operands = in;
     if (op == spv::Op::OpExtInst) {
-      if (inst == nullptr || literals.empty() || !IsGlslExt(inst)) return Tainted();
+      if (inst == nullptr || literals.empty() || !IsGlslStd450(context, inst)) return Tainted();
       ext = literals[0];
-      if (!IsMinMax(ext) || operands.size() != 3) return Tainted();
+      if (!IsGlslMinMax(ext) || operands.size() != 3) return Tainted();
       operands.erase(operands.begin());  // the import
     } else if (!IsCombiningOp(op)) {
       return Tainted();
@@ -428,12 +419,6 @@ struct WorkgroupTrace::Impl {
     return v;
   }
 
-  bool IsGlslExt(const Instruction* inst) {
-    const Instruction* set =
-        context->get_def_use_mgr()->GetDef(inst->GetSingleWordInOperand(0));
-    return set != nullptr && set->opcode() == spv::Op::OpExtInstImport &&
-           set->GetInOperand(0).AsString() == "GLSL.std.450";
-  }
 
   Val ApplyInt(spv::Op op, uint32_t width, const std::vector<Val>& in,
                const std::vector<uint32_t>& literals) {

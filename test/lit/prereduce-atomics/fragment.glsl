@@ -34,7 +34,7 @@
 // CHECK: [[REBUILT:%[0-9]+]] = OpIAdd %uint
 // CHECK: OpBranch [[TAIL]]
 // CHECK: [[TAIL]] = OpLabel
-// CHECK: [[SLOT:%[0-9]+]] = OpPhi %uint [[REBUILT]] [[LIVEEND]] {{%[a-z_0-9]+}} [[BLOCK]]
+// CHECK: [[SLOT:%[0-9]+]] = OpPhi %uint {{%[a-z_0-9]+}} [[BLOCK]] [[REBUILT]] [[LIVEEND]]
 // CHECK: OpLoad %bool [[HELPER]]
 // CHECK: OpGroupNonUniformUMax %uint %uint_3 Reduce
 // CHECK: OpAtomicUMax
