@@ -1,4 +1,4 @@
-// batch-uniform-loads: see the header for the rewrite; docs/passes/
+// batch-uniform-loads: see the header for the rewrite; docs/design/
 // batch-uniform-loads.md for the legality and cost rules, remarks and
 // options. The loop facts (shape, inductions, exits, trip counts, what the
 // loop writes, invariance) come from lib/analysis/loops.h.
@@ -1876,7 +1876,7 @@ namespace {
 // At 8 lanes (one 256-bit AVX register: lavapipe's own subgroup size on an
 // AVX host) LLVM lowers a shuffle of a non-constant lane to one permute; at
 // 4 and 16 lanes it is lowered lane by lane. light_loop on this host
-// (docs/passes/batch-uniform-loads.md, the cpu profile): the shuffle batch
+// (docs/design/batch-uniform-loads.md, the cpu profile): the shuffle batch
 // ran 2.6x faster than the broadcast batch at 8 lanes and 4-5x slower at 16.
 // Measured on one AVX2 host only: where another host's vector register holds
 // more lanes (AVX-512), the size at which the shuffle is one permute may

@@ -81,7 +81,7 @@ std::string ShapeText(uint32_t x, uint32_t y, uint32_t z) {
   return std::to_string(x) + "x" + std::to_string(y) + "x" + std::to_string(z);
 }
 
-// The profitability model (docs/passes/morton-remap.md): an access counts
+// The profitability model (docs/design/morton-remap.md): an access counts
 // once per execution: the product of the trip counts of its loops (a loop
 // whose count is not a constant counts kUnknownTripWeight times), summed
 // over the call paths that reach it, capped at kMaxWeight.

@@ -1467,7 +1467,7 @@ bool PrereduceAtomicsPass::EmitOperands(Emitter* e_ptr, Elected* item,
                       kReduce, {ballot});
       if (want_result && config().Fact(&TargetFacts::cheap_lane_prefix)) {
         // ACO lowers an exclusive add of 1 to v_mbcnt (2 instructions) and a
-        // ballot's exclusive bit count to 9 (docs/passes/prereduce-atomics.md).
+        // ballot's exclusive bit count to 9 (docs/design/prereduce-atomics.md).
         context()->AddCapability(spv::Capability::GroupNonUniformArithmetic);
         before = e.Group(spv::Op::OpGroupNonUniformIAdd, uint_type, kExclusiveScan,
                          {e.UInt(1)});

@@ -48,7 +48,7 @@
 // And/Or/Xor work per 32-bit half (one v2uint group op). Min/Max reduce the
 // high half, then the low halves of the lanes whose high half won; returned
 // values come from three exclusive max-scans over segment-tagged keys (the
-// proof is in docs/passes/prereduce-atomics.md).
+// proof is in docs/design/prereduce-atomics.md).
 //
 // Fragment shaders: the rewrite runs under `if (!helper)` so helper lanes
 // neither count nor get elected (OpIsHelperInvocationEXT where the module
@@ -216,7 +216,7 @@ class PrereduceAtomicsPass : public WavePass {
   // does |cand| itself ("DriverPreReduces": RADV, 32-bit integer cases A and
   // B outside fragment shaders) or when it measured as a loss there
   // ("NotProfitableOnCpu": cases A and C on lavapipe), with |why| set;
-  // otherwise "". The evidence is in docs/passes/prereduce-atomics.md.
+  // otherwise "". The evidence is in docs/design/prereduce-atomics.md.
   std::string DriverProfileRefusal(const Candidate& cand, std::string* why);
 
   void EmitApplied(const Candidate& cand);

@@ -195,7 +195,7 @@ class QuadExchangePass : public WavePass {
   // full-subgroups promise, or --assume-driver=radv with a workgroup of a
   // multiple of 64 invocations (RADV forms compute waves of 32 or 64
   // consecutive LocalInvocationIndex values, so every wave is full at
-  // either wave size; docs/passes/quad-exchange.md).
+  // either wave size; docs/design/quad-exchange.md).
   bool FullSubgroups(const Candidate& c) const;
 
   // Rewrites |c|. False when ids ran out (the module is then invalid; the

@@ -1,4 +1,4 @@
-// workgroup-reduce: see the header for the rewrite; docs/passes/
+// workgroup-reduce: see the header for the rewrite; docs/design/
 // workgroup-reduce.md for the legality and cost rules, remarks and options.
 #include "passes/workgroup_reduce_pass.h"
 
