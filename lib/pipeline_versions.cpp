@@ -96,20 +96,27 @@ Remark Missed(const std::string& why) {
   return r;
 }
 
-// Each version's own applied remarks, once per text, ending with the versions
-// that made it: "(in the versions for amd and nvidia, SpecId 1000 or 1001)".
+// Each version's own applied remarks, ending with the versions that made it:
+// "(in the versions for amd and nvidia, SpecId 1000 or 1001)". The k-th
+// remark of one text in a version joins the k-th of that text in another, so
+// a version's repeats (sites with no line) stay one remark each.
 void AddVersionRemarks(const std::vector<Found>& found, const std::vector<SpecVersion>& versions,
                        Result* result) {
   std::vector<std::pair<Remark, std::vector<Target>>> merged;
+  std::map<std::string, std::vector<size_t>> by_text;
   for (const Found& f : found) {
     for (const Remark& r : f.remarks) {
-      auto same = std::find_if(merged.begin(), merged.end(), [&](const auto& m) {
-        return FormatRemark(m.first) == FormatRemark(r);
+      std::vector<size_t>& same_text = by_text[FormatRemark(r)];
+      auto joins = std::find_if(same_text.begin(), same_text.end(), [&](size_t i) {
+        const std::vector<Target>& t = merged[i].second;
+        return std::find(t.begin(), t.end(), f.targets[0]) == t.end();
       });
-      if (same == merged.end()) {
+      if (joins == same_text.end()) {
+        same_text.push_back(merged.size());
         merged.push_back({r, f.targets});
       } else {
-        same->second.insert(same->second.end(), f.targets.begin(), f.targets.end());
+        std::vector<Target>& t = merged[*joins].second;
+        t.insert(t.end(), f.targets.begin(), f.targets.end());
       }
     }
   }

@@ -17,7 +17,7 @@
 // RUN: %diff %s --same-oob --waveopt-flags="-O --assume-driver=cpu --remarks=batch --remarks-missed=batch" 2>&1 | %FileCheck %s
 // RUN: %diff %s --spirv-opt-O --same-oob --waveopt-flags="-O --remarks=batch --remarks-missed=batch" 2>&1 | %FileCheck %s
 // CHECK-COUNT-4: applied BatchedLoads in main
-// CHECK-NOT: missed
+// CHECK-NOT: : missed
 // CHECK: PASS: equal at sizes 4,8,16,32,64
 // Negative control: the trip count one too high where the loop ends runs
 // one iteration more than the original.

@@ -12,8 +12,8 @@
 // RUN: %diff %s --waveopt-flags="-O --remarks=.* --remarks-missed=.*" 2>&1 | %FileCheck %s
 // RUN: %diff %s --waveopt-flags="-O" --waverun="-s 'push fill=zero words=7,0x3f000000,0x3c23d70a,0x3fc00000'" 2>&1 | %FileCheck %s --check-prefix=EQUAL
 // RUN: %diff %s --waveopt-flags="-O" --waverun="-s 'push fill=zero words=33,0x3f000000,0x3c23d70a,0x3fc00000'" 2>&1 | %FileCheck %s --check-prefix=EQUAL
-// CHECK: morton-remap: applied Remapped in main: 8x8x1 workgroup
-// CHECK: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s) per iteration (1 shuffled part(s))
+// CHECK-DAG: morton-remap: applied Remapped in main: 8x8x1 workgroup
+// CHECK-DAG: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s) per iteration (1 shuffled part(s))
 // CHECK: PASS: equal at sizes 4,8,16,32,64
 // EQUAL: PASS: equal at sizes 4,8,16,32,64
 #version 450
