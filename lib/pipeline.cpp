@@ -364,7 +364,7 @@ class Run {
  public:
   Run(const Options& options, Result* result, spv_target_env env, BlockLayout layout,
       Target target)
-      : options_(options), result_(result), env_(env), layout_(layout), target_(target) {
+      : options_(options), result_(result), env_(env), layout_(layout) {
     base_.subgroup_size = options.subgroup_size;
     base_.target_env = env;
     base_.remarks = remarks_;
@@ -571,7 +571,6 @@ class Run {
   Result* result_;
   const spv_target_env env_;
   const BlockLayout layout_;
-  const Target target_;
   std::shared_ptr<RemarkCollector> remarks_ = std::make_shared<RemarkCollector>();
   PassConfig base_;
   std::vector<uint32_t> words_;
