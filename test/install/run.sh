@@ -145,15 +145,8 @@ grep -qx "error: unknown flag --bogus" "$work/c/err.txt"
 
 # 5. The frontends component.
 mkdir -p "$work/frontends"
-cp "$src/test/install/frontends/main.cpp" "$work/frontends/"
-cat > "$work/frontends/CMakeLists.txt" <<'CMAKE'
-cmake_minimum_required(VERSION 3.20)
-project(frontends LANGUAGES CXX)
-find_package(waveopt REQUIRED COMPONENTS frontends)
-add_executable(frontends main.cpp)
-set_target_properties(frontends PROPERTIES CXX_STANDARD 17)
-target_link_libraries(frontends PRIVATE waveopt::frontends waveopt::waveopt)
-CMAKE
+cp "$src/test/install/frontends/main.cpp" "$src/test/install/frontends/CMakeLists.txt" \
+  "$work/frontends/"
 consumer "$work/frontends"
 "$work/frontends/build/frontends" > "$work/frontends/out.glsl"
 grep -q "subgroupAdd\|subgroupBallot\|subgroupElect" "$work/frontends/out.glsl"
