@@ -51,7 +51,8 @@ int Machine::PureIntBits(const Inst& in, const uint32_t* invs, uint32_t n) {
         uint64_t off = R(o[2], 0, inv), cnt = R(o[3], 0, inv);
         for (uint32_t k = 0; k < s; ++k) {
           uint64_t base = R(o[0], k, inv), ins = R(o[1], k, inv);
-          if (off + cnt > w || cnt == 0) {
+          // off > w first: off + cnt may wrap for huge operands.
+          if (cnt == 0 || off > w || cnt > w - off) {
             R(res, k, inv) = cnt == 0 ? base : I_.poison & mask;
             continue;
           }
@@ -73,7 +74,7 @@ int Machine::PureIntBits(const Inst& in, const uint32_t* invs, uint32_t n) {
             R(res, k, inv) = 0;
             continue;
           }
-          if (off + cnt > w) {
+          if (off > w || cnt > w - off) {
             R(res, k, inv) = I_.poison & mask;
             continue;
           }
