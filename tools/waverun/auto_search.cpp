@@ -347,6 +347,32 @@ done:
   return true;
 }
 
+// An integer SpecId whose constants default differently (see
+// SpecConstant::defaults_differ) and that no spec line sets gets the
+// largest default, as the application that specializes it must: with
+// glslang's `local_size_x_id` the defaults give a workgroup of 1 while the
+// kernel's loops step by the constant's 32 / 16, and it never ends. True
+// when one was set.
+bool SetDisagreeingSpecConstants(const std::vector<Module>& modules, RunSpec* spec,
+                                 std::vector<std::string>* notes) {
+  bool set = false;
+  for (const Module& m : modules) {
+    for (const SpecConstant& c : m.iface.spec_constants) {
+      if (!c.integer || !c.defaults_differ || spec->constants.count(c.constant_id)) continue;
+      spec->constants[c.constant_id] = c.largest_default;
+      const std::string id = std::to_string(c.constant_id);
+      notes->push_back("specialization constant " + id + " has different defaults in the module (" +
+                       std::to_string(c.smallest_default) + " to " +
+                       std::to_string(c.largest_default) +
+                       "; glslang gives a local_size_x_id workgroup size its own default of 1): "
+                       "set to the largest, as an application that specializes it would (a spec "
+                       "line `const " + id + " = N` sets another)");
+      set = true;
+    }
+  }
+  return set;
+}
+
 }  // namespace
 
 // The auto spec of |cli|'s modules as spec-file text, then "# note" lines.
@@ -372,6 +398,12 @@ int AutoSpecText(const Cli& cli, std::string* text) {
     spec.separate_kinds = true;
     modules.assign(cli.inputs.size(), Module());
     i = static_cast<size_t>(-1);  // again from the first module, renumbered
+  }
+  if (SetDisagreeingSpecConstants(modules, &spec, &notes)) {
+    for (size_t i = 0; i < cli.inputs.size(); ++i) {
+      modules[i] = Module();
+      if (!LoadAndReflect(cli, cli.inputs[i], spec, &modules[i], &err)) return Error(err);
+    }
   }
   ModuleInterface iface = modules[0].iface;
   for (size_t i = 1; i < modules.size(); ++i) {

@@ -1011,8 +1011,15 @@ bool Reflector::Run(ModuleInterface* iface, std::string* error) {
     } else {
       sc.default_bits = in.op == spv::OpSpecConstantTrue ? 1 : 0;
     }
+    sc.smallest_default = sc.largest_default = sc.default_bits;
     bool dup = false;
-    for (const SpecConstant& o : iface->spec_constants) dup = dup || o.constant_id == sc.constant_id;
+    for (SpecConstant& o : iface->spec_constants) {
+      if (o.constant_id != sc.constant_id) continue;
+      dup = true;
+      o.defaults_differ = o.defaults_differ || o.default_bits != sc.default_bits;
+      o.smallest_default = std::min(o.smallest_default, sc.default_bits);
+      o.largest_default = std::max(o.largest_default, sc.default_bits);
+    }
     if (!dup) iface->spec_constants.push_back(sc);
   }
   std::sort(iface->spec_constants.begin(), iface->spec_constants.end(),
@@ -1473,7 +1480,13 @@ bool MergeInterfaces(const ModuleInterface& a, const ModuleInterface& b, ModuleI
   }
   for (const SpecConstant& sc : b.spec_constants) {
     bool found = false;
-    for (const SpecConstant& o : out->spec_constants) found = found || o.constant_id == sc.constant_id;
+    for (SpecConstant& o : out->spec_constants) {
+      if (o.constant_id != sc.constant_id) continue;
+      found = true;
+      o.defaults_differ = o.defaults_differ || sc.defaults_differ || o.default_bits != sc.default_bits;
+      o.smallest_default = std::min(o.smallest_default, sc.smallest_default);
+      o.largest_default = std::max(o.largest_default, sc.largest_default);
+    }
     if (!found) out->spec_constants.push_back(sc);
   }
   std::sort(out->spec_constants.begin(), out->spec_constants.end(),

@@ -118,6 +118,13 @@ struct SpecConstant {
   uint32_t bytes = 4;          // 4 or 8 (booleans are 4: VkBool32)
   uint64_t default_bits = 0;   // the module's default value
   bool integer = false;        // an integer (not a float or a boolean)
+  // Several OpSpecConstants carry this SpecId with different defaults
+  // (glslang gives `local_size_x_id = N` its own default 1 beside the
+  // `constant_id = N` constant's): the largest of them. A module like that
+  // is meant to be specialized; without it its workgroup disagrees with
+  // the constant that sizes its loops.
+  bool defaults_differ = false;
+  uint64_t smallest_default = 0, largest_default = 0;
 };
 
 // Facts for --auto.
