@@ -1,0 +1,120 @@
+// workgroup-reduce on (value, index) pairs: the arg-max/arg-min tree over
+// two shared arrays that the plain-tree analysis refuses as
+// BranchOnArrayValue (its step branches on the values).
+//
+// Before (GLSL; ggml's argmax, top-k and softmax kernels, with the ties
+// broken by the index):
+//   v[t] = x; i[t] = ix;                               // S0
+//   barrier();                                         // B0
+//   for (uint s = N / 2; s > 0; s >>= 1) {
+//     if (t < s && (v[t+s] > v[t] || (v[t+s] == v[t] && i[t+s] < i[t]))) {
+//       v[t] = v[t+s]; i[t] = i[t+s];
+//     }
+//     barrier();
+//   }
+//   ... = v[0]; ... = i[0];                            // the readers
+//
+// After (every subgroup size, partial subgroups, any lane order):
+//   bv = subgroupMax(x);                               // the best value
+//   bi = subgroupMin(x == bv ? ix : UINT_MAX);         // its lowest index
+//   if (subgroupElect()) { v[SubgroupId] = bv; i[SubgroupId] = bi; }
+//   barrier();
+//   (rv, ri) = the best pair of the slots, folded in order with the step's
+//              own comparison by every invocation
+//   ... = rv; ... = ri;
+//
+// Legality (docs/design/workgroup-reduce.md, "Pairs"): integer keys only.
+// The step's condition, evaluated on every ordering of the two values, of
+// the two indices and of t against s, must be exactly "t < s and (v[t+s],
+// i[t+s]) comes strictly first in the lexicographic order (value by max or
+// min, then index by min or max)". That order is total on integer pairs,
+// so the tree's result is the first pair of the multiset of the N pairs it
+// covers, whatever the shape of the tree, and so is the rewrite's. Float
+// keys (a NaN stops every element under it in the tree: the result depends
+// on the tree's shape) and ties that keep the element already there (the
+// winner among equal values depends on the tree's shape) are refused.
+#ifndef WAVEOPT_PASSES_WORKGROUP_REDUCE_PAIRS_H_
+#define WAVEOPT_PASSES_WORKGROUP_REDUCE_PAIRS_H_
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "source/opt/basic_block.h"
+#include "source/opt/function.h"
+#include "source/opt/instruction.h"
+
+namespace waveopt {
+
+class Emitter;
+class WorkgroupReducePass;
+
+// One pair tree from barrier B0: Analyze, then (when it returns "")
+// Describe and Rewrite.
+class PairTree {
+ public:
+  PairTree(WorkgroupReducePass* pass, spvtools::opt::Function* func,
+           spvtools::opt::Instruction* barrier)
+      : pass_(pass), func_(func), barrier_(barrier) {}
+
+  // "" when the tree can be rewritten, else a missed-remark name with the
+  // sentence |*why| (naming what to change) and the instruction |*where|.
+  std::string Analyze(std::string* why, spvtools::opt::Instruction** where);
+  // The applied remark's message.
+  std::string Describe() const;
+  // Rewrites the analysed tree; false when ids ran out.
+  bool Rewrite();
+
+ private:
+  std::string FindLoop(std::string* why);
+  std::string CheckBody(std::string* why, spvtools::opt::Instruction** where);
+  std::string CheckCondition(std::string* why);
+  std::string FindInitAndReaders(std::string* why,
+                                 spvtools::opt::Instruction** where);
+  std::string CheckSize(std::string* why);
+  // The role of a pointer to an element of the pair arrays: 0 v[t], 1
+  // v[t+s], 2 i[t], 3 i[t+s]; -1 otherwise.
+  int Role(uint32_t ptr) const;
+  // Whether |id| is the invocation's index t (through copies).
+  bool IsT(uint32_t id) const;
+  bool FindT(uint32_t id) const;
+  int FindRole(uint32_t ptr) const;
+  // Runs the step's condition: whether the stores run for these values.
+  // -1 when it cannot be evaluated.
+  int Evaluate(const uint64_t roles[4], uint64_t t, uint64_t s) const;
+  bool EmitBetter(Emitter* e, uint32_t va, uint32_t ia, uint32_t vb,
+                  uint32_t ib, uint32_t* better);
+  uint32_t EmitKeyIdentity(Emitter* e);
+  uint32_t EmitIndexIdentity(Emitter* e);
+
+  WorkgroupReducePass* pass_;
+  spvtools::opt::Function* func_;
+  spvtools::opt::Instruction* barrier_;
+  uint32_t var_[2] = {0, 0};       // the value (key) and index arrays
+  uint32_t type_[2] = {0, 0};      // their element types
+  uint64_t length_[2] = {0, 0};
+  bool signed_[2] = {false, false};  // their comparisons' signedness
+  bool key_max_ = true;            // the larger value wins
+  bool index_min_ = true;          // among equal values, the smaller index
+  uint32_t t_ = 0;                 // the id of t
+  uint32_t s_ = 0;                 // the loop's s phi
+  uint64_t half_ = 0;              // s's first value: N / 2
+  uint64_t workgroup_ = 0;         // invocations
+  spvtools::opt::BasicBlock* header_ = nullptr;  // the loop
+  spvtools::opt::BasicBlock* merge_ = nullptr;
+  spvtools::opt::BasicBlock* test_ = nullptr;    // the exit test's block
+  spvtools::opt::BasicBlock* body_ = nullptr;    // its target
+  spvtools::opt::BasicBlock* store_block_ = nullptr;
+  spvtools::opt::BasicBlock* barrier_block_ = nullptr;  // the step's barrier
+  std::vector<spvtools::opt::BasicBlock*> loop_blocks_;
+  spvtools::opt::Instruction* init_[2] = {nullptr, nullptr};  // S0's stores
+  std::vector<spvtools::opt::Instruction*> readers_[2];
+  // Memos of IsT and Role (the condition is evaluated many times).
+  mutable std::unordered_map<uint32_t, bool> is_t_;
+  mutable std::unordered_map<uint32_t, int> role_;
+};
+
+}  // namespace waveopt
+
+#endif  // WAVEOPT_PASSES_WORKGROUP_REDUCE_PAIRS_H_

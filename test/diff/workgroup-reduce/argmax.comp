@@ -1,0 +1,76 @@
+// Arg-max / arg-min (value, index) pair trees, compared with the original at
+// subgroup sizes 4, 8, 16 (lavapipe) and 32, 64 (the simulator). The keys
+// take few distinct values (many ties) and the indices are scrambled and
+// repeat, so the tie-break is exercised on every run. Every invocation reads
+// both results (all are readers).
+//   MIN      the smaller value wins (else the larger)
+//   HIGH     among equal values the highest index wins (else the lowest)
+//   KEY      int (default) or uint
+//   INDEX    uint (default) or int
+//   WG       workgroup size; PARTIAL: the tree covers its first half only
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DMIN" --waverun="-DMIN" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DKEY=uint -DWG=256" --waverun="-DKEY=uint -DWG=256" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DMIN -DKEY=uint -DINDEX=int -DWG=128" --waverun="-DMIN -DKEY=uint -DINDEX=int -DWG=128" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DHIGH -DWG=32" --waverun="-DHIGH -DWG=32" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DMIN -DHIGH -DINDEX=int -DWG=200 -DPARTIAL" --waverun="-DMIN -DHIGH -DINDEX=int -DWG=200 -DPARTIAL" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DWG=96 -DPARTIAL" --waverun="-DWG=96 -DPARTIAL" 2>&1 | %FileCheck %s
+// After glslang and spirv-opt -O.
+// RUN: %diff %s --spirv-opt-O --glslang-defines="-DMIN -DWG=64" --waveopt-flags="--workgroup-reduce --remarks=workgroup-reduce" 2>&1 | %FileCheck %s
+// CHECK: applied ReducedPairTree in main
+// CHECK: PASS: equal at sizes 4,8,16,32,64
+#version 450
+#ifndef WG
+#define WG 64
+#endif
+#ifndef KEY
+#define KEY int
+#endif
+#ifndef INDEX
+#define INDEX uint
+#endif
+#ifdef PARTIAL
+#if WG == 200
+#define N 128
+#else
+#define N (WG / 2)
+#endif
+#else
+#define N WG
+#endif
+#ifdef MIN
+#define BEATS(a, b) ((a) < (b))
+#else
+#define BEATS(a, b) ((a) > (b))
+#endif
+#ifdef HIGH
+#define FIRST(a, b) ((a) > (b))
+#else
+#define FIRST(a, b) ((a) < (b))
+#endif
+layout(local_size_x = WG) in;
+layout(set = 0, binding = 0) readonly buffer In { uint data[]; };
+layout(set = 0, binding = 1) writeonly buffer Out { uint result[]; };
+shared KEY v[WG];
+shared INDEX ix[WG];
+
+void main() {
+  uint t = gl_LocalInvocationID.x;
+  uint g = gl_WorkGroupID.x * WG + t;
+  uint d = data[g % 2048u];
+  // Five key values around zero (negative ones too), and indices that
+  // repeat (d >> 8 % 13) or follow t: ties on the value and on the pair.
+  v[t] = KEY(int(d % 5u) - 2);
+  ix[t] = INDEX((d >> 8) % 13u) - INDEX(6) + INDEX(t % 3u);
+  barrier();
+  for (uint s = N / 2; s > 0; s >>= 1) {
+    if (t < s && (BEATS(v[t + s], v[t]) ||
+                  (v[t + s] == v[t] && FIRST(ix[t + s], ix[t])))) {
+      v[t] = v[t + s];
+      ix[t] = ix[t + s];
+    }
+    barrier();
+  }
+  result[2u * g] = uint(v[0]) + t;
+  result[2u * g + 1u] = uint(ix[0]);
+}
