@@ -685,6 +685,7 @@ bool PairTree::Rewrite() {
   WorkgroupReducePass& pass = *pass_;
   context->AddCapability(spv::Capability::GroupNonUniform);
   context->AddCapability(spv::Capability::GroupNonUniformArithmetic);
+  if (pass.params_.mutate == "pair-tie-flip") index_min_ = !index_min_;
   uint32_t ptr[2];
   for (int k = 0; k < 2; ++k) {
     ptr[k] = context->get_type_mgr()->FindPointerToType(type_[k], spv::StorageClass::Workgroup);

@@ -90,8 +90,8 @@ class WorkgroupReducePass : public WavePass {
     bool no_sink = false;
     // Test only: a deliberately wrong rewrite, to show the differential
     // tests catch it ("no-slot-barrier", "first-slot-only",
-    // "no-identity", "sink-past-write", "merge-any-barrier"; see the pass
-    // doc).
+    // "no-identity", "sink-past-write", "merge-any-barrier", and for pair
+    // trees "pair-tie-flip": ties go to the other index; see the pass doc).
     std::string mutate;
   };
   // Accepts "float-reassoc,always,form=generic|runtime,fold=serial|rank,
