@@ -3,7 +3,10 @@
 // exact.
 #include "passes/workgroup_reduce_pairs.h"
 
+#include <cmath>
+#include <cstring>
 #include <functional>
+#include <memory>
 #include <unordered_set>
 
 #include "analysis/int_eval.h"
@@ -14,6 +17,8 @@
 #include "source/opt/dominator_analysis.h"
 #include "source/opt/ir_context.h"
 #include "source/opt/type_manager.h"
+#include "source/opt/types.h"
+#include "source/util/string_utils.h"
 
 namespace waveopt {
 
@@ -58,6 +63,36 @@ bool HasOtherEffect(spv::Op op) {
 bool Less(uint64_t a, uint64_t b, bool is_signed) {
   if (is_signed) return SignExtend(a, 32) < SignExtend(b, 32);
   return MaskTo(a, 32) < MaskTo(b, 32);
+}
+
+float AsFloat(uint64_t bits) {
+  const auto word = static_cast<uint32_t>(bits);
+  float f = 0;
+  std::memcpy(&f, &word, sizeof f);
+  return f;
+}
+
+// A float comparison (or OpIsNan, |b| unused) on the bits of two 32-bit
+// floats; false when |op| is none.
+bool FloatCompare(spv::Op op, uint64_t a_bits, uint64_t b_bits, bool* out) {
+  const float a = AsFloat(a_bits), b = AsFloat(b_bits);
+  const bool unordered = std::isnan(a) || std::isnan(b);
+  switch (op) {
+    case spv::Op::OpIsNan: *out = std::isnan(a); return true;
+    case spv::Op::OpFOrdEqual: *out = a == b; return true;
+    case spv::Op::OpFOrdNotEqual: *out = !unordered && a != b; return true;
+    case spv::Op::OpFOrdLessThan: *out = a < b; return true;
+    case spv::Op::OpFOrdGreaterThan: *out = a > b; return true;
+    case spv::Op::OpFOrdLessThanEqual: *out = a <= b; return true;
+    case spv::Op::OpFOrdGreaterThanEqual: *out = a >= b; return true;
+    case spv::Op::OpFUnordEqual: *out = unordered || a == b; return true;
+    case spv::Op::OpFUnordNotEqual: *out = unordered || a != b; return true;
+    case spv::Op::OpFUnordLessThan: *out = unordered || a < b; return true;
+    case spv::Op::OpFUnordGreaterThan: *out = unordered || a > b; return true;
+    case spv::Op::OpFUnordLessThanEqual: *out = unordered || a <= b; return true;
+    case spv::Op::OpFUnordGreaterThanEqual: *out = unordered || a >= b; return true;
+    default: return false;
+  }
 }
 
 }  // namespace
@@ -339,6 +374,15 @@ int PairTree::Evaluate(const uint64_t roles[4], uint64_t t, uint64_t s) const {
       return *out = roles[role], true;
     }
     if (def->opcode() == spv::Op::OpPhi) return false;  // set on entry
+    bool compared = false;
+    uint64_t fx[2] = {0, 0};
+    if (FloatCompare(def->opcode(), 0, 0, &compared)) {
+      for (uint32_t i = 0; i < def->NumInOperands() && i < 2; ++i) {
+        if (!get(def->GetSingleWordInOperand(i), &fx[i], depth + 1)) return false;
+      }
+      FloatCompare(def->opcode(), fx[0], fx[1], &compared);
+      return val[id] = compared ? 1 : 0, *out = val[id], true;
+    }
     const Instruction* type = def_use->GetDef(def->type_id());
     if (type == nullptr) return false;
     const uint32_t width = type->opcode() == spv::Op::OpTypeBool ? 1
@@ -402,73 +446,83 @@ int PairTree::Evaluate(const uint64_t roles[4], uint64_t t, uint64_t s) const {
 }
 
 std::string PairTree::CheckCondition(std::string* why) {
-  // Orderings of two values: equal, and either larger, in both readings.
-  static const uint64_t kValues[3] = {0xffffffffu, 0, 1};
+  // Orderings of two values: equal, and either larger, in both readings
+  // (integers), and with a NaN (floats).
+  static const uint64_t kInts[4] = {0xffffffffu, 0, 1, 1};
+  static const uint64_t kFloats[4] = {0xbf800000u, 0, 0x3f800000u, 0x7fc00000u};
+  const uint64_t* keys = float_key_ ? kFloats : kInts;
+  const int nk = float_key_ ? 4 : 3;
   struct Case {
     uint64_t t, s;
-    int k;  // the four values, base 3: v[t], v[t + s], i[t], i[t + s]
+    uint64_t r[4];  // v[t], v[t + s], i[t], i[t + s]
   };
-  auto cases_for = [](uint64_t s_from, uint64_t s_to, uint64_t t_end) {
+  auto cases_for = [&](uint64_t s_from, uint64_t t_end) {
     std::vector<Case> out;
-    for (uint64_t s = s_from; s >= s_to && s > 0; s >>= 1) {
+    for (uint64_t s = s_from; s > 0; s >>= 1) {
       for (uint64_t t = 0; t < t_end; ++t) {
-        for (int k = 0; k < 81; ++k) out.push_back({t, s, k});
+        for (int k = 0; k < nk * nk * 9; ++k) {
+          out.push_back({t, s, {keys[k % nk], keys[k / nk % nk], kInts[k / nk / nk % 3],
+                                kInts[k / nk / nk / 3]}});
+        }
       }
     }
     return out;
   };
   // A few to choose the hypothesis, then every t and s the tree runs.
-  const std::vector<Case> few = cases_for(2, 1, 3);
-  const std::vector<Case> all = cases_for(half_, 1, workgroup_);
+  const std::vector<Case> few = cases_for(2, 3);
+  const std::vector<Case> all = cases_for(half_, workgroup_);
   // Whether the step's condition is "t < s && |expect|" in every case
   // (the first array the index one when |swap|).
   auto check = [&](const std::vector<Case>& cases, bool swap,
                    const std::function<bool(const uint64_t*)>& expect) {
     for (const Case& c : cases) {
-      const uint64_t key_first[4] = {kValues[c.k % 3], kValues[c.k / 3 % 3],
-                                     kValues[c.k / 9 % 3], kValues[c.k / 27]};
-      uint64_t r[4] = {key_first[0], key_first[1], key_first[2], key_first[3]};
-      if (swap) r[0] = key_first[2], r[1] = key_first[3], r[2] = key_first[0], r[3] = key_first[1];
+      const uint64_t r[4] = {c.r[swap ? 2 : 0], c.r[swap ? 3 : 1], c.r[swap ? 0 : 2],
+                             c.r[swap ? 1 : 3]};
       const int got = Evaluate(r, c.t, c.s);
-      if (got < 0 || (got == 1) != (c.t < c.s && expect(key_first))) return false;
+      if (got < 0 || (got == 1) != (c.t < c.s && expect(c.r))) return false;
     }
     return true;
   };
-  auto matches = [&](bool swap, const std::function<bool(const uint64_t*)>& expect) {
-    return check(few, swap, expect) && check(all, swap, expect);
-  };
-  for (int h = 0; h < 32; ++h) {
-    const bool swap = h & 1, key_max = h & 2, index_min = h & 4, ks = h & 8, is = h & 16;
-    auto better = [=](uint64_t a, uint64_t b) { return key_max ? Less(b, a, ks) : Less(a, b, ks); };
-    auto first = [=](uint64_t a, uint64_t b) { return index_min ? Less(a, b, is) : Less(b, a, is); };
-    if (matches(swap, [&](const uint64_t* r) {
-          return better(r[1], r[0]) || (r[1] == r[0] && first(r[3], r[2]));
-        })) {
-      if (swap) {
-        std::swap(var_[0], var_[1]);
-        std::swap(type_[0], type_[1]);
-        std::swap(length_[0], length_[1]);
-      }
-      role_.clear();
-      key_max_ = key_max;
-      index_min_ = index_min;
-      signed_[0] = ks;
-      signed_[1] = is;
-      return "";
+  for (int h = 0; h < 96; ++h) {
+    const bool swap = h & 1, key_max = h & 2, ks = h & 4, index_min = h & 8, is = h & 16;
+    const int tie = h / 32;  // Tie
+    // A float array is the key; keys of one signedness for floats.
+    if ((float_key_ && (swap != (type_[0] != float_type_) || ks)) ||
+        (tie != 0 && (index_min || is))) {
+      continue;
     }
+    auto less = [=](uint64_t a, uint64_t b) {
+      return float_key_ ? AsFloat(a) < AsFloat(b) : Less(a, b, ks);
+    };
+    auto equal = [=](uint64_t a, uint64_t b) {
+      return float_key_ ? AsFloat(a) == AsFloat(b) : a == b;
+    };
+    auto expect = [&](const uint64_t* r) {
+      const bool wins = key_max ? less(r[0], r[1]) : less(r[1], r[0]);
+      if (tie == 1) return wins;
+      if (tie == 2) return wins || equal(r[1], r[0]);
+      const bool first = index_min ? Less(r[3], r[2], is) : Less(r[2], r[3], is);
+      return wins || (equal(r[1], r[0]) && first);
+    };
+    if (!check(few, swap, expect) || !check(all, swap, expect)) continue;
+    if (swap) {
+      std::swap(var_[0], var_[1]);
+      std::swap(type_[0], type_[1]);
+      std::swap(length_[0], length_[1]);
+    }
+    role_.clear();
+    key_max_ = key_max;
+    index_min_ = index_min;
+    signed_[0] = ks;
+    signed_[1] = is;
+    tie_ = tie == 0 ? Tie::kIndex : tie == 1 ? Tie::kKeep : Tie::kTake;
+    return "";
   }
-  for (int h = 0; h < 16; ++h) {
-    const bool swap = h & 1, key_max = h & 2, ks = h & 4, or_equal = h & 8;
-    auto better = [=](uint64_t a, uint64_t b) { return key_max ? Less(b, a, ks) : Less(a, b, ks); };
-    if (matches(swap, [&](const uint64_t* r) {
-          return better(r[1], r[0]) || (or_equal && r[1] == r[0]);
-        })) {
-      *why = std::string("among equal values the step ") +
-             (or_equal ? "takes the other element" : "keeps the element already there") +
-             ", so which index wins depends on the tree's shape; break ties by "
-             "the index: `|| (v[t + s] == v[t] && i[t + s] < i[t])`";
-      return "PairTieOrder";
-    }
+  if (float_key_) {
+    *why = "the step's float comparisons are not the ordered ones of `t < s && "
+           "(v[t + s] > v[t] || (v[t + s] == v[t] && i[t + s] < i[t]))` (or <, "
+           "or without the index), so a NaN orders otherwise: write them so";
+    return "PairFloatKey";
   }
   *why = "the step's condition is not `t < s && (v[t + s] > v[t] || (v[t + s] == "
          "v[t] && i[t + s] < i[t]))` (or with <, or >, for min or the highest "
@@ -513,17 +567,17 @@ std::string PairTree::CheckSize(std::string* why) {
         ? context->get_def_use_mgr()->GetDef(array->GetSingleWordInOperand(0)) : nullptr;
     const Instruction* len = array->opcode() == spv::Op::OpTypeArray
         ? context->get_def_use_mgr()->GetDef(array->GetSingleWordInOperand(1)) : nullptr;
-    if (elem == nullptr || elem->opcode() == spv::Op::OpTypeFloat) {
-      *why = "the keys are floats: a NaN neither wins nor loses a comparison, so "
-             "the elements it stops depend on the tree's shape; compare integer "
-             "keys (floatBitsToInt(x) ^ ((floatBitsToInt(x) >> 31) & 0x7fffffff) "
-             "orders every float)";
-      return "PairFloatKey";
+    const bool is_float = elem != nullptr && elem->opcode() == spv::Op::OpTypeFloat &&
+                          !float_key_;
+    if (is_float) {
+      float_key_ = true;
+      float_type_ = elem->result_id();
     }
-    if (elem->opcode() != spv::Op::OpTypeInt || elem->GetSingleWordInOperand(0) != 32 ||
-        len == nullptr || !IntConstant(context, len, &length_[k])) {
-      *why = "the arrays' elements are not 32-bit integers, or their length is "
-             "not a constant";
+    if (elem == nullptr || (elem->opcode() != spv::Op::OpTypeInt && !is_float) ||
+        elem->GetSingleWordInOperand(0) != 32 || len == nullptr ||
+        !IntConstant(context, len, &length_[k])) {
+      *why = "the arrays' elements are not 32-bit integers (or 32-bit float "
+             "keys), or their length is not a constant";
       return "UnsupportedType";
     }
     type_[k] = elem->result_id();
@@ -631,6 +685,10 @@ std::string PairTree::Analyze(std::string* why, Instruction** where) {
     *why = "a value computed in the tree is used after it";
     return "ValueEscapesTree";
   }
+  if (float_key_ && half_ < 4 && !pass_->params_.always) {
+    *why = "the tree has fewer than 4 barriers; the float pair form keeps 3";
+    return "NotProfitable";
+  }
   if (pass_->config().emit_hlsl) {
     *why = "the output is HLSL, and the pair tree's slots need SubgroupId and "
            "NumSubgroups, which HLSL does not have: emit SPIR-V or GLSL";
@@ -642,11 +700,19 @@ std::string PairTree::Analyze(std::string* why, Instruction** where) {
 std::string PairTree::Describe() const {
   uint32_t steps = 0;
   for (uint64_t s = half_; s > 0; s >>= 1) ++steps;
+  const std::string ties =
+      tie_ == Tie::kIndex  ? std::string("ties go to the ") + (index_min_ ? "lowest" : "highest") + " index"
+      : tie_ == Tie::kKeep ? "ties keep the element already there"
+                           : "ties take the other element";
   return std::string("an arg-") + (key_max_ ? "max" : "min") + " pair tree over " +
          pass_->NameOf(var_[0]) + " and " + pass_->NameOf(var_[1]) + " (" +
-         std::to_string(steps) + " steps, " + std::to_string(steps + 1) +
-         " barriers; ties go to the " + (index_min_ ? "lowest" : "highest") +
-         " index) becomes one shared slot pair per subgroup and one barrier";
+         std::to_string(steps) + " steps, " + std::to_string(steps + 1) + " barriers; " +
+         (float_key_ ? "float keys, " : "") + ties + ") becomes " +
+         (float_key_ ? "a NaN test of " + std::to_string(steps) +
+                           " elements per invocation, one shared slot per subgroup "
+                           "and 3 barriers"
+                     : std::string("one shared slot per subgroup and one barrier")) +
+         (Ranked() ? " (the slots hold the tree's priority too)" : "");
 }
 
 // ---------------------------------------------------------------------------
@@ -655,8 +721,9 @@ std::string PairTree::Describe() const {
 uint32_t PairTree::EmitKeyIdentity(Emitter* e) {
   // The last pair of the order: the smallest value for max, the largest
   // for min.
-  const uint32_t bits = key_max_ ? (signed_[0] ? 0x80000000u : 0u)
-                                 : (signed_[0] ? 0x7fffffffu : 0xffffffffu);
+  uint32_t bits = key_max_ ? (signed_[0] ? 0x80000000u : 0u)
+                           : (signed_[0] ? 0x7fffffffu : 0xffffffffu);
+  if (float_key_) bits = key_max_ ? 0xff800000u : 0x7f800000u;  // -inf, +inf
   return e->Constant(type_[0], {bits});
 }
 
@@ -666,18 +733,175 @@ uint32_t PairTree::EmitIndexIdentity(Emitter* e) {
   return e->Constant(type_[1], {bits});
 }
 
-bool PairTree::EmitBetter(Emitter* e, uint32_t va, uint32_t ia, uint32_t vb,
-                          uint32_t ib, uint32_t* better) {
-  // (vb, ib) strictly before (va, ia): the step's own comparison.
-  const uint32_t b = e->BoolType();
-  const spv::Op vless = signed_[0] ? spv::Op::OpSLessThan : spv::Op::OpULessThan;
+uint32_t PairTree::EmitBetter(Emitter* e, const uint32_t a[3], const uint32_t b[3]) {
+  const uint32_t bt = e->BoolType();
+  const spv::Op vless = float_key_    ? spv::Op::OpFOrdLessThan
+                        : signed_[0] ? spv::Op::OpSLessThan
+                                     : spv::Op::OpULessThan;
   const spv::Op iless = signed_[1] ? spv::Op::OpSLessThan : spv::Op::OpULessThan;
-  const uint32_t wins = key_max_ ? e->EmitIds(vless, b, {va, vb}) : e->EmitIds(vless, b, {vb, va});
-  const uint32_t equal = e->EmitIds(spv::Op::OpIEqual, b, {va, vb});
-  const uint32_t first = index_min_ ? e->EmitIds(iless, b, {ib, ia}) : e->EmitIds(iless, b, {ia, ib});
-  const uint32_t tie = e->EmitIds(spv::Op::OpLogicalAnd, b, {equal, first});
-  *better = e->EmitIds(spv::Op::OpLogicalOr, b, {wins, tie});
+  const spv::Op veq = float_key_ ? spv::Op::OpFOrdEqual : spv::Op::OpIEqual;
+  const uint32_t wins = key_max_ ? e->EmitIds(vless, bt, {a[0], b[0]})
+                                 : e->EmitIds(vless, bt, {b[0], a[0]});
+  const uint32_t equal = e->EmitIds(veq, bt, {a[0], b[0]});
+  uint32_t tie_ok = 0;
+  if (tie_ != Tie::kIndex) {
+    tie_ok = e->EmitIds(spv::Op::OpULessThan, bt, {b[2], a[2]});
+  } else {
+    tie_ok = index_min_ ? e->EmitIds(iless, bt, {b[1], a[1]}) : e->EmitIds(iless, bt, {a[1], b[1]});
+    if (Ranked()) {
+      const uint32_t same = e->EmitIds(spv::Op::OpIEqual, bt, {a[1], b[1]});
+      const uint32_t earlier = e->EmitIds(spv::Op::OpULessThan, bt, {b[2], a[2]});
+      const uint32_t by_rank = e->EmitIds(spv::Op::OpLogicalAnd, bt, {same, earlier});
+      tie_ok = e->EmitIds(spv::Op::OpLogicalOr, bt, {tie_ok, by_rank});
+    }
+  }
+  const uint32_t tie = e->EmitIds(spv::Op::OpLogicalAnd, bt, {equal, tie_ok});
+  return e->EmitIds(spv::Op::OpLogicalOr, bt, {wins, tie});
+}
+
+uint32_t PairTree::EmitRank(Emitter* e, uint32_t tid) {
+  // Equal pairs: the tree keeps the one whose position comes first in
+  // bit-reversed order (kTake: last).
+  uint32_t bits = 0;
+  for (uint64_t n = 2 * half_; n > 1; n >>= 1) ++bits;
+  const uint32_t u = e->UIntType(32);
+  const uint32_t reversed = e->EmitIds(spv::Op::OpBitReverse, u, {tid});
+  const uint32_t rank = e->EmitIds(spv::Op::OpShiftRightLogical, u, {reversed, e->UInt(32 - bits)});
+  if (tie_ != Tie::kTake) return rank;
+  return e->EmitIds(spv::Op::OpISub, u, {e->UInt(static_cast<uint32_t>(2 * half_ - 1)), rank});
+}
+
+uint32_t PairTree::EmitNanDrops(Emitter* e, uint32_t tid, uint32_t x, uint32_t* v0,
+                                uint32_t* i0) {
+  // Element k reaches the root unless an element k mod 2^j (j = 0 .. log2
+  // N) is a NaN: that element's slot keeps its NaN and drops k's side.
+  const uint32_t u = e->UIntType(32), bt = e->BoolType();
+  const uint32_t p0 = e->EmitIds(spv::Op::OpAccessChain, ptr_[0], {var_[0], e->UInt(0)});
+  *v0 = e->EmitIds(spv::Op::OpLoad, type_[0], {p0});
+  const uint32_t q0 = e->EmitIds(spv::Op::OpAccessChain, ptr_[1], {var_[1], e->UInt(0)});
+  *i0 = e->EmitIds(spv::Op::OpLoad, type_[1], {q0});
+  uint32_t dead = e->EmitIds(spv::Op::OpIsNan, bt, {x});
+  dead = e->EmitIds(spv::Op::OpLogicalOr, bt, {dead, e->EmitIds(spv::Op::OpIsNan, bt, {*v0})});
+  for (uint64_t m = 1; 2 * m < 2 * half_; m *= 2) {
+    const uint32_t k = e->EmitIds(spv::Op::OpBitwiseAnd, u,
+                                  {tid, e->UInt(static_cast<uint32_t>(2 * m - 1))});
+    const uint32_t p = e->EmitIds(spv::Op::OpAccessChain, ptr_[0], {var_[0], k});
+    const uint32_t y = e->EmitIds(spv::Op::OpLoad, type_[0], {p});
+    dead = e->EmitIds(spv::Op::OpLogicalOr, bt, {dead, e->EmitIds(spv::Op::OpIsNan, bt, {y})});
+  }
+  return dead;
+}
+
+bool PairTree::EmitSubgroupFirst(Emitter* e, const uint32_t x[3], uint32_t best[3]) {
+  const uint32_t u = e->UIntType(32), bt = e->BoolType();
+  spv::Op key_op = key_max_ ? (signed_[0] ? spv::Op::OpGroupNonUniformSMax
+                                          : spv::Op::OpGroupNonUniformUMax)
+                            : (signed_[0] ? spv::Op::OpGroupNonUniformSMin
+                                          : spv::Op::OpGroupNonUniformUMin);
+  if (float_key_) {
+    key_op = key_max_ ? spv::Op::OpGroupNonUniformFMax : spv::Op::OpGroupNonUniformFMin;
+  }
+  const spv::Op index_op = index_min_ ? (signed_[1] ? spv::Op::OpGroupNonUniformSMin
+                                                    : spv::Op::OpGroupNonUniformUMin)
+                                      : (signed_[1] ? spv::Op::OpGroupNonUniformSMax
+                                                    : spv::Op::OpGroupNonUniformUMax);
+  // The best key, then (by the index) the first index among the lanes
+  // holding it, then (ranked) the first rank among those.
+  const uint32_t bv = e->Group(key_op, type_[0], kReduce, {x[0]});
+  uint32_t holds = e->EmitIds(float_key_ ? spv::Op::OpFOrdEqual : spv::Op::OpIEqual, bt,
+                              {x[0], bv});
+  best[0] = bv;
+  best[1] = best[2] = 0;
+  if (tie_ == Tie::kIndex) {
+    const uint32_t ci = e->EmitIds(spv::Op::OpSelect, type_[1], {holds, x[1], EmitIndexIdentity(e)});
+    best[1] = e->Group(index_op, type_[1], kReduce, {ci});
+    if (!Ranked()) return e->ok();
+    holds = e->EmitIds(spv::Op::OpLogicalAnd, bt,
+                       {holds, e->EmitIds(spv::Op::OpIEqual, bt, {x[1], best[1]})});
+  }
+  const uint32_t last = e->UInt(0xffffffffu);
+  const uint32_t cr = e->EmitIds(spv::Op::OpSelect, u, {holds, x[2], last});
+  best[2] = e->Group(spv::Op::OpGroupNonUniformUMin, u, kReduce, {cr});
+  // The one lane holding the first rank (or only lanes of equal bits)
+  // gives its value's and index's bits.
+  const uint32_t win = e->EmitIds(spv::Op::OpLogicalAnd, bt,
+                                  {holds, e->EmitIds(spv::Op::OpIEqual, bt, {x[2], best[2]})});
+  for (int k = 0; k < 2; ++k) {
+    const bool is_uint = type_[k] == u;
+    const uint32_t bits = is_uint ? x[k] : e->EmitIds(spv::Op::OpBitcast, u, {x[k]});
+    const uint32_t mine = e->EmitIds(spv::Op::OpSelect, u, {win, bits, e->UInt(0)});
+    const uint32_t got = e->Group(spv::Op::OpGroupNonUniformUMax, u, kReduce, {mine});
+    best[k] = is_uint ? got : e->EmitIds(spv::Op::OpBitcast, type_[k], {got});
+  }
   return e->ok();
+}
+
+bool PairTree::EmitFold(Emitter* e, uint32_t acc[2]) {
+  const uint32_t u = e->UIntType(32), bt = e->BoolType();
+  const uint32_t count_var = pass_->BuiltInVariable(spv::BuiltIn::NumSubgroups, "gl_NumSubgroups");
+  const uint32_t size_var = pass_->BuiltInVariable(spv::BuiltIn::SubgroupSize, "gl_SubgroupSize");
+  if (count_var == 0 || size_var == 0) return false;
+  // The slots: NumSubgroups, one more where lavapipe rounds it down.
+  uint32_t count = e->EmitIds(spv::Op::OpLoad, u, {count_var});
+  if (workgroup_ % 128 != 0) {
+    const uint32_t size = e->EmitIds(spv::Op::OpLoad, u, {size_var});
+    const uint32_t covered = e->EmitIds(spv::Op::OpIMul, u, {count, size});
+    const uint32_t short_by_one = e->EmitIds(
+        spv::Op::OpULessThan, bt, {covered, e->UInt(static_cast<uint32_t>(workgroup_))});
+    const uint32_t extra = e->EmitIds(spv::Op::OpSelect, u, {short_by_one, e->UInt(1), e->UInt(0)});
+    count = e->EmitIds(spv::Op::OpIAdd, u, {count, extra});
+  }
+  const int n = Ranked() ? 3 : 2;
+  const uint32_t identity[3] = {EmitKeyIdentity(e), EmitIndexIdentity(e), e->UInt(0xffffffffu)};
+  const uint32_t types[3] = {type_[0], type_[1], u};
+  Emitter::Loop l = e->PushLoop();
+  uint32_t a[3] = {0, 0, 0}, b[3] = {0, 0, 0};
+  for (int k = 0; k < n; ++k) a[k] = e->LoopPhi(&l, types[k], identity[k]);
+  const uint32_t slot = e->LoopPhi(&l, u, e->UInt(0));
+  e->LoopWhile(&l, e->EmitIds(spv::Op::OpULessThan, bt, {slot, count}));
+  for (int k = 0; k < n; ++k) {
+    const uint32_t p = e->EmitIds(spv::Op::OpAccessChain, ptr_[k], {slots_var_[k], slot});
+    b[k] = e->EmitIds(spv::Op::OpLoad, types[k], {p});
+  }
+  const uint32_t take = EmitBetter(e, a, b);
+  std::vector<uint32_t> next;
+  for (int k = 0; k < n; ++k) {
+    next.push_back(e->EmitIds(spv::Op::OpSelect, types[k], {take, b[k], a[k]}));
+  }
+  next.push_back(e->EmitIds(spv::Op::OpIAdd, u, {slot, e->UInt(1)}));
+  if (!e->PopLoop(&l, next)) return false;
+  acc[0] = a[0];
+  acc[1] = a[1];
+  return e->ok();
+}
+
+uint32_t PairTree::DeclareRankSlots(Emitter* e) {
+  IRContext* context = pass_->context();
+  auto* types = context->get_type_mgr();
+  spvtools::opt::analysis::Integer uint_type(32, false);
+  const spvtools::opt::analysis::Type* u = types->GetRegisteredType(&uint_type);
+  const uint32_t length = e->UInt(static_cast<uint32_t>(workgroup_));
+  if (u == nullptr || length == 0) return 0;
+  spvtools::opt::analysis::Array array_type(
+      u, {length, {0u, static_cast<uint32_t>(workgroup_)}});
+  const uint32_t array = types->GetTypeInstruction(&array_type);
+  const uint32_t ptr = array == 0 ? 0 : types->FindPointerToType(array, spv::StorageClass::Workgroup);
+  const uint32_t var = ptr == 0 ? 0 : context->TakeNextId();
+  if (var == 0) return 0;
+  context->AddGlobalValue(std::make_unique<Instruction>(
+      context, spv::Op::OpVariable, ptr, var,
+      std::vector<Operand>{{SPV_OPERAND_TYPE_STORAGE_CLASS,
+                            {static_cast<uint32_t>(spv::StorageClass::Workgroup)}}}));
+  context->AddDebug2Inst(std::make_unique<Instruction>(
+      context, spv::Op::OpName, 0, 0,
+      std::vector<Operand>{{SPV_OPERAND_TYPE_ID, {var}},
+                           {SPV_OPERAND_TYPE_LITERAL_STRING,
+                            spvtools::utils::MakeVector("pair_rank_slots")}}));
+  // Before SPIR-V 1.4 the interface lists Input and Output variables only.
+  if (context->module()->version() >= 0x00010400u) {
+    pass_->AddToInterface(pass_->entry_point_, var);
+  }
+  return var;
 }
 
 bool PairTree::Rewrite() {
@@ -685,95 +909,80 @@ bool PairTree::Rewrite() {
   WorkgroupReducePass& pass = *pass_;
   context->AddCapability(spv::Capability::GroupNonUniform);
   context->AddCapability(spv::Capability::GroupNonUniformArithmetic);
-  if (pass.params_.mutate == "pair-tie-flip") index_min_ = !index_min_;
-  uint32_t ptr[2];
-  for (int k = 0; k < 2; ++k) {
-    ptr[k] = context->get_type_mgr()->FindPointerToType(type_[k], spv::StorageClass::Workgroup);
-    if (ptr[k] == 0) return false;
+  if (pass.params_.mutate == "pair-tie-flip") {
+    index_min_ = !index_min_;
+    if (tie_ != Tie::kIndex) tie_ = tie_ == Tie::kKeep ? Tie::kTake : Tie::kKeep;
   }
   const uint32_t sg_var = pass.BuiltInVariable(spv::BuiltIn::SubgroupId, "gl_SubgroupID");
-  const uint32_t count_var = pass.BuiltInVariable(spv::BuiltIn::NumSubgroups, "gl_NumSubgroups");
-  const uint32_t size_var = pass.BuiltInVariable(spv::BuiltIn::SubgroupSize, "gl_SubgroupSize");
   const uint32_t index_var = pass.BuiltInVariable(spv::BuiltIn::LocalInvocationIndex,
                                                   "gl_LocalInvocationIndex");
-  if (sg_var == 0 || count_var == 0 || size_var == 0 || index_var == 0) return false;
+  if (sg_var == 0 || index_var == 0) return false;
   std::vector<Operand> barrier_ops;
   for (uint32_t i = 0; i < barrier_->NumInOperands(); ++i) {
     barrier_ops.push_back(barrier_->GetInOperand(i));
   }
-  uint32_t x[2] = {init_[0]->GetSingleWordInOperand(1), init_[1]->GetSingleWordInOperand(1)};
-  context->KillInst(init_[0]);
-  context->KillInst(init_[1]);
+  uint32_t x[3] = {init_[0]->GetSingleWordInOperand(1), init_[1]->GetSingleWordInOperand(1), 0};
+  // Float keys keep S0 and B0: the NaN test reads other invocations' keys.
+  if (!float_key_) {
+    context->KillInst(init_[0]);
+    context->KillInst(init_[1]);
+  }
   BasicBlock* pre = context->get_instr_block(barrier_);
+  auto split = BasicBlock::iterator(barrier_);
+  if (float_key_) ++split;
   const uint32_t rest_id = context->TakeNextId();
   if (rest_id == 0) return false;
-  BasicBlock* rest = pre->SplitBasicBlock(context, rest_id, BasicBlock::iterator(barrier_));
+  BasicBlock* rest = pre->SplitBasicBlock(context, rest_id, split);
   Emitter e(context, pre);
   e.PlaceBlocksBefore(rest);
-  const uint32_t uint_type = e.UIntType(32), bool_type = e.BoolType();
-  const uint32_t key_id = EmitKeyIdentity(&e), index_id = EmitIndexIdentity(&e);
-  if (2 * half_ < workgroup_) {
-    // Invocations past the tree's N elements take no part.
-    const uint32_t tid = e.EmitIds(spv::Op::OpLoad, uint_type, {index_var});
-    const uint32_t in = e.EmitIds(spv::Op::OpULessThan, bool_type,
-                                  {tid, e.UInt(static_cast<uint32_t>(2 * half_))});
-    x[0] = e.EmitIds(spv::Op::OpSelect, type_[0], {in, x[0], key_id});
-    x[1] = e.EmitIds(spv::Op::OpSelect, type_[1], {in, x[1], index_id});
-  }
-  // The subgroup's first pair: its best value, then the first index of
-  // the lanes holding it.
-  const spv::Op key_op = key_max_ ? (signed_[0] ? spv::Op::OpGroupNonUniformSMax
-                                                : spv::Op::OpGroupNonUniformUMax)
-                                  : (signed_[0] ? spv::Op::OpGroupNonUniformSMin
-                                                : spv::Op::OpGroupNonUniformUMin);
-  const spv::Op index_op = index_min_ ? (signed_[1] ? spv::Op::OpGroupNonUniformSMin
-                                                    : spv::Op::OpGroupNonUniformUMin)
-                                      : (signed_[1] ? spv::Op::OpGroupNonUniformSMax
-                                                    : spv::Op::OpGroupNonUniformUMax);
-  const uint32_t bv = e.Group(key_op, type_[0], kReduce, {x[0]});
-  const uint32_t holds = e.EmitIds(spv::Op::OpIEqual, bool_type, {x[0], bv});
-  const uint32_t ci = e.EmitIds(spv::Op::OpSelect, type_[1], {holds, x[1], index_id});
-  const uint32_t bi = e.Group(index_op, type_[1], kReduce, {ci});
-  const uint32_t elect = e.Group(spv::Op::OpGroupNonUniformElect, bool_type, -1, {});
-  Emitter::If write = e.PushIf(elect);
-  const uint32_t sg = e.EmitIds(spv::Op::OpLoad, uint_type, {sg_var});
-  const uint32_t best[2] = {bv, bi};
+  const uint32_t u = e.UIntType(32), bt = e.BoolType();
   for (int k = 0; k < 2; ++k) {
-    const uint32_t p = e.EmitIds(spv::Op::OpAccessChain, ptr[k], {var_[k], sg});
+    ptr_[k] = context->get_type_mgr()->FindPointerToType(type_[k], spv::StorageClass::Workgroup);
+    slots_var_[k] = var_[k];
+  }
+  if (Ranked()) {
+    slots_var_[2] = DeclareRankSlots(&e);
+    ptr_[2] = context->get_type_mgr()->FindPointerToType(u, spv::StorageClass::Workgroup);
+  }
+  if (ptr_[0] == 0 || ptr_[1] == 0 || (Ranked() && (ptr_[2] == 0 || slots_var_[2] == 0))) {
+    return false;
+  }
+  const uint32_t tid = e.EmitIds(spv::Op::OpLoad, u, {index_var});
+  uint32_t in = e.EmitIds(spv::Op::OpULessThan, bt, {tid, e.UInt(static_cast<uint32_t>(2 * half_))});
+  uint32_t v0 = 0, i0 = 0;
+  if (float_key_) {
+    uint32_t dead = EmitNanDrops(&e, tid, x[0], &v0, &i0);
+    if (pass.params_.mutate == "pair-no-nan-test") dead = e.Bool(false);
+    in = e.EmitIds(spv::Op::OpLogicalAnd, bt, {in, e.EmitIds(spv::Op::OpLogicalNot, bt, {dead})});
+  }
+  if (2 * half_ < workgroup_ || float_key_) {
+    // Invocations past the tree's N elements (or dropped) take no part.
+    x[0] = e.EmitIds(spv::Op::OpSelect, type_[0], {in, x[0], EmitKeyIdentity(&e)});
+    x[1] = e.EmitIds(spv::Op::OpSelect, type_[1], {in, x[1], EmitIndexIdentity(&e)});
+  }
+  if (Ranked()) x[2] = e.EmitIds(spv::Op::OpSelect, u, {in, EmitRank(&e, tid), e.UInt(0xffffffffu)});
+  uint32_t best[3];
+  if (!EmitSubgroupFirst(&e, x, best)) return false;
+  if (float_key_) e.EmitVoid(spv::Op::OpControlBarrier, barrier_ops);
+  const uint32_t elect = e.Group(spv::Op::OpGroupNonUniformElect, bt, -1, {});
+  Emitter::If write = e.PushIf(elect);
+  const uint32_t sg = e.EmitIds(spv::Op::OpLoad, u, {sg_var});
+  for (int k = 0; k < (Ranked() ? 3 : 2); ++k) {
+    const uint32_t p = e.EmitIds(spv::Op::OpAccessChain, ptr_[k], {slots_var_[k], sg});
     e.EmitVoid(spv::Op::OpStore, {{SPV_OPERAND_TYPE_ID, {p}}, {SPV_OPERAND_TYPE_ID, {best[k]}}});
   }
   if (!e.PopIf(&write)) return false;
   e.EmitVoid(spv::Op::OpControlBarrier, barrier_ops);
-  // The slots: NumSubgroups, one more where lavapipe rounds it down.
-  uint32_t count = e.EmitIds(spv::Op::OpLoad, uint_type, {count_var});
-  if (workgroup_ % 128 != 0) {
-    const uint32_t size = e.EmitIds(spv::Op::OpLoad, uint_type, {size_var});
-    const uint32_t covered = e.EmitIds(spv::Op::OpIMul, uint_type, {count, size});
-    const uint32_t short_by_one = e.EmitIds(
-        spv::Op::OpULessThan, bool_type, {covered, e.UInt(static_cast<uint32_t>(workgroup_))});
-    const uint32_t extra =
-        e.EmitIds(spv::Op::OpSelect, uint_type, {short_by_one, e.UInt(1), e.UInt(0)});
-    count = e.EmitIds(spv::Op::OpIAdd, uint_type, {count, extra});
+  uint32_t result[2];
+  if (!EmitFold(&e, result)) return false;
+  if (float_key_) {
+    // A NaN in element 0 stays there whatever the other elements hold.
+    const uint32_t nan0 = e.EmitIds(spv::Op::OpIsNan, bt, {v0});
+    result[0] = e.EmitIds(spv::Op::OpSelect, type_[0], {nan0, v0, result[0]});
+    result[1] = e.EmitIds(spv::Op::OpSelect, type_[1], {nan0, i0, result[1]});
   }
-  Emitter::Loop l = e.PushLoop();
-  const uint32_t acc_v = e.LoopPhi(&l, type_[0], key_id);
-  const uint32_t acc_i = e.LoopPhi(&l, type_[1], index_id);
-  const uint32_t slot = e.LoopPhi(&l, uint_type, e.UInt(0));
-  e.LoopWhile(&l, e.EmitIds(spv::Op::OpULessThan, bool_type, {slot, count}));
-  uint32_t got[2];
-  for (int k = 0; k < 2; ++k) {
-    const uint32_t p = e.EmitIds(spv::Op::OpAccessChain, ptr[k], {var_[k], slot});
-    got[k] = e.EmitIds(spv::Op::OpLoad, type_[k], {p});
-  }
-  uint32_t take = 0;
-  if (!EmitBetter(&e, acc_v, acc_i, got[0], got[1], &take)) return false;
-  const uint32_t next_v = e.EmitIds(spv::Op::OpSelect, type_[0], {take, got[0], acc_v});
-  const uint32_t next_i = e.EmitIds(spv::Op::OpSelect, type_[1], {take, got[1], acc_i});
-  const uint32_t next_slot = e.EmitIds(spv::Op::OpIAdd, uint_type, {slot, e.UInt(1)});
-  if (!e.PopLoop(&l, {next_v, next_i, next_slot})) return false;
   e.Branch(merge_->id());
   if (!e.ok()) return false;
-  const uint32_t result[2] = {acc_v, acc_i};
   for (int k = 0; k < 2; ++k) {
     for (Instruction* reader : readers_[k]) {
       context->ReplaceAllUsesWith(reader->result_id(), result[k]);

@@ -83,10 +83,31 @@ class PairTree {
   // Runs the step's condition: whether the stores run for these values.
   // -1 when it cannot be evaluated.
   int Evaluate(const uint64_t roles[4], uint64_t t, uint64_t s) const;
-  bool EmitBetter(Emitter* e, uint32_t va, uint32_t ia, uint32_t vb,
-                  uint32_t ib, uint32_t* better);
+  // Whether the tree's priority among equal pairs (the rank) is needed:
+  // float keys (+0.0 and -0.0 are equal) or ties by position.
+  bool Ranked() const { return float_key_ || tie_ != Tie::kIndex; }
+  // Whether (b) comes strictly before (a) in the step's order (the ranks
+  // last when Ranked()).
+  uint32_t EmitBetter(Emitter* e, const uint32_t a[3], const uint32_t b[3]);
+  // The rank of invocation |tid| (< N): its position in the order in which
+  // the tree prefers equal pairs (see the design note).
+  uint32_t EmitRank(Emitter* e, uint32_t tid);
+  // Float keys: whether the element of |tid| is dropped by a NaN (its own
+  // or one of the elements tid mod 2^j, read after B0); |*v0|, |*i0| get
+  // element 0, the result when its value is a NaN.
+  uint32_t EmitNanDrops(Emitter* e, uint32_t tid, uint32_t x, uint32_t* v0,
+                        uint32_t* i0);
+  // The subgroup's first (value, index, rank) of |x| into |best|.
+  bool EmitSubgroupFirst(Emitter* e, const uint32_t x[3], uint32_t best[3]);
+  // The fold of the slots; |acc| gets the first (value, index).
+  bool EmitFold(Emitter* e, uint32_t acc[2]);
+  // A Workgroup uint array of one slot per invocation for the ranks.
+  uint32_t DeclareRankSlots(Emitter* e);
   uint32_t EmitKeyIdentity(Emitter* e);
   uint32_t EmitIndexIdentity(Emitter* e);
+  // The slot pointer types, the rank slots and built-ins of the rewrite.
+  uint32_t ptr_[3] = {0, 0, 0};
+  uint32_t slots_var_[3] = {0, 0, 0};
 
   WorkgroupReducePass* pass_;
   spvtools::opt::Function* func_;
@@ -97,6 +118,12 @@ class PairTree {
   bool signed_[2] = {false, false};  // their comparisons' signedness
   bool key_max_ = true;            // the larger value wins
   bool index_min_ = true;          // among equal values, the smaller index
+  bool float_key_ = false;         // float keys (compared ordered)
+  uint32_t float_type_ = 0;        // their type
+  // How equal keys are ordered: by the index, or by position (the element
+  // already there stays, or the other one is taken).
+  enum class Tie { kIndex, kKeep, kTake };
+  Tie tie_ = Tie::kIndex;
   uint32_t t_ = 0;                 // the id of t
   uint32_t s_ = 0;                 // the loop's s phi
   uint64_t half_ = 0;              // s's first value: N / 2

@@ -360,7 +360,8 @@ bool WorkgroupReducePass::ParseParams(const std::string& text, Params* params,
     } else if (key == "mutate" &&
                (value == "no-slot-barrier" || value == "first-slot-only" ||
                 value == "no-identity" || value == "sink-past-write" ||
-                value == "merge-any-barrier" || value == "pair-tie-flip")) {
+                value == "merge-any-barrier" || value == "pair-tie-flip" ||
+                value == "pair-no-nan-test")) {
       params->mutate = value;
     } else {
       *error = "unknown parameter '" + key + (value.empty() ? "" : "=" + value) +

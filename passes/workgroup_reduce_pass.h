@@ -91,7 +91,8 @@ class WorkgroupReducePass : public WavePass {
     // Test only: a deliberately wrong rewrite, to show the differential
     // tests catch it ("no-slot-barrier", "first-slot-only",
     // "no-identity", "sink-past-write", "merge-any-barrier", and for pair
-    // trees "pair-tie-flip": ties go to the other index; see the pass doc).
+    // trees "pair-tie-flip" (ties go the other way) and "pair-no-nan-test"
+    // (NaNs drop nothing); see the pass doc).
     std::string mutate;
   };
   // Accepts "float-reassoc,always,form=generic|runtime,fold=serial|rank,

@@ -8,6 +8,9 @@
 //   KEY      int (default) or uint
 //   INDEX    uint (default) or int
 //   WG       workgroup size; PARTIAL: the tree covers its first half only
+//   FLOAT    float keys: -1, -0, +0, 1, 2, infinities and NaNs of two
+//            payloads (NONAN: none)
+//   TIE      BY_INDEX (default), KEEP (`>` only: ggml's argmax), TAKE (`>=`)
 // RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce" 2>&1 | %FileCheck %s
 // RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DMIN -DKEY=uint -DINDEX=int -DWG=128" --waverun="-DMIN -DKEY=uint -DINDEX=int -DWG=128" 2>&1 | %FileCheck %s
 // RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DHIGH -DKEY=uint -DWG=32" --waverun="-DHIGH -DKEY=uint -DWG=32" 2>&1 | %FileCheck %s
@@ -38,6 +41,16 @@
 #else
 #define N WG
 #endif
+#ifndef TIE
+#define TIE BY_INDEX
+#endif
+#define BY_INDEX 0
+#define KEEP 1
+#define TAKE 2
+#ifdef FLOAT
+#undef KEY
+#define KEY float
+#endif
 #ifdef MIN
 #define BEATS(a, b) ((a) < (b))
 #else
@@ -60,17 +73,45 @@ void main() {
   uint d = data[g % 2048u];
   // Five key values around zero (negative ones too), and indices that
   // repeat (d >> 8 % 13) or follow t: ties on the value and on the pair.
+#ifdef FLOAT
+  // One NaN in 16 (one in 32 of each payload), zeros of both signs.
+  const uint bits[16] = uint[16](0xbf800000u, 0x80000000u, 0x00000000u, 0x3f800000u,
+                                 0x40000000u, 0x7f800000u, 0xff800000u, 0x3f800000u,
+                                 0x80000000u, 0x00000000u, 0x40000000u, 0xbf800000u,
+                                 0x40000000u, 0x00000000u, 0x80000000u, 0x7fc00000u);
+  uint b = bits[d % 16u];
+#ifdef NONAN
+  if (b == 0x7fc00000u) b = 0x40000000u;
+#else
+  if (b == 0x7fc00000u && (d & 0x10000u) != 0u) b = 0xffc12345u;
+  // And one of elements 1..4 a NaN: it drops the elements 1 mod 2, 2 or 3
+  // mod 4, or 4 mod 8 of the tree (a quarter to a half of them).
+  if (t == gl_WorkGroupID.x % 4u + 1u) b = 0x7fc00000u;
+#endif
+  v[t] = uintBitsToFloat(b);
+#else
   v[t] = KEY(int(d % 5u) - 2);
+#endif
   ix[t] = INDEX((d >> 8) % 13u) - INDEX(6) + INDEX(t % 3u);
   barrier();
   for (uint s = N / 2; s > 0; s >>= 1) {
+#if TIE == KEEP
+    if (t < s && BEATS(v[t + s], v[t])) {
+#elif TIE == TAKE
+    if (t < s && (BEATS(v[t + s], v[t]) || v[t + s] == v[t])) {
+#else
     if (t < s && (BEATS(v[t + s], v[t]) ||
                   (v[t + s] == v[t] && FIRST(ix[t + s], ix[t])))) {
+#endif
       v[t] = v[t + s];
       ix[t] = ix[t + s];
     }
     barrier();
   }
+#ifdef FLOAT
+  result[2u * g] = floatBitsToUint(v[0]) + t;
+#else
   result[2u * g] = uint(v[0]) + t;
+#endif
   result[2u * g + 1u] = uint(ix[0]);
 }
