@@ -708,7 +708,7 @@ std::string PairTree::Describe() const {
          pass_->NameOf(var_[0]) + " and " + pass_->NameOf(var_[1]) + " (" +
          std::to_string(steps) + " steps, " + std::to_string(steps + 1) + " barriers; " +
          (float_key_ ? "float keys, " : "") + ties + ") becomes " +
-         (float_key_ ? "a NaN test of " + std::to_string(steps) +
+         (float_key_ ? "a NaN test of " + std::to_string(steps + 1) +
                            " elements per invocation, one shared slot per subgroup "
                            "and 3 barriers"
                      : std::string("one shared slot per subgroup and one barrier")) +
