@@ -17,22 +17,26 @@
 // After (every subgroup size, partial subgroups, any lane order):
 //   bv = subgroupMax(x);                               // the best value
 //   bi = subgroupMin(x == bv ? ix : UINT_MAX);         // its lowest index
+//   (ranked: the first rank among those lanes, and that lane's bits)
 //   if (subgroupElect()) { v[SubgroupId] = bv; i[SubgroupId] = bi; }
 //   barrier();
 //   (rv, ri) = the best pair of the slots, folded in order with the step's
 //              own comparison by every invocation
 //   ... = rv; ... = ri;
 //
-// Legality (docs/design/workgroup-reduce.md, "Pairs"): integer keys only.
-// The step's condition, evaluated on every ordering of the two values, of
-// the two indices and of t against s, must be exactly "t < s and (v[t+s],
-// i[t+s]) comes strictly first in the lexicographic order (value by max or
-// min, then index by min or max)". That order is total on integer pairs,
-// so the tree's result is the first pair of the multiset of the N pairs it
-// covers, whatever the shape of the tree, and so is the rewrite's. Float
-// keys (a NaN stops every element under it in the tree: the result depends
-// on the tree's shape) and ties that keep the element already there (the
-// winner among equal values depends on the tree's shape) are refused.
+// Legality (docs/design/workgroup-reduce.md, "Pairs"): the step's
+// condition, evaluated on every ordering of the two keys (a NaN too, for
+// floats), of the two indices and on every (t, s) the tree runs, must be
+// exactly "t < s and (v[t+s], i[t+s]) comes strictly first": by the key
+// (max or min), then by the index (min or max), or with ties left to the
+// position (`>` alone keeps, `>=` takes). Among pairs neither of which comes
+// first the canonical tree keeps the element whose position comes first in
+// bit-reversed order: that rank is a third key (a third slot array), which
+// makes the order total, so the result is the first (key, index, rank) of
+// the N elements, and so is the rewrite's. Float keys: an element reaches
+// the root iff no element t mod 2^j is a NaN (a NaN in a slot stays and
+// drops what meets it), which each invocation tests after B0 (S0 and B0
+// stay); a NaN in element 0 is the result.
 #ifndef WAVEOPT_PASSES_WORKGROUP_REDUCE_PAIRS_H_
 #define WAVEOPT_PASSES_WORKGROUP_REDUCE_PAIRS_H_
 
