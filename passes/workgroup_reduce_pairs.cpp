@@ -5,7 +5,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <algorithm>
 #include <functional>
+#include <map>
 #include <memory>
 #include <unordered_set>
 
@@ -350,65 +352,67 @@ std::string PairTree::CheckBody(std::string* why, Instruction** where) {
   return "";
 }
 
-int PairTree::Evaluate(const uint64_t roles[4], uint64_t t, uint64_t s) const {
+struct PairTree::EvalState {
+  const uint64_t* roles;  // null: a load of the arrays is unknown
+  uint64_t t, s;
+  std::unordered_map<uint32_t, uint64_t> val;
+};
+
+bool PairTree::Value(EvalState* st, uint32_t id, uint64_t* out, int depth) const {
   IRContext* context = pass_->context();
   auto* def_use = context->get_def_use_mgr();
-  std::unordered_map<uint32_t, uint64_t> val;
-  // The value of |id| (an integer or boolean); false when unknown.
-  std::function<bool(uint32_t, uint64_t*, int)> get = [&](uint32_t id, uint64_t* out,
-                                                          int depth) {
-    auto found = val.find(id);
-    if (found != val.end()) return *out = found->second, true;
-    if (depth > 32) return false;
-    if (id == s_) return *out = s, true;
-    if (IsT(id)) return *out = t, true;
-    const Instruction* def = def_use->GetDef(id);
-    if (def == nullptr) return false;
-    uint64_t c = 0;
-    if (def->opcode() == spv::Op::OpConstantTrue) return *out = 1, true;
-    if (def->opcode() == spv::Op::OpConstantFalse) return *out = 0, true;
-    if (IntConstant(context, def, &c)) return *out = MaskTo(c, 32), true;
-    if (def->opcode() == spv::Op::OpLoad) {
-      const int role = Role(def->GetSingleWordInOperand(0));
-      if (role < 0) return false;
-      return *out = roles[role], true;
+  auto found = st->val.find(id);
+  if (found != st->val.end()) return *out = found->second, true;
+  if (depth > 32) return false;
+  if (id == s_) return *out = st->s, true;
+  if (IsT(id)) return *out = st->t, true;
+  const Instruction* def = def_use->GetDef(id);
+  if (def == nullptr) return false;
+  uint64_t c = 0;
+  if (def->opcode() == spv::Op::OpConstantTrue) return *out = 1, true;
+  if (def->opcode() == spv::Op::OpConstantFalse) return *out = 0, true;
+  if (IntConstant(context, def, &c)) return *out = MaskTo(c, 32), true;
+  if (def->opcode() == spv::Op::OpLoad) {
+    const int role = Role(def->GetSingleWordInOperand(0));
+    if (role < 0 || st->roles == nullptr) return false;
+    return *out = st->roles[role], true;
+  }
+  if (def->opcode() == spv::Op::OpPhi) return false;  // set on entry
+  uint64_t x[4] = {0, 0, 0, 0};
+  bool compared = false;
+  if (FloatCompare(def->opcode(), 0, 0, &compared)) {
+    for (uint32_t i = 0; i < def->NumInOperands() && i < 2; ++i) {
+      if (!Value(st, def->GetSingleWordInOperand(i), &x[i], depth + 1)) return false;
     }
-    if (def->opcode() == spv::Op::OpPhi) return false;  // set on entry
-    bool compared = false;
-    uint64_t fx[2] = {0, 0};
-    if (FloatCompare(def->opcode(), 0, 0, &compared)) {
-      for (uint32_t i = 0; i < def->NumInOperands() && i < 2; ++i) {
-        if (!get(def->GetSingleWordInOperand(i), &fx[i], depth + 1)) return false;
-      }
-      FloatCompare(def->opcode(), fx[0], fx[1], &compared);
-      return val[id] = compared ? 1 : 0, *out = val[id], true;
-    }
-    const Instruction* type = def_use->GetDef(def->type_id());
-    if (type == nullptr) return false;
-    const uint32_t width = type->opcode() == spv::Op::OpTypeBool ? 1
-                           : type->opcode() == spv::Op::OpTypeInt
-                               ? type->GetSingleWordInOperand(0)
-                               : 0;
-    if (width != 1 && width != 32) return false;
-    uint64_t x[4] = {0, 0, 0, 0};
-    if (def->opcode() == spv::Op::OpSelect || def->opcode() == spv::Op::OpCopyObject) {
-      for (uint32_t i = 0; i < def->NumInOperands(); ++i) {
-        if (!get(def->GetSingleWordInOperand(i), &x[i], depth + 1)) return false;
-      }
-      *out = def->opcode() == spv::Op::OpCopyObject ? x[0] : (x[0] & 1) ? x[1] : x[2];
-      val[id] = *out;
-      return true;
-    }
-    const IntOp* op = FindIntOp(def->opcode());
-    if (op == nullptr || def->NumInOperands() != op->arity) return false;
-    for (uint32_t i = 0; i < op->arity; ++i) {
-      if (!get(def->GetSingleWordInOperand(i), &x[i], depth + 1)) return false;
-    }
-    const uint32_t operand_width = op->logical ? 1 : 32;
-    if (!FoldInt(*op, x, operand_width, width, out)) return false;
-    val[id] = *out;
-    return true;
-  };
+    FloatCompare(def->opcode(), x[0], x[1], &compared);
+    return *out = st->val[id] = compared ? 1 : 0, true;
+  }
+  const Instruction* type = def_use->GetDef(def->type_id());
+  if (type == nullptr) return false;
+  const uint32_t width = type->opcode() == spv::Op::OpTypeBool ? 1
+                         : type->opcode() == spv::Op::OpTypeInt
+                             ? type->GetSingleWordInOperand(0)
+                             : 0;
+  if (width != 1 && width != 32) return false;
+  const bool pick = def->opcode() == spv::Op::OpSelect || def->opcode() == spv::Op::OpCopyObject;
+  const IntOp* op = pick ? nullptr : FindIntOp(def->opcode());
+  const uint32_t arity = pick ? def->NumInOperands() : op == nullptr ? 0 : op->arity;
+  if ((!pick && op == nullptr) || def->NumInOperands() != arity || arity > 4) return false;
+  for (uint32_t i = 0; i < arity; ++i) {
+    if (!Value(st, def->GetSingleWordInOperand(i), &x[i], depth + 1)) return false;
+  }
+  if (pick) {
+    *out = def->opcode() == spv::Op::OpCopyObject ? x[0] : (x[0] & 1) ? x[1] : x[2];
+  } else if (!FoldInt(*op, x, op->logical ? 1 : 32, width, out)) {
+    return false;
+  }
+  st->val[id] = *out;
+  return true;
+}
+
+int PairTree::Evaluate(const uint64_t roles[4], uint64_t t, uint64_t s) const {
+  IRContext* context = pass_->context();
+  EvalState st{roles, t, s, {}};
   BasicBlock* block = body_;
   BasicBlock* pred = nullptr;
   for (int guard = 0; guard < 64; ++guard) {
@@ -419,8 +423,8 @@ int PairTree::Evaluate(const uint64_t roles[4], uint64_t t, uint64_t s) const {
       uint64_t v = 0;
       for (uint32_t i = 0; ok && i + 1 < phi->NumInOperands(); i += 2) {
         if (pred != nullptr && phi->GetSingleWordInOperand(i + 1) == pred->id()) {
-          ok = get(phi->GetSingleWordInOperand(i), &v, 0);
-          val[phi->result_id()] = v;
+          ok = Value(&st, phi->GetSingleWordInOperand(i), &v, 0);
+          st.val[phi->result_id()] = v;
           return;
         }
       }
@@ -433,7 +437,7 @@ int PairTree::Evaluate(const uint64_t roles[4], uint64_t t, uint64_t s) const {
       target = term->GetSingleWordInOperand(0);
     } else if (term->opcode() == spv::Op::OpBranchConditional) {
       uint64_t c = 0;
-      if (!get(term->GetSingleWordInOperand(0), &c, 0)) return -1;
+      if (!Value(&st, term->GetSingleWordInOperand(0), &c, 0)) return -1;
       target = term->GetSingleWordInOperand((c & 1) ? 1 : 2);
     } else {
       return -1;
@@ -443,6 +447,55 @@ int PairTree::Evaluate(const uint64_t roles[4], uint64_t t, uint64_t s) const {
     if (block == nullptr || block == header_ || block == merge_) return -1;
   }
   return -1;
+}
+
+bool PairTree::FindSignatureIds() {
+  // The condition's blocks: from the body to the store or the barrier.
+  IRContext* context = pass_->context();
+  std::vector<BasicBlock*> blocks, stack = {body_};
+  std::unordered_set<uint32_t> seen;
+  while (!stack.empty()) {
+    BasicBlock* b = stack.back();
+    stack.pop_back();
+    if (b == store_block_ || b == barrier_block_ || !seen.insert(b->id()).second) continue;
+    if (b == header_ || b == merge_ || blocks.size() > 64) return false;
+    blocks.push_back(b);
+    b->ForEachSuccessorLabel([&](uint32_t id) { stack.push_back(context->get_instr_block(id)); });
+  }
+  // Values that depend on the arrays' (or on the path: phis), to a fixed
+  // point; the others are functions of t and s.
+  std::unordered_set<uint32_t> dependent;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (BasicBlock* b : blocks) {
+      for (Instruction& inst : *b) {
+        if (inst.result_id() == 0 || dependent.count(inst.result_id())) continue;
+        bool dep = inst.opcode() == spv::Op::OpPhi ||
+                   (inst.opcode() == spv::Op::OpLoad && Role(inst.GetSingleWordInOperand(0)) >= 0);
+        inst.ForEachInId([&](const uint32_t* id) { dep = dep || dependent.count(*id); });
+        if (dep) grew = dependent.insert(inst.result_id()).second || grew;
+      }
+    }
+  }
+  // The others that a dependent value or a branch reads: they and the
+  // arrays' values decide the outcome.
+  std::unordered_set<uint32_t> keys;
+  for (BasicBlock* b : blocks) {
+    for (Instruction& inst : *b) {
+      const bool reads = dependent.count(inst.result_id()) || &inst == b->terminator();
+      if (!reads || inst.opcode() == spv::Op::OpLoad) continue;
+      inst.ForEachInId([&](const uint32_t* id) {
+        const Instruction* def = context->get_def_use_mgr()->GetDef(*id);
+        if (!dependent.count(*id) && def != nullptr && def->type_id() != 0 &&
+            !spvOpcodeIsConstant(def->opcode())) {
+          keys.insert(*id);
+        }
+      });
+    }
+  }
+  signature_ids_.assign(keys.begin(), keys.end());
+  std::sort(signature_ids_.begin(), signature_ids_.end());
+  return true;
 }
 
 std::string PairTree::CheckCondition(std::string* why) {
@@ -456,21 +509,32 @@ std::string PairTree::CheckCondition(std::string* why) {
     uint64_t t, s;
     uint64_t r[4];  // v[t], v[t + s], i[t], i[t + s]
   };
-  auto cases_for = [&](uint64_t s_from, uint64_t t_end) {
-    std::vector<Case> out;
-    for (uint64_t s = s_from; s > 0; s >>= 1) {
-      for (uint64_t t = 0; t < t_end; ++t) {
-        for (int k = 0; k < nk * nk * 9; ++k) {
-          out.push_back({t, s, {keys[k % nk], keys[k / nk % nk], kInts[k / nk / nk % 3],
-                                kInts[k / nk / nk / 3]}});
-        }
+  // The (t, s) the tree runs, grouped by the values of t and s the
+  // condition reads (its signature): one of each group is evaluated on
+  // every ordering of the values. A group whose members differ in t < s
+  // matches no hypothesis.
+  std::map<std::vector<uint64_t>, Case> groups;
+  bool mixed = !FindSignatureIds();
+  for (uint64_t s = half_; s > 0 && !mixed; s >>= 1) {
+    for (uint64_t t = 0; t < workgroup_ && !mixed; ++t) {
+      EvalState st{nullptr, t, s, {}};
+      std::vector<uint64_t> sig;
+      for (uint32_t id : signature_ids_) {
+        sig.push_back(0);
+        mixed = mixed || !Value(&st, id, &sig.back(), 0);
       }
+      auto [it, fresh] = groups.emplace(sig, Case{t, s, {}});
+      mixed = mixed || (!fresh && (it->second.t < it->second.s) != (t < s));
     }
-    return out;
-  };
-  // A few to choose the hypothesis, then every t and s the tree runs.
-  const std::vector<Case> few = cases_for(2, 3);
-  const std::vector<Case> all = cases_for(half_, workgroup_);
+  }
+  std::vector<Case> all;
+  for (const auto& group : groups) {
+    for (int k = 0; k < nk * nk * 9 && !mixed; ++k) {
+      const Case& c = group.second;
+      all.push_back({c.t, c.s, {keys[k % nk], keys[k / nk % nk], kInts[k / nk / nk % 3],
+                                kInts[k / nk / nk / 3]}});
+    }
+  }
   // Whether the step's condition is "t < s && |expect|" in every case
   // (the first array the index one when |swap|).
   auto check = [&](const std::vector<Case>& cases, bool swap,
@@ -504,7 +568,7 @@ std::string PairTree::CheckCondition(std::string* why) {
       const bool first = index_min ? Less(r[3], r[2], is) : Less(r[2], r[3], is);
       return wins || (equal(r[1], r[0]) && first);
     };
-    if (!check(few, swap, expect) || !check(all, swap, expect)) continue;
+    if (mixed || !check(all, swap, expect)) continue;
     if (swap) {
       std::swap(var_[0], var_[1]);
       std::swap(type_[0], type_[1]);

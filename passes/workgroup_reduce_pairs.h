@@ -87,6 +87,13 @@ class PairTree {
   // Runs the step's condition: whether the stores run for these values.
   // -1 when it cannot be evaluated.
   int Evaluate(const uint64_t roles[4], uint64_t t, uint64_t s) const;
+  struct EvalState;
+  // The integer or boolean value of |id| in |st|; false when unknown.
+  bool Value(EvalState* st, uint32_t id, uint64_t* out, int depth) const;
+  // The values of t and s the condition reads (signature_ids_); false
+  // when its blocks are not a small region before the store and barrier.
+  bool FindSignatureIds();
+  std::vector<uint32_t> signature_ids_;
   // Whether the tree's priority among equal pairs (the rank) is needed:
   // float keys (+0.0 and -0.0 are equal) or ties by position.
   bool Ranked() const { return float_key_ || tie_ != Tie::kIndex; }
