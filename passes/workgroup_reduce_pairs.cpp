@@ -235,11 +235,11 @@ std::string PairTree::FindLoop(std::string* why) {
   return "";
 }
 
-std::string PairTree::CheckBody(std::string* why, Instruction** where) {
+std::string PairTree::ScanLoop(std::vector<Instruction*>* stores,
+                               std::vector<Instruction*>* loads,
+                               Instruction** step_barrier, std::string* why,
+                               Instruction** where) {
   IRContext* context = pass_->context();
-  spvtools::opt::DominatorAnalysis* dom = context->GetDominatorAnalysis(func_);
-  std::vector<Instruction*> stores, loads;
-  Instruction* step_barrier = nullptr;
   const uint32_t latch = header_->GetLoopMergeInst()->GetSingleWordInOperand(1);
   for (BasicBlock* b : loop_blocks_) {
     bool leaves = false;
@@ -258,12 +258,12 @@ std::string PairTree::CheckBody(std::string* why, Instruction** where) {
         return "PairTreeShape";
       }
       if (op == spv::Op::OpControlBarrier) {
-        if (step_barrier != nullptr) {
+        if (*step_barrier != nullptr) {
           *where = &inst;
           *why = "a step has more than one barrier (keep one, after the if)";
           return "PairTreeShape";
         }
-        step_barrier = &inst;
+        *step_barrier = &inst;
         continue;
       }
       if (HasOtherEffect(op)) {
@@ -285,10 +285,21 @@ std::string PairTree::CheckBody(std::string* why, Instruction** where) {
         return "OtherWorkInTree";
       }
       if (sc == spv::StorageClass::Workgroup) {
-        (op == spv::Op::OpStore ? stores : loads).push_back(&inst);
+        (op == spv::Op::OpStore ? stores : loads)->push_back(&inst);
       }
     }
   }
+  return "";
+}
+
+std::string PairTree::CheckBody(std::string* why, Instruction** where) {
+  IRContext* context = pass_->context();
+  spvtools::opt::DominatorAnalysis* dom = context->GetDominatorAnalysis(func_);
+  std::vector<Instruction*> stores, loads;
+  Instruction* step_barrier = nullptr;
+  const uint32_t latch = header_->GetLoopMergeInst()->GetSingleWordInOperand(1);
+  const std::string reason = ScanLoop(&stores, &loads, &step_barrier, why, where);
+  if (!reason.empty()) return reason;
   if (step_barrier == nullptr) {
     *why = "a step has no barrier (the original races: add one after the if)";
     return "RaceInTree";

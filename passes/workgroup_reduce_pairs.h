@@ -73,6 +73,12 @@ class PairTree {
  private:
   std::string FindLoop(std::string* why);
   std::string CheckBody(std::string* why, spvtools::opt::Instruction** where);
+  // The loop's stores and loads of Workgroup memory and its barrier; "" or
+  // a refusal (other effects, breaks, two barriers).
+  std::string ScanLoop(std::vector<spvtools::opt::Instruction*>* stores,
+                       std::vector<spvtools::opt::Instruction*>* loads,
+                       spvtools::opt::Instruction** step_barrier, std::string* why,
+                       spvtools::opt::Instruction** where);
   std::string CheckCondition(std::string* why);
   std::string FindInitAndReaders(std::string* why,
                                  spvtools::opt::Instruction** where);
@@ -135,7 +141,6 @@ class PairTree {
   // already there stays, or the other one is taken).
   enum class Tie { kIndex, kKeep, kTake };
   Tie tie_ = Tie::kIndex;
-  uint32_t t_ = 0;                 // the id of t
   uint32_t s_ = 0;                 // the loop's s phi
   uint64_t half_ = 0;              // s's first value: N / 2
   uint64_t workgroup_ = 0;         // invocations
