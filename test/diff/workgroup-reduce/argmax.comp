@@ -12,20 +12,17 @@
 //            payloads (NONAN: none)
 //   TIE      BY_INDEX (default), KEEP (`>` only: ggml's argmax), TAKE (`>=`)
 // RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce" 2>&1 | %FileCheck %s
-// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DMIN -DKEY=uint -DINDEX=int -DWG=128" --waverun="-DMIN -DKEY=uint -DINDEX=int -DWG=128" 2>&1 | %FileCheck %s
 // 200 invocations (not a multiple of the larger subgroup sizes: partial
 // subgroups, and one slot more where lavapipe rounds NumSubgroups down), a
 // tree over the first 128 of them.
-// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DMIN -DHIGH -DINDEX=int -DWG=200 -DPARTIAL" --waverun="-DMIN -DHIGH -DINDEX=int -DWG=200 -DPARTIAL" 2>&1 | %FileCheck %s
-// Ties by position (the rank slot): `>` only, `<=`.
-// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DTIE=KEEP -DKEY=uint -DWG=32" --waverun="-DTIE=KEEP -DKEY=uint -DWG=32" 2>&1 | %FileCheck %s
-// Float keys with NaNs (each workgroup drops a quarter to a half of its
-// elements), without NaNs (zeros of both signs tie).
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DMIN -DHIGH -DKEY=uint -DINDEX=int -DWG=200 -DPARTIAL" --waverun="-DMIN -DHIGH -DKEY=uint -DINDEX=int -DWG=200 -DPARTIAL" 2>&1 | %FileCheck %s
+// Ties by position (the rank slot): `>=`.
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DTIE=TAKE -DWG=128" --waverun="-DTIE=TAKE -DWG=128" 2>&1 | %FileCheck %s
+// Float keys with NaNs of two payloads (each workgroup drops a quarter to
+// a half of its elements) and zeros of both signs; and ggml's spelling
+// (float keys, `>` only; here min) after glslang and spirv-opt -O.
 // RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DFLOAT" --waverun="-DFLOAT" 2>&1 | %FileCheck %s
-// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DFLOAT -DNONAN -DMIN -DTIE=TAKE -DWG=128" --waverun="-DFLOAT -DNONAN -DMIN -DTIE=TAKE -DWG=128" 2>&1 | %FileCheck %s
-// ggml's argmax spelling (float keys, `>` only) after glslang and
-// spirv-opt -O.
-// RUN: %diff %s --spirv-opt-O --glslang-defines="-DFLOAT -DTIE=KEEP -DWG=256" --waveopt-flags="--workgroup-reduce --remarks=workgroup-reduce" 2>&1 | %FileCheck %s
+// RUN: %diff %s --spirv-opt-O --glslang-defines="-DFLOAT -DTIE=KEEP -DMIN -DWG=256" --waveopt-flags="--workgroup-reduce --remarks=workgroup-reduce" 2>&1 | %FileCheck %s
 // CHECK: applied ReducedPairTree in main
 // CHECK: PASS: equal at sizes 4,8,16,32,64
 #version 450
