@@ -509,43 +509,43 @@ bool PairTree::FindSignatureIds() {
   return true;
 }
 
-std::string PairTree::CheckCondition(std::string* why) {
+bool PairTree::ConditionCases(std::vector<Case>* cases) {
   // Orderings of two values: equal, and either larger, in both readings
   // (integers), and with a NaN (floats).
-  static const uint64_t kInts[4] = {0xffffffffu, 0, 1, 1};
+  static const uint64_t kInts[3] = {0xffffffffu, 0, 1};
   static const uint64_t kFloats[4] = {0xbf800000u, 0, 0x3f800000u, 0x7fc00000u};
   const uint64_t* keys = float_key_ ? kFloats : kInts;
   const int nk = float_key_ ? 4 : 3;
-  struct Case {
-    uint64_t t, s;
-    uint64_t r[4];  // v[t], v[t + s], i[t], i[t + s]
-  };
   // The (t, s) the tree runs, grouped by the values of t and s the
   // condition reads (its signature): one of each group is evaluated on
   // every ordering of the values. A group whose members differ in t < s
   // matches no hypothesis.
   std::map<std::vector<uint64_t>, Case> groups;
-  bool mixed = !FindSignatureIds();
-  for (uint64_t s = half_; s > 0 && !mixed; s >>= 1) {
-    for (uint64_t t = 0; t < workgroup_ && !mixed; ++t) {
+  if (!FindSignatureIds()) return false;
+  for (uint64_t s = half_; s > 0; s >>= 1) {
+    for (uint64_t t = 0; t < workgroup_; ++t) {
       EvalState st{nullptr, t, s, {}};
-      std::vector<uint64_t> sig;
-      for (uint32_t id : signature_ids_) {
-        sig.push_back(0);
-        mixed = mixed || !Value(&st, id, &sig.back(), 0);
+      std::vector<uint64_t> sig(signature_ids_.size());
+      for (size_t i = 0; i < sig.size(); ++i) {
+        if (!Value(&st, signature_ids_[i], &sig[i], 0)) return false;
       }
       auto [it, fresh] = groups.emplace(sig, Case{t, s, {}});
-      mixed = mixed || (!fresh && (it->second.t < it->second.s) != (t < s));
+      if (!fresh && (it->second.t < it->second.s) != (t < s)) return false;
     }
   }
-  std::vector<Case> all;
   for (const auto& group : groups) {
-    for (int k = 0; k < nk * nk * 9 && !mixed; ++k) {
+    for (int k = 0; k < nk * nk * 9; ++k) {
       const Case& c = group.second;
-      all.push_back({c.t, c.s, {keys[k % nk], keys[k / nk % nk], kInts[k / nk / nk % 3],
-                                kInts[k / nk / nk / 3]}});
+      cases->push_back({c.t, c.s, {keys[k % nk], keys[k / nk % nk], kInts[k / nk / nk % 3],
+                                   kInts[k / nk / nk / 3]}});
     }
   }
+  return true;
+}
+
+std::string PairTree::CheckCondition(std::string* why) {
+  std::vector<Case> all;
+  const bool mixed = !ConditionCases(&all);
   // Whether the step's condition is "t < s && |expect|" in every case
   // (the first array the index one when |swap|).
   auto check = [&](const std::vector<Case>& cases, bool swap,
@@ -979,6 +979,27 @@ uint32_t PairTree::DeclareRankSlots(Emitter* e) {
   return var;
 }
 
+void PairTree::EmitContribution(Emitter* e, uint32_t index_var, uint32_t x[3],
+                                uint32_t* v0, uint32_t* i0) {
+  const uint32_t u = e->UIntType(32), bt = e->BoolType();
+  const uint32_t tid = e->EmitIds(spv::Op::OpLoad, u, {index_var});
+  uint32_t in = e->EmitIds(spv::Op::OpULessThan, bt,
+                           {tid, e->UInt(static_cast<uint32_t>(2 * half_))});
+  if (float_key_) {
+    uint32_t dead = EmitNanDrops(e, tid, x[0], v0, i0);
+    if (pass_->params_.mutate == "pair-no-nan-test") dead = e->Bool(false);
+    in = e->EmitIds(spv::Op::OpLogicalAnd, bt, {in, e->EmitIds(spv::Op::OpLogicalNot, bt, {dead})});
+  }
+  if (2 * half_ < workgroup_ || float_key_) {
+    // Invocations past the tree's N elements (or dropped) take no part.
+    x[0] = e->EmitIds(spv::Op::OpSelect, type_[0], {in, x[0], EmitKeyIdentity(e)});
+    x[1] = e->EmitIds(spv::Op::OpSelect, type_[1], {in, x[1], EmitIndexIdentity(e)});
+  }
+  if (Ranked()) {
+    x[2] = e->EmitIds(spv::Op::OpSelect, u, {in, EmitRank(e, tid), e->UInt(0xffffffffu)});
+  }
+}
+
 bool PairTree::Rewrite() {
   IRContext* context = pass_->context();
   WorkgroupReducePass& pass = *pass_;
@@ -1022,20 +1043,8 @@ bool PairTree::Rewrite() {
   if (ptr_[0] == 0 || ptr_[1] == 0 || (Ranked() && (ptr_[2] == 0 || slots_var_[2] == 0))) {
     return false;
   }
-  const uint32_t tid = e.EmitIds(spv::Op::OpLoad, u, {index_var});
-  uint32_t in = e.EmitIds(spv::Op::OpULessThan, bt, {tid, e.UInt(static_cast<uint32_t>(2 * half_))});
   uint32_t v0 = 0, i0 = 0;
-  if (float_key_) {
-    uint32_t dead = EmitNanDrops(&e, tid, x[0], &v0, &i0);
-    if (pass.params_.mutate == "pair-no-nan-test") dead = e.Bool(false);
-    in = e.EmitIds(spv::Op::OpLogicalAnd, bt, {in, e.EmitIds(spv::Op::OpLogicalNot, bt, {dead})});
-  }
-  if (2 * half_ < workgroup_ || float_key_) {
-    // Invocations past the tree's N elements (or dropped) take no part.
-    x[0] = e.EmitIds(spv::Op::OpSelect, type_[0], {in, x[0], EmitKeyIdentity(&e)});
-    x[1] = e.EmitIds(spv::Op::OpSelect, type_[1], {in, x[1], EmitIndexIdentity(&e)});
-  }
-  if (Ranked()) x[2] = e.EmitIds(spv::Op::OpSelect, u, {in, EmitRank(&e, tid), e.UInt(0xffffffffu)});
+  EmitContribution(&e, index_var, x, &v0, &i0);
   uint32_t best[3];
   if (!EmitSubgroupFirst(&e, x, best)) return false;
   if (float_key_) e.EmitVoid(spv::Op::OpControlBarrier, barrier_ops);

@@ -100,6 +100,14 @@ class PairTree {
   // when its blocks are not a small region before the store and barrier.
   bool FindSignatureIds();
   std::vector<uint32_t> signature_ids_;
+  // One evaluation of the condition: t, s and the four values.
+  struct Case {
+    uint64_t t, s;
+    uint64_t r[4];  // v[t], v[t + s], i[t], i[t + s] (the key array first)
+  };
+  // The cases that decide the hypotheses; false when the condition reads
+  // t and s in a way no hypothesis can match.
+  bool ConditionCases(std::vector<Case>* cases);
   // Whether the tree's priority among equal pairs (the rank) is needed:
   // float keys (+0.0 and -0.0 are equal) or ties by position.
   bool Ranked() const { return float_key_ || tie_ != Tie::kIndex; }
@@ -114,6 +122,10 @@ class PairTree {
   // element 0, the result when its value is a NaN.
   uint32_t EmitNanDrops(Emitter* e, uint32_t tid, uint32_t x, uint32_t* v0,
                         uint32_t* i0);
+  // Each invocation's (value, index, rank) into |x| (S0's value and index
+  // on entry); float keys: element 0 into |*v0|, |*i0|.
+  void EmitContribution(Emitter* e, uint32_t index_var, uint32_t x[3],
+                        uint32_t* v0, uint32_t* i0);
   // The subgroup's first (value, index, rank) of |x| into |best|.
   bool EmitSubgroupFirst(Emitter* e, const uint32_t x[3], uint32_t best[3]);
   // The fold of the slots; |acc| gets the first (value, index).
