@@ -13,6 +13,7 @@
 #include "analysis/loops.h"
 #include "analysis/workgroup_trace.h"
 #include "passes/emitter.h"
+#include "passes/workgroup_reduce_pairs.h"
 #include "source/opt/decoration_manager.h"
 #include "source/opt/dominator_analysis.h"
 #include "source/opt/ir_context.h"
@@ -359,7 +360,8 @@ bool WorkgroupReducePass::ParseParams(const std::string& text, Params* params,
     } else if (key == "mutate" &&
                (value == "no-slot-barrier" || value == "first-slot-only" ||
                 value == "no-identity" || value == "sink-past-write" ||
-                value == "merge-any-barrier")) {
+                value == "merge-any-barrier" || value == "pair-tie-flip" ||
+                value == "pair-no-nan-test")) {
       params->mutate = value;
     } else {
       *error = "unknown parameter '" + key + (value.empty() ? "" : "=" + value) +
@@ -470,6 +472,18 @@ spvtools::opt::Pass::Status WorkgroupReducePass::Round(bool* changed) {
         why = module_why;
       }
       if (reason == "Unreached") continue;  // the fallback of a rewrite
+      if (reason == "BranchOnArrayValue") {
+        // A (value, index) pair tree? (workgroup_reduce_pairs.h)
+        PairTree pairs(this, &func, barriers[i]);
+        reason = pairs.Analyze(&why, &where);
+        if (reason.empty()) {
+          EmitRemark(RemarkKind::kApplied, "ReducedPairTree", &func, barriers[i],
+                     pairs.Describe());
+          if (!pairs.Rewrite()) return Status::Failure;
+          *changed = true;
+          return Status::SuccessWithChange;
+        }
+      }
       if (!reason.empty()) {
         EmitRemark(RemarkKind::kMissed, reason, &func, where,
                    why + " [array " + NameOf(vars[i]) + "]");

@@ -90,8 +90,9 @@ class WorkgroupReducePass : public WavePass {
     bool no_sink = false;
     // Test only: a deliberately wrong rewrite, to show the differential
     // tests catch it ("no-slot-barrier", "first-slot-only",
-    // "no-identity", "sink-past-write", "merge-any-barrier"; see the pass
-    // doc).
+    // "no-identity", "sink-past-write", "merge-any-barrier", and for pair
+    // trees "pair-tie-flip" (ties go the other way) and "pair-no-nan-test"
+    // (NaNs drop nothing); see the pass doc).
     std::string mutate;
   };
   // Accepts "float-reassoc,always,form=generic|runtime,fold=serial|rank,
@@ -113,6 +114,7 @@ class WorkgroupReducePass : public WavePass {
   struct Spine;
 
  private:
+  friend class PairTree;  // arg-max pairs: workgroup_reduce_pairs.h
   // One round: the first tree of the module that can be rewritten is;
   // every candidate before it gets its remark. |*changed| is set when a
   // tree was rewritten (the caller runs another round).

@@ -27,7 +27,7 @@
 // MIXED: missed MixedOperations in main: the tree combines elements with more than one operation [array tmp]
 // PARTIAL: missed ReadsPartialValue in main: a load reads an element holding a partial result of the tree (or an element the tree leaves out) [array tmp]
 // INCOMPLETE: missed IncompleteTree in main: the tree's result leaves elements out {{.*}} [array tmp]
-// ARGMAX: missed BranchOnArrayValue in main: a branch depends on values read from the array [array tmpmax]
+// ARGMAX: missed PairFloatKey in main: the step's float comparisons are not the ordered ones {{.*}} [array tmpmax]
 // RANGE: missed UnknownBranch in main: a branch around accesses to the array (or barriers) depends on values other than the invocation's identity and constants [array tmp]
 // RACE: missed RaceInTree in main: an invocation reads an element another writes between two barriers [array tmp]
 // OTHER: missed OtherWorkInTree in main: the code between the tree's barriers does more than the tree {{.*}} [array tmp]
@@ -115,7 +115,7 @@ void main() {
       }
     }
 #elif CASE == 5
-    if (tid < s && tmpmax[tid] < tmpmax[tid + s]) {
+    if (tid < s && !(tmpmax[tid + s] <= tmpmax[tid])) {
       tmpmax[tid] = tmpmax[tid + s];
       tmp[tid] = tmp[tid + s];
     }
