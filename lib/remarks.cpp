@@ -43,7 +43,7 @@ std::string FormatRemark(const Remark& r) {
   out << "remark: " << r.pass << ": " << RemarkKindName(r.kind) << ' '
       << r.name;
   if (!r.function.empty()) out << " in " << r.function;
-  if (!r.site.empty()) out << " at " << r.site;
+  if (!r.site.empty()) out << (r.site.rfind("near ", 0) == 0 ? " " : " at ") << r.site;
   out << ": " << r.message;
   return out.str();
 }

@@ -90,7 +90,7 @@ TEST(SiteMarkers, DescribeSitesNamesTheInputsInstruction) {
   DescribeSites(input, &remarks);
   EXPECT_EQ(remarks[0].site, "OpStore 2 after %8");
   EXPECT_EQ(remarks[1].site, "near %9 (OpLoad)");
-  EXPECT_EQ(FormatRemark(remarks[1]).find("remark: : analysis  in %1 at near %9 (OpLoad): "),
+  EXPECT_EQ(FormatRemark(remarks[1]).find("remark: : analysis  in %1 near %9 (OpLoad): "),
             0u);
 }
 

@@ -81,7 +81,7 @@ std::vector<Remark> MergeRemarksPerSite(const std::vector<Remark>& remarks);
 
 // One line: "<file>:<line>:<col>: remark: <pass>: <kind> <Name> in <function>
 // at <site>: <message>" (the location part is omitted when unknown, " at
-// <site>" when there is no site).
+// <site>" when there is no site; "at near %45" is written "near %45").
 std::string FormatRemark(const Remark& remark);
 
 // LLVM-style YAML stream: one "--- !Passed|!Missed|!Analysis" document each.
