@@ -16,6 +16,7 @@
 #include "lib/inline_loop_callees.h"
 #include "lib/pipeline_testing.h"
 #include "lib/pipeline_versions.h"
+#include "lib/site_markers.h"
 #include "lib/support/child_process.h"
 #include "passes/registry.h"
 #include "source/opt/build_module.h"
@@ -381,11 +382,13 @@ class Run {
   // null); false (after Fail) on failure.
   bool Execute(std::vector<uint32_t> words, const std::vector<BuildTrace>& earlier = {},
                BuildTrace* trace = nullptr) {
-    words_ = std::move(words);
+    markers_ = WantsSiteMarkers(words);
+    words_ = markers_ ? AddSiteMarkers(words) : std::move(words);
     const std::vector<Segment> segments = Expand(options_.pipeline, options_.pass_params);
     for (size_t i = 0; i < segments.size(); ++i) {
       if (!RunSegment(segments[i], i, earlier, trace)) return false;
     }
+    if (markers_) StripSiteMarkers(&words_);
     result_->remarks = remarks_->Take();
     std::string error;
     const bool validated = std::any_of(earlier.begin(), earlier.end(), [this](const BuildTrace& b) {
@@ -555,13 +558,16 @@ class Run {
 
   // --print-all and --validate-after-all after a step that ran.
   bool AfterStep(const std::string& step) {
+    if (!options_.print_all && !options_.validate_after_all) return true;
+    std::vector<uint32_t> words = words_;
+    if (markers_) StripSiteMarkers(&words);
     std::string error;
     if (options_.print_all) {
       std::string text;
-      DisassembleWords(words_, env_, &text, &error);
+      DisassembleWords(words, env_, &text, &error);
       result_->print_all += "; IR after " + step + "\n" + text;
     }
-    if (options_.validate_after_all && !ValidateModule(words_, env_, &error, layout_)) {
+    if (options_.validate_after_all && !ValidateModule(words, env_, &error, layout_)) {
       return Fail(result_, "invalid module after " + step + ": " + error, remarks_.get());
     }
     return true;
@@ -576,6 +582,7 @@ class Run {
   std::vector<uint32_t> words_;
   bool any_change_ = false;
   std::vector<uint32_t> before_optimize_;  // restored when -O changed nothing
+  bool markers_ = false;  // words_ has site markers (lib/site_markers.h)
 };
 
 // Empties |result| (freeing what the call held) and leaves one line in it.
@@ -711,6 +718,7 @@ bool OptimizeOrThrow(const std::vector<uint32_t>& input, const Options& options,
     };
     if (!AddVersions(options, env, layout, build, result)) return false;
   }
+  DescribeSites(input, &result->remarks);
   result->remarks = MergeRemarksPerSite(result->remarks);
   WarnWhenEnvironmentBlocks(input, options, env, result);
   return true;

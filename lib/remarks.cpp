@@ -43,6 +43,7 @@ std::string FormatRemark(const Remark& r) {
   out << "remark: " << r.pass << ": " << RemarkKindName(r.kind) << ' '
       << r.name;
   if (!r.function.empty()) out << " in " << r.function;
+  if (!r.site.empty()) out << (r.site.rfind("near ", 0) == 0 ? " " : " at ") << r.site;
   out << ": " << r.message;
   return out.str();
 }
@@ -57,6 +58,9 @@ std::string SiteOf(const Remark& r) {
   const size_t loop = r.message.find(" [loop %");
   if (loop != std::string::npos) {
     return who + r.message.substr(loop, r.message.find(']', loop) - loop);
+  }
+  if (r.line == 0 && r.site_id != 0) {
+    return who + '%' + std::to_string(r.site_id) + '+' + std::to_string(r.site_offset);
   }
   if (r.line == 0) return "";
   return who + r.file + ':' + std::to_string(r.line) + ':' + std::to_string(r.column);
@@ -135,6 +139,7 @@ std::string FormatRemarksYaml(const std::vector<Remark>& remarks, const std::str
           << ", Column: " << r.column << " }\n";
     }
     out << "Function:        " << Quote(r.function) << '\n';
+    if (!r.site.empty()) out << "Site:            " << Quote(r.site) << '\n';
     out << "Args:\n";
     out << "  - String:          " << Quote(r.message) << '\n';
     if (!input.empty()) out << "  - Input:           " << Quote(input) << '\n';

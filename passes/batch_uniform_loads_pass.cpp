@@ -406,7 +406,7 @@ BatchUniformLoadsPass::BatchUniformLoadsPass(PassConfig config)
 }
 
 std::string BatchUniformLoadsPass::LoopTag(const Loop& loop) {
-  return " [loop %" + std::to_string(loop.GetHeaderBlock()->id()) + "]";
+  return " [loop %" + std::to_string(InputId(loop.GetHeaderBlock()->id())) + "]";
 }
 
 namespace {

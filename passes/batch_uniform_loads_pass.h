@@ -393,7 +393,7 @@ class BatchUniformLoadsPass : public WavePass {
   bool RunsTwiceAlike(const spvtools::opt::BasicBlock* block);
 
   // " [loop %N]": which loop a remark is about, for modules without lines.
-  static std::string LoopTag(const spvtools::opt::Loop& loop);
+  std::string LoopTag(const spvtools::opt::Loop& loop);
 
   Params params_;
   std::unique_ptr<LoopAnalysis> loops_;  // per round

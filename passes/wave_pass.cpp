@@ -1,3 +1,4 @@
+#define SPV_ENABLE_UTILITY_CODE  // spv::HasResultAndType, spv::OpToString
 #include "passes/wave_pass.h"
 
 #include <memory>
@@ -76,7 +77,22 @@ std::string WavePass::NameOf(uint32_t id) {
   for (auto& entry : context()->GetNames(id)) {
     return entry.second->GetInOperand(1).AsString();
   }
-  return "%" + std::to_string(id);
+  return "%" + std::to_string(InputId(id));
+}
+
+// A site marker (lib/site_markers.h): an OpLine whose file is no OpString.
+bool WavePass::IsSiteMarker(const spvtools::opt::Instruction* line) {
+  if (line == nullptr || line->opcode() != spv::Op::OpLine) return false;
+  auto* file = context()->get_def_use_mgr()->GetDef(line->GetSingleWordInOperand(0));
+  return file == nullptr || file->opcode() != spv::Op::OpString;
+}
+
+uint32_t WavePass::InputId(uint32_t id) {
+  const spvtools::opt::Instruction* def = context()->get_def_use_mgr()->GetDef(id);
+  if (def == nullptr || def->dbg_line_insts().empty()) return id;
+  const spvtools::opt::Instruction* line = &def->dbg_line_insts().back();
+  if (!IsSiteMarker(line) || line->GetSingleWordInOperand(2) != 0) return id;
+  return line->GetSingleWordInOperand(1);
 }
 
 // The OpLine or DebugLine of |inst|; when it has none (a loop's merge
@@ -106,7 +122,10 @@ const spvtools::opt::Instruction* WavePass::NearestLine(const spvtools::opt::Fun
 }
 
 void WavePass::LocateRemark(const spvtools::opt::Instruction* line, Remark* remark) {
-  if (line != nullptr && line->opcode() == spv::Op::OpLine) {
+  if (IsSiteMarker(line)) {
+    remark->site_id = line->GetSingleWordInOperand(1);
+    remark->site_offset = line->GetSingleWordInOperand(2);
+  } else if (line != nullptr && line->opcode() == spv::Op::OpLine) {
     uint32_t file_id = line->GetSingleWordInOperand(0);
     auto* file = context()->get_def_use_mgr()->GetDef(file_id);
     if (file != nullptr && file->opcode() == spv::Op::OpString) {
@@ -141,7 +160,13 @@ void WavePass::EmitRemark(RemarkKind kind, const std::string& name,
   remark.name = name;
   if (func != nullptr) remark.function = NameOf(func->result_id());
   remark.message = message;
-  if (inst != nullptr) LocateRemark(NearestLine(func, inst), &remark);
+  if (inst != nullptr) {
+    const spvtools::opt::Instruction* line = NearestLine(func, inst);
+    LocateRemark(line, &remark);
+    remark.site_opcode = spv::OpToString(inst->opcode());
+    remark.site_own = !inst->dbg_line_insts().empty() && line == inst->dbg_line_inst();
+    remark.site_renamed = inst->result_id() != 0 && inst->result_id() != remark.site_id;
+  }
   if (config_.remarks) {
     config_.remarks->Emit(remark);
   } else if (consumer()) {

@@ -48,8 +48,13 @@ class WavePass : public spvtools::opt::Pass {
   // Sets |remark|'s file, line and column from |line| (may be null).
   void LocateRemark(const spvtools::opt::Instruction* line, Remark* remark);
 
-  // The OpName of |id|, or "%<id>".
+  // The OpName of |id|, or "%<id>" with the input's id (InputId).
   std::string NameOf(uint32_t id);
+  // |id| as the input numbers it: the id its site marker names
+  // (lib/site_markers.h), else |id| itself.
+  uint32_t InputId(uint32_t id);
+  // Whether |line| (may be null) is a site marker, not a source line.
+  bool IsSiteMarker(const spvtools::opt::Instruction* line);
 
   // Why no subgroup-operation rewrite can happen in this module at all:
   // "KernelModule", "TargetLacksSubgroupOps" (the target is Vulkan 1.0 or

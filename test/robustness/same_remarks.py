@@ -15,7 +15,7 @@ import re
 import subprocess
 import sys
 
-REMARK = re.compile(r"remark: ([a-z-]+): (applied|missed) (\w+) in (\S+):")
+REMARK = re.compile(r"remark: ([a-z-]+): (applied|missed) (\w+) in (\S+?)(?: (?:at|near) [^:]+)?:")
 
 
 def remarks(a, shader, debug):

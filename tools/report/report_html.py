@@ -1,11 +1,15 @@
 """waveopt-report's output: the set's summary, and the HTML, JSON and SARIF
 files written from it (waveopt_report.py collects the modules)."""
 import collections
+import hashlib
 import html
 import json
 import os
 import re
 
+# A page is rewritten when this file changes (see write_pages).
+with open(__file__, "rb") as _self:
+    PAGE_VERSION = hashlib.sha256(_self.read()).hexdigest()
 VERDICT_ORDER = ("error", "different", "timeout", "nondeterministic", "race",
                  "not covered", "equal")
 COST_LABELS = (("instructions", "instructions"), ("vgprs", "VGPRs"),
@@ -175,6 +179,8 @@ def sarif(report):
             if r.get("function"):
                 loc["logicalLocations"] = [{"name": r["function"], "kind": "function"}]
             props = {"kind": r["kind"], "configs": r["configs"]}
+            if r.get("site"):
+                props["site"] = r["site"]
             if r["kind"] == "applied":
                 props.update({"verdict": r.get("verdict"), "cost": r.get("cost", [])})
             results.append({"ruleId": rule, "level": "note" if r["kind"] == "applied" else "warning",
@@ -186,16 +192,45 @@ def sarif(report):
                       "results": results}]}
 
 
+def json_text(data):
+    """|data| as JSON, each module on a line of its own: json's C encoder
+    (indent= would take the pure-Python one, seconds on a large set)."""
+    head = {k: v for k, v in data.items() if k != "modules"}
+    modules = ",\n".join(json.dumps(m, sort_keys=True) for m in data.get("modules", []))
+    return json.dumps(head, sort_keys=True)[:-1] + ',\n"modules": [\n' + modules + "\n]}\n"
+
+
+def write_pages(data, out_dir):
+    """The module pages; one whose module and settings are those it was
+    written from (a digest in OUT/.pages.json) is left as it is."""
+    stamps_path = os.path.join(out_dir, ".pages.json")
+    try:
+        with open(stamps_path) as f:
+            old = json.load(f)
+    except (OSError, ValueError):
+        old = {}
+    stamps = {}
+    settings = json.dumps(data["settings"], sort_keys=True)
+    for m in data["modules"]:
+        text = json.dumps(m, sort_keys=True) + settings + PAGE_VERSION
+        stamps[m["page"]] = hashlib.sha256(text.encode()).hexdigest()
+        path = os.path.join(out_dir, m["page"])
+        if old.get(m["page"]) == stamps[m["page"]] and os.path.isfile(path):
+            continue
+        with open(path, "w") as f:
+            f.write(module_page(m, data["settings"]))
+    with open(stamps_path, "w") as f:
+        json.dump(stamps, f, sort_keys=True)
+
+
 def write_all(report, out_dir):
     os.makedirs(os.path.join(out_dir, "modules"), exist_ok=True)
     data = clean(report)
     with open(os.path.join(out_dir, "report.json"), "w") as f:
-        json.dump(data, f, indent=1, sort_keys=True)
+        f.write(json_text(data))
     with open(os.path.join(out_dir, "report.sarif"), "w") as f:
-        json.dump(sarif(data), f, indent=1, sort_keys=True)
-    for m in data["modules"]:
-        with open(os.path.join(out_dir, m["page"]), "w") as f:
-            f.write(module_page(m, data["settings"]))
+        json.dump(sarif(data), f, sort_keys=True)
+    write_pages(data, out_dir)
     index = os.path.join(out_dir, "index.html")
     with open(index, "w") as f:
         f.write(index_page(data))
@@ -332,8 +367,9 @@ def cost_line(c):
 
 def remark_html(r, m):
     cls = r["kind"]
-    head = "<b>%s</b> %s: <b>%s</b>%s" % (esc(r["kind"]), esc(r["pass"]), esc(r["name"]),
-                                        " in " + esc(r["function"]) if r.get("function") else "")
+    head = "<b>%s</b> %s: <b>%s</b>%s%s" % (esc(r["kind"]), esc(r["pass"]), esc(r["name"]),
+                                          " in " + esc(r["function"]) if r.get("function") else "",
+                                          " at " + esc(r["site"]) if r.get("site") else "")
     extra = ""
     if "verdict" in r:
         costs = r.get("cost") or []
@@ -352,15 +388,36 @@ def same_file(remark_file, m):
             os.path.basename(remark_file) == os.path.basename(m["input"]))
 
 
+def site_line(site, defined):
+    """The line of spirv-dis --raw-id that a remark's site names ("%45 (OpLoad)",
+    "OpStore 2 after %45": two lines below %45's), or 0."""
+    found = re.match(r"(?:near )?(?:%(\d+) \(|Op\w+ (\d+) after %(\d+))", site or "")
+    if not found:
+        return 0
+    ident, offset = (found.group(1), 0) if found.group(1) else (found.group(3), int(found.group(2)))
+    return defined[ident] + offset if ident in defined else 0
+
+
 def source_html(m):
-    """The source with each remark under its line; remarks without one first."""
+    """The source with each remark under its line; remarks without one first.
+    A binary's remarks go under the disassembly line their site names."""
     by_line = collections.defaultdict(list)
     loose = []
+    lines = m["source"]["text"].splitlines()
+    defined = {}
+    if m["source"].get("kind") == "spirv-dis":
+        for no, text in enumerate(lines, 1):
+            found = re.match(r"\s*%(\d+) = ", text)
+            if found:
+                defined[found.group(1)] = no
     for r in m.get("remarks", []):
         if r["kind"] == "analysis":
             continue
+        at = site_line(r.get("site"), defined)
         if r["line"] and same_file(r["file"], m):
             by_line[r["line"]].append(r)
+        elif at:
+            by_line[at].append(r)
         else:
             loose.append(r)
     out = []
@@ -368,7 +425,6 @@ def source_html(m):
         out.append("<p>Remarks with no line in this file (function, and the remark's own words):</p>")
         out += [remark_html(r, m) for r in loose]
     out.append("<div class=\"src\">")
-    lines = m["source"]["text"].splitlines()
     for no, text in enumerate(lines, 1):
         out.append("<div class=\"ln\" id=\"L%d\"><span class=\"no\">%d</span>%s</div>" % (no, no, esc(text)))
         out += [remark_html(r, m) for r in by_line.pop(no, [])]

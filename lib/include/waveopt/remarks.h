@@ -31,6 +31,23 @@ struct Remark {
   uint32_t line = 0;     // 0: no source line known
   uint32_t column = 0;
   std::string message;   // one sentence for people
+  // Inputs without source lines (lib/site_markers.h): the input's
+  // instruction the remark is about, as spirv-dis of the input names it:
+  // "%45 (OpLoad)", "OpStore 2 after %45" (no result id: the second
+  // instruction after %45), prefixed "near " when the pass's instruction
+  // is not in the input (made by a step; the marker is the nearest one),
+  // suffixed ", of f, inlined here" for a copy of f's instruction. Empty
+  // when there is a line or no marker.
+  std::string site;
+  // What the pass saw, from which Optimize() writes |site|: the marker
+  // (site_id, site_offset), the opcode of the pass's instruction, whether
+  // the marker is that instruction's own and whether its result id differs
+  // from site_id.
+  uint32_t site_id = 0;
+  uint32_t site_offset = 0;
+  std::string site_opcode;
+  bool site_own = false;
+  bool site_renamed = false;
 };
 
 // Receives remarks as passes emit them. Implementations must be cheap; the
@@ -56,14 +73,15 @@ class RemarkCollector : public RemarkSink {
 // One remark per site and pass, as Optimize() returns them: an exact repeat
 // at a site is dropped (a pass run twice, as by -O and its own flag), and the remarks
 // of one pass at one site — one loop ("[loop %N]" in the message), else one
-// source location (file, line, column, function) — become one — the applied one when there is one (a rewrite made in one of -O's
+// source location (file, line, column, function), else one site — become one — the applied one when there is one (a rewrite made in one of -O's
 // versions and refused in another), the others appended to its message as
 // "; here also <kind> <Name>: <message>". Remarks with neither and
 // analysis remarks are kept as they are. Order: first appearance.
 std::vector<Remark> MergeRemarksPerSite(const std::vector<Remark>& remarks);
 
-// One line: "<file>:<line>:<col>: remark: <pass>: <Name> in <function>: <message>"
-// (the location part is omitted when unknown, the kind is spelled out).
+// One line: "<file>:<line>:<col>: remark: <pass>: <kind> <Name> in <function>
+// at <site>: <message>" (the location part is omitted when unknown, " at
+// <site>" when there is no site; "at near %45" is written "near %45").
 std::string FormatRemark(const Remark& remark);
 
 // LLVM-style YAML stream: one "--- !Passed|!Missed|!Analysis" document each.

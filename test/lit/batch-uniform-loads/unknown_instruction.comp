@@ -6,7 +6,7 @@
 // RUN: %waveopt -O %t.in.spv -o %t.spv --remarks-missed=batch 2> %t.remarks
 // RUN: cmp %t.in.spv %t.spv
 // RUN: %FileCheck %s < %t.remarks
-// CHECK: missed UnknownInstruction in main: the loop (or a function it calls) contains OpCooperativeVectorStoreNV, whose effect on memory waveopt does not know [loop %{{[0-9]+}}]
+// CHECK: missed UnknownInstruction in main{{( (at|near) [^:]+)?}}: the loop (or a function it calls) contains OpCooperativeVectorStoreNV, whose effect on memory waveopt does not know [loop %{{[0-9]+}}]
 // The same loop with the store written as a plain store is refused for what
 // it is.
 // RUN: %glslang -V --target-env vulkan1.3 -DPLAIN %s -o %t.plain.spv

@@ -25,7 +25,7 @@
 // RUN: %spirv-opt -O %t.srem.spv -o %t.srem.opt.spv
 // RUN: %waveopt %t.srem.spv --morton-remap --quad-exchange --remarks-missed=quad-exchange -o %t.1.spv 2>&1 | %FileCheck %s --check-prefix=SREM
 // RUN: %waveopt %t.srem.opt.spv --morton-remap --quad-exchange --remarks-missed=quad-exchange -o %t.2.spv 2>&1 | %FileCheck %s --check-prefix=SREM
-// SREM: missed ReadAcrossQuads in main: invocation 1 reads the element 'tile' that invocation 8 writes, outside its quad 0..3
+// SREM: missed ReadAcrossQuads in main{{( (at|near) [^:]+)?}}: invocation 1 reads the element 'tile' that invocation 8 writes, outside its quad 0..3
 // RUN: %waveopt %t.smod.spv --morton-remap --quad-exchange --remarks=quad-exchange -o %t.3.spv 2>&1 | %FileCheck %s --check-prefix=SMOD
 // SMOD: applied Exchanged in main
 // RUN: %python %S/forms.py --waveopt %waveopt --glslang %glslang --spirv-opt %spirv-opt --spirv-val %spirv-val \
@@ -41,9 +41,9 @@
 // The remarks name the invocation and the value it could not evaluate, or
 // the read it established:
 // RUN: %waveopt %s -DFORM_push_constant_or --morton-remap --quad-exchange --remarks-missed=quad-exchange -o %t.spv 2>&1 | %FileCheck %s --check-prefix=TEXT
-// TEXT: quad_exchange_negative.comp:{{[0-9]+}}: remark: quad-exchange: missed GuardNotEvaluable in main: whether invocation 1 reads 'tile' here depends on OpLoad %{{[0-9]+}}, which the analysis cannot evaluate for it in every workgroup, and if it does, it reads the element that invocation 8 writes, outside its quad
+// TEXT: quad_exchange_negative.comp:{{[0-9]+}}: remark: quad-exchange: missed GuardNotEvaluable in main{{( (at|near) [^:]+)?}}: whether invocation 1 reads 'tile' here depends on OpLoad %{{[0-9]+}}, which the analysis cannot evaluate for it in every workgroup, and if it does, it reads the element that invocation 8 writes, outside its quad
 // RUN: %waveopt %s -DFORM_odd_reads --morton-remap --quad-exchange --remarks-missed=quad-exchange -o %t.spv 2>&1 | %FileCheck %s --check-prefix=ACROSS
-// ACROSS: missed ReadAcrossQuads in main: invocation {{[0-9]+}} reads the element 'tile' that invocation {{[0-9]+}} writes, outside its quad
+// ACROSS: missed ReadAcrossQuads in main{{( (at|near) [^:]+)?}}: invocation {{[0-9]+}} reads the element 'tile' that invocation {{[0-9]+}} writes, outside its quad
 //
 // FORMS: odd_reads push_constant_or push_constant_and
 #version 450

@@ -39,8 +39,8 @@
 // CHECK-DAG: OpExtInst %uint {{%[0-9]+}} UMax
 // CHECK-NOT: OpGroupNonUniform
 // CHECK: OpFunctionEnd
-// REMARK: applied ReducedTree in main: an unsigned min tree over smin {{.*}}; the slots are folded where the result is used (1 invocation(s) reach it)
-// REMARK: applied ReducedTree in main: an unsigned max tree over smax {{.*}}; the slots are folded where the result is used (1 invocation(s) reach it, in the loop that folds an earlier tree's slots)
+// REMARK: applied ReducedTree in main{{( (at|near) [^:]+)?}}: an unsigned min tree over smin {{.*}}; the slots are folded where the result is used (1 invocation(s) reach it)
+// REMARK: applied ReducedTree in main{{( (at|near) [^:]+)?}}: an unsigned max tree over smax {{.*}}; the slots are folded where the result is used (1 invocation(s) reach it, in the loop that folds an earlier tree's slots)
 // REMARK: applied MergedBarrier in main
 //
 // Not where another store to the array follows (REUSE: the first tree's
