@@ -1,0 +1,152 @@
+// Reduction trees over the rows of shared arrays of arrays and over vector
+// elements, compared with the original at subgroup sizes 4, 8, 16
+// (lavapipe) and 32, 64 (the simulator). Every row is reduced in the same
+// loop under the same barriers; each invocation writes every row's result
+// (plus its index) into its own output words.
+//   SHAPE  2: t[2][WG] (2 rows); 3: t[2][3][WG] (6 rows); 4: a vec4 t[WG]
+//          (one row of vector elements, read by component and whole)
+//   OP     ADD MAX (integer), FADD FMAX (float, with --float-reassoc;
+//          inputs are small integers, so every order of the sum is exact)
+//   WG     workgroup size (a power of two, or 48: partial subgroups)
+//   PARTIAL  the tree covers the first half of the workgroup only
+//   FIRST  only invocation 0 reads the results (ggml's mul_mat_vec)
+//   STORE  the values are stored right before the barrier (else summed
+//          into the array first)
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce" 2>&1 | %FileCheck %s --check-prefix=ROWS2
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DOP=MAX -DWG=48" --waverun="-DOP=MAX -DWG=48" 2>&1 | %FileCheck %s --check-prefix=ROWS2
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DSHAPE=3 -DWG=128" --waverun="-DSHAPE=3 -DWG=128" 2>&1 | %FileCheck %s --check-prefix=ROWS6
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DSHAPE=3 -DPARTIAL -DFIRST" --waverun="-DSHAPE=3 -DPARTIAL -DFIRST" 2>&1 | %FileCheck %s --check-prefix=ROWS6
+// RUN: %diff %s --waveopt-flags="-O --target=none --float-reassoc --remarks=workgroup-reduce -DSHAPE=3 -DOP=FADD -DWG=256" --waverun="-DSHAPE=3 -DOP=FADD -DWG=256" 2>&1 | %FileCheck %s --check-prefix=ROWS6
+// RUN: %diff %s --waveopt-flags="-O --target=none --float-reassoc --remarks=workgroup-reduce -DOP=FMAX -DFIRST" --waverun="-DOP=FMAX -DFIRST" 2>&1 | %FileCheck %s --check-prefix=ROWS2
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DSHAPE=4" --waverun="-DSHAPE=4" 2>&1 | %FileCheck %s --check-prefix=VEC
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DSHAPE=4 -DSTORE -DOP=MAX -DWG=48" --waverun="-DSHAPE=4 -DSTORE -DOP=MAX -DWG=48" 2>&1 | %FileCheck %s --check-prefix=VEC
+// RUN: %diff %s --waveopt-flags="-O --target=none --float-reassoc --remarks=workgroup-reduce -DSHAPE=4 -DOP=FADD -DPARTIAL -DWG=128" --waverun="-DSHAPE=4 -DOP=FADD -DPARTIAL -DWG=128" 2>&1 | %FileCheck %s --check-prefix=VEC
+// RUN: %diff %s --waveopt-flags="-O --target=none --float-reassoc --remarks=workgroup-reduce -DSHAPE=4 -DSTORE -DOP=FMAX -DFIRST" --waverun="-DSHAPE=4 -DSTORE -DOP=FMAX -DFIRST" 2>&1 | %FileCheck %s --check-prefix=VEC
+// After glslang and spirv-opt -O (the row loops unrolled).
+// RUN: %diff %s --spirv-opt-O --glslang-defines="-DSHAPE=3 -DOP=MAX" --waveopt-flags="--workgroup-reduce --remarks=workgroup-reduce" 2>&1 | %FileCheck %s --check-prefix=ROWS6
+// RUN: %diff %s --spirv-opt-O --glslang-defines="-DSHAPE=4 -DSTORE -DOP=FADD" --waveopt-flags="--workgroup-reduce --float-reassoc --remarks=workgroup-reduce" 2>&1 | %FileCheck %s --check-prefix=VEC
+// The forms: the run-time one-subgroup test (64 invocations), and the
+// single-subgroup form under a promise (run only where it holds).
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DSHAPE=3 -DWG=64" --waverun="-DSHAPE=3 -DWG=64" 2>&1 | %FileCheck %s --check-prefix=RUNTIME
+// RUN: %diff %s --waveopt-flags="-O --target=none --subgroup-size=64 --remarks=workgroup-reduce -DWG=64" --waverun="-DWG=64" --widths= --sim-widths=64 2>&1 | %FileCheck %s --check-prefix=SINGLE
+// ROWS2: applied ReducedTree in main: {{.*}} tree over t ({{.*}}, 2 rows) becomes one shared slot per subgroup and one barrier
+// ROWS2: PASS: equal at sizes 4,8,16,32,64
+// ROWS6: applied ReducedTree in main: {{.*}} tree over t ({{.*}}, 6 rows) becomes one shared slot per subgroup and one barrier
+// ROWS6: PASS: equal at sizes 4,8,16,32,64
+// VEC: applied ReducedTree in main: {{.*}} tree over t
+// VEC: PASS: equal at sizes 4,8,16,32,64
+// RUNTIME: applied ReducedTree in main: {{.*}}, 6 rows) becomes one subgroup reduction when the workgroup is one subgroup (NumSubgroups == 1), else one shared slot per subgroup
+// RUNTIME: PASS: equal at sizes 4,8,16,32,64
+// SINGLE: applied ReducedTree in main: {{.*}}, 2 rows) becomes one subgroup reduction, no shared memory
+// SINGLE: PASS: equal at sizes
+#version 450
+#ifndef WG
+#define WG 256
+#endif
+#ifndef SHAPE
+#define SHAPE 2
+#endif
+#ifndef OP
+#define OP ADD
+#endif
+#define ADD 1
+#define MAX 4
+#define FADD 8
+#define FMAX 10
+#define IS_FLOAT (OP == FADD || OP == FMAX)
+
+layout(local_size_x = WG) in;
+layout(set = 0, binding = 0) readonly buffer In { uint data[]; };
+layout(set = 0, binding = 1) writeonly buffer Out { uint result[]; };
+
+#if IS_FLOAT
+#define T float
+#define T4 vec4
+#define BITS(x) floatBitsToUint(x)
+#else
+#define T uint
+#define T4 uvec4
+#define BITS(x) (x)
+#endif
+
+#ifdef PARTIAL
+#define TOP (WG / 2)
+#else
+#define TOP WG
+#endif
+
+#if SHAPE == 2
+#define ROWS 2
+shared T t[2][WG];
+#define AT(k, i) t[k][i]
+#elif SHAPE == 3
+#define ROWS 6
+shared T t[2][3][WG];
+#define AT(k, i) t[(k) / 3u][(k) % 3u][i]
+#else
+#define ROWS 4
+shared T4 t[WG];
+#endif
+
+#if OP == ADD || OP == FADD
+#define combine(a, b) ((a) + (b))
+#else
+#define combine(a, b) max(a, b)
+#endif
+
+// Row k's value of invocation tid.
+T value(uint d, uint k) {
+#if IS_FLOAT
+  return float((d >> (k * 3u)) % 1000u) - 300.0;
+#else
+  return (d >> k) - 1000000u;
+#endif
+}
+
+// (gl_LocalInvocationID, not tid: the raw form carries tid through the
+// row loop in a phi, a value of the tree used after it.)
+#define OUT(k, v) result[g * ROWS + (k)] = BITS(v) + gl_LocalInvocationID.x;
+
+void main() {
+  uint tid = gl_LocalInvocationID.x;
+  uint g = gl_WorkGroupID.x * WG + tid;
+  uint d = data[g];
+#if SHAPE == 4
+  T4 v = T4(value(d, 0u), value(d, 1u), value(d, 2u), value(d, 3u));
+#ifdef STORE
+  t[tid] = v;
+#else
+  t[tid] = T4(0);
+  for (uint i = 0u; i < 2u; ++i) t[tid] += v;
+#endif
+#else
+  for (uint k = 0u; k < ROWS; ++k) AT(k, tid) = value(d, k);
+#endif
+  barrier();
+  for (uint s = TOP / 2u; s > 0u; s >>= 1u) {
+    if (tid < s) {
+#if SHAPE == 4
+      t[tid] = combine(t[tid], t[tid + s]);
+#else
+      for (uint k = 0u; k < ROWS; ++k) AT(k, tid) = combine(AT(k, tid), AT(k, tid + s));
+#endif
+    }
+    barrier();
+  }
+#ifdef FIRST
+  if (gl_LocalInvocationID.x == 0u) {
+#endif
+#if SHAPE == 4
+  OUT(0u, t[0].x) OUT(1u, t[0][1]) OUT(2u, t[0].z)
+  T4 w = t[0];
+  OUT(3u, w.w)
+#else
+  OUT(0u, AT(0u, 0u)) OUT(1u, AT(1u, 0u))
+#if ROWS > 2
+  OUT(2u, AT(2u, 0u)) OUT(3u, AT(3u, 0u)) OUT(4u, AT(4u, 0u)) OUT(5u, AT(5u, 0u))
+#endif
+#endif
+#ifdef FIRST
+  }
+#endif
+}
