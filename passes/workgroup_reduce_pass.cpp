@@ -1968,8 +1968,7 @@ namespace {
 bool SameTree(const WorkgroupReducePass::Tree& a, const WorkgroupReducePass::Tree& b) {
   return a.op == b.op && a.ext == b.ext && a.end_item == b.end_item &&
          a.contributors == b.contributors && a.steps == b.steps &&
-         a.barriers == b.barriers && a.result_element == b.result_element &&
-         a.store_after_tree == b.store_after_tree;
+         a.barriers == b.barriers && a.result_element == b.result_element;
 }
 
 // Every reader of row r reads row r in every invocation; "" or
@@ -2031,6 +2030,8 @@ std::string WorkgroupReducePass::ReplayRows(const WorkgroupTrace& trace, Tree* t
       *where = nullptr;
     }
     if (r == 0) first = t;
+    // A store after the tree in any row: no slots there (StoreAfterTree).
+    first.store_after_tree = first.store_after_tree || t.store_after_tree;
     readers[r] = t.readers;
   }
   if (reason.empty()) reason = CheckReaderRows(trace.events(), readers, why, where);
