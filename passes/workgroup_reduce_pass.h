@@ -46,6 +46,8 @@
 // phase, the tree leaves exactly every element 0..M-1 once in the element
 // the readers read, and no later load reads a partial value. See
 // docs/passes/workgroup-reduce.md for the remarks, options and cost rule.
+// Arrays of arrays (each row its own tree, all rewritten under one barrier)
+// and vector elements: workgroup_reduce_rows.h.
 //
 // Capabilities added: GroupNonUniform, GroupNonUniformArithmetic.
 #ifndef WAVEOPT_PASSES_WORKGROUP_REDUCE_PASS_H_

@@ -84,7 +84,8 @@ struct TraceEvent {
 
 class WorkgroupTrace {
  public:
-  // Traces accesses to the Workgroup variable |array| (an array of scalars)
+  // Traces accesses to the Workgroup variable |array| (an array, or array
+  // of arrays, of scalars or vectors)
   // in |entry|, a GLCompute entry point's function of a module in SSA form.
   WorkgroupTrace(spvtools::opt::IRContext* context,
                  spvtools::opt::Function* entry, uint32_t array);
