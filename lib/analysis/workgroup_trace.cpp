@@ -400,6 +400,9 @@ struct WorkgroupTrace::Impl {
         return Fail("OutOfBounds", "an index into an outer level of the array is out of bounds",
                     at);
       }
+      if (static_cast<uint64_t>(flat) > (uint64_t{1} << 40) / n.bits[0]) {
+        return Fail("UnsupportedType", "the array has too many rows to number", at);
+      }
       flat = flat * static_cast<int64_t>(n.bits[0]) + idx[k];
     }
     *element = idx[lengths.size() - 1];
