@@ -12,6 +12,7 @@
 //   FIRST  only invocation 0 reads the results (ggml's mul_mat_vec)
 //   STORE  the values are stored right before the barrier (else summed
 //          into the array first)
+//   SPEC   the workgroup size is specialization constant 0 (= WG)
 //   FRAC   float fractions, written as floats (for an ulp compare)
 // RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DOP=MAX -DWG=48" --waverun="-DOP=MAX -DWG=48" 2>&1 | %FileCheck %s --check-prefix=ROWS2
 // RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DSHAPE=3 -DWG=128" --waverun="-DSHAPE=3 -DWG=128" 2>&1 | %FileCheck %s --check-prefix=ROWS6
@@ -21,6 +22,8 @@
 // Fractions (FRAC: float outputs, no index added): sums in another
 // order round differently, compared within 16 units in the last place.
 // RUN: %diff %s --waveopt-flags="-O --target=none --float-reassoc --remarks=workgroup-reduce -DSHAPE=3 -DOP=FADD -DFRAC" --waverun="-DSHAPE=3 -DOP=FADD -DFRAC --ulp=16" 2>&1 | %FileCheck %s --check-prefix=ROWS6
+// A specialization-constant size: the original stays behind the test.
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DSHAPE=3 -DSPEC" --waverun="-DSHAPE=3 -DSPEC -s 'const 0 = 128'" 2>&1 | %FileCheck %s --check-prefix=SPEC
 // After glslang and spirv-opt -O (the row loops unrolled).
 // RUN: %diff %s --spirv-opt-O --glslang-defines="-DSHAPE=3 -DOP=MAX" --waveopt-flags="--workgroup-reduce --remarks=workgroup-reduce" 2>&1 | %FileCheck %s --check-prefix=ROWS6
 // The single-subgroup form under a promise (run only where it holds; the
@@ -30,6 +33,8 @@
 // ROWS2: PASS: equal at sizes 4,8,16,32,64
 // ROWS6: applied ReducedTree in main: {{.*}} tree over t ({{.*}}, 6 rows) becomes {{.*}}one shared slot per subgroup
 // ROWS6: PASS: equal at sizes 4,8,16,32,64
+// SPEC: applied ReducedTree in main: {{.*}}, 6 rows) becomes {{.*}}; other workgroup sizes than powers of two up to 1024 keep the original
+// SPEC: PASS: equal at sizes 4,8,16,32,64
 // VEC: applied ReducedTree in main: {{.*}} tree over t
 // VEC: PASS: equal at sizes 4,8,16,32,64
 // SINGLE: applied ReducedTree in main: {{.*}}, 2 rows) becomes one subgroup reduction, no shared memory
@@ -50,7 +55,15 @@
 #define FMAX 10
 #define IS_FLOAT (OP == FADD || OP == FMAX)
 
+#ifdef SPEC
+// As ggml: the size is a specialization constant (powers of two take the
+// rewrite, other sizes the original kept behind the test).
+layout(local_size_x_id = 0) in;
+layout(constant_id = 0) const uint BLOCK = WG;
+#else
 layout(local_size_x = WG) in;
+#define BLOCK WG
+#endif
 layout(set = 0, binding = 0) readonly buffer In { uint data[]; };
 #ifdef FRAC
 layout(set = 0, binding = 1) writeonly buffer Out { float result[]; };
@@ -74,7 +87,9 @@ layout(set = 0, binding = 1) writeonly buffer Out { uint result[]; };
 #else
 #define NP2 WG
 #endif
-#ifdef PARTIAL
+#ifdef SPEC
+#define TOP BLOCK
+#elif defined(PARTIAL)
 #define TOP (NP2 / 2)
 #else
 #define TOP NP2
@@ -82,15 +97,15 @@ layout(set = 0, binding = 1) writeonly buffer Out { uint result[]; };
 
 #if SHAPE == 2
 #define ROWS 2
-shared T t[2][WG];
+shared T t[2][BLOCK];
 #define AT(k, i) t[k][i]
 #elif SHAPE == 3
 #define ROWS 6
-shared T t[2][3][WG];
+shared T t[2][3][BLOCK];
 #define AT(k, i) t[(k) / 3u][(k) % 3u][i]
 #else
 #define ROWS 4
-shared T4 t[WG];
+shared T4 t[BLOCK];
 #endif
 
 #if OP == ADD || OP == FADD
@@ -120,7 +135,7 @@ T value(uint d, uint k) {
 
 void main() {
   uint tid = gl_LocalInvocationID.x;
-  uint g = gl_WorkGroupID.x * WG + tid;
+  uint g = gl_WorkGroupID.x * BLOCK + tid;
   uint d = data[g];
 #if SHAPE == 4
   T4 v = T4(value(d, 0u), value(d, 1u), value(d, 2u), value(d, 3u));
@@ -135,7 +150,7 @@ void main() {
 #endif
   barrier();
   for (uint s = TOP / 2u; s > 0u; s >>= 1u) {
-    if (tid < s && tid + s < WG) {
+    if (tid < s && tid + s < BLOCK) {
 #if SHAPE == 4
       t[tid] = combine(t[tid], t[tid + s]);
 #else
