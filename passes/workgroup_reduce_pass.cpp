@@ -1353,6 +1353,7 @@ bool WorkgroupReducePass::SplitRegion(Tree* tree, Emission* em) {
   Instruction* first = tree->init_store != nullptr ? tree->init_store : tree->barrier;
   Instruction* end = RegionEnd(context(), tree->spine, tree->end_item);
   if (end == nullptr) return false;
+  if (tree->init_store != nullptr) HoistAboveStore(tree->init_store, tree->barrier);
   em->pre = context()->get_instr_block(first);
   const uint32_t region_id = context()->TakeNextId();
   if (region_id == 0) return false;

@@ -2,6 +2,8 @@
 // ("Rows and vector elements") for the legality argument.
 #include "passes/workgroup_reduce_rows.h"
 
+#include <memory>
+
 #include "analysis/ir_util.h"
 #include "source/opt/constants.h"
 #include "source/opt/ir_context.h"
@@ -180,6 +182,18 @@ bool ReplaceReader(IRContext* context, const RowLayout& layout, Instruction* rea
   context->ReplaceAllUsesWith(reader->result_id(), replacement);
   context->KillInst(reader);
   return true;
+}
+
+void HoistAboveStore(Instruction* store, Instruction* barrier) {
+  std::vector<Instruction*> between;
+  for (Instruction* inst = store->NextNode(); inst != nullptr && inst != barrier;
+       inst = inst->NextNode()) {
+    between.push_back(inst);
+  }
+  for (Instruction* inst : between) {
+    inst->RemoveFromList();
+    store->InsertBefore(std::unique_ptr<Instruction>(inst));
+  }
 }
 
 }  // namespace waveopt

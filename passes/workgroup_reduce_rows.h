@@ -83,6 +83,15 @@ std::vector<uint32_t> RowIndices(Emitter* e, const RowLayout& layout, uint64_t r
 bool ReplaceReader(spvtools::opt::IRContext* context, const RowLayout& layout,
                    spvtools::opt::Instruction* reader, uint32_t value);
 
+// Moves the instructions strictly between |store| and |barrier| (one
+// block; the forwarded store S0 and B0) to before |store|: the rewrite
+// replaces the code from S0 on, and ForwardableStore lets values, loads of
+// other memory and stores to private memory lie between them, which must
+// stay. No memory order changes that another invocation could observe:
+// nothing synchronizes between S0 and B0.
+void HoistAboveStore(spvtools::opt::Instruction* store,
+                     spvtools::opt::Instruction* barrier);
+
 }  // namespace waveopt
 
 #endif  // WAVEOPT_PASSES_WORKGROUP_REDUCE_ROWS_H_
