@@ -248,6 +248,8 @@ struct WorkgroupReducePass::Tree {
   RowLayout layout;  // rows and vector elements (workgroup_reduce_rows.h)
   // The readers of each row (tree->readers holds them all).
   std::vector<std::vector<Instruction*>> row_readers;
+  // Each row's S0 (init_store is the first of them), when forwarded.
+  std::vector<Instruction*> row_stores;
   Instruction* barrier = nullptr;     // B0
   Instruction* init_store = nullptr;  // S0, when its value is forwarded
   Spine spine;
@@ -1187,6 +1189,7 @@ std::string WorkgroupReducePass::Analyze(Function* func, Instruction* barrier,
   }
   if (!reached) return "Unreached";
   tree->init_store = ForwardableStore(&trace, barrier, var, configs);
+  if (tree->layout.rows > 1) ForwardRowStores(&trace, configs, tree);
   std::string reason = CheckOperation(tree, why);
   if (!reason.empty()) return reason;
   if (tree->end_item >= static_cast<int>(tree->spine.items.size()) ||
@@ -1353,7 +1356,9 @@ bool WorkgroupReducePass::SplitRegion(Tree* tree, Emission* em) {
   Instruction* first = tree->init_store != nullptr ? tree->init_store : tree->barrier;
   Instruction* end = RegionEnd(context(), tree->spine, tree->end_item);
   if (end == nullptr) return false;
-  if (tree->init_store != nullptr) HoistAboveStore(tree->init_store, tree->barrier);
+  if (tree->init_store != nullptr) {
+    HoistAboveStore(context(), tree->init_store, tree->barrier, tree->var->result_id());
+  }
   em->pre = context()->get_instr_block(first);
   const uint32_t region_id = context()->TakeNextId();
   if (region_id == 0) return false;
@@ -2050,6 +2055,71 @@ std::string WorkgroupReducePass::ReplayRows(const WorkgroupTrace& trace, Tree* t
   return reason;
 }
 
+void WorkgroupReducePass::ForwardRowStores(WorkgroupTrace* trace,
+                                           const std::vector<TraceConfig>& configs,
+                                           Tree* tree) {
+  // As ForwardableStore, for every row: walking back from B0 in its block,
+  // one store per row of the invocation's own element, nothing in between
+  // but private stores and code that touches no other memory.
+  BasicBlock* block = context()->get_instr_block(tree->barrier);
+  std::vector<Instruction*> stores(tree->layout.rows, nullptr);
+  Instruction* first = nullptr;
+  uint64_t found = 0;
+  for (auto it = BasicBlock::iterator(tree->barrier);
+       it != block->begin() && found < tree->layout.rows;) {
+    --it;
+    const spv::Op op = it->opcode();
+    const bool load_or_store = op == spv::Op::OpLoad || op == spv::Op::OpStore;
+    Instruction* root = load_or_store
+                            ? RootVariable(context(), it->GetSingleWordInOperand(0))
+                            : nullptr;
+    const bool to_array = root != nullptr && root == tree->var;
+    if (op == spv::Op::OpLoad && !to_array) continue;
+    if (op == spv::Op::OpStore && !to_array) {
+      if (root == nullptr ||
+          !IsPrivateClass(spv::StorageClass(root->GetSingleWordInOperand(0)))) {
+        return;
+      }
+      continue;
+    }
+    if (op == spv::Op::OpLoad || op == spv::Op::OpControlBarrier ||
+        op == spv::Op::OpMemoryBarrier || op == spv::Op::OpFunctionCall ||
+        spvOpcodeIsAtomicOp(op) || op == spv::Op::OpPhi) {
+      return;
+    }
+    if (op != spv::Op::OpStore) continue;
+    uint32_t index = 0;
+    const int64_t row = ConstantRow(context(), tree->layout,
+                                    get_def_use_mgr()->GetDef(it->GetSingleWordInOperand(0)),
+                                    &index);
+    if (row < 0 || stores[static_cast<size_t>(row)] != nullptr ||
+        !IndexIsInvocation(trace, configs, index)) {
+      return;
+    }
+    stores[static_cast<size_t>(row)] = &*it;
+    first = &*it;
+    ++found;
+  }
+  if (found < tree->layout.rows) return;
+  tree->row_stores = stores;
+  tree->init_store = first;
+}
+
+bool WorkgroupReducePass::IndexIsInvocation(WorkgroupTrace* trace,
+                                            const std::vector<TraceConfig>& configs,
+                                            uint32_t index) {
+  for (const TraceConfig& c : configs) {
+    uint32_t size[3];
+    if (!trace->WorkgroupCount(c, size)) return false;
+    const uint64_t count = uint64_t{size[0]} * size[1] * size[2];
+    for (uint64_t t = 0; t < count; ++t) {
+      uint64_t v = 0;
+      if (!trace->EvalFor(index, static_cast<uint32_t>(t), c, &v) || v != t) return false;
+    }
+  }
+  return true;
+}
+
 uint32_t WorkgroupReducePass::RowElement(const Tree& tree, const Emission& em,
                                          Emitter* e, uint64_t row, uint32_t index) {
   std::vector<uint32_t> ids = {tree.var->result_id()};
@@ -2086,13 +2156,16 @@ bool WorkgroupReducePass::RewriteRows(Tree* tree) {
 
 bool WorkgroupReducePass::EmitRowsForms(Tree* tree, Emission* em, Emitter* e,
                                         std::vector<uint32_t>* results) {
-  // B0, then the invocation's element of every row (no store is forwarded:
-  // each row has its own).
-  std::vector<Operand> barrier_ops;
-  for (uint32_t i = 0; i < tree->barrier->NumInOperands(); ++i) {
-    barrier_ops.push_back(tree->barrier->GetInOperand(i));
+  // The rows' forwarded values, or B0 and the invocation's element of
+  // every row.
+  const bool forwarded = !tree->row_stores.empty();
+  if (!forwarded) {
+    std::vector<Operand> barrier_ops;
+    for (uint32_t i = 0; i < tree->barrier->NumInOperands(); ++i) {
+      barrier_ops.push_back(tree->barrier->GetInOperand(i));
+    }
+    e->EmitVoid(spv::Op::OpControlBarrier, barrier_ops);
   }
-  e->EmitVoid(spv::Op::OpControlBarrier, barrier_ops);
   const uint32_t tid_var = BuiltInVariable(spv::BuiltIn::LocalInvocationIndex,
                                            "gl_LocalInvocationIndex");
   if (tid_var == 0) return false;
@@ -2100,8 +2173,9 @@ bool WorkgroupReducePass::EmitRowsForms(Tree* tree, Emission* em, Emitter* e,
   const spv::Op group = GroupOp(tree->op, tree->ext);
   std::vector<uint32_t> reduced(tree->layout.rows);
   for (uint64_t r = 0; r < tree->layout.rows; ++r) {
-    uint32_t x = e->EmitIds(spv::Op::OpLoad, tree->elem_type,
-                            {RowElement(*tree, *em, e, r, tid)});
+    uint32_t x = forwarded ? tree->row_stores[r]->GetSingleWordInOperand(1)
+                           : e->EmitIds(spv::Op::OpLoad, tree->elem_type,
+                                        {RowElement(*tree, *em, e, r, tid)});
     if (tree->contributors != 0 && params_.mutate != "no-identity") {
       const uint32_t in = e->EmitIds(
           spv::Op::OpULessThan, e->BoolType(),
@@ -2134,13 +2208,14 @@ bool WorkgroupReducePass::EmitRowsForms(Tree* tree, Emission* em, Emitter* e,
 bool WorkgroupReducePass::EmitRowsGeneric(Tree* tree, Emission* em, Emitter* e,
                                           const std::vector<uint32_t>& reduced,
                                           std::vector<uint32_t>* totals) {
-  // Every invocation read its elements before any slot is written; one
-  // elected lane per subgroup writes every row's slot; one barrier.
+  // Every invocation read its elements before any slot is written (no
+  // read when the rows' stores are forwarded); one elected lane per
+  // subgroup writes every row's slot; one barrier.
   std::vector<Operand> barrier_ops;
   for (uint32_t i = 0; i < tree->barrier->NumInOperands(); ++i) {
     barrier_ops.push_back(tree->barrier->GetInOperand(i));
   }
-  e->EmitVoid(spv::Op::OpControlBarrier, barrier_ops);
+  if (tree->row_stores.empty()) e->EmitVoid(spv::Op::OpControlBarrier, barrier_ops);
   const uint32_t elect = e->Group(spv::Op::OpGroupNonUniformElect, e->BoolType(), -1, {});
   Emitter::If write = e->PushIf(elect);
   const uint32_t sg_var = BuiltInVariable(spv::BuiltIn::SubgroupId, "gl_SubgroupID");

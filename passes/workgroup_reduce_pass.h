@@ -254,6 +254,13 @@ class WorkgroupReducePass : public WavePass {
                          uint64_t workgroup, std::string* why,
                          spvtools::opt::Instruction** where);
   bool RewriteRows(Tree* tree);
+  // Every row's S0 (see ForwardableStore): |tree|'s row_stores and
+  // init_store (the first of them), or nothing.
+  void ForwardRowStores(WorkgroupTrace* trace,
+                        const std::vector<TraceConfig>& configs, Tree* tree);
+  // Whether |index| is each invocation's own index in every configuration.
+  bool IndexIsInvocation(WorkgroupTrace* trace,
+                         const std::vector<TraceConfig>& configs, uint32_t index);
   // Every row's result (the chosen form) from |e|'s cursor on.
   bool EmitRowsForms(Tree* tree, Emission* em, Emitter* e,
                      std::vector<uint32_t>* results);

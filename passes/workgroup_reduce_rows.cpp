@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "analysis/ir_util.h"
+#include "analysis/loops.h"
 #include "source/opt/constants.h"
 #include "source/opt/ir_context.h"
 
@@ -184,16 +185,41 @@ bool ReplaceReader(IRContext* context, const RowLayout& layout, Instruction* rea
   return true;
 }
 
-void HoistAboveStore(Instruction* store, Instruction* barrier) {
+void HoistAboveStore(IRContext* context, Instruction* store, Instruction* barrier,
+                     uint32_t var) {
   std::vector<Instruction*> between;
   for (Instruction* inst = store->NextNode(); inst != nullptr && inst != barrier;
        inst = inst->NextNode()) {
+    if (inst->opcode() == spv::Op::OpStore) {
+      Instruction* root = RootVariable(context, inst->GetSingleWordInOperand(0));
+      if (root != nullptr && root->result_id() == var) continue;
+    }
     between.push_back(inst);
   }
   for (Instruction* inst : between) {
     inst->RemoveFromList();
     store->InsertBefore(std::unique_ptr<Instruction>(inst));
   }
+}
+
+int64_t ConstantRow(IRContext* context, const RowLayout& layout,
+                    const Instruction* chain, uint32_t* index) {
+  if (chain == nullptr || (chain->opcode() != spv::Op::OpAccessChain &&
+                           chain->opcode() != spv::Op::OpInBoundsAccessChain) ||
+      chain->NumInOperands() != layout.outer.size() + 2) {
+    return -1;
+  }
+  uint64_t row = 0;
+  for (size_t k = 0; k < layout.outer.size(); ++k) {
+    uint64_t i = 0;
+    if (!ConstantValue(context, chain->GetSingleWordInOperand(static_cast<uint32_t>(k + 1)), &i) ||
+        i >= layout.outer[k]) {
+      return -1;
+    }
+    row = row * layout.outer[k] + i;
+  }
+  *index = chain->GetSingleWordInOperand(chain->NumInOperands() - 1);
+  return static_cast<int64_t>(row);
 }
 
 }  // namespace waveopt

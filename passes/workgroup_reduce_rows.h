@@ -84,13 +84,21 @@ bool ReplaceReader(spvtools::opt::IRContext* context, const RowLayout& layout,
                    spvtools::opt::Instruction* reader, uint32_t value);
 
 // Moves the instructions strictly between |store| and |barrier| (one
-// block; the forwarded store S0 and B0) to before |store|: the rewrite
-// replaces the code from S0 on, and ForwardableStore lets values, loads of
+// block; the forwarded store S0 and B0), but the stores into the array
+// |var| (the other rows' forwarded stores), to before |store|: the rewrite
+// replaces the code from S0 on, and the forwarding lets values, loads of
 // other memory and stores to private memory lie between them, which must
 // stay. No memory order changes that another invocation could observe:
 // nothing synchronizes between S0 and B0.
-void HoistAboveStore(spvtools::opt::Instruction* store,
-                     spvtools::opt::Instruction* barrier);
+void HoistAboveStore(spvtools::opt::IRContext* context,
+                     spvtools::opt::Instruction* store,
+                     spvtools::opt::Instruction* barrier, uint32_t var);
+
+// The row the access chain |chain| into the array addresses when its
+// outer indices are constants and it reaches one whole element; -1
+// otherwise. |*index| gets the innermost index's id.
+int64_t ConstantRow(spvtools::opt::IRContext* context, const RowLayout& layout,
+                    const spvtools::opt::Instruction* chain, uint32_t* index);
 
 }  // namespace waveopt
 

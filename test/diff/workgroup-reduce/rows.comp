@@ -15,13 +15,13 @@
 //   SPEC   the workgroup size is specialization constant 0 (= WG)
 //   FRAC   float fractions, written as floats (for an ulp compare)
 // RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DOP=MAX -DWG=48" --waverun="-DOP=MAX -DWG=48" 2>&1 | %FileCheck %s --check-prefix=ROWS2
-// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DSHAPE=3 -DWG=128" --waverun="-DSHAPE=3 -DWG=128" 2>&1 | %FileCheck %s --check-prefix=ROWS6
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DSHAPE=3 -DSTORE -DWG=128" --waverun="-DSHAPE=3 -DSTORE -DWG=128" 2>&1 | %FileCheck %s --check-prefix=ROWS6
 // RUN: %diff %s --waveopt-flags="-O --target=none --float-reassoc --remarks=workgroup-reduce -DSHAPE=3 -DOP=FADD -DPARTIAL -DFIRST" --waverun="-DSHAPE=3 -DOP=FADD -DPARTIAL -DFIRST" 2>&1 | %FileCheck %s --check-prefix=ROWS6
 // RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DSHAPE=4" --waverun="-DSHAPE=4" 2>&1 | %FileCheck %s --check-prefix=VEC
 // RUN: %diff %s --waveopt-flags="-O --target=none --float-reassoc --remarks=workgroup-reduce -DSHAPE=4 -DSTORE -DOP=FMAX -DPARTIAL -DWG=128" --waverun="-DSHAPE=4 -DSTORE -DOP=FMAX -DPARTIAL -DWG=128" 2>&1 | %FileCheck %s --check-prefix=VEC
 // Fractions (FRAC: float outputs, no index added): sums in another
 // order round differently, compared within 16 units in the last place.
-// RUN: %diff %s --waveopt-flags="-O --target=none --float-reassoc --remarks=workgroup-reduce -DSHAPE=3 -DOP=FADD -DFRAC" --waverun="-DSHAPE=3 -DOP=FADD -DFRAC --ulp=16" 2>&1 | %FileCheck %s --check-prefix=ROWS6
+// RUN: %diff %s --waveopt-flags="-O --target=none --float-reassoc --remarks=workgroup-reduce -DSHAPE=3 -DSTORE -DOP=FADD -DFRAC" --waverun="-DSHAPE=3 -DSTORE -DOP=FADD -DFRAC --ulp=16" 2>&1 | %FileCheck %s --check-prefix=ROWS6
 // A specialization-constant size: the original stays behind the test.
 // RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DSHAPE=3 -DSPEC" --waverun="-DSHAPE=3 -DSPEC -s 'const 0 = 128'" 2>&1 | %FileCheck %s --check-prefix=SPEC
 // After glslang and spirv-opt -O (the row loops unrolled).
@@ -114,16 +114,16 @@ shared T4 t[BLOCK];
 #define combine(a, b) max(a, b)
 #endif
 
-// Row k's value of invocation tid.
-T value(uint d, uint k) {
+// Row k's value of invocation tid (a macro: waveopt -O inlines only the
+// functions called in loops, and a call between the stores and the
+// barrier keeps them from being forwarded).
 #if defined(FRAC)
-  return float((d >> (k * 3u)) % 100000u) / 99991.0;
+#define value(d, k) (float(((d) >> ((k) * 3u)) % 100000u) / 99991.0)
 #elif IS_FLOAT
-  return float((d >> (k * 3u)) % 1000u) - 300.0;
+#define value(d, k) (float(((d) >> ((k) * 3u)) % 1000u) - 300.0)
 #else
-  return (d >> k) - 1000000u;
+#define value(d, k) (((d) >> (k)) - 1000000u)
 #endif
-}
 
 // (gl_LocalInvocationID, not tid: the raw form carries tid through the
 // row loop in a phi, a value of the tree used after it.)
@@ -144,6 +144,16 @@ void main() {
 #else
   t[tid] = T4(0);
   for (uint i = 0u; i < 2u; ++i) t[tid] += v;
+#endif
+#elif defined(STORE)
+  // One store per row right before the barrier: forwarded.
+  AT(0u, tid) = value(d, 0u);
+  AT(1u, tid) = value(d, 1u);
+#if ROWS > 2
+  AT(2u, tid) = value(d, 2u);
+  AT(3u, tid) = value(d, 3u);
+  AT(4u, tid) = value(d, 4u);
+  AT(5u, tid) = value(d, 5u);
 #endif
 #else
   for (uint k = 0u; k < ROWS; ++k) AT(k, tid) = value(d, k);

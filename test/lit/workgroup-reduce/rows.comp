@@ -5,6 +5,10 @@
 // was).
 // RUN: %waveopt %s -O --target=none -DCASE=1 --pass-params=workgroup-reduce:form=generic --remarks=workgroup-reduce -o %t1.spv 2>&1 | %FileCheck %s --check-prefix=ROWS
 // RUN: %spirv-dis %t1.spv | %FileCheck %s --check-prefix=ROWS-IR
+// Each row's value stored right before the barrier (CASE 3): forwarded,
+// one barrier remains (the slots').
+// RUN: %waveopt %s -O --target=none -DCASE=3 --pass-params=workgroup-reduce:form=generic -o %t0.spv
+// RUN: %spirv-dis %t0.spv | %FileCheck %s --check-prefix=FORWARD
 // RUN: %waveopt %s -O --target=none -DCASE=2 --float-reassoc --pass-params=workgroup-reduce:form=generic --remarks=workgroup-reduce -o %t2.spv 2>&1 | %FileCheck %s --check-prefix=VEC
 // RUN: %spirv-dis %t2.spv | %FileCheck %s --check-prefix=VEC-IR
 // RUN: %waveopt %s -O --target=none -DCASE=2 --remarks-missed=workgroup-reduce -o %t3.spv 2>&1 | %FileCheck %s --check-prefix=VEC-FLOAT
@@ -27,6 +31,11 @@
 // ROWS-IR: OpLoopMerge
 // ROWS-IR-NOT: OpControlBarrier
 // ROWS-IR: OpReturn
+// FORWARD: OpGroupNonUniformIAdd %uint %uint_3 Reduce
+// FORWARD: OpGroupNonUniformIAdd %uint %uint_3 Reduce
+// FORWARD: OpGroupNonUniformElect
+// FORWARD: OpControlBarrier
+// FORWARD-NOT: OpControlBarrier
 // VEC: applied ReducedTree in main: a float add tree over t (6 steps, 7 barriers, 2 reader(s)) becomes one shared slot per subgroup and one barrier
 // VEC-IR: OpGroupNonUniformFAdd %v4float %uint_3 Reduce
 // VEC-FLOAT: missed FloatReassociation in main: a float add tree
@@ -75,6 +84,9 @@ void main() {
   t[tid] = vec4(float(d & 7u), 1.0, 2.0, float(d >> 29));
 #elif CASE == 8
   t[tid] = uvec2(d, d >> 3u);
+#elif CASE == 3
+  t[0][tid] = d;
+  t[1][tid] = d >> 1u;
 #else
   for (uint k = 0u; k < ROWS; ++k) AT(k, tid) = d >> k;
 #endif
