@@ -14,6 +14,7 @@
 #include "analysis/workgroup_trace.h"
 #include "passes/emitter.h"
 #include "passes/workgroup_reduce_pairs.h"
+#include "passes/workgroup_reduce_rows.h"
 #include "source/opt/decoration_manager.h"
 #include "source/opt/dominator_analysis.h"
 #include "source/opt/ir_context.h"
@@ -245,6 +246,11 @@ struct WorkgroupReducePass::Tree {
   Function* function = nullptr;
   Instruction* var = nullptr;  // the array
   uint32_t elem_type = 0;
+  RowLayout layout;  // rows and vector elements (workgroup_reduce_rows.h)
+  // The readers of each row (tree->readers holds them all).
+  std::vector<std::vector<Instruction*>> row_readers;
+  // Each row's S0 (init_store is the first of them), when forwarded.
+  std::vector<Instruction*> row_stores;
   Instruction* barrier = nullptr;     // B0
   Instruction* init_store = nullptr;  // S0, when its value is forwarded
   Spine spine;
@@ -276,24 +282,6 @@ struct WorkgroupReducePass::Tree {
 };
 
 namespace {
-
-// The element type and length of the Workgroup array |var| (an array of
-// scalars), or false.
-bool ArrayShape(IRContext* context, const Instruction* var, uint32_t* elem,
-                uint32_t* length_id) {
-  auto* def_use = context->get_def_use_mgr();
-  const Instruction* ptr = def_use->GetDef(var->type_id());
-  const Instruction* array = def_use->GetDef(ptr->GetSingleWordInOperand(1));
-  if (array == nullptr || array->opcode() != spv::Op::OpTypeArray) return false;
-  const Instruction* e = def_use->GetDef(array->GetSingleWordInOperand(0));
-  if (e == nullptr || (e->opcode() != spv::Op::OpTypeInt &&
-                       e->opcode() != spv::Op::OpTypeFloat)) {
-    return false;
-  }
-  *elem = e->result_id();
-  *length_id = array->GetSingleWordInOperand(1);
-  return true;
-}
 
 // The SpecId of |id| when it is a specialization constant, else -1.
 int64_t SpecIdOf(IRContext* context, uint32_t id) {
@@ -361,7 +349,7 @@ bool WorkgroupReducePass::ParseParams(const std::string& text, Params* params,
                (value == "no-slot-barrier" || value == "first-slot-only" ||
                 value == "no-identity" || value == "sink-past-write" ||
                 value == "merge-any-barrier" || value == "pair-tie-flip" ||
-                value == "pair-no-nan-test")) {
+                value == "pair-no-nan-test" || value == "mix-rows")) {
       params->mutate = value;
     } else {
       *error = "unknown parameter '" + key + (value.empty() ? "" : "=" + value) +
@@ -519,7 +507,11 @@ spvtools::opt::Pass::Status WorkgroupReducePass::Round(bool* changed) {
                      NameOf(vars[i]) + " (" + std::to_string(tree.steps) +
                      " steps, " + std::to_string(tree.barriers) +
                      " barriers, " + std::to_string(tree.readers.size()) +
-                     " reader(s)) becomes " + form +
+                     " reader(s)" +
+                     (tree.layout.rows > 1
+                          ? ", " + std::to_string(tree.layout.rows) + " rows"
+                          : "") +
+                     ") becomes " + form +
                      (tree.spec_constant != 0
                           ? "; other workgroup sizes than powers of two up to "
                             "1024 keep the original"
@@ -694,9 +686,9 @@ class PhaseReplay {
  public:
   using Tree = WorkgroupReducePass::Tree;
   using Spine = WorkgroupReducePass::Spine;
-  PhaseReplay(IRContext* context, const WorkgroupTrace& trace,
+  PhaseReplay(IRContext* context, const std::vector<std::vector<TraceEvent>>& events,
               const Spine& spine, Tree* tree, uint64_t length)
-      : context_(context), events_(trace.events()), spine_(spine),
+      : context_(context), events_(events), spine_(spine),
         tree_(tree), length_(length), n_(events_.size()) {}
 
   // "" (|tree| updated) or a remark name with |why| and |where|.
@@ -1068,12 +1060,13 @@ std::string WorkgroupReducePass::Replay(const WorkgroupTrace& trace,
                                         const Spine& spine, Tree* tree,
                                         uint64_t workgroup, std::string* why,
                                         Instruction** where) {
-  PhaseReplay replay(context(), trace, spine, tree, tree->min_length);
+  if (!tree->layout.Plain()) return ReplayRows(trace, tree, workgroup, why, where);
+  PhaseReplay replay(context(), trace.events(), spine, tree, tree->min_length);
   return replay.Run(workgroup, why, where);
 }
 
 std::string WorkgroupReducePass::CheckOperation(Tree* tree, std::string* why) {
-  const Instruction* type = get_def_use_mgr()->GetDef(tree->elem_type);
+  const Instruction* type = get_def_use_mgr()->GetDef(tree->layout.scalar_type);
   const bool is_float = type->opcode() == spv::Op::OpTypeFloat;
   if (type->GetSingleWordInOperand(0) != 32) {
     *why = "the array's elements are not 32-bit (the subgroup operations of "
@@ -1161,11 +1154,12 @@ std::string WorkgroupReducePass::Analyze(Function* func, Instruction* barrier,
   tree->function = func;
   tree->var = get_def_use_mgr()->GetDef(var);
   tree->barrier = barrier;
-  uint32_t length_id = 0;
-  if (!ArrayShape(context(), tree->var, &tree->elem_type, &length_id)) {
-    *why = "the shared variable is not an array of scalars";
-    return "UnsupportedType";
+  std::string shape_reason;
+  if (!ArrayRowLayout(context(), tree->var, &tree->layout, &shape_reason, why)) {
+    return shape_reason;
   }
+  tree->elem_type = tree->layout.elem_type;
+  const uint32_t length_id = tree->layout.length_id;
   WorkgroupTrace trace(context(), func, var);
   std::vector<TraceConfig> configs;
   if (!Configs(&trace, barrier, var, tree, &configs, why)) {
@@ -1209,6 +1203,7 @@ std::string WorkgroupReducePass::Analyze(Function* func, Instruction* barrier,
   }
   if (!reached) return "Unreached";
   tree->init_store = ForwardableStore(&trace, barrier, var, configs);
+  if (tree->layout.rows > 1) ForwardRowStores(&trace, configs, tree);
   std::string reason = CheckOperation(tree, why);
   if (!reason.empty()) return reason;
   if (tree->end_item >= static_cast<int>(tree->spine.items.size()) ||
@@ -1299,7 +1294,7 @@ uint32_t WorkgroupReducePass::Identity(const Tree& tree, Emitter* e) {
       break;
     default: bits = 0; break;  // add, or, xor
   }
-  return e->Constant(tree.elem_type, {bits});
+  return ElementConstant(e, tree.layout, bits);
 }
 
 uint32_t WorkgroupReducePass::WorkgroupCountValue(Emitter* e) {
@@ -1375,6 +1370,9 @@ bool WorkgroupReducePass::SplitRegion(Tree* tree, Emission* em) {
   Instruction* first = tree->init_store != nullptr ? tree->init_store : tree->barrier;
   Instruction* end = RegionEnd(context(), tree->spine, tree->end_item);
   if (end == nullptr) return false;
+  if (tree->init_store != nullptr) {
+    HoistAboveStore(context(), tree->init_store, tree->barrier, tree->var->result_id());
+  }
   em->pre = context()->get_instr_block(first);
   const uint32_t region_id = context()->TakeNextId();
   if (region_id == 0) return false;
@@ -1450,7 +1448,7 @@ bool WorkgroupReducePass::EmitContribution(Tree* tree, Emission* em, Emitter* e,
     const uint32_t in = e->EmitIds(
         spv::Op::OpULessThan, bool_type,
         {tid, e->UInt(static_cast<uint32_t>(tree->contributors))});
-    *x = e->EmitIds(spv::Op::OpSelect, tree->elem_type, {in, *x, Identity(*tree, e)});
+    *x = SelectElement(e, tree->layout, in, *x, Identity(*tree, e));
   }
   return e->ok();
 }
@@ -1673,8 +1671,7 @@ bool WorkgroupReducePass::FinishRegion(Tree* tree, Emission* em, uint32_t result
   }
   if (!e->ok()) return false;
   for (Instruction* reader : tree->readers) {
-    context()->ReplaceAllUsesWith(reader->result_id(), value);
-    context()->KillInst(reader);
+    if (!ReplaceReader(context(), tree->layout, reader, value)) return false;
   }
   if (em->keep_region) return true;
   // The original region goes: every block from its first to its last.
@@ -1702,7 +1699,7 @@ void WorkgroupReducePass::PlanSink(Tree* tree) {
   tree->sink = nullptr;
   tree->join = -1;
   if (params_.no_sink || tree->form != Tree::Form::kGeneric ||
-      tree->spec_constant != 0) {
+      tree->spec_constant != 0 || tree->layout.rows > 1) {
     return;
   }
   Instruction* end = RegionEnd(context(), tree->spine, tree->end_item);
@@ -1922,6 +1919,7 @@ bool WorkgroupReducePass::MergeElections(BasicBlock* join, uint32_t var) {
 bool WorkgroupReducePass::Rewrite(Tree* tree) {
   context()->AddCapability(spv::Capability::GroupNonUniform);
   context()->AddCapability(spv::Capability::GroupNonUniformArithmetic);
+  if (tree->layout.rows > 1) return RewriteRows(tree);
   tree_function_id_ = tree->function->result_id();
   Emission em;
   em.keep_region = tree->spec_constant != 0 ||
@@ -1979,6 +1977,394 @@ uint32_t WorkgroupReducePass::EmitFastTest(const Tree* tree, Emitter* e) {
     fast = e->EmitIds(spv::Op::OpLogicalAnd, bool_type, {fast, one});
   }
   return e->ok() ? fast : 0;
+}
+
+// ---------------------------------------------------------------------------
+// Rows (workgroup_reduce_rows.h): arrays of arrays and vector elements.
+
+namespace {
+
+// Whether two rows' replays found the same tree.
+bool SameTree(const WorkgroupReducePass::Tree& a, const WorkgroupReducePass::Tree& b) {
+  return a.op == b.op && a.ext == b.ext && a.end_item == b.end_item &&
+         a.contributors == b.contributors && a.steps == b.steps &&
+         a.barriers == b.barriers && a.result_element == b.result_element;
+}
+
+// Every reader of row r reads row r in every invocation; "" or
+// ReaderSpansRows.
+std::string CheckReaderRows(const std::vector<std::vector<TraceEvent>>& events,
+                            const std::vector<std::vector<Instruction*>>& readers,
+                            std::string* why, Instruction** where) {
+  std::unordered_map<const Instruction*, int64_t> row_of;
+  for (size_t r = 0; r < readers.size(); ++r) {
+    for (Instruction* reader : readers[r]) {
+      if (!row_of.emplace(reader, static_cast<int64_t>(r)).second) row_of[reader] = -1;
+    }
+  }
+  for (const std::vector<TraceEvent>& list : events) {
+    for (const TraceEvent& e : list) {
+      auto found = row_of.find(e.inst);
+      if (e.kind != TraceEvent::Kind::kLoad || found == row_of.end() ||
+          found->second == e.row) {
+        continue;
+      }
+      *why = "a load of a row's result reads other rows in other invocations "
+             "(or iterations): read each row's result with its own load";
+      *where = e.inst;
+      return "ReaderSpansRows";
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string WorkgroupReducePass::ReplayRows(const WorkgroupTrace& trace, Tree* tree,
+                                            uint64_t workgroup, std::string* why,
+                                            Instruction** where) {
+  // Each row starts from the facts of the configurations before (copies
+  // without the spine, which the replays share).
+  const Spine spine = std::move(tree->spine);
+  tree->spine = Spine();
+  const Tree before = *tree;
+  const uint64_t rows = tree->layout.rows;
+  std::vector<std::vector<Instruction*>> readers(rows);
+  std::vector<std::vector<TraceEvent>> events;
+  Tree first;
+  std::string reason;
+  for (uint64_t r = 0; r < rows && reason.empty(); ++r) {
+    Tree t = before;
+    if (!before.first) t.readers = before.row_readers[r];
+    if (!ProjectRow(trace.events(), static_cast<int64_t>(r), &events, why, where)) {
+      reason = "PartialElementWrite";
+      break;
+    }
+    PhaseReplay replay(context(), events, spine, &t, tree->min_length);
+    reason = replay.Run(workgroup, why, where);
+    if (!reason.empty() && rows > 1) *why = "row " + std::to_string(r) + ": " + *why;
+    if (reason.empty() && r > 0 && !SameTree(first, t)) {
+      reason = "RowsDiffer";
+      *why = "row " + std::to_string(r) + " is reduced by another tree than row 0 "
+             "(other steps, operation, result element or end): one tree for every row";
+      *where = nullptr;
+    }
+    if (r == 0) first = t;
+    // A store after the tree in any row: no slots there (StoreAfterTree).
+    first.store_after_tree = first.store_after_tree || t.store_after_tree;
+    readers[r] = t.readers;
+  }
+  if (reason.empty()) reason = CheckReaderRows(trace.events(), readers, why, where);
+  if (reason.empty()) {
+    *tree = first;
+    tree->row_readers = readers;
+    tree->readers.clear();
+    for (const std::vector<Instruction*>& list : readers) {
+      tree->readers.insert(tree->readers.end(), list.begin(), list.end());
+    }
+    std::sort(tree->readers.begin(), tree->readers.end(),
+              [](Instruction* a, Instruction* b) { return a->unique_id() < b->unique_id(); });
+  }
+  tree->spine = spine;
+  return reason;
+}
+
+void WorkgroupReducePass::ForwardRowStores(WorkgroupTrace* trace,
+                                           const std::vector<TraceConfig>& configs,
+                                           Tree* tree) {
+  // As ForwardableStore, for every row: walking back from B0 in its block,
+  // one store per row of the invocation's own element, nothing in between
+  // but private stores and code that touches no other memory.
+  BasicBlock* block = context()->get_instr_block(tree->barrier);
+  std::vector<Instruction*> stores(tree->layout.rows, nullptr);
+  Instruction* first = nullptr;
+  uint64_t found = 0;
+  for (auto it = BasicBlock::iterator(tree->barrier);
+       it != block->begin() && found < tree->layout.rows;) {
+    --it;
+    const spv::Op op = it->opcode();
+    const bool load_or_store = op == spv::Op::OpLoad || op == spv::Op::OpStore;
+    Instruction* root = load_or_store
+                            ? RootVariable(context(), it->GetSingleWordInOperand(0))
+                            : nullptr;
+    const bool to_array = root != nullptr && root == tree->var;
+    if (op == spv::Op::OpLoad && !to_array) continue;
+    if (op == spv::Op::OpStore && !to_array) {
+      if (root == nullptr ||
+          !IsPrivateClass(spv::StorageClass(root->GetSingleWordInOperand(0)))) {
+        return;
+      }
+      continue;
+    }
+    if (op == spv::Op::OpLoad || op == spv::Op::OpControlBarrier ||
+        op == spv::Op::OpMemoryBarrier || op == spv::Op::OpFunctionCall ||
+        spvOpcodeIsAtomicOp(op) || op == spv::Op::OpPhi) {
+      return;
+    }
+    if (op != spv::Op::OpStore) continue;
+    uint32_t index = 0;
+    const int64_t row = ConstantRow(context(), tree->layout,
+                                    get_def_use_mgr()->GetDef(it->GetSingleWordInOperand(0)),
+                                    &index);
+    if (row < 0 || stores[static_cast<size_t>(row)] != nullptr ||
+        !IndexIsInvocation(trace, configs, index)) {
+      return;
+    }
+    stores[static_cast<size_t>(row)] = &*it;
+    first = &*it;
+    ++found;
+  }
+  if (found < tree->layout.rows) return;
+  tree->row_stores = stores;
+  tree->init_store = first;
+}
+
+bool WorkgroupReducePass::IndexIsInvocation(WorkgroupTrace* trace,
+                                            const std::vector<TraceConfig>& configs,
+                                            uint32_t index) {
+  for (const TraceConfig& c : configs) {
+    uint32_t size[3];
+    if (!trace->WorkgroupCount(c, size)) return false;
+    const uint64_t count = uint64_t{size[0]} * size[1] * size[2];
+    for (uint64_t t = 0; t < count; ++t) {
+      uint64_t v = 0;
+      if (!trace->EvalFor(index, static_cast<uint32_t>(t), c, &v) || v != t) return false;
+    }
+  }
+  return true;
+}
+
+uint32_t WorkgroupReducePass::RowElement(const Tree& tree, const Emission& em,
+                                         Emitter* e, uint64_t row, uint32_t index) {
+  std::vector<uint32_t> ids = {tree.var->result_id()};
+  for (uint32_t id : RowIndices(e, tree.layout, row)) ids.push_back(id);
+  ids.push_back(index);
+  return EmitIdList(e, spv::Op::OpAccessChain, em.elem_ptr, ids);
+}
+
+bool WorkgroupReducePass::RewriteRows(Tree* tree) {
+  tree_function_id_ = tree->function->result_id();
+  Emission em;
+  em.keep_region = tree->spec_constant != 0 ||
+                   tree->form == Tree::Form::kSingleOrOriginal;
+  em.elem_ptr = context()->get_type_mgr()->FindPointerToType(
+      tree->elem_type, spv::StorageClass::Workgroup);
+  if (em.elem_ptr == 0 || !SplitRegion(tree, &em)) return false;
+  Emitter e(context(), em.pre);
+  e.PlaceBlocksBefore(em.region);
+  Emitter::If keep;
+  if (em.keep_region) {
+    const uint32_t fast = EmitFastTest(tree, &e);
+    if (fast == 0) return false;
+    keep = e.PushIf(fast, Emitter::Arms::kBoth, em.after);
+  } else {
+    BasicBlock* start = e.NewBlock();
+    if (start == nullptr) return false;
+    e.Branch(start->id());
+    e.MoveTo(start);
+  }
+  std::vector<uint32_t> results;
+  if (!e.ok() || !EmitRowsForms(tree, &em, &e, &results)) return false;
+  return FinishRows(tree, &em, results, &e, &keep);
+}
+
+bool WorkgroupReducePass::EmitRowsForms(Tree* tree, Emission* em, Emitter* e,
+                                        std::vector<uint32_t>* results) {
+  // The rows' forwarded values, or B0 and the invocation's element of
+  // every row.
+  const bool forwarded = !tree->row_stores.empty();
+  if (!forwarded) {
+    std::vector<Operand> barrier_ops;
+    for (uint32_t i = 0; i < tree->barrier->NumInOperands(); ++i) {
+      barrier_ops.push_back(tree->barrier->GetInOperand(i));
+    }
+    e->EmitVoid(spv::Op::OpControlBarrier, barrier_ops);
+  }
+  const uint32_t tid_var = BuiltInVariable(spv::BuiltIn::LocalInvocationIndex,
+                                           "gl_LocalInvocationIndex");
+  if (tid_var == 0) return false;
+  const uint32_t tid = e->EmitIds(spv::Op::OpLoad, e->UIntType(32), {tid_var});
+  const spv::Op group = GroupOp(tree->op, tree->ext);
+  std::vector<uint32_t> reduced(tree->layout.rows);
+  for (uint64_t r = 0; r < tree->layout.rows; ++r) {
+    uint32_t x = forwarded ? tree->row_stores[r]->GetSingleWordInOperand(1)
+                           : e->EmitIds(spv::Op::OpLoad, tree->elem_type,
+                                        {RowElement(*tree, *em, e, r, tid)});
+    if (tree->contributors != 0 && params_.mutate != "no-identity") {
+      const uint32_t in = e->EmitIds(
+          spv::Op::OpULessThan, e->BoolType(),
+          {tid, e->UInt(static_cast<uint32_t>(tree->contributors))});
+      x = SelectElement(e, tree->layout, in, x, Identity(*tree, e));
+    }
+    reduced[r] = e->Group(group, tree->elem_type, kReduce, {x});
+  }
+  if (tree->form == Tree::Form::kSingle || tree->form == Tree::Form::kSingleOrOriginal) {
+    *results = reduced;
+    return e->ok();
+  }
+  if (tree->form == Tree::Form::kGeneric) {
+    return EmitRowsGeneric(tree, em, e, reduced, results);
+  }
+  // One subgroup: its reductions; else the generic form.
+  const uint32_t one = OneSubgroupTest(e);
+  if (one == 0) return false;
+  Emitter::If single = e->PushIf(one, Emitter::Arms::kBoth);
+  e->PushElse(&single);
+  std::vector<uint32_t> totals;
+  if (!EmitRowsGeneric(tree, em, e, reduced, &totals) || !e->PopIf(&single)) return false;
+  results->clear();
+  for (uint64_t r = 0; r < tree->layout.rows; ++r) {
+    results->push_back(e->IfPhi(single, tree->elem_type, reduced[r], totals[r]));
+  }
+  return e->ok();
+}
+
+bool WorkgroupReducePass::EmitRowsGeneric(Tree* tree, Emission* em, Emitter* e,
+                                          const std::vector<uint32_t>& reduced,
+                                          std::vector<uint32_t>* totals) {
+  // Every invocation read its elements before any slot is written (no
+  // read when the rows' stores are forwarded); one elected lane per
+  // subgroup writes every row's slot; one barrier.
+  std::vector<Operand> barrier_ops;
+  for (uint32_t i = 0; i < tree->barrier->NumInOperands(); ++i) {
+    barrier_ops.push_back(tree->barrier->GetInOperand(i));
+  }
+  if (tree->row_stores.empty()) e->EmitVoid(spv::Op::OpControlBarrier, barrier_ops);
+  const uint32_t elect = e->Group(spv::Op::OpGroupNonUniformElect, e->BoolType(), -1, {});
+  Emitter::If write = e->PushIf(elect);
+  const uint32_t sg_var = BuiltInVariable(spv::BuiltIn::SubgroupId, "gl_SubgroupID");
+  if (sg_var == 0) return false;
+  const uint32_t sg = e->EmitIds(spv::Op::OpLoad, e->UIntType(32), {sg_var});
+  for (uint64_t r = 0; r < tree->layout.rows; ++r) {
+    const uint32_t p = RowElement(*tree, *em, e, r, sg);
+    e->EmitVoid(spv::Op::OpStore,
+                {{SPV_OPERAND_TYPE_ID, {p}}, {SPV_OPERAND_TYPE_ID, {reduced[r]}}});
+  }
+  if (!e->PopIf(&write)) return false;
+  if (params_.mutate != "no-slot-barrier") {
+    e->EmitVoid(spv::Op::OpControlBarrier, barrier_ops);
+    if (e->ok()) {
+      slot_barriers_.push_back({write.merge->tail()->unique_id(), tree->var->result_id()});
+    }
+  }
+  return e->ok() && EmitRowsFold(tree, em, e, totals);
+}
+
+bool WorkgroupReducePass::EmitRowsFold(Tree* tree, Emission* em, Emitter* e,
+                                       std::vector<uint32_t>* totals) {
+  const spv::Op group = GroupOp(tree->op, tree->ext);
+  const FoldKind kind = ChooseFold(*tree);
+  auto finish = [&](bool rank, std::vector<uint32_t>* accs) {
+    if (!rank) return;
+    for (uint32_t& acc : *accs) acc = e->Group(group, tree->elem_type, kReduce, {acc});
+  };
+  if (kind != FoldKind::kBySubgroupSize) {
+    const bool rank = kind == FoldKind::kRank;
+    if (!EmitRowsSlotLoop(tree, em, e, rank, totals)) return false;
+    finish(rank, totals);
+    return e->ok();
+  }
+  // SubgroupSize >= 32 ? serial : rank (see EmitFold).
+  const uint32_t size_var = BuiltInVariable(spv::BuiltIn::SubgroupSize, "gl_SubgroupSize");
+  if (size_var == 0) return false;
+  const uint32_t size = e->EmitIds(spv::Op::OpLoad, e->UIntType(32), {size_var});
+  const uint32_t wide =
+      e->EmitIds(spv::Op::OpUGreaterThanEqual, e->BoolType(), {size, e->UInt(32)});
+  std::vector<uint32_t> serial, rank;
+  Emitter::If choice = e->PushIf(wide, Emitter::Arms::kBoth);
+  if (!EmitRowsSlotLoop(tree, em, e, false, &serial)) return false;
+  e->PushElse(&choice);
+  if (!EmitRowsSlotLoop(tree, em, e, true, &rank)) return false;
+  finish(true, &rank);
+  if (!e->PopIf(&choice)) return false;
+  totals->clear();
+  for (size_t r = 0; r < serial.size(); ++r) {
+    totals->push_back(e->IfPhi(choice, tree->elem_type, serial[r], rank[r]));
+  }
+  return e->ok();
+}
+
+bool WorkgroupReducePass::EmitRowsSlotLoop(Tree* tree, Emission* em, Emitter* e,
+                                           bool rank, std::vector<uint32_t>* accs) {
+  const uint32_t count_var = BuiltInVariable(spv::BuiltIn::NumSubgroups,
+                                             "gl_NumSubgroups");
+  const uint32_t size_var = BuiltInVariable(spv::BuiltIn::SubgroupSize,
+                                            "gl_SubgroupSize");
+  if (count_var == 0 || size_var == 0) return false;
+  const uint32_t uint_type = e->UIntType(32);
+  uint32_t start = e->UInt(0);
+  uint32_t step = e->UInt(1);
+  if (rank) {
+    const uint32_t one = step;
+    start = e->Group(spv::Op::OpGroupNonUniformIAdd, uint_type, kExclusiveScan, {one});
+    step = e->Group(spv::Op::OpGroupNonUniformIAdd, uint_type, kReduce, {one});
+  }
+  const uint32_t count = SlotCount(*tree, e, size_var, count_var);
+  if (count == 0) return false;
+  const uint32_t identity = Identity(*tree, e);
+  const uint64_t rows = tree->layout.rows;
+  Emitter::Loop l = e->PushLoop();
+  accs->clear();
+  for (uint64_t r = 0; r < rows; ++r) accs->push_back(e->LoopPhi(&l, tree->elem_type, identity));
+  const uint32_t i = e->LoopPhi(&l, uint_type, start);
+  e->LoopWhile(&l, e->EmitIds(spv::Op::OpULessThan, e->BoolType(), {i, count}));
+  std::vector<uint32_t> next;
+  for (uint64_t r = 0; r < rows; ++r) {
+    // mutate=mix-rows: row 1 folds row 0's slots (a negative control).
+    const uint64_t source = params_.mutate == "mix-rows" && r == 1 ? 0 : r;
+    const uint32_t p = RowElement(*tree, *em, e, source, i);
+    const uint32_t y = e->EmitIds(spv::Op::OpLoad, tree->elem_type, {p});
+    next.push_back(EmitCombine(*tree, e, (*accs)[r], y));
+  }
+  next.push_back(e->EmitIds(spv::Op::OpIAdd, uint_type, {i, step}));
+  return e->PopLoop(&l, next);
+}
+
+bool WorkgroupReducePass::FinishRows(Tree* tree, Emission* em,
+                                     const std::vector<uint32_t>& results, Emitter* e,
+                                     Emitter::If* keep) {
+  std::vector<uint32_t> values = results;
+  if (!em->keep_region) {
+    e->Branch(em->after->id());
+  } else {
+    // The original's results, read where its last barrier left them.
+    Instruction* term = em->region_last->terminator();
+    Emitter re(context(), em->region_last, BasicBlock::iterator(term));
+    std::vector<uint32_t> originals;
+    for (uint64_t r = 0; r < tree->layout.rows; ++r) {
+      const uint32_t index = re.UInt(static_cast<uint32_t>(tree->result_element));
+      originals.push_back(re.EmitIds(spv::Op::OpLoad, tree->elem_type,
+                                     {RowElement(*tree, *em, &re, r, index)}));
+    }
+    e->ElseExisting(keep, em->region, em->region_last);
+    if (!re.ok() || !e->PopIf(keep)) return false;
+    for (size_t r = 0; r < values.size(); ++r) {
+      values[r] = e->IfPhi(*keep, tree->elem_type, results[r], originals[r]);
+    }
+  }
+  if (!e->ok()) return false;
+  for (size_t r = 0; r < values.size(); ++r) {
+    for (Instruction* reader : tree->row_readers[r]) {
+      if (!ReplaceReader(context(), tree->layout, reader, values[r])) return false;
+    }
+  }
+  if (em->keep_region) return true;
+  // The original region goes (as in FinishRegion).
+  std::vector<BasicBlock*> stack = {em->region};
+  std::unordered_set<uint32_t> seen;
+  std::vector<BasicBlock*> dead;
+  while (!stack.empty()) {
+    BasicBlock* b = stack.back();
+    stack.pop_back();
+    if (b == em->after || !seen.insert(b->id()).second) continue;
+    dead.push_back(b);
+    b->ForEachSuccessorLabel([&](uint32_t succ) {
+      stack.push_back(context()->get_instr_block(succ));
+    });
+  }
+  for (BasicBlock* b : dead) b->KillAllInsts(true);
+  tree->function->RemoveEmptyBlocks();
+  return true;
 }
 
 }  // namespace waveopt

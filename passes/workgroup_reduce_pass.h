@@ -46,6 +46,8 @@
 // phase, the tree leaves exactly every element 0..M-1 once in the element
 // the readers read, and no later load reads a partial value. See
 // docs/passes/workgroup-reduce.md for the remarks, options and cost rule.
+// Arrays of arrays (each row its own tree, all rewritten under one barrier)
+// and vector elements: workgroup_reduce_rows.h.
 //
 // Capabilities added: GroupNonUniform, GroupNonUniformArithmetic.
 #ifndef WAVEOPT_PASSES_WORKGROUP_REDUCE_PASS_H_
@@ -90,9 +92,10 @@ class WorkgroupReducePass : public WavePass {
     bool no_sink = false;
     // Test only: a deliberately wrong rewrite, to show the differential
     // tests catch it ("no-slot-barrier", "first-slot-only",
-    // "no-identity", "sink-past-write", "merge-any-barrier", and for pair
-    // trees "pair-tie-flip" (ties go the other way) and "pair-no-nan-test"
-    // (NaNs drop nothing); see the pass doc).
+    // "no-identity", "sink-past-write", "merge-any-barrier", "mix-rows"
+    // (a tree over rows folds another row's slots), and for pair trees
+    // "pair-tie-flip" (ties go the other way) and "pair-no-nan-test" (NaNs
+    // drop nothing); see the pass doc).
     std::string mutate;
   };
   // Accepts "float-reassoc,always,form=generic|runtime,fold=serial|rank,
@@ -246,6 +249,38 @@ class WorkgroupReducePass : public WavePass {
   uint32_t EmitCombine(const Tree& tree, Emitter* e, uint32_t a, uint32_t b);
   // The identity element of |tree|'s operation, of its element type.
   uint32_t Identity(const Tree& tree, Emitter* e);
+
+  // Rows (workgroup_reduce_rows.h; defined at the end of the .cpp): every
+  // row replayed on its own, the same tree in each, all rewritten under
+  // one barrier.
+  std::string ReplayRows(const WorkgroupTrace& trace, Tree* tree,
+                         uint64_t workgroup, std::string* why,
+                         spvtools::opt::Instruction** where);
+  bool RewriteRows(Tree* tree);
+  // Every row's S0 (see ForwardableStore): |tree|'s row_stores and
+  // init_store (the first of them), or nothing.
+  void ForwardRowStores(WorkgroupTrace* trace,
+                        const std::vector<TraceConfig>& configs, Tree* tree);
+  // Whether |index| is each invocation's own index in every configuration.
+  bool IndexIsInvocation(WorkgroupTrace* trace,
+                         const std::vector<TraceConfig>& configs, uint32_t index);
+  // Every row's result (the chosen form) from |e|'s cursor on.
+  bool EmitRowsForms(Tree* tree, Emission* em, Emitter* e,
+                     std::vector<uint32_t>* results);
+  // The generic form from the rows' subgroup reductions |reduced|.
+  bool EmitRowsGeneric(Tree* tree, Emission* em, Emitter* e,
+                       const std::vector<uint32_t>& reduced,
+                       std::vector<uint32_t>* totals);
+  bool EmitRowsFold(Tree* tree, Emission* em, Emitter* e,
+                    std::vector<uint32_t>* totals);
+  // One loop folding every row's slots (see EmitSlotLoop).
+  bool EmitRowsSlotLoop(Tree* tree, Emission* em, Emitter* e, bool rank,
+                        std::vector<uint32_t>* accs);
+  // A pointer to element |index| (an id) of row |row|.
+  uint32_t RowElement(const Tree& tree, const Emission& em, Emitter* e,
+                      uint64_t row, uint32_t index);
+  bool FinishRows(Tree* tree, Emission* em, const std::vector<uint32_t>& results,
+                  Emitter* e, Emitter::If* keep);
 
   Params params_;
   spvtools::opt::Instruction* entry_point_ = nullptr;  // OpEntryPoint

@@ -293,12 +293,10 @@ struct WorkgroupTrace::Impl {
     if (root == nullptr) return Unknown();
     if (root->result_id() == array) {
       if (!record) return Unknown();  // not executed: no event
-      int64_t element = -1;
-      if (!Element(ptr, load, &element)) return Val();
       TraceEvent e;
+      if (!Element(ptr, load, &e.element, &e.row, &e.component)) return Val();
       e.kind = TraceEvent::Kind::kLoad;
       e.inst = load;
-      e.element = element;
       events->push_back(e);
       Val v;
       v.kind = Val::Kind::kLoaded;
@@ -332,28 +330,92 @@ struct WorkgroupTrace::Impl {
     return ptr_type->GetSingleWordInOperand(1);
   }
 
-  // The element of the traced array |ptr| points at (one index into an
-  // array of scalars); false (Fail) otherwise.
-  bool Element(uint32_t ptr, Instruction* at, int64_t* element) {
+  // The element of the traced array |ptr| points at: the index into its
+  // innermost array level, the row (the outer levels' indices, flattened)
+  // and the vector component (-1: the whole element); false (Fail) when the
+  // access is not to one element or one component of one.
+  bool Element(uint32_t ptr, Instruction* at, int64_t* element,
+               int64_t* row = nullptr, int32_t* component = nullptr) {
     Instruction* chain = context->get_def_use_mgr()->GetDef(ptr);
     if (chain == nullptr || (chain->opcode() != spv::Op::OpAccessChain &&
                              chain->opcode() != spv::Op::OpInBoundsAccessChain) ||
-        chain->NumInOperands() != 2 ||
+        chain->NumInOperands() < 2 ||
         chain->GetSingleWordInOperand(0) != array) {
       return Fail("UnsupportedAccess",
                   "the array is accessed other than one element at a time", at);
     }
-    const Val idx = Get(chain->GetSingleWordInOperand(1));
-    if (idx.FromArray()) {
-      return Fail("IndexFromArray", "an index into the array depends on values read from it", at);
+    std::vector<uint32_t> lengths;  // the array levels' lengths, outer first
+    uint32_t vector_size = 0;
+    ArrayLevels(&lengths, &vector_size);
+    const size_t indices = chain->NumInOperands() - 1;
+    if (lengths.empty() || indices < lengths.size() ||
+        indices > lengths.size() + (vector_size != 0 ? 1 : 0)) {
+      return Fail("UnsupportedAccess",
+                  "the array is accessed other than one element at a time", at);
     }
-    if (!idx.Known()) {
-      return Fail("UnknownIndex",
-                  "an index into the array is not a function of the invocation's "
-                  "identity and constants",
-                  at);
+    std::vector<int64_t> idx;
+    for (size_t k = 0; k < indices; ++k) {
+      const Val v = Get(chain->GetSingleWordInOperand(static_cast<uint32_t>(k + 1)));
+      if (v.FromArray()) {
+        return Fail("IndexFromArray", "an index into the array depends on values read from it", at);
+      }
+      if (!v.Known()) {
+        return Fail("UnknownIndex",
+                    "an index into the array is not a function of the invocation's "
+                    "identity and constants",
+                    at);
+      }
+      idx.push_back(SignExtend(v.bits[0], v.width));
     }
-    *element = SignExtend(idx.bits[0], idx.width);
+    return Flatten(lengths, vector_size, idx, at, element, row, component);
+  }
+
+  // The lengths of the traced array's levels (outer first) and the size of
+  // its vector elements (0: scalars).
+  void ArrayLevels(std::vector<uint32_t>* lengths, uint32_t* vector_size) {
+    auto* def_use = context->get_def_use_mgr();
+    const Instruction* type = def_use->GetDef(PointeeType(def_use->GetDef(array)));
+    while (type != nullptr && type->opcode() == spv::Op::OpTypeArray) {
+      lengths->push_back(type->GetSingleWordInOperand(1));
+      type = def_use->GetDef(type->GetSingleWordInOperand(0));
+    }
+    *vector_size = type != nullptr && type->opcode() == spv::Op::OpTypeVector
+                       ? type->GetSingleWordInOperand(1)
+                       : 0;
+  }
+
+  // |idx| (one index per level, then the component) as element, row and
+  // component; outer indices and components must be in bounds (the
+  // innermost index is checked by the caller's replay).
+  bool Flatten(const std::vector<uint32_t>& lengths, uint32_t vector_size,
+               const std::vector<int64_t>& idx, Instruction* at,
+               int64_t* element, int64_t* row, int32_t* component) {
+    int64_t flat = 0;
+    for (size_t k = 0; k + 1 < lengths.size(); ++k) {
+      const Val n = Get(lengths[k]);
+      if (!n.Known()) {
+        return Fail("UnknownIndex", "an outer length of the array is not known", at);
+      }
+      if (idx[k] < 0 || static_cast<uint64_t>(idx[k]) >= n.bits[0]) {
+        return Fail("OutOfBounds", "an index into an outer level of the array is out of bounds",
+                    at);
+      }
+      if (static_cast<uint64_t>(flat) > (uint64_t{1} << 40) / n.bits[0]) {
+        return Fail("UnsupportedType", "the array has too many rows to number", at);
+      }
+      flat = flat * static_cast<int64_t>(n.bits[0]) + idx[k];
+    }
+    *element = idx[lengths.size() - 1];
+    if (row != nullptr) *row = flat;
+    int32_t c = -1;
+    if (idx.size() > lengths.size()) {
+      if (idx.back() < 0 || static_cast<uint64_t>(idx.back()) >= vector_size) {
+        return Fail("OutOfBounds", "a component past the end of a vector element is accessed",
+                    at);
+      }
+      c = static_cast<int32_t>(idx.back());
+    }
+    if (component != nullptr) *component = c;
     return true;
   }
 
@@ -629,7 +691,7 @@ struct WorkgroupTrace::Impl {
     TraceEvent e;
     e.kind = TraceEvent::Kind::kStore;
     e.inst = store;
-    if (!Element(ptr, store, &e.element)) return false;
+    if (!Element(ptr, store, &e.element, &e.row, &e.component)) return false;
     if (value.kind == Val::Kind::kCombined || value.kind == Val::Kind::kLoaded) {
       e.value = value.made;
     } else {

@@ -15,8 +15,9 @@
 // Contract (what a pass may rely on when Run() succeeds):
 //   - Every access to the traced array and every barrier that an
 //     invocation executes from |start| to its return is in its event list,
-//     in program order, with the element it touches (arrays of scalars; the
-//     index evaluated bit for bit).
+//     in program order, with the element it touches (arrays of scalars or
+//     vectors, or arrays of those arrays: the innermost index, the row of
+//     the outer indices and the component, evaluated bit for bit).
 //   - A branch is followed only when its condition is known; a selection
 //     or loop construct whose condition is unknown is skipped only when it
 //     contains no access to the array, no barrier and no call (its values
@@ -75,13 +76,16 @@ struct TraceEvent {
   };
   Kind kind = Kind::kLoad;
   spvtools::opt::Instruction* inst = nullptr;
-  int64_t element = -1;  // loads and stores
+  int64_t element = -1;  // loads and stores: the innermost array index
+  int64_t row = 0;        // the outer levels' indices, flattened
+  int32_t component = -1;  // a vector element's component; -1: all of it
   TraceStoreValue value;  // stores
 };
 
 class WorkgroupTrace {
  public:
-  // Traces accesses to the Workgroup variable |array| (an array of scalars)
+  // Traces accesses to the Workgroup variable |array| (an array, or array
+  // of arrays, of scalars or vectors)
   // in |entry|, a GLCompute entry point's function of a module in SSA form.
   WorkgroupTrace(spvtools::opt::IRContext* context,
                  spvtools::opt::Function* entry, uint32_t array);

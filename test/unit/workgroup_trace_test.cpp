@@ -10,6 +10,7 @@
 
 #include "gtest/gtest.h"
 #include "kernel_module.h"
+#include "passes/workgroup_reduce_rows.h"
 #include "source/opt/build_module.h"
 #include "source/opt/ir_context.h"
 #include "waveopt/io.h"
@@ -151,6 +152,59 @@ void main() {
     }
   }
   EXPECT_EQ(barriers, 5);  // 16: s = 8, 4, 2, 1
+}
+
+// Arrays of arrays and vector elements: each access's row (the outer
+// indices, flattened), innermost index and component; ProjectRow keeps one
+// row and makes a store of another row's values no step.
+TEST(WorkgroupTrace, RowsAndComponents) {
+  Kernel k(R"(#version 450
+layout(local_size_x = 4) in;
+layout(set = 0, binding = 0) buffer B { uint data[]; };
+shared uvec2 tmp[2][3][4];
+void main() {
+  uint tid = gl_LocalInvocationID.x;
+  barrier();
+  if (tid < 2u) tmp[1][2][tid] = tmp[1][2][tid] + tmp[1][2][tid + 2u];
+  if (tid < 2u) tmp[0][1][tid] = tmp[1][0][tid] + tmp[0][1][tid + 2u];
+  barrier();
+  data[tid] = tmp[1][2][0].y;
+}
+)");
+  ASSERT_TRUE(k.ok());
+  std::string reason, why;
+  Instruction* where = nullptr;
+  ASSERT_TRUE(k.trace().Run(k.barrier(), TraceConfig(), &reason, &why, &where))
+      << reason << ": " << why;
+  const auto& events = k.trace().events();
+  std::vector<std::pair<int64_t, int64_t>> loads;  // (row, element) of invocation 1
+  int32_t component = -1;
+  for (const TraceEvent& e : events[1]) {
+    if (e.kind != TraceEvent::Kind::kLoad) continue;
+    loads.emplace_back(e.row, e.element);
+    component = e.component;
+  }
+  const std::vector<std::pair<int64_t, int64_t>> expected = {
+      {5, 1}, {5, 3}, {3, 1}, {1, 3}, {5, 0}};
+  EXPECT_EQ(loads, expected);
+  EXPECT_EQ(component, 1);  // the reader's .y
+  // Row 5: the step stays a step; row 1: its store adds row 3's element.
+  std::vector<std::vector<TraceEvent>> row;
+  ASSERT_TRUE(ProjectRow(events, 5, &row, &why, &where));
+  int steps = 0;
+  for (const TraceEvent& e : row[1]) {
+    if (e.kind != TraceEvent::Kind::kStore) continue;
+    ++steps;
+    EXPECT_EQ(e.value.kind, TraceStoreValue::Kind::kCombined);
+    EXPECT_EQ(row[1][e.value.b].element, 3);
+  }
+  EXPECT_EQ(steps, 1);
+  ASSERT_TRUE(ProjectRow(events, 1, &row, &why, &where));
+  for (const TraceEvent& e : row[1]) {
+    if (e.kind == TraceEvent::Kind::kStore) {
+      EXPECT_EQ(e.value.kind, TraceStoreValue::Kind::kOther);
+    }
+  }
 }
 
 TEST(WorkgroupTrace, RefusesUnknownIndexAndBranchOnValues) {

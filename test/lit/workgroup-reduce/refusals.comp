@@ -34,7 +34,7 @@
 // CALL: missed NotInEntryPoint in reduce(u1;u1;: the tree is not in a compute entry point's function (calls are not followed) [array tmp]
 // STORE: missed StoreAfterTree in main: the array is written again before the next barrier, where the generic form reads its slots [array tmp]
 // COST: applied ReducedTree in main: {{.*}} (in the version for amd, SpecId 1000); here also missed NotProfitable: the tree has 3 barrier(s); the generic form keeps 3 [array tmp]
-// TYPE: missed UnsupportedType in main: the shared variable is not an array of scalars [array tmp]
+// TYPE: missed UnsupportedType in main: the array's elements are not scalars or vectors (structures, matrices): one array per member [array tmp]
 // TARGET: missed TargetLacksSubgroupOps
 // UNCHANGED-NOT: OpGroupNonUniform
 #version 450
@@ -57,7 +57,8 @@ layout(push_constant) uniform P { uint n; } pc;
 #if CASE == 1
 shared float tmp[WG];
 #elif CASE == 12
-shared uvec2 tmp[WG];
+struct Pair { uint a; uint b; };
+shared Pair tmp[WG];
 #else
 shared uint tmp[WG];
 #endif
@@ -90,7 +91,7 @@ void main() {
   tmp[tid] = 0;
   for (uint i = 0; i < 4u; ++i) tmp[tid] += v >> i;
 #elif CASE == 12
-  tmp[tid] = uvec2(v);
+  tmp[tid].a = v;
 #else
   tmp[tid] = v;
 #endif
@@ -128,7 +129,7 @@ void main() {
     if (tid < s) tmp[tid] += tmp[tid + s];
     if (tid == s) result[gl_WorkGroupID.x * 64 + s] = s;
 #elif CASE == 12
-    if (tid < s) tmp[tid] += tmp[tid + s];
+    if (tid < s) tmp[tid].a += tmp[tid + s].a;
 #else
     if (tid < s) tmp[tid] += tmp[tid + s];
 #endif
@@ -145,7 +146,7 @@ void main() {
   if (tid == 5u) tmp[7] = r;
   result[gl_GlobalInvocationID.x] = r;
 #elif CASE == 12
-  result[gl_GlobalInvocationID.x] = tmp[0].x;
+  result[gl_GlobalInvocationID.x] = tmp[0].a;
 #else
   result[gl_GlobalInvocationID.x] = tmp[0];
 #endif
