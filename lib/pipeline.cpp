@@ -13,6 +13,7 @@
 #include <cstring>
 #include <new>
 
+#include "lib/analysis/uniformity.h"
 #include "lib/inline_loop_callees.h"
 #include "lib/pipeline_testing.h"
 #include "lib/pipeline_versions.h"
@@ -365,6 +366,9 @@ bool SameAnswers(const std::vector<bool TargetFacts::*>& read, const TargetFacts
 struct ContextCache {
   std::unique_ptr<spvtools::opt::IRContext> context;
   std::vector<uint32_t> words;  // what |context| holds
+  // Built on |context| by a pass (PassConfig::uniformity); destroyed
+  // before it.
+  std::shared_ptr<SharedUniformity> uniformity = std::make_shared<SharedUniformity>();
 };
 
 // One Optimize() call: the module as it goes through the segments.
@@ -382,6 +386,7 @@ class Run {
     base_.hlsl_dxc = options.hlsl_dxc;
     base_.float_reassoc = options.float_reassoc;
     base_.facts_read = std::make_shared<std::vector<bool TargetFacts::*>>();
+    base_.uniformity = cache->uniformity;
   }
 
   // Runs every segment over |words|, or takes its result from |earlier|
@@ -498,6 +503,7 @@ class Run {
     } else {
       KeepContext(std::move(context));
     }
+    if (cache_->context == nullptr) cache_->uniformity->Forget();
     result_->timings.push_back(timing);
     return true;
   }
@@ -508,6 +514,7 @@ class Run {
   std::unique_ptr<spvtools::opt::IRContext> TakeContext(std::string* error) {
     std::unique_ptr<spvtools::opt::IRContext> context = std::move(cache_->context);
     if (context != nullptr && cache_->words == words_) return context;
+    cache_->uniformity->Forget();
     context.reset();
     std::vector<std::string> diags;
     context = spvtools::BuildModule(env_, Collect(&diags), words_.data(), words_.size());
