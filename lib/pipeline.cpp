@@ -29,10 +29,14 @@ namespace waveopt {
 namespace {
 std::atomic<void (*)()> g_step_hook{nullptr};
 std::atomic<bool> g_reuse_segments{true};
+std::atomic<bool> g_share_contexts{true};
+std::atomic<void (*)()> g_context_hook{nullptr};
 }  // namespace
 
 void SetSpirvOptStepHookForTesting(void (*hook)()) { g_step_hook.store(hook); }
 void SetVersionReuseForTesting(bool reuse) { g_reuse_segments.store(reuse); }
+void SetContextSharingForTesting(bool share) { g_share_contexts.store(share); }
+void SetContextBuildHookForTesting(void (*hook)()) { g_context_hook.store(hook); }
 
 const std::vector<std::string>& PrepareFlags() {
   // Front ends keep locals in Function variables; the passes reason about
@@ -513,9 +517,12 @@ class Run {
   // |*error|: ": why") when the words do not build.
   std::unique_ptr<spvtools::opt::IRContext> TakeContext(std::string* error) {
     std::unique_ptr<spvtools::opt::IRContext> context = std::move(cache_->context);
-    if (context != nullptr && cache_->words == words_) return context;
+    if (context != nullptr && cache_->words == words_ && g_share_contexts.load()) {
+      return context;
+    }
     cache_->uniformity->Forget();
     context.reset();
+    if (void (*hook)() = g_context_hook.load()) hook();
     std::vector<std::string> diags;
     context = spvtools::BuildModule(env_, Collect(&diags), words_.data(), words_.size());
     if (!context && !diags.empty()) *error = ": " + diags.front();

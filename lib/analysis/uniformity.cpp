@@ -1224,11 +1224,14 @@ UniformityAnalysis::UniformityAnalysis(IRContext* context)
 
 UniformityAnalysis::~UniformityAnalysis() { delete impl_; }
 
+bool SharedUniformity::Kept(IRContext* context) const {
+  return analysis_ != nullptr && context_ == context &&
+         context->AreAnalysesValid(IRContext::kAnalysisDefUse) &&
+         def_use_ == context->get_def_use_mgr();
+}
+
 const UniformityAnalysis& SharedUniformity::Of(IRContext* context) {
-  const bool kept = analysis_ != nullptr && context_ == context &&
-                    context->AreAnalysesValid(IRContext::kAnalysisDefUse) &&
-                    def_use_ == context->get_def_use_mgr();
-  if (!kept) {
+  if (!Kept(context)) {
     analysis_.reset();
     analysis_ = std::make_unique<UniformityAnalysis>(context);
     context_ = context;

@@ -116,6 +116,8 @@ class SharedUniformity {
   // The kept analysis when it was built on |context| and that context's
   // def-use manager is still the one it reads, else a new one (then kept).
   const UniformityAnalysis& Of(spvtools::opt::IRContext* context);
+  // Whether Of(|context|) would return the kept analysis.
+  bool Kept(spvtools::opt::IRContext* context) const;
   // Drops the kept analysis: its context changed or is gone.
   void Forget();
 
