@@ -13,6 +13,7 @@
 #include <cstring>
 #include <new>
 
+#include "lib/analysis/uniformity.h"
 #include "lib/inline_loop_callees.h"
 #include "lib/pipeline_testing.h"
 #include "lib/pipeline_versions.h"
@@ -29,10 +30,14 @@ namespace waveopt {
 namespace {
 std::atomic<void (*)()> g_step_hook{nullptr};
 std::atomic<bool> g_reuse_segments{true};
+std::atomic<bool> g_share_contexts{true};
+std::atomic<void (*)()> g_context_hook{nullptr};
 }  // namespace
 
 void SetSpirvOptStepHookForTesting(void (*hook)()) { g_step_hook.store(hook); }
 void SetVersionReuseForTesting(bool reuse) { g_reuse_segments.store(reuse); }
+void SetContextSharingForTesting(bool share) { g_share_contexts.store(share); }
+void SetContextBuildHookForTesting(void (*hook)()) { g_context_hook.store(hook); }
 
 const std::vector<std::string>& PrepareFlags() {
   // Front ends keep locals in Function variables; the passes reason about
@@ -360,12 +365,23 @@ bool SameAnswers(const std::vector<bool TargetFacts::*>& read, const TargetFacts
   return true;
 }
 
+// An IRContext a waveopt pass left unchanged, with the analyses it built,
+// for the next waveopt pass that starts from the same words (in this build
+// or in a later version's).
+struct ContextCache {
+  std::unique_ptr<spvtools::opt::IRContext> context;
+  std::vector<uint32_t> words;  // what |context| holds
+  // Built on |context| by a pass (PassConfig::uniformity); destroyed
+  // before it.
+  std::shared_ptr<SharedUniformity> uniformity = std::make_shared<SharedUniformity>();
+};
+
 // One Optimize() call: the module as it goes through the segments.
 class Run {
  public:
   Run(const Options& options, Result* result, spv_target_env env, BlockLayout layout,
-      Target target)
-      : options_(options), result_(result), env_(env), layout_(layout) {
+      Target target, ContextCache* cache)
+      : options_(options), result_(result), env_(env), layout_(layout), cache_(cache) {
     base_.subgroup_size = options.subgroup_size;
     base_.target_env = env;
     base_.remarks = remarks_;
@@ -375,6 +391,7 @@ class Run {
     base_.hlsl_dxc = options.hlsl_dxc;
     base_.float_reassoc = options.float_reassoc;
     base_.facts_read = std::make_shared<std::vector<bool TargetFacts::*>>();
+    base_.uniformity = cache->uniformity;
   }
 
   // Runs every segment over |words|, or takes its result from |earlier|
@@ -463,12 +480,10 @@ class Run {
     std::string error;
     std::unique_ptr<spvtools::opt::Pass> pass = MakePass(seg.name, config, &error);
     if (!pass) return Fail(result_, error, remarks_.get());
-    std::vector<std::string> diags;
-    std::unique_ptr<spvtools::opt::IRContext> context =
-        spvtools::BuildModule(env_, Collect(&diags), words_.data(), words_.size());
+    std::string build_error;
+    std::unique_ptr<spvtools::opt::IRContext> context = TakeContext(&build_error);
     if (!context) {
-      return Fail(result_, "cannot build the IR for " + seg.name +
-                               (diags.empty() ? "" : ": " + diags.front()), remarks_.get());
+      return Fail(result_, "cannot build the IR for " + seg.name + build_error, remarks_.get());
     }
     std::vector<std::string> messages;
     pass->SetMessageConsumer(Collect(&messages));
@@ -492,9 +507,45 @@ class Run {
       words_ = std::move(out);
       timing.changed = true;
       any_change_ = true;
+    } else {
+      KeepContext(std::move(context));
     }
+    if (cache_->context == nullptr) cache_->uniformity->Forget();
     result_->timings.push_back(timing);
     return true;
+  }
+
+  // The IRContext of |words_|: the one a waveopt pass left unchanged just
+  // before (with the analyses it built), else built anew. Null (and
+  // |*error|: ": why") when the words do not build.
+  std::unique_ptr<spvtools::opt::IRContext> TakeContext(std::string* error) {
+    std::unique_ptr<spvtools::opt::IRContext> context = std::move(cache_->context);
+    if (context != nullptr && cache_->words == words_ && g_share_contexts.load()) {
+      return context;
+    }
+    cache_->uniformity->Forget();
+    context.reset();
+    if (void (*hook)() = g_context_hook.load()) hook();
+    std::vector<std::string> diags;
+    context = spvtools::BuildModule(env_, Collect(&diags), words_.data(), words_.size());
+    if (!context && !diags.empty()) *error = ": " + diags.front();
+    // Messages during a pass (ID overflow) are the pass's failure, not ours.
+    if (context) {
+      context->SetMessageConsumer(
+          [](spv_message_level_t, const char*, const spv_position_t&, const char*) {});
+    }
+    return context;
+  }
+
+  // Keeps |context|, which a pass reported unchanged, for the next waveopt
+  // pass: only when it still writes exactly |words_| (a pass that took an
+  // id, or added a type, and then gave up did change it).
+  void KeepContext(std::unique_ptr<spvtools::opt::IRContext> context) {
+    std::vector<uint32_t> now;
+    context->module()->ToBinary(&now, /* skip_nop = */ true);
+    if (now != words_) return;
+    cache_->context = std::move(context);
+    cache_->words = words_;
   }
 
   // "ids exhausted or an internal error", or what the wrapper said.
@@ -583,6 +634,7 @@ class Run {
   bool any_change_ = false;
   std::vector<uint32_t> before_optimize_;  // restored when -O changed nothing
   bool markers_ = false;  // words_ has site markers (lib/site_markers.h)
+  ContextCache* cache_;  // see TakeContext
 };
 
 // Empties |result| (freeing what the call held) and leaves one line in it.
@@ -704,7 +756,8 @@ bool OptimizeOrThrow(const std::vector<uint32_t>& input, const Options& options,
   const bool versions = !options.has_target && has_o && options.versions;
   std::vector<BuildTrace> builds(versions ? 1 : 0);
   if (versions) builds[0].facts = FactsOf(target);
-  Run run(options, result, env, layout, target);
+  ContextCache cache;
+  Run run(options, result, env, layout, target, &cache);
   if (!run.Execute(input, {}, versions ? &builds[0] : nullptr)) return false;
   if (versions) {
     // Each version takes from the builds before it what it would repeat.
@@ -712,7 +765,7 @@ bool OptimizeOrThrow(const std::vector<uint32_t>& input, const Options& options,
       r->target_env = env;
       BuildTrace trace;
       trace.facts = FactsOf(t);
-      if (!Run(options, r, env, layout, t).Execute(input, builds, &trace)) return false;
+      if (!Run(options, r, env, layout, t, &cache).Execute(input, builds, &trace)) return false;
       builds.push_back(std::move(trace));
       return true;
     };

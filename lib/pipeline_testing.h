@@ -15,6 +15,13 @@ void SetSpirvOptStepHookForTesting(void (*hook)());
 // builds before it (the reference its reuse is tested against). Default true.
 void SetVersionReuseForTesting(bool reuse);
 
+// Off: every waveopt pass of -O builds its own IRContext and analyses
+// instead of taking those a pass before it left unchanged.
+void SetContextSharingForTesting(bool share);
+
+// Called whenever -O builds an IRContext for a waveopt pass.
+void SetContextBuildHookForTesting(void (*hook)());
+
 }  // namespace waveopt
 
 #endif  // WAVEOPT_LIB_PIPELINE_TESTING_H_

@@ -536,6 +536,7 @@ spvtools::opt::Pass::Status BatchUniformLoadsPass::Process() {
   bool changed = false;
   for (int round = 0; round < kMaxRounds; ++round) {
     bool deferred = false;
+    first_round_ = round == 0;
     const Status status = ProcessRound(round + 1 == kMaxRounds, &deferred);
     if (status == Status::Failure) return status;
     if (status == Status::SuccessWithChange) changed = true;
@@ -605,7 +606,11 @@ spvtools::opt::Pass::Status BatchUniformLoadsPass::ProcessRound(
   std::string module_why;
   std::string module_reason = ModuleRefusal(&module_why);
 
-  UniformityAnalysis uniformity(context());
+  // The first round's module is the one the pass was given: the
+  // uniformity the pipeline kept for it, if any.
+  std::unique_ptr<UniformityAnalysis> own;
+  const UniformityAnalysis& uniformity = UniformityOf(
+      context(), first_round_ ? config().uniformity.get() : nullptr, &own);
   std::vector<Accepted> plans;
   for (size_t n = 0; n < loop_merges.size(); ++n) {
     auto [func, merge_inst] = loop_merges[n];

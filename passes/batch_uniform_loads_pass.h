@@ -403,6 +403,7 @@ class BatchUniformLoadsPass : public WavePass {
   // Loop headers done in an earlier round of this run: batched, reported
   // missed, or the outer loop over batches a rewrite made.
   std::unordered_set<uint32_t> handled_headers_;
+  bool first_round_ = true;  // ProcessRound on the module as given
 };
 
 }  // namespace waveopt

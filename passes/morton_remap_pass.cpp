@@ -1092,7 +1092,10 @@ spvtools::opt::Pass::Status MortonRemapPass::Process() {
   }
 
   bool changed = false;
-  std::unique_ptr<UniformityAnalysis> uniformity;
+  // Built when first needed: the pipeline's kept one while nothing has
+  // changed yet.
+  std::unique_ptr<UniformityAnalysis> own_uniformity;
+  const UniformityAnalysis* uniformity = nullptr;
   trip_counts_.clear();
   for (EntryInfo& info : entries) {
     Function* func = info.function;
@@ -1123,16 +1126,21 @@ spvtools::opt::Pass::Status MortonRemapPass::Process() {
     // from the subgroup built-ins).
     std::unique_ptr<InvocationEvaluator> evaluator;
     std::vector<LaneAccess> accesses;
+    bool collected_accesses = false;
     LaneMaps lane_maps;
     auto analyse = [&]() {
       if (uniformity == nullptr) {
-        uniformity = std::make_unique<UniformityAnalysis>(context());
+        uniformity = &UniformityOf(
+            context(), changed ? nullptr : config().uniformity.get(),
+            &own_uniformity);
       }
       evaluator = std::make_unique<InvocationEvaluator>(
           context(), func,
           WorkgroupSize{info.shape.x, info.shape.y, info.shape.z},
-          uniformity.get());
-      accesses = CollectLaneAccesses(context(), info.reached);
+          uniformity);
+      if (!collected_accesses) {
+        accesses = CollectLaneAccesses(context(), info.reached);
+      }
       lane_maps = LaneMaps(evaluator.get(), accesses);
     };
     // Refuses (with a remark) when some access is quad-ordered already.
@@ -1206,6 +1214,30 @@ spvtools::opt::Pass::Status MortonRemapPass::Process() {
     bool reads_grid = false;
     for (const Site& site : info.sites) reads_grid |= site.kind != kLocalIndex;
     info.index_path = shape.y == 1 || !reads_grid;
+    auto linear_index = [&]() {
+      EmitRemark(RemarkKind::kMissed, "LinearIndex", func, info.first_use,
+                 "the " + shape_text +
+                     ": no 2-D image access splits its invocation "
+                     "index into rows or columns of lanes (x = i % W, "
+                     "y = i / W, their bit-field forms, or blocks of "
+                     "them; evaluated for every invocation), so there "
+                     "are no pixel rows to put on 2x2 lane blocks");
+    };
+    if (info.index_path && params_.mode == Mode::kProfitable) {
+      // No image access at all: nothing to split, refused before the
+      // per-invocation evaluation (its cost grows with the workgroup and
+      // the accesses), so ahead of AlreadyQuadOrdered and the subgroup
+      // dependences. always= and force= keep that order: run again on
+      // their own output (a buffer kernel relabelled by always=), they
+      // report it quad-ordered.
+      accesses = CollectLaneAccesses(context(), info.reached);
+      collected_accesses = true;
+      if (std::none_of(accesses.begin(), accesses.end(),
+                       [](const LaneAccess& a) { return IsTiled(a.kind); })) {
+        linear_index();
+        continue;
+      }
+    }
 
     analyse();
     if (quad_ordered()) continue;
@@ -1274,13 +1306,7 @@ spvtools::opt::Pass::Status MortonRemapPass::Process() {
                          " grids of lanes: an odd side leaves no 2x2 "
                          "lane blocks");
         } else {
-          EmitRemark(RemarkKind::kMissed, "LinearIndex", func, info.first_use,
-                     "the " + shape_text +
-                         ": no 2-D image access splits its invocation "
-                         "index into rows or columns of lanes (x = i % W, "
-                         "y = i / W, their bit-field forms, or blocks of "
-                         "them; evaluated for every invocation), so there "
-                         "are no pixel rows to put on 2x2 lane blocks");
+          linear_index();
         }
         continue;
       }
@@ -1436,7 +1462,8 @@ spvtools::opt::Pass::Status MortonRemapPass::Process() {
     EmitRemark(RemarkKind::kApplied, "Remapped", func, info.first_use, message);
     if (!Rewrite(info)) return Status::Failure;
     changed = true;
-    uniformity.reset();  // the module changed
+    uniformity = nullptr;  // the module changed
+    own_uniformity.reset();
   }
   return changed ? Status::SuccessWithChange : Status::SuccessWithoutChange;
 }

@@ -376,7 +376,10 @@ spvtools::opt::Pass::Status PrereduceAtomicsPass::Process() {
 
 std::vector<std::vector<PrereduceAtomicsPass::Candidate>> PrereduceAtomicsPass::Groups(
     const std::vector<std::pair<Function*, Instruction*>>& atomics) {
-  UniformityAnalysis uniformity(context());
+  // Before any rewrite: the uniformity the pipeline kept, if any.
+  std::unique_ptr<UniformityAnalysis> own;
+  const UniformityAnalysis& uniformity =
+      UniformityOf(context(), config().uniformity.get(), &own);
   std::vector<std::vector<Candidate>> groups;
   // The open group holds atomics the driver profile would leave to RADV
   // (DriverPreReduces) and whose results are unused: it is rewritten only

@@ -1224,6 +1224,35 @@ UniformityAnalysis::UniformityAnalysis(IRContext* context)
 
 UniformityAnalysis::~UniformityAnalysis() { delete impl_; }
 
+bool SharedUniformity::Kept(IRContext* context) const {
+  return analysis_ != nullptr && context_ == context &&
+         context->AreAnalysesValid(IRContext::kAnalysisDefUse) &&
+         def_use_ == context->get_def_use_mgr();
+}
+
+const UniformityAnalysis& SharedUniformity::Of(IRContext* context) {
+  if (!Kept(context)) {
+    analysis_.reset();
+    analysis_ = std::make_unique<UniformityAnalysis>(context);
+    context_ = context;
+    def_use_ = context->get_def_use_mgr();
+  }
+  return *analysis_;
+}
+
+void SharedUniformity::Forget() {
+  analysis_.reset();
+  context_ = nullptr;
+  def_use_ = nullptr;
+}
+
+const UniformityAnalysis& UniformityOf(IRContext* context, SharedUniformity* shared,
+                                       std::unique_ptr<UniformityAnalysis>* own) {
+  if (shared != nullptr) return shared->Of(context);
+  *own = std::make_unique<UniformityAnalysis>(context);
+  return **own;
+}
+
 Uniformity UniformityAnalysis::ValueLevel(uint32_t id) const {
   if (id >= impl_->level.size()) return kD;
   Instruction* def = impl_->du->GetDef(id);

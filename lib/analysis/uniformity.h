@@ -23,6 +23,7 @@
 #define WAVEOPT_LIB_ANALYSIS_UNIFORMITY_H_
 
 #include <cstdint>
+#include <memory>
 #include <ostream>
 #include <vector>
 
@@ -106,6 +107,31 @@ class UniformityAnalysis {
   struct Impl;
   Impl* impl_;
 };
+
+// The analysis one pass built, kept for the next: -O's pipeline hands an
+// IRContext that a pass left unchanged on to the next pass
+// (lib/pipeline.cpp), and the analysis with it (PassConfig::uniformity).
+class SharedUniformity {
+ public:
+  // The kept analysis when it was built on |context| and that context's
+  // def-use manager is still the one it reads, else a new one (then kept).
+  const UniformityAnalysis& Of(spvtools::opt::IRContext* context);
+  // Whether Of(|context|) would return the kept analysis.
+  bool Kept(spvtools::opt::IRContext* context) const;
+  // Drops the kept analysis: its context changed or is gone.
+  void Forget();
+
+ private:
+  spvtools::opt::IRContext* context_ = nullptr;
+  const void* def_use_ = nullptr;
+  std::unique_ptr<UniformityAnalysis> analysis_;
+};
+
+// The uniformity of |context| for a pass that has not changed it yet:
+// |shared|'s when set, else a new one, held in |own|.
+const UniformityAnalysis& UniformityOf(spvtools::opt::IRContext* context,
+                                       SharedUniformity* shared,
+                                       std::unique_ptr<UniformityAnalysis>* own);
 
 }  // namespace waveopt
 

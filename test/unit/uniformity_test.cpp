@@ -1131,5 +1131,37 @@ TEST(UniformityScaling, GeneratedModule) {
   }
 }
 
+// The kept analysis is the one built on the same context while that
+// context's def-use manager stands; another context, an invalidated
+// def-use manager, or Forget() builds a new one.
+TEST(SharedUniformity, KeptOnlyForTheSameContextAndDefUse) {
+  const std::string text = WithNames(Compute("%x = OpIAdd %uint %tid %c1\nOpReturn"));
+  std::unique_ptr<IRContext> a = spvtools::BuildModule(SPV_ENV_UNIVERSAL_1_6, nullptr, text);
+  std::unique_ptr<IRContext> b = spvtools::BuildModule(SPV_ENV_UNIVERSAL_1_6, nullptr, text);
+  ASSERT_TRUE(a && b);
+  SharedUniformity shared;
+  EXPECT_FALSE(shared.Kept(a.get()));
+  const UniformityAnalysis* first = &shared.Of(a.get());
+  EXPECT_TRUE(shared.Kept(a.get()));
+  EXPECT_FALSE(shared.Kept(b.get()));
+  EXPECT_EQ(&shared.Of(a.get()), first);
+  std::unique_ptr<UniformityAnalysis> own;
+  EXPECT_EQ(&UniformityOf(a.get(), &shared, &own), first);
+  EXPECT_EQ(own, nullptr);
+  EXPECT_NE(&UniformityOf(a.get(), nullptr, &own), first);
+  EXPECT_NE(own, nullptr);
+
+  // The analysis reads the def-use manager it was built with.
+  a->InvalidateAnalyses(IRContext::kAnalysisDefUse);
+  EXPECT_FALSE(shared.Kept(a.get()));
+  shared.Of(a.get());
+  EXPECT_TRUE(shared.Kept(a.get()));
+  shared.Forget();
+  EXPECT_FALSE(shared.Kept(a.get()));
+  shared.Of(b.get());
+  EXPECT_TRUE(shared.Kept(b.get()));
+  EXPECT_FALSE(shared.Kept(a.get()));
+}
+
 }  // namespace
 }  // namespace waveopt

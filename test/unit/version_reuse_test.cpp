@@ -97,6 +97,49 @@ TEST(VersionReuse, SameOutcomeAsBuildingEveryVersionAndFewerSteps) {
                                      << " without";
 }
 
+std::atomic<int> g_contexts{0};
+void CountContext() { ++g_contexts; }
+
+// -O's outcome (Outcome's text) with the waveopt passes sharing an
+// IRContext and its analyses (PassConfig::uniformity among them) or each
+// building its own; |*contexts|: how many were built.
+std::string SharingOutcome(const std::vector<uint32_t>& input, bool share, int* contexts) {
+  SetContextSharingForTesting(share);
+  SetContextBuildHookForTesting(&CountContext);
+  g_contexts = 0;
+  int steps = 0;
+  const std::string outcome = Outcome(input, true, &steps);
+  SetContextBuildHookForTesting(nullptr);
+  SetContextSharingForTesting(true);
+  *contexts = g_contexts;
+  return outcome;
+}
+
+TEST(ContextSharing, SameOutcomeAsFreshContextsAndFewerBuilds) {
+  int compiled = 0, shared = 0, fresh = 0;
+  for (const std::string& file : Shaders()) {
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::vector<uint32_t> input;
+    std::string error;
+    CompileOptions options;
+    options.stage = "comp";
+    if (!CompileShader(text.str(), file, options, &input, &error)) continue;  // needs -D
+    ++compiled;
+    int built_shared = 0, built_fresh = 0;
+    const std::string with = SharingOutcome(input, true, &built_shared);
+    const std::string without = SharingOutcome(input, false, &built_fresh);
+    EXPECT_EQ(with, without) << file;
+    shared += built_shared;
+    fresh += built_fresh;
+  }
+  // Many modules, and the sharing spared most of the builds (a pass that
+  // changes nothing hands its context on).
+  EXPECT_GE(compiled, 30);
+  EXPECT_LT(shared * 2, fresh) << shared << " contexts shared, " << fresh << " fresh";
+}
+
 // A fact read past Fact() would go unrecorded, and a version that differs
 // by it would be taken for the portable module.
 TEST(VersionReuse, PassesReadFactsOnlyThroughFact) {

@@ -92,6 +92,8 @@ struct TargetFactInfo {
 };
 const std::vector<TargetFactInfo>& TargetFactTable();
 
+class SharedUniformity;  // lib/analysis/uniformity.h
+
 // Settings shared by every waveopt pass.
 struct PassConfig {
   // A promise that every subgroup has exactly this many lanes (a power of two).
@@ -127,6 +129,10 @@ struct PassConfig {
   bool Fact(bool TargetFacts::*member) const;
   // The facts Fact() was asked for, each once, in the order first asked.
   std::shared_ptr<std::vector<bool TargetFacts::*>> facts_read;
+  // Set by -O's pipeline: the uniformity analysis a pass built, which the
+  // next pass on the same unchanged IRContext takes instead of building its
+  // own. Null: each pass builds its own.
+  std::shared_ptr<SharedUniformity> uniformity;
   // Floating-point operations may be regrouped (--float-reassoc): the float
   // atomics of prereduce-atomics and the float add/mul/min/max trees of
   // workgroup-reduce, whose results then round differently (and min/max may
