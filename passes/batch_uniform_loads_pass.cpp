@@ -1917,18 +1917,24 @@ struct BatchUniformLoadsPass::RewriteState {
   Read read = Read::kShuffle;
   // The read by size: SubgroupSize == kCpuShuffleLanes, in the preheader.
   uint32_t shuffle_here = 0;
+  BasicBlock* last_fill = nullptr;
   std::vector<Instruction*> header_phis;
   BasicBlock* pre = nullptr;  // enters only the loop
   // Types and the preheader's ballot (see the header comment).
   uint32_t uint_type = 0, bool_type = 0, v4uint = 0;
   uint32_t rank = 0, first_lane = 0, batch = 0;
-  // The blocks the rewrite adds around the loop.
-  BasicBlock* outer = nullptr;
+  // The outer loop over batches around the loop, and the blocks the
+  // builder made for it: the fill (its body's first block, before the
+  // loop's header), the fill's last block, the loop's new merge.
+  Emitter::Loop outer;
   BasicBlock* fill = nullptr;
   BasicBlock* inner_merge = nullptr;
-  BasicBlock* outer_latch = nullptr;
-  BasicBlock* last_fill = nullptr;  // the fill's last block
-  std::vector<uint32_t> next_phis;  // ids of the inner merge's header phis
+  // Per header phi, its outer phi's value along the outer back edge: what a
+  // batch hands the next.
+  std::vector<uint32_t> next;
+  // The merge block's phis: their one predecessor is the outer latch, once
+  // PopLoop makes it (the inner merge until then).
+  std::vector<Instruction*> merge_phis;
   std::unordered_map<uint32_t, uint32_t> outer_of;  // header phi -> outer phi
   std::unordered_map<uint32_t, uint32_t> chain_map;  // clones in chain blocks
   // Per exit: whether it leaves in this lane's iteration, and whether not.
@@ -1961,48 +1967,17 @@ uint32_t BatchUniformLoadsPass::Undef(uint32_t type) {
 }
 
 bool BatchUniformLoadsPass::MakePreheader(RewriteState* s) {
-  auto* def_use = context()->get_def_use_mgr();
   const Plan& plan = s->plan;
-  BasicBlock* header = plan.header;
   s->pre = plan.preheader;
   if (s->pre != nullptr) return true;
-  BasicBlock* pre = NewBlock(header, /*before=*/true);
-  if (pre == nullptr) return false;
-  s->pre = pre;
-  std::unordered_set<uint32_t> entry_ids;
-  for (BasicBlock* entry : plan.entries) {
-    entry_ids.insert(entry->id());
-    entry->ForEachSuccessorLabel([&](uint32_t* succ) {
-      if (*succ == header->id()) *succ = pre->id();
-    });
-    def_use->AnalyzeInstUse(entry->terminator());
-  }
+  Emitter pe(context(), plan.header);
+  s->pre = pe.SplitEdges(plan.header, plan.entries);
+  if (s->pre == nullptr) return false;
   for (Instruction* m : plan.merges_naming_header) {
-    m->SetInOperand(0, {pre->id()});
-    def_use->AnalyzeInstUse(m);
+    m->SetInOperand(0, {s->pre->id()});
+    context()->get_def_use_mgr()->AnalyzeInstUse(m);
   }
-  Emitter pe(context(), pre);
-  for (Instruction* phi : s->header_phis) {
-    std::vector<Operand> from_entries, kept;
-    for (uint32_t i = 0; i + 1 < phi->NumInOperands(); i += 2) {
-      if (entry_ids.count(phi->GetSingleWordInOperand(i + 1))) {
-        from_entries.push_back(phi->GetInOperand(i));
-        from_entries.push_back(phi->GetInOperand(i + 1));
-      } else {
-        kept.push_back(phi->GetInOperand(i));
-        kept.push_back(phi->GetInOperand(i + 1));
-      }
-    }
-    uint32_t value = from_entries.size() == 2
-                         ? from_entries[0].words[0]
-                         : pe.Emit(spv::Op::OpPhi, phi->type_id(), from_entries);
-    kept.push_back({SPV_OPERAND_TYPE_ID, {value}});
-    kept.push_back({SPV_OPERAND_TYPE_ID, {pre->id()}});
-    phi->SetInOperands(std::move(kept));
-    def_use->AnalyzeInstUse(phi);
-  }
-  pe.Branch(header->id());
-  return pe.ok();
+  return true;
 }
 
 bool BatchUniformLoadsPass::EmitBallot(RewriteState* s) {
@@ -2052,37 +2027,24 @@ bool BatchUniformLoadsPass::EmitBallot(RewriteState* s) {
   return p.ok();
 }
 
-bool BatchUniformLoadsPass::EmitOuter(RewriteState* s) {
-  auto* def_use = context()->get_def_use_mgr();
-  BasicBlock* header = s->plan.header;
-  // outer: the header phis' values when a batch starts.
-  Emitter oe(context(), s->outer);
-  // The values a batch hands the next: the inner merge's phis (two exits),
-  // else what the one exit carries (the header's phis, or the back edge's
-  // values).
+bool BatchUniformLoadsPass::EmitOuter(RewriteState* s, Emitter* e) {
+  // The outer header's phis: the header phis' values when a batch starts.
+  // The values a batch hands the next: the inner merge's phis (two exits,
+  // EmitInnerMergePhis), else what the one exit carries (the header's
+  // phis, or the back edge's values).
   const ExitForm form = s->plan.exit_form;
   for (Instruction* phi : s->header_phis) {
     const uint32_t from_pre = IncomingFrom(phi, s->pre->id());
-    const uint32_t next = form == ExitForm::kAtHeader ? phi->result_id()
-                          : form == ExitForm::kAtLatch
-                              ? IncomingFrom(phi, s->plan.latch->id())
-                              : context()->TakeNextId();
-    if (from_pre == 0 || next == 0) return false;
-    s->next_phis.push_back(next);
-    s->outer_of[phi->result_id()] =
-        oe.EmitIds(spv::Op::OpPhi, phi->type_id(),
-                   {from_pre, s->pre->id(), next, s->outer_latch->id()});
+    if (from_pre == 0) return false;
+    s->outer_of[phi->result_id()] = e->LoopPhi(&s->outer, phi->type_id(), from_pre);
+    if (form == ExitForm::kTwoExits) continue;
+    const uint32_t next = form == ExitForm::kAtHeader
+                              ? phi->result_id()
+                              : IncomingFrom(phi, s->plan.latch->id());
+    if (next == 0) return false;
+    s->next.push_back(next);
   }
-  oe.LoopMerge(s->plan.merge->id(), s->outer_latch->id());
-  oe.Branch(s->fill->id());
-  if (!oe.ok()) return false;
-  // Remarks about the outer loop (a later run) point at the original loop.
-  s->outer->GetLoopMergeInst()->UpdateDebugInfoFrom(header->GetLoopMergeInst());
-  s->pre->ForEachSuccessorLabel([&](uint32_t* succ) {
-    if (*succ == header->id()) *succ = s->outer->id();
-  });
-  def_use->AnalyzeInstUse(s->pre->terminator());
-  return true;
+  return e->ok();
 }
 
 bool BatchUniformLoadsPass::EmitLaneIteration(RewriteState* s) {
@@ -2310,15 +2272,13 @@ bool BatchUniformLoadsPass::EmitLoadGroup(RewriteState* s,
   return e->ok();
 }
 
-bool BatchUniformLoadsPass::EmitLoads(RewriteState* s) {
+bool BatchUniformLoadsPass::EmitLoads(RewriteState* s, Emitter* e) {
   // One guarded load block per group of values sharing a guard (the exits
   // that precede them; each value read ahead of time has its own, with its
   // bounds check).
   const Plan& plan = s->plan;
   s->cache.assign(plan.batched.size(), {});
   std::vector<bool> done(plan.batched.size(), false);
-  Emitter e(context(), s->fill);
-  e.PlaceBlocksBefore(plan.header);
   for (size_t i = 0; i < plan.batched.size(); ++i) {
     if (done[i]) continue;
     std::vector<size_t> group = {i};
@@ -2331,11 +2291,9 @@ bool BatchUniformLoadsPass::EmitLoads(RewriteState* s) {
       }
     }
     for (size_t j : group) done[j] = true;
-    if (!EmitLoadGroup(s, group, &e)) return false;
+    if (!EmitLoadGroup(s, group, e)) return false;
   }
-  s->last_fill = e.block();
-  e.Branch(plan.header->id());
-  return e.ok();
+  return e->ok();
 }
 
 uint32_t BatchUniformLoadsPass::RebuildValue(Emitter* h, const Batched& b,
@@ -2420,15 +2378,12 @@ bool BatchUniformLoadsPass::EmitShuffles(RewriteState* s) {
     }
     def_use->AnalyzeInstUse(phi);
   }
-  s->k_next = context()->TakeNextId();
-  if (s->k_next == 0) return false;
   auto top = header->begin();
   while (top != header->end() && top->opcode() == spv::Op::OpPhi) ++top;
   Emitter h(context(), header, top);
   // (The phi goes right after the header's own phis.)
   const uint32_t k = h.EmitIds(spv::Op::OpPhi, s->uint_type,
-                               {h.UInt(0), s->last_fill->id(), s->k_next,
-                                plan.latch->id()});
+                               {h.UInt(0), s->last_fill->id()});
   s->k = k;
   // In the one-exit header form the top of the loop runs once more when a
   // batch ends (k == batch, its values unused): the slot stays inside the
@@ -2461,8 +2416,8 @@ bool BatchUniformLoadsPass::EmitShuffles(RewriteState* s) {
     s->rebuilt[i] = RebuildValue(&h, b, taken);
     if (s->rebuilt[i] == 0) return false;
   }
-  h.EmitIds(spv::Op::OpIAdd, s->uint_type, {k, h.UInt(1)}, s->k_next);
-  if (!h.ok()) return false;
+  s->k_next = h.EmitIds(spv::Op::OpIAdd, s->uint_type, {k, h.UInt(1)});
+  if (!h.AddIncoming(k, s->k_next, plan.latch->id())) return false;
   Instruction* inner_loop_merge = header->GetLoopMergeInst();
   inner_loop_merge->SetInOperand(0, {s->inner_merge->id()});
   def_use->AnalyzeInstUse(inner_loop_merge);
@@ -2546,20 +2501,15 @@ bool BatchUniformLoadsPass::EmitOneExitMerge(RewriteState* s) {
   auto* def_use = context()->get_def_use_mgr();
   const Plan& plan = s->plan;
   const uint32_t from = plan.exit_sources[0]->id();
-  std::vector<Instruction*> merge_phis;
-  plan.merge->ForEachPhiInst([&](Instruction* phi) { merge_phis.push_back(phi); });
-  for (Instruction* phi : merge_phis) {
+  plan.merge->ForEachPhiInst([&](Instruction* phi) { s->merge_phis.push_back(phi); });
+  for (Instruction* phi : s->merge_phis) {
     const uint32_t v = IncomingFrom(phi, from);
     if (v == 0) return false;
     phi->SetInOperands({{SPV_OPERAND_TYPE_ID, {v}},
-                        {SPV_OPERAND_TYPE_ID, {s->outer_latch->id()}}});
+                        {SPV_OPERAND_TYPE_ID, {s->inner_merge->id()}}});
     def_use->AnalyzeInstUse(phi);
   }
-  Emitter im(context(), s->inner_merge);
-  im.Branch(s->outer_latch->id());
-  Emitter ol(context(), s->outer_latch);
-  ol.BranchConditional(s->ended, plan.merge->id(), s->outer->id());
-  return im.ok() && ol.ok();
+  return true;
 }
 
 bool BatchUniformLoadsPass::ReplaceUsesAfterLoop(RewriteState* s,
@@ -2595,8 +2545,7 @@ bool BatchUniformLoadsPass::UsedAfterLoop(RewriteState* s, Instruction* inst) {
   return used;
 }
 
-bool BatchUniformLoadsPass::EmitInnerMergePhis(RewriteState* s, Emitter* im,
-                                               uint32_t* ended) {
+bool BatchUniformLoadsPass::EmitInnerMergePhis(RewriteState* s, Emitter* im) {
   // From each exit, the loop ended; from the back edge, the batch ended (or
   // the loop, for a do-while) with the next values.
   const Plan& plan = s->plan;
@@ -2616,7 +2565,7 @@ bool BatchUniformLoadsPass::EmitInnerMergePhis(RewriteState* s, Emitter* im,
       ops.push_back({SPV_OPERAND_TYPE_ID, {v}});
       ops.push_back({SPV_OPERAND_TYPE_ID, {pb->id()}});
     }
-    im->Emit(spv::Op::OpPhi, s->header_phis[i]->type_id(), ops, s->next_phis[i]);
+    s->next.push_back(im->Emit(spv::Op::OpPhi, s->header_phis[i]->type_id(), ops));
   }
   std::vector<Operand> ops;
   for (BasicBlock* pb : s->preds) {
@@ -2624,8 +2573,8 @@ bool BatchUniformLoadsPass::EmitInnerMergePhis(RewriteState* s, Emitter* im,
                    {pb == latch ? s->ended_at_latch : im->Bool(true)}});
     ops.push_back({SPV_OPERAND_TYPE_ID, {pb->id()}});
   }
-  *ended = im->Emit(spv::Op::OpPhi, s->bool_type, ops);
-  return true;
+  s->ended = im->Emit(spv::Op::OpPhi, s->bool_type, ops);
+  return im->ok();
 }
 
 bool BatchUniformLoadsPass::RouteMergePhis(RewriteState* s, Emitter* im) {
@@ -2644,9 +2593,8 @@ bool BatchUniformLoadsPass::RouteMergePhis(RewriteState* s, Emitter* im) {
     }
     return Undef(type);
   };
-  std::vector<Instruction*> merge_phis;
-  plan.merge->ForEachPhiInst([&](Instruction* phi) { merge_phis.push_back(phi); });
-  for (Instruction* phi : merge_phis) {
+  plan.merge->ForEachPhiInst([&](Instruction* phi) { s->merge_phis.push_back(phi); });
+  for (Instruction* phi : s->merge_phis) {
     std::vector<Operand> ops;
     for (BasicBlock* pb : s->preds) {
       uint32_t v = IncomingFrom(phi, pb->id());
@@ -2663,7 +2611,7 @@ bool BatchUniformLoadsPass::RouteMergePhis(RewriteState* s, Emitter* im) {
     }
     const uint32_t through = im->Emit(spv::Op::OpPhi, phi->type_id(), ops);
     phi->SetInOperands({{SPV_OPERAND_TYPE_ID, {through}},
-                        {SPV_OPERAND_TYPE_ID, {s->outer_latch->id()}}});
+                        {SPV_OPERAND_TYPE_ID, {s->inner_merge->id()}}});
     def_use->AnalyzeInstUse(phi);
   }
   return true;
@@ -2679,7 +2627,7 @@ bool BatchUniformLoadsPass::RouteLoopValues(RewriteState* s, Emitter* im) {
   // their own.
   for (size_t i = 0; i < s->header_phis.size(); ++i) {
     if (!UsedAfterLoop(s, s->header_phis[i])) continue;
-    uint32_t through = s->next_phis[i];
+    uint32_t through = s->next[i];
     if (s->latch_exits) {
       std::vector<Operand> ops;
       for (BasicBlock* pb : s->preds) {
@@ -2712,19 +2660,11 @@ bool BatchUniformLoadsPass::RouteLoopValues(RewriteState* s, Emitter* im) {
   return true;
 }
 
-bool BatchUniformLoadsPass::EmitInnerMerge(RewriteState* s) {
-  // inner_merge: the next header values, whether the loop ended, the loop's
-  // values used after it; outer_latch: the next batch, or the merge block.
-  Emitter im(context(), s->inner_merge);
-  uint32_t ended = 0;
-  if (!EmitInnerMergePhis(s, &im, &ended) || !RouteMergePhis(s, &im) ||
-      !RouteLoopValues(s, &im)) {
-    return false;
-  }
-  im.Branch(s->outer_latch->id());
-  Emitter ol(context(), s->outer_latch);
-  ol.BranchConditional(ended, s->plan.merge->id(), s->outer->id());
-  return im.ok() && ol.ok();
+bool BatchUniformLoadsPass::EmitInnerMerge(RewriteState* s, Emitter* im) {
+  // The next header values, whether the loop ended, the loop's values used
+  // after it.
+  return EmitInnerMergePhis(s, im) && RouteMergePhis(s, im) &&
+         RouteLoopValues(s, im);
 }
 
 bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
@@ -2734,27 +2674,44 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
   if (s.read != Read::kBroadcast) {
     context()->AddCapability(spv::Capability::GroupNonUniformShuffle);
   }
+  // The fill goes on into the loop, now the inner loop, which leaves to a
+  // new block before the merge block: the shuffles in its header, its way
+  // out, the values the inner merge carries.
+  s.last_fill = e.block();
+  e.PlaceBlocksBefore(plan.merge);
+  s.inner_merge = e.ThroughExisting(plan.header);
+  if (s.inner_merge == nullptr || !EmitShuffles(&s)) return false;
   plan.header->ForEachPhiInst([&](Instruction* phi) { s.header_phis.push_back(phi); });
   // A block that enters only the loop (the one entry when it branches only
   // to the header, else a new one the entries branch to), with the ballot.
   if (!MakePreheader(&s) || !EmitBallot(&s)) return false;
-  // New blocks: outer and fill before the header, inner merge and outer
-  // latch before the merge block.
-  s.outer = NewBlock(plan.header, /*before=*/true);
-  s.fill = s.outer ? NewBlock(plan.header, true) : nullptr;
-  s.inner_merge = s.fill ? NewBlock(plan.merge, true) : nullptr;
-  s.outer_latch = s.inner_merge ? NewBlock(plan.merge, true) : nullptr;
-  if (s.outer_latch == nullptr) return false;
-  *outer_header = s.outer->id();
-  // fill: each lane's iteration, the exits evaluated there, and the loads;
-  // then the shuffles in the header and the inner loop's way out.
-  if (!EmitOuter(&s) || !EmitLaneIteration(&s) || !EmitExitTests(&s) ||
-      !CarriedTypes(&s) || !EmitLoads(&s) || !EmitShuffles(&s)) {
+  // The outer loop over batches, entered from it: its header and the fill
+  // The outer latch: the next batch, or the merge block once the loop
+  // ended.
+  if (!e.PopLoop(&s.outer, s.next, s.ended)) return false;
+  for (Instruction* phi : s.merge_phis) {
+    phi->SetInOperand(1, {s.outer.cont->id()});
+    context()->get_def_use_mgr()->AnalyzeInstUse(phi);
+  }
+  *outer_header = s.outer.header->id();
+  // Remarks about the outer loop (a later run) point at the original loop.
+  s.outer.header->GetLoopMergeInst()->UpdateDebugInfoFrom(
+      plan.header->GetLoopMergeInst());
+  // (each lane's iteration, the exits evaluated there, the loads) before
+  // the loop's header.
+  Emitter e(context(), s.pre);
+  e.PlaceBlocksBefore(plan.header);
+  s.outer = e.PushLoopInstead(plan.header->id(), plan.merge);
+  if (!EmitOuter(&s, &e)) return false;
+  e.LoopWhile(&s.outer, 0);
+  s.fill = e.block();
+  if (!e.ok() || !EmitLaneIteration(&s) || !EmitExitTests(&s) ||
+      !CarriedTypes(&s) || !EmitLoads(&s, &e)) {
     return false;
   }
   const bool one_exit = plan.exit_form != ExitForm::kTwoExits;
   if (one_exit ? !EmitOneExit(&s) || !EmitOneExitMerge(&s)
-               : !EmitInnerBackEdge(&s) || !EmitInnerMerge(&s)) {
+               : !EmitInnerBackEdge(&s) || !EmitInnerMerge(&s, &e)) {
     return false;
   }
   // Every use of a batched value takes it from the header.

@@ -336,7 +336,7 @@ class BatchUniformLoadsPass : public WavePass {
   // The preheader's ballot: ranks, the first lane, the batch size.
   bool EmitBallot(RewriteState* s);
   // The outer loop's header: a phi per header phi.
-  bool EmitOuter(RewriteState* s);
+  bool EmitOuter(RewriteState* s, Emitter* e);
   // The fill: each induction at this lane's iteration (chain_map).
   bool EmitLaneIteration(RewriteState* s);
   // The fill: the exit tests at this lane's iteration, the slot guard.
@@ -350,7 +350,7 @@ class BatchUniformLoadsPass : public WavePass {
   // sharing a guard; EmitLoadGroup emits a group's from |e|'s cursor, which
   // ends at their merge (false on failure); LoadGuard the guard of |b|'s
   // loads emitted into |cur| (0 on failure).
-  bool EmitLoads(RewriteState* s);
+  bool EmitLoads(RewriteState* s, Emitter* e);
   bool EmitLoadGroup(RewriteState* s, const std::vector<size_t>& group,
                      Emitter* e);
   uint32_t LoadGuard(RewriteState* s, const Batched& b,
@@ -365,10 +365,11 @@ class BatchUniformLoadsPass : public WavePass {
   // The one-exit forms' counterpart: the loop's branch tests the slot
   // counter against the batch's trip count.
   bool EmitOneExit(RewriteState* s);
-  // The inner merge and the outer latch; the phis that carry values out.
-  bool EmitInnerMerge(RewriteState* s);
+  // The inner merge: the phis that carry values out (and, with two exits,
+  // RewriteState::ended).
+  bool EmitInnerMerge(RewriteState* s, Emitter* im);
   bool EmitOneExitMerge(RewriteState* s);
-  bool EmitInnerMergePhis(RewriteState* s, Emitter* im, uint32_t* ended);
+  bool EmitInnerMergePhis(RewriteState* s, Emitter* im);
   bool RouteMergePhis(RewriteState* s, Emitter* im);
   bool RouteLoopValues(RewriteState* s, Emitter* im);
   // Whether |inst| is used after the loop (outside it, not in the inner
