@@ -9,7 +9,6 @@
 #include <spirv/unified1/spirv.hpp>
 
 #include "lib/sim/binary.h"
-#include "lib/sim/machine.h"
 
 namespace waveopt {
 namespace sim {
@@ -345,7 +344,7 @@ void Instance::Poison(uint32_t type, uint64_t* out) const {
 }
 
 bool Instance::Build(const ModuleData& md, const std::map<uint32_t, uint64_t>& spec,
-                     std::string* error) {
+                     ConstantOpEval eval, std::string* error) {
   m = &md;
   types.assign(md.bound, TypeInfo());
   value_type.assign(md.bound, 0);
@@ -589,7 +588,7 @@ bool Instance::Build(const ModuleData& md, const std::map<uint32_t, uint64_t>& s
         inner.result = in.result;
         inner.ops = in.ops + 1;
         inner.num_ops = in.num_ops - 1;
-        if (!EvalConstantOp(*this, inner, &cvals, error)) return false;
+        if (!eval(*this, inner, &cvals, error)) return false;
         break;
       }
       case spv::OpVariable: {

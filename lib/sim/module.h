@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "lib/sim/sim.h"
+#include "lib/sim/launch.h"
 
 namespace waveopt {
 namespace sim {
@@ -141,13 +141,23 @@ struct GlobalVar {
   uint64_t offset = 0;  // in the invocation arena (Input/Private) or workgroup arena
 };
 
+class Instance;
+// Evaluates |in| (the operation of an OpSpecConstantOp, its operands already
+// evaluated into |cvals|, indexed by register slot) into the slots of
+// in.result; false with |error| for an operation that is not allowed. The
+// machine's EvalConstantOp: Instance::Build takes it, so that the module
+// layer does not depend on the machine that runs it.
+using ConstantOpEval = bool (*)(const Instance& instance, const Inst& in,
+                                std::vector<uint64_t>* cvals, std::string* error);
+
 // A module instantiated for one dispatch's specialization constants.
 class Instance {
  public:
-  // Lays out types, evaluates constants (|spec| overrides SpecId defaults)
-  // and assigns register slots. False with |error| for unsupported types or
-  // constant instructions.
-  bool Build(const ModuleData& m, const std::map<uint32_t, uint64_t>& spec, std::string* error);
+  // Lays out types, evaluates constants (|spec| overrides SpecId defaults;
+  // OpSpecConstantOp through |eval|) and assigns register slots. False with
+  // |error| for unsupported types or constant instructions.
+  bool Build(const ModuleData& m, const std::map<uint32_t, uint64_t>& spec, ConstantOpEval eval,
+             std::string* error);
 
   const ModuleData* m = nullptr;
   std::vector<TypeInfo> types;       // by id
