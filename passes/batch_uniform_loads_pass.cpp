@@ -357,16 +357,6 @@ bool BatchUniformLoadsPass::ParseParams(const std::string& text, Params* params,
       target = &params->max_live;
     } else if (key == "driver-unroll") {
       target = &params->driver_unroll;
-    } else if (key == "mutate") {
-      if (value != "owner-lane-k" && value != "no-bounds" &&
-          value != "no-exit-ballot" && value != "whole-subgroup" &&
-          value != "one-more-trip" && value != "first-whole-batch") {
-        *error = "mutate must be owner-lane-k, no-bounds, no-exit-ballot, "
-                 "whole-subgroup, one-more-trip or first-whole-batch";
-        return false;
-      }
-      params->mutate = value;
-      continue;
     } else if (key == "read") {
       if (value != "shuffle" && value != "broadcast" && value != "shuffle-or-broadcast" &&
           value != "shuffle-or-first") {
@@ -989,7 +979,7 @@ void BatchUniformLoadsPass::ConsiderLoad(Plan* plan, BasicBlock* block,
   // load is conditional.
   const bool speculative =
       exits.unpredictable || !plan->dominate_latch.count(block->id());
-  if (speculative && params_.mutate != "no-bounds") {
+  if (speculative) {
     Instruction* where = nullptr;
     const std::string reason = SpeculationRefusal(inst, *plan, operands,
                                                   indexed, exits, &why, &where);
@@ -1917,7 +1907,6 @@ struct BatchUniformLoadsPass::RewriteState {
   Read read = Read::kShuffle;
   // The read by size: SubgroupSize == kCpuShuffleLanes, in the preheader.
   uint32_t shuffle_here = 0;
-  BasicBlock* last_fill = nullptr;
   std::vector<Instruction*> header_phis;
   BasicBlock* pre = nullptr;  // enters only the loop
   // Types and the preheader's ballot (see the header comment).
@@ -1928,6 +1917,7 @@ struct BatchUniformLoadsPass::RewriteState {
   // loop's header), the fill's last block, the loop's new merge.
   Emitter::Loop outer;
   BasicBlock* fill = nullptr;
+  BasicBlock* last_fill = nullptr;
   BasicBlock* inner_merge = nullptr;
   // Per header phi, its outer phi's value along the outer back edge: what a
   // batch hands the next.
@@ -2010,7 +2000,7 @@ bool BatchUniformLoadsPass::EmitBallot(RewriteState* s) {
   s->batch = p.Group(
       spv::Op::OpGroupNonUniformBallotBitCount, s->uint_type, kReduce,
       {p.Group(spv::Op::OpGroupNonUniformBallot, s->v4uint, -1,
-               {params_.mutate == "whole-subgroup" ? p.Bool(true) : in_run})});
+               {in_run})});
   if (s->read == Read::kShuffleOrBroadcast || s->read == Read::kShuffleOrFirst) {
     const uint32_t size_var = SubgroupBuiltIn(spv::BuiltIn::SubgroupSize);
     if (size_var == 0) return false;
@@ -2018,7 +2008,7 @@ bool BatchUniformLoadsPass::EmitBallot(RewriteState* s) {
         spv::Op::OpIEqual, s->bool_type,
         {p.EmitIds(spv::Op::OpLoad, s->uint_type, {size_var}), p.UInt(kCpuShuffleLanes)});
   }
-  if (s->read == Read::kShuffleOrFirst && params_.mutate != "first-whole-batch") {
+  if (s->read == Read::kShuffleOrFirst) {
     // Elsewhere a batch of one: only the first lane loads, every lane reads
     // it with a broadcast of the first active lane (the lanes of the loop
     // are the lanes that entered it: its exits are subgroup-uniform).
@@ -2120,15 +2110,13 @@ bool BatchUniformLoadsPass::EmitExitTests(RewriteState* s) {
     const uint32_t leaving =
         fe.EmitIds(spv::Op::OpISub, uint_type, {lowest, s->first_lane});
     if (!fe.ok() || !EmitBatchTrips(s, any, leaving)) return false;
-    if (params_.mutate != "no-exit-ballot") {
-      const uint32_t to_stop =
-          fe.EmitIds(spv::Op::OpIAdd, uint_type, {leaving, fe.UInt(1)});
-      const uint32_t below =
-          fe.EmitIds(spv::Op::OpULessThan, bool_type, {to_stop, s->batch});
-      const uint32_t fewer =
-          fe.EmitIds(spv::Op::OpLogicalAnd, bool_type, {any, below});
-      slots = fe.EmitIds(spv::Op::OpSelect, uint_type, {fewer, to_stop, s->batch});
-    }
+    const uint32_t to_stop =
+        fe.EmitIds(spv::Op::OpIAdd, uint_type, {leaving, fe.UInt(1)});
+    const uint32_t below =
+        fe.EmitIds(spv::Op::OpULessThan, bool_type, {to_stop, s->batch});
+    const uint32_t fewer =
+        fe.EmitIds(spv::Op::OpLogicalAnd, bool_type, {any, below});
+    slots = fe.EmitIds(spv::Op::OpSelect, uint_type, {fewer, to_stop, s->batch});
   }
   s->base_guard = fe.EmitIds(spv::Op::OpULessThan, bool_type, {s->rank, slots});
   return fe.ok();
@@ -2148,9 +2136,6 @@ bool BatchUniformLoadsPass::EmitBatchTrips(RewriteState* s, uint32_t any,
   uint32_t last = leaving;
   if (form == ExitForm::kAtLatch) {
     last = fe.EmitIds(spv::Op::OpIAdd, s->uint_type, {leaving, fe.UInt(1)});
-  }
-  if (params_.mutate == "one-more-trip") {
-    last = fe.EmitIds(spv::Op::OpIAdd, s->uint_type, {last, fe.UInt(1)});
   }
   s->trips = fe.EmitIds(spv::Op::OpSelect, s->uint_type, {s->ended, last, s->batch});
   return fe.ok();
@@ -2214,7 +2199,7 @@ uint32_t BatchUniformLoadsPass::LoadGuard(RewriteState* s, const Batched& b,
     guard = ge.EmitIds(spv::Op::OpLogicalAnd, s->bool_type, {guard, s->keeps[e]});
   }
   if (!ge.ok()) return 0;
-  if (b.speculative && params_.mutate != "no-bounds") {
+  if (b.speculative) {
     const uint32_t inside = BoundsCheck(b.read, s->plan, cur, &s->chain_map);
     if (inside == 0) return 0;
     Emitter ie(context(), cur);
@@ -2396,9 +2381,7 @@ bool BatchUniformLoadsPass::EmitShuffles(RewriteState* s) {
     slot = h.GlslStd450(38 /* UMin */, s->uint_type, {k, last});
   }
   const uint32_t owner =
-      params_.mutate == "owner-lane-k"
-          ? slot
-          : h.EmitIds(spv::Op::OpIAdd, s->uint_type, {s->first_lane, slot});
+      h.EmitIds(spv::Op::OpIAdd, s->uint_type, {s->first_lane, slot});
   s->rebuilt.assign(plan.batched.size(), 0);
   for (size_t i = 0; i < plan.batched.size(); ++i) {
     const Batched& b = plan.batched[i];
@@ -2674,29 +2657,11 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
   if (s.read != Read::kBroadcast) {
     context()->AddCapability(spv::Capability::GroupNonUniformShuffle);
   }
-  // The fill goes on into the loop, now the inner loop, which leaves to a
-  // new block before the merge block: the shuffles in its header, its way
-  // out, the values the inner merge carries.
-  s.last_fill = e.block();
-  e.PlaceBlocksBefore(plan.merge);
-  s.inner_merge = e.ThroughExisting(plan.header);
-  if (s.inner_merge == nullptr || !EmitShuffles(&s)) return false;
   plan.header->ForEachPhiInst([&](Instruction* phi) { s.header_phis.push_back(phi); });
   // A block that enters only the loop (the one entry when it branches only
   // to the header, else a new one the entries branch to), with the ballot.
   if (!MakePreheader(&s) || !EmitBallot(&s)) return false;
   // The outer loop over batches, entered from it: its header and the fill
-  // The outer latch: the next batch, or the merge block once the loop
-  // ended.
-  if (!e.PopLoop(&s.outer, s.next, s.ended)) return false;
-  for (Instruction* phi : s.merge_phis) {
-    phi->SetInOperand(1, {s.outer.cont->id()});
-    context()->get_def_use_mgr()->AnalyzeInstUse(phi);
-  }
-  *outer_header = s.outer.header->id();
-  // Remarks about the outer loop (a later run) point at the original loop.
-  s.outer.header->GetLoopMergeInst()->UpdateDebugInfoFrom(
-      plan.header->GetLoopMergeInst());
   // (each lane's iteration, the exits evaluated there, the loads) before
   // the loop's header.
   Emitter e(context(), s.pre);
@@ -2709,11 +2674,29 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
       !CarriedTypes(&s) || !EmitLoads(&s, &e)) {
     return false;
   }
+  // The fill goes on into the loop, now the inner loop, which leaves to a
+  // new block before the merge block: the shuffles in its header, its way
+  // out, the values the inner merge carries.
+  s.last_fill = e.block();
+  e.PlaceBlocksBefore(plan.merge);
+  s.inner_merge = e.ThroughExisting(plan.header);
+  if (s.inner_merge == nullptr || !EmitShuffles(&s)) return false;
   const bool one_exit = plan.exit_form != ExitForm::kTwoExits;
   if (one_exit ? !EmitOneExit(&s) || !EmitOneExitMerge(&s)
                : !EmitInnerBackEdge(&s) || !EmitInnerMerge(&s, &e)) {
     return false;
   }
+  // The outer latch: the next batch, or the merge block once the loop
+  // ended.
+  if (!e.PopLoop(&s.outer, s.next, s.ended)) return false;
+  for (Instruction* phi : s.merge_phis) {
+    phi->SetInOperand(1, {s.outer.cont->id()});
+    context()->get_def_use_mgr()->AnalyzeInstUse(phi);
+  }
+  *outer_header = s.outer.header->id();
+  // Remarks about the outer loop (a later run) point at the original loop.
+  s.outer.header->GetLoopMergeInst()->UpdateDebugInfoFrom(
+      plan.header->GetLoopMergeInst());
   // Every use of a batched value takes it from the header.
   for (size_t i = 0; i < plan.batched.size(); ++i) {
     for (Instruction* inst : plan.batched[i].insts) {

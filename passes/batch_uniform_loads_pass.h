@@ -105,15 +105,9 @@ class BatchUniformLoadsPass : public WavePass {
     // The slot read: "" (chosen by ChooseRead), "shuffle", "broadcast",
     // "shuffle-or-broadcast" or "shuffle-or-first" (see Read).
     std::string read;
-    // Test only: a deliberately wrong rewrite, to show the differential
-    // tests catch it ("owner-lane-k", "no-bounds", "no-exit-ballot",
-    // "whole-subgroup", "one-more-trip", "first-whole-batch"; see the pass
-    // doc).
-    std::string mutate;
   };
   // Accepts "min-trip=N,max-components=N,max-live=N,driver-unroll=N,always,
-  // read=shuffle|broadcast|shuffle-or-broadcast|shuffle-or-first,
-  // mutate=NAME".
+  // read=shuffle|broadcast|shuffle-or-broadcast|shuffle-or-first".
   static bool ParseParams(const std::string& text, Params* params,
                           std::string* error);
   static bool ValidateParams(const std::string& text, std::string* error) {
