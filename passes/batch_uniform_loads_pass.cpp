@@ -357,16 +357,6 @@ bool BatchUniformLoadsPass::ParseParams(const std::string& text, Params* params,
       target = &params->max_live;
     } else if (key == "driver-unroll") {
       target = &params->driver_unroll;
-    } else if (key == "mutate") {
-      if (value != "owner-lane-k" && value != "no-bounds" &&
-          value != "no-exit-ballot" && value != "whole-subgroup" &&
-          value != "one-more-trip" && value != "first-whole-batch") {
-        *error = "mutate must be owner-lane-k, no-bounds, no-exit-ballot, "
-                 "whole-subgroup, one-more-trip or first-whole-batch";
-        return false;
-      }
-      params->mutate = value;
-      continue;
     } else if (key == "read") {
       if (value != "shuffle" && value != "broadcast" && value != "shuffle-or-broadcast" &&
           value != "shuffle-or-first") {
@@ -994,7 +984,7 @@ void BatchUniformLoadsPass::ConsiderLoad(Plan* plan, BasicBlock* block,
   // load is conditional.
   const bool speculative =
       exits.unpredictable || !plan->dominate_latch.count(block->id());
-  if (speculative && params_.mutate != "no-bounds") {
+  if (speculative) {
     Instruction* where = nullptr;
     const std::string reason = SpeculationRefusal(inst, *plan, operands,
                                                   indexed, exits, &why, &where);
@@ -1927,13 +1917,19 @@ struct BatchUniformLoadsPass::RewriteState {
   // Types and the preheader's ballot (see the header comment).
   uint32_t uint_type = 0, bool_type = 0, v4uint = 0;
   uint32_t rank = 0, first_lane = 0, batch = 0;
-  // The blocks the rewrite adds around the loop.
-  BasicBlock* outer = nullptr;
+  // The outer loop over batches around the loop, and the blocks the
+  // builder made for it: the fill (its body's first block, before the
+  // loop's header), the fill's last block, the loop's new merge.
+  Emitter::Loop outer;
   BasicBlock* fill = nullptr;
+  BasicBlock* last_fill = nullptr;
   BasicBlock* inner_merge = nullptr;
-  BasicBlock* outer_latch = nullptr;
-  BasicBlock* last_fill = nullptr;  // the fill's last block
-  std::vector<uint32_t> next_phis;  // ids of the inner merge's header phis
+  // Per header phi, its outer phi's value along the outer back edge: what a
+  // batch hands the next.
+  std::vector<uint32_t> next;
+  // The merge block's phis: their one predecessor is the outer latch, once
+  // PopLoop makes it (the inner merge until then).
+  std::vector<Instruction*> merge_phis;
   std::unordered_map<uint32_t, uint32_t> outer_of;  // header phi -> outer phi
   std::unordered_map<uint32_t, uint32_t> chain_map;  // clones in chain blocks
   // Per exit: whether it leaves in this lane's iteration, and whether not.
@@ -1966,48 +1962,17 @@ uint32_t BatchUniformLoadsPass::Undef(uint32_t type) {
 }
 
 bool BatchUniformLoadsPass::MakePreheader(RewriteState* s) {
-  auto* def_use = context()->get_def_use_mgr();
   const Plan& plan = s->plan;
-  BasicBlock* header = plan.header;
   s->pre = plan.preheader;
   if (s->pre != nullptr) return true;
-  BasicBlock* pre = NewBlock(header, /*before=*/true);
-  if (pre == nullptr) return false;
-  s->pre = pre;
-  std::unordered_set<uint32_t> entry_ids;
-  for (BasicBlock* entry : plan.entries) {
-    entry_ids.insert(entry->id());
-    entry->ForEachSuccessorLabel([&](uint32_t* succ) {
-      if (*succ == header->id()) *succ = pre->id();
-    });
-    def_use->AnalyzeInstUse(entry->terminator());
-  }
+  Emitter pe(context(), plan.header);
+  s->pre = pe.SplitEdges(plan.header, plan.entries);
+  if (s->pre == nullptr) return false;
   for (Instruction* m : plan.merges_naming_header) {
-    m->SetInOperand(0, {pre->id()});
-    def_use->AnalyzeInstUse(m);
+    m->SetInOperand(0, {s->pre->id()});
+    context()->get_def_use_mgr()->AnalyzeInstUse(m);
   }
-  Emitter pe(context(), pre);
-  for (Instruction* phi : s->header_phis) {
-    std::vector<Operand> from_entries, kept;
-    for (uint32_t i = 0; i + 1 < phi->NumInOperands(); i += 2) {
-      if (entry_ids.count(phi->GetSingleWordInOperand(i + 1))) {
-        from_entries.push_back(phi->GetInOperand(i));
-        from_entries.push_back(phi->GetInOperand(i + 1));
-      } else {
-        kept.push_back(phi->GetInOperand(i));
-        kept.push_back(phi->GetInOperand(i + 1));
-      }
-    }
-    uint32_t value = from_entries.size() == 2
-                         ? from_entries[0].words[0]
-                         : pe.Emit(spv::Op::OpPhi, phi->type_id(), from_entries);
-    kept.push_back({SPV_OPERAND_TYPE_ID, {value}});
-    kept.push_back({SPV_OPERAND_TYPE_ID, {pre->id()}});
-    phi->SetInOperands(std::move(kept));
-    def_use->AnalyzeInstUse(phi);
-  }
-  pe.Branch(header->id());
-  return pe.ok();
+  return true;
 }
 
 bool BatchUniformLoadsPass::EmitBallot(RewriteState* s) {
@@ -2040,7 +2005,7 @@ bool BatchUniformLoadsPass::EmitBallot(RewriteState* s) {
   s->batch = p.Group(
       spv::Op::OpGroupNonUniformBallotBitCount, s->uint_type, kReduce,
       {p.Group(spv::Op::OpGroupNonUniformBallot, s->v4uint, -1,
-               {params_.mutate == "whole-subgroup" ? p.Bool(true) : in_run})});
+               {in_run})});
   if (s->read == Read::kShuffleOrBroadcast || s->read == Read::kShuffleOrFirst) {
     const uint32_t size_var = SubgroupBuiltIn(spv::BuiltIn::SubgroupSize);
     if (size_var == 0) return false;
@@ -2048,7 +2013,7 @@ bool BatchUniformLoadsPass::EmitBallot(RewriteState* s) {
         spv::Op::OpIEqual, s->bool_type,
         {p.EmitIds(spv::Op::OpLoad, s->uint_type, {size_var}), p.UInt(kCpuShuffleLanes)});
   }
-  if (s->read == Read::kShuffleOrFirst && params_.mutate != "first-whole-batch") {
+  if (s->read == Read::kShuffleOrFirst) {
     // Elsewhere a batch of one: only the first lane loads, every lane reads
     // it with a broadcast of the first active lane (the lanes of the loop
     // are the lanes that entered it: its exits are subgroup-uniform).
@@ -2057,37 +2022,24 @@ bool BatchUniformLoadsPass::EmitBallot(RewriteState* s) {
   return p.ok();
 }
 
-bool BatchUniformLoadsPass::EmitOuter(RewriteState* s) {
-  auto* def_use = context()->get_def_use_mgr();
-  BasicBlock* header = s->plan.header;
-  // outer: the header phis' values when a batch starts.
-  Emitter oe(context(), s->outer);
-  // The values a batch hands the next: the inner merge's phis (two exits),
-  // else what the one exit carries (the header's phis, or the back edge's
-  // values).
+bool BatchUniformLoadsPass::EmitOuter(RewriteState* s, Emitter* e) {
+  // The outer header's phis: the header phis' values when a batch starts.
+  // The values a batch hands the next: the inner merge's phis (two exits,
+  // EmitInnerMergePhis), else what the one exit carries (the header's
+  // phis, or the back edge's values).
   const ExitForm form = s->plan.exit_form;
   for (Instruction* phi : s->header_phis) {
     const uint32_t from_pre = IncomingFrom(phi, s->pre->id());
-    const uint32_t next = form == ExitForm::kAtHeader ? phi->result_id()
-                          : form == ExitForm::kAtLatch
-                              ? IncomingFrom(phi, s->plan.latch->id())
-                              : context()->TakeNextId();
-    if (from_pre == 0 || next == 0) return false;
-    s->next_phis.push_back(next);
-    s->outer_of[phi->result_id()] =
-        oe.EmitIds(spv::Op::OpPhi, phi->type_id(),
-                   {from_pre, s->pre->id(), next, s->outer_latch->id()});
+    if (from_pre == 0) return false;
+    s->outer_of[phi->result_id()] = e->LoopPhi(&s->outer, phi->type_id(), from_pre);
+    if (form == ExitForm::kTwoExits) continue;
+    const uint32_t next = form == ExitForm::kAtHeader
+                              ? phi->result_id()
+                              : IncomingFrom(phi, s->plan.latch->id());
+    if (next == 0) return false;
+    s->next.push_back(next);
   }
-  oe.LoopMerge(s->plan.merge->id(), s->outer_latch->id());
-  oe.Branch(s->fill->id());
-  if (!oe.ok()) return false;
-  // Remarks about the outer loop (a later run) point at the original loop.
-  s->outer->GetLoopMergeInst()->UpdateDebugInfoFrom(header->GetLoopMergeInst());
-  s->pre->ForEachSuccessorLabel([&](uint32_t* succ) {
-    if (*succ == header->id()) *succ = s->outer->id();
-  });
-  def_use->AnalyzeInstUse(s->pre->terminator());
-  return true;
+  return e->ok();
 }
 
 bool BatchUniformLoadsPass::EmitLaneIteration(RewriteState* s) {
@@ -2163,15 +2115,13 @@ bool BatchUniformLoadsPass::EmitExitTests(RewriteState* s) {
     const uint32_t leaving =
         fe.EmitIds(spv::Op::OpISub, uint_type, {lowest, s->first_lane});
     if (!fe.ok() || !EmitBatchTrips(s, any, leaving)) return false;
-    if (params_.mutate != "no-exit-ballot") {
-      const uint32_t to_stop =
-          fe.EmitIds(spv::Op::OpIAdd, uint_type, {leaving, fe.UInt(1)});
-      const uint32_t below =
-          fe.EmitIds(spv::Op::OpULessThan, bool_type, {to_stop, s->batch});
-      const uint32_t fewer =
-          fe.EmitIds(spv::Op::OpLogicalAnd, bool_type, {any, below});
-      slots = fe.EmitIds(spv::Op::OpSelect, uint_type, {fewer, to_stop, s->batch});
-    }
+    const uint32_t to_stop =
+        fe.EmitIds(spv::Op::OpIAdd, uint_type, {leaving, fe.UInt(1)});
+    const uint32_t below =
+        fe.EmitIds(spv::Op::OpULessThan, bool_type, {to_stop, s->batch});
+    const uint32_t fewer =
+        fe.EmitIds(spv::Op::OpLogicalAnd, bool_type, {any, below});
+    slots = fe.EmitIds(spv::Op::OpSelect, uint_type, {fewer, to_stop, s->batch});
   }
   s->base_guard = fe.EmitIds(spv::Op::OpULessThan, bool_type, {s->rank, slots});
   return fe.ok();
@@ -2191,9 +2141,6 @@ bool BatchUniformLoadsPass::EmitBatchTrips(RewriteState* s, uint32_t any,
   uint32_t last = leaving;
   if (form == ExitForm::kAtLatch) {
     last = fe.EmitIds(spv::Op::OpIAdd, s->uint_type, {leaving, fe.UInt(1)});
-  }
-  if (params_.mutate == "one-more-trip") {
-    last = fe.EmitIds(spv::Op::OpIAdd, s->uint_type, {last, fe.UInt(1)});
   }
   s->trips = fe.EmitIds(spv::Op::OpSelect, s->uint_type, {s->ended, last, s->batch});
   return fe.ok();
@@ -2257,7 +2204,7 @@ uint32_t BatchUniformLoadsPass::LoadGuard(RewriteState* s, const Batched& b,
     guard = ge.EmitIds(spv::Op::OpLogicalAnd, s->bool_type, {guard, s->keeps[e]});
   }
   if (!ge.ok()) return 0;
-  if (b.speculative && params_.mutate != "no-bounds") {
+  if (b.speculative) {
     const uint32_t inside = BoundsCheck(b.read, s->plan, cur, &s->chain_map);
     if (inside == 0) return 0;
     Emitter ie(context(), cur);
@@ -2315,15 +2262,13 @@ bool BatchUniformLoadsPass::EmitLoadGroup(RewriteState* s,
   return e->ok();
 }
 
-bool BatchUniformLoadsPass::EmitLoads(RewriteState* s) {
+bool BatchUniformLoadsPass::EmitLoads(RewriteState* s, Emitter* e) {
   // One guarded load block per group of values sharing a guard (the exits
   // that precede them; each value read ahead of time has its own, with its
   // bounds check).
   const Plan& plan = s->plan;
   s->cache.assign(plan.batched.size(), {});
   std::vector<bool> done(plan.batched.size(), false);
-  Emitter e(context(), s->fill);
-  e.PlaceBlocksBefore(plan.header);
   for (size_t i = 0; i < plan.batched.size(); ++i) {
     if (done[i]) continue;
     std::vector<size_t> group = {i};
@@ -2336,11 +2281,9 @@ bool BatchUniformLoadsPass::EmitLoads(RewriteState* s) {
       }
     }
     for (size_t j : group) done[j] = true;
-    if (!EmitLoadGroup(s, group, &e)) return false;
+    if (!EmitLoadGroup(s, group, e)) return false;
   }
-  s->last_fill = e.block();
-  e.Branch(plan.header->id());
-  return e.ok();
+  return e->ok();
 }
 
 uint32_t BatchUniformLoadsPass::RebuildValue(Emitter* h, const Batched& b,
@@ -2425,15 +2368,12 @@ bool BatchUniformLoadsPass::EmitShuffles(RewriteState* s) {
     }
     def_use->AnalyzeInstUse(phi);
   }
-  s->k_next = context()->TakeNextId();
-  if (s->k_next == 0) return false;
   auto top = header->begin();
   while (top != header->end() && top->opcode() == spv::Op::OpPhi) ++top;
   Emitter h(context(), header, top);
   // (The phi goes right after the header's own phis.)
   const uint32_t k = h.EmitIds(spv::Op::OpPhi, s->uint_type,
-                               {h.UInt(0), s->last_fill->id(), s->k_next,
-                                plan.latch->id()});
+                               {h.UInt(0), s->last_fill->id()});
   s->k = k;
   // In the one-exit header form the top of the loop runs once more when a
   // batch ends (k == batch, its values unused): the slot stays inside the
@@ -2446,9 +2386,7 @@ bool BatchUniformLoadsPass::EmitShuffles(RewriteState* s) {
     slot = h.GlslStd450(38 /* UMin */, s->uint_type, {k, last});
   }
   const uint32_t owner =
-      params_.mutate == "owner-lane-k"
-          ? slot
-          : h.EmitIds(spv::Op::OpIAdd, s->uint_type, {s->first_lane, slot});
+      h.EmitIds(spv::Op::OpIAdd, s->uint_type, {s->first_lane, slot});
   s->rebuilt.assign(plan.batched.size(), 0);
   for (size_t i = 0; i < plan.batched.size(); ++i) {
     const Batched& b = plan.batched[i];
@@ -2466,8 +2404,8 @@ bool BatchUniformLoadsPass::EmitShuffles(RewriteState* s) {
     s->rebuilt[i] = RebuildValue(&h, b, taken);
     if (s->rebuilt[i] == 0) return false;
   }
-  h.EmitIds(spv::Op::OpIAdd, s->uint_type, {k, h.UInt(1)}, s->k_next);
-  if (!h.ok()) return false;
+  s->k_next = h.EmitIds(spv::Op::OpIAdd, s->uint_type, {k, h.UInt(1)});
+  if (!h.AddIncoming(k, s->k_next, plan.latch->id())) return false;
   Instruction* inner_loop_merge = header->GetLoopMergeInst();
   inner_loop_merge->SetInOperand(0, {s->inner_merge->id()});
   def_use->AnalyzeInstUse(inner_loop_merge);
@@ -2551,20 +2489,15 @@ bool BatchUniformLoadsPass::EmitOneExitMerge(RewriteState* s) {
   auto* def_use = context()->get_def_use_mgr();
   const Plan& plan = s->plan;
   const uint32_t from = plan.exit_sources[0]->id();
-  std::vector<Instruction*> merge_phis;
-  plan.merge->ForEachPhiInst([&](Instruction* phi) { merge_phis.push_back(phi); });
-  for (Instruction* phi : merge_phis) {
+  plan.merge->ForEachPhiInst([&](Instruction* phi) { s->merge_phis.push_back(phi); });
+  for (Instruction* phi : s->merge_phis) {
     const uint32_t v = IncomingFrom(phi, from);
     if (v == 0) return false;
     phi->SetInOperands({{SPV_OPERAND_TYPE_ID, {v}},
-                        {SPV_OPERAND_TYPE_ID, {s->outer_latch->id()}}});
+                        {SPV_OPERAND_TYPE_ID, {s->inner_merge->id()}}});
     def_use->AnalyzeInstUse(phi);
   }
-  Emitter im(context(), s->inner_merge);
-  im.Branch(s->outer_latch->id());
-  Emitter ol(context(), s->outer_latch);
-  ol.BranchConditional(s->ended, plan.merge->id(), s->outer->id());
-  return im.ok() && ol.ok();
+  return true;
 }
 
 bool BatchUniformLoadsPass::ReplaceUsesAfterLoop(RewriteState* s,
@@ -2600,8 +2533,7 @@ bool BatchUniformLoadsPass::UsedAfterLoop(RewriteState* s, Instruction* inst) {
   return used;
 }
 
-bool BatchUniformLoadsPass::EmitInnerMergePhis(RewriteState* s, Emitter* im,
-                                               uint32_t* ended) {
+bool BatchUniformLoadsPass::EmitInnerMergePhis(RewriteState* s, Emitter* im) {
   // From each exit, the loop ended; from the back edge, the batch ended (or
   // the loop, for a do-while) with the next values.
   const Plan& plan = s->plan;
@@ -2621,7 +2553,7 @@ bool BatchUniformLoadsPass::EmitInnerMergePhis(RewriteState* s, Emitter* im,
       ops.push_back({SPV_OPERAND_TYPE_ID, {v}});
       ops.push_back({SPV_OPERAND_TYPE_ID, {pb->id()}});
     }
-    im->Emit(spv::Op::OpPhi, s->header_phis[i]->type_id(), ops, s->next_phis[i]);
+    s->next.push_back(im->Emit(spv::Op::OpPhi, s->header_phis[i]->type_id(), ops));
   }
   std::vector<Operand> ops;
   for (BasicBlock* pb : s->preds) {
@@ -2629,8 +2561,8 @@ bool BatchUniformLoadsPass::EmitInnerMergePhis(RewriteState* s, Emitter* im,
                    {pb == latch ? s->ended_at_latch : im->Bool(true)}});
     ops.push_back({SPV_OPERAND_TYPE_ID, {pb->id()}});
   }
-  *ended = im->Emit(spv::Op::OpPhi, s->bool_type, ops);
-  return true;
+  s->ended = im->Emit(spv::Op::OpPhi, s->bool_type, ops);
+  return im->ok();
 }
 
 bool BatchUniformLoadsPass::RouteMergePhis(RewriteState* s, Emitter* im) {
@@ -2649,9 +2581,8 @@ bool BatchUniformLoadsPass::RouteMergePhis(RewriteState* s, Emitter* im) {
     }
     return Undef(type);
   };
-  std::vector<Instruction*> merge_phis;
-  plan.merge->ForEachPhiInst([&](Instruction* phi) { merge_phis.push_back(phi); });
-  for (Instruction* phi : merge_phis) {
+  plan.merge->ForEachPhiInst([&](Instruction* phi) { s->merge_phis.push_back(phi); });
+  for (Instruction* phi : s->merge_phis) {
     std::vector<Operand> ops;
     for (BasicBlock* pb : s->preds) {
       uint32_t v = IncomingFrom(phi, pb->id());
@@ -2668,7 +2599,7 @@ bool BatchUniformLoadsPass::RouteMergePhis(RewriteState* s, Emitter* im) {
     }
     const uint32_t through = im->Emit(spv::Op::OpPhi, phi->type_id(), ops);
     phi->SetInOperands({{SPV_OPERAND_TYPE_ID, {through}},
-                        {SPV_OPERAND_TYPE_ID, {s->outer_latch->id()}}});
+                        {SPV_OPERAND_TYPE_ID, {s->inner_merge->id()}}});
     def_use->AnalyzeInstUse(phi);
   }
   return true;
@@ -2684,7 +2615,7 @@ bool BatchUniformLoadsPass::RouteLoopValues(RewriteState* s, Emitter* im) {
   // their own.
   for (size_t i = 0; i < s->header_phis.size(); ++i) {
     if (!UsedAfterLoop(s, s->header_phis[i])) continue;
-    uint32_t through = s->next_phis[i];
+    uint32_t through = s->next[i];
     if (s->latch_exits) {
       std::vector<Operand> ops;
       for (BasicBlock* pb : s->preds) {
@@ -2717,19 +2648,11 @@ bool BatchUniformLoadsPass::RouteLoopValues(RewriteState* s, Emitter* im) {
   return true;
 }
 
-bool BatchUniformLoadsPass::EmitInnerMerge(RewriteState* s) {
-  // inner_merge: the next header values, whether the loop ended, the loop's
-  // values used after it; outer_latch: the next batch, or the merge block.
-  Emitter im(context(), s->inner_merge);
-  uint32_t ended = 0;
-  if (!EmitInnerMergePhis(s, &im, &ended) || !RouteMergePhis(s, &im) ||
-      !RouteLoopValues(s, &im)) {
-    return false;
-  }
-  im.Branch(s->outer_latch->id());
-  Emitter ol(context(), s->outer_latch);
-  ol.BranchConditional(ended, s->plan.merge->id(), s->outer->id());
-  return im.ok() && ol.ok();
+bool BatchUniformLoadsPass::EmitInnerMerge(RewriteState* s, Emitter* im) {
+  // The next header values, whether the loop ended, the loop's values used
+  // after it.
+  return EmitInnerMergePhis(s, im) && RouteMergePhis(s, im) &&
+         RouteLoopValues(s, im);
 }
 
 bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
@@ -2743,25 +2666,42 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
   // A block that enters only the loop (the one entry when it branches only
   // to the header, else a new one the entries branch to), with the ballot.
   if (!MakePreheader(&s) || !EmitBallot(&s)) return false;
-  // New blocks: outer and fill before the header, inner merge and outer
-  // latch before the merge block.
-  s.outer = NewBlock(plan.header, /*before=*/true);
-  s.fill = s.outer ? NewBlock(plan.header, true) : nullptr;
-  s.inner_merge = s.fill ? NewBlock(plan.merge, true) : nullptr;
-  s.outer_latch = s.inner_merge ? NewBlock(plan.merge, true) : nullptr;
-  if (s.outer_latch == nullptr) return false;
-  *outer_header = s.outer->id();
-  // fill: each lane's iteration, the exits evaluated there, and the loads;
-  // then the shuffles in the header and the inner loop's way out.
-  if (!EmitOuter(&s) || !EmitLaneIteration(&s) || !EmitExitTests(&s) ||
-      !CarriedTypes(&s) || !EmitLoads(&s) || !EmitShuffles(&s)) {
+  // The outer loop over batches, entered from it: its header and the fill
+  // (each lane's iteration, the exits evaluated there, the loads) before
+  // the loop's header.
+  Emitter e(context(), s.pre);
+  e.PlaceBlocksBefore(plan.header);
+  s.outer = e.PushLoopInstead(plan.header->id(), plan.merge);
+  if (!EmitOuter(&s, &e)) return false;
+  e.LoopWhile(&s.outer, 0);
+  s.fill = e.block();
+  if (!e.ok() || !EmitLaneIteration(&s) || !EmitExitTests(&s) ||
+      !CarriedTypes(&s) || !EmitLoads(&s, &e)) {
     return false;
   }
+  // The fill goes on into the loop, now the inner loop, which leaves to a
+  // new block before the merge block: the shuffles in its header, its way
+  // out, the values the inner merge carries.
+  s.last_fill = e.block();
+  e.PlaceBlocksBefore(plan.merge);
+  s.inner_merge = e.ThroughExisting(plan.header);
+  if (s.inner_merge == nullptr || !EmitShuffles(&s)) return false;
   const bool one_exit = plan.exit_form != ExitForm::kTwoExits;
   if (one_exit ? !EmitOneExit(&s) || !EmitOneExitMerge(&s)
-               : !EmitInnerBackEdge(&s) || !EmitInnerMerge(&s)) {
+               : !EmitInnerBackEdge(&s) || !EmitInnerMerge(&s, &e)) {
     return false;
   }
+  // The outer latch: the next batch, or the merge block once the loop
+  // ended.
+  if (!e.PopLoop(&s.outer, s.next, s.ended)) return false;
+  for (Instruction* phi : s.merge_phis) {
+    phi->SetInOperand(1, {s.outer.cont->id()});
+    context()->get_def_use_mgr()->AnalyzeInstUse(phi);
+  }
+  *outer_header = s.outer.header->id();
+  // Remarks about the outer loop (a later run) point at the original loop.
+  s.outer.header->GetLoopMergeInst()->UpdateDebugInfoFrom(
+      plan.header->GetLoopMergeInst());
   // Every use of a batched value takes it from the header.
   for (size_t i = 0; i < plan.batched.size(); ++i) {
     for (Instruction* inst : plan.batched[i].insts) {

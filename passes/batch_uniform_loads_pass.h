@@ -105,15 +105,9 @@ class BatchUniformLoadsPass : public WavePass {
     // The slot read: "" (chosen by ChooseRead), "shuffle", "broadcast",
     // "shuffle-or-broadcast" or "shuffle-or-first" (see Read).
     std::string read;
-    // Test only: a deliberately wrong rewrite, to show the differential
-    // tests catch it ("owner-lane-k", "no-bounds", "no-exit-ballot",
-    // "whole-subgroup", "one-more-trip", "first-whole-batch"; see the pass
-    // doc).
-    std::string mutate;
   };
   // Accepts "min-trip=N,max-components=N,max-live=N,driver-unroll=N,always,
-  // read=shuffle|broadcast|shuffle-or-broadcast|shuffle-or-first,
-  // mutate=NAME".
+  // read=shuffle|broadcast|shuffle-or-broadcast|shuffle-or-first".
   static bool ParseParams(const std::string& text, Params* params,
                           std::string* error);
   static bool ValidateParams(const std::string& text, std::string* error) {
@@ -336,7 +330,7 @@ class BatchUniformLoadsPass : public WavePass {
   // The preheader's ballot: ranks, the first lane, the batch size.
   bool EmitBallot(RewriteState* s);
   // The outer loop's header: a phi per header phi.
-  bool EmitOuter(RewriteState* s);
+  bool EmitOuter(RewriteState* s, Emitter* e);
   // The fill: each induction at this lane's iteration (chain_map).
   bool EmitLaneIteration(RewriteState* s);
   // The fill: the exit tests at this lane's iteration, the slot guard.
@@ -350,7 +344,7 @@ class BatchUniformLoadsPass : public WavePass {
   // sharing a guard; EmitLoadGroup emits a group's from |e|'s cursor, which
   // ends at their merge (false on failure); LoadGuard the guard of |b|'s
   // loads emitted into |cur| (0 on failure).
-  bool EmitLoads(RewriteState* s);
+  bool EmitLoads(RewriteState* s, Emitter* e);
   bool EmitLoadGroup(RewriteState* s, const std::vector<size_t>& group,
                      Emitter* e);
   uint32_t LoadGuard(RewriteState* s, const Batched& b,
@@ -365,10 +359,11 @@ class BatchUniformLoadsPass : public WavePass {
   // The one-exit forms' counterpart: the loop's branch tests the slot
   // counter against the batch's trip count.
   bool EmitOneExit(RewriteState* s);
-  // The inner merge and the outer latch; the phis that carry values out.
-  bool EmitInnerMerge(RewriteState* s);
+  // The inner merge: the phis that carry values out (and, with two exits,
+  // RewriteState::ended).
+  bool EmitInnerMerge(RewriteState* s, Emitter* im);
   bool EmitOneExitMerge(RewriteState* s);
-  bool EmitInnerMergePhis(RewriteState* s, Emitter* im, uint32_t* ended);
+  bool EmitInnerMergePhis(RewriteState* s, Emitter* im);
   bool RouteMergePhis(RewriteState* s, Emitter* im);
   bool RouteLoopValues(RewriteState* s, Emitter* im);
   // Whether |inst| is used after the loop (outside it, not in the inner

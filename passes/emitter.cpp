@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <unordered_set>
 
 #include "analysis/ir_util.h"
 #include "source/opt/constants.h"
@@ -262,6 +263,22 @@ Emitter::Loop Emitter::PushLoop(spvtools::opt::BasicBlock* merge) {
   return loop;
 }
 
+Emitter::Loop Emitter::PushLoopInstead(uint32_t target,
+                                       spvtools::opt::BasicBlock* merge) {
+  Loop loop;
+  loop.pre = block_;
+  loop.merge = merge;
+  loop.header = NewBlock();
+  if (loop.header == nullptr) return loop;
+  const uint32_t header = loop.header->id();
+  block_->ForEachSuccessorLabel([&](uint32_t* succ) {
+    if (*succ == target) *succ = header;
+  });
+  context_->get_def_use_mgr()->AnalyzeInstUse(block_->terminator());
+  MoveTo(loop.header);
+  return loop;
+}
+
 uint32_t Emitter::LoopPhi(Loop* loop, uint32_t type, uint32_t init) {
   const uint32_t phi = EmitIds(spv::Op::OpPhi, type, {init, loop->pre->id()});
   if (phi != 0) loop->phis.push_back(context_->get_def_use_mgr()->GetDef(phi));
@@ -285,6 +302,7 @@ bool Emitter::PopLoop(Loop* loop, const std::vector<uint32_t>& next,
   }
   if (loop->merge == nullptr) loop->merge = NewBlock();
   if (loop->merge == nullptr) return false;
+  loop->cont = cont;
   MoveTo(cont);
   if (exit != 0) {
     BranchConditional(exit, loop->merge->id(), loop->header->id());
@@ -304,6 +322,52 @@ bool Emitter::PopLoop(Loop* loop, const std::vector<uint32_t>& next,
   block_ = loop->merge;
   where_ = AfterPhis(loop->merge);
   return ok_;
+}
+
+spvtools::opt::BasicBlock* Emitter::ThroughExisting(
+    spvtools::opt::BasicBlock* entry) {
+  if (!ok_) return nullptr;
+  Branch(entry->id());
+  return EnterNewBlock();
+}
+
+spvtools::opt::BasicBlock* Emitter::SplitEdges(
+    spvtools::opt::BasicBlock* target,
+    const std::vector<spvtools::opt::BasicBlock*>& from) {
+  spvtools::opt::BasicBlock* saved_place = place_before_;
+  place_before_ = target;
+  spvtools::opt::BasicBlock* block = EnterNewBlock();
+  place_before_ = saved_place;
+  if (block == nullptr) return nullptr;
+  auto* def_use = context_->get_def_use_mgr();
+  std::unordered_set<uint32_t> from_ids;
+  for (spvtools::opt::BasicBlock* pred : from) {
+    from_ids.insert(pred->id());
+    pred->ForEachSuccessorLabel([&](uint32_t* succ) {
+      if (*succ == target->id()) *succ = block->id();
+    });
+    def_use->AnalyzeInstUse(pred->terminator());
+  }
+  std::vector<Instruction*> phis;
+  target->ForEachPhiInst([&](Instruction* phi) { phis.push_back(phi); });
+  for (Instruction* phi : phis) {
+    std::vector<Operand> moved, kept;
+    for (uint32_t i = 0; i + 1 < phi->NumInOperands(); i += 2) {
+      auto& to = from_ids.count(phi->GetSingleWordInOperand(i + 1)) ? moved : kept;
+      to.push_back(phi->GetInOperand(i));
+      to.push_back(phi->GetInOperand(i + 1));
+    }
+    const uint32_t value = moved.size() == 2
+                               ? moved[0].words[0]
+                               : Emit(spv::Op::OpPhi, phi->type_id(), moved);
+    kept.push_back({SPV_OPERAND_TYPE_ID, {value}});
+    kept.push_back({SPV_OPERAND_TYPE_ID, {block->id()}});
+    phi->SetInOperands(std::move(kept));
+    def_use->AnalyzeInstUse(phi);
+  }
+  Branch(target->id());
+  where_ = block->tail();
+  return ok_ ? block : nullptr;
 }
 
 bool Emitter::AddIncoming(uint32_t phi, uint32_t value, uint32_t pred) {

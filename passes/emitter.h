@@ -45,6 +45,7 @@ class Emitter {
     spvtools::opt::BasicBlock* header = nullptr;  // phis, the test, the merge
     spvtools::opt::BasicBlock* body = nullptr;    // first block of the body
     spvtools::opt::BasicBlock* merge = nullptr;
+    spvtools::opt::BasicBlock* cont = nullptr;    // PopLoop's continue target
     uint32_t cond = 0;  // LoopWhile's condition; 0: the body always runs
     std::vector<spvtools::opt::Instruction*> phis;  // LoopPhi's, in order
   };
@@ -101,6 +102,10 @@ class Emitter {
   // A loop: the current block branches to a new header where the cursor
   // goes (for LoopPhi, then the test). |merge| as for PushIf.
   Loop PushLoop(spvtools::opt::BasicBlock* merge = nullptr);
+  // Same, when the current block already ends in a branch: its edges to
+  // |target| go to the new header instead.
+  Loop PushLoopInstead(uint32_t target,
+                       spvtools::opt::BasicBlock* merge = nullptr);
   // A header phi: |init| from the block before the loop; its value along
   // the back edge is PopLoop's.
   uint32_t LoopPhi(Loop* loop, uint32_t type, uint32_t init);
@@ -115,6 +120,19 @@ class Emitter {
   // branch; the cursor moves to the merge. False once ids ran out.
   bool PopLoop(Loop* loop, const std::vector<uint32_t>& next,
                uint32_t exit = 0);
+  // Existing code that starts at |entry| and goes on at the block this
+  // returns: the current block branches to |entry|, the cursor moves to a
+  // new block, which the caller points that code's exits at (an existing
+  // loop that becomes a new loop's body: the new block is its merge).
+  spvtools::opt::BasicBlock* ThroughExisting(spvtools::opt::BasicBlock* entry);
+  // A new block right before |target| on its edges from the blocks |from|:
+  // they branch to it, it branches to |target|, and |target|'s phis take
+  // from it what they took from them (through a phi of the new block where
+  // they gave several values). The cursor moves into it, before its
+  // branch. Null when ids ran out.
+  spvtools::opt::BasicBlock* SplitEdges(
+      spvtools::opt::BasicBlock* target,
+      const std::vector<spvtools::opt::BasicBlock*>& from);
   // Adds (|value|, |pred|) to the phi |phi| (a back edge's value, once it
   // is made); false (and ok() == false) when |value| is 0.
   bool AddIncoming(uint32_t phi, uint32_t value, uint32_t pred);

@@ -176,23 +176,6 @@ void WavePass::EmitRemark(RemarkKind kind, const std::string& name,
   }
 }
 
-spvtools::opt::BasicBlock* WavePass::NewBlock(spvtools::opt::BasicBlock* position,
-                                              bool before) {
-  const uint32_t id = context()->TakeNextId();
-  if (id == 0) return nullptr;
-  auto block = std::make_unique<spvtools::opt::BasicBlock>(
-      std::make_unique<spvtools::opt::Instruction>(
-          context(), spv::Op::OpLabel, 0, id,
-          std::initializer_list<spvtools::opt::Operand>{}));
-  spvtools::opt::Function* func = position->GetParent();
-  spvtools::opt::BasicBlock* raw =
-      before ? func->InsertBasicBlockBefore(std::move(block), position)
-             : func->InsertBasicBlockAfter(std::move(block), position);
-  context()->get_def_use_mgr()->AnalyzeInstDefUse(raw->GetLabelInst());
-  context()->set_instr_block(raw->GetLabelInst(), raw);
-  return raw;
-}
-
 uint32_t WavePass::DeclareBuiltInInput(uint32_t builtin, bool vector,
                                        const char* name,
                                        spvtools::opt::Instruction* entry) {

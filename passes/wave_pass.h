@@ -65,12 +65,6 @@ class WavePass : public spvtools::opt::Pass {
   // sentence for the remark.
   std::string ModuleRefusal(std::string* why);
 
-  // A new empty block (a fresh label, known to the def-use and
-  // instruction-to-block maps) right after |position| in its function, or
-  // right before it when |before|; null when ids ran out.
-  spvtools::opt::BasicBlock* NewBlock(spvtools::opt::BasicBlock* position,
-                                      bool before = false);
-
   // A new Input variable decorated BuiltIn |builtin| (a 32-bit uint, or a
   // uvec3 when |vector|), with the OpName |name|, listed in |entry|'s
   // interface; 0 when ids ran out (the module is then unchanged).

@@ -8,14 +8,12 @@
 #include <vector>
 
 #include "lib/sim/module.h"
-#include "lib/sim/sim.h"
+#include "lib/sim/launch.h"
 
 namespace waveopt {
 namespace sim {
 
-// Evaluates |in| (the operation of an OpSpecConstantOp, its operands already
-// evaluated into |cvals|, which is indexed by register slot) into the slots of
-// in.result. False with |error| for an operation that is not allowed.
+// A ConstantOpEval (see module.h).
 bool EvalConstantOp(const Instance& instance, const Inst& in, std::vector<uint64_t>* cvals,
                     std::string* error);
 

@@ -9,7 +9,6 @@
 #include <spirv/unified1/spirv.hpp>
 
 #include "lib/sim/binary.h"
-#include "lib/sim/machine.h"
 
 namespace waveopt {
 namespace sim {
@@ -107,6 +106,91 @@ bool IsExplicitStorage(uint32_t storage) {
          storage == spv::StorageClassPhysicalStorageBuffer;
 }
 
+void ModuleData::ReadDecoration(const uint32_t* w, uint32_t wc) {
+  Decorations& d = deco[w[0]];
+  uint32_t kind = w[1];
+  uint32_t arg = wc > 3 ? w[2] : 0;
+  if (kind == spv::DecorationBuiltIn) d.builtin = static_cast<int32_t>(arg);
+  if (kind == spv::DecorationSpecId) d.spec_id = static_cast<int32_t>(arg);
+  if (kind == spv::DecorationDescriptorSet) d.set = arg;
+  if (kind == spv::DecorationBinding) {
+    d.binding = arg;
+    d.has_binding = true;
+  }
+  if (kind == spv::DecorationArrayStride) d.array_stride = arg;
+  if (kind == spv::DecorationBlock) d.block = true;
+  if (kind == spv::DecorationBufferBlock) d.buffer_block = true;
+}
+
+void ModuleData::ReadMemberDecoration(const uint32_t* w, uint32_t wc) {
+  MemberDecorations& d = member_deco[{w[0], w[1]}];
+  uint32_t kind = w[2];
+  uint32_t arg = wc > 4 ? w[3] : 0;
+  if (kind == spv::DecorationOffset) {
+    d.offset = arg;
+    d.has_offset = true;
+  }
+  if (kind == spv::DecorationMatrixStride) d.matrix_stride = arg;
+  if (kind == spv::DecorationRowMajor) d.row_major = true;
+}
+
+// Switch literals are as wide as the selector: 2 words for 64-bit ones.
+std::vector<uint32_t> ModuleData::LiteralWords() const {
+  std::vector<uint32_t> literal_words(bound, 1);
+  std::unordered_map<uint32_t, uint32_t> wide;
+  for (const Inst& g : globals) {
+    if (g.op == spv::OpTypeInt && g.ops[0] == 64) wide[g.result] = 2;
+  }
+  auto note = [&](const Inst& in) {
+    if (in.result != 0 && in.type != 0 && wide.count(in.type)) literal_words[in.result] = 2;
+  };
+  for (const Inst& g : globals) note(g);
+  for (const Function& f : functions) {
+    for (const Inst& in : f.insts) note(in);
+  }
+  return literal_words;
+}
+
+// The entry point's LocalSize or LocalSizeId.
+void ModuleData::ReadModes(const std::vector<std::pair<uint32_t, std::vector<uint32_t>>>& modes,
+                           uint32_t entry_id) {
+  for (const auto& mode : modes) {
+    if (mode.first != entry_id || mode.second.empty()) continue;
+    if (mode.second[0] == spv::ExecutionModeLocalSize && mode.second.size() >= 4) {
+      for (int d = 0; d < 3; ++d) local_size[d] = mode.second[1 + d];
+    }
+    if (mode.second[0] == spv::ExecutionModeLocalSizeId && mode.second.size() >= 4) {
+      for (int d = 0; d < 3; ++d) local_size_ids[d] = mode.second[1 + d];
+    }
+  }
+}
+
+void ModuleData::FindMatrixLayouts() {
+  // From struct members (through arrays).
+  std::unordered_map<uint32_t, uint32_t> array_elem;
+  std::unordered_map<uint32_t, std::vector<uint32_t>> struct_members;
+  std::set<uint32_t> matrices;
+  for (const Inst& g : globals) {
+    if (g.op == spv::OpTypeArray || g.op == spv::OpTypeRuntimeArray) {
+      array_elem[g.result] = g.ops[0];
+    } else if (g.op == spv::OpTypeStruct) {
+      struct_members[g.result].assign(g.ops, g.ops + g.num_ops);
+    } else if (g.op == spv::OpTypeMatrix) {
+      matrices.insert(g.result);
+    }
+  }
+  for (const auto& md : member_deco) {
+    if (md.second.matrix_stride == 0) continue;
+    auto sm = struct_members.find(md.first.first);
+    if (sm == struct_members.end() || md.first.second >= sm->second.size()) continue;
+    uint32_t t = sm->second[md.first.second];
+    while (array_elem.count(t)) t = array_elem[t];
+    if (matrices.count(t) && !matrix_layout.count(t)) {
+      matrix_layout[t] = {md.second.matrix_stride, md.second.row_major};
+    }
+  }
+}
+
 bool ModuleData::Parse(const std::vector<uint32_t>& in_words, const std::string& entry,
                        std::string* error) {
   words = in_words;
@@ -168,34 +252,12 @@ bool ModuleData::Parse(const std::vector<uint32_t>& in_words, const std::string&
         modes.push_back({w[0], std::vector<uint32_t>(w + 1, w + wc - 1)});
         return true;
       case spv::OpDecorate:
-      case spv::OpDecorateId: {
-        Decorations& d = deco[w[0]];
-        uint32_t kind = w[1];
-        uint32_t arg = wc > 3 ? w[2] : 0;
-        if (kind == spv::DecorationBuiltIn) d.builtin = static_cast<int32_t>(arg);
-        if (kind == spv::DecorationSpecId) d.spec_id = static_cast<int32_t>(arg);
-        if (kind == spv::DecorationDescriptorSet) d.set = arg;
-        if (kind == spv::DecorationBinding) {
-          d.binding = arg;
-          d.has_binding = true;
-        }
-        if (kind == spv::DecorationArrayStride) d.array_stride = arg;
-        if (kind == spv::DecorationBlock) d.block = true;
-        if (kind == spv::DecorationBufferBlock) d.buffer_block = true;
+      case spv::OpDecorateId:
+        ReadDecoration(w, wc);
         return true;
-      }
-      case spv::OpMemberDecorate: {
-        MemberDecorations& d = member_deco[{w[0], w[1]}];
-        uint32_t kind = w[2];
-        uint32_t arg = wc > 4 ? w[3] : 0;
-        if (kind == spv::DecorationOffset) {
-          d.offset = arg;
-          d.has_offset = true;
-        }
-        if (kind == spv::DecorationMatrixStride) d.matrix_stride = arg;
-        if (kind == spv::DecorationRowMajor) d.row_major = true;
+      case spv::OpMemberDecorate:
+        ReadMemberDecoration(w, wc);
         return true;
-      }
       case spv::OpGroupDecorate:
       case spv::OpGroupMemberDecorate:
         *error = "unsupported instruction " + OpcodeName(op) + " (decoration groups)";
@@ -260,21 +322,7 @@ bool ModuleData::Parse(const std::vector<uint32_t>& in_words, const std::string&
     return false;
   }
   entry_function = entry_id;
-  // Switch literals are as wide as the selector: 2 words for 64-bit ones.
-  std::vector<uint32_t> literal_words(bound, 1);
-  {
-    std::unordered_map<uint32_t, uint32_t> wide;
-    for (const Inst& g : globals) {
-      if (g.op == spv::OpTypeInt && g.ops[0] == 64) wide[g.result] = 2;
-    }
-    auto note = [&](const Inst& in) {
-      if (in.result != 0 && in.type != 0 && wide.count(in.type)) literal_words[in.result] = 2;
-    };
-    for (const Inst& g : globals) note(g);
-    for (const Function& f : functions) {
-      for (const Inst& in : f.insts) note(in);
-    }
-  }
+  const std::vector<uint32_t> literal_words = LiteralWords();
   for (size_t f = 0; f < functions.size(); ++f) {
     function_index[functions[f].id] = static_cast<uint32_t>(f);
     ComputeStructuredOrder(&functions[f], literal_words);
@@ -283,38 +331,8 @@ bool ModuleData::Parse(const std::vector<uint32_t>& in_words, const std::string&
     *error = "the entry point's function is not defined";
     return false;
   }
-  for (const auto& mode : modes) {
-    if (mode.first != entry_id || mode.second.empty()) continue;
-    if (mode.second[0] == spv::ExecutionModeLocalSize && mode.second.size() >= 4) {
-      for (int d = 0; d < 3; ++d) local_size[d] = mode.second[1 + d];
-    }
-    if (mode.second[0] == spv::ExecutionModeLocalSizeId && mode.second.size() >= 4) {
-      for (int d = 0; d < 3; ++d) local_size_ids[d] = mode.second[1 + d];
-    }
-  }
-  // Matrix layouts from struct members (through arrays).
-  std::unordered_map<uint32_t, uint32_t> array_elem;
-  std::unordered_map<uint32_t, std::vector<uint32_t>> struct_members;
-  std::set<uint32_t> matrices;
-  for (const Inst& g : globals) {
-    if (g.op == spv::OpTypeArray || g.op == spv::OpTypeRuntimeArray) {
-      array_elem[g.result] = g.ops[0];
-    } else if (g.op == spv::OpTypeStruct) {
-      struct_members[g.result].assign(g.ops, g.ops + g.num_ops);
-    } else if (g.op == spv::OpTypeMatrix) {
-      matrices.insert(g.result);
-    }
-  }
-  for (const auto& md : member_deco) {
-    if (md.second.matrix_stride == 0) continue;
-    auto sm = struct_members.find(md.first.first);
-    if (sm == struct_members.end() || md.first.second >= sm->second.size()) continue;
-    uint32_t t = sm->second[md.first.second];
-    while (array_elem.count(t)) t = array_elem[t];
-    if (matrices.count(t) && !matrix_layout.count(t)) {
-      matrix_layout[t] = {md.second.matrix_stride, md.second.row_major};
-    }
-  }
+  ReadModes(modes, entry_id);
+  FindMatrixLayouts();
   return true;
 }
 
@@ -344,8 +362,20 @@ void Instance::Poison(uint32_t type, uint64_t* out) const {
   }
 }
 
+void Instance::Alloc(uint32_t id, uint32_t type) {
+  value_type[id] = type;
+  slot_base[id] = num_slots;
+  num_slots += types[type].slots;
+  if (cvals.size() < num_slots) cvals.resize(num_slots, 0);
+}
+
+const Decorations* Instance::DecorationsOf(uint32_t id) const {
+  auto it = m->deco.find(id);
+  return it == m->deco.end() ? nullptr : &it->second;
+}
+
 bool Instance::Build(const ModuleData& md, const std::map<uint32_t, uint64_t>& spec,
-                     std::string* error) {
+                     ConstantOpEval eval, std::string* error) {
   m = &md;
   types.assign(md.bound, TypeInfo());
   value_type.assign(md.bound, 0);
@@ -354,297 +384,333 @@ bool Instance::Build(const ModuleData& md, const std::map<uint32_t, uint64_t>& s
   global_index.assign(md.bound, -1);
   num_slots = 0;
   cvals.clear();
-  auto alloc = [&](uint32_t id, uint32_t type) {
-    value_type[id] = type;
-    slot_base[id] = num_slots;
-    num_slots += types[type].slots;
-    if (cvals.size() < num_slots) cvals.resize(num_slots, 0);
-  };
-  auto deco = [&](uint32_t id) -> const Decorations* {
-    auto it = md.deco.find(id);
-    return it == md.deco.end() ? nullptr : &it->second;
-  };
+  // The global section in order: types, constants, module variables.
   uint64_t input_private = 0;
   uint64_t workgroup = 0;
   for (const Inst& in : md.globals) {
-    TypeInfo& t = types[in.result < md.bound ? in.result : 0];
-    switch (in.op) {
-      case spv::OpTypeVoid:
-        t.kind = TypeKind::kVoid;
-        break;
-      case spv::OpTypeBool:
-        t.kind = TypeKind::kBool;
-        t.slots = 1;
-        t.nsize = t.esize = 4;
-        t.nalign = 4;
-        break;
-      case spv::OpTypeInt:
-      case spv::OpTypeFloat:
-        t.kind = in.op == spv::OpTypeInt ? TypeKind::kInt : TypeKind::kFloat;
-        t.width = in.ops[0];
-        t.is_signed = in.op == spv::OpTypeInt && in.ops[1] != 0;
-        if (t.width != 8 && t.width != 16 && t.width != 32 && t.width != 64) {
-          *error = "unsupported " + std::to_string(t.width) + "-bit type";
-          return false;
-        }
-        if (t.kind == TypeKind::kFloat && t.width == 8) {
-          *error = "unsupported 8-bit float type";
-          return false;
-        }
-        t.slots = 1;
-        t.nsize = t.esize = t.width / 8;
-        t.nalign = t.width / 8;
-        break;
-      case spv::OpTypeVector: {
-        const TypeInfo& c = types[in.ops[0]];
-        t.kind = TypeKind::kVector;
-        t.elem = in.ops[0];
-        t.count = in.ops[1];
-        t.slots = t.count;
-        t.nsize = t.esize = c.nsize * t.count;
-        t.nalign = c.nalign;
-        break;
-      }
-      case spv::OpTypeMatrix: {
-        const TypeInfo& c = types[in.ops[0]];
-        t.kind = TypeKind::kMatrix;
-        t.elem = in.ops[0];
-        t.count = in.ops[1];
-        t.slots = c.slots * t.count;
-        t.nsize = c.nsize * t.count;
-        t.nalign = c.nalign;
-        auto ml = md.matrix_layout.find(in.result);
-        if (ml != md.matrix_layout.end()) {
-          t.matrix_stride = ml->second.first;
-          t.row_major = ml->second.second;
-        } else {
-          t.matrix_stride = static_cast<uint32_t>(RoundUp(c.esize, 16));
-        }
-        t.esize = uint64_t{t.matrix_stride} * (t.row_major ? c.count : t.count);
-        break;
-      }
-      case spv::OpTypeArray:
-      case spv::OpTypeRuntimeArray: {
-        const TypeInfo& e = types[in.ops[0]];
-        t.kind = in.op == spv::OpTypeArray ? TypeKind::kArray : TypeKind::kRuntimeArray;
-        t.elem = in.ops[0];
-        if (in.op == spv::OpTypeArray) {
-          uint32_t len_id = in.ops[1];
-          if (!is_constant[len_id]) {
-            *error = "array length %" + std::to_string(len_id) + " is not a constant";
-            return false;
-          }
-          uint64_t len = cvals[slot_base[len_id]];
-          if (len > (1u << 24)) {
-            *error = "array of " + std::to_string(len) + " elements is too large to simulate";
-            return false;
-          }
-          t.count = static_cast<uint32_t>(len);
-        }
-        const Decorations* d = deco(in.result);
-        t.array_stride = d ? d->array_stride : 0;
-        t.slots = e.slots * t.count;
-        t.nalign = e.nalign;
-        t.nstride = RoundUp(e.nsize, e.nalign);
-        t.nsize = t.nstride * t.count;
-        t.esize = uint64_t{t.count} * (t.array_stride ? t.array_stride : e.esize);
-        break;
-      }
-      case spv::OpTypeStruct: {
-        t.kind = TypeKind::kStruct;
-        t.members.assign(in.ops, in.ops + in.num_ops);
-        uint64_t off = 0;
-        uint32_t align = 1;
-        for (uint32_t k = 0; k < in.num_ops; ++k) {
-          const TypeInfo& mt = types[in.ops[k]];
-          t.member_slot.push_back(t.slots);
-          t.slots += mt.slots;
-          off = RoundUp(off, mt.nalign);
-          t.noffsets.push_back(off);
-          off += mt.nsize;
-          align = std::max(align, mt.nalign);
-          auto mdit = md.member_deco.find({in.result, k});
-          uint64_t eoff = mdit != md.member_deco.end() && mdit->second.has_offset
-                              ? mdit->second.offset
-                              : (k == 0 ? 0 : t.eoffsets.back() + types[in.ops[k - 1]].esize);
-          t.eoffsets.push_back(eoff);
-          t.esize = std::max(t.esize, eoff + mt.esize);
-        }
-        t.nalign = align;
-        t.nsize = RoundUp(off, align);
-        break;
-      }
-      case spv::OpTypePointer: {
-        t.kind = TypeKind::kPointer;
-        t.storage = in.ops[0];
-        t.elem = in.ops[1];
-        t.slots = 1;
-        t.nsize = t.esize = 8;
-        t.nalign = 8;
-        const Decorations* d = deco(in.result);
-        t.array_stride = d ? d->array_stride : 0;
-        break;
-      }
-      case spv::OpTypeForwardPointer:
-        break;
-      case spv::OpTypeFunction:
-        t.kind = TypeKind::kFunction;
-        break;
-      case spv::OpTypeImage:
-        t.kind = TypeKind::kImage;
-        t.elem = in.ops[0];
-        t.slots = 1;
-        t.nsize = t.esize = 8;
-        t.nalign = 8;
-        t.image_dim = in.ops[1];
-        t.image_arrayed = in.ops[3] != 0;
-        t.image_sampled = in.ops[5];
-        t.image_format = in.ops[6];
-        if (in.ops[4] != 0) {
-          *error = "unsupported image type: multisampled images";
-          return false;
-        }
-        if (t.image_dim == spv::DimSubpassData) {
-          *error = "unsupported image type: subpass inputs (input attachments) exist only in "
-                   "fragment shaders";
-          return false;
-        }
-        if (t.image_dim == spv::DimRect || t.image_dim > spv::DimSubpassData) {
-          *error = "unsupported image type: dimension " + std::to_string(t.image_dim);
-          return false;
-        }
-        break;
-      case spv::OpTypeSampledImage:
-        t.kind = TypeKind::kSampledImage;
-        t.elem = in.ops[0];
-        t.slots = 1;
-        t.nsize = t.esize = 8;
-        t.nalign = 8;
-        break;
-      case spv::OpTypeSampler:
-        t.kind = TypeKind::kSampler;
-        t.slots = 1;
-        t.nsize = t.esize = 8;
-        t.nalign = 8;
-        break;
-      case spv::OpConstantTrue:
-      case spv::OpConstantFalse:
-      case spv::OpSpecConstantTrue:
-      case spv::OpSpecConstantFalse:
-      case spv::OpConstant:
-      case spv::OpSpecConstant: {
-        alloc(in.result, in.type);
-        is_constant[in.result] = true;
-        constants.push_back(in.result);
-        uint64_t v = 0;
-        const TypeInfo& ty = types[in.type];
-        if (in.op == spv::OpConstantTrue || in.op == spv::OpSpecConstantTrue) v = 1;
-        if (in.op == spv::OpConstant || in.op == spv::OpSpecConstant) {
-          v = in.ops[0];
-          if (ty.width == 64 && in.num_ops > 1) v |= uint64_t{in.ops[1]} << 32;
-        }
-        bool is_spec = in.op == spv::OpSpecConstant || in.op == spv::OpSpecConstantTrue ||
-                       in.op == spv::OpSpecConstantFalse;
-        const Decorations* d = deco(in.result);
-        if (is_spec && d && d->spec_id >= 0) {
-          auto it = spec.find(static_cast<uint32_t>(d->spec_id));
-          if (it != spec.end()) v = ty.kind == TypeKind::kBool ? (it->second != 0) : it->second;
-        }
-        if (ty.width > 0 && ty.width < 64) v &= (uint64_t{1} << ty.width) - 1;
-        cvals[slot_base[in.result]] = v;
-        break;
-      }
-      case spv::OpConstantComposite:
-      case spv::OpSpecConstantComposite: {
-        alloc(in.result, in.type);
-        is_constant[in.result] = true;
-        constants.push_back(in.result);
-        uint32_t s = slot_base[in.result];
-        for (uint32_t k = 0; k < in.num_ops; ++k) {
-          uint32_t c = in.ops[k];
-          uint32_t n = types[value_type[c]].slots;
-          for (uint32_t j = 0; j < n; ++j) cvals[s++] = cvals[slot_base[c] + j];
-        }
-        break;
-      }
-      case spv::OpConstantNull:
-        alloc(in.result, in.type);
-        is_constant[in.result] = true;
-        constants.push_back(in.result);
-        break;
-      case spv::OpUndef: {
-        alloc(in.result, in.type);
-        is_constant[in.result] = true;
-        constants.push_back(in.result);
-        Poison(in.type, cvals.data() + slot_base[in.result]);
-        break;
-      }
-      case spv::OpSpecConstantOp: {
-        alloc(in.result, in.type);
-        is_constant[in.result] = true;
-        constants.push_back(in.result);
-        Inst inner;
-        inner.op = in.ops[0];
-        inner.type = in.type;
-        inner.result = in.result;
-        inner.ops = in.ops + 1;
-        inner.num_ops = in.num_ops - 1;
-        if (!EvalConstantOp(*this, inner, &cvals, error)) return false;
-        break;
-      }
-      case spv::OpVariable: {
-        alloc(in.result, in.type);
-        const TypeInfo& pt = types[in.type];
-        GlobalVar g;
-        g.id = in.result;
-        g.storage = in.ops[0];
-        g.pointee = pt.elem;
-        g.initializer = in.num_ops > 1 ? in.ops[1] : 0;
-        const TypeInfo& vt = types[g.pointee];
-        switch (g.storage) {
-          case spv::StorageClassInput:
-          case spv::StorageClassPrivate:
-            input_private = RoundUp(input_private, 16);
-            g.offset = input_private;
-            input_private += vt.nsize;
-            break;
-          case spv::StorageClassWorkgroup:
-            workgroup = RoundUp(workgroup, 16);
-            g.offset = workgroup;
-            workgroup += vt.nsize;
-            break;
-          case spv::StorageClassUniform:
-          case spv::StorageClassStorageBuffer:
-          case spv::StorageClassUniformConstant:
-          case spv::StorageClassPushConstant:
-            break;
-          case spv::StorageClassOutput:
-            break;  // unused by compute shaders; loads/stores go to nowhere
-          default:
-            *error =
-                "unsupported storage class " + std::to_string(g.storage) + " for a module variable";
-            return false;
-        }
-        global_index[in.result] = static_cast<int32_t>(globals.size());
-        globals.push_back(g);
-        break;
-      }
-      default:
-        *error = "unsupported instruction " + OpcodeName(in.op) + " in the global section";
-        return false;
+    bool ok = false;
+    if (LayOutType(in, &ok, error)) {
+      if (!ok) return false;
+    } else if (EvalConstant(in, spec, eval, &ok, error)) {
+      if (!ok) return false;
+    } else if (in.op == spv::OpVariable) {
+      if (!PlaceGlobal(in, &input_private, &workgroup, error)) return false;
+    } else {
+      *error = "unsupported instruction " + OpcodeName(in.op) + " in the global section";
+      return false;
     }
   }
   stack_base = RoundUp(input_private, 16);
   workgroup_arena = workgroup;
-  // Function results and variables.
+  std::vector<std::vector<uint32_t>> callees;
+  return LayOutFunctions(&callees, error) && SizeStack(callees, error) &&
+         SetWorkgroupSize(error);
+}
+
+// The layout of a type: its slots, natural and explicit sizes.
+bool Instance::LayOutType(const Inst& in, bool* ok, std::string* error) {
+  TypeInfo& t = types[in.result < m->bound ? in.result : 0];
+  *ok = true;
+  switch (in.op) {
+    case spv::OpTypeVoid:
+      t.kind = TypeKind::kVoid;
+      return true;
+    case spv::OpTypeBool:
+      t.kind = TypeKind::kBool;
+      t.slots = 1;
+      t.nsize = t.esize = 4;
+      t.nalign = 4;
+      return true;
+    case spv::OpTypeInt:
+    case spv::OpTypeFloat:
+      *ok = LayOutScalar(in, &t, error);
+      return true;
+    case spv::OpTypeVector: {
+      const TypeInfo& c = types[in.ops[0]];
+      t.kind = TypeKind::kVector;
+      t.elem = in.ops[0];
+      t.count = in.ops[1];
+      t.slots = t.count;
+      t.nsize = t.esize = c.nsize * t.count;
+      t.nalign = c.nalign;
+      return true;
+    }
+    case spv::OpTypeMatrix:
+      LayOutMatrix(in, &t);
+      return true;
+    case spv::OpTypeArray:
+    case spv::OpTypeRuntimeArray:
+      *ok = LayOutArray(in, &t, error);
+      return true;
+    case spv::OpTypeStruct:
+      LayOutStruct(in, &t);
+      return true;
+    case spv::OpTypeForwardPointer:
+      return true;
+    case spv::OpTypeFunction:
+      t.kind = TypeKind::kFunction;
+      return true;
+    case spv::OpTypeImage:
+      *ok = LayOutImage(in, &t, error);
+      return true;
+    case spv::OpTypePointer:
+    case spv::OpTypeSampledImage:
+    case spv::OpTypeSampler:
+      LayOutHandle(in, &t);
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool Instance::LayOutScalar(const Inst& in, TypeInfo* t, std::string* error) {
+  t->kind = in.op == spv::OpTypeInt ? TypeKind::kInt : TypeKind::kFloat;
+  t->width = in.ops[0];
+  t->is_signed = in.op == spv::OpTypeInt && in.ops[1] != 0;
+  if (t->width != 8 && t->width != 16 && t->width != 32 && t->width != 64) {
+    *error = "unsupported " + std::to_string(t->width) + "-bit type";
+    return false;
+  }
+  if (t->kind == TypeKind::kFloat && t->width == 8) {
+    *error = "unsupported 8-bit float type";
+    return false;
+  }
+  t->slots = 1;
+  t->nsize = t->esize = t->width / 8;
+  t->nalign = t->width / 8;
+  return true;
+}
+
+void Instance::LayOutMatrix(const Inst& in, TypeInfo* t) {
+  const TypeInfo& c = types[in.ops[0]];
+  t->kind = TypeKind::kMatrix;
+  t->elem = in.ops[0];
+  t->count = in.ops[1];
+  t->slots = c.slots * t->count;
+  t->nsize = c.nsize * t->count;
+  t->nalign = c.nalign;
+  auto ml = m->matrix_layout.find(in.result);
+  if (ml != m->matrix_layout.end()) {
+    t->matrix_stride = ml->second.first;
+    t->row_major = ml->second.second;
+  } else {
+    t->matrix_stride = static_cast<uint32_t>(RoundUp(c.esize, 16));
+  }
+  t->esize = uint64_t{t->matrix_stride} * (t->row_major ? c.count : t->count);
+}
+
+bool Instance::LayOutArray(const Inst& in, TypeInfo* t, std::string* error) {
+  const TypeInfo& e = types[in.ops[0]];
+  t->kind = in.op == spv::OpTypeArray ? TypeKind::kArray : TypeKind::kRuntimeArray;
+  t->elem = in.ops[0];
+  if (in.op == spv::OpTypeArray) {
+    uint32_t len_id = in.ops[1];
+    if (!is_constant[len_id]) {
+      *error = "array length %" + std::to_string(len_id) + " is not a constant";
+      return false;
+    }
+    uint64_t len = cvals[slot_base[len_id]];
+    if (len > (1u << 24)) {
+      *error = "array of " + std::to_string(len) + " elements is too large to simulate";
+      return false;
+    }
+    t->count = static_cast<uint32_t>(len);
+  }
+  const Decorations* d = DecorationsOf(in.result);
+  t->array_stride = d ? d->array_stride : 0;
+  t->slots = e.slots * t->count;
+  t->nalign = e.nalign;
+  t->nstride = RoundUp(e.nsize, e.nalign);
+  t->nsize = t->nstride * t->count;
+  t->esize = uint64_t{t->count} * (t->array_stride ? t->array_stride : e.esize);
+  return true;
+}
+
+void Instance::LayOutStruct(const Inst& in, TypeInfo* t) {
+  t->kind = TypeKind::kStruct;
+  t->members.assign(in.ops, in.ops + in.num_ops);
+  uint64_t off = 0;
+  uint32_t align = 1;
+  for (uint32_t k = 0; k < in.num_ops; ++k) {
+    const TypeInfo& mt = types[in.ops[k]];
+    t->member_slot.push_back(t->slots);
+    t->slots += mt.slots;
+    off = RoundUp(off, mt.nalign);
+    t->noffsets.push_back(off);
+    off += mt.nsize;
+    align = std::max(align, mt.nalign);
+    auto mdit = m->member_deco.find({in.result, k});
+    uint64_t eoff = mdit != m->member_deco.end() && mdit->second.has_offset
+                        ? mdit->second.offset
+                        : (k == 0 ? 0 : t->eoffsets.back() + types[in.ops[k - 1]].esize);
+    t->eoffsets.push_back(eoff);
+    t->esize = std::max(t->esize, eoff + mt.esize);
+  }
+  t->nalign = align;
+  t->nsize = RoundUp(off, align);
+}
+
+bool Instance::LayOutImage(const Inst& in, TypeInfo* t, std::string* error) {
+  t->kind = TypeKind::kImage;
+  t->elem = in.ops[0];
+  t->slots = 1;
+  t->nsize = t->esize = 8;
+  t->nalign = 8;
+  t->image_dim = in.ops[1];
+  t->image_arrayed = in.ops[3] != 0;
+  t->image_sampled = in.ops[5];
+  t->image_format = in.ops[6];
+  if (in.ops[4] != 0) {
+    *error = "unsupported image type: multisampled images";
+    return false;
+  }
+  if (t->image_dim == spv::DimSubpassData) {
+    *error = "unsupported image type: subpass inputs (input attachments) exist only in "
+             "fragment shaders";
+    return false;
+  }
+  if (t->image_dim == spv::DimRect || t->image_dim > spv::DimSubpassData) {
+    *error = "unsupported image type: dimension " + std::to_string(t->image_dim);
+    return false;
+  }
+  return true;
+}
+
+// Pointers, sampled images and samplers: one 8-byte slot.
+void Instance::LayOutHandle(const Inst& in, TypeInfo* t) {
+  t->kind = in.op == spv::OpTypePointer       ? TypeKind::kPointer
+            : in.op == spv::OpTypeSampledImage ? TypeKind::kSampledImage
+                                               : TypeKind::kSampler;
+  if (in.op == spv::OpTypePointer) {
+    t->storage = in.ops[0];
+    t->elem = in.ops[1];
+    const Decorations* d = DecorationsOf(in.result);
+    t->array_stride = d ? d->array_stride : 0;
+  } else if (in.op == spv::OpTypeSampledImage) {
+    t->elem = in.ops[0];
+  }
+  t->slots = 1;
+  t->nsize = t->esize = 8;
+  t->nalign = 8;
+}
+
+// A constant's value in its slots (|spec| overrides SpecId defaults).
+bool Instance::EvalConstant(const Inst& in, const std::map<uint32_t, uint64_t>& spec,
+                            ConstantOpEval eval, bool* ok, std::string* error) {
+  switch (in.op) {
+    case spv::OpConstantTrue:
+    case spv::OpConstantFalse:
+    case spv::OpSpecConstantTrue:
+    case spv::OpSpecConstantFalse:
+    case spv::OpConstant:
+    case spv::OpSpecConstant:
+    case spv::OpConstantComposite:
+    case spv::OpSpecConstantComposite:
+    case spv::OpConstantNull:
+    case spv::OpUndef:
+    case spv::OpSpecConstantOp:
+      break;
+    default:
+      return false;
+  }
+  Alloc(in.result, in.type);
+  is_constant[in.result] = true;
+  constants.push_back(in.result);
+  *ok = true;
+  if (in.op == spv::OpConstantComposite || in.op == spv::OpSpecConstantComposite) {
+    uint32_t s = slot_base[in.result];
+    for (uint32_t k = 0; k < in.num_ops; ++k) {
+      uint32_t c = in.ops[k];
+      uint32_t n = types[value_type[c]].slots;
+      for (uint32_t j = 0; j < n; ++j) cvals[s++] = cvals[slot_base[c] + j];
+    }
+  } else if (in.op == spv::OpUndef) {
+    Poison(in.type, cvals.data() + slot_base[in.result]);
+  } else if (in.op == spv::OpSpecConstantOp) {
+    Inst inner;
+    inner.op = in.ops[0];
+    inner.type = in.type;
+    inner.result = in.result;
+    inner.ops = in.ops + 1;
+    inner.num_ops = in.num_ops - 1;
+    *ok = eval(*this, inner, &cvals, error);
+  } else if (in.op != spv::OpConstantNull) {
+    cvals[slot_base[in.result]] = ScalarConstant(in, spec);
+  }
+  return true;
+}
+
+uint64_t Instance::ScalarConstant(const Inst& in, const std::map<uint32_t, uint64_t>& spec) const {
+  uint64_t v = 0;
+  const TypeInfo& ty = types[in.type];
+  if (in.op == spv::OpConstantTrue || in.op == spv::OpSpecConstantTrue) v = 1;
+  if (in.op == spv::OpConstant || in.op == spv::OpSpecConstant) {
+    v = in.ops[0];
+    if (ty.width == 64 && in.num_ops > 1) v |= uint64_t{in.ops[1]} << 32;
+  }
+  bool is_spec = in.op == spv::OpSpecConstant || in.op == spv::OpSpecConstantTrue ||
+                 in.op == spv::OpSpecConstantFalse;
+  const Decorations* d = DecorationsOf(in.result);
+  if (is_spec && d && d->spec_id >= 0) {
+    auto it = spec.find(static_cast<uint32_t>(d->spec_id));
+    if (it != spec.end()) v = ty.kind == TypeKind::kBool ? (it->second != 0) : it->second;
+  }
+  if (ty.width > 0 && ty.width < 64) v &= (uint64_t{1} << ty.width) - 1;
+  return v;
+}
+
+// A module variable: its place in the invocation or workgroup arena.
+bool Instance::PlaceGlobal(const Inst& in, uint64_t* input_private, uint64_t* workgroup,
+                           std::string* error) {
+  Alloc(in.result, in.type);
+  const TypeInfo& pt = types[in.type];
+  GlobalVar g;
+  g.id = in.result;
+  g.storage = in.ops[0];
+  g.pointee = pt.elem;
+  g.initializer = in.num_ops > 1 ? in.ops[1] : 0;
+  const TypeInfo& vt = types[g.pointee];
+  switch (g.storage) {
+    case spv::StorageClassInput:
+    case spv::StorageClassPrivate:
+      *input_private = RoundUp(*input_private, 16);
+      g.offset = *input_private;
+      *input_private += vt.nsize;
+      break;
+    case spv::StorageClassWorkgroup:
+      *workgroup = RoundUp(*workgroup, 16);
+      g.offset = *workgroup;
+      *workgroup += vt.nsize;
+      break;
+    case spv::StorageClassUniform:
+    case spv::StorageClassStorageBuffer:
+    case spv::StorageClassUniformConstant:
+    case spv::StorageClassPushConstant:
+      break;
+    case spv::StorageClassOutput:
+      break;  // unused by compute shaders; loads/stores go to nowhere
+    default:
+      *error = "unsupported storage class " + std::to_string(g.storage) + " for a module variable";
+      return false;
+  }
+  global_index[in.result] = static_cast<int32_t>(globals.size());
+  globals.push_back(g);
+  return true;
+}
+
+// Function results and variables: slots, frames, return slots; |callees|
+// of each function.
+bool Instance::LayOutFunctions(std::vector<std::vector<uint32_t>>* callees,
+                               std::string* error) {
+  const ModuleData& md = *m;
   frame_size.assign(md.functions.size(), 0);
   return_slot.assign(md.functions.size(), 0);
-  std::vector<std::vector<uint32_t>> callees(md.functions.size());
+  callees->assign(md.functions.size(), {});
   for (size_t f = 0; f < md.functions.size(); ++f) {
     const Function& fn = md.functions[f];
     uint64_t frame = 0;
     for (const Inst& in : fn.insts) {
-      if (in.result != 0 && in.type != 0) alloc(in.result, in.type);
+      if (in.result != 0 && in.type != 0) Alloc(in.result, in.type);
       if (in.op == spv::OpVariable) {
         const TypeInfo& vt = types[types[in.type].elem];
         frame = RoundUp(frame, std::max<uint64_t>(vt.nalign, 4));
@@ -657,7 +723,7 @@ bool Instance::Build(const ModuleData& md, const std::map<uint32_t, uint64_t>& s
           *error = "call of an undefined function %" + std::to_string(in.ops[0]);
           return false;
         }
-        callees[f].push_back(it->second);
+        (*callees)[f].push_back(it->second);
       }
     }
     frame_size[f] = RoundUp(frame, 16);
@@ -665,7 +731,13 @@ bool Instance::Build(const ModuleData& md, const std::map<uint32_t, uint64_t>& s
     num_slots += types[fn.return_type].slots;
     if (cvals.size() < num_slots) cvals.resize(num_slots, 0);
   }
-  // Deepest stack from the entry point (recursion is not allowed in SPIR-V).
+  return true;
+}
+
+// The deepest stack from the entry point (recursion is not allowed in
+// SPIR-V): the invocation arena's size.
+bool Instance::SizeStack(const std::vector<std::vector<uint32_t>>& callees, std::string* error) {
+  const ModuleData& md = *m;
   std::vector<int> state(md.functions.size(), 0);  // 0 new, 1 visiting, 2 done
   std::vector<uint64_t> depth(md.functions.size(), 0);
   bool recursive = false;
@@ -688,7 +760,13 @@ bool Instance::Build(const ModuleData& md, const std::map<uint32_t, uint64_t>& s
     return false;
   }
   invocation_arena = stack_base + stack;
-  // Workgroup size: the WorkgroupSize built-in, else LocalSizeId, else LocalSize.
+  return true;
+}
+
+// The workgroup size: the WorkgroupSize built-in, else LocalSizeId, else
+// LocalSize.
+bool Instance::SetWorkgroupSize(std::string* error) {
+  const ModuleData& md = *m;
   for (int d = 0; d < 3; ++d) local_size[d] = md.local_size[d];
   if (md.local_size_ids[0] != 0) {
     for (int d = 0; d < 3; ++d) {
@@ -697,7 +775,7 @@ bool Instance::Build(const ModuleData& md, const std::map<uint32_t, uint64_t>& s
     }
   }
   for (uint32_t id : constants) {
-    const Decorations* d = deco(id);
+    const Decorations* d = DecorationsOf(id);
     if (d && d->builtin == spv::BuiltInWorkgroupSize) {
       for (int k = 0; k < 3; ++k) local_size[k] = static_cast<uint32_t>(cvals[slot_base[id] + k]);
     }

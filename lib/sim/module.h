@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "lib/sim/sim.h"
+#include "lib/sim/launch.h"
 
 namespace waveopt {
 namespace sim {
@@ -84,6 +84,15 @@ class ModuleData {
   uint32_t glsl_set = 0;                   // GLSL.std.450 import id
   std::vector<uint32_t> ignored_sets;      // NonSemantic.* imports
   std::unordered_map<uint32_t, std::string> names;  // OpName
+
+ private:
+  // Parse's steps.
+  void ReadDecoration(const uint32_t* w, uint32_t wc);
+  void ReadMemberDecoration(const uint32_t* w, uint32_t wc);
+  std::vector<uint32_t> LiteralWords() const;
+  void ReadModes(const std::vector<std::pair<uint32_t, std::vector<uint32_t>>>& modes,
+                 uint32_t entry_id);
+  void FindMatrixLayouts();
 };
 
 enum class TypeKind {
@@ -141,13 +150,23 @@ struct GlobalVar {
   uint64_t offset = 0;  // in the invocation arena (Input/Private) or workgroup arena
 };
 
+class Instance;
+// Evaluates |in| (the operation of an OpSpecConstantOp, its operands already
+// evaluated into |cvals|, indexed by register slot) into the slots of
+// in.result; false with |error| for an operation that is not allowed. The
+// machine's EvalConstantOp: Instance::Build takes it, so that the module
+// layer does not depend on the machine that runs it.
+using ConstantOpEval = bool (*)(const Instance& instance, const Inst& in,
+                                std::vector<uint64_t>* cvals, std::string* error);
+
 // A module instantiated for one dispatch's specialization constants.
 class Instance {
  public:
-  // Lays out types, evaluates constants (|spec| overrides SpecId defaults)
-  // and assigns register slots. False with |error| for unsupported types or
-  // constant instructions.
-  bool Build(const ModuleData& m, const std::map<uint32_t, uint64_t>& spec, std::string* error);
+  // Lays out types, evaluates constants (|spec| overrides SpecId defaults;
+  // OpSpecConstantOp through |eval|) and assigns register slots. False with
+  // |error| for unsupported types or constant instructions.
+  bool Build(const ModuleData& m, const std::map<uint32_t, uint64_t>& spec, ConstantOpEval eval,
+             std::string* error);
 
   const ModuleData* m = nullptr;
   std::vector<TypeInfo> types;       // by id
@@ -181,6 +200,29 @@ class Instance {
   uint64_t SizeOf(uint32_t type, bool explicit_layout) const {
     return explicit_layout ? types[type].esize : types[type].nsize;
   }
+
+ private:
+  // Build's steps, in order; each false with |error| for what it cannot
+  // simulate. LayOutType and EvalConstant return whether |in| is theirs
+  // (|*ok|: whether it went well).
+  bool LayOutType(const Inst& in, bool* ok, std::string* error);
+  bool LayOutScalar(const Inst& in, TypeInfo* t, std::string* error);
+  void LayOutMatrix(const Inst& in, TypeInfo* t);
+  bool LayOutArray(const Inst& in, TypeInfo* t, std::string* error);
+  void LayOutStruct(const Inst& in, TypeInfo* t);
+  bool LayOutImage(const Inst& in, TypeInfo* t, std::string* error);
+  void LayOutHandle(const Inst& in, TypeInfo* t);
+  bool EvalConstant(const Inst& in, const std::map<uint32_t, uint64_t>& spec,
+                    ConstantOpEval eval, bool* ok, std::string* error);
+  uint64_t ScalarConstant(const Inst& in, const std::map<uint32_t, uint64_t>& spec) const;
+  bool PlaceGlobal(const Inst& in, uint64_t* input_private, uint64_t* workgroup,
+                   std::string* error);
+  bool LayOutFunctions(std::vector<std::vector<uint32_t>>* callees, std::string* error);
+  bool SizeStack(const std::vector<std::vector<uint32_t>>& callees, std::string* error);
+  bool SetWorkgroupSize(std::string* error);
+  // Gives |id| (of |type|) its register slots.
+  void Alloc(uint32_t id, uint32_t type);
+  const Decorations* DecorationsOf(uint32_t id) const;
 };
 
 // True for storage classes whose memory is laid out by Offset/ArrayStride.

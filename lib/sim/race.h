@@ -34,7 +34,7 @@
 #include <utility>
 #include <vector>
 
-#include "lib/sim/sim.h"
+#include "lib/sim/launch.h"
 
 namespace waveopt {
 namespace sim {

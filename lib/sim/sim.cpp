@@ -1,9 +1,6 @@
 // The public face of the simulator: Program and Counters.
 #include "lib/sim/sim.h"
 
-#include <cinttypes>
-#include <cstdio>
-
 #include "lib/sim/machine.h"
 #include "lib/sim/module.h"
 
@@ -47,38 +44,10 @@ bool Program::Run(const Launch& launch, std::vector<Resource>* resources, Counte
     p ^= p >> 31;
     instance.poison = p == 0 ? 0x5a5a5a5a5a5a5a5aull : p;
   }
-  if (!instance.Build(*module_, launch.spec_constants, error)) return false;
+  if (!instance.Build(*module_, launch.spec_constants, EvalConstantOp, error)) return false;
   Counters local;
   if (!RunDispatch(instance, launch, resources, counters ? counters : &local, error)) return false;
   return true;
-}
-
-std::string Counters::Format() const {
-  const std::pair<const char*, uint64_t> rows[] = {
-      {"workgroups", workgroups},
-      {"subgroups", subgroups},
-      {"instructions", instructions},
-      {"lane_instructions", lane_instructions},
-      {"memory_instructions", memory_instructions},
-      {"global_memory_instructions", global_memory_instructions},
-      {"workgroup_memory_instructions", workgroup_memory_instructions},
-      {"memory_lines", memory_lines},
-      {"atomics", atomics},
-      {"atomic_instructions", atomic_instructions},
-      {"atomic_serialized", atomic_serialized},
-      {"atomic_max_same_address", atomic_max_same_address},
-      {"bank_conflicts", bank_conflicts},
-      {"barriers", barriers},
-      {"out_of_bounds", out_of_bounds},
-      {"wild_pointer_accesses", wild_pointer_accesses},
-  };
-  std::string s;
-  char buf[96];
-  for (const auto& r : rows) {
-    std::snprintf(buf, sizeof(buf), "%s %" PRIu64 "\n", r.first, r.second);
-    s += buf;
-  }
-  return s;
 }
 
 }  // namespace sim

@@ -234,11 +234,17 @@ const ChildResult& ChildProcess::Wait() {
   return result_;
 }
 
-std::vector<size_t> ChildProcess::WaitForAny(const std::vector<ChildProcess*>& children) {
+std::vector<size_t> ChildProcess::WaitForAny(const std::vector<ChildProcess*>& children,
+                                             int max_wait_ms) {
+  const double give_up = max_wait_ms >= 0 ? Now() + max_wait_ms / 1000.0 : 0;
   for (;;) {
     std::vector<struct pollfd> fds;
     std::vector<std::pair<size_t, int>> owner;  // (child, pipe) of each pollfd
     int timeout = kReapCheckMs;
+    if (give_up > 0) {
+      const double left_ms = std::ceil((give_up - Now()) * 1000.0);
+      timeout = std::max(0, std::min(timeout, static_cast<int>(left_ms)));
+    }
     bool any = false;
     for (size_t c = 0; c < children.size(); ++c) {
       ChildProcess* child = children[c];
@@ -276,7 +282,7 @@ std::vector<size_t> ChildProcess::WaitForAny(const std::vector<ChildProcess*>& c
         ended.push_back(c);
       }
     }
-    if (!ended.empty()) return ended;
+    if (!ended.empty() || (give_up > 0 && Now() >= give_up)) return ended;
   }
 }
 

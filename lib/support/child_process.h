@@ -123,8 +123,11 @@ class ChildProcess {
   // Blocks until at least one of |children| that runs has ended (each
   // one's timeout applies), reading all their pipes meanwhile; reaps the
   // ones that ended. Returns their indices in |children|, in order; empty
-  // when none of them was running.
-  static std::vector<size_t> WaitForAny(const std::vector<ChildProcess*>& children);
+  // when none of them was running, or when none ended within |max_wait_ms|
+  // (>= 0), for a caller that looks at its children meanwhile (what their
+  // channels brought so far is in result().channel).
+  static std::vector<size_t> WaitForAny(const std::vector<ChildProcess*>& children,
+                                        int max_wait_ms = -1);
 
  private:
   struct Pipe {

@@ -8,6 +8,7 @@ on lavapipe and at 32, 64 on the wave simulator.
   run_diff.py SHADER --spirv-opt-O ...          # compile, spirv-opt -O, then as above
   run_diff.py SHADER --spirv-opt-O --glslang-defines="-DX=1" ...
   run_diff.py SHADER --same-oob ...             # also: no new out-of-bounds reads
+  run_diff.py SHADER --mutant=NAME --expect=differ ...  # a negative control
 
 Without --against, SHADER goes through `waveopt <flags> SHADER -o <tmp>.spv`
 and `waverun diff SHADER <tmp>.spv --widths=4,8,16` compares the original
@@ -51,6 +52,10 @@ each --sim-widths size with --counters, and an `out_of_bounds` count of the
 rewrite above the original's counts as a difference (a rewrite that reads
 ahead must never read outside a buffer: values read there are not used, so
 only the counter sees them).
+
+--mutant=NAME: a negative control. waveopt's output gets one deliberate bug
+(test/diff/mutants.py NAME, which fails when it finds nothing to change)
+before the comparisons; with --expect=differ the harness must catch it.
 
 Binaries: --bin DIR, else $WAVEOPT_BIN_DIR, else <repo>/build/bin.
 Exit: 0 pass, 1 fail.
@@ -108,6 +113,9 @@ def main():
                         help="compile SHADER and optimize it with spirv-opt -O first")
     parser.add_argument("--same-oob", action="store_true",
                         help="fail (as a difference) when the rewrite reads out of bounds more")
+    parser.add_argument("--mutant", default=None,
+                        help="a negative control: plant this bug in waveopt's output "
+                             "(test/diff/mutants.py NAME)")
     parser.add_argument("--bin", default=os.environ.get("WAVEOPT_BIN_DIR"))
     args = parser.parse_args()
 
@@ -156,6 +164,13 @@ def main():
             if r.returncode != 0:
                 print("FAIL: waveopt exited with %d" % r.returncode)
                 return 1
+            if args.mutant:
+                cmd = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                    "mutants.py"), args.mutant, other]
+                print("$ " + " ".join(shlex.quote(c) for c in cmd), flush=True)
+                if subprocess.run(cmd).returncode != 0:
+                    print("FAIL: the mutant %s was not planted" % args.mutant)
+                    return 1
             # -O's versions: each is compared too, selected by its constant.
             versions = [int(m.group(1)) for m in re.finditer(r"^SpecId (\d+) bool", r.stdout, re.M)]
         runs = []

@@ -14,7 +14,7 @@
 // Negative control: a broken batch (one more trip) lives in the nvidia
 // version only; the default and amd specializations stay equal, nvidia's is
 // caught.
-// RUN: %diff %s --waveopt-flags="-O --pass-params=batch-uniform-loads:mutate=one-more-trip" --expect=differ --sim-widths= 2>&1 | %FileCheck %s --check-prefix=MUTANT
+// RUN: %diff %s --waveopt-flags="-O" --mutant=one-more-trip --expect=differ --sim-widths= 2>&1 | %FileCheck %s --check-prefix=MUTANT
 // MUTANT: [sg=4] equal
 // MUTANT: --const=1000=true
 // MUTANT-NEXT: [sg=4] equal

@@ -214,6 +214,33 @@ TEST(ChildProcess, WaitForAnyReturnsTheOnesThatEnded) {
   EXPECT_TRUE(ChildProcess::WaitForAny(both).empty());
 }
 
+// With a wait limit, WaitForAny comes back empty while the child runs, with
+// what its channel brought so far.
+TEST(ChildProcess, WaitForAnyWithALimitReturnsWhileTheChildRuns) {
+  int gate[2];
+  ASSERT_EQ(pipe2(gate, O_CLOEXEC), 0);
+  ChildProcess gated;
+  ASSERT_TRUE(gated.Start([&gate](int channel) {
+    char c = 0;
+    close(gate[1]);
+    WriteAll(channel, "b", 1);
+    return read(gate[0], &c, 1) == 1 ? 7 : 8;
+  }));
+  close(gate[0]);
+  std::vector<ChildProcess*> one = {&gated};
+  for (int i = 0; i < 500 && gated.result().channel.empty(); ++i) {
+    EXPECT_TRUE(ChildProcess::WaitForAny(one, 10).empty());
+  }
+  EXPECT_TRUE(gated.running());
+  EXPECT_EQ(gated.result().channel, "b");
+  ASSERT_EQ(write(gate[1], "x", 1), 1);
+  close(gate[1]);
+  std::vector<size_t> ended;
+  while (ended.empty() && gated.running()) ended = ChildProcess::WaitForAny(one, 10);
+  EXPECT_EQ(ended, std::vector<size_t>{0});
+  EXPECT_EQ(gated.result().exit_code, 7);
+}
+
 }  // namespace
 }  // namespace support
 }  // namespace waveopt

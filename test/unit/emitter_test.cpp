@@ -158,6 +158,76 @@ TEST(EmitterBuilder, WrapInIfSplitsAroundInstructions) {
   EXPECT_TRUE(valid) << text;
 }
 
+// An existing loop (%head is its own continue target) wrapped in a new
+// outer loop the way batch-uniform-loads wraps a loop: SplitEdges gives it
+// a preheader, PushLoopInstead enters the outer loop from there, and
+// ThroughExisting makes the block the existing loop now leaves to.
+const char* kLoopModule = R"(
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%bool = OpTypeBool
+%u0 = OpConstant %uint 0
+%u1 = OpConstant %uint 1
+%u4 = OpConstant %uint 4
+%main = OpFunction %void None %fn
+%entry = OpLabel
+OpBranch %head
+%head = OpLabel
+%i = OpPhi %uint %u0 %entry %next %head
+%next = OpIAdd %uint %i %u1
+%more = OpULessThan %bool %next %u4
+OpLoopMerge %end %head None
+OpBranchConditional %more %head %end
+%end = OpLabel
+OpReturn
+OpFunctionEnd
+)";
+
+TEST(EmitterBuilder, WrapsAnExistingLoopInANewOne) {
+  std::unique_ptr<IRContext> context =
+      spvtools::BuildModule(SPV_ENV_VULKAN_1_1, nullptr, kLoopModule);
+  auto block = context->module()->begin()->begin();
+  BasicBlock* entry = &*block;
+  BasicBlock* head = &*++block;
+  BasicBlock* end = &*++block;
+  spvtools::opt::Instruction* phi = &*head->begin();
+  Emitter pe(context.get(), head);
+  BasicBlock* pre = pe.SplitEdges(head, {entry});
+  ASSERT_NE(pre, nullptr);
+  EXPECT_EQ(phi->GetSingleWordInOperand(3), pre->id());  // (%u0, pre)
+  Emitter e(context.get(), pre);
+  e.PlaceBlocksBefore(head);
+  Emitter::Loop outer = e.PushLoopInstead(head->id(), end);
+  const uint32_t uint_type = e.UIntType(32);
+  const uint32_t j = e.LoopPhi(&outer, uint_type, e.UInt(0));
+  e.LoopWhile(&outer, 0);
+  phi->SetInOperand(3, {e.block()->id()});  // the inner loop starts from the body
+  e.PlaceBlocksBefore(end);
+  BasicBlock* inner_merge = e.ThroughExisting(head);
+  ASSERT_NE(inner_merge, nullptr);
+  head->GetLoopMergeInst()->SetInOperand(0, {inner_merge->id()});
+  head->terminator()->SetInOperand(2, {inner_merge->id()});
+  const uint32_t j_next = e.EmitIds(spv::Op::OpIAdd, uint_type, {j, e.UInt(1)});
+  const uint32_t done =
+      e.EmitIds(spv::Op::OpUGreaterThanEqual, e.BoolType(), {j_next, e.UInt(4)});
+  ASSERT_TRUE(e.PopLoop(&outer, {j_next}, done));
+  EXPECT_EQ(e.block(), end);
+  bool valid = false;
+  const std::string text = Text(context.get(), &valid);
+  EXPECT_TRUE(valid) << text;
+  // Layout: entry, pre, outer header, body, head, inner merge, latch, end.
+  std::vector<uint32_t> order;
+  for (BasicBlock& b : *context->module()->begin()) order.push_back(b.id());
+  EXPECT_EQ(order, (std::vector<uint32_t>{entry->id(), pre->id(), outer.header->id(),
+                                          outer.body->id(), head->id(), inner_merge->id(),
+                                          outer.cont->id(), end->id()}));
+}
+
 // Too few ids for the merge: the builder fails (ok() false, null blocks),
 // it does not crash and emits nothing more.
 TEST(EmitterBuilder, FailsWhenIdsRunOut) {

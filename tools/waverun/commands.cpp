@@ -188,25 +188,6 @@ std::string FormatWord(uint32_t v, const std::string& format) {
 
 }  // namespace
 
-void PrintCounters(const std::string& label, const Program* program) {
-  std::printf("counters%s%s:\n", label.empty() ? "" : " ", label.c_str());
-  std::stringstream ss(SimCountersText(program));
-  std::string line;
-  while (std::getline(ss, line)) std::printf("  %s\n", line.c_str());
-}
-
-std::string OutOfBounds(const Program* program) {
-  const waveopt::sim::Counters* c = SimCounters(program);
-  if (!c || c->out_of_bounds == 0) return "";
-  std::string s = std::to_string(c->out_of_bounds) + " lane access" +
-                  (c->out_of_bounds == 1 ? "" : "es") + " out of bounds";
-  if (c->wild_pointer_accesses) {
-    s += " (" + std::to_string(c->wild_pointer_accesses) +
-         " through device addresses outside every buffer)";
-  }
-  return s;
-}
-
 namespace {
 
 int CommandRun(const Cli& cli, Device* device, Module* m) {

@@ -19,14 +19,6 @@ int RunCommand(const Cli& cli, uint32_t width);
 // waverun isa: loads every module and hands them to RunIsa (isa.cpp).
 int CommandIsa(const Cli& cli);
 
-// Prints the simulator's counters of |program|'s last run: "counters[ LABEL]:"
-// then one "  name value" line per counter.
-void PrintCounters(const std::string& label, const Program* program);
-
-// "N lane accesses out of bounds (...)" from the simulator's counters of
-// |program|'s last run; empty when there were none (or not on the simulator).
-std::string OutOfBounds(const Program* program);
-
 }  // namespace waverun
 
 #endif  // WAVEOPT_TOOLS_WAVERUN_COMMANDS_H_

@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "tools/waverun/commands.h"
 #include "tools/waverun/compare.h"
 #include "tools/waverun/coverage.h"
 #include "tools/waverun/sim_runner.h"

@@ -16,7 +16,6 @@
 #include "tools/waverun/isa.h"
 
 #include <glob.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <vulkan/vulkan.h>
 
@@ -28,10 +27,12 @@
 #include <cstring>
 #include <exception>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "lib/support/child_process.h"
 #include "tools/waverun/fragment.h"
 #include "tools/waverun/reflect.h"
 #include "tools/waverun/vulkan_setup.h"
@@ -808,33 +809,22 @@ int ChildMain(const std::vector<IsaModule>& modules, size_t first, const Family&
 // ---------------------------------------------------------------------------
 // The parent.
 
-std::string ReadAll(FILE* f) {
-  std::string s;
-  std::rewind(f);
-  char buf[65536];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) s.append(buf, n);
-  return s;
-}
-
 struct Job {
   const Family* family = nullptr;
   uint32_t wave = 0;
   size_t next = 0;           // the first module not yet reported
   std::string fatal;         // the device could not be set up
   std::vector<Row> rows;     // module order, filled as children report
-  pid_t pid = -1;
-  FILE* out = nullptr;
-  FILE* err = nullptr;
+  // The child compiling from |next| on: its records come on its channel,
+  // RADV's messages on its captured standard error.
+  std::unique_ptr<waveopt::support::ChildProcess> child;
 };
 
-// Reads a finished child's records into |job|; |status| is its wait status.
-void Collect(Job* job, int status, size_t module_count) {
-  std::string text = ReadAll(job->out);
-  std::string err_text = ReadAll(job->err);
-  std::fclose(job->out);
-  std::fclose(job->err);
-  job->out = job->err = nullptr;
+// Reads a finished child's records into |job|.
+void Collect(Job* job, const waveopt::support::ChildResult& result, size_t module_count) {
+  using Status = waveopt::support::ChildResult::Status;
+  const std::string& text = result.channel;
+  const std::string& err_text = result.err;
   size_t pos = 0;
   Row* row = nullptr;
   bool open = false;  // a B without its E
@@ -879,10 +869,11 @@ void Collect(Job* job, int status, size_t module_count) {
       row->error = payload;
     }
   }
-  bool crashed = !(WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 1));
+  const bool exited = result.status == Status::kExited;
+  const bool crashed = !(exited && (result.exit_code == 0 || result.exit_code == 1));
   if (job->fatal.empty() && crashed) {
-    std::string why = WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
-                                          : "exit status " + std::to_string(WEXITSTATUS(status));
+    std::string why = exited ? "exit status " + std::to_string(result.exit_code)
+                             : "signal " + std::to_string(result.signal);
     // RADV's own last words, e.g. "radv: Unknown family: x".
     std::string last;
     std::stringstream ss(err_text);
@@ -1175,6 +1166,70 @@ bool ParseIsaFormat(const std::string& name, IsaFormat* format) {
   return true;
 }
 
+// Starts a child that compiles |job|'s modules from job->next on; false
+// (job->fatal says why) when it cannot.
+bool StartJob(const std::vector<IsaModule>& modules, const IsaOptions& options,
+              const std::string& icd, const char* runtime_dir, Job* job) {
+  waveopt::support::ChildOptions child_options;
+  child_options.err = waveopt::support::StreamMode::kCapture;
+  child_options.flush_std_streams = true;
+  child_options.default_crash_signals = false;
+  job->child = std::make_unique<waveopt::support::ChildProcess>();
+  const bool started = job->child->Start(
+      [&](int channel) {
+        FILE* out = fdopen(channel, "w");
+        if (out == nullptr) return 2;
+        const int rc = ChildMain(modules, job->next, *job->family, job->wave, icd, runtime_dir,
+                                 options.constants, out);
+        std::fflush(out);
+        return rc;
+      },
+      child_options);
+  if (!started) {
+    job->fatal = "cannot start a child process: " + job->child->result().error;
+    job->next = modules.size();
+    job->child.reset();
+  }
+  return started;
+}
+
+// Runs the children of |jobs|, at most |limit| at a time, until each job's
+// modules are all reported (a child that crashed on a module is followed
+// by one that starts after it).
+void RunJobs(const std::vector<IsaModule>& modules, const IsaOptions& options,
+             const std::string& icd, const char* runtime_dir, size_t limit,
+             std::vector<Job>* jobs) {
+  bool failed_to_start = false;
+  for (;;) {
+    size_t running = 0;
+    for (Job& job : *jobs) running += job.child && job.child->running() ? 1 : 0;
+    for (Job& job : *jobs) {
+      if (running >= limit || failed_to_start) break;
+      if (job.child || job.next >= modules.size()) continue;
+      if (!StartJob(modules, options, icd, runtime_dir, &job)) {
+        failed_to_start = true;
+      } else {
+        ++running;
+      }
+    }
+    std::vector<waveopt::support::ChildProcess*> children;
+    for (Job& job : *jobs) children.push_back(job.child.get());
+    const std::vector<size_t> ended = waveopt::support::ChildProcess::WaitForAny(children);
+    if (ended.empty()) return;
+    for (size_t k : ended) {
+      Job& job = (*jobs)[k];
+      const size_t before = job.next;
+      Collect(&job, job.child->result(), modules.size());
+      job.child.reset();
+      if (job.next == before && job.fatal.empty()) {
+        // No progress and no reason: do not loop forever.
+        job.fatal = "RADV's child process ended without compiling anything";
+        job.next = modules.size();
+      }
+    }
+  }
+}
+
 int RunIsa(const std::vector<IsaModule>& modules, const IsaOptions& options) {
   std::string icd = options.icd.empty() ? FindRadvIcd() : options.icd;
   if (icd.empty()) {
@@ -1214,58 +1269,7 @@ int RunIsa(const std::vector<IsaModule>& modules, const IsaOptions& options) {
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   size_t limit = options.jobs > 0 ? static_cast<size_t>(options.jobs)
                                   : static_cast<size_t>(std::max(1L, cpus));
-  size_t running = 0;
-  bool failed_to_start = false;
-  while (true) {
-    // Start children for jobs with modules left, up to |limit| at a time.
-    for (Job& job : jobs) {
-      if (running >= limit) break;
-      if (job.pid > 0 || job.next >= modules.size() || failed_to_start) continue;
-      job.out = std::tmpfile();
-      job.err = std::tmpfile();
-      if (!job.out || !job.err) {
-        failed_to_start = true;
-        job.fatal = "cannot create temporary files";
-        job.next = modules.size();
-        continue;
-      }
-      std::fflush(stdout);
-      std::fflush(stderr);
-      pid_t pid = fork();
-      if (pid < 0) {
-        failed_to_start = true;
-        job.fatal = "cannot fork";
-        job.next = modules.size();
-        continue;
-      }
-      if (pid == 0) {
-        dup2(fileno(job.err), 2);
-        int rc = ChildMain(modules, job.next, *job.family, job.wave, icd, runtime_dir,
-                           options.constants, job.out);
-        std::fflush(job.out);
-        _exit(rc);
-      }
-      job.pid = pid;
-      ++running;
-    }
-    if (running == 0) break;
-    int status = 0;
-    pid_t pid = wait(&status);
-    if (pid < 0) break;
-    for (Job& job : jobs) {
-      if (job.pid != pid) continue;
-      job.pid = -1;
-      --running;
-      size_t before = job.next;
-      Collect(&job, status, modules.size());
-      if (job.next == before && job.fatal.empty()) {
-        // No progress and no reason: do not loop forever.
-        job.fatal = "RADV's child process ended without compiling anything";
-        job.next = modules.size();
-      }
-      break;
-    }
-  }
+  RunJobs(modules, options, icd, runtime_dir, limit, &jobs);
   rmdir(runtime_dir);
 
   int rc = 0;

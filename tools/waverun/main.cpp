@@ -12,20 +12,18 @@
 // Every command runs in a child process (one per subgroup size with
 // --widths): a driver that crashes on a module, or takes too long, is one
 // line of report, not a crash of waverun.
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "lib/support/child_process.h"
 #include "tools/waverun/auto_search.h"
 #include "tools/waverun/cli.h"
 #include "tools/waverun/commands.h"
@@ -337,36 +335,33 @@ Cli ParseArgs(int argc, char** argv) {
   return cli;
 }
 
-std::string ReadAll(FILE* f);
-
 // --auto, before the runs: completes the spec from the modules' interface
 // (in a child process, like every step that reads the modules), prints it
 // (with how bindings are compared), then gives it to the runs as spec lines.
 int ResolveAuto(Cli* cli) {
-  FILE* out = std::tmpfile();
-  if (!out) return Error("cannot create a temporary file");
-  std::fflush(stdout);
-  std::fflush(stderr);
-  pid_t pid = fork();
-  if (pid < 0) return Error("cannot fork");
-  if (pid == 0) {
-    std::string text;
-    int rc = AutoSpecText(*cli, &text);
-    std::fwrite(text.data(), 1, text.size(), out);
-    std::fflush(out);
-    std::fflush(stderr);
-    _exit(rc);
+  using waveopt::support::ChildResult;
+  waveopt::support::ChildOptions options;
+  options.flush_std_streams = true;
+  options.default_crash_signals = false;
+  const ChildResult result = waveopt::support::RunInChild(
+      [cli](int channel) {
+        std::string text;
+        const int rc = AutoSpecText(*cli, &text);
+        waveopt::support::WriteAll(channel, text.data(), text.size());
+        std::fflush(stderr);
+        return rc;
+      },
+      options);
+  if (result.status == ChildResult::Status::kFailedToStart) {
+    return Error("cannot start a child process: " + result.error);
   }
-  int status = 0;
-  if (waitpid(pid, &status, 0) < 0) return Error("wait failed");
-  if (!WIFEXITED(status)) {
+  if (result.status != ChildResult::Status::kExited) {
     return Error(std::string("reading the modules crashed (signal ") +
-                 std::to_string(WTERMSIG(status)) + ", " + strsignal(WTERMSIG(status)) + ")" +
+                 std::to_string(result.signal) + ", " + strsignal(result.signal) + ")" +
                  (cli->validate ? "" : " on a module that was not validated (--no-validate)"));
   }
-  if (WEXITSTATUS(status) != kExitOk) return WEXITSTATUS(status);
-  std::string text = ReadAll(out);
-  std::fclose(out);
+  if (result.exit_code != kExitOk) return result.exit_code;
+  const std::string& text = result.channel;
   std::printf("# waverun --auto: the spec used (save it as a .waverun file to pin it)\n%s",
               text.c_str());
   std::fflush(stdout);
@@ -389,15 +384,6 @@ void PrintPrefixed(FILE* stream, const std::string& prefix, const std::string& t
   std::stringstream ss(text);
   std::string line;
   while (std::getline(ss, line)) std::fprintf(stream, "%s%s\n", prefix.c_str(), line.c_str());
-}
-
-std::string ReadAll(FILE* f) {
-  std::string s;
-  std::rewind(f);
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) s.append(buf, n);
-  return s;
 }
 
 // One line for a run killed after --timeout seconds.
@@ -424,12 +410,6 @@ std::string CrashMessage(const Cli& cli, int signal) {
                         "address outside its buffers");
 }
 
-double Now() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
 // diff's compile budget in seconds: --compile-budget, else
 // kDefaultCompileBudgetS where --auto's search ran the modules on the
 // simulator (which then answers quickly); -1: none (--sim, other commands,
@@ -452,60 +432,46 @@ std::string BudgetNote(const Cli& cli, uint32_t width) {
 }
 
 struct Child {
-  uint32_t width;
-  pid_t pid = -1;
-  FILE* out = nullptr;
-  FILE* err = nullptr;
+  uint32_t width = 0;
+  // The run at this width; it reports on its channel when a driver compile
+  // begins ('b') and ends.
+  std::unique_ptr<waveopt::support::ChildProcess> process;
+  size_t reports_seen = 0;      // of the channel's bytes
   int rc = kExitError;
-  double start = 0;
-  bool timed_out = false;
-  int compiles = -1;          // read end of the child's ReportCompilesTo pipe
   double compiling_since = -1;  // the child's CPU seconds when a compile began; -1: none
   bool on_sim = false;        // answered by the simulator (over the compile budget)
   bool over_budget = false;   // killed over the budget: to be run on the simulator
 };
 
-// Starts |c|: RunCommand at its width in a child process, on the simulator
-// once it went over the compile budget. False when it cannot.
+// Starts |c|: RunCommand at its width in a child process (killed after
+// --timeout), on the simulator once it went over the compile budget. False
+// when it cannot.
 bool StartChild(const Cli& cli, bool capture, Child* c) {
-  if (capture) {
-    c->out = std::tmpfile();
-    c->err = std::tmpfile();
-    if (!c->out || !c->err) return false;
+  using waveopt::support::StreamMode;
+  waveopt::support::ChildOptions options;
+  options.timeout_s = cli.timeout_s > 0 ? cli.timeout_s : 0;
+  options.out = capture ? StreamMode::kCapture : StreamMode::kInherit;
+  options.err = options.out;
+  options.flush_std_streams = true;
+  options.default_crash_signals = false;
+  const bool report = !c->on_sim && CompileBudget(cli) > 0;
+  Cli run = cli;
+  if (c->on_sim) {
+    run.sim = true;
+    run.check_sim = false;
   }
-  int pipe_fds[2] = {-1, -1};
-  if (!c->on_sim && CompileBudget(cli) > 0 && pipe(pipe_fds) != 0) return false;
-  std::fflush(stdout);
-  std::fflush(stderr);
-  c->pid = fork();
-  if (c->pid < 0) return false;
-  if (c->pid == 0) {
-    if (capture) {
-      dup2(fileno(c->out), 1);
-      dup2(fileno(c->err), 2);
-    }
-    Cli run = cli;
-    if (c->on_sim) {
-      run.sim = true;
-      run.check_sim = false;
-    }
-    if (pipe_fds[1] >= 0) {
-      close(pipe_fds[0]);
-      ReportCompilesTo(pipe_fds[1]);
-    }
-    int rc = RunCommand(run, c->width);
-    std::fflush(stdout);
-    std::fflush(stderr);
-    _exit(rc);
-  }
-  if (pipe_fds[1] >= 0) {
-    close(pipe_fds[1]);
-    fcntl(pipe_fds[0], F_SETFL, O_NONBLOCK);
-  }
-  c->compiles = pipe_fds[0];
+  c->process = std::make_unique<waveopt::support::ChildProcess>();
+  c->reports_seen = 0;
   c->compiling_since = -1;
-  c->start = Now();
-  return true;
+  return c->process->Start(
+      [&run, report, c](int channel) {
+        if (report) ReportCompilesTo(channel);
+        const int rc = RunCommand(run, c->width);
+        std::fflush(stdout);
+        std::fflush(stderr);
+        return rc;
+      },
+      options);
 }
 
 // The CPU seconds (user and system, every thread) process |pid| has used;
@@ -526,37 +492,45 @@ double CpuSeconds(pid_t pid) {
   return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
-// Reads |c|'s compile reports; kills it once one compile has used more CPU
-// time than the budget. CPU time, not wall time: on a loaded machine a
+// Reads |c|'s new compile reports; kills it once one compile has used more
+// CPU time than the budget. CPU time, not wall time: on a loaded machine a
 // compile waits for the CPU without being any longer.
 void WatchCompiles(const Cli& cli, Child* c) {
-  if (c->compiles < 0) return;
-  char buf[64];
-  ssize_t n;
-  while ((n = read(c->compiles, buf, sizeof(buf))) > 0) {
-    for (ssize_t i = 0; i < n; ++i) c->compiling_since = buf[i] == 'b' ? CpuSeconds(c->pid) : -1;
+  if (c->on_sim || CompileBudget(cli) <= 0 || !c->process->running()) return;
+  const std::string& reports = c->process->result().channel;
+  for (; c->reports_seen < reports.size(); ++c->reports_seen) {
+    c->compiling_since = reports[c->reports_seen] == 'b' ? CpuSeconds(c->process->pid()) : -1;
   }
   if (c->compiling_since >= 0 && !c->over_budget &&
-      CpuSeconds(c->pid) - c->compiling_since > CompileBudget(cli)) {
+      CpuSeconds(c->process->pid()) - c->compiling_since > CompileBudget(cli)) {
     c->over_budget = true;
-    kill(c->pid, SIGKILL);
+    c->process->Kill();
   }
 }
 
 // |c| went over the compile budget and ended: set up its run on the
 // simulator (its partial output dropped).
 void MoveToSimulator(const Cli& cli, bool capture, Child* c) {
-  if (c->compiles >= 0) close(c->compiles);
-  c->compiles = -1;
-  if (capture) {
-    std::fclose(c->out);
-    std::fclose(c->err);
-  } else {
-    std::printf("%s\n", BudgetNote(cli, c->width).c_str());
-  }
+  if (!capture) std::printf("%s\n", BudgetNote(cli, c->width).c_str());
+  c->process.reset();
   c->on_sim = true;
   c->over_budget = false;
-  c->pid = -1;
+}
+
+// |c|'s run ended: its exit status (kExitTimeout after --timeout, minus the
+// signal that ended it); without |capture| the line that says so.
+void Finish(const Cli& cli, bool capture, Child* c) {
+  using Status = waveopt::support::ChildResult::Status;
+  const waveopt::support::ChildResult& r = c->process->result();
+  c->rc = r.status == Status::kTimedOut ? kExitTimeout
+          : r.status == Status::kExited ? r.exit_code
+                                        : -r.signal;
+  if (capture) return;
+  if (c->rc == kExitTimeout) {
+    std::printf("%s\n", TimeoutMessage(cli).c_str());
+  } else if (c->rc < 0) {
+    std::fprintf(stderr, "waverun: error: %s\n", CrashMessage(cli, -c->rc).c_str());
+  }
 }
 
 // One child process per width (lavapipe picks its width once per process;
@@ -571,9 +545,11 @@ void MoveToSimulator(const Cli& cli, bool capture, Child* c) {
 // one was not covered, else 0.
 int RunChildren(const Cli& cli, const std::vector<uint32_t>& widths) {
   bool capture = widths.size() > 1;
-  std::vector<Child> children;
-  for (uint32_t w : widths) children.push_back({w});
-  for (Child& c : children) c.on_sim = CompileBudget(cli) == 0;
+  std::vector<Child> children(widths.size());
+  for (size_t k = 0; k < widths.size(); ++k) {
+    children[k].width = widths[k];
+    children[k].on_sim = CompileBudget(cli) == 0;
+  }
   if (!capture && CompileBudget(cli) == 0) std::printf("%s\n", BudgetNote(cli, widths[0]).c_str());
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   size_t jobs = cli.jobs > 0 ? static_cast<size_t>(cli.jobs) : static_cast<size_t>(std::max(1L, cpus));
@@ -586,45 +562,25 @@ int RunChildren(const Cli& cli, const std::vector<uint32_t>& widths) {
       running.push_back(pending.front());
       pending.erase(pending.begin());
     }
-    int status = 0;
-    pid_t pid = waitpid(-1, &status, WNOHANG);
-    if (pid < 0) return Error("wait failed");
-    if (pid == 0) {
-      // None finished: kill the ones past the deadline, then wait a little.
-      for (size_t k : running) {
-        Child& c = children[k];
-        WatchCompiles(cli, &c);
-        if (cli.timeout_s > 0 && !c.timed_out && Now() - c.start > cli.timeout_s) {
-          c.timed_out = true;
-          kill(c.pid, SIGKILL);
-        }
+    // Every 10 ms at most: the compile reports, and the runs that ended.
+    std::vector<waveopt::support::ChildProcess*> processes;
+    for (size_t k : running) processes.push_back(children[k].process.get());
+    waveopt::support::ChildProcess::WaitForAny(processes, 10);
+    for (size_t k : running) WatchCompiles(cli, &children[k]);
+    for (size_t i = 0; i < running.size();) {
+      Child& c = children[running[i]];
+      if (c.process->running()) {
+        ++i;
+        continue;
       }
-      struct timespec ts = {0, 10 * 1000 * 1000};
-      nanosleep(&ts, nullptr);
-      continue;
-    }
-    for (size_t k = 0; k < running.size(); ++k) {
-      Child& c = children[running[k]];
-      if (c.pid != pid) continue;
-      running.erase(running.begin() + static_cast<long>(k));
-      if (c.over_budget && !c.timed_out) {
+      if (c.over_budget) {
         MoveToSimulator(cli, capture, &c);
-        pending.insert(pending.begin(), static_cast<size_t>(&c - children.data()));
-        break;
+        pending.insert(pending.begin(), running[i]);
+      } else {
+        Finish(cli, capture, &c);
+        ++done;
       }
-      if (c.compiles >= 0) close(c.compiles);
-      c.rc = c.timed_out                ? kExitTimeout
-             : WIFEXITED(status)        ? WEXITSTATUS(status)
-                                        : -WTERMSIG(status);
-      ++done;
-      if (!capture) {
-        if (c.rc == kExitTimeout) {
-          std::printf("%s\n", TimeoutMessage(cli).c_str());
-        } else if (c.rc < 0) {
-          std::fprintf(stderr, "waverun: error: %s\n", CrashMessage(cli, -c.rc).c_str());
-        }
-      }
-      break;
+      running.erase(running.begin() + static_cast<long>(i));
     }
   }
   int worst = kExitOk;
@@ -636,18 +592,16 @@ int RunChildren(const Cli& cli, const std::vector<uint32_t>& widths) {
       if (c.on_sim) {
         std::printf("%s%s\n", prefix.c_str(), BudgetNote(cli, c.width).c_str());
       }
-      PrintPrefixed(stdout, prefix, ReadAll(c.out));
+      PrintPrefixed(stdout, prefix, c.process->result().out);
       if (c.rc == kExitTimeout) {
         std::printf("%s%s\n", prefix.c_str(), TimeoutMessage(cli).c_str());
       }
       std::fflush(stdout);
-      PrintPrefixed(stderr, prefix, ReadAll(c.err));
+      PrintPrefixed(stderr, prefix, c.process->result().err);
       if (c.rc < 0) {
         std::fprintf(stderr, "%swaverun: error: %s\n", prefix.c_str(),
                      CrashMessage(cli, -c.rc).c_str());
       }
-      std::fclose(c.out);
-      std::fclose(c.err);
     }
     any_timeout = any_timeout || c.rc == kExitTimeout;
     any_diff = any_diff || c.rc == kExitDiffer;

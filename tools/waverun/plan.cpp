@@ -207,14 +207,10 @@ bool FloatOutput(const ResourcePlan& p) {
   return any;
 }
 
-}  // namespace
-
-bool BuildPlan(const ModuleInterface& iface, const RunSpec& spec, Plan* plan,
+// The stage's part of the plan: a draw size for fragment shaders, a
+// dispatch for compute shaders.
+bool PlanStage(const ModuleInterface& iface, const RunSpec& spec, Plan* plan,
                std::string* error) {
-  *plan = Plan();
-  for (int i = 0; i < 3; ++i) plan->dispatch[i] = spec.dispatch[i];
-  plan->reps = spec.reps;
-  plan->stage = iface.stage;
   if (iface.stage == Stage::kFragment) {
     if (spec.dispatch_given) {
       *error = spec.dispatch_origin + ": 'dispatch' is for compute shaders; a fragment shader "
@@ -235,6 +231,11 @@ bool BuildPlan(const ModuleInterface& iface, const RunSpec& spec, Plan* plan,
              "'dispatch X [Y [Z]]'";
     return false;
   }
+  return true;
+}
+
+// Every binding and pointer field the spec names is the module's.
+bool CheckSpecNames(const ModuleInterface& iface, const RunSpec& spec, std::string* error) {
   for (const auto& entry : spec.bindings) {
     bool found = false;
     for (const Resource& r : iface.resources) {
@@ -257,252 +258,289 @@ bool BuildPlan(const ModuleInterface& iface, const RunSpec& spec, Plan* plan,
       return false;
     }
   }
+  return true;
+}
 
-  // Pointees: buffers waverun allocates for device-address fields.
-  for (size_t i = 0; i < iface.pointees.size(); ++i) {
-    const Pointee& p = iface.pointees[i];
-    PointeePlan pp;
-    pp.label = p.label;
-    pp.layout = p.layout;
-    pp.address = CanonicalAddress(static_cast<int>(i));
-    if (pp.layout.array_stride == 0) {
-      // A pointer to a struct: the struct repeated, for pointer arithmetic.
-      pp.layout.element_fields = pp.layout.head_fields;
-      pp.layout.head_fields.clear();
-      pp.layout.array_stride = static_cast<uint32_t>(std::max<uint64_t>((pp.layout.head_bytes + 3) & ~uint64_t{3}, 4));
-      pp.layout.head_bytes = 0;
-      pp.layout.runtime_array = true;
-    }
-    static const PointerSpec kNoPointer;
-    auto it = spec.pointers.find(p.label);
-    const PointerSpec& ps = it == spec.pointers.end() ? kNoPointer : it->second;
-    pp.elements = ps.elements ? *ps.elements : kDefaultPointeeElements;
-    uint64_t bytes = pp.layout.head_bytes + pp.elements * pp.layout.array_stride;
-    bytes = (std::max<uint64_t>(bytes, 4) + 3) & ~uint64_t{3};
-    if (bytes > kMaxBytes || bytes >= kPointeeAddressSpan) {
-      *error = "pointer " + p.label + ": " + std::to_string(bytes) + " bytes is too large";
+// The buffer waverun allocates for the module's device-address field |i|.
+bool PlanPointee(const ModuleInterface& iface, size_t i, const RunSpec& spec, PointeePlan* out,
+                 std::string* error) {
+  const Pointee& p = iface.pointees[i];
+  PointeePlan& pp = *out;
+  pp.label = p.label;
+  pp.layout = p.layout;
+  pp.address = CanonicalAddress(static_cast<int>(i));
+  if (pp.layout.array_stride == 0) {
+    // A pointer to a struct: the struct repeated, for pointer arithmetic.
+    pp.layout.element_fields = pp.layout.head_fields;
+    pp.layout.head_fields.clear();
+    pp.layout.array_stride = static_cast<uint32_t>(std::max<uint64_t>((pp.layout.head_bytes + 3) & ~uint64_t{3}, 4));
+    pp.layout.head_bytes = 0;
+    pp.layout.runtime_array = true;
+  }
+  static const PointerSpec kNoPointer;
+  auto it = spec.pointers.find(p.label);
+  const PointerSpec& ps = it == spec.pointers.end() ? kNoPointer : it->second;
+  pp.elements = ps.elements ? *ps.elements : kDefaultPointeeElements;
+  uint64_t bytes = pp.layout.head_bytes + pp.elements * pp.layout.array_stride;
+  bytes = (std::max<uint64_t>(bytes, 4) + 3) & ~uint64_t{3};
+  if (bytes > kMaxBytes || bytes >= kPointeeAddressSpan) {
+    *error = "pointer " + p.label + ": " + std::to_string(bytes) + " bytes is too large";
+    return false;
+  }
+  pp.initial.resize(bytes);
+  FillBuffer(ps.fill ? *ps.fill : Fill(), StreamSeed(spec.seed, LabelStream(p.label)),
+             pp.layout, pp.initial.data(), bytes);
+  PointerSlots(pp.layout, 0, bytes, &pp.pointers);
+  WriteAddresses(pp.pointers, &pp.initial);
+  OverwriteWords(ps.words, pp.initial.data(), pp.initial.size());
+  if (ps.compare) {
+    pp.compare = *ps.compare;
+    if (pp.compare.kind == Compare::Kind::kMultisetCount) {
+      *error = "pointer " + p.label + ": multiset-count is for bindings";
       return false;
     }
-    pp.initial.resize(bytes);
-    FillBuffer(ps.fill ? *ps.fill : Fill(), StreamSeed(spec.seed, LabelStream(p.label)),
-               pp.layout, pp.initial.data(), bytes);
-    PointerSlots(pp.layout, 0, bytes, &pp.pointers);
-    WriteAddresses(pp.pointers, &pp.initial);
-    OverwriteWords(ps.words, pp.initial.data(), pp.initial.size());
-    if (ps.compare) {
-      pp.compare = *ps.compare;
-      if (pp.compare.kind == Compare::Kind::kMultisetCount) {
-        *error = "pointer " + p.label + ": multiset-count is for bindings";
-        return false;
-      }
-    }
-    plan->pointees.push_back(std::move(pp));
   }
+  return true;
+}
 
-  std::vector<Resource> resources = iface.resources;
-  std::map<BindingKey, BindingSpec> color_specs;
-  if (iface.stage == Stage::kFragment) {
-    ColorBuffers(iface, uint64_t{spec.draw_width} * spec.draw_height * 4, &resources, &color_specs);
+// An image's or a texel buffer's size (WxHxD), from the spec.
+bool PlanImageSize(const Resource& r, const BindingSpec& b, const std::string& label,
+                   ResourcePlan* out, std::string* error) {
+  ResourcePlan& p = *out;
+  const bool texel_buffer = IsTexelBufferKind(r.kind);
+  bool one_d = r.dim == ImageDim::k1D || texel_buffer;
+  if (b.elements && !one_d) {
+    *error = label + ": a " + ImageDimName(r.dim, r.arrayed) + " image's size is " +
+             (r.dim == ImageDim::k3D || r.arrayed ? "WxHxD" : "WxH");
+    return false;
   }
-  for (const Resource& r : resources) {
-    ResourcePlan p;
-    p.res = r;
-    p.key = {r.set, r.binding};
-    static const BindingSpec kNone;
-    const std::map<BindingKey, BindingSpec>& specs = r.color_location >= 0 ? color_specs : spec.bindings;
-    auto it = specs.find(p.key);
-    const BindingSpec& b = it == specs.end() ? kNone : it->second;
-    std::string label = ResourceLabel(p) + " (" + ResourceKindName(r.kind) + ")";
-    Fill fill = b.fill ? *b.fill : Fill();
-    // Descriptors.
-    if (b.count && !(r.descriptor_array && r.descriptor_count == 0)) {
-      *error = label + ": count= is for runtime-sized descriptor arrays";
+  if (one_d && b.elements) {
+    p.width = static_cast<uint32_t>(std::min<uint64_t>(*b.elements, UINT32_MAX));
+    p.height = 1;
+    p.depth = 1;
+  } else if (b.width != 0) {
+    p.width = b.width;
+    p.height = b.height;
+    p.depth = b.depth;
+    if (texel_buffer) {
+      *error = label + ": a texel buffer's size is its texel count, e.g. size=256";
       return false;
     }
-    p.count = r.descriptor_count != 0 ? r.descriptor_count
-              : b.count                ? *b.count
-                                       : kDefaultDescriptorCount;
-    bool image = IsImageKind(r.kind);
-    bool texel_buffer = IsTexelBufferKind(r.kind);
-    if (r.kind == ResourceKind::kSampler) {
-      if (b.elements || b.width || b.fill || b.format || !b.words.empty() || b.compare) {
-        *error = label + ": a sampler takes no size, fill, format, words or compare";
+    if (r.dim == ImageDim::k1D) {
+      // 1-D: WxL (arrayed: L layers).
+      if (!r.arrayed || b.depth != 0) {
+        *error = label + ": a 1-D image's size is W" + (r.arrayed ? "xL" : "");
         return false;
       }
-      p.element_bytes = 0;
-    } else if (image || texel_buffer) {
-      bool one_d = r.dim == ImageDim::k1D || texel_buffer;
-      if (b.elements && !one_d) {
-        *error = label + ": a " + ImageDimName(r.dim, r.arrayed) + " image's size is " +
-                 (r.dim == ImageDim::k3D || r.arrayed ? "WxHxD" : "WxH");
-        return false;
-      }
-      if (one_d && b.elements) {
-        p.width = static_cast<uint32_t>(std::min<uint64_t>(*b.elements, UINT32_MAX));
-        p.height = 1;
-        p.depth = 1;
-      } else if (b.width != 0) {
-        p.width = b.width;
-        p.height = b.height;
-        p.depth = b.depth;
-        if (texel_buffer) {
-          *error = label + ": a texel buffer's size is its texel count, e.g. size=256";
-          return false;
-        }
-        if (r.dim == ImageDim::k1D) {
-          // 1-D: WxL (arrayed: L layers).
-          if (!r.arrayed || b.depth != 0) {
-            *error = label + ": a 1-D image's size is W" + (r.arrayed ? "xL" : "");
-            return false;
-          }
-          p.depth = b.height;
-          p.height = 1;
-        }
-      } else {
-        std::string example = texel_buffer                 ? "size=256"
-                              : r.dim == ImageDim::k1D     ? (r.arrayed ? "size=64x4" : "size=64")
-                              : r.dim == ImageDim::k3D     ? "size=16x16x16"
-                              : r.dim == ImageDim::kCube   ? (r.arrayed ? "size=16x16x12" : "size=16x16")
-                              : r.arrayed                  ? "size=16x16x4"
-                                                           : "size=16x16";
-        *error = label + " is not covered: give it a size, e.g. 'binding " +
-                 BindingKeyName(p.key) + " " + example + "'";
-        return false;
-      }
-      if (p.depth == 0) p.depth = r.dim == ImageDim::kCube ? 6 : 1;
-      if (r.dim == ImageDim::kCube) {
-        if (p.width != p.height || p.depth % 6 != 0 || (!r.arrayed && p.depth != 6)) {
-          *error = label + ": a cube image is square with 6 faces per cube (e.g. size=16x16" +
-                   std::string(r.arrayed ? "x12" : "") + ")";
-          return false;
-        }
-      } else if (p.depth != 1 && r.dim != ImageDim::k3D && !r.arrayed) {
-        *error = label + ": only 3-D and arrayed images have a third size";
-        return false;
-      }
-      // Format.
-      ImageFormat declared = r.format;
-      if (b.format && declared != ImageFormat::kUnknown && *b.format != declared) {
-        *error = label + ": format= disagrees with the module's " + GetFormatInfo(declared).name;
-        return false;
-      }
-      p.format = b.format ? *b.format
-                 : declared != ImageFormat::kUnknown ? declared
-                                                     : DefaultFormat(r.sampled_type);
-      if (FormatComponentType(p.format) != r.sampled_type) {
-        *error = label + ": format " + GetFormatInfo(p.format).name +
-                 " does not match the shader's " +
-                 (r.sampled_type == ComponentType::kFloat ? "float"
-                  : r.sampled_type == ComponentType::kInt ? "int"
-                                                          : "uint") +
-                 " texels";
-        return false;
-      }
-      uint64_t texels = uint64_t{p.width} * p.height * p.depth;
-      p.element_bytes = texels * GetFormatInfo(p.format).bytes;
-      if (p.element_bytes * p.count > kMaxBytes) {
-        *error = label + ": " + std::to_string(p.element_bytes * p.count) + " bytes is too large";
-        return false;
-      }
-      p.initial.resize(p.element_bytes * p.count);
-      for (uint32_t e = 0; e < p.count; ++e) {
-        uint64_t seed = StreamSeed(spec.seed, (uint64_t{r.set} << 32) | r.binding);
-        if (e > 0) seed = StreamSeed(seed, e);
-        std::vector<uint8_t> texel_bytes(p.element_bytes);
-        FillTexels(fill, seed, p.format, &texel_bytes);
-        OverwriteWords(b.words, texel_bytes.data(), texel_bytes.size());
-        if (!texel_bytes.empty()) {
-          std::memcpy(p.initial.data() + e * p.element_bytes, texel_bytes.data(), p.element_bytes);
-        }
-      }
-    } else {
-      if (b.width != 0 || b.format) {
-        *error = label + ": size=WxH and format= are for images";
-        return false;
-      }
-      const BufferLayout& main = r.layout();
-      bool runtime = false;
-      uint64_t max_runtime_stride = 0;
-      for (const View& v : r.views) {
-        if (v.layout.runtime_array) {
-          runtime = true;
-          max_runtime_stride = std::max<uint64_t>(max_runtime_stride, v.layout.array_stride);
-        }
-      }
-      if (runtime) {
-        if (!b.elements) {
-          *error = label + " is not covered: its runtime array needs a length, e.g. 'binding " +
-                   BindingKeyName(p.key) + " size=256'";
-          return false;
-        }
-        p.elements = *b.elements;
-      } else {
-        if (b.elements) {
-          *error = label + ": size= is only for blocks that end in a runtime array";
-          return false;
-        }
-        p.elements = main.array_length;
-      }
-      uint64_t bytes = 0;
-      for (const View& v : r.views) {
-        uint64_t need = v.layout.runtime_array
-                            ? v.layout.head_bytes + p.elements * max_runtime_stride
-                            : v.layout.head_bytes + uint64_t{v.layout.array_length} * v.layout.array_stride;
-        bytes = std::max(bytes, need);
-      }
-      if (bytes == 0) bytes = 4;  // a zero-length buffer cannot be bound
-      bytes = (bytes + 3) & ~uint64_t{3};
-      if (bytes * p.count > kMaxBytes) {
-        *error = label + ": " + std::to_string(bytes * p.count) + " bytes is too large";
-        return false;
-      }
-      p.element_bytes = bytes;
-      p.initial.resize(bytes * p.count);
-      for (uint32_t e = 0; e < p.count; ++e) {
-        uint64_t seed = StreamSeed(spec.seed, (uint64_t{r.set} << 32) | r.binding);
-        if (e > 0) seed = StreamSeed(seed, e);
-        uint8_t* base = p.initial.data() + e * bytes;
-        FillBuffer(fill, seed, r.views[0].layout, base, bytes);
-        for (const View& v : r.views) PointerSlots(v.layout, e * bytes, bytes, &p.pointers);
-      }
-      WriteAddresses(p.pointers, &p.initial);
-      for (uint32_t e = 0; e < p.count; ++e) {
-        OverwriteWords(b.words, p.initial.data() + e * bytes, bytes);
-      }
+      p.depth = b.height;
+      p.height = 1;
     }
-    if (b.compare) {
-      if (!r.writable) {
-        *error = label + " is read-only: compare= does not apply";
-        return false;
-      }
-      p.compare = *b.compare;
-      bool multiset = p.compare.kind == Compare::Kind::kMultiset ||
-                      p.compare.kind == Compare::Kind::kMultisetCount;
-      if (multiset && IsBufferKind(r.kind) && r.layout().array_stride == 0) {
-        *error = label + ": multiset compare needs a block that ends in an array";
-        return false;
-      }
-      if (p.compare.kind == Compare::Kind::kMultisetCount) {
-        bool counter_found = false;
-        for (const Resource& c : iface.resources) {
-          counter_found = counter_found || (c.set == p.compare.counter_set &&
-                                            c.binding == p.compare.counter_binding &&
-                                            IsBufferKind(c.kind));
-        }
-        if (!counter_found) {
-          *error = label + ": counter binding " +
-                   BindingKeyName({p.compare.counter_set, p.compare.counter_binding}) +
-                   " is not a buffer of the module";
-          return false;
-        }
-      }
-    }
-    if (!b.compare && spec.float_ulps && r.writable && FloatOutput(p)) {
-      p.compare.kind = Compare::Kind::kUlp;
-      p.compare.ulps = *spec.float_ulps;
-    }
-    plan->resources.push_back(std::move(p));
+  } else {
+    std::string example = texel_buffer                 ? "size=256"
+                          : r.dim == ImageDim::k1D     ? (r.arrayed ? "size=64x4" : "size=64")
+                          : r.dim == ImageDim::k3D     ? "size=16x16x16"
+                          : r.dim == ImageDim::kCube   ? (r.arrayed ? "size=16x16x12" : "size=16x16")
+                          : r.arrayed                  ? "size=16x16x4"
+                                                       : "size=16x16";
+    *error = label + " is not covered: give it a size, e.g. 'binding " +
+             BindingKeyName(p.key) + " " + example + "'";
+    return false;
   }
+  if (p.depth == 0) p.depth = r.dim == ImageDim::kCube ? 6 : 1;
+  if (r.dim == ImageDim::kCube) {
+    if (p.width != p.height || p.depth % 6 != 0 || (!r.arrayed && p.depth != 6)) {
+      *error = label + ": a cube image is square with 6 faces per cube (e.g. size=16x16" +
+               std::string(r.arrayed ? "x12" : "") + ")";
+      return false;
+    }
+  } else if (p.depth != 1 && r.dim != ImageDim::k3D && !r.arrayed) {
+    *error = label + ": only 3-D and arrayed images have a third size";
+    return false;
+  }
+  return true;
+}
+
+// An image's or a texel buffer's format and texels.
+bool PlanTexels(const Resource& r, const BindingSpec& b, const RunSpec& spec,
+                const std::string& label, ResourcePlan* out, std::string* error) {
+  ResourcePlan& p = *out;
+  Fill fill = b.fill ? *b.fill : Fill();
+  // Format.
+  ImageFormat declared = r.format;
+  if (b.format && declared != ImageFormat::kUnknown && *b.format != declared) {
+    *error = label + ": format= disagrees with the module's " + GetFormatInfo(declared).name;
+    return false;
+  }
+  p.format = b.format ? *b.format
+             : declared != ImageFormat::kUnknown ? declared
+                                                 : DefaultFormat(r.sampled_type);
+  if (FormatComponentType(p.format) != r.sampled_type) {
+    *error = label + ": format " + GetFormatInfo(p.format).name +
+             " does not match the shader's " +
+             (r.sampled_type == ComponentType::kFloat ? "float"
+              : r.sampled_type == ComponentType::kInt ? "int"
+                                                      : "uint") +
+             " texels";
+    return false;
+  }
+  uint64_t texels = uint64_t{p.width} * p.height * p.depth;
+  p.element_bytes = texels * GetFormatInfo(p.format).bytes;
+  if (p.element_bytes * p.count > kMaxBytes) {
+    *error = label + ": " + std::to_string(p.element_bytes * p.count) + " bytes is too large";
+    return false;
+  }
+  p.initial.resize(p.element_bytes * p.count);
+  for (uint32_t e = 0; e < p.count; ++e) {
+    uint64_t seed = StreamSeed(spec.seed, (uint64_t{r.set} << 32) | r.binding);
+    if (e > 0) seed = StreamSeed(seed, e);
+    std::vector<uint8_t> texel_bytes(p.element_bytes);
+    FillTexels(fill, seed, p.format, &texel_bytes);
+    OverwriteWords(b.words, texel_bytes.data(), texel_bytes.size());
+    if (!texel_bytes.empty()) {
+      std::memcpy(p.initial.data() + e * p.element_bytes, texel_bytes.data(), p.element_bytes);
+    }
+  }
+  return true;
+}
+
+// A buffer's size (its runtime array's length from the spec) and contents.
+bool PlanBuffer(const Resource& r, const BindingSpec& b, const RunSpec& spec,
+                const std::string& label, ResourcePlan* out, std::string* error) {
+  ResourcePlan& p = *out;
+  Fill fill = b.fill ? *b.fill : Fill();
+  if (b.width != 0 || b.format) {
+    *error = label + ": size=WxH and format= are for images";
+    return false;
+  }
+  const BufferLayout& main = r.layout();
+  bool runtime = false;
+  uint64_t max_runtime_stride = 0;
+  for (const View& v : r.views) {
+    if (v.layout.runtime_array) {
+      runtime = true;
+      max_runtime_stride = std::max<uint64_t>(max_runtime_stride, v.layout.array_stride);
+    }
+  }
+  if (runtime) {
+    if (!b.elements) {
+      *error = label + " is not covered: its runtime array needs a length, e.g. 'binding " +
+               BindingKeyName(p.key) + " size=256'";
+      return false;
+    }
+    p.elements = *b.elements;
+  } else {
+    if (b.elements) {
+      *error = label + ": size= is only for blocks that end in a runtime array";
+      return false;
+    }
+    p.elements = main.array_length;
+  }
+  uint64_t bytes = 0;
+  for (const View& v : r.views) {
+    uint64_t need = v.layout.runtime_array
+                        ? v.layout.head_bytes + p.elements * max_runtime_stride
+                        : v.layout.head_bytes + uint64_t{v.layout.array_length} * v.layout.array_stride;
+    bytes = std::max(bytes, need);
+  }
+  if (bytes == 0) bytes = 4;  // a zero-length buffer cannot be bound
+  bytes = (bytes + 3) & ~uint64_t{3};
+  if (bytes * p.count > kMaxBytes) {
+    *error = label + ": " + std::to_string(bytes * p.count) + " bytes is too large";
+    return false;
+  }
+  p.element_bytes = bytes;
+  p.initial.resize(bytes * p.count);
+  for (uint32_t e = 0; e < p.count; ++e) {
+    uint64_t seed = StreamSeed(spec.seed, (uint64_t{r.set} << 32) | r.binding);
+    if (e > 0) seed = StreamSeed(seed, e);
+    uint8_t* base = p.initial.data() + e * bytes;
+    FillBuffer(fill, seed, r.views[0].layout, base, bytes);
+    for (const View& v : r.views) PointerSlots(v.layout, e * bytes, bytes, &p.pointers);
+  }
+  WriteAddresses(p.pointers, &p.initial);
+  for (uint32_t e = 0; e < p.count; ++e) {
+    OverwriteWords(b.words, p.initial.data() + e * bytes, bytes);
+  }
+  return true;
+}
+
+// How the resource's outputs are compared.
+bool PlanCompare(const ModuleInterface& iface, const Resource& r, const BindingSpec& b,
+                 const RunSpec& spec, const std::string& label, ResourcePlan* out,
+                 std::string* error) {
+  ResourcePlan& p = *out;
+  if (b.compare) {
+    if (!r.writable) {
+      *error = label + " is read-only: compare= does not apply";
+      return false;
+    }
+    p.compare = *b.compare;
+    bool multiset = p.compare.kind == Compare::Kind::kMultiset ||
+                    p.compare.kind == Compare::Kind::kMultisetCount;
+    if (multiset && IsBufferKind(r.kind) && r.layout().array_stride == 0) {
+      *error = label + ": multiset compare needs a block that ends in an array";
+      return false;
+    }
+    if (p.compare.kind == Compare::Kind::kMultisetCount) {
+      bool counter_found = false;
+      for (const Resource& c : iface.resources) {
+        counter_found = counter_found || (c.set == p.compare.counter_set &&
+                                          c.binding == p.compare.counter_binding &&
+                                          IsBufferKind(c.kind));
+      }
+      if (!counter_found) {
+        *error = label + ": counter binding " +
+                 BindingKeyName({p.compare.counter_set, p.compare.counter_binding}) +
+                 " is not a buffer of the module";
+        return false;
+      }
+    }
+  }
+  if (!b.compare && spec.float_ulps && r.writable && FloatOutput(p)) {
+    p.compare.kind = Compare::Kind::kUlp;
+    p.compare.ulps = *spec.float_ulps;
+  }
+  return true;
+}
+
+// One binding (or color output) of the module: descriptors, size, contents,
+// compare mode.
+bool PlanResource(const ModuleInterface& iface, const Resource& r, const RunSpec& spec,
+                  const std::map<BindingKey, BindingSpec>& color_specs, ResourcePlan* out,
+                  std::string* error) {
+  ResourcePlan& p = *out;
+  p.res = r;
+  p.key = {r.set, r.binding};
+  static const BindingSpec kNone;
+  const std::map<BindingKey, BindingSpec>& specs = r.color_location >= 0 ? color_specs : spec.bindings;
+  auto it = specs.find(p.key);
+  const BindingSpec& b = it == specs.end() ? kNone : it->second;
+  std::string label = ResourceLabel(p) + " (" + ResourceKindName(r.kind) + ")";
+  // Descriptors.
+  if (b.count && !(r.descriptor_array && r.descriptor_count == 0)) {
+    *error = label + ": count= is for runtime-sized descriptor arrays";
+    return false;
+  }
+  p.count = r.descriptor_count != 0 ? r.descriptor_count
+            : b.count                ? *b.count
+                                     : kDefaultDescriptorCount;
+  bool ok = true;
+  if (r.kind == ResourceKind::kSampler) {
+    if (b.elements || b.width || b.fill || b.format || !b.words.empty() || b.compare) {
+      *error = label + ": a sampler takes no size, fill, format, words or compare";
+      return false;
+    }
+    p.element_bytes = 0;
+  } else if (IsImageKind(r.kind) || IsTexelBufferKind(r.kind)) {
+    ok = PlanImageSize(r, b, label, &p, error) && PlanTexels(r, b, spec, label, &p, error);
+  } else {
+    ok = PlanBuffer(r, b, spec, label, &p, error);
+  }
+  return ok && PlanCompare(iface, r, b, spec, label, &p, error);
+}
+
+// Push constants: their contents, or none.
+bool PlanPush(const ModuleInterface& iface, const RunSpec& spec, Plan* plan, std::string* error) {
   if (iface.push_constant_bytes > 0) {
     plan->push.resize((iface.push_constant_bytes + 3) & ~3u);
     Fill fill = spec.push_fill ? *spec.push_fill : Fill();
@@ -518,6 +556,12 @@ bool BuildPlan(const ModuleInterface& iface, const RunSpec& spec, Plan* plan,
     *error = "the spec fills push constants but the module has none";
     return false;
   }
+  return true;
+}
+
+// Only the constants the spec sets, each one the module's.
+bool PlanConstants(const ModuleInterface& iface, const RunSpec& spec, Plan* plan,
+                   std::string* error) {
   // Only the constants the spec sets: the others keep the module's defaults
   // (a module may declare one SpecId twice with different defaults).
   for (const SpecConstant& sc : iface.spec_constants) {
@@ -533,6 +577,34 @@ bool BuildPlan(const ModuleInterface& iface, const RunSpec& spec, Plan* plan,
     }
   }
   return true;
+}
+
+}  // namespace
+
+bool BuildPlan(const ModuleInterface& iface, const RunSpec& spec, Plan* plan,
+               std::string* error) {
+  *plan = Plan();
+  for (int i = 0; i < 3; ++i) plan->dispatch[i] = spec.dispatch[i];
+  plan->reps = spec.reps;
+  plan->stage = iface.stage;
+  if (!PlanStage(iface, spec, plan, error) || !CheckSpecNames(iface, spec, error)) return false;
+  // Pointees: buffers waverun allocates for device-address fields.
+  for (size_t i = 0; i < iface.pointees.size(); ++i) {
+    PointeePlan pp;
+    if (!PlanPointee(iface, i, spec, &pp, error)) return false;
+    plan->pointees.push_back(std::move(pp));
+  }
+  std::vector<Resource> resources = iface.resources;
+  std::map<BindingKey, BindingSpec> color_specs;
+  if (iface.stage == Stage::kFragment) {
+    ColorBuffers(iface, uint64_t{spec.draw_width} * spec.draw_height * 4, &resources, &color_specs);
+  }
+  for (const Resource& r : resources) {
+    ResourcePlan p;
+    if (!PlanResource(iface, r, spec, color_specs, &p, error)) return false;
+    plan->resources.push_back(std::move(p));
+  }
+  return PlanPush(iface, spec, plan, error) && PlanConstants(iface, spec, plan, error);
 }
 
 Plan PlanForModule(const Plan& merged, const ModuleInterface& module, const RunSpec& spec) {

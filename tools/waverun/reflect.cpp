@@ -51,6 +51,15 @@ class Reflector {
   bool Run(ModuleInterface* iface, std::string* error);
 
  private:
+  // Run's steps.
+  void WorkgroupSize(ModuleInterface* iface);
+  void SpecConstants(ModuleInterface* iface);
+  bool VariableResource(const Inst& in, ModuleInterface* iface, Resource* out, View* out_view,
+                        std::string* error);
+  bool ImageResource(const Inst& t, const Inst& image_type, const Deco& d,
+                     const std::string& where, Resource* out, View* view, std::string* error);
+  bool MergeResource(const Resource& r, View view, Resource* out, std::string* error);
+  void ImageAtomics(ModuleInterface* iface);
   bool Parse(std::string* error);
   const Inst* Def(uint32_t id) const {
     auto it = def_.find(id);
@@ -87,6 +96,8 @@ class Reflector {
   void FindAddressMembers();
   std::string TypeName(uint32_t type) const;
   void Facts(ModuleInterface* iface);
+  void IdDims(ModuleInterface* iface);
+  void AtomicOrder(ModuleInterface* iface);
   // Fragment entry points: the color outputs; fails on inputs at locations.
   bool FragmentInterface(ModuleInterface* iface, std::string* error) const;
 
@@ -725,6 +736,12 @@ bool Reflector::Layout(uint32_t block_type, BufferLayout* out, std::string* erro
 // Facts for --auto: which invocation id components the module reads, and
 // which bindings depend on the order atomics return their values.
 void Reflector::Facts(ModuleInterface* iface) {
+  IdDims(iface);
+  AtomicOrder(iface);
+}
+
+// How many dimensions of the invocation and workgroup ids the module reads.
+void Reflector::IdDims(ModuleInterface* iface) {
   // Built-in variables.
   std::set<uint32_t> id_vars;
   for (const Inst& in : insts_) {
@@ -761,9 +778,12 @@ void Reflector::Facts(ModuleInterface* iface) {
     }
   }
   iface->facts.id_dims = std::min<uint32_t>(dims, 3);
+}
 
-  // Atomic results, followed through arithmetic, conversions, composites,
-  // phis, selects, subgroup operations and Function/Private variables.
+// The bindings an atomic's returned value reaches (atomic_order): atomic
+// results, followed through arithmetic, conversions, composites, phis,
+// selects, subgroup operations and Function/Private variables.
+void Reflector::AtomicOrder(ModuleInterface* iface) {
   std::map<uint32_t, uint32_t> tainted;  // id -> the atomic it comes from
   for (const Inst& in : insts_) {
     if (!in.in_function || in.result == 0) continue;
@@ -971,6 +991,43 @@ bool Reflector::Run(ModuleInterface* iface, std::string* error) {
   iface->has_loops = has_loops_;
   iface->uses_device_addresses = uses_psb_;
   iface->capabilities = capabilities_;
+  WorkgroupSize(iface);
+  SpecConstants(iface);
+  pointees_ = &iface->pointees;
+  FindAddressMembers();
+  if (!address_members_.empty()) iface->uses_device_addresses = true;
+  // Resources: one per binding, a view per variable bound there.
+  std::map<std::pair<uint32_t, uint32_t>, Resource> by_key;
+  for (const Inst& in : insts_) {
+    if (in.op != spv::OpVariable || in.in_function || in.num_ops < 1) continue;
+    Resource r;
+    View view;
+    if (!VariableResource(in, iface, &r, &view, error)) return false;
+    if (view.variable == 0) continue;  // not a descriptor
+    r.name = view.name;
+    auto key = std::make_pair(r.set, r.binding);
+    auto it = by_key.find(key);
+    if (it == by_key.end()) {
+      r.views.push_back(std::move(view));
+      by_key[key] = std::move(r);
+    } else if (!MergeResource(r, std::move(view), &it->second, error)) {
+      return false;
+    }
+  }
+  for (auto& kv : by_key) {
+    Resource& r = kv.second;
+    for (const View& v : r.views) {
+      r.writable = r.writable || v.writable;
+      r.used = r.used || v.used;
+    }
+    iface->resources.push_back(std::move(r));
+  }
+  ImageAtomics(iface);
+  Facts(iface);
+  return true;
+}
+
+void Reflector::WorkgroupSize(ModuleInterface* iface) {
   // Workgroup size: the WorkgroupSize built-in, else LocalSizeId, else LocalSize.
   for (int d = 0; d < 3; ++d) iface->local_size[d] = local_size_[d] == 0 ? 1 : local_size_[d];
   if (local_size_id_[0] != 0) {
@@ -992,7 +1049,9 @@ bool Reflector::Run(ModuleInterface* iface, std::string* error) {
   for (int d = 0; d < 3; ++d) {
     if (iface->local_size[d] == 0) iface->local_size[d] = 1;
   }
-  // Specialization constants.
+}
+
+void Reflector::SpecConstants(ModuleInterface* iface) {
   for (const Inst& in : insts_) {
     if (in.op != spv::OpSpecConstant && in.op != spv::OpSpecConstantTrue &&
         in.op != spv::OpSpecConstantFalse) {
@@ -1024,204 +1083,201 @@ bool Reflector::Run(ModuleInterface* iface, std::string* error) {
   }
   std::sort(iface->spec_constants.begin(), iface->spec_constants.end(),
             [](const SpecConstant& a, const SpecConstant& b) { return a.constant_id < b.constant_id; });
+}
 
-  pointees_ = &iface->pointees;
-  FindAddressMembers();
-  if (!address_members_.empty()) iface->uses_device_addresses = true;
-  // Resources.
-  std::map<std::pair<uint32_t, uint32_t>, Resource> by_key;
-  for (const Inst& in : insts_) {
-    if (in.op != spv::OpVariable || in.in_function || in.num_ops < 1) continue;
-    uint32_t storage = in.ops[0];
-    if (storage != spv::StorageClassUniformConstant && storage != spv::StorageClassUniform &&
-        storage != spv::StorageClassStorageBuffer && storage != spv::StorageClassPushConstant) {
-      continue;
-    }
-    const Inst* pt = Def(in.type);
-    if (!pt || pt->op != spv::OpTypePointer || pt->num_ops < 2) {
-      *error = "malformed variable %" + std::to_string(in.result);
-      return false;
-    }
-    uint32_t type = pt->ops[1];
-    std::string name = NameOf(in.result);
-    if (storage == spv::StorageClassPushConstant) {
-      uint64_t size;
-      if (!SizeOf(type, &size, error)) return false;
-      iface->push_constant_bytes = static_cast<uint32_t>(size);
-      pointer_label_ = "push";
-      pointer_depth_ = 0;
-      iface->push_fields.clear();
-      if (!Fields(type, 0, &iface->push_fields, error)) return false;
-      continue;
-    }
-    const Deco& d = DecoOf(in.result);
-    uint32_t set = d.Get(spv::DecorationDescriptorSet), binding = d.Get(spv::DecorationBinding);
-    std::string where = "binding " + std::to_string(set) + "." + std::to_string(binding) +
-                        (name.empty() ? std::string() : " ('" + name + "')");
-    // Descriptor arrays.
-    Resource r;
-    r.set = set;
-    r.binding = binding;
-    uint64_t count = 1;
-    while (Opcode(type) == spv::OpTypeArray || Opcode(type) == spv::OpTypeRuntimeArray) {
-      const Inst* at = Def(type);
-      r.descriptor_array = true;
-      if (at->op == spv::OpTypeRuntimeArray) {
-        count = 0;
-      } else {
-        uint64_t n;
-        if (!ConstValue(at->ops[1], &n)) {
-          *error = where + ": a descriptor array whose length is not a constant";
-          return false;
-        }
-        count = count == 0 ? 0 : count * n;
-      }
-      type = at->ops[0];
-    }
-    r.descriptor_count = static_cast<uint32_t>(std::min<uint64_t>(count, 1u << 16));
-    const Inst* t = Def(type);
-    if (!t) {
-      *error = where + ": malformed type";
-      return false;
-    }
-    View view;
-    view.variable = in.result;
-    view.name = name;
-    view.used = used_ids_.count(in.result) > 0;
-    const Inst* image = nullptr;
-    switch (t->op) {
-      case spv::OpTypeStruct: {
-        const Deco& td = DecoOf(type);
-        bool ssbo = storage == spv::StorageClassStorageBuffer || td.Has(spv::DecorationBufferBlock);
-        r.kind = ssbo ? ResourceKind::kStorageBuffer : ResourceKind::kUniformBuffer;
-        if (view.name.empty()) view.name = NameOf(type);
-        bool all_readonly = t->num_ops > 0;
-        for (uint32_t m = 0; m < t->num_ops; ++m) {
-          all_readonly = all_readonly && MemberDeco(type, m).Has(spv::DecorationNonWritable);
-        }
-        view.writable = ssbo && !d.Has(spv::DecorationNonWritable) && !all_readonly;
-        pointer_label_ = std::to_string(set) + "." + std::to_string(binding);
-        pointer_depth_ = 0;
-        if (!Layout(type, &view.layout, error)) {
-          *error = where + ": " + *error;
-          return false;
-        }
-        break;
-      }
-      case spv::OpTypeImage:
-        image = t;
-        break;
-      case spv::OpTypeSampledImage:
-        image = Def(t->ops[0]);
-        if (!image || image->op != spv::OpTypeImage) {
-          *error = where + ": malformed sampled image type";
-          return false;
-        }
-        break;
-      case spv::OpTypeSampler:
-        r.kind = ResourceKind::kSampler;
-        break;
-      case spv::OpTypeAccelerationStructureKHR:
-        *error = where + ": acceleration structures (ray queries) are not supported";
-        return false;
-      default:
-        *error = where + ": unsupported descriptor type (opcode " + std::to_string(t->op) + ")";
-        return false;
-    }
-    if (image) {
-      if (image->num_ops < 7) {
-        *error = where + ": malformed image type";
-        return false;
-      }
-      uint32_t dim = image->ops[1], arrayed = image->ops[3], ms = image->ops[4];
-      uint32_t sampled = image->ops[5], format = image->ops[6];
-      if (dim == spv::DimSubpassData) {
-        *error = where + (entry_model_ == spv::ExecutionModelFragment
-                              ? std::string(": input attachments (subpass inputs) are not "
-                                            "supported: waverun draws with color attachments only")
-                              : std::string(": input attachments (subpass inputs) exist only in "
-                                            "fragment shaders; this is a compute shader"));
-        return false;
-      }
-      if (ms) {
-        *error = where + ": multisampled images are not supported";
-        return false;
-      }
-      if (dim == spv::DimRect || dim > spv::DimBuffer) {
-        *error = where + ": unsupported image dimension " + std::to_string(dim);
-        return false;
-      }
-      r.dim = dim == spv::Dim1D     ? ImageDim::k1D
-              : dim == spv::Dim2D   ? ImageDim::k2D
-              : dim == spv::Dim3D   ? ImageDim::k3D
-              : dim == spv::DimCube ? ImageDim::kCube
-                                    : ImageDim::kBuffer;
-      r.arrayed = arrayed != 0;
-      const Inst* st = Def(image->ops[0]);
-      r.sampled_type = !st || st->op == spv::OpTypeFloat ? ComponentType::kFloat
-                       : st->ops[1]                      ? ComponentType::kInt
-                                                         : ComponentType::kUint;
-      bool combined = t->op == spv::OpTypeSampledImage;
-      if (sampled == 2) {
-        r.kind = dim == spv::DimBuffer ? ResourceKind::kStorageTexelBuffer
-                                       : ResourceKind::kStorageImage;
-        r.format = waveopt::sim::TexelFormatFromSpirv(format);
-        view.writable = !d.Has(spv::DecorationNonWritable);
-      } else if (sampled == 1) {
-        r.kind = dim == spv::DimBuffer ? ResourceKind::kUniformTexelBuffer
-                 : combined            ? ResourceKind::kSampledImage
-                                       : ResourceKind::kSeparateImage;
-        r.format = waveopt::sim::TexelFormatFromSpirv(format);
-      } else {
-        *error = where + ": an image whose use (sampled or storage) is not known at compile time";
-        return false;
-      }
-    }
-    r.name = view.name;
-    auto key = std::make_pair(set, binding);
-    auto it = by_key.find(key);
-    if (it == by_key.end()) {
-      r.views.push_back(std::move(view));
-      by_key[key] = std::move(r);
-      continue;
-    }
-    Resource& e = it->second;
-    if (e.kind != r.kind || (!IsBufferKind(r.kind) && r.kind != ResourceKind::kSampler &&
-                             (e.dim != r.dim || e.arrayed != r.arrayed))) {
-      *error = "binding " + std::to_string(set) + "." + std::to_string(binding) +
-               ": variables of different kinds share it ('" + e.name + "': " +
-               ResourceKindName(e.kind) + ", '" + r.name + "': " + ResourceKindName(r.kind) +
-               "); the spec line 'separate-kinds' (or --auto) gives each kind its own binding";
-      return false;
-    }
-    if (r.format != e.format) {
-      if (e.format == ImageFormat::kUnknown) {
-        e.format = r.format;
-      } else if (r.format != ImageFormat::kUnknown) {
-        *error = "binding " + std::to_string(set) + "." + std::to_string(binding) +
-                 ": variables declare different formats (" + GetFormatInfo(e.format).name +
-                 ", " + GetFormatInfo(r.format).name + ")";
-        return false;
-      }
-    }
-    e.descriptor_array = e.descriptor_array || r.descriptor_array;
-    if (r.descriptor_count == 0 || e.descriptor_count == 0) {
-      e.descriptor_count = 0;
+// The resource and view of the module variable |in| (view.variable stays 0
+// for a variable that is no descriptor; push constants go to |iface|).
+bool Reflector::VariableResource(const Inst& in, ModuleInterface* iface, Resource* out,
+                                 View* out_view, std::string* error) {
+  uint32_t storage = in.ops[0];
+  if (storage != spv::StorageClassUniformConstant && storage != spv::StorageClassUniform &&
+      storage != spv::StorageClassStorageBuffer && storage != spv::StorageClassPushConstant) {
+    return true;
+  }
+  const Inst* pt = Def(in.type);
+  if (!pt || pt->op != spv::OpTypePointer || pt->num_ops < 2) {
+    *error = "malformed variable %" + std::to_string(in.result);
+    return false;
+  }
+  uint32_t type = pt->ops[1];
+  std::string name = NameOf(in.result);
+  if (storage == spv::StorageClassPushConstant) {
+    uint64_t size;
+    if (!SizeOf(type, &size, error)) return false;
+    iface->push_constant_bytes = static_cast<uint32_t>(size);
+    pointer_label_ = "push";
+    pointer_depth_ = 0;
+    iface->push_fields.clear();
+    return Fields(type, 0, &iface->push_fields, error);
+  }
+  const Deco& d = DecoOf(in.result);
+  uint32_t set = d.Get(spv::DecorationDescriptorSet), binding = d.Get(spv::DecorationBinding);
+  std::string where = "binding " + std::to_string(set) + "." + std::to_string(binding) +
+                      (name.empty() ? std::string() : " ('" + name + "')");
+  // Descriptor arrays.
+  Resource& r = *out;
+  View& view = *out_view;
+  r.set = set;
+  r.binding = binding;
+  uint64_t count = 1;
+  while (Opcode(type) == spv::OpTypeArray || Opcode(type) == spv::OpTypeRuntimeArray) {
+    const Inst* at = Def(type);
+    r.descriptor_array = true;
+    if (at->op == spv::OpTypeRuntimeArray) {
+      count = 0;
     } else {
-      e.descriptor_count = std::max(e.descriptor_count, r.descriptor_count);
+      uint64_t n;
+      if (!ConstValue(at->ops[1], &n)) {
+        *error = where + ": a descriptor array whose length is not a constant";
+        return false;
+      }
+      count = count == 0 ? 0 : count * n;
     }
-    e.views.push_back(std::move(view));
+    type = at->ops[0];
   }
-  for (auto& kv : by_key) {
-    Resource& r = kv.second;
-    for (const View& v : r.views) {
-      r.writable = r.writable || v.writable;
-      r.used = r.used || v.used;
+  r.descriptor_count = static_cast<uint32_t>(std::min<uint64_t>(count, 1u << 16));
+  const Inst* t = Def(type);
+  if (!t) {
+    *error = where + ": malformed type";
+    return false;
+  }
+  view.variable = in.result;
+  view.name = name;
+  view.used = used_ids_.count(in.result) > 0;
+  const Inst* image = nullptr;
+  switch (t->op) {
+    case spv::OpTypeStruct: {
+      const Deco& td = DecoOf(type);
+      bool ssbo = storage == spv::StorageClassStorageBuffer || td.Has(spv::DecorationBufferBlock);
+      r.kind = ssbo ? ResourceKind::kStorageBuffer : ResourceKind::kUniformBuffer;
+      if (view.name.empty()) view.name = NameOf(type);
+      bool all_readonly = t->num_ops > 0;
+      for (uint32_t m = 0; m < t->num_ops; ++m) {
+        all_readonly = all_readonly && MemberDeco(type, m).Has(spv::DecorationNonWritable);
+      }
+      view.writable = ssbo && !d.Has(spv::DecorationNonWritable) && !all_readonly;
+      pointer_label_ = std::to_string(set) + "." + std::to_string(binding);
+      pointer_depth_ = 0;
+      if (!Layout(type, &view.layout, error)) {
+        *error = where + ": " + *error;
+        return false;
+      }
+      break;
     }
-    // Images used by OpImageTexelPointer (atomics).
-    iface->resources.push_back(std::move(r));
+    case spv::OpTypeImage:
+      image = t;
+      break;
+    case spv::OpTypeSampledImage:
+      image = Def(t->ops[0]);
+      if (!image || image->op != spv::OpTypeImage) {
+        *error = where + ": malformed sampled image type";
+        return false;
+      }
+      break;
+    case spv::OpTypeSampler:
+      r.kind = ResourceKind::kSampler;
+      break;
+    case spv::OpTypeAccelerationStructureKHR:
+      *error = where + ": acceleration structures (ray queries) are not supported";
+      return false;
+    default:
+      *error = where + ": unsupported descriptor type (opcode " + std::to_string(t->op) + ")";
+      return false;
   }
-  // Image atomics: OpImageTexelPointer of a variable (or of an element).
+  return !image || ImageResource(*t, *image, d, where, &r, &view, error);
+}
+
+// The kind, dimension, texel type and format of an image (or sampled
+// image |t|) descriptor.
+bool Reflector::ImageResource(const Inst& t, const Inst& image_type, const Deco& d,
+                              const std::string& where, Resource* out, View* view,
+                              std::string* error) {
+  Resource& r = *out;
+  const Inst* image = &image_type;
+  if (image->num_ops < 7) {
+    *error = where + ": malformed image type";
+    return false;
+  }
+  uint32_t dim = image->ops[1], arrayed = image->ops[3], ms = image->ops[4];
+  uint32_t sampled = image->ops[5], format = image->ops[6];
+  if (dim == spv::DimSubpassData) {
+    *error = where + (entry_model_ == spv::ExecutionModelFragment
+                          ? std::string(": input attachments (subpass inputs) are not "
+                                        "supported: waverun draws with color attachments only")
+                          : std::string(": input attachments (subpass inputs) exist only in "
+                                        "fragment shaders; this is a compute shader"));
+    return false;
+  }
+  if (ms) {
+    *error = where + ": multisampled images are not supported";
+    return false;
+  }
+  if (dim == spv::DimRect || dim > spv::DimBuffer) {
+    *error = where + ": unsupported image dimension " + std::to_string(dim);
+    return false;
+  }
+  r.dim = dim == spv::Dim1D     ? ImageDim::k1D
+          : dim == spv::Dim2D   ? ImageDim::k2D
+          : dim == spv::Dim3D   ? ImageDim::k3D
+          : dim == spv::DimCube ? ImageDim::kCube
+                                : ImageDim::kBuffer;
+  r.arrayed = arrayed != 0;
+  const Inst* st = Def(image->ops[0]);
+  r.sampled_type = !st || st->op == spv::OpTypeFloat ? ComponentType::kFloat
+                   : st->ops[1]                      ? ComponentType::kInt
+                                                     : ComponentType::kUint;
+  bool combined = t.op == spv::OpTypeSampledImage;
+  if (sampled == 2) {
+    r.kind = dim == spv::DimBuffer ? ResourceKind::kStorageTexelBuffer
+                                   : ResourceKind::kStorageImage;
+    r.format = waveopt::sim::TexelFormatFromSpirv(format);
+    view->writable = !d.Has(spv::DecorationNonWritable);
+  } else if (sampled == 1) {
+    r.kind = dim == spv::DimBuffer ? ResourceKind::kUniformTexelBuffer
+             : combined            ? ResourceKind::kSampledImage
+                                   : ResourceKind::kSeparateImage;
+    r.format = waveopt::sim::TexelFormatFromSpirv(format);
+  } else {
+    *error = where + ": an image whose use (sampled or storage) is not known at compile time";
+    return false;
+  }
+  return true;
+}
+
+// |r| (its one view |view|) bound where |e| is: the same kind, one format.
+bool Reflector::MergeResource(const Resource& r, View view, Resource* out, std::string* error) {
+  Resource& e = *out;
+  const uint32_t set = r.set, binding = r.binding;
+  if (e.kind != r.kind || (!IsBufferKind(r.kind) && r.kind != ResourceKind::kSampler &&
+                           (e.dim != r.dim || e.arrayed != r.arrayed))) {
+    *error = "binding " + std::to_string(set) + "." + std::to_string(binding) +
+             ": variables of different kinds share it ('" + e.name + "': " +
+             ResourceKindName(e.kind) + ", '" + r.name + "': " + ResourceKindName(r.kind) +
+             "); the spec line 'separate-kinds' (or --auto) gives each kind its own binding";
+    return false;
+  }
+  if (r.format != e.format) {
+    if (e.format == ImageFormat::kUnknown) {
+      e.format = r.format;
+    } else if (r.format != ImageFormat::kUnknown) {
+      *error = "binding " + std::to_string(set) + "." + std::to_string(binding) +
+               ": variables declare different formats (" + GetFormatInfo(e.format).name +
+               ", " + GetFormatInfo(r.format).name + ")";
+      return false;
+    }
+  }
+  e.descriptor_array = e.descriptor_array || r.descriptor_array;
+  if (r.descriptor_count == 0 || e.descriptor_count == 0) {
+    e.descriptor_count = 0;
+  } else {
+    e.descriptor_count = std::max(e.descriptor_count, r.descriptor_count);
+  }
+  e.views.push_back(std::move(view));
+  return true;
+}
+
+// Image atomics: OpImageTexelPointer of a variable (or of an element).
+void Reflector::ImageAtomics(ModuleInterface* iface) {
   for (const Inst& in : insts_) {
     if (in.op != spv::OpImageTexelPointer || in.num_ops < 1) continue;
     uint32_t p = in.ops[0];
@@ -1238,8 +1294,6 @@ bool Reflector::Run(ModuleInterface* iface, std::string* error) {
       }
     }
   }
-  Facts(iface);
-  return true;
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include "tools/waverun/sim_runner.h"
 
 #include <chrono>
+#include <cstdio>
+#include <sstream>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -221,6 +224,25 @@ std::string SimRace(const Program* program) {
 std::string SimCountersText(const Program* program) {
   const waveopt::sim::Counters* c = SimCounters(program);
   return c ? c->Format() : std::string();
+}
+
+void PrintCounters(const std::string& label, const Program* program) {
+  std::printf("counters%s%s:\n", label.empty() ? "" : " ", label.c_str());
+  std::stringstream ss(SimCountersText(program));
+  std::string line;
+  while (std::getline(ss, line)) std::printf("  %s\n", line.c_str());
+}
+
+std::string OutOfBounds(const Program* program) {
+  const waveopt::sim::Counters* c = SimCounters(program);
+  if (!c || c->out_of_bounds == 0) return "";
+  std::string s = std::to_string(c->out_of_bounds) + " lane access" +
+                  (c->out_of_bounds == 1 ? "" : "es") + " out of bounds";
+  if (c->wild_pointer_accesses) {
+    s += " (" + std::to_string(c->wild_pointer_accesses) +
+         " through device addresses outside every buffer)";
+  }
+  return s;
 }
 
 }  // namespace waverun

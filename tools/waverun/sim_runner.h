@@ -42,6 +42,14 @@ const waveopt::sim::Counters* SimCounters(const Program* program);
 // there are none.
 std::string SimCountersText(const Program* program);
 
+// Prints the simulator's counters of |program|'s last run: "counters[ LABEL]:"
+// then one "  name value" line per counter.
+void PrintCounters(const std::string& label, const Program* program);
+
+// "N lane accesses out of bounds (...)" from the simulator's counters of
+// |program|'s last run; empty when there were none (or not on the simulator).
+std::string OutOfBounds(const Program* program);
+
 // The first data race of |program|'s last run (SimOptions::detect_races) in
 // one line: where (binding and byte, texel, pointee or shared variable) and
 // the two invocations, e.g. "binding 0.1 ('Out') byte 64: written by

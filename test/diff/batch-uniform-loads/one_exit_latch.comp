@@ -21,7 +21,7 @@
 // CHECK: PASS: equal at sizes 4,8,16,32,64
 // Negative control: the trip count one too high where the loop ends runs
 // one iteration more than the original.
-// RUN: %diff %s --spirv-opt-O --same-oob --waveopt-flags="--batch-uniform-loads=mutate=one-more-trip" --expect=differ | %FileCheck --check-prefix=TRIPS %s
+// RUN: %diff %s --spirv-opt-O --same-oob --waveopt-flags="--batch-uniform-loads" --mutant=one-more-trip --expect=differ | %FileCheck --check-prefix=TRIPS %s
 // TRIPS: [sg=4] DIFFERENT
 // TRIPS: [sg=8] DIFFERENT
 // TRIPS: [sg=16] DIFFERENT
