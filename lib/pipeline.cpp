@@ -399,7 +399,7 @@ class Run {
   // null); false (after Fail) on failure.
   bool Execute(std::vector<uint32_t> words, const std::vector<BuildTrace>& earlier = {},
                BuildTrace* trace = nullptr) {
-    markers_ = WantsSiteMarkers(words);
+    markers_ = options_.remark_sites && WantsSiteMarkers(words);
     words_ = markers_ ? AddSiteMarkers(words) : std::move(words);
     const std::vector<Segment> segments = Expand(options_.pipeline, options_.pass_params);
     for (size_t i = 0; i < segments.size(); ++i) {

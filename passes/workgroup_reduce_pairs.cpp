@@ -1,7 +1,7 @@
-// workgroup-reduce on (value, index) pairs: see workgroup_reduce_pairs.h
+// workgroup-reduce on (value, index) pairs: see workgroup_reduce_pass_impl.h
 // for the rewrite, docs/design/workgroup-reduce.md ("Pairs") for why it is
 // exact.
-#include "passes/workgroup_reduce_pairs.h"
+#include "passes/workgroup_reduce_pass_impl.h"
 
 #include <cmath>
 #include <cstring>

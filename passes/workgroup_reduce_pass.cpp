@@ -13,7 +13,7 @@
 #include "analysis/loops.h"
 #include "analysis/workgroup_trace.h"
 #include "passes/emitter.h"
-#include "passes/workgroup_reduce_pairs.h"
+#include "passes/workgroup_reduce_pass_impl.h"
 #include "passes/workgroup_reduce_rows.h"
 #include "source/opt/decoration_manager.h"
 #include "source/opt/dominator_analysis.h"
@@ -461,7 +461,7 @@ spvtools::opt::Pass::Status WorkgroupReducePass::Round(bool* changed) {
       }
       if (reason == "Unreached") continue;  // the fallback of a rewrite
       if (reason == "BranchOnArrayValue") {
-        // A (value, index) pair tree? (workgroup_reduce_pairs.h)
+        // A (value, index) pair tree? (workgroup_reduce_pass_impl.h)
         PairTree pairs(this, &func, barriers[i]);
         reason = pairs.Analyze(&why, &where);
         if (reason.empty()) {

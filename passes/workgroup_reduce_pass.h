@@ -117,7 +117,7 @@ class WorkgroupReducePass : public WavePass {
   struct Spine;
 
  private:
-  friend class PairTree;  // arg-max pairs: workgroup_reduce_pairs.h
+  friend class PairTree;  // arg-max pairs: workgroup_reduce_pass_impl.h
   // One round: the first tree of the module that can be rewritten is;
   // every candidate before it gets its remark. |*changed| is set when a
   // tree was rewritten (the caller runs another round).

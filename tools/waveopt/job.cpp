@@ -316,6 +316,9 @@ int RunJob(const Cli& base, const Job& job, bool write_remarks_file,
 
   waveopt::Options options = cli.options;
   options.print_all = cli.print_all;
+  // Remarks name the input's ids only where someone reads them.
+  options.remark_sites = !cli.remarks_applied.empty() || !cli.remarks_missed.empty() ||
+                         !cli.remarks_analysis.empty() || !cli.remarks_output.empty();
   // The output format is known before the passes run: for HLSL they use
   // only forms HLSL can express.
   options.emit_hlsl = OutputFormat(cli, job) == Format::kHlsl;

@@ -223,6 +223,7 @@ bool Reflect(std::vector<uint32_t>* words, Interface* iface, std::string* error)
         !SeparateBindingKinds(words, error) || !ReflectModule(*words, {}, &mi, error)) {
       return false;
     }
+    error->clear();  // the first reflection's complaint is answered: not the row's error
   }
   iface->entry_point = mi.entry_point;
   iface->fragment = mi.stage == Stage::kFragment;

@@ -75,6 +75,11 @@ struct Options {
   // its own: in -O, or named without "=<params>" (--pass-params). Checked
   // by Optimize() before anything runs.
   std::map<std::string, std::string> pass_params;
+  // An input without source lines gets markers that let remarks name its
+  // own ids (lib/site_markers.h; Remark::site). They never change the
+  // output, but they cost about a sixth more time on the passes; a caller
+  // that shows no remark (the CLI without --remarks* flags) turns them off.
+  bool remark_sites = true;
   bool validate_input = true;
   // The layout rules input and output are validated under (spirv_io.h).
   BlockLayout block_layout = BlockLayout::kDefault;

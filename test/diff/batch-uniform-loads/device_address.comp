@@ -9,7 +9,7 @@
 // RUN: %diff %s --same-oob --waveopt-flags="-O --remarks=batch --remarks-missed=batch" 2>&1 | %FileCheck %s
 // RUN: %diff %s --same-oob --waveopt-flags="-O --assume-driver=cpu --remarks=batch --remarks-missed=batch" 2>&1 | %FileCheck %s
 // RUN: %diff %s --spirv-opt-O --same-oob --waveopt-flags="-O --remarks=batch --remarks-missed=batch" 2>&1 | %FileCheck %s
-// CHECK-COUNT-2: applied BatchedLoads in main: 1 uniform load(s) per iteration (1 shuffled part(s))
+// CHECK-COUNT-2: applied BatchedLoads in main{{( (at|near) [^:]+)?}}: 1 uniform load(s) per iteration (1 shuffled part(s))
 // CHECK-NOT: missed
 // CHECK: PASS: equal at sizes 4,8,16,32,64
 #version 450

@@ -15,20 +15,20 @@
 // RUN: %diff %s --spirv-opt-O --same-oob --waveopt-flags="-O --remarks=batch --remarks-missed=batch" 2>&1 | %FileCheck %s
 // RUN: %diff %S/Inputs/memory_kinds.hlsl --same-oob --waveopt-flags="-O --remarks=batch --remarks-missed=batch" 2>&1 | %FileCheck %s --check-prefix=HLSL
 // RUN: %diff %S/Inputs/memory_kinds.hlsl --spirv-opt-O --same-oob --waveopt-flags="-O --remarks=batch --remarks-missed=batch" 2>&1 | %FileCheck %s --check-prefix=HLSL
-// CHECK-DAG: applied BatchedLoads in main: 1 uniform load(s) per iteration (1 shuffled part(s))
-// CHECK-DAG: applied BatchedLoads in main: 1 uniform load(s) per iteration (1 shuffled part(s))
-// CHECK-DAG: applied BatchedLoads in main: 1 uniform load(s) per iteration (1 shuffled part(s))
-// CHECK-DAG: applied BatchedLoads in main: 1 uniform load(s) per iteration (1 shuffled part(s))
-// CHECK-DAG: applied BatchedLoads in main: 1 uniform load(s) per iteration (1 shuffled part(s))
-// CHECK-DAG: applied BatchedLoads in main: 4 uniform load(s) per iteration (4 shuffled part(s))
+// CHECK-DAG: applied BatchedLoads in main{{( (at|near) [^:]+)?}}: 1 uniform load(s) per iteration (1 shuffled part(s))
+// CHECK-DAG: applied BatchedLoads in main{{( (at|near) [^:]+)?}}: 1 uniform load(s) per iteration (1 shuffled part(s))
+// CHECK-DAG: applied BatchedLoads in main{{( (at|near) [^:]+)?}}: 1 uniform load(s) per iteration (1 shuffled part(s))
+// CHECK-DAG: applied BatchedLoads in main{{( (at|near) [^:]+)?}}: 1 uniform load(s) per iteration (1 shuffled part(s))
+// CHECK-DAG: applied BatchedLoads in main{{( (at|near) [^:]+)?}}: 1 uniform load(s) per iteration (1 shuffled part(s))
+// CHECK-DAG: applied BatchedLoads in main{{( (at|near) [^:]+)?}}: 4 uniform load(s) per iteration (4 shuffled part(s))
 // CHECK-NOT: : missed
 // CHECK: PASS: equal at sizes 4,8,16,32,64
-// HLSL-DAG: applied BatchedLoads in main: 1 uniform load(s) per iteration (1 shuffled part(s))
-// HLSL-DAG: applied BatchedLoads in main: 1 uniform load(s) per iteration (1 shuffled part(s))
-// HLSL-DAG: applied BatchedLoads in main: 1 uniform load(s) per iteration (1 shuffled part(s))
-// HLSL-DAG: applied BatchedLoads in main: 4 uniform load(s) per iteration (4 shuffled part(s))
-// HLSL-DAG: applied BatchedLoads in main: 2 uniform load(s) per iteration (2 shuffled part(s))
-// HLSL-DAG: applied BatchedLoads in main: 1 uniform load(s) per iteration (2 shuffled part(s))
+// HLSL-DAG: applied BatchedLoads in main{{( (at|near) [^:]+)?}}: 1 uniform load(s) per iteration (1 shuffled part(s))
+// HLSL-DAG: applied BatchedLoads in main{{( (at|near) [^:]+)?}}: 1 uniform load(s) per iteration (1 shuffled part(s))
+// HLSL-DAG: applied BatchedLoads in main{{( (at|near) [^:]+)?}}: 1 uniform load(s) per iteration (1 shuffled part(s))
+// HLSL-DAG: applied BatchedLoads in main{{( (at|near) [^:]+)?}}: 4 uniform load(s) per iteration (4 shuffled part(s))
+// HLSL-DAG: applied BatchedLoads in main{{( (at|near) [^:]+)?}}: 2 uniform load(s) per iteration (2 shuffled part(s))
+// HLSL-DAG: applied BatchedLoads in main{{( (at|near) [^:]+)?}}: 1 uniform load(s) per iteration (2 shuffled part(s))
 // HLSL-NOT: : missed
 // HLSL: PASS: equal at sizes 4,8,16,32,64
 #version 450

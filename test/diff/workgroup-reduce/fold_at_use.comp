@@ -29,9 +29,9 @@
 // RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DREUSE" --waverun="-DREUSE" 2>&1 | %FileCheck %s --check-prefix=REUSE
 // RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DALL" --waverun="-DALL" 2>&1 | %FileCheck %s --check-prefix=ALL
 // RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce --pass-params=workgroup-reduce:no-sink" 2>&1 | %FileCheck %s --check-prefix=NOSINK
-// JOIN: applied ReducedTree in main: {{.*}} over smin {{.*}}; the slots are folded where the result is used (1 invocation(s) reach it)
-// JOIN: applied ReducedTree in main: {{.*}} over smax {{.*}}; the slots are folded where the result is used (1 invocation(s) reach it, in the loop that folds an earlier tree's slots)
-// JOIN: applied MergedBarrier in main: the barrier after the slots of the tree over smin
+// JOIN: applied ReducedTree in main{{( (at|near) [^:]+)?}}: {{.*}} over smin {{.*}}; the slots are folded where the result is used (1 invocation(s) reach it)
+// JOIN: applied ReducedTree in main{{( (at|near) [^:]+)?}}: {{.*}} over smax {{.*}}; the slots are folded where the result is used (1 invocation(s) reach it, in the loop that folds an earlier tree's slots)
+// JOIN: applied MergedBarrier in main{{( (at|near) [^:]+)?}}: the barrier after the slots of the tree over smin
 // JOIN: PASS: equal at sizes
 // RANK5: over smin {{.*}} (5 invocation(s) reach it)
 // RANK5: over smax {{.*}} (5 invocation(s) reach it)
@@ -39,11 +39,11 @@
 // RANK5: PASS: equal at sizes 4,8,16,32,64
 // ROW: over smin {{.*}} (16 invocation(s) reach it)
 // ROW: PASS: equal at sizes 4,8,16,32,64
-// REUSE: applied ReducedTree in main: {{.*}} over smin {{.*}} becomes one shared slot per subgroup and one barrier{{$}}
+// REUSE: applied ReducedTree in main{{( (at|near) [^:]+)?}}: {{.*}} over smin {{.*}} becomes one shared slot per subgroup and one barrier{{$}}
 // REUSE: over smax {{.*}} (1 invocation(s) reach it)
 // REUSE-NOT: MergedBarrier
 // REUSE: PASS: equal at sizes 4,8,16,32,64
-// ALL: applied ReducedTree in main: {{.*}} over smin {{.*}} becomes one shared slot per subgroup and one barrier{{$}}
+// ALL: applied ReducedTree in main{{( (at|near) [^:]+)?}}: {{.*}} over smin {{.*}} becomes one shared slot per subgroup and one barrier{{$}}
 // ALL-NOT: MergedBarrier
 // ALL: PASS: equal at sizes 4,8,16,32,64
 // NOSINK-NOT: folded where

@@ -29,15 +29,15 @@
 // The single-subgroup form under a promise (run only where it holds; the
 // run-time test is the 48-invocation case above).
 // RUN: %diff %s --waveopt-flags="-O --target=none --subgroup-size=64 --remarks=workgroup-reduce -DWG=64" --waverun="-DWG=64" --widths= --sim-widths=64 2>&1 | %FileCheck %s --check-prefix=SINGLE
-// ROWS2: applied ReducedTree in main: {{.*}} tree over t ({{.*}}, 2 rows) becomes {{.*}}one shared slot per subgroup
+// ROWS2: applied ReducedTree in main{{( (at|near) [^:]+)?}}: {{.*}} tree over t ({{.*}}, 2 rows) becomes {{.*}}one shared slot per subgroup
 // ROWS2: PASS: equal at sizes 4,8,16,32,64
-// ROWS6: applied ReducedTree in main: {{.*}} tree over t ({{.*}}, 6 rows) becomes {{.*}}one shared slot per subgroup
+// ROWS6: applied ReducedTree in main{{( (at|near) [^:]+)?}}: {{.*}} tree over t ({{.*}}, 6 rows) becomes {{.*}}one shared slot per subgroup
 // ROWS6: PASS: equal at sizes 4,8,16,32,64
-// SPEC: applied ReducedTree in main: {{.*}}, 6 rows) becomes {{.*}}; other workgroup sizes than powers of two up to 1024 keep the original
+// SPEC: applied ReducedTree in main{{( (at|near) [^:]+)?}}: {{.*}}, 6 rows) becomes {{.*}}; other workgroup sizes than powers of two up to 1024 keep the original
 // SPEC: PASS: equal at sizes 4,8,16,32,64
-// VEC: applied ReducedTree in main: {{.*}} tree over t
+// VEC: applied ReducedTree in main{{( (at|near) [^:]+)?}}: {{.*}} tree over t
 // VEC: PASS: equal at sizes 4,8,16,32,64
-// SINGLE: applied ReducedTree in main: {{.*}}, 2 rows) becomes one subgroup reduction, no shared memory
+// SINGLE: applied ReducedTree in main{{( (at|near) [^:]+)?}}: {{.*}}, 2 rows) becomes one subgroup reduction, no shared memory
 // SINGLE: PASS: equal at sizes
 #version 450
 #ifndef WG

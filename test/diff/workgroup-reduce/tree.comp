@@ -65,15 +65,15 @@
 // RUN: %diff %s --waveopt-flags="-O --assume-driver=radv --remarks=workgroup-reduce -DWG=64 -DOP=AND" --waverun="-DWG=64 -DOP=AND" 2>&1 | %FileCheck %s --check-prefix=RUNTIME
 // CHECK: applied ReducedTree in main
 // CHECK: PASS: equal at sizes 4,8,16,32,64
-// SPEC: applied ReducedTree in main: {{.*}}; other workgroup sizes than powers of two up to 1024 keep the original
+// SPEC: applied ReducedTree in main{{( (at|near) [^:]+)?}}: {{.*}}; other workgroup sizes than powers of two up to 1024 keep the original
 // SPEC: PASS: equal at sizes 4,8,16,32,64
-// GENERIC: applied ReducedTree in main: {{.*}} becomes one shared slot per subgroup and one barrier
+// GENERIC: applied ReducedTree in main{{( (at|near) [^:]+)?}}: {{.*}} becomes one shared slot per subgroup and one barrier
 // GENERIC: PASS: equal at sizes 4,8,16,32,64
-// RUNTIME: applied ReducedTree in main: {{.*}} (NumSubgroups == 1), else one shared slot per subgroup
+// RUNTIME: applied ReducedTree in main{{( (at|near) [^:]+)?}}: {{.*}} (NumSubgroups == 1), else one shared slot per subgroup
 // RUNTIME: PASS: equal at sizes 4,8,16,32,64
-// SINGLE: applied ReducedTree in main: {{.*}} becomes one subgroup reduction, no shared memory
+// SINGLE: applied ReducedTree in main{{( (at|near) [^:]+)?}}: {{.*}} becomes one subgroup reduction, no shared memory
 // SINGLE: PASS: equal at sizes
-// RADV: applied ReducedTree in main: {{.*}} becomes one shared slot per subgroup and one barrier
+// RADV: applied ReducedTree in main{{( (at|near) [^:]+)?}}: {{.*}} becomes one shared slot per subgroup and one barrier
 // RADV: PASS: equal at sizes 32,64
 #version 450
 #ifndef WG

@@ -1,3 +1,7 @@
+// workgroup-reduce's private header, implemented in workgroup_reduce_pairs.cpp
+// (a header of the pass's own, so the pass and its pair trees include each
+// other without an include cycle).
+//
 // workgroup-reduce on (value, index) pairs: the arg-max/arg-min tree over
 // two shared arrays that the plain-tree analysis refuses as
 // BranchOnArrayValue (its step branches on the values).
@@ -37,8 +41,8 @@
 // the root iff no element t mod 2^j is a NaN (a NaN in a slot stays and
 // drops what meets it), which each invocation tests after B0 (S0 and B0
 // stay); a NaN in element 0 is the result.
-#ifndef WAVEOPT_PASSES_WORKGROUP_REDUCE_PAIRS_H_
-#define WAVEOPT_PASSES_WORKGROUP_REDUCE_PAIRS_H_
+#ifndef WAVEOPT_PASSES_WORKGROUP_REDUCE_PASS_IMPL_H_
+#define WAVEOPT_PASSES_WORKGROUP_REDUCE_PASS_IMPL_H_
 
 #include <cstdint>
 #include <string>
@@ -172,4 +176,4 @@ class PairTree {
 
 }  // namespace waveopt
 
-#endif  // WAVEOPT_PASSES_WORKGROUP_REDUCE_PAIRS_H_
+#endif  // WAVEOPT_PASSES_WORKGROUP_REDUCE_PASS_IMPL_H_
