@@ -5,7 +5,7 @@
 # also gets libFuzzer's coverage, and the two fuzz targets are built). Its
 # ctest runs the unit and lit tests under the sanitizers (less what
 # LIT_FILTER_OUT names below), and fuzzes each target for
-# WAVEOPT_FUZZ_SECONDS (default 45) seconds after running every seed (the
+# WAVEOPT_FUZZ_SECONDS (default 30) seconds after running every seed (the
 # test shaders) and committed regression input once.
 #
 # Left out: the differential suite (`diff`), which runs every shader on
@@ -21,7 +21,7 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 asan=${WAVEOPT_ASAN_BUILD_DIR:-$repo/build-asan}
-seconds=${WAVEOPT_FUZZ_SECONDS:-45}
+seconds=${WAVEOPT_FUZZ_SECONDS:-30}
 cd "$repo"
 
 bash scripts/setup.sh
