@@ -1916,32 +1916,45 @@ bool WorkgroupReducePass::MergeElections(BasicBlock* join, uint32_t var) {
   return false;
 }
 
+// The region of |tree| split out for a rewrite (SplitRegion), with what
+// both rewrites (one row, rows) need to know of it.
+bool WorkgroupReducePass::PrepareEmission(Tree* tree, Emission* em) {
+  tree_function_id_ = tree->function->result_id();
+  em->keep_region = tree->spec_constant != 0 ||
+                    tree->form == Tree::Form::kSingleOrOriginal;
+  em->elem_ptr = context()->get_type_mgr()->FindPointerToType(
+      tree->elem_type, spv::StorageClass::Workgroup);
+  return em->elem_ptr != 0 && SplitRegion(tree, em);
+}
+
+// Starts the new code in front of the region. When the original stays, the
+// test in front of it: the region becomes the else arm of an if on it
+// (|keep|), the new code its then arm; else a block of its own.
+bool WorkgroupReducePass::OpenRewrite(Tree* tree, const Emission& em, Emitter* e,
+                                      Emitter::If* keep) {
+  e->PlaceBlocksBefore(em.region);
+  if (em.keep_region) {
+    const uint32_t fast = EmitFastTest(tree, e);
+    if (fast == 0) return false;
+    *keep = e->PushIf(fast, Emitter::Arms::kBoth, em.after);
+    return true;
+  }
+  BasicBlock* start = e->NewBlock();
+  if (start == nullptr) return false;
+  e->Branch(start->id());
+  e->MoveTo(start);
+  return true;
+}
+
 bool WorkgroupReducePass::Rewrite(Tree* tree) {
   context()->AddCapability(spv::Capability::GroupNonUniform);
   context()->AddCapability(spv::Capability::GroupNonUniformArithmetic);
   if (tree->layout.rows > 1) return RewriteRows(tree);
-  tree_function_id_ = tree->function->result_id();
   Emission em;
-  em.keep_region = tree->spec_constant != 0 ||
-                   tree->form == Tree::Form::kSingleOrOriginal;
-  em.elem_ptr = context()->get_type_mgr()->FindPointerToType(
-      tree->elem_type, spv::StorageClass::Workgroup);
-  if (em.elem_ptr == 0 || !SplitRegion(tree, &em)) return false;
-  // The test in front of the region, when the original stays: the region
-  // becomes the else arm of an if on it, the new code its then arm.
+  if (!PrepareEmission(tree, &em)) return false;
   Emitter e(context(), em.pre);
-  e.PlaceBlocksBefore(em.region);
   Emitter::If keep;
-  if (em.keep_region) {
-    const uint32_t fast = EmitFastTest(tree, &e);
-    if (fast == 0) return false;
-    keep = e.PushIf(fast, Emitter::Arms::kBoth, em.after);
-  } else {
-    BasicBlock* start = e.NewBlock();
-    if (start == nullptr) return false;
-    e.Branch(start->id());
-    e.MoveTo(start);
-  }
+  if (!OpenRewrite(tree, em, &e, &keep)) return false;
   uint32_t result = 0;
   if (!e.ok() || !EmitForms(tree, &em, &e, &result)) return false;
   if (tree->sink != nullptr && !EmitSunkFold(tree, &em, &result)) return false;
@@ -2143,26 +2156,11 @@ uint32_t WorkgroupReducePass::RowElement(const Tree& tree, const Emission& em,
 }
 
 bool WorkgroupReducePass::RewriteRows(Tree* tree) {
-  tree_function_id_ = tree->function->result_id();
   Emission em;
-  em.keep_region = tree->spec_constant != 0 ||
-                   tree->form == Tree::Form::kSingleOrOriginal;
-  em.elem_ptr = context()->get_type_mgr()->FindPointerToType(
-      tree->elem_type, spv::StorageClass::Workgroup);
-  if (em.elem_ptr == 0 || !SplitRegion(tree, &em)) return false;
+  if (!PrepareEmission(tree, &em)) return false;
   Emitter e(context(), em.pre);
-  e.PlaceBlocksBefore(em.region);
   Emitter::If keep;
-  if (em.keep_region) {
-    const uint32_t fast = EmitFastTest(tree, &e);
-    if (fast == 0) return false;
-    keep = e.PushIf(fast, Emitter::Arms::kBoth, em.after);
-  } else {
-    BasicBlock* start = e.NewBlock();
-    if (start == nullptr) return false;
-    e.Branch(start->id());
-    e.MoveTo(start);
-  }
+  if (!OpenRewrite(tree, em, &e, &keep)) return false;
   std::vector<uint32_t> results;
   if (!e.ok() || !EmitRowsForms(tree, &em, &e, &results)) return false;
   return FinishRows(tree, &em, results, &e, &keep);

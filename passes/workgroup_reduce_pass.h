@@ -170,6 +170,11 @@ class WorkgroupReducePass : public WavePass {
   bool Rewrite(Tree* tree);
   struct Emission;
   bool SplitRegion(Tree* tree, Emission* em);
+  // Rewrite's and RewriteRows' shared start: the region split out, then
+  // the new code opened in front of it (an if on the fast test, |keep|,
+  // where the original stays).
+  bool PrepareEmission(Tree* tree, Emission* em);
+  bool OpenRewrite(Tree* tree, const Emission& em, Emitter* e, Emitter::If* keep);
   bool EmitContribution(Tree* tree, Emission* em, Emitter* e, uint32_t* x);
   // The generic form from |e|'s cursor on: |*total| is the workgroup's
   // result where the cursor ends (0 when folded at the sink).
