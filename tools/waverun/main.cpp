@@ -162,159 +162,205 @@ void AddWidths(const std::string& list, Cli* cli) {
   }
 }
 
-Cli ParseArgs(int argc, char** argv) {
-  Cli cli;
-  std::vector<std::string> args(argv + 1, argv + argc);
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&](const char* flag) -> std::string {
-      std::string f = flag;
-      if (a.size() > f.size() && a.compare(0, f.size() + 1, f + "=") == 0) {
-        return a.substr(f.size() + 1);
-      }
-      if (i + 1 >= args.size()) UsageError(f + " needs a value");
-      return args[++i];
-    };
-    auto is = [&](const char* flag) {
-      std::string f = flag;
-      return a == f || StartsWith(a, (f + "=").c_str());
-    };
-    if (a == "--help" || a == "-h") {
-      PrintHelp();
-      std::exit(kExitOk);
-    } else if (is("--subgroup-size") || is("--widths")) {
-      AddWidths(value(is("--widths") ? "--widths" : "--subgroup-size"), &cli);
-    } else if (is("--spec")) {
-      cli.spec_path = value("--spec");
-    } else if (a == "--no-spec") {
-      cli.no_spec = true;
-    } else if (a == "-s" || is("--spec-line")) {
-      cli.spec_lines.push_back(a == "-s" ? value("-s") : value("--spec-line"));
-    } else if (is("--dispatch")) {
-      std::string d = value("--dispatch");
-      std::replace(d.begin(), d.end(), ',', ' ');
-      cli.spec_lines.push_back("dispatch " + d);
-    } else if (is("--const")) {
-      cli.const_lines.push_back("const " + value("--const"));
-      cli.spec_lines.push_back(cli.const_lines.back());
-    } else if (is("--seed")) {
-      cli.spec_lines.push_back("seed " + value("--seed"));
-    } else if (is("--ulp")) {
-      cli.spec_lines.push_back("ulp " + value("--ulp"));
-    } else if (is("--reps")) {
-      cli.spec_lines.push_back("reps " + value("--reps"));
-    } else if (a == "--dump") {
-      cli.dump = true;
-    } else if (StartsWith(a, "--dump=")) {
-      cli.dump = true;
-      for (const std::string& k : SplitComma(a.substr(7))) {
-        BindingKey key;
-        if (!ParseBindingKey(k, &key)) UsageError("bad binding '" + k + "' in --dump");
-        cli.dump_keys.push_back(key);
-      }
-    } else if (is("--dump-format")) {
-      cli.dump_format = value("--dump-format");
-      if (cli.dump_format != "u32" && cli.dump_format != "i32" && cli.dump_format != "f32" &&
-          cli.dump_format != "hex") {
-        UsageError("--dump-format is u32, i32, f32 or hex");
-      }
-    } else if (a == "-v" || a == "--verbose") {
-      cli.verbose = true;
-    } else if (a == "-D") {
-      cli.defines.push_back(value("-D"));
-    } else if (StartsWith(a, "-D")) {
-      cli.defines.push_back(a.substr(2));
-    } else if (is("--target-env")) {
-      std::string env = value("--target-env");
-      if (!waveopt::ParseTargetEnv(env, &cli.target_env)) {
-        UsageError("unknown target environment '" + env + "'");
-      }
-    } else if (is("--icd")) {
-      cli.icd = value("--icd");
-    } else if (a == "--system-icds") {
-      cli.system_icds = true;
-    } else if (is("--device")) {
-      if (!ParseInt(value("--device"), &cli.device)) UsageError("--device takes an index");
-    } else if (is("--jobs") || StartsWith(a, "-j")) {
-      std::string v = StartsWith(a, "-j") ? a.substr(2) : value("--jobs");
-      if (!ParseInt(v, &cli.jobs) || cli.jobs < 1) UsageError("--jobs takes a count >= 1");
-    } else if (is("--lp-threads")) {
-      if (!ParseInt(value("--lp-threads"), &cli.lp_threads)) {
-        UsageError("--lp-threads takes a count");
-      }
-    } else if (a == "--no-validate") {
-      cli.validate = false;
-    } else if (a == "--sim") {
-      cli.sim = true;
-    } else if (a == "--counters") {
-      cli.counters = true;
-    } else if (a == "--check-sim") {
-      cli.check_sim = true;
-    } else if (is("--sim-limit")) {
-      if (!ParseInt(value("--sim-limit"), &cli.sim_limit) || cli.sim_limit < 1) {
-        UsageError("--sim-limit takes a count >= 1");
-      }
-    } else if (a == "--auto") {
-      cli.auto_spec = true;
-    } else if (a == "--no-self-check") {
-      cli.self_check = false;
-    } else if (a == "--no-race-check") {
-      cli.race_check = false;
-    } else if (a == "--coverage") {
-      cli.coverage = true;
-    } else if (a == "--require-coverage") {
-      cli.coverage = cli.require_coverage = true;
-    } else if (is("--compile-budget")) {
-      char* end = nullptr;
-      const std::string v = value("--compile-budget");
-      cli.compile_budget_s = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end != '\0' || cli.compile_budget_s < 0) {
-        UsageError("--compile-budget takes seconds (0: the simulator answers at once)");
-      }
-    } else if (is("--timeout")) {
-      if (!ParseInt(value("--timeout"), &cli.timeout_s)) UsageError("--timeout takes seconds");
-    } else if (is("--amd") || is("--wave")) {
-      bool amd = is("--amd");
-      std::string err;
-      std::string v = value(amd ? "--amd" : "--wave");
-      if (!(amd ? ParseAmdFamilies(v, &cli.isa.families, &err)
-                : ParseWaves(v, &cli.isa.waves, &err))) {
-        UsageError(err);
-      }
-    } else if (a == "--disasm") {
-      cli.isa.disasm = true;
-    } else if (is("--format")) {
-      if (!ParseIsaFormat(value("--format"), &cli.isa.format)) {
-        UsageError("--format is table, tsv or json");
-      }
-    } else if (StartsWith(a, "-") && a != "-") {
-      UsageError("unknown option '" + a + "'");
-    } else if (cli.command.empty()) {
-      cli.command = a;
-    } else {
-      cli.inputs.push_back(a);
-    }
+// waverun's arguments, one at a time: arg() is the current one; Value()
+// reads an option's value, "--flag=VALUE" or the next argument.
+class ArgReader {
+ public:
+  ArgReader(int argc, char** argv) : args_(argv + 1, argv + argc) {}
+
+  // Moves to the next argument; false after the last.
+  bool Next() {
+    if (next_ >= args_.size()) return false;
+    arg_ = args_[next_++];
+    return true;
   }
-  if (cli.command.empty()) UsageError("no command");
-  if (cli.command == "run") {
-    if (cli.inputs.size() != 1) UsageError("run takes one shader");
-  } else if (cli.command == "diff") {
-    if (cli.inputs.size() != 2) UsageError("diff takes two shaders");
-  } else if (cli.command == "time") {
-    if (cli.inputs.empty()) UsageError("time takes one or more shaders");
-  } else if (cli.command == "probe") {
-    if (!cli.inputs.empty()) UsageError("probe takes no shader");
-  } else if (cli.command == "isa") {
-    if (cli.inputs.empty()) UsageError("isa takes one or more shaders");
-    if (cli.isa.families.empty()) {
-      cli.isa.families.push_back(kDefaultAmdFamily);
+  const std::string& arg() const { return arg_; }
+  // The current argument is |flag| or starts with "|flag|=".
+  bool Is(const char* flag) const {
+    std::string f = flag;
+    return arg_ == f || StartsWith(arg_, (f + "=").c_str());
+  }
+  std::string Value(const char* flag) {
+    std::string f = flag;
+    if (arg_.size() > f.size() && arg_.compare(0, f.size() + 1, f + "=") == 0) {
+      return arg_.substr(f.size() + 1);
+    }
+    if (next_ >= args_.size()) UsageError(f + " needs a value");
+    return args_[next_++];
+  }
+
+ private:
+  std::vector<std::string> args_;
+  size_t next_ = 0;
+  std::string arg_;
+};
+
+// Options of inputs and sizes (spec lines); false: |in| holds another one.
+bool ParseInputOption(ArgReader& in, Cli* cli) {
+  const std::string& a = in.arg();
+  if (in.Is("--subgroup-size") || in.Is("--widths")) {
+    AddWidths(in.Value(in.Is("--widths") ? "--widths" : "--subgroup-size"), cli);
+  } else if (in.Is("--spec")) {
+    cli->spec_path = in.Value("--spec");
+  } else if (a == "--no-spec") {
+    cli->no_spec = true;
+  } else if (a == "-s" || in.Is("--spec-line")) {
+    cli->spec_lines.push_back(a == "-s" ? in.Value("-s") : in.Value("--spec-line"));
+  } else if (in.Is("--dispatch")) {
+    std::string d = in.Value("--dispatch");
+    std::replace(d.begin(), d.end(), ',', ' ');
+    cli->spec_lines.push_back("dispatch " + d);
+  } else if (in.Is("--const")) {
+    cli->const_lines.push_back("const " + in.Value("--const"));
+    cli->spec_lines.push_back(cli->const_lines.back());
+  } else if (in.Is("--seed")) {
+    cli->spec_lines.push_back("seed " + in.Value("--seed"));
+  } else if (in.Is("--ulp")) {
+    cli->spec_lines.push_back("ulp " + in.Value("--ulp"));
+  } else if (in.Is("--reps")) {
+    cli->spec_lines.push_back("reps " + in.Value("--reps"));
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// Options of output, the front end and the device; false: another one.
+bool ParseSetupOption(ArgReader& in, Cli* cli) {
+  const std::string& a = in.arg();
+  if (a == "--dump") {
+    cli->dump = true;
+  } else if (StartsWith(a, "--dump=")) {
+    cli->dump = true;
+    for (const std::string& k : SplitComma(a.substr(7))) {
+      BindingKey key;
+      if (!ParseBindingKey(k, &key)) UsageError("bad binding '" + k + "' in --dump");
+      cli->dump_keys.push_back(key);
+    }
+  } else if (in.Is("--dump-format")) {
+    cli->dump_format = in.Value("--dump-format");
+    if (cli->dump_format != "u32" && cli->dump_format != "i32" && cli->dump_format != "f32" &&
+        cli->dump_format != "hex") {
+      UsageError("--dump-format is u32, i32, f32 or hex");
+    }
+  } else if (a == "-v" || a == "--verbose") {
+    cli->verbose = true;
+  } else if (a == "-D") {
+    cli->defines.push_back(in.Value("-D"));
+  } else if (StartsWith(a, "-D")) {
+    cli->defines.push_back(a.substr(2));
+  } else if (in.Is("--target-env")) {
+    std::string env = in.Value("--target-env");
+    if (!waveopt::ParseTargetEnv(env, &cli->target_env)) {
+      UsageError("unknown target environment '" + env + "'");
+    }
+  } else if (in.Is("--icd")) {
+    cli->icd = in.Value("--icd");
+  } else if (a == "--system-icds") {
+    cli->system_icds = true;
+  } else if (in.Is("--device")) {
+    if (!ParseInt(in.Value("--device"), &cli->device)) UsageError("--device takes an index");
+  } else if (in.Is("--jobs") || StartsWith(a, "-j")) {
+    std::string v = StartsWith(a, "-j") ? a.substr(2) : in.Value("--jobs");
+    if (!ParseInt(v, &cli->jobs) || cli->jobs < 1) UsageError("--jobs takes a count >= 1");
+  } else if (in.Is("--lp-threads")) {
+    if (!ParseInt(in.Value("--lp-threads"), &cli->lp_threads)) {
+      UsageError("--lp-threads takes a count");
+    }
+  } else if (a == "--no-validate") {
+    cli->validate = false;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// Options of the simulator, diff and child processes; false: another one.
+bool ParseRunOption(ArgReader& in, Cli* cli) {
+  const std::string& a = in.arg();
+  if (a == "--sim") {
+    cli->sim = true;
+  } else if (a == "--counters") {
+    cli->counters = true;
+  } else if (a == "--check-sim") {
+    cli->check_sim = true;
+  } else if (in.Is("--sim-limit")) {
+    if (!ParseInt(in.Value("--sim-limit"), &cli->sim_limit) || cli->sim_limit < 1) {
+      UsageError("--sim-limit takes a count >= 1");
+    }
+  } else if (a == "--auto") {
+    cli->auto_spec = true;
+  } else if (a == "--no-self-check") {
+    cli->self_check = false;
+  } else if (a == "--no-race-check") {
+    cli->race_check = false;
+  } else if (a == "--coverage") {
+    cli->coverage = true;
+  } else if (a == "--require-coverage") {
+    cli->coverage = cli->require_coverage = true;
+  } else if (in.Is("--compile-budget")) {
+    char* end = nullptr;
+    const std::string v = in.Value("--compile-budget");
+    cli->compile_budget_s = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || cli->compile_budget_s < 0) {
+      UsageError("--compile-budget takes seconds (0: the simulator answers at once)");
+    }
+  } else if (in.Is("--timeout")) {
+    if (!ParseInt(in.Value("--timeout"), &cli->timeout_s)) UsageError("--timeout takes seconds");
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// Options of isa; false: another one.
+bool ParseIsaOption(ArgReader& in, Cli* cli) {
+  if (in.Is("--amd") || in.Is("--wave")) {
+    bool amd = in.Is("--amd");
+    std::string err;
+    std::string v = in.Value(amd ? "--amd" : "--wave");
+    if (!(amd ? ParseAmdFamilies(v, &cli->isa.families, &err)
+              : ParseWaves(v, &cli->isa.waves, &err))) {
+      UsageError(err);
+    }
+  } else if (in.arg() == "--disasm") {
+    cli->isa.disasm = true;
+  } else if (in.Is("--format")) {
+    if (!ParseIsaFormat(in.Value("--format"), &cli->isa.format)) {
+      UsageError("--format is table, tsv or json");
+    }
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// The command and the number of shaders it takes (isa: its default family).
+void CheckCommand(Cli* cli) {
+  if (cli->command.empty()) UsageError("no command");
+  if (cli->command == "run") {
+    if (cli->inputs.size() != 1) UsageError("run takes one shader");
+  } else if (cli->command == "diff") {
+    if (cli->inputs.size() != 2) UsageError("diff takes two shaders");
+  } else if (cli->command == "time") {
+    if (cli->inputs.empty()) UsageError("time takes one or more shaders");
+  } else if (cli->command == "probe") {
+    if (!cli->inputs.empty()) UsageError("probe takes no shader");
+  } else if (cli->command == "isa") {
+    if (cli->inputs.empty()) UsageError("isa takes one or more shaders");
+    if (cli->isa.families.empty()) {
+      cli->isa.families.push_back(kDefaultAmdFamily);
       std::fprintf(stderr, "waverun: note: isa compiles for %s (RDNA2 gfx10.3) without --amd; "
                            "--amd=FAMILY[,...] picks others\n", kDefaultAmdFamily);
     }
-    if (cli.sim || !cli.widths.empty()) UsageError("isa compiles for AMD: no --sim or sizes");
+    if (cli->sim || !cli->widths.empty()) UsageError("isa compiles for AMD: no --sim or sizes");
   } else {
-    UsageError("unknown command '" + cli.command + "'");
+    UsageError("unknown command '" + cli->command + "'");
   }
+}
+
+// Options that belong to another command or exclude each other.
+void CheckOptionCombinations(const Cli& cli) {
   if (cli.command != "isa" && (!cli.isa.families.empty() || !cli.isa.waves.empty() ||
                                cli.isa.disasm || cli.isa.format != IsaFormat::kTable)) {
     UsageError("--amd, --wave, --disasm and --format are options of isa");
@@ -332,6 +378,31 @@ Cli ParseArgs(int argc, char** argv) {
   if (cli.auto_spec && cli.command != "run" && cli.command != "diff" && cli.command != "time") {
     UsageError("--auto is for run, diff and time");
   }
+}
+
+Cli ParseArgs(int argc, char** argv) {
+  Cli cli;
+  ArgReader in(argc, argv);
+  while (in.Next()) {
+    const std::string& a = in.arg();
+    if (a == "--help" || a == "-h") {
+      PrintHelp();
+      std::exit(kExitOk);
+    }
+    if (ParseInputOption(in, &cli) || ParseSetupOption(in, &cli) || ParseRunOption(in, &cli) ||
+        ParseIsaOption(in, &cli)) {
+      continue;
+    }
+    if (StartsWith(a, "-") && a != "-") {
+      UsageError("unknown option '" + a + "'");
+    } else if (cli.command.empty()) {
+      cli.command = a;
+    } else {
+      cli.inputs.push_back(a);
+    }
+  }
+  CheckCommand(&cli);
+  CheckOptionCombinations(cli);
   return cli;
 }
 

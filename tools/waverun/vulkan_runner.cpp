@@ -92,6 +92,39 @@ struct Bound {
   VkDeviceAddress address = 0;  // pointees
 };
 
+// The infos vkUpdateDescriptorSets reads through the writes' pointers:
+// reserved up front so that they stay put.
+struct DescriptorInfos {
+  std::vector<VkDescriptorBufferInfo> buffers;
+  std::vector<VkDescriptorImageInfo> images;
+  std::vector<VkBufferView> texel_views;
+};
+
+// The features a device is created with, chained from |features| (Chain
+// appends one), and the extensions that bring some of them. It points into
+// itself: neither copied nor moved.
+struct FeatureChain {
+  FeatureChain() = default;
+  FeatureChain(const FeatureChain&) = delete;
+  FeatureChain& operator=(const FeatureChain&) = delete;
+  template <typename T>
+  void Chain(T* s) {
+    *tail = s;
+    tail = &s->pNext;
+  }
+
+  VkPhysicalDeviceVulkan13Features f13 = Make<VkPhysicalDeviceVulkan13Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES);
+  VkPhysicalDeviceVulkan12Features f12 = Make<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
+  VkPhysicalDeviceVulkan11Features f11 = Make<VkPhysicalDeviceVulkan11Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
+  VkPhysicalDeviceRobustness2FeaturesEXT rob2 = Make<VkPhysicalDeviceRobustness2FeaturesEXT>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT);
+  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af = Make<VkPhysicalDeviceShaderAtomicFloatFeaturesEXT>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT);
+  VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT af2 = Make<VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_2_FEATURES_EXT);
+  VkPhysicalDeviceShaderClockFeaturesKHR clock = Make<VkPhysicalDeviceShaderClockFeaturesKHR>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR);
+  VkPhysicalDeviceFeatures2 features = Make<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
+  std::vector<const char*> extensions;
+  void** tail = &features.pNext;
+};
+
 class DeviceImpl : public Device {
  public:
   ~DeviceImpl() override;
@@ -116,6 +149,18 @@ class DeviceImpl : public Device {
   bool graphics_queue() const { return graphics_queue_; }
 
  private:
+  // Init's steps, in order; the failing ones with a one-line |error|.
+  // The instance and physical device |index| (|api|: the instance's version).
+  bool PickPhysicalDevice(int index, uint32_t* api, std::string* error);
+  // info_ from |props| and the subgroup (and, |v12|, driver) properties.
+  void ReadInfo(const VkPhysicalDeviceProperties& props, bool v12);
+  bool FindQueue(const VkPhysicalDeviceProperties& props, std::string* error);
+  // The feature structs and extensions the device has, chained into |c|.
+  void ChainFeatures(bool robust, bool v12, bool v13, FeatureChain* c) const;
+  // After the query: turns off what waverun does not want, records the rest.
+  void SelectFeatures(bool robust, bool v12, bool v13, FeatureChain* c);
+  bool CreateLogicalDevice(const FeatureChain& c, std::string* error);
+
   VkInstance instance_ = VK_NULL_HANDLE;
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
   VkDevice device_ = VK_NULL_HANDLE;
@@ -137,7 +182,34 @@ class ProgramImpl : public Program {
 
  private:
   bool ran_ = false;  // Run has finished once (ReportCompilesTo)
+  // The steps of Create, in order; each fails with a one-line |error|.
+  // The shader module (a fragment shader's with its color outputs lowered).
+  bool CreateModule(const std::vector<uint32_t>& words, std::string* error);
+  // The device binds |num_sets| sets and the plan's descriptors per stage.
+  bool CheckDescriptorLimits(uint32_t num_sets, std::string* error) const;
+  // Set layouts and the pipeline layout; |type_counts|: descriptors by type.
+  bool CreateLayouts(uint32_t num_sets, std::map<VkDescriptorType, uint32_t>* type_counts,
+                     std::string* error);
+  // The compute or graphics pipeline, with the plan's specialization.
+  bool CreatePipeline(const std::string& entry, std::string* error);
+  bool CreateDescriptorSets(uint32_t num_sets,
+                            const std::map<VkDescriptorType, uint32_t>& type_counts,
+                            std::string* error);
+  // Every descriptor's buffers, images and views, and the sets' writes.
   bool CreateResources(std::string* error);
+  bool CreateCommandBuffer(std::string* error);
+  // CreateResources' steps: the pointees' buffers (with their addresses),
+  // the sampler when a descriptor needs one, and one resource's |p.count|
+  // descriptors |bs| of each kind, with their infos for |w|.
+  bool CreatePointees(std::string* error);
+  bool CreateSampler(std::string* error);
+  VkFormatProperties FormatProperties(VkFormat format) const;
+  bool BindBuffers(const ResourcePlan& p, const std::string& label, std::vector<Bound>* bs,
+                   VkWriteDescriptorSet* w, DescriptorInfos* infos, std::string* error);
+  bool BindTexelBuffers(const ResourcePlan& p, const std::string& label, std::vector<Bound>* bs,
+                        VkWriteDescriptorSet* w, DescriptorInfos* infos, std::string* error);
+  bool BindImages(const ResourcePlan& p, const std::string& label, std::vector<Bound>* bs,
+                  VkWriteDescriptorSet* w, DescriptorInfos* infos, std::string* error);
   // Fragment shaders: the render pass, color attachments, framebuffer and
   // the graphics pipeline of waverun's full-screen triangle and |fragment|.
   bool CreateGraphicsPipeline(const std::string& entry, const VkSpecializationInfo* spec,
@@ -182,7 +254,27 @@ DeviceImpl::~DeviceImpl() {
 
 bool DeviceImpl::Init(int index, bool robust, std::string* error) {
   uint32_t api = 0;
-  if (!CreateInstance("waverun", VK_API_VERSION_1_3, true, &instance_, &api, error)) {
+  if (!PickPhysicalDevice(index, &api, error)) return false;
+  VkPhysicalDeviceProperties props;
+  vkGetPhysicalDeviceProperties(physical_, &props);
+  limits_ = props.limits;
+  const bool v12 = props.apiVersion >= VK_API_VERSION_1_2 && api >= VK_API_VERSION_1_2;
+  const bool v13 = props.apiVersion >= VK_API_VERSION_1_3 && api >= VK_API_VERSION_1_3;
+  ReadInfo(props, v12);
+  if (props.apiVersion < VK_API_VERSION_1_1) {
+    *error = "device '" + info_.name + "' supports only Vulkan 1.0 (1.1 needed)";
+    return false;
+  }
+  if (!FindQueue(props, error)) return false;
+  FeatureChain chain;
+  ChainFeatures(robust, v12, v13, &chain);
+  vkGetPhysicalDeviceFeatures2(physical_, &chain.features);
+  SelectFeatures(robust, v12, v13, &chain);
+  return CreateLogicalDevice(chain, error);
+}
+
+bool DeviceImpl::PickPhysicalDevice(int index, uint32_t* api, std::string* error) {
+  if (!CreateInstance("waverun", VK_API_VERSION_1_3, true, &instance_, api, error)) {
     *error = "no Vulkan device: " + *error;
     return false;
   }
@@ -198,16 +290,14 @@ bool DeviceImpl::Init(int index, bool robust, std::string* error) {
     return false;
   }
   physical_ = devices[index < 0 ? 0 : index];
+  return true;
+}
 
-  VkPhysicalDeviceProperties props;
-  vkGetPhysicalDeviceProperties(physical_, &props);
-  limits_ = props.limits;
+void DeviceImpl::ReadInfo(const VkPhysicalDeviceProperties& props, bool v12) {
   VkPhysicalDeviceSubgroupProperties subgroup = Make<VkPhysicalDeviceSubgroupProperties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES);
   VkPhysicalDeviceDriverProperties driver = Make<VkPhysicalDeviceDriverProperties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES);
   VkPhysicalDeviceProperties2 props2 = Make<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
   props2.pNext = &subgroup;
-  bool v12 = props.apiVersion >= VK_API_VERSION_1_2 && api >= VK_API_VERSION_1_2;
-  bool v13 = props.apiVersion >= VK_API_VERSION_1_3 && api >= VK_API_VERSION_1_3;
   if (v12) subgroup.pNext = &driver;
   vkGetPhysicalDeviceProperties2(physical_, &props2);
   info_.name = props.deviceName;
@@ -216,11 +306,9 @@ bool DeviceImpl::Init(int index, bool robust, std::string* error) {
   if (v12) info_.driver = std::string(driver.driverName) + " " + driver.driverInfo;
   info_.is_lavapipe = info_.name.find("llvmpipe") != std::string::npos;
   info_.timestamp_period_ns = props.limits.timestampPeriod;
-  if (props.apiVersion < VK_API_VERSION_1_1) {
-    *error = "device '" + info_.name + "' supports only Vulkan 1.0 (1.1 needed)";
-    return false;
-  }
+}
 
+bool DeviceImpl::FindQueue(const VkPhysicalDeviceProperties& props, std::string* error) {
   // A compute queue, one that also draws when there is one (fragment shaders).
   VkQueueFamilyProperties qprops{};
   graphics_queue_ =
@@ -231,7 +319,10 @@ bool DeviceImpl::Init(int index, bool robust, std::string* error) {
     *error = "device '" + info_.name + "' has no compute queue";
     return false;
   }
+  return true;
+}
 
+void DeviceImpl::ChainFeatures(bool robust, bool v12, bool v13, FeatureChain* c) const {
   // Extensions waverun enables when the device has them, with their features.
   uint32_t ext_count = 0;
   vkEnumerateDeviceExtensionProperties(physical_, nullptr, &ext_count, nullptr);
@@ -243,52 +334,42 @@ bool DeviceImpl::Init(int index, bool robust, std::string* error) {
     }
     return false;
   };
-  std::vector<const char*> enabled;
-  VkPhysicalDeviceVulkan13Features f13 = Make<VkPhysicalDeviceVulkan13Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES);
-  VkPhysicalDeviceVulkan12Features f12 = Make<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
-  VkPhysicalDeviceVulkan11Features f11 = Make<VkPhysicalDeviceVulkan11Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
-  VkPhysicalDeviceRobustness2FeaturesEXT rob2 = Make<VkPhysicalDeviceRobustness2FeaturesEXT>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT);
-  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af = Make<VkPhysicalDeviceShaderAtomicFloatFeaturesEXT>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT);
-  VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT af2 = Make<VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_2_FEATURES_EXT);
-  VkPhysicalDeviceShaderClockFeaturesKHR clock = Make<VkPhysicalDeviceShaderClockFeaturesKHR>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR);
-  VkPhysicalDeviceFeatures2 features = Make<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
-  void** tail = &features.pNext;
-  auto chain = [&](auto* s) {
-    *tail = s;
-    tail = &s->pNext;
-  };
   if (v12) {
-    chain(&f11);
-    chain(&f12);
-    if (v13) chain(&f13);
+    c->Chain(&c->f11);
+    c->Chain(&c->f12);
+    if (v13) c->Chain(&c->f13);
   }
   if (robust && has(VK_EXT_ROBUSTNESS_2_EXTENSION_NAME)) {
-    enabled.push_back(VK_EXT_ROBUSTNESS_2_EXTENSION_NAME);
-    chain(&rob2);
+    c->extensions.push_back(VK_EXT_ROBUSTNESS_2_EXTENSION_NAME);
+    c->Chain(&c->rob2);
   }
   if (has(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME)) {
-    enabled.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
-    chain(&af);
+    c->extensions.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+    c->Chain(&c->af);
   }
   if (has(VK_EXT_SHADER_ATOMIC_FLOAT_2_EXTENSION_NAME) && has(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME)) {
-    enabled.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_2_EXTENSION_NAME);
-    chain(&af2);
+    c->extensions.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_2_EXTENSION_NAME);
+    c->Chain(&c->af2);
   }
   if (has(VK_KHR_SHADER_CLOCK_EXTENSION_NAME)) {
-    enabled.push_back(VK_KHR_SHADER_CLOCK_EXTENSION_NAME);
-    chain(&clock);
+    c->extensions.push_back(VK_KHR_SHADER_CLOCK_EXTENSION_NAME);
+    c->Chain(&c->clock);
   }
-  vkGetPhysicalDeviceFeatures2(physical_, &features);
+}
+
+void DeviceImpl::SelectFeatures(bool robust, bool v12, bool v13, FeatureChain* c) {
+  VkPhysicalDeviceFeatures2& features = c->features;
+  VkPhysicalDeviceVulkan12Features& f12 = c->f12;
   // Every supported feature; robust access only when asked (it changes what
   // out-of-bounds accesses do and costs time).
   if (!robust) {
     features.features.robustBufferAccess = VK_FALSE;
-    if (v13) f13.robustImageAccess = VK_FALSE;
+    if (v13) c->f13.robustImageAccess = VK_FALSE;
   }
   info_.robust = features.features.robustBufferAccess == VK_TRUE;
-  info_.robustness2 = rob2.robustBufferAccess2 == VK_TRUE && robust;
-  if (robust && rob2.robustBufferAccess2 && !features.features.robustBufferAccess) {
-    rob2.robustBufferAccess2 = VK_FALSE;  // requires robustBufferAccess
+  info_.robustness2 = c->rob2.robustBufferAccess2 == VK_TRUE && robust;
+  if (robust && c->rob2.robustBufferAccess2 && !features.features.robustBufferAccess) {
+    c->rob2.robustBufferAccess2 = VK_FALSE;  // requires robustBufferAccess
     info_.robustness2 = false;
   }
   info_.device_addresses = v12 && f12.bufferDeviceAddress == VK_TRUE;
@@ -305,18 +386,20 @@ bool DeviceImpl::Init(int index, bool robust, std::string* error) {
     f12.bufferDeviceAddressCaptureReplay = VK_FALSE;
     f12.bufferDeviceAddressMultiDevice = VK_FALSE;
   }
+}
 
+bool DeviceImpl::CreateLogicalDevice(const FeatureChain& c, std::string* error) {
   float priority = 1.0f;
   VkDeviceQueueCreateInfo qci = Make<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
   qci.queueFamilyIndex = queue_family_;
   qci.queueCount = 1;
   qci.pQueuePriorities = &priority;
   VkDeviceCreateInfo dci = Make<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
-  dci.pNext = &features;
+  dci.pNext = &c.features;
   dci.queueCreateInfoCount = 1;
   dci.pQueueCreateInfos = &qci;
-  dci.enabledExtensionCount = static_cast<uint32_t>(enabled.size());
-  dci.ppEnabledExtensionNames = enabled.data();
+  dci.enabledExtensionCount = static_cast<uint32_t>(c.extensions.size());
+  dci.ppEnabledExtensionNames = c.extensions.data();
   VkResult r = vkCreateDevice(physical_, &dci, nullptr, &device_);
   if (r != VK_SUCCESS) {
     device_ = VK_NULL_HANDLE;
@@ -434,10 +517,7 @@ ProgramImpl::~ProgramImpl() {
 bool ProgramImpl::Create(const std::vector<uint32_t>& words, const std::string& entry,
                          const Plan& plan, std::string* error) {
   plan_ = plan;
-  VkDevice d = dev_->device();
   fragment_ = plan_.stage == Stage::kFragment;
-  const VkShaderStageFlags stage = fragment_ ? VK_SHADER_STAGE_FRAGMENT_BIT
-                                             : VK_SHADER_STAGE_COMPUTE_BIT;
   if (fragment_ && !dev_->graphics_queue()) {
     *error = "device '" + dev_->info().name + "' has no queue that draws: fragment shaders "
              "cannot run on it";
@@ -448,6 +528,25 @@ bool ProgramImpl::Create(const std::vector<uint32_t>& words, const std::string& 
              "' does not support";
     return false;
   }
+  if (!CreateModule(words, error)) return false;
+  // One layout per set index up to the largest; gaps get empty layouts.
+  uint32_t num_sets = 0;
+  for (const ResourcePlan& p : plan_.resources) {
+    if (p.declared) num_sets = std::max(num_sets, p.key.first + 1);
+  }
+  std::map<VkDescriptorType, uint32_t> type_counts;
+  if (!CheckDescriptorLimits(num_sets, error) ||
+      !CreateLayouts(num_sets, &type_counts, error) || !CreatePipeline(entry, error) ||
+      !CreateDescriptorSets(num_sets, type_counts, error) || !CreateResources(error)) {
+    return false;
+  }
+  Translate(plan_.push_pointers, push_.data(), push_.size(), /*to_real=*/true);
+  if (!CreateCommandBuffer(error)) return false;
+  Record();
+  return true;
+}
+
+bool ProgramImpl::CreateModule(const std::vector<uint32_t>& words, std::string* error) {
   // A fragment shader's color outputs go to storage buffers (fragment.h).
   std::vector<uint32_t> lowered;
   if (fragment_) {
@@ -464,18 +563,16 @@ bool ProgramImpl::Create(const std::vector<uint32_t>& words, const std::string& 
   VkShaderModuleCreateInfo smci = Make<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
   smci.codeSize = code.size() * 4;
   smci.pCode = code.data();
-  VkResult r = vkCreateShaderModule(d, &smci, nullptr, &module_);
+  VkResult r = vkCreateShaderModule(dev_->device(), &smci, nullptr, &module_);
   if (r != VK_SUCCESS) {
     module_ = VK_NULL_HANDLE;
     *error = "the driver rejected the shader module (" + VkResultName(r) + ")";
     return false;
   }
+  return true;
+}
 
-  // One layout per set index up to the largest; gaps get empty layouts.
-  uint32_t num_sets = 0;
-  for (const ResourcePlan& p : plan_.resources) {
-    if (p.declared) num_sets = std::max(num_sets, p.key.first + 1);
-  }
+bool ProgramImpl::CheckDescriptorLimits(uint32_t num_sets, std::string* error) const {
   if (num_sets > dev_->limits().maxBoundDescriptorSets) {
     *error = "the module uses descriptor set " + std::to_string(num_sets - 1) + "; device '" +
              dev_->info().name + "' binds at most " +
@@ -483,45 +580,51 @@ bool ProgramImpl::Create(const std::vector<uint32_t>& words, const std::string& 
     return false;
   }
   // Per-stage descriptor limits: drivers crash past them rather than fail.
-  {
-    uint64_t samplers = 0, sampled = 0, storage_images = 0, ubos = 0, ssbos = 0;
-    for (const ResourcePlan& p : plan_.resources) {
-      if (!p.declared) continue;
-      switch (p.res.kind) {
-        case ResourceKind::kStorageBuffer: ssbos += p.count; break;
-        case ResourceKind::kUniformBuffer: ubos += p.count; break;
-        case ResourceKind::kSampledImage: samplers += p.count; sampled += p.count; break;
-        case ResourceKind::kSampler: samplers += p.count; break;
-        case ResourceKind::kSeparateImage:
-        case ResourceKind::kUniformTexelBuffer: sampled += p.count; break;
-        case ResourceKind::kStorageImage:
-        case ResourceKind::kStorageTexelBuffer: storage_images += p.count; break;
-      }
-    }
-    const VkPhysicalDeviceLimits& l = dev_->limits();
-    const struct {
-      uint64_t n;
-      uint32_t limit;
-      const char* what;
-    } checks[] = {
-        {samplers, l.maxPerStageDescriptorSamplers, "samplers"},
-        {sampled, l.maxPerStageDescriptorSampledImages, "sampled images and uniform texel buffers"},
-        {storage_images, l.maxPerStageDescriptorStorageImages, "storage images and storage texel buffers"},
-        {ubos, l.maxPerStageDescriptorUniformBuffers, "uniform buffers"},
-        {ssbos, l.maxPerStageDescriptorStorageBuffers, "storage buffers"},
-        {sampled + storage_images + ubos + ssbos, l.maxPerStageResources, "resources"},
-    };
-    for (const auto& c : checks) {
-      if (c.n > c.limit) {
-        *error = "the module binds " + std::to_string(c.n) + " " + c.what + "; device '" +
-                 dev_->info().name + "' allows " + std::to_string(c.limit) +
-                 " per shader stage";
-        return false;
-      }
+  uint64_t samplers = 0, sampled = 0, storage_images = 0, ubos = 0, ssbos = 0;
+  for (const ResourcePlan& p : plan_.resources) {
+    if (!p.declared) continue;
+    switch (p.res.kind) {
+      case ResourceKind::kStorageBuffer: ssbos += p.count; break;
+      case ResourceKind::kUniformBuffer: ubos += p.count; break;
+      case ResourceKind::kSampledImage: samplers += p.count; sampled += p.count; break;
+      case ResourceKind::kSampler: samplers += p.count; break;
+      case ResourceKind::kSeparateImage:
+      case ResourceKind::kUniformTexelBuffer: sampled += p.count; break;
+      case ResourceKind::kStorageImage:
+      case ResourceKind::kStorageTexelBuffer: storage_images += p.count; break;
     }
   }
+  const VkPhysicalDeviceLimits& l = dev_->limits();
+  const struct {
+    uint64_t n;
+    uint32_t limit;
+    const char* what;
+  } checks[] = {
+      {samplers, l.maxPerStageDescriptorSamplers, "samplers"},
+      {sampled, l.maxPerStageDescriptorSampledImages, "sampled images and uniform texel buffers"},
+      {storage_images, l.maxPerStageDescriptorStorageImages, "storage images and storage texel buffers"},
+      {ubos, l.maxPerStageDescriptorUniformBuffers, "uniform buffers"},
+      {ssbos, l.maxPerStageDescriptorStorageBuffers, "storage buffers"},
+      {sampled + storage_images + ubos + ssbos, l.maxPerStageResources, "resources"},
+  };
+  for (const auto& c : checks) {
+    if (c.n > c.limit) {
+      *error = "the module binds " + std::to_string(c.n) + " " + c.what + "; device '" +
+               dev_->info().name + "' allows " + std::to_string(c.limit) +
+               " per shader stage";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool ProgramImpl::CreateLayouts(uint32_t num_sets,
+                                std::map<VkDescriptorType, uint32_t>* type_counts,
+                                std::string* error) {
+  VkDevice d = dev_->device();
+  const VkShaderStageFlags stage = fragment_ ? VK_SHADER_STAGE_FRAGMENT_BIT
+                                             : VK_SHADER_STAGE_COMPUTE_BIT;
   std::vector<std::vector<VkDescriptorSetLayoutBinding>> per_set(num_sets);
-  std::map<VkDescriptorType, uint32_t> type_counts;
   for (const ResourcePlan& p : plan_.resources) {
     if (!p.declared) continue;
     VkDescriptorSetLayoutBinding b{};
@@ -530,7 +633,7 @@ bool ProgramImpl::Create(const std::vector<uint32_t>& words, const std::string& 
     b.descriptorCount = p.count;
     b.stageFlags = stage;
     per_set[p.key.first].push_back(b);
-    type_counts[b.descriptorType] += p.count;
+    (*type_counts)[b.descriptorType] += p.count;
   }
   for (uint32_t s = 0; s < num_sets; ++s) {
     VkDescriptorSetLayoutCreateInfo lci = Make<VkDescriptorSetLayoutCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
@@ -557,13 +660,16 @@ bool ProgramImpl::Create(const std::vector<uint32_t>& words, const std::string& 
   plci.pSetLayouts = set_layouts_.data();
   plci.pushConstantRangeCount = plan_.push.empty() ? 0 : 1;
   plci.pPushConstantRanges = &range;
-  r = vkCreatePipelineLayout(d, &plci, nullptr, &layout_);
+  VkResult r = vkCreatePipelineLayout(d, &plci, nullptr, &layout_);
   if (r != VK_SUCCESS) {
     layout_ = VK_NULL_HANDLE;
     *error = "cannot create the pipeline layout (" + VkResultName(r) + ")";
     return false;
   }
+  return true;
+}
 
+bool ProgramImpl::CreatePipeline(const std::string& entry, std::string* error) {
   std::vector<VkSpecializationMapEntry> entries;
   std::vector<uint8_t> spec_data;
   for (const SpecValue& v : plan_.constants) {
@@ -573,49 +679,53 @@ bool ProgramImpl::Create(const std::vector<uint32_t>& words, const std::string& 
   }
   VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(),
                             spec_data.size(), spec_data.data()};
-  if (fragment_) {
-    if (!CreateGraphicsPipeline(entry, entries.empty() ? nullptr : &spec, error)) return false;
-  } else {
-    VkComputePipelineCreateInfo cpci = Make<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);
-    cpci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-    cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    cpci.stage.module = module_;
-    cpci.stage.pName = entry.c_str();
-    cpci.stage.pSpecializationInfo = entries.empty() ? nullptr : &spec;
-    cpci.layout = layout_;
-    r = vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline_);
-    if (r != VK_SUCCESS) {
-      pipeline_ = VK_NULL_HANDLE;
-      *error = "the driver rejected the shader: vkCreateComputePipelines returned " +
-               VkResultName(r);
-      return false;
-    }
+  if (fragment_) return CreateGraphicsPipeline(entry, entries.empty() ? nullptr : &spec, error);
+  VkComputePipelineCreateInfo cpci = Make<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);
+  cpci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  cpci.stage.module = module_;
+  cpci.stage.pName = entry.c_str();
+  cpci.stage.pSpecializationInfo = entries.empty() ? nullptr : &spec;
+  cpci.layout = layout_;
+  VkResult r = vkCreateComputePipelines(dev_->device(), VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline_);
+  if (r != VK_SUCCESS) {
+    pipeline_ = VK_NULL_HANDLE;
+    *error = "the driver rejected the shader: vkCreateComputePipelines returned " +
+             VkResultName(r);
+    return false;
   }
+  return true;
+}
 
+bool ProgramImpl::CreateDescriptorSets(uint32_t num_sets,
+                                       const std::map<VkDescriptorType, uint32_t>& type_counts,
+                                       std::string* error) {
+  if (num_sets == 0) return true;
+  VkDevice d = dev_->device();
   std::vector<VkDescriptorPoolSize> sizes;
   for (const auto& tc : type_counts) sizes.push_back({tc.first, tc.second});
-  if (num_sets > 0) {
-    VkDescriptorPoolCreateInfo dpci = Make<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
-    dpci.maxSets = num_sets;
-    dpci.poolSizeCount = static_cast<uint32_t>(sizes.size());
-    dpci.pPoolSizes = sizes.data();
-    if (vkCreateDescriptorPool(d, &dpci, nullptr, &pool_) != VK_SUCCESS) {
-      *error = "cannot create a descriptor pool";
-      return false;
-    }
-    VkDescriptorSetAllocateInfo dsai = Make<VkDescriptorSetAllocateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO);
-    dsai.descriptorPool = pool_;
-    dsai.descriptorSetCount = num_sets;
-    dsai.pSetLayouts = set_layouts_.data();
-    sets_.resize(num_sets);
-    if (vkAllocateDescriptorSets(d, &dsai, sets_.data()) != VK_SUCCESS) {
-      *error = "cannot allocate descriptor sets";
-      return false;
-    }
+  VkDescriptorPoolCreateInfo dpci = Make<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
+  dpci.maxSets = num_sets;
+  dpci.poolSizeCount = static_cast<uint32_t>(sizes.size());
+  dpci.pPoolSizes = sizes.data();
+  if (vkCreateDescriptorPool(d, &dpci, nullptr, &pool_) != VK_SUCCESS) {
+    *error = "cannot create a descriptor pool";
+    return false;
   }
-  if (!CreateResources(error)) return false;
-  Translate(plan_.push_pointers, push_.data(), push_.size(), /*to_real=*/true);
+  VkDescriptorSetAllocateInfo dsai = Make<VkDescriptorSetAllocateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO);
+  dsai.descriptorPool = pool_;
+  dsai.descriptorSetCount = num_sets;
+  dsai.pSetLayouts = set_layouts_.data();
+  sets_.resize(num_sets);
+  if (vkAllocateDescriptorSets(d, &dsai, sets_.data()) != VK_SUCCESS) {
+    *error = "cannot allocate descriptor sets";
+    return false;
+  }
+  return true;
+}
 
+bool ProgramImpl::CreateCommandBuffer(std::string* error) {
+  VkDevice d = dev_->device();
   VkCommandPoolCreateInfo cpi = Make<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
   cpi.queueFamilyIndex = dev_->queue_family();
   VkCommandBufferAllocateInfo cbai = Make<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
@@ -633,7 +743,6 @@ bool ProgramImpl::Create(const std::vector<uint32_t>& words, const std::string& 
     qpci.queryCount = 2;
     if (vkCreateQueryPool(d, &qpci, nullptr, &queries_) != VK_SUCCESS) queries_ = VK_NULL_HANDLE;
   }
-  Record();
   return true;
 }
 
@@ -816,55 +925,17 @@ bool ProgramImpl::CreateImage(const ResourcePlan& p, Bound* b, const std::string
 }
 
 bool ProgramImpl::CreateResources(std::string* error) {
-  VkDevice d = dev_->device();
   bound_.resize(plan_.resources.size());
   // Infos must stay put until vkUpdateDescriptorSets: reserve them all.
   size_t total = 0;
   for (const ResourcePlan& p : plan_.resources) total += p.count;
-  std::vector<VkDescriptorBufferInfo> buffer_infos;
-  std::vector<VkDescriptorImageInfo> image_infos;
-  std::vector<VkBufferView> texel_views;
-  buffer_infos.reserve(total);
-  image_infos.reserve(total);
-  texel_views.reserve(total);
+  DescriptorInfos infos;
+  infos.buffers.reserve(total);
+  infos.images.reserve(total);
+  infos.texel_views.reserve(total);
   std::vector<VkWriteDescriptorSet> writes;
   // Pointees first: resources' bytes hold their addresses.
-  pointees_.resize(plan_.pointees.size());
-  for (size_t k = 0; k < plan_.pointees.size(); ++k) {
-    const PointeePlan& pp = plan_.pointees[k];
-    Bound& b = pointees_[k];
-    if (!dev_->CreateHostBuffer(pp.initial.size() + kPointeeGuardBytes,
-                                VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, &b.host, error)) {
-      *error = "pointer " + pp.label + ": " + *error;
-      return false;
-    }
-    VkBufferDeviceAddressInfo ai = Make<VkBufferDeviceAddressInfo>(VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO);
-    ai.buffer = b.host.buffer;
-    b.address = vkGetBufferDeviceAddress(d, &ai);
-    if (b.address == 0) {
-      *error = "pointer " + pp.label + ": the device gave the buffer no address";
-      return false;
-    }
-  }
-  if (!sampler_) {
-    bool any = false;
-    for (const ResourcePlan& p : plan_.resources) {
-      any = any || (p.declared && (p.res.kind == ResourceKind::kSampledImage ||
-                                   p.res.kind == ResourceKind::kSampler));
-    }
-    if (any) {
-      VkSamplerCreateInfo sci = Make<VkSamplerCreateInfo>(VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO);
-      sci.magFilter = VK_FILTER_NEAREST;
-      sci.minFilter = VK_FILTER_NEAREST;
-      sci.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
-      sci.addressModeU = sci.addressModeV = sci.addressModeW =
-          VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
-      if (vkCreateSampler(d, &sci, nullptr, &sampler_) != VK_SUCCESS) {
-        *error = "cannot create a sampler";
-        return false;
-      }
-    }
-  }
+  if (!CreatePointees(error) || !CreateSampler(error)) return false;
   for (size_t i = 0; i < plan_.resources.size(); ++i) {
     const ResourcePlan& p = plan_.resources[i];
     if (!p.declared) continue;
@@ -876,108 +947,181 @@ bool ProgramImpl::CreateResources(std::string* error) {
     w.dstBinding = p.key.second;
     w.descriptorCount = p.count;
     w.descriptorType = DescriptorType(p.res.kind);
-    VkFormat format = ToVkFormat(p.format);
-    VkFormatProperties fp{};
-    if (format != VK_FORMAT_UNDEFINED) vkGetPhysicalDeviceFormatProperties(dev_->physical(), format, &fp);
+    bool ok = true;
     switch (p.res.kind) {
       case ResourceKind::kStorageBuffer:
-      case ResourceKind::kUniformBuffer: {
-        bool uniform = p.res.kind == ResourceKind::kUniformBuffer;
-        if (uniform && p.element_bytes > dev_->limits().maxUniformBufferRange) {
-          *error = label + ": a uniform buffer of " + std::to_string(p.element_bytes) +
-                   " bytes is larger than device '" + dev_->info().name + "' allows (" +
-                   std::to_string(dev_->limits().maxUniformBufferRange) + ")";
-          return false;
-        }
-        w.pBufferInfo = buffer_infos.data() + buffer_infos.size();
-        for (uint32_t e = 0; e < p.count; ++e) {
-          if (!dev_->CreateHostBuffer(p.element_bytes,
-                                      uniform ? VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT
-                                              : VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-                                      &bs[e].host, error)) {
-            *error = label + ": " + *error;
-            return false;
-          }
-          buffer_infos.push_back({bs[e].host.buffer, 0, VK_WHOLE_SIZE});
-        }
+      case ResourceKind::kUniformBuffer:
+        ok = BindBuffers(p, label, &bs, &w, &infos, error);
         break;
-      }
       case ResourceKind::kUniformTexelBuffer:
-      case ResourceKind::kStorageTexelBuffer: {
-        bool storage = p.res.kind == ResourceKind::kStorageTexelBuffer;
-        VkFormatFeatureFlags need = storage ? VK_FORMAT_FEATURE_STORAGE_TEXEL_BUFFER_BIT
-                                            : VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT;
-        if (format == VK_FORMAT_UNDEFINED || (fp.bufferFeatures & need) != need) {
-          *error = label + ": the device cannot use format " +
-                   std::string(GetFormatInfo(p.format).name) + " as a " +
-                   ResourceKindName(p.res.kind);
-          return false;
-        }
-        if (p.width > dev_->limits().maxTexelBufferElements) {
-          *error = label + ": " + std::to_string(p.width) + " texels is more than device '" +
-                   dev_->info().name + "' allows in a texel buffer (" +
-                   std::to_string(dev_->limits().maxTexelBufferElements) + ")";
-          return false;
-        }
-        w.pTexelBufferView = texel_views.data() + texel_views.size();
-        for (uint32_t e = 0; e < p.count; ++e) {
-          if (!dev_->CreateHostBuffer(p.element_bytes,
-                                      storage ? VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT
-                                              : VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT,
-                                      &bs[e].host, error)) {
-            *error = label + ": " + *error;
-            return false;
-          }
-          VkBufferViewCreateInfo bv = Make<VkBufferViewCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO);
-          bv.buffer = bs[e].host.buffer;
-          bv.format = format;
-          bv.range = VK_WHOLE_SIZE;
-          if (vkCreateBufferView(d, &bv, nullptr, &bs[e].buffer_view) != VK_SUCCESS) {
-            *error = label + ": cannot create a buffer view";
-            return false;
-          }
-          texel_views.push_back(bs[e].buffer_view);
-        }
+      case ResourceKind::kStorageTexelBuffer:
+        ok = BindTexelBuffers(p, label, &bs, &w, &infos, error);
         break;
-      }
       case ResourceKind::kSampler:
-        w.pImageInfo = image_infos.data() + image_infos.size();
+        w.pImageInfo = infos.images.data() + infos.images.size();
         for (uint32_t e = 0; e < p.count; ++e) {
-          image_infos.push_back({sampler_, VK_NULL_HANDLE, VK_IMAGE_LAYOUT_UNDEFINED});
+          infos.images.push_back({sampler_, VK_NULL_HANDLE, VK_IMAGE_LAYOUT_UNDEFINED});
         }
         break;
-      default: {
-        bool storage = p.res.kind == ResourceKind::kStorageImage;
-        VkFormatFeatureFlags need =
-            storage ? VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT : VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
-        if (storage && p.res.image_atomics) need |= VK_FORMAT_FEATURE_STORAGE_IMAGE_ATOMIC_BIT;
-        if (format == VK_FORMAT_UNDEFINED || (fp.optimalTilingFeatures & need) != need) {
-          *error = label + ": the device cannot use format " +
-                   std::string(GetFormatInfo(p.format).name) +
-                   (storage ? (p.res.image_atomics ? " as a storage image with atomics"
-                                                   : " as a storage image")
-                            : " as a sampled image");
-          return false;
-        }
-        w.pImageInfo = image_infos.data() + image_infos.size();
-        for (uint32_t e = 0; e < p.count; ++e) {
-          if (!dev_->CreateHostBuffer(p.element_bytes,
-                                      VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                      &bs[e].host, error)) {
-            *error = label + ": " + *error;
-            return false;
-          }
-          if (!CreateImage(p, &bs[e], label, error)) return false;
-          image_infos.push_back({p.res.kind == ResourceKind::kSampledImage ? sampler_ : VK_NULL_HANDLE,
-                                 bs[e].view, VK_IMAGE_LAYOUT_GENERAL});
-        }
+      default:
+        ok = BindImages(p, label, &bs, &w, &infos, error);
         break;
-      }
     }
+    if (!ok) return false;
     writes.push_back(w);
   }
   if (!writes.empty()) {
-    vkUpdateDescriptorSets(d, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
+    vkUpdateDescriptorSets(dev_->device(), static_cast<uint32_t>(writes.size()), writes.data(),
+                           0, nullptr);
+  }
+  return true;
+}
+
+bool ProgramImpl::CreatePointees(std::string* error) {
+  pointees_.resize(plan_.pointees.size());
+  for (size_t k = 0; k < plan_.pointees.size(); ++k) {
+    const PointeePlan& pp = plan_.pointees[k];
+    Bound& b = pointees_[k];
+    if (!dev_->CreateHostBuffer(pp.initial.size() + kPointeeGuardBytes,
+                                VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, &b.host, error)) {
+      *error = "pointer " + pp.label + ": " + *error;
+      return false;
+    }
+    VkBufferDeviceAddressInfo ai = Make<VkBufferDeviceAddressInfo>(VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO);
+    ai.buffer = b.host.buffer;
+    b.address = vkGetBufferDeviceAddress(dev_->device(), &ai);
+    if (b.address == 0) {
+      *error = "pointer " + pp.label + ": the device gave the buffer no address";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool ProgramImpl::CreateSampler(std::string* error) {
+  if (sampler_) return true;
+  bool any = false;
+  for (const ResourcePlan& p : plan_.resources) {
+    any = any || (p.declared && (p.res.kind == ResourceKind::kSampledImage ||
+                                 p.res.kind == ResourceKind::kSampler));
+  }
+  if (!any) return true;
+  VkSamplerCreateInfo sci = Make<VkSamplerCreateInfo>(VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO);
+  sci.magFilter = VK_FILTER_NEAREST;
+  sci.minFilter = VK_FILTER_NEAREST;
+  sci.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
+  sci.addressModeU = sci.addressModeV = sci.addressModeW =
+      VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+  if (vkCreateSampler(dev_->device(), &sci, nullptr, &sampler_) != VK_SUCCESS) {
+    *error = "cannot create a sampler";
+    return false;
+  }
+  return true;
+}
+
+VkFormatProperties ProgramImpl::FormatProperties(VkFormat format) const {
+  VkFormatProperties fp{};
+  if (format != VK_FORMAT_UNDEFINED) vkGetPhysicalDeviceFormatProperties(dev_->physical(), format, &fp);
+  return fp;
+}
+
+bool ProgramImpl::BindBuffers(const ResourcePlan& p, const std::string& label,
+                              std::vector<Bound>* bs, VkWriteDescriptorSet* w,
+                              DescriptorInfos* infos, std::string* error) {
+  bool uniform = p.res.kind == ResourceKind::kUniformBuffer;
+  if (uniform && p.element_bytes > dev_->limits().maxUniformBufferRange) {
+    *error = label + ": a uniform buffer of " + std::to_string(p.element_bytes) +
+             " bytes is larger than device '" + dev_->info().name + "' allows (" +
+             std::to_string(dev_->limits().maxUniformBufferRange) + ")";
+    return false;
+  }
+  w->pBufferInfo = infos->buffers.data() + infos->buffers.size();
+  for (uint32_t e = 0; e < p.count; ++e) {
+    Bound& b = (*bs)[e];
+    if (!dev_->CreateHostBuffer(p.element_bytes,
+                                uniform ? VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT
+                                        : VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                                &b.host, error)) {
+      *error = label + ": " + *error;
+      return false;
+    }
+    infos->buffers.push_back({b.host.buffer, 0, VK_WHOLE_SIZE});
+  }
+  return true;
+}
+
+bool ProgramImpl::BindTexelBuffers(const ResourcePlan& p, const std::string& label,
+                                   std::vector<Bound>* bs, VkWriteDescriptorSet* w,
+                                   DescriptorInfos* infos, std::string* error) {
+  VkFormat format = ToVkFormat(p.format);
+  VkFormatProperties fp = FormatProperties(format);
+  bool storage = p.res.kind == ResourceKind::kStorageTexelBuffer;
+  VkFormatFeatureFlags need = storage ? VK_FORMAT_FEATURE_STORAGE_TEXEL_BUFFER_BIT
+                                      : VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT;
+  if (format == VK_FORMAT_UNDEFINED || (fp.bufferFeatures & need) != need) {
+    *error = label + ": the device cannot use format " +
+             std::string(GetFormatInfo(p.format).name) + " as a " +
+             ResourceKindName(p.res.kind);
+    return false;
+  }
+  if (p.width > dev_->limits().maxTexelBufferElements) {
+    *error = label + ": " + std::to_string(p.width) + " texels is more than device '" +
+             dev_->info().name + "' allows in a texel buffer (" +
+             std::to_string(dev_->limits().maxTexelBufferElements) + ")";
+    return false;
+  }
+  w->pTexelBufferView = infos->texel_views.data() + infos->texel_views.size();
+  for (uint32_t e = 0; e < p.count; ++e) {
+    Bound& b = (*bs)[e];
+    if (!dev_->CreateHostBuffer(p.element_bytes,
+                                storage ? VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT
+                                        : VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT,
+                                &b.host, error)) {
+      *error = label + ": " + *error;
+      return false;
+    }
+    VkBufferViewCreateInfo bv = Make<VkBufferViewCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO);
+    bv.buffer = b.host.buffer;
+    bv.format = format;
+    bv.range = VK_WHOLE_SIZE;
+    if (vkCreateBufferView(dev_->device(), &bv, nullptr, &b.buffer_view) != VK_SUCCESS) {
+      *error = label + ": cannot create a buffer view";
+      return false;
+    }
+    infos->texel_views.push_back(b.buffer_view);
+  }
+  return true;
+}
+
+bool ProgramImpl::BindImages(const ResourcePlan& p, const std::string& label,
+                             std::vector<Bound>* bs, VkWriteDescriptorSet* w,
+                             DescriptorInfos* infos, std::string* error) {
+  VkFormat format = ToVkFormat(p.format);
+  VkFormatProperties fp = FormatProperties(format);
+  bool storage = p.res.kind == ResourceKind::kStorageImage;
+  VkFormatFeatureFlags need =
+      storage ? VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT : VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
+  if (storage && p.res.image_atomics) need |= VK_FORMAT_FEATURE_STORAGE_IMAGE_ATOMIC_BIT;
+  if (format == VK_FORMAT_UNDEFINED || (fp.optimalTilingFeatures & need) != need) {
+    *error = label + ": the device cannot use format " +
+             std::string(GetFormatInfo(p.format).name) +
+             (storage ? (p.res.image_atomics ? " as a storage image with atomics"
+                                             : " as a storage image")
+                      : " as a sampled image");
+    return false;
+  }
+  w->pImageInfo = infos->images.data() + infos->images.size();
+  for (uint32_t e = 0; e < p.count; ++e) {
+    Bound& b = (*bs)[e];
+    if (!dev_->CreateHostBuffer(p.element_bytes,
+                                VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                &b.host, error)) {
+      *error = label + ": " + *error;
+      return false;
+    }
+    if (!CreateImage(p, &b, label, error)) return false;
+    infos->images.push_back({p.res.kind == ResourceKind::kSampledImage ? sampler_ : VK_NULL_HANDLE,
+                             b.view, VK_IMAGE_LAYOUT_GENERAL});
   }
   return true;
 }
