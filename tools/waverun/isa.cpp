@@ -262,6 +262,8 @@ struct Row {
   std::string isa;
 };
 
+struct CompileObjects;
+
 class RadvCompiler {
  public:
   ~RadvCompiler();
@@ -283,6 +285,20 @@ class RadvCompiler {
   void SetConstants(const std::map<uint32_t, uint64_t>& constants) { constants_ = constants; }
 
  private:
+  // Compile's steps; the failing ones with a one-line |error| (row->error).
+  // The shader module of |words|, its set layouts and pipeline layout.
+  bool CreateLayouts(const std::vector<uint32_t>& words, const Interface& iface,
+                     VkShaderStageFlagBits stage, CompileObjects* o, std::string* error);
+  // The compute (at |wave|, 0: the driver's) or graphics pipeline.
+  bool CreatePipeline(const Interface& iface, uint32_t wave, CompileObjects* o,
+                      std::string* error);
+  // |index|: the executable of |stage| in |pipeline|; sets row->wave.
+  bool FindExecutable(VkPipeline pipeline, VkShaderStageFlagBits stage, uint32_t* index,
+                      Row* row);
+  // ACO's statistics and the ISA of the executable |einfo| into |row|.
+  void ReadStatistics(const VkPipelineExecutableInfoKHR& einfo, Row* row);
+  void ReadIsa(const VkPipelineExecutableInfoKHR& einfo, Row* row);
+
   std::map<uint32_t, uint64_t> constants_;
   VkInstance instance_ = VK_NULL_HANDLE;
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
@@ -444,40 +460,74 @@ std::string FormatStatistic(const VkPipelineExecutableStatisticKHR& s, double* v
   }
 }
 
-void RadvCompiler::Compile(const std::vector<uint32_t>& module_words, uint32_t wave, Row* row) {
-  Interface iface;
-  std::vector<uint32_t> words = module_words;
-  if (!Reflect(&words, &iface, &row->error)) return;
+// The Vulkan objects of one compile, destroyed with it.
+struct CompileObjects {
+  explicit CompileObjects(VkDevice d) : device(d) {}
+  CompileObjects(const CompileObjects&) = delete;
+  CompileObjects& operator=(const CompileObjects&) = delete;
+  ~CompileObjects() {
+    if (pipeline) vkDestroyPipeline(device, pipeline, nullptr);
+    if (render_pass) vkDestroyRenderPass(device, render_pass, nullptr);
+    if (vertex) vkDestroyShaderModule(device, vertex, nullptr);
+    if (layout) vkDestroyPipelineLayout(device, layout, nullptr);
+    for (VkDescriptorSetLayout l : set_layouts) {
+      if (l) vkDestroyDescriptorSetLayout(device, l, nullptr);
+    }
+    if (module) vkDestroyShaderModule(device, module, nullptr);
+  }
 
+  VkDevice device;
   VkShaderModule module = VK_NULL_HANDLE;
   std::vector<VkDescriptorSetLayout> set_layouts;
   VkPipelineLayout layout = VK_NULL_HANDLE;
   VkPipeline pipeline = VK_NULL_HANDLE;
   VkRenderPass render_pass = VK_NULL_HANDLE;  // fragment
   VkShaderModule vertex = VK_NULL_HANDLE;     // fragment
+};
+
+void RadvCompiler::Compile(const std::vector<uint32_t>& module_words, uint32_t wave, Row* row) {
+  Interface iface;
+  std::vector<uint32_t> words = module_words;
+  if (!Reflect(&words, &iface, &row->error)) return;
+  CompileObjects o(device_);
   const VkShaderStageFlagBits stage =
       iface.fragment ? VK_SHADER_STAGE_FRAGMENT_BIT : VK_SHADER_STAGE_COMPUTE_BIT;
-  auto cleanup = [&]() {
-    if (pipeline) vkDestroyPipeline(device_, pipeline, nullptr);
-    if (render_pass) vkDestroyRenderPass(device_, render_pass, nullptr);
-    if (vertex) vkDestroyShaderModule(device_, vertex, nullptr);
-    if (layout) vkDestroyPipelineLayout(device_, layout, nullptr);
-    for (VkDescriptorSetLayout l : set_layouts) {
-      if (l) vkDestroyDescriptorSetLayout(device_, l, nullptr);
-    }
-    if (module) vkDestroyShaderModule(device_, module, nullptr);
-  };
+  if (!CreateLayouts(words, iface, stage, &o, &row->error) ||
+      !CreatePipeline(iface, wave, &o, &row->error)) {
+    return;
+  }
+  uint32_t index = 0;
+  if (!FindExecutable(o.pipeline, stage, &index, row)) return;
+  if (iface.fragment && wave != 0 && row->wave != wave) {
+    row->error = "RADV compiled the fragment shader for wave" + std::to_string(row->wave) +
+                 ": --wave sets compute shaders' wave size only";
+    return;
+  }
+  VkPipelineExecutableInfoKHR einfo =
+      Make<VkPipelineExecutableInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR);
+  einfo.pipeline = o.pipeline;
+  einfo.executableIndex = index;
+  ReadStatistics(einfo, row);
+  ReadIsa(einfo, row);
+  if (row->isa.empty()) {
+    row->error = "RADV returned no \"Assembly\" representation";
+    return;
+  }
+  row->memory = CountMemory(row->isa);
+}
 
+bool RadvCompiler::CreateLayouts(const std::vector<uint32_t>& words, const Interface& iface,
+                                 VkShaderStageFlagBits stage, CompileObjects* o,
+                                 std::string* error) {
   VkShaderModuleCreateInfo smci =
       Make<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
   smci.codeSize = words.size() * 4;
   smci.pCode = words.data();
-  VkResult r = vkCreateShaderModule(device_, &smci, nullptr, &module);
+  VkResult r = vkCreateShaderModule(device_, &smci, nullptr, &o->module);
   if (r != VK_SUCCESS) {
-    module = VK_NULL_HANDLE;
-    row->error = "RADV rejects the module (vkCreateShaderModule: " + VkResultName(r) + ")";
-    cleanup();
-    return;
+    o->module = VK_NULL_HANDLE;
+    *error = "RADV rejects the module (vkCreateShaderModule: " + VkResultName(r) + ")";
+    return false;
   }
   uint32_t sets = 0;
   for (const Binding& b : iface.bindings) sets = std::max(sets, b.set + 1);
@@ -499,28 +549,30 @@ void RadvCompiler::Compile(const std::vector<uint32_t>& module_words, uint32_t w
     VkDescriptorSetLayout l = VK_NULL_HANDLE;
     r = vkCreateDescriptorSetLayout(device_, &dslci, nullptr, &l);
     if (r != VK_SUCCESS) {
-      row->error = "cannot create descriptor set layout " + std::to_string(s) + " (" +
-                   VkResultName(r) + ")";
-      cleanup();
-      return;
+      *error = "cannot create descriptor set layout " + std::to_string(s) + " (" +
+               VkResultName(r) + ")";
+      return false;
     }
-    set_layouts.push_back(l);
+    o->set_layouts.push_back(l);
   }
   VkPushConstantRange push{static_cast<VkShaderStageFlags>(stage), 0, iface.push_constant_bytes};
   VkPipelineLayoutCreateInfo plci =
       Make<VkPipelineLayoutCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO);
   plci.setLayoutCount = sets;
-  plci.pSetLayouts = set_layouts.data();
+  plci.pSetLayouts = o->set_layouts.data();
   plci.pushConstantRangeCount = iface.push_constant_bytes > 0 ? 1 : 0;
   plci.pPushConstantRanges = &push;
-  r = vkCreatePipelineLayout(device_, &plci, nullptr, &layout);
+  r = vkCreatePipelineLayout(device_, &plci, nullptr, &o->layout);
   if (r != VK_SUCCESS) {
-    layout = VK_NULL_HANDLE;
-    row->error = "cannot create the pipeline layout (" + VkResultName(r) + ")";
-    cleanup();
-    return;
+    o->layout = VK_NULL_HANDLE;
+    *error = "cannot create the pipeline layout (" + VkResultName(r) + ")";
+    return false;
   }
+  return true;
+}
 
+bool RadvCompiler::CreatePipeline(const Interface& iface, uint32_t wave, CompileObjects* o,
+                                  std::string* error) {
   VkPipelineShaderStageRequiredSubgroupSizeCreateInfo required =
       Make<VkPipelineShaderStageRequiredSubgroupSizeCreateInfo>(
           VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO);
@@ -533,7 +585,7 @@ void RadvCompiler::Compile(const std::vector<uint32_t>& module_words, uint32_t w
       VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO);
   if (wave != 0 && !fixed_wave_) cpci.stage.pNext = &required;
   cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  cpci.stage.module = module;
+  cpci.stage.module = o->module;
   cpci.stage.pName = iface.entry_point.c_str();
   std::vector<VkSpecializationMapEntry> entries;
   std::vector<uint8_t> spec_data;
@@ -547,24 +599,28 @@ void RadvCompiler::Compile(const std::vector<uint32_t>& module_words, uint32_t w
   VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(),
                             spec_data.size(), spec_data.data()};
   if (!entries.empty()) cpci.stage.pSpecializationInfo = &spec;
-  cpci.layout = layout;
+  cpci.layout = o->layout;
+  VkResult r;
   if (iface.fragment) {
-    r = CreateFragmentPipeline(iface, module, layout, entries.empty() ? nullptr : &spec,
-                               &render_pass, &vertex, &pipeline, &row->error);
+    r = CreateFragmentPipeline(iface, o->module, o->layout, entries.empty() ? nullptr : &spec,
+                               &o->render_pass, &o->vertex, &o->pipeline, error);
   } else {
-    r = vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline);
+    r = vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &cpci, nullptr, &o->pipeline);
   }
   if (r != VK_SUCCESS) {
-    pipeline = VK_NULL_HANDLE;
-    if (row->error.empty()) {
-      row->error = std::string("RADV rejects the module (") +
-                   (iface.fragment ? "vkCreateGraphicsPipelines: " : "vkCreateComputePipelines: ") +
-                   VkResultName(r) + ")";
+    o->pipeline = VK_NULL_HANDLE;
+    if (error->empty()) {
+      *error = std::string("RADV rejects the module (") +
+               (iface.fragment ? "vkCreateGraphicsPipelines: " : "vkCreateComputePipelines: ") +
+               VkResultName(r) + ")";
     }
-    cleanup();
-    return;
+    return false;
   }
+  return true;
+}
 
+bool RadvCompiler::FindExecutable(VkPipeline pipeline, VkShaderStageFlagBits stage,
+                                  uint32_t* index, Row* row) {
   VkPipelineInfoKHR pinfo = Make<VkPipelineInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR);
   pinfo.pipeline = pipeline;
   uint32_t n = 0;
@@ -574,24 +630,17 @@ void RadvCompiler::Compile(const std::vector<uint32_t>& module_words, uint32_t w
   if (n > 0) get_executables_(device_, &pinfo, &n, execs.data());
   if (n == 0) {
     row->error = "RADV reports no executable for the pipeline";
-    cleanup();
-    return;
+    return false;
   }
   // A compute pipeline has one executable; a graphics one has the vertex
   // shader's too: the fragment shader's is the row's.
-  uint32_t index = 0;
-  while (index + 1 < n && !(execs[index].stages & stage)) ++index;
-  row->wave = execs[index].subgroupSize;
-  if (iface.fragment && wave != 0 && row->wave != wave) {
-    row->error = "RADV compiled the fragment shader for wave" + std::to_string(row->wave) +
-                 ": --wave sets compute shaders' wave size only";
-    cleanup();
-    return;
-  }
-  VkPipelineExecutableInfoKHR einfo =
-      Make<VkPipelineExecutableInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR);
-  einfo.pipeline = pipeline;
-  einfo.executableIndex = index;
+  *index = 0;
+  while (*index + 1 < n && !(execs[*index].stages & stage)) ++*index;
+  row->wave = execs[*index].subgroupSize;
+  return true;
+}
+
+void RadvCompiler::ReadStatistics(const VkPipelineExecutableInfoKHR& einfo, Row* row) {
   uint32_t ns = 0;
   get_statistics_(device_, &einfo, &ns, nullptr);
   std::vector<VkPipelineExecutableStatisticKHR> stats(
@@ -603,6 +652,9 @@ void RadvCompiler::Compile(const std::vector<uint32_t>& module_words, uint32_t w
     s.text = FormatStatistic(stats[i], &s.value);
     row->stats.push_back(s);
   }
+}
+
+void RadvCompiler::ReadIsa(const VkPipelineExecutableInfoKHR& einfo, Row* row) {
   uint32_t nr = 0;
   get_representations_(device_, &einfo, &nr, nullptr);
   std::vector<VkPipelineExecutableInternalRepresentationKHR> reps(
@@ -620,13 +672,6 @@ void RadvCompiler::Compile(const std::vector<uint32_t>& module_words, uint32_t w
       row->isa.assign(data[i].data(), strnlen(data[i].data(), reps[i].dataSize));
     }
   }
-  if (row->isa.empty()) {
-    row->error = "RADV returned no \"Assembly\" representation";
-    cleanup();
-    return;
-  }
-  row->memory = CountMemory(row->isa);
-  cleanup();
 }
 
 // The attachment format that holds a color output of |type| as written.
