@@ -90,6 +90,17 @@ class Reflector {
   // Appends the scalar fields of |type| at |offset| to |out|.
   bool Fields(uint32_t type, uint64_t offset, std::vector<Field>* out, std::string* error,
               int depth = 0);
+  // Fields' cases: a struct's members, an array's elements (as counted
+  // fields where each element is one scalar or vector per field), and
+  // |lines| matrix columns or rows of |per| |scalar|s |stride| bytes apart.
+  bool StructFields(uint32_t type, const Inst& t, uint64_t offset, std::vector<Field>* out,
+                    std::string* error, int depth);
+  bool ArrayFields(uint32_t type, const Inst& t, uint64_t offset, std::vector<Field>* out,
+                   std::string* error, int depth);
+  static void MatrixLines(const Inst& scalar, uint64_t offset, uint32_t lines, uint32_t stride,
+                          uint32_t per, std::vector<Field>* out);
+  // |f|'s kind and bytes from the scalar type |s|.
+  static void SetScalar(const Inst* s, Field* f);
   bool Layout(uint32_t block_type, BufferLayout* out, std::string* error);
   bool PointerField(uint32_t pointee_type, uint64_t offset, std::vector<Field>* out,
                     std::string* error);
@@ -371,24 +382,12 @@ bool Reflector::Fields(uint32_t type, uint64_t offset, std::vector<Field>* out,
     return false;
   }
   if (out->size() > (1u << 20)) return true;  // enough to fill by
-  auto scalar = [&](const Inst* s, Field* f) {
-    if (s->op == spv::OpTypeBool) {
-      f->kind = Field::Kind::kBool;
-      f->bytes = 4;
-    } else if (s->op == spv::OpTypeFloat) {
-      f->kind = Field::Kind::kFloat;
-      f->bytes = s->ops[0] / 8;
-    } else {
-      f->kind = s->ops[1] ? Field::Kind::kSint : Field::Kind::kUint;
-      f->bytes = s->ops[0] / 8;
-    }
-  };
   switch (t->op) {
     case spv::OpTypeBool:
     case spv::OpTypeInt:
     case spv::OpTypeFloat: {
       Field f;
-      scalar(t, &f);
+      SetScalar(t, &f);
       f.offset = static_cast<uint32_t>(offset);
       out->push_back(f);
       return true;
@@ -397,7 +396,7 @@ bool Reflector::Fields(uint32_t type, uint64_t offset, std::vector<Field>* out,
       const Inst* s = Def(t->ops[0]);
       if (!s) return true;
       Field f;
-      scalar(s, &f);
+      SetScalar(s, &f);
       f.offset = static_cast<uint32_t>(offset);
       f.count = t->ops[1];
       f.stride = f.bytes;
@@ -407,84 +406,103 @@ bool Reflector::Fields(uint32_t type, uint64_t offset, std::vector<Field>* out,
     case spv::OpTypePointer:
       if (t->ops[0] != spv::StorageClassPhysicalStorageBuffer) return true;
       return PointerField(t->ops[1], offset, out, error);
+    case spv::OpTypeStruct:
+      return StructFields(type, *t, offset, out, error, depth);
+    case spv::OpTypeMatrix: {
+      // Outside a struct member (arrays of matrices): column-major, 16-byte columns.
+      const Inst* col = Def(t->ops[0]);
+      const Inst* sc = col ? Def(col->ops[0]) : nullptr;
+      if (!sc) return true;
+      MatrixLines(*sc, offset, t->ops[1], 16, col->ops[1], out);
+      return true;
+    }
     case spv::OpTypeArray:
     case spv::OpTypeRuntimeArray:
-    case spv::OpTypeMatrix:
-    case spv::OpTypeStruct:
-      break;
+      return ArrayFields(type, *t, offset, out, error, depth);
     default:
       return true;
   }
-  if (t->op == spv::OpTypeStruct) {
-    uint64_t off = 0;
-    for (uint32_t m = 0; m < t->num_ops; ++m) {
-      const Deco& md = MemberDeco(type, m);
-      if (md.Has(spv::DecorationOffset)) off = md.Get(spv::DecorationOffset);
-      uint32_t mt = t->ops[m];
-      auto address = address_members_.find({type, m});
-      if (address != address_members_.end()) {
-        if (!PointerField(address->second, off, out, error)) return false;
-        off += 8;
-        continue;
-      }
-      if (Opcode(mt) == spv::OpTypeMatrix) {
-        const Inst* mi = Def(mt);
-        const Inst* col = Def(mi->ops[0]);
-        const Inst* sc = col ? Def(col->ops[0]) : nullptr;
-        if (!sc) continue;
-        uint32_t stride = md.Get(spv::DecorationMatrixStride, 16);
-        bool row_major = md.Has(spv::DecorationRowMajor);
-        uint32_t cols = mi->ops[1], rows = col->ops[1];
-        uint32_t lines = row_major ? rows : cols, per = row_major ? cols : rows;
-        for (uint32_t l = 0; l < lines; ++l) {
-          Field f;
-          scalar(sc, &f);
-          f.offset = static_cast<uint32_t>(off + uint64_t{l} * stride);
-          f.count = per;
-          f.stride = f.bytes;
-          out->push_back(f);
-        }
-        off += uint64_t{stride} * lines;
-        continue;
-      }
-      if (!Fields(mt, off, out, error, depth + 1)) return false;
-      uint64_t ms;
-      if (!SizeOf(mt, &ms, error)) return false;
-      off += ms;
-    }
-    return true;
+}
+
+void Reflector::SetScalar(const Inst* s, Field* f) {
+  if (s->op == spv::OpTypeBool) {
+    f->kind = Field::Kind::kBool;
+    f->bytes = 4;
+  } else if (s->op == spv::OpTypeFloat) {
+    f->kind = Field::Kind::kFloat;
+    f->bytes = s->ops[0] / 8;
+  } else {
+    f->kind = s->ops[1] ? Field::Kind::kSint : Field::Kind::kUint;
+    f->bytes = s->ops[0] / 8;
   }
-  if (t->op == spv::OpTypeMatrix) {
-    // Outside a struct member (arrays of matrices): column-major, 16-byte columns.
-    const Inst* col = Def(t->ops[0]);
-    const Inst* sc = col ? Def(col->ops[0]) : nullptr;
-    if (!sc) return true;
-    for (uint32_t c = 0; c < t->ops[1]; ++c) {
-      Field f;
-      scalar(sc, &f);
-      f.offset = static_cast<uint32_t>(offset + uint64_t{c} * 16);
-      f.count = col->ops[1];
-      f.stride = f.bytes;
-      out->push_back(f);
-    }
-    return true;
+}
+
+void Reflector::MatrixLines(const Inst& scalar, uint64_t offset, uint32_t lines,
+                            uint32_t stride, uint32_t per, std::vector<Field>* out) {
+  for (uint32_t l = 0; l < lines; ++l) {
+    Field f;
+    SetScalar(&scalar, &f);
+    f.offset = static_cast<uint32_t>(offset + uint64_t{l} * stride);
+    f.count = per;
+    f.stride = f.bytes;
+    out->push_back(f);
   }
-  // Arrays (a runtime array inside a layout: one element).
+}
+
+bool Reflector::StructFields(uint32_t type, const Inst& t, uint64_t offset,
+                             std::vector<Field>* out, std::string* error, int depth) {
+  // Members are laid out from 0, not from |offset|: a nested struct's
+  // fields come at offsets within it.
+  (void)offset;
+  uint64_t off = 0;
+  for (uint32_t m = 0; m < t.num_ops; ++m) {
+    const Deco& md = MemberDeco(type, m);
+    if (md.Has(spv::DecorationOffset)) off = md.Get(spv::DecorationOffset);
+    uint32_t mt = t.ops[m];
+    auto address = address_members_.find({type, m});
+    if (address != address_members_.end()) {
+      if (!PointerField(address->second, off, out, error)) return false;
+      off += 8;
+      continue;
+    }
+    if (Opcode(mt) == spv::OpTypeMatrix) {
+      const Inst* mi = Def(mt);
+      const Inst* col = Def(mi->ops[0]);
+      const Inst* sc = col ? Def(col->ops[0]) : nullptr;
+      if (!sc) continue;
+      uint32_t stride = md.Get(spv::DecorationMatrixStride, 16);
+      bool row_major = md.Has(spv::DecorationRowMajor);
+      uint32_t cols = mi->ops[1], rows = col->ops[1];
+      uint32_t lines = row_major ? rows : cols, per = row_major ? cols : rows;
+      MatrixLines(*sc, off, lines, stride, per, out);
+      off += uint64_t{stride} * lines;
+      continue;
+    }
+    if (!Fields(mt, off, out, error, depth + 1)) return false;
+    uint64_t ms;
+    if (!SizeOf(mt, &ms, error)) return false;
+    off += ms;
+  }
+  return true;
+}
+
+bool Reflector::ArrayFields(uint32_t type, const Inst& t, uint64_t offset,
+                            std::vector<Field>* out, std::string* error, int depth) {
+  // A runtime array inside a layout: one element.
   uint64_t n = 1;
-  if (t->op == spv::OpTypeArray && !ConstValue(t->ops[1], &n)) {
+  if (t.op == spv::OpTypeArray && !ConstValue(t.ops[1], &n)) {
     *error = "an array length that is not a constant";
     return false;
   }
   uint32_t stride = DecoOf(type).Get(spv::DecorationArrayStride);
   if (stride == 0) {
     uint64_t e;
-    if (!SizeOf(t->ops[0], &e, error)) return false;
+    if (!SizeOf(t.ops[0], &e, error)) return false;
     stride = static_cast<uint32_t>(e);
   }
+  // Every element's pointer points at the first element's pointee.
   std::vector<Field> inner;
-  size_t pointees_before = pointees_ ? pointees_->size() : 0;
-  if (!Fields(t->ops[0], 0, &inner, error, depth + 1)) return false;
-  (void)pointees_before;  // every element's pointer points at the first element's pointee
+  if (!Fields(t.ops[0], 0, &inner, error, depth + 1)) return false;
   bool compressible = true;
   for (const Field& f : inner) compressible = compressible && f.count == 1;
   if (compressible) {
@@ -1441,16 +1459,19 @@ bool ReflectModule(const std::vector<uint32_t>& words,
   return r.Run(iface, error);
 }
 
-bool MergeInterfaces(const ModuleInterface& a, const ModuleInterface& b, ModuleInterface* out,
-                     std::string* error) {
-  if (a.stage != b.stage) {
-    *error = std::string("the first module is a ") +
-             (a.stage == Stage::kFragment ? "fragment" : "compute") + " shader, the second a " +
-             (b.stage == Stage::kFragment ? "fragment" : "compute") + " shader";
-    return false;
+namespace {
+
+// Pointee indices in |fields| through |remap| (MergeInterfaces).
+void RemapFields(const std::vector<int>& remap, std::vector<Field>* fields) {
+  for (Field& f : *fields) {
+    if (f.pointee >= 0) f.pointee = remap[static_cast<size_t>(f.pointee)];
   }
-  *out = a;
-  // b's pointees get new indices after a's, unless a has one with the same label.
+}
+
+// b's pointees into |out| (a copy of a): new indices after a's, unless a
+// has one with the same label. Returns b's index -> out's.
+std::vector<int> MergePointees(const ModuleInterface& a, const ModuleInterface& b,
+                               ModuleInterface* out) {
   std::vector<int> remap(b.pointees.size(), -1);
   for (size_t i = 0; i < b.pointees.size(); ++i) {
     for (size_t j = 0; j < a.pointees.size(); ++j) {
@@ -1461,15 +1482,61 @@ bool MergeInterfaces(const ModuleInterface& a, const ModuleInterface& b, ModuleI
       out->pointees.push_back(b.pointees[i]);
     }
   }
-  auto remap_fields = [&](std::vector<Field>* fields) {
-    for (Field& f : *fields) {
-      if (f.pointee >= 0) f.pointee = remap[static_cast<size_t>(f.pointee)];
-    }
-  };
   for (size_t i = a.pointees.size(); i < out->pointees.size(); ++i) {
-    remap_fields(&out->pointees[i].layout.head_fields);
-    remap_fields(&out->pointees[i].layout.element_fields);
+    RemapFields(remap, &out->pointees[i].layout.head_fields);
+    RemapFields(remap, &out->pointees[i].layout.element_fields);
   }
+  return remap;
+}
+
+// The second module's |rb| into the first's |ra| on the same binding:
+// false when they disagree on kind, image shape, format or array length.
+bool MergeResource(const Resource& rb, Resource* ra, std::string* error) {
+  std::string where = "binding " + std::to_string(rb.set) + "." + std::to_string(rb.binding);
+  if (ra->kind != rb.kind) {
+    *error = where + " is a " + ResourceKindName(ra->kind) + " in the first module and a " +
+             ResourceKindName(rb.kind) + " in the second";
+    return false;
+  }
+  if (!IsBufferKind(rb.kind) && rb.kind != ResourceKind::kSampler &&
+      (ra->dim != rb.dim || ra->arrayed != rb.arrayed)) {
+    *error = where + " is a " + ImageDimName(ra->dim, ra->arrayed) + " image in the first "
+             "module and a " + ImageDimName(rb.dim, rb.arrayed) + " image in the second";
+    return false;
+  }
+  if (ra->format != rb.format) {
+    if (ra->format == ImageFormat::kUnknown) {
+      ra->format = rb.format;
+    } else if (rb.format != ImageFormat::kUnknown) {
+      *error = where + " has format " + GetFormatInfo(ra->format).name +
+               " in the first module and " + GetFormatInfo(rb.format).name + " in the second";
+      return false;
+    }
+  }
+  if (ra->descriptor_array != rb.descriptor_array ||
+      ra->descriptor_count != rb.descriptor_count) {
+    *error = where + " is a descriptor array of a different length in the two modules";
+    return false;
+  }
+  ra->writable = ra->writable || rb.writable;
+  ra->used = ra->used || rb.used;
+  ra->image_atomics = ra->image_atomics || rb.image_atomics;
+  for (const View& v : rb.views) {
+    bool same = false;
+    for (const View& w : ra->views) {
+      same = same || (w.layout.type_name == v.layout.type_name &&
+                      w.layout.head_bytes == v.layout.head_bytes &&
+                      w.layout.array_stride == v.layout.array_stride &&
+                      w.writable == v.writable);
+    }
+    if (!same) ra->views.push_back(v);
+  }
+  return true;
+}
+
+// b's resources into |out|, their fields' pointees through |remap|; sorted.
+bool MergeResources(const ModuleInterface& b, const std::vector<int>& remap,
+                    ModuleInterface* out, std::string* error) {
   for (const Resource& rb : b.resources) {
     Resource* ra = nullptr;
     for (Resource& r : out->resources) {
@@ -1477,61 +1544,23 @@ bool MergeInterfaces(const ModuleInterface& a, const ModuleInterface& b, ModuleI
     }
     Resource copy = rb;
     for (View& v : copy.views) {
-      remap_fields(&v.layout.head_fields);
-      remap_fields(&v.layout.element_fields);
+      RemapFields(remap, &v.layout.head_fields);
+      RemapFields(remap, &v.layout.element_fields);
     }
     if (!ra) {
       out->resources.push_back(copy);
       continue;
     }
-    std::string where = "binding " + std::to_string(rb.set) + "." + std::to_string(rb.binding);
-    if (ra->kind != rb.kind) {
-      *error = where + " is a " + ResourceKindName(ra->kind) + " in the first module and a " +
-               ResourceKindName(rb.kind) + " in the second";
-      return false;
-    }
-    if (!IsBufferKind(rb.kind) && rb.kind != ResourceKind::kSampler &&
-        (ra->dim != rb.dim || ra->arrayed != rb.arrayed)) {
-      *error = where + " is a " + ImageDimName(ra->dim, ra->arrayed) + " image in the first "
-               "module and a " + ImageDimName(rb.dim, rb.arrayed) + " image in the second";
-      return false;
-    }
-    if (ra->format != rb.format) {
-      if (ra->format == ImageFormat::kUnknown) {
-        ra->format = rb.format;
-      } else if (rb.format != ImageFormat::kUnknown) {
-        *error = where + " has format " + GetFormatInfo(ra->format).name +
-                 " in the first module and " + GetFormatInfo(rb.format).name + " in the second";
-        return false;
-      }
-    }
-    if (ra->descriptor_array != rb.descriptor_array ||
-        ra->descriptor_count != rb.descriptor_count) {
-      *error = where + " is a descriptor array of a different length in the two modules";
-      return false;
-    }
-    ra->writable = ra->writable || rb.writable;
-    ra->used = ra->used || rb.used;
-    ra->image_atomics = ra->image_atomics || rb.image_atomics;
-    for (const View& v : copy.views) {
-      bool same = false;
-      for (const View& w : ra->views) {
-        same = same || (w.layout.type_name == v.layout.type_name &&
-                        w.layout.head_bytes == v.layout.head_bytes &&
-                        w.layout.array_stride == v.layout.array_stride &&
-                        w.writable == v.writable);
-      }
-      if (!same) ra->views.push_back(v);
-    }
+    if (!MergeResource(copy, ra, error)) return false;
   }
   std::sort(out->resources.begin(), out->resources.end(), [](const Resource& x, const Resource& y) {
     return std::make_pair(x.set, x.binding) < std::make_pair(y.set, y.binding);
   });
-  if (b.push_constant_bytes > out->push_constant_bytes) {
-    out->push_constant_bytes = b.push_constant_bytes;
-    out->push_fields = b.push_fields;
-    remap_fields(&out->push_fields);
-  }
+  return true;
+}
+
+// b's specialization constants into |out|'s (defaults: their range); sorted.
+void MergeSpecConstants(const ModuleInterface& b, ModuleInterface* out) {
   for (const SpecConstant& sc : b.spec_constants) {
     bool found = false;
     for (SpecConstant& o : out->spec_constants) {
@@ -1545,17 +1574,11 @@ bool MergeInterfaces(const ModuleInterface& a, const ModuleInterface& b, ModuleI
   }
   std::sort(out->spec_constants.begin(), out->spec_constants.end(),
             [](const SpecConstant& x, const SpecConstant& y) { return x.constant_id < y.constant_id; });
-  for (const auto& kv : b.facts.atomic_order) {
-    if (!out->facts.atomic_order.count(kv.first)) out->facts.atomic_order[kv.first] = kv.second;
-  }
-  out->has_loops = a.has_loops || b.has_loops;
-  out->uses_device_addresses = a.uses_device_addresses || b.uses_device_addresses;
-  for (uint32_t c : b.capabilities) {
-    if (std::find(out->capabilities.begin(), out->capabilities.end(), c) == out->capabilities.end()) {
-      out->capabilities.push_back(c);
-    }
-  }
-  out->facts.id_dims = std::max(a.facts.id_dims, b.facts.id_dims);
+}
+
+// b's color outputs (a location's type must agree) and fragment inputs into
+// |out|'s; sorted.
+bool MergeFragmentInterface(const ModuleInterface& b, ModuleInterface* out, std::string* error) {
   for (const ColorOutput& o : b.color_outputs) {
     bool found = false;
     for (const ColorOutput& x : out->color_outputs) {
@@ -1583,6 +1606,39 @@ bool MergeInterfaces(const ModuleInterface& a, const ModuleInterface& b, ModuleI
               return x.location != y.location ? x.location < y.location : x.component < y.component;
             });
   return true;
+}
+
+}  // namespace
+
+bool MergeInterfaces(const ModuleInterface& a, const ModuleInterface& b, ModuleInterface* out,
+                     std::string* error) {
+  if (a.stage != b.stage) {
+    *error = std::string("the first module is a ") +
+             (a.stage == Stage::kFragment ? "fragment" : "compute") + " shader, the second a " +
+             (b.stage == Stage::kFragment ? "fragment" : "compute") + " shader";
+    return false;
+  }
+  *out = a;
+  const std::vector<int> remap = MergePointees(a, b, out);
+  if (!MergeResources(b, remap, out, error)) return false;
+  if (b.push_constant_bytes > out->push_constant_bytes) {
+    out->push_constant_bytes = b.push_constant_bytes;
+    out->push_fields = b.push_fields;
+    RemapFields(remap, &out->push_fields);
+  }
+  MergeSpecConstants(b, out);
+  for (const auto& kv : b.facts.atomic_order) {
+    if (!out->facts.atomic_order.count(kv.first)) out->facts.atomic_order[kv.first] = kv.second;
+  }
+  out->has_loops = a.has_loops || b.has_loops;
+  out->uses_device_addresses = a.uses_device_addresses || b.uses_device_addresses;
+  for (uint32_t c : b.capabilities) {
+    if (std::find(out->capabilities.begin(), out->capabilities.end(), c) == out->capabilities.end()) {
+      out->capabilities.push_back(c);
+    }
+  }
+  out->facts.id_dims = std::max(a.facts.id_dims, b.facts.id_dims);
+  return MergeFragmentInterface(b, out, error);
 }
 
 }  // namespace waverun
