@@ -1493,7 +1493,7 @@ std::vector<int> MergePointees(const ModuleInterface& a, const ModuleInterface& 
 
 // The second module's |rb| into the first's |ra| on the same binding:
 // false when they disagree on kind, image shape, format or array length.
-bool MergeResource(const Resource& rb, Resource* ra, std::string* error) {
+bool MergeSharedBinding(const Resource& rb, Resource* ra, std::string* error) {
   std::string where = "binding " + std::to_string(rb.set) + "." + std::to_string(rb.binding);
   if (ra->kind != rb.kind) {
     *error = where + " is a " + ResourceKindName(ra->kind) + " in the first module and a " +
@@ -1553,7 +1553,7 @@ bool MergeResources(const ModuleInterface& b, const std::vector<int>& remap,
       out->resources.push_back(copy);
       continue;
     }
-    if (!MergeResource(copy, ra, error)) return false;
+    if (!MergeSharedBinding(copy, ra, error)) return false;
   }
   std::sort(out->resources.begin(), out->resources.end(), [](const Resource& x, const Resource& y) {
     return std::make_pair(x.set, x.binding) < std::make_pair(y.set, y.binding);
