@@ -408,6 +408,10 @@ class Machine {
   // Adds texel (x, y, z) of image |h| (|mo|), when inside it, to |acc|.
   static void NoteTexel(Accesses* acc, uint64_t h, const MemObj& mo, int64_t x, int64_t y,
                         int64_t z);
+  // Reads texel |c| of |img| (operand 0 of |in|) into lane |inv|'s result,
+  // noting it in |acc|.
+  void ReadTexelTo(const Inst& in, const MemObj& img, const int64_t c[3], uint32_t inv,
+                   Accesses* acc);
   // OpImageGather for lane |inv| at coordinate |u| moved by |off| texels.
   void GatherTexels(const Inst& in, const MemObj& img, const float u[4], const int64_t off[3],
                     uint32_t inv, Accesses* acc);

@@ -92,6 +92,14 @@ void Machine::NoteTexel(Accesses* acc, uint64_t h, const MemObj& mo, int64_t x, 
   acc->push_back({(h << kObjShift) | (texel * tb), tb});
 }
 
+void Machine::ReadTexelTo(const Inst& in, const MemObj& img, const int64_t c[3], uint32_t inv,
+                          Accesses* acc) {
+  uint64_t t[4];
+  ReadTexel(img, c[0], c[1], c[2], t);
+  TexelToResult(in.type, t, inv, in.result);
+  NoteTexel(acc, R(in.ops[0], 0, inv), img, c[0], c[1], c[2]);
+}
+
 bool Machine::ImageUnsupported(const Inst& in, Subgroup* sg, Frame* f) {
   switch (in.op) {
     case spv::OpImageSampleDrefImplicitLod:

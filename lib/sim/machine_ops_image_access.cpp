@@ -25,10 +25,7 @@ bool Machine::ImageFetch(const Inst& in, Subgroup* sg, Frame* f) {
       if (it.image_dim == spv::Dim3D) c[2] += LaneInt(ops.offset, 2, inv);
     }
     if (ops.lod && LaneInt(ops.lod, 0, inv) != 0) c[0] = -1;  // one mip level: out of bounds
-    uint64_t t[4];
-    ReadTexel(*img, c[0], c[1], c[2], t);
-    TexelToResult(in.type, t, inv, in.result);
-    NoteTexel(&acc, R(o[0], 0, inv), *img, c[0], c[1], c[2]);
+    ReadTexelTo(in, *img, c, inv, &acc);
   }
   Account(acc, false);
   return true;

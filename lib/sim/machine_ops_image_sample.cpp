@@ -171,10 +171,7 @@ bool Machine::ImageSample(const Inst& in, Subgroup* sg, Frame* f) {
     if (!NearestCoord(it, *img, u, off, c)) {
       return Fail(OpcodeName(in.op) + ": unsupported image dimension");
     }
-    uint64_t t[4];
-    ReadTexel(*img, c[0], c[1], c[2], t);
-    TexelToResult(in.type, t, inv, in.result);
-    NoteTexel(&acc, R(o[0], 0, inv), *img, c[0], c[1], c[2]);
+    ReadTexelTo(in, *img, c, inv, &acc);
   }
   Account(acc, false);
   return true;
