@@ -21,6 +21,54 @@ namespace detail {
 // ---------------------------------------------------------------------------
 // Memory.
 
+namespace {
+
+// Calls part(type, offset, slot) for each part of a value of composite type
+// |t| at byte |off| (explicit layout when |expl|): its components, columns
+// (elements, row by row within each column, when row-major), elements or
+// members. Nothing for other types.
+template <typename F>
+void ForEachPart(const Instance& I, const TypeInfo& t, bool expl, uint64_t off, F part) {
+  switch (t.kind) {
+    case TypeKind::kVector: {
+      uint32_t cs = I.types[t.elem].width / 8;
+      for (uint32_t c = 0; c < t.count; ++c) part(t.elem, off + c * cs, c);
+      return;
+    }
+    case TypeKind::kMatrix: {
+      const TypeInfo& col = I.types[t.elem];
+      uint32_t rows = col.count;
+      uint32_t cs = I.types[col.elem].width / 8;
+      if (expl && t.row_major) {
+        for (uint32_t c = 0; c < t.count; ++c) {
+          for (uint32_t r = 0; r < rows; ++r) {
+            part(col.elem, off + uint64_t{r} * t.matrix_stride + c * cs, c * rows + r);
+          }
+        }
+        return;
+      }
+      uint64_t stride = expl ? t.matrix_stride : col.nsize;
+      for (uint32_t c = 0; c < t.count; ++c) part(t.elem, off + c * stride, c * rows);
+      return;
+    }
+    case TypeKind::kArray: {
+      const TypeInfo& e = I.types[t.elem];
+      uint64_t stride = expl ? (t.array_stride ? t.array_stride : e.esize) : t.nstride;
+      for (uint32_t i = 0; i < t.count; ++i) part(t.elem, off + i * stride, i * e.slots);
+      return;
+    }
+    case TypeKind::kStruct:
+      for (size_t k = 0; k < t.members.size(); ++k) {
+        part(t.members[k], off + (expl ? t.eoffsets[k] : t.noffsets[k]), t.member_slot[k]);
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+}  // namespace
+
 void Machine::LoadValue(uint32_t type, bool expl, const MemObj& o, uint64_t off, uint64_t* out) {
   const TypeInfo& t = I_.types[type];
   switch (t.kind) {
@@ -44,43 +92,10 @@ void Machine::LoadValue(uint32_t type, bool expl, const MemObj& o, uint64_t off,
       out[0] = v;
       return;
     }
-    case TypeKind::kVector: {
-      uint32_t cs = I_.types[t.elem].width / 8;
-      for (uint32_t c = 0; c < t.count; ++c) LoadValue(t.elem, expl, o, off + c * cs, out + c);
-      return;
-    }
-    case TypeKind::kMatrix: {
-      const TypeInfo& col = I_.types[t.elem];
-      uint32_t rows = col.count;
-      uint32_t cs = I_.types[col.elem].width / 8;
-      if (expl && t.row_major) {
-        for (uint32_t c = 0; c < t.count; ++c) {
-          for (uint32_t r = 0; r < rows; ++r) {
-            LoadValue(col.elem, expl, o, off + uint64_t{r} * t.matrix_stride + c * cs,
-                      out + c * rows + r);
-          }
-        }
-        return;
-      }
-      uint64_t stride = expl ? t.matrix_stride : col.nsize;
-      for (uint32_t c = 0; c < t.count; ++c)
-        LoadValue(t.elem, expl, o, off + c * stride, out + c * rows);
-      return;
-    }
-    case TypeKind::kArray: {
-      const TypeInfo& e = I_.types[t.elem];
-      uint64_t stride = expl ? (t.array_stride ? t.array_stride : e.esize) : t.nstride;
-      for (uint32_t i = 0; i < t.count; ++i)
-        LoadValue(t.elem, expl, o, off + i * stride, out + i * e.slots);
-      return;
-    }
-    case TypeKind::kStruct:
-      for (size_t k = 0; k < t.members.size(); ++k) {
-        LoadValue(t.members[k], expl, o, off + (expl ? t.eoffsets[k] : t.noffsets[k]),
-                  out + t.member_slot[k]);
-      }
-      return;
     default:
+      ForEachPart(I_, t, expl, off, [&](uint32_t part, uint64_t at, uint32_t slot) {
+        LoadValue(part, expl, o, at, out + slot);
+      });
       return;
   }
 }
@@ -102,43 +117,10 @@ void Machine::StoreValue(uint32_t type, bool expl, MemObj& o, uint64_t off, cons
       WriteBytes(o, off, &v, 8);
       return;
     }
-    case TypeKind::kVector: {
-      uint32_t cs = I_.types[t.elem].width / 8;
-      for (uint32_t c = 0; c < t.count; ++c) StoreValue(t.elem, expl, o, off + c * cs, in + c);
-      return;
-    }
-    case TypeKind::kMatrix: {
-      const TypeInfo& col = I_.types[t.elem];
-      uint32_t rows = col.count;
-      uint32_t cs = I_.types[col.elem].width / 8;
-      if (expl && t.row_major) {
-        for (uint32_t c = 0; c < t.count; ++c) {
-          for (uint32_t r = 0; r < rows; ++r) {
-            StoreValue(col.elem, expl, o, off + uint64_t{r} * t.matrix_stride + c * cs,
-                       in + c * rows + r);
-          }
-        }
-        return;
-      }
-      uint64_t stride = expl ? t.matrix_stride : col.nsize;
-      for (uint32_t c = 0; c < t.count; ++c)
-        StoreValue(t.elem, expl, o, off + c * stride, in + c * rows);
-      return;
-    }
-    case TypeKind::kArray: {
-      const TypeInfo& e = I_.types[t.elem];
-      uint64_t stride = expl ? (t.array_stride ? t.array_stride : e.esize) : t.nstride;
-      for (uint32_t i = 0; i < t.count; ++i)
-        StoreValue(t.elem, expl, o, off + i * stride, in + i * e.slots);
-      return;
-    }
-    case TypeKind::kStruct:
-      for (size_t k = 0; k < t.members.size(); ++k) {
-        StoreValue(t.members[k], expl, o, off + (expl ? t.eoffsets[k] : t.noffsets[k]),
-                   in + t.member_slot[k]);
-      }
-      return;
     default:
+      ForEachPart(I_, t, expl, off, [&](uint32_t part, uint64_t at, uint32_t slot) {
+        StoreValue(part, expl, o, at, in + slot);
+      });
       return;
   }
 }
@@ -414,431 +396,6 @@ void Machine::WriteTexel(MemObj& o, int64_t x, int64_t y, int64_t z, const uint6
   EncodeTexel(o.format, in, o.data + texel * TexelBytes(o.format));
 }
 
-namespace {
-
-// The optional operands after an image instruction's operand mask.
-struct ImageOperands {
-  uint32_t lod = 0;          // Lod
-  uint32_t offset = 0;       // ConstOffset or Offset
-  uint32_t sample = 0;       // Sample
-  bool gather_offsets = false;  // ConstOffsets / Offsets
-};
-
-// Parses the image operands starting at ops[k] (the mask). False with
-// |error| for an operand the simulator does not know.
-bool ParseImageOperands(const Inst& in, uint32_t k, ImageOperands* out, std::string* error) {
-  if (k >= in.num_ops) return true;
-  uint32_t mask = in.ops[k++];
-  static const struct {
-    uint32_t bit;
-    uint32_t ids;
-  } kOperands[] = {{0x1, 1},  {0x2, 1},  {0x4, 2},    {0x8, 1},    {0x10, 1},   {0x20, 1},
-                   {0x40, 1}, {0x80, 1}, {0x100, 1},  {0x200, 1},  {0x400, 0},  {0x800, 0},
-                   {0x1000, 0}, {0x2000, 0}, {0x4000, 0}, {0x10000, 1}};
-  uint32_t known = 0;
-  for (const auto& op : kOperands) known |= op.bit;
-  if (mask & ~known) {
-    *error = "unsupported image operands 0x" + std::to_string(mask & ~known);
-    return false;
-  }
-  for (const auto& op : kOperands) {
-    if (!(mask & op.bit)) continue;
-    if (k + op.ids > in.num_ops) {
-      *error = "malformed image operands";
-      return false;
-    }
-    if (op.bit == 0x2) out->lod = in.ops[k];
-    if (op.bit == 0x8 || op.bit == 0x10) out->offset = in.ops[k];
-    if (op.bit == 0x40) out->sample = in.ops[k];
-    if (op.bit == 0x20 || op.bit == 0x10000) out->gather_offsets = true;
-    k += op.ids;
-  }
-  return true;
-}
-
-// Float to int32 as x86 (and so lavapipe) converts: NaN and values out of
-// range give INT32_MIN.
-int64_t ToInt32(float f) {
-  if (std::isnan(f) || f >= 2147483648.0f || f < -2147483648.0f) return INT32_MIN;
-  return static_cast<int32_t>(f);
-}
-
-// Nearest texel of normalized coordinate |u| in [0, size), moved by |offset|
-// texels, clamped to the edge.
-int64_t NearestTexel(float u, uint32_t size, int64_t offset) {
-  if (size == 0) return 0;
-  // The offset is added in float before rounding down, as llvmpipe does.
-  int64_t i = ToInt32(std::floor(u * static_cast<float>(size) + static_cast<float>(offset)));
-  return std::min<int64_t>(std::max<int64_t>(i, 0), size - 1);
-}
-
-// Array layer |a| (unnormalized), rounded to nearest even and clamped to
-// [0, layers).
-int64_t ArrayLayer(float a, uint32_t layers) {
-  if (layers == 0) return 0;
-  int64_t l = ToInt32(std::nearbyint(a));
-  return std::min<int64_t>(std::max<int64_t>(l, 0), layers - 1);
-}
-
-// Cube map face selection (Vulkan's table): direction -> face and (s, t) in
-// [0, 1]. Ties go to z, then y, as in llvmpipe.
-void CubeFace(float x, float y, float z, uint32_t* face, float* s, float* t) {
-  float ax = std::fabs(x), ay = std::fabs(y), az = std::fabs(z);
-  float sc, tc, ma;
-  if (az >= std::fmax(ax, ay)) {
-    *face = z >= 0 ? 4 : 5;
-    sc = z >= 0 ? x : -x;
-    tc = -y;
-    ma = az;
-  } else if (ax > ay) {
-    *face = x >= 0 ? 0 : 1;
-    sc = x >= 0 ? -z : z;
-    tc = -y;
-    ma = ax;
-  } else {
-    *face = y >= 0 ? 2 : 3;
-    sc = x;
-    tc = y >= 0 ? z : -z;
-    ma = ay;
-  }
-  float inv = ma == 0 ? 0.0f : 0.5f / ma;
-  *s = sc * inv + 0.5f;
-  *t = tc * inv + 0.5f;
-}
-
-// The two texels a linear (gather) footprint covers along one axis of
-// |size| texels, clamped to the edge: the coordinate is clamped in float to
-// [0, size] first (as llvmpipe does), then split and each texel clamped.
-void LinearPair(float u, uint32_t size, int64_t offset, int64_t* i0, int64_t* i1) {
-  float f = u * static_cast<float>(size) + static_cast<float>(offset);
-  f = std::fmin(std::fmax(f, 0.0f), static_cast<float>(size));
-  int64_t a = static_cast<int64_t>(std::floor(f - 0.5f));
-  int64_t last = size == 0 ? 0 : size - 1;
-  *i0 = std::min<int64_t>(std::max<int64_t>(a, 0), last);
-  *i1 = std::min<int64_t>(std::max<int64_t>(a + 1, 0), last);
-}
-
-}  // namespace
-
-bool Machine::Image(const Inst& in, Subgroup* sg, Frame* f, bool* handled) {
-  *handled = true;
-  const uint32_t* o = in.ops;
-  std::vector<std::pair<uint64_t, uint64_t>> acc;
-  // Lane values of |id| as floats or signed integers.
-  auto fcomp = [&](uint32_t id, uint32_t k, uint32_t inv) -> float {
-    if (k >= Slots(id)) return 0.0f;
-    return static_cast<float>(ToDouble(R(id, k, inv), ScalarOf(id).width));
-  };
-  auto icomp = [&](uint32_t id, uint32_t k, uint32_t inv) -> int64_t {
-    if (id == 0 || k >= Slots(id)) return 0;
-    return SignExtend(R(id, k, inv), ScalarOf(id).width);
-  };
-  auto note = [&](uint64_t h, const MemObj& mo, int64_t x, int64_t y, int64_t z) {
-    if (x < 0 || y < 0 || z < 0 || x >= mo.width || y >= mo.height || z >= mo.depth) return;
-    uint32_t tb = TexelBytes(mo.format);
-    uint64_t texel = (static_cast<uint64_t>(z) * mo.height + static_cast<uint64_t>(y)) * mo.width +
-                     static_cast<uint64_t>(x);
-    acc.push_back({(h << kObjShift) | (texel * tb), tb});
-  };
-  // Integer texel coordinates (x, y, z) of |coord| for an image of type |it|
-  // (z: the layer, the cube face (+ 6 x layer), or the depth).
-  auto int_coord = [&](const TypeInfo& it, uint32_t coord, uint32_t inv, int64_t c[3]) {
-    c[0] = icomp(coord, 0, inv);
-    c[1] = c[2] = 0;
-    switch (it.image_dim) {
-      case spv::Dim1D:
-        if (it.image_arrayed) c[2] = icomp(coord, 1, inv);
-        break;
-      case spv::Dim2D:
-        c[1] = icomp(coord, 1, inv);
-        if (it.image_arrayed) c[2] = icomp(coord, 2, inv);
-        break;
-      case spv::Dim3D:
-      case spv::DimCube:
-        c[1] = icomp(coord, 1, inv);
-        c[2] = icomp(coord, 2, inv);
-        break;
-      default:
-        break;
-    }
-  };
-  // Converts the decoded texel |t| to the result type's components.
-  auto to_result = [&](uint32_t type, const uint64_t t[4], uint32_t inv, uint32_t res) {
-    const TypeInfo& rt = I_.types[type];
-    const TypeInfo& rsc = I_.Scalar(type);
-    uint32_t rn = rt.slots;
-    bool rfloat = rsc.kind == TypeKind::kFloat;
-    for (uint32_t k = 0; k < rn && k < 4; ++k) {
-      uint64_t v = t[k];
-      if (rfloat && rsc.width == 16) {
-        v = FloatToHalf(BitsToFloat(v));
-      } else if (rfloat && rsc.width == 64) {
-        v = DoubleToBits(static_cast<double>(BitsToFloat(v)));
-      } else if (!rfloat) {
-        v &= WidthMask(rsc.width);
-      }
-      R(res, k, inv) = v;
-    }
-  };
-  auto image_handle = [&](uint32_t inv, MemObj** out) -> bool {
-    uint64_t h = R(o[0], 0, inv);
-    *out = ImageObj(h);
-    if (*out == nullptr) return Fail(OpcodeName(in.op) + " on an unbound image");
-    return true;
-  };
-  switch (in.op) {
-    case spv::OpSampledImage:
-    case spv::OpImage:
-      for (uint32_t lane : f->active)
-        R(in.result, 0, sg->base + lane) = R(o[0], 0, sg->base + lane);
-      return true;
-    case spv::OpImageQuerySize:
-    case spv::OpImageQuerySizeLod: {
-      const TypeInfo& it = ImageTypeOf(o[0]);
-      uint32_t rn = I_.types[in.type].slots;
-      for (uint32_t lane : f->active) {
-        uint32_t inv = cur_inv_ = sg->base + lane;
-        MemObj* img;
-        if (!image_handle(inv, &img)) return false;
-        int64_t lod = in.op == spv::OpImageQuerySizeLod ? icomp(o[1], 0, inv) : 0;
-        auto level = [&](uint32_t size) -> uint64_t {
-          if (lod <= 0) return size;
-          if (lod >= 32) return 1;
-          return std::max<uint64_t>(size >> lod, 1);
-        };
-        uint64_t v[4] = {0, 0, 0, 0};
-        switch (it.image_dim) {
-          case spv::Dim1D:
-          case spv::DimBuffer:
-            v[0] = level(img->width);
-            v[1] = img->depth;
-            break;
-          case spv::Dim2D:
-            v[0] = level(img->width);
-            v[1] = level(img->height);
-            v[2] = img->depth;
-            break;
-          case spv::Dim3D:
-            v[0] = level(img->width);
-            v[1] = level(img->height);
-            v[2] = level(img->depth);
-            break;
-          case spv::DimCube:
-            v[0] = level(img->width);
-            v[1] = level(img->height);
-            v[2] = img->depth / 6;
-            break;
-          default:
-            break;
-        }
-        if (img->kind == MemObj::Kind::kEmpty) v[0] = v[1] = v[2] = 0;
-        for (uint32_t k = 0; k < rn && k < 4; ++k) R(in.result, k, inv) = v[k];
-      }
-      return true;
-    }
-    case spv::OpImageQueryLevels:
-    case spv::OpImageQuerySamples:
-      for (uint32_t lane : f->active) {
-        uint32_t inv = cur_inv_ = sg->base + lane;
-        MemObj* img;
-        if (!image_handle(inv, &img)) return false;
-        R(in.result, 0, inv) = img->kind == MemObj::Kind::kEmpty ? 0 : 1;
-      }
-      return true;
-    case spv::OpImageRead:
-    case spv::OpImageFetch: {
-      const TypeInfo& it = ImageTypeOf(o[0]);
-      ImageOperands ops;
-      if (!ParseImageOperands(in, 2, &ops, &error)) return Fail(error);
-      if (ops.sample != 0) return Fail(OpcodeName(in.op) + " with a Sample operand (multisampled images)");
-      for (uint32_t lane : f->active) {
-        uint32_t inv = cur_inv_ = sg->base + lane;
-        MemObj* img;
-        if (!image_handle(inv, &img)) return false;
-        int64_t c[3];
-        int_coord(it, o[1], inv, c);
-        if (ops.offset) {
-          c[0] += icomp(ops.offset, 0, inv);
-          if (it.image_dim == spv::Dim2D || it.image_dim == spv::Dim3D) c[1] += icomp(ops.offset, 1, inv);
-          if (it.image_dim == spv::Dim3D) c[2] += icomp(ops.offset, 2, inv);
-        }
-        if (ops.lod && icomp(ops.lod, 0, inv) != 0) c[0] = -1;  // one mip level: out of bounds
-        uint64_t t[4];
-        ReadTexel(*img, c[0], c[1], c[2], t);
-        to_result(in.type, t, inv, in.result);
-        note(R(o[0], 0, inv), *img, c[0], c[1], c[2]);
-      }
-      Account(acc, false);
-      return true;
-    }
-    case spv::OpImageSampleImplicitLod:
-    case spv::OpImageSampleExplicitLod:
-    case spv::OpImageSampleProjImplicitLod:
-    case spv::OpImageSampleProjExplicitLod:
-    case spv::OpImageGather: {
-      const TypeInfo& it = ImageTypeOf(o[0]);
-      bool gather = in.op == spv::OpImageGather;
-      bool proj = in.op == spv::OpImageSampleProjImplicitLod ||
-                  in.op == spv::OpImageSampleProjExplicitLod;
-      ImageOperands ops;
-      if (!ParseImageOperands(in, gather ? 3 : 2, &ops, &error)) return Fail(error);
-      if (ops.gather_offsets) {
-        return Fail(OpcodeName(in.op) + " with ConstOffsets/Offsets is not supported");
-      }
-      if (it.image_dim == spv::DimBuffer) return Fail(OpcodeName(in.op) + " on a texel buffer");
-      if (gather && it.image_dim != spv::Dim2D) {
-        return Fail("OpImageGather on a " +
-                    std::string(it.image_dim == spv::DimCube ? "cube" : "non-2-D") +
-                    " image is not supported");
-      }
-      uint32_t spatial = it.image_dim == spv::Dim1D ? 1 : it.image_dim == spv::Dim2D ? 2 : 3;
-      for (uint32_t lane : f->active) {
-        uint32_t inv = cur_inv_ = sg->base + lane;
-        MemObj* img;
-        if (!image_handle(inv, &img)) return false;
-        float u[4];
-        for (uint32_t k = 0; k < 4; ++k) u[k] = fcomp(o[1], k, inv);
-        if (proj) {
-          float q = u[spatial];
-          for (uint32_t k = 0; k < spatial; ++k) u[k] /= q;
-        }
-        int64_t off[3] = {0, 0, 0};
-        if (ops.offset) {
-          for (uint32_t k = 0; k < 3; ++k) off[k] = icomp(ops.offset, k, inv);
-        }
-        if (gather) {
-          uint32_t comp = static_cast<uint32_t>(R(o[2], 0, inv) & 3u);
-          int64_t z = it.image_arrayed ? ArrayLayer(u[2], img->depth) : 0;
-          int64_t i0, i1, j0, j1;
-          LinearPair(u[0], img->width, off[0], &i0, &i1);
-          LinearPair(u[1], img->height, off[1], &j0, &j1);
-          const int64_t pos[4][2] = {{i0, j1}, {i1, j1}, {i1, j0}, {i0, j0}};
-          uint64_t out[4];
-          for (uint32_t k = 0; k < 4; ++k) {
-            uint64_t t[4];
-            ReadTexel(*img, pos[k][0], pos[k][1], z, t);
-            out[k] = t[comp];
-            note(R(o[0], 0, inv), *img, pos[k][0], pos[k][1], z);
-          }
-          to_result(in.type, out, inv, in.result);
-          continue;
-        }
-        int64_t x = 0, y = 0, z = 0;
-        switch (it.image_dim) {
-          case spv::Dim1D:
-            x = NearestTexel(u[0], img->width, off[0]);
-            if (it.image_arrayed) z = ArrayLayer(u[1], img->depth);
-            break;
-          case spv::Dim2D:
-            x = NearestTexel(u[0], img->width, off[0]);
-            y = NearestTexel(u[1], img->height, off[1]);
-            if (it.image_arrayed) z = ArrayLayer(u[2], img->depth);
-            break;
-          case spv::Dim3D:
-            x = NearestTexel(u[0], img->width, off[0]);
-            y = NearestTexel(u[1], img->height, off[1]);
-            z = NearestTexel(u[2], img->depth, off[2]);
-            break;
-          case spv::DimCube: {
-            uint32_t face;
-            float s, t;
-            CubeFace(u[0], u[1], u[2], &face, &s, &t);
-            x = NearestTexel(s, img->width, 0);
-            y = NearestTexel(t, img->height, 0);
-            z = face + (it.image_arrayed ? 6 * ArrayLayer(u[3], img->depth / 6) : 0);
-            break;
-          }
-          default:
-            return Fail(OpcodeName(in.op) + ": unsupported image dimension");
-        }
-        uint64_t t[4];
-        ReadTexel(*img, x, y, z, t);
-        to_result(in.type, t, inv, in.result);
-        note(R(o[0], 0, inv), *img, x, y, z);
-      }
-      Account(acc, false);
-      return true;
-    }
-    case spv::OpImageWrite: {
-      const TypeInfo& it = ImageTypeOf(o[0]);
-      const TypeInfo& ts = ScalarOf(o[2]);
-      uint32_t tn = Slots(o[2]);
-      ImageOperands ops;
-      if (!ParseImageOperands(in, 3, &ops, &error)) return Fail(error);
-      if (ops.sample != 0) return Fail("OpImageWrite with a Sample operand (multisampled images)");
-      for (uint32_t lane : f->active) {
-        uint32_t inv = cur_inv_ = sg->base + lane;
-        MemObj* img;
-        if (!image_handle(inv, &img)) return false;
-        int64_t c[3];
-        int_coord(it, o[1], inv, c);
-        uint64_t t[4] = {0, 0, 0, 0};
-        for (uint32_t k = 0; k < tn && k < 4; ++k) {
-          uint64_t v = R(o[2], k, inv);
-          if (ts.kind == TypeKind::kFloat && ts.width == 16) {
-            v = FloatToBits(HalfToFloat(static_cast<uint16_t>(v)));
-          } else if (ts.kind == TypeKind::kFloat && ts.width == 64) {
-            v = FloatToBits(static_cast<float>(BitsToDouble(v)));
-          } else if (ts.kind == TypeKind::kInt && ts.width < 32 && ts.is_signed) {
-            v = static_cast<uint64_t>(SignExtend(v, ts.width)) & 0xffffffffu;
-          }
-          t[k] = v;
-        }
-        if (img->kind == MemObj::Kind::kEmpty) {
-          if (counters_) ++counters_->out_of_bounds;
-          continue;
-        }
-        WriteTexel(*img, c[0], c[1], c[2], t);
-        note(R(o[0], 0, inv), *img, c[0], c[1], c[2]);
-      }
-      Account(acc, false);
-      return true;
-    }
-    case spv::OpImageTexelPointer: {
-      // ops: pointer to the image variable (or descriptor), coordinate, sample.
-      const TypeInfo& it = I_.types[I_.types[I_.value_type[o[0]]].elem];
-      for (uint32_t lane : f->active) {
-        uint32_t inv = cur_inv_ = sg->base + lane;
-        uint64_t vptr = R(o[0], 0, inv);
-        uint64_t h = vptr >> kObjShift;
-        MemObj* mo = ImageObj(h);
-        if (mo == nullptr) return Fail("OpImageTexelPointer on an unbound image");
-        int64_t c[3];
-        int_coord(it, o[1], inv, c);
-        bool oob = c[0] < 0 || c[1] < 0 || c[2] < 0 || c[0] >= mo->width ||
-                   c[1] >= mo->height || c[2] >= mo->depth;
-        uint64_t off =
-            oob ? kOffsetMask
-                : ((static_cast<uint64_t>(c[2]) * mo->height + static_cast<uint64_t>(c[1])) *
-                       mo->width +
-                   static_cast<uint64_t>(c[0])) *
-                      TexelBytes(mo->format);
-        R(in.result, 0, inv) = (h << kObjShift) | off;
-      }
-      return true;
-    }
-    case spv::OpImageSampleDrefImplicitLod:
-    case spv::OpImageSampleDrefExplicitLod:
-    case spv::OpImageSampleProjDrefImplicitLod:
-    case spv::OpImageSampleProjDrefExplicitLod:
-    case spv::OpImageDrefGather:
-      return Fail("unsupported instruction " + OpcodeName(in.op) +
-                  " (depth-comparison sampling)");
-    case spv::OpImageQueryLod:
-      return Fail("unsupported instruction OpImageQueryLod (implicit level of detail: fragment "
-                  "shaders only)");
-    case spv::OpImageQueryFormat:
-    case spv::OpImageQueryOrder:
-      return Fail("unsupported instruction " + OpcodeName(in.op) + " (OpenCL kernels only)");
-    default:
-      if (in.op >= spv::OpImageSparseSampleImplicitLod && in.op <= spv::OpImageSparseRead) {
-        return Fail("unsupported instruction " + OpcodeName(in.op) + " (sparse residency)");
-      }
-      *handled = false;
-      return true;
-  }
-}
-
 // ---------------------------------------------------------------------------
 // Memory instructions, atomics.
 
@@ -1091,348 +648,6 @@ bool Machine::Atomic(const Inst& in, Subgroup* sg, Frame* f) {
 }
 
 // ---------------------------------------------------------------------------
-// Subgroup operations.
-
-bool Machine::Group(const Inst& in, Subgroup* sg, Frame* f, bool* handled) {
-  *handled = true;
-  const uint32_t* o = in.ops;
-  bool khr = false;
-  switch (in.op) {
-    case spv::OpSubgroupBallotKHR:
-    case spv::OpSubgroupFirstInvocationKHR:
-    case spv::OpSubgroupAllKHR:
-    case spv::OpSubgroupAnyKHR:
-    case spv::OpSubgroupAllEqualKHR:
-    case spv::OpSubgroupReadInvocationKHR:
-      khr = true;
-      break;
-    default:
-      if (in.op < spv::OpGroupNonUniformElect || in.op > spv::OpGroupNonUniformQuadSwap) {
-        *handled = false;
-        return true;
-      }
-      if (ScopeOf(o[0]) != spv::ScopeSubgroup) {
-        return Fail(OpcodeName(in.op) + " with a scope other than Subgroup is not supported");
-      }
-      break;
-  }
-  // Operands after the scope (KHR forms have none).
-  const uint32_t* a = khr ? o : o + 1;
-  uint32_t res = in.result;
-  uint32_t N = N_;
-  const std::vector<uint32_t>& act = f->active;
-  uint32_t base = sg->base;
-  auto exists = [&](uint64_t lane) {
-    return lane < N && active_mask_.Get(static_cast<uint32_t>(lane));
-  };
-  uint32_t rslots = in.type ? I_.types[in.type].slots : 0;
-  const TypeInfo& rsc = in.type ? I_.Scalar(in.type) : I_.types[0];
-  // Copies component k of |id| from lane |src| (poison if inactive) into lane |dst|'s result.
-  auto read_lane = [&](uint32_t id, uint32_t k, uint64_t src) -> uint64_t {
-    if (!exists(src)) return PoisonFor(rsc);
-    return R(id, k, base + static_cast<uint32_t>(src));
-  };
-  auto ballot_of = [&](uint32_t id, uint32_t inv) {
-    LaneMask m;
-    uint32_t n = Slots(id);
-    const TypeInfo& sc = ScalarOf(id);
-    if (sc.width == 64) {
-      for (uint32_t k = 0; k < n && k < 2; ++k) m.w[k] = R(id, k, inv);
-    } else {
-      for (uint32_t k = 0; k < n && k < 4; ++k) {
-        m.w[k / 2] |= (R(id, k, inv) & 0xffffffffu) << (32 * (k % 2));
-      }
-    }
-    if (N < 128) {
-      if (N <= 64) {
-        m.w[1] = 0;
-        if (N < 64) m.w[0] &= (uint64_t{1} << N) - 1;
-      } else {
-        m.w[1] &= (uint64_t{1} << (N - 64)) - 1;
-      }
-    }
-    return m;
-  };
-  auto write_ballot = [&](const LaneMask& m, uint32_t inv) {
-    if (rsc.width == 64) {
-      for (uint32_t k = 0; k < rslots; ++k) R(res, k, inv) = k < 2 ? m.w[k] : 0;
-    } else {
-      for (uint32_t k = 0; k < rslots; ++k)
-        R(res, k, inv) = k < 4 ? (m.w[k / 2] >> (32 * (k % 2))) & 0xffffffffu : 0;
-    }
-  };
-  switch (in.op) {
-    case spv::OpGroupNonUniformElect:
-      for (uint32_t lane : act) R(res, 0, base + lane) = lane == act.front();
-      return true;
-    case spv::OpGroupNonUniformAll:
-    case spv::OpGroupNonUniformAny:
-    case spv::OpSubgroupAllKHR:
-    case spv::OpSubgroupAnyKHR: {
-      bool all = in.op == spv::OpGroupNonUniformAll || in.op == spv::OpSubgroupAllKHR;
-      bool r = all;
-      for (uint32_t lane : act) {
-        bool b = R(a[0], 0, base + lane) != 0;
-        r = all ? (r && b) : (r || b);
-      }
-      for (uint32_t lane : act) R(res, 0, base + lane) = r;
-      return true;
-    }
-    case spv::OpGroupNonUniformAllEqual:
-    case spv::OpSubgroupAllEqualKHR: {
-      uint32_t n = Slots(a[0]);
-      bool eq = true;
-      for (uint32_t lane : act) {
-        for (uint32_t k = 0; k < n; ++k) {
-          if (R(a[0], k, base + lane) != R(a[0], k, base + act.front())) eq = false;
-        }
-      }
-      for (uint32_t lane : act) R(res, 0, base + lane) = eq;
-      return true;
-    }
-    case spv::OpGroupNonUniformBroadcast:
-    case spv::OpGroupNonUniformBroadcastFirst:
-    case spv::OpSubgroupFirstInvocationKHR:
-    case spv::OpSubgroupReadInvocationKHR:
-    case spv::OpGroupNonUniformShuffle:
-    case spv::OpGroupNonUniformShuffleXor:
-    case spv::OpGroupNonUniformShuffleUp:
-    case spv::OpGroupNonUniformShuffleDown:
-    case spv::OpGroupNonUniformQuadBroadcast:
-    case spv::OpGroupNonUniformQuadSwap: {
-      uint32_t op = in.op;
-      uint32_t n = rslots;
-      std::vector<uint64_t> out(act.size() * n);
-      for (size_t i = 0; i < act.size(); ++i) {
-        uint32_t lane = act[i];
-        uint32_t inv = base + lane;
-        uint64_t src;
-        switch (op) {
-          case spv::OpGroupNonUniformBroadcastFirst:
-          case spv::OpSubgroupFirstInvocationKHR:
-            src = act.front();
-            break;
-          case spv::OpGroupNonUniformBroadcast:
-          case spv::OpGroupNonUniformShuffle:
-          case spv::OpSubgroupReadInvocationKHR:
-            src = R(a[1], 0, inv) & WidthMask(ScalarOf(a[1]).width);
-            break;
-          case spv::OpGroupNonUniformShuffleXor:
-            src = lane ^ R(a[1], 0, inv);
-            break;
-          case spv::OpGroupNonUniformShuffleUp: {
-            uint64_t d = R(a[1], 0, inv);
-            src = d > lane ? ~uint64_t{0} : lane - d;
-            break;
-          }
-          case spv::OpGroupNonUniformShuffleDown:
-            src = lane + R(a[1], 0, inv);
-            break;
-          case spv::OpGroupNonUniformQuadBroadcast:
-            src = (lane & ~3u) + (R(a[1], 0, inv) & 3u);
-            break;
-          default: {  // QuadSwap
-            uint64_t dir = R(a[1], 0, inv);
-            src = lane ^ (dir == 0 ? 1u : dir == 1 ? 2u : 3u);
-            break;
-          }
-        }
-        for (uint32_t k = 0; k < n; ++k) out[i * n + k] = read_lane(a[0], k, src);
-      }
-      for (size_t i = 0; i < act.size(); ++i) {
-        for (uint32_t k = 0; k < n; ++k) R(res, k, base + act[i]) = out[i * n + k];
-      }
-      return true;
-    }
-    case spv::OpGroupNonUniformBallot:
-    case spv::OpSubgroupBallotKHR: {
-      LaneMask m;
-      for (uint32_t lane : act) {
-        if (R(a[0], 0, base + lane) != 0) m.Set(lane);
-      }
-      for (uint32_t lane : act) write_ballot(m, base + lane);
-      return true;
-    }
-    case spv::OpGroupNonUniformInverseBallot:
-      for (uint32_t lane : act) {
-        LaneMask m = ballot_of(a[0], base + lane);
-        R(res, 0, base + lane) = m.Get(lane);
-      }
-      return true;
-    case spv::OpGroupNonUniformBallotBitExtract:
-      for (uint32_t lane : act) {
-        uint32_t inv = base + lane;
-        LaneMask m = ballot_of(a[0], inv);
-        uint64_t idx = R(a[1], 0, inv);
-        R(res, 0, inv) = idx < N ? m.Get(static_cast<uint32_t>(idx)) : 0;
-      }
-      return true;
-    case spv::OpGroupNonUniformBallotBitCount: {
-      uint32_t gop = a[0];
-      for (uint32_t lane : act) {
-        uint32_t inv = base + lane;
-        LaneMask m = ballot_of(a[1], inv);
-        uint32_t limit = gop == spv::GroupOperationReduce          ? N
-                         : gop == spv::GroupOperationInclusiveScan ? lane + 1
-                                                                   : lane;
-        uint64_t cnt = 0;
-        for (uint32_t b = 0; b < limit; ++b) cnt += m.Get(b);
-        R(res, 0, inv) = cnt & WidthMask(rsc.width);
-      }
-      if (gop > spv::GroupOperationExclusiveScan) {
-        return Fail("OpGroupNonUniformBallotBitCount: unsupported group operation");
-      }
-      return true;
-    }
-    case spv::OpGroupNonUniformBallotFindLSB:
-    case spv::OpGroupNonUniformBallotFindMSB: {
-      bool lsb = in.op == spv::OpGroupNonUniformBallotFindLSB;
-      for (uint32_t lane : act) {
-        uint32_t inv = base + lane;
-        LaneMask m = ballot_of(a[0], inv);
-        uint64_t r = 0xffffffffu;
-        for (uint32_t b = 0; b < N; ++b) {
-          uint32_t bit = lsb ? b : N - 1 - b;
-          if (m.Get(bit)) {
-            r = bit;
-            break;
-          }
-        }
-        R(res, 0, inv) = r & WidthMask(rsc.width);
-      }
-      return true;
-    }
-    default:
-      break;
-  }
-  // Arithmetic: (scope) group-operation value [cluster size].
-  uint32_t op = in.op;
-  uint32_t gop = a[0];
-  uint32_t val = a[1];
-  uint32_t cluster = N;
-  if (gop == spv::GroupOperationClusteredReduce) {
-    if (in.num_ops < 4) return Fail(OpcodeName(op) + ": ClusteredReduce without a cluster size");
-    cluster = static_cast<uint32_t>(ConstValue(a[2]));
-    if (cluster == 0 || (cluster & (cluster - 1)))
-      return Fail(OpcodeName(op) + ": bad cluster size");
-  } else if (gop > spv::GroupOperationExclusiveScan) {
-    return Fail(OpcodeName(op) + ": unsupported group operation " + std::to_string(gop));
-  }
-  uint32_t w = rsc.width;
-  uint64_t mask = WidthMask(w);
-  auto identity = [&]() -> uint64_t {
-    switch (op) {
-      case spv::OpGroupNonUniformIAdd:
-        return 0;
-      case spv::OpGroupNonUniformIMul:
-        return 1;
-      case spv::OpGroupNonUniformFAdd:
-        return FromDouble(0.0, w);
-      case spv::OpGroupNonUniformFMul:
-        return FromDouble(1.0, w);
-      case spv::OpGroupNonUniformSMin:
-        return mask >> 1;
-      case spv::OpGroupNonUniformUMin:
-        return mask;
-      case spv::OpGroupNonUniformFMin:
-        return FromDouble(std::numeric_limits<double>::infinity(), w);
-      case spv::OpGroupNonUniformSMax:
-        return (mask >> 1) + 1;
-      case spv::OpGroupNonUniformUMax:
-        return 0;
-      case spv::OpGroupNonUniformFMax:
-        return FromDouble(-std::numeric_limits<double>::infinity(), w);
-      case spv::OpGroupNonUniformBitwiseAnd:
-        return mask;
-      case spv::OpGroupNonUniformBitwiseOr:
-        return 0;
-      case spv::OpGroupNonUniformBitwiseXor:
-        return 0;
-      case spv::OpGroupNonUniformLogicalAnd:
-        return 1;
-      case spv::OpGroupNonUniformLogicalOr:
-        return 0;
-      default:
-        return 0;  // LogicalXor
-    }
-  };
-  auto combine = [&](uint64_t x, uint64_t y) -> uint64_t {
-    switch (op) {
-      case spv::OpGroupNonUniformIAdd:
-        return (x + y) & mask;
-      case spv::OpGroupNonUniformIMul:
-        return (x * y) & mask;
-      case spv::OpGroupNonUniformFAdd:
-        return FloatBinary(x, y, w, [](auto p, auto q) { return p + q; });
-      case spv::OpGroupNonUniformFMul:
-        return FloatBinary(x, y, w, [](auto p, auto q) { return p * q; });
-      case spv::OpGroupNonUniformSMin:
-        return SignExtend(y, w) < SignExtend(x, w) ? y : x;
-      case spv::OpGroupNonUniformUMin:
-        return std::min(x, y);
-      case spv::OpGroupNonUniformFMin:
-        return FloatBinary(x, y, w, [](auto p, auto q) { return FMinOf(p, q); });
-      case spv::OpGroupNonUniformSMax:
-        return SignExtend(y, w) > SignExtend(x, w) ? y : x;
-      case spv::OpGroupNonUniformUMax:
-        return std::max(x, y);
-      case spv::OpGroupNonUniformFMax:
-        return FloatBinary(x, y, w, [](auto p, auto q) { return FMaxOf(p, q); });
-      case spv::OpGroupNonUniformBitwiseAnd:
-        return x & y;
-      case spv::OpGroupNonUniformBitwiseOr:
-        return x | y;
-      case spv::OpGroupNonUniformBitwiseXor:
-        return x ^ y;
-      case spv::OpGroupNonUniformLogicalAnd:
-        return (x != 0) && (y != 0);
-      case spv::OpGroupNonUniformLogicalOr:
-        return (x != 0) || (y != 0);
-      default:
-        return (x != 0) != (y != 0);
-    }
-  };
-  uint32_t n = rslots;
-  std::vector<uint64_t> out(act.size() * n);
-  for (uint32_t k = 0; k < n; ++k) {
-    if (gop == spv::GroupOperationReduce || gop == spv::GroupOperationClusteredReduce) {
-      // Per cluster, in lane order.
-      size_t i = 0;
-      while (i < act.size()) {
-        uint32_t c = act[i] / cluster;
-        size_t j = i;
-        uint64_t accv = 0;
-        bool first = true;
-        while (j < act.size() && act[j] / cluster == c) {
-          uint64_t v = R(val, k, base + act[j]);
-          accv = first ? v : combine(accv, v);
-          first = false;
-          ++j;
-        }
-        for (size_t q = i; q < j; ++q) out[q * n + k] = accv;
-        i = j;
-      }
-    } else {
-      uint64_t accv = identity();
-      for (size_t i = 0; i < act.size(); ++i) {
-        uint64_t v = R(val, k, base + act[i]);
-        if (gop == spv::GroupOperationExclusiveScan) {
-          out[i * n + k] = accv;
-          accv = i == 0 ? v : combine(accv, v);
-        } else {
-          accv = i == 0 ? v : combine(accv, v);
-          out[i * n + k] = accv;
-        }
-      }
-    }
-  }
-  for (size_t i = 0; i < act.size(); ++i) {
-    for (uint32_t k = 0; k < n; ++k) R(res, k, base + act[i]) = out[i * n + k];
-  }
-  return true;
-}
-
-// ---------------------------------------------------------------------------
 // Control flow.
 
 uint32_t KeyFor(const Function& fn, uint32_t from, uint32_t to) {
@@ -1529,10 +744,8 @@ bool Machine::ExecBlockInst(Subgroup* sg, Frame* f, const Inst& in, Step* step) 
   bool handled = false;
   if (!Memory(in, sg, f, &handled)) return false;
   if (handled) return true;
-  if (!Image(in, sg, f, &handled)) return false;
-  if (handled) return true;
-  if (!Group(in, sg, f, &handled)) return false;
-  if (handled) return true;
+  const LaneFamily lanes = LaneFamilyOf(in.op);
+  if (lanes != nullptr) return (this->*lanes)(in, sg, f);
   switch (in.op) {
     case spv::OpAtomicLoad:
     case spv::OpAtomicStore:
@@ -1858,91 +1071,97 @@ void Machine::InitWorkgroup(uint32_t wx, uint32_t wy, uint32_t wz) {
   }
 }
 
-bool Machine::Dispatch(const Launch& launch, std::vector<Resource>* resources, Counters* counters) {
-  launch_ = &launch;
-  counters_ = counters;
-  resources_ = resources;
-  N_ = launch.subgroup_size;
-  wg_size_ = I_.local_size[0] * I_.local_size[1] * I_.local_size[2];
-  // Memory objects: 0 null, resources, push constants, output, workgroup,
-  // one arena per invocation.
-  objs_.assign(1, MemObj());
-  {
-    uint64_t j = launch.junk_seed;
-    if (j != 0) {
-      j = j * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
-      j ^= j >> 29;
-      j *= 0xbf58476d1ce4e5b9ull;
-      j ^= j >> 32;
-      if (j == 0) j = 0x5a5a5a5a5a5a5a5aull;
+namespace {
+
+// The junk byte pattern of |seed| (Launch::junk_seed): 0 for none.
+uint64_t JunkPattern(uint64_t seed) {
+  uint64_t j = seed;
+  if (j != 0) {
+    j = j * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
+    j ^= j >> 29;
+    j *= 0xbf58476d1ce4e5b9ull;
+    j ^= j >> 32;
+    if (j == 0) j = 0x5a5a5a5a5a5a5a5aull;
+  }
+  return j;
+}
+
+// The input built-ins the simulator provides.
+bool SupportedBuiltIn(int32_t bi) {
+  switch (bi) {
+    case spv::BuiltInLocalInvocationId:
+    case spv::BuiltInGlobalInvocationId:
+    case spv::BuiltInWorkgroupId:
+    case spv::BuiltInNumWorkgroups:
+    case spv::BuiltInWorkgroupSize:
+    case spv::BuiltInLocalInvocationIndex:
+    case spv::BuiltInSubgroupSize:
+    case spv::BuiltInNumSubgroups:
+    case spv::BuiltInSubgroupId:
+    case spv::BuiltInSubgroupLocalInvocationId:
+    case spv::BuiltInSubgroupEqMask:
+    case spv::BuiltInSubgroupGeMask:
+    case spv::BuiltInSubgroupGtMask:
+    case spv::BuiltInSubgroupLeMask:
+    case spv::BuiltInSubgroupLtMask:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+bool Machine::AddResource(Resource& r) {
+  MemObj mo;
+  using K = Resource::Kind;
+  bool image = r.kind == K::kStorageImage || r.kind == K::kSampledImage ||
+               r.kind == K::kSeparateImage || r.kind == K::kUniformTexelBuffer ||
+               r.kind == K::kStorageTexelBuffer;
+  mo.kind = image ? MemObj::Kind::kImage
+            : r.kind == K::kSampler ? MemObj::Kind::kSampler
+                                    : MemObj::Kind::kBuffer;
+  mo.data = r.data.data();
+  mo.size = r.data.size();
+  mo.width = r.width;
+  mo.height = std::max<uint32_t>(r.height, 1);
+  mo.depth = std::max<uint32_t>(r.depth, 1);
+  mo.format = r.format;
+  mo.linear = r.kind == K::kUniformTexelBuffer || r.kind == K::kStorageTexelBuffer;
+  mo.device = r.kind == K::kDeviceBuffer;
+  mo.address = r.device_address;
+  mo.tracked = r.kind == K::kStorageBuffer || r.kind == K::kDeviceBuffer ||
+               r.kind == K::kStorageImage || r.kind == K::kStorageTexelBuffer;
+  std::string where = r.kind == K::kDeviceBuffer
+                          ? "the device buffer at address " + std::to_string(r.device_address)
+                          : "binding " + std::to_string(r.set) + "." + std::to_string(r.binding);
+  if (image && (r.format == TexelFormat::kUnknown ||
+                uint64_t{r.width} * mo.height * mo.depth * TexelBytes(r.format) >
+                    r.data.size())) {
+    return Fail(where + ": image data is smaller than its size and format");
+  }
+  if (mo.device) {
+    if (r.device_address == 0 || (r.device_address & 0xffffffffu) != 0 ||
+        r.data.size() > (uint64_t{1} << 32)) {
+      return Fail(where + ": device addresses must be nonzero multiples of 2^32 and buffers "
+                  "at most 4 GiB");
     }
-    junk_ = j;
-  }
-  for (Resource& r : *resources) {
-    MemObj mo;
-    using K = Resource::Kind;
-    bool image = r.kind == K::kStorageImage || r.kind == K::kSampledImage ||
-                 r.kind == K::kSeparateImage || r.kind == K::kUniformTexelBuffer ||
-                 r.kind == K::kStorageTexelBuffer;
-    mo.kind = image ? MemObj::Kind::kImage
-              : r.kind == K::kSampler ? MemObj::Kind::kSampler
-                                      : MemObj::Kind::kBuffer;
-    mo.data = r.data.data();
-    mo.size = r.data.size();
-    mo.width = r.width;
-    mo.height = std::max<uint32_t>(r.height, 1);
-    mo.depth = std::max<uint32_t>(r.depth, 1);
-    mo.format = r.format;
-    mo.linear = r.kind == K::kUniformTexelBuffer || r.kind == K::kStorageTexelBuffer;
-    mo.device = r.kind == K::kDeviceBuffer;
-    mo.address = r.device_address;
-    mo.tracked = r.kind == K::kStorageBuffer || r.kind == K::kDeviceBuffer ||
-                 r.kind == K::kStorageImage || r.kind == K::kStorageTexelBuffer;
-    std::string where = r.kind == K::kDeviceBuffer
-                            ? "the device buffer at address " + std::to_string(r.device_address)
-                            : "binding " + std::to_string(r.set) + "." + std::to_string(r.binding);
-    if (image && (r.format == TexelFormat::kUnknown ||
-                  uint64_t{r.width} * mo.height * mo.depth * TexelBytes(r.format) >
-                      r.data.size())) {
-      return Fail(where + ": image data is smaller than its size and format");
+    for (uint32_t d : device_objs_) {
+      if (objs_[d].address == r.device_address) return Fail(where + " is given twice");
     }
-    if (mo.device) {
-      if (r.device_address == 0 || (r.device_address & 0xffffffffu) != 0 ||
-          r.data.size() > (uint64_t{1} << 32)) {
-        return Fail(where + ": device addresses must be nonzero multiples of 2^32 and buffers "
-                    "at most 4 GiB");
-      }
-      for (uint32_t d : device_objs_) {
-        if (objs_[d].address == r.device_address) return Fail(where + " is given twice");
-      }
-      device_objs_.push_back(static_cast<uint32_t>(objs_.size()));
-    }
-    objs_.push_back(mo);
+    device_objs_.push_back(static_cast<uint32_t>(objs_.size()));
   }
-  empty_obj_ = static_cast<uint32_t>(objs_.size());
-  {
-    MemObj mo;
-    mo.kind = MemObj::Kind::kEmpty;
-    mo.height = mo.depth = 1;
-    objs_.push_back(mo);
-  }
-  wild_obj_ = static_cast<uint32_t>(objs_.size());
-  {
-    MemObj mo;
-    mo.kind = MemObj::Kind::kWild;
-    objs_.push_back(mo);
-  }
-  if (launch.count_instructions) {
-    inst_subgroups_.assign(m_.num_function_insts, 0);
-    inst_lanes_.assign(m_.num_function_insts, 0);
-  }
-  std::vector<uint8_t> push = launch.push_constants;
+  objs_.push_back(mo);
+  return true;
+}
+
+void Machine::AddArenas() {
   push_obj_ = static_cast<uint32_t>(objs_.size());
   {
     MemObj mo;
     mo.kind = MemObj::Kind::kPush;
-    mo.data = push.data();
-    mo.size = push.size();
+    mo.data = push_mem_.data();
+    mo.size = push_mem_.size();
     objs_.push_back(mo);
   }
   output_obj_ = static_cast<uint32_t>(objs_.size());
@@ -1971,108 +1190,88 @@ bool Machine::Dispatch(const Launch& launch, std::vector<Resource>* resources, C
     mo.size = I_.invocation_arena;
     objs_.push_back(mo);
   }
-  // Constants and module variables' pointers, once per dispatch.
-  for (uint32_t id : I_.constants) {
-    uint32_t n = Slots(id);
-    for (uint32_t k = 0; k < n; ++k) {
-      uint64_t v = I_.cvals[I_.slot_base[id] + k];
-      for (uint32_t inv = 0; inv < wg_size_; ++inv) R(id, k, inv) = v;
+}
+
+bool Machine::DescriptorObject(const GlobalVar& g, uint64_t* ptr_obj) {
+  auto d = m_.deco.find(g.id);
+  if (d == m_.deco.end() || !d->second.has_binding) return true;
+  const TypeInfo& vt = I_.types[g.pointee];
+  bool array = vt.kind == TypeKind::kArray || vt.kind == TypeKind::kRuntimeArray;
+  MemObj table;
+  table.kind = MemObj::Kind::kTable;
+  if (vt.kind == TypeKind::kArray) table.table.assign(vt.count, empty_obj_);
+  for (size_t i = 0; i < resources_->size(); ++i) {
+    const Resource& r = (*resources_)[i];
+    if (r.kind == Resource::Kind::kDeviceBuffer || r.set != d->second.set ||
+        r.binding != d->second.binding) {
+      continue;
+    }
+    if (!array) {
+      if (r.array_index == 0) *ptr_obj = 1 + i;
+      continue;
+    }
+    if (vt.kind == TypeKind::kRuntimeArray && r.array_index >= table.table.size()) {
+      if (r.array_index > (1u << 20)) return Fail("descriptor array index too large");
+      table.table.resize(r.array_index + 1, empty_obj_);
+    }
+    if (r.array_index < table.table.size()) {
+      table.table[r.array_index] = static_cast<uint32_t>(1 + i);
     }
   }
-  for (const GlobalVar& g : I_.globals) {
-    uint64_t ptr_obj = 0;
-    uint64_t off = 0;
-    switch (g.storage) {
-      case spv::StorageClassUniform:
-      case spv::StorageClassStorageBuffer:
-      case spv::StorageClassUniformConstant: {
-        auto d = m_.deco.find(g.id);
-        if (d == m_.deco.end() || !d->second.has_binding) break;
-        const TypeInfo& vt = I_.types[g.pointee];
-        bool array = vt.kind == TypeKind::kArray || vt.kind == TypeKind::kRuntimeArray;
-        MemObj table;
-        table.kind = MemObj::Kind::kTable;
-        if (vt.kind == TypeKind::kArray) table.table.assign(vt.count, empty_obj_);
-        for (size_t i = 0; i < resources->size(); ++i) {
-          const Resource& r = (*resources)[i];
-          if (r.kind == Resource::Kind::kDeviceBuffer || r.set != d->second.set ||
-              r.binding != d->second.binding) {
-            continue;
-          }
-          if (!array) {
-            if (r.array_index == 0) ptr_obj = 1 + i;
-            continue;
-          }
-          if (vt.kind == TypeKind::kRuntimeArray && r.array_index >= table.table.size()) {
-            if (r.array_index > (1u << 20)) return Fail("descriptor array index too large");
-            table.table.resize(r.array_index + 1, empty_obj_);
-          }
-          if (r.array_index < table.table.size()) {
-            table.table[r.array_index] = static_cast<uint32_t>(1 + i);
-          }
-        }
-        if (array) {
-          ptr_obj = objs_.size();
-          objs_.push_back(std::move(table));
-        }
-        break;
-      }
-      case spv::StorageClassPushConstant:
-        ptr_obj = push_obj_;
-        break;
-      case spv::StorageClassOutput:
-        ptr_obj = output_obj_;
-        break;
-      case spv::StorageClassWorkgroup:
-        ptr_obj = wg_obj_;
-        off = g.offset;
-        break;
-      case spv::StorageClassInput: {
-        auto d = m_.deco.find(g.id);
-        int32_t bi = d == m_.deco.end() ? -1 : d->second.builtin;
-        switch (bi) {
-          case spv::BuiltInLocalInvocationId:
-          case spv::BuiltInGlobalInvocationId:
-          case spv::BuiltInWorkgroupId:
-          case spv::BuiltInNumWorkgroups:
-          case spv::BuiltInWorkgroupSize:
-          case spv::BuiltInLocalInvocationIndex:
-          case spv::BuiltInSubgroupSize:
-          case spv::BuiltInNumSubgroups:
-          case spv::BuiltInSubgroupId:
-          case spv::BuiltInSubgroupLocalInvocationId:
-          case spv::BuiltInSubgroupEqMask:
-          case spv::BuiltInSubgroupGeMask:
-          case spv::BuiltInSubgroupGtMask:
-          case spv::BuiltInSubgroupLeMask:
-          case spv::BuiltInSubgroupLtMask:
-            break;
-          default:
-            return Fail("unsupported input variable (built-in " + std::to_string(bi) + ")");
-        }
-        break;
-      }
-      default:
-        break;
-    }
-    for (uint32_t inv = 0; inv < wg_size_; ++inv) {
-      uint64_t obj = ptr_obj;
-      uint64_t o = off;
-      if (g.storage == spv::StorageClassInput || g.storage == spv::StorageClassPrivate) {
-        obj = inv_obj_base_ + inv;
-        o = g.offset;
-      }
-      R(g.id, 0, inv) = (obj << kObjShift) | o;
-    }
+  if (array) {
+    *ptr_obj = objs_.size();
+    objs_.push_back(std::move(table));
   }
-  const Function& entry = m_.functions[m_.function_index.at(m_.entry_function)];
-  (void)entry;
-  uint32_t entry_index = m_.function_index.at(m_.entry_function);
-  // The subgroup layout (the same in every workgroup).
+  return true;
+}
+
+bool Machine::BindGlobal(const GlobalVar& g) {
+  uint64_t ptr_obj = 0;
+  uint64_t off = 0;
+  switch (g.storage) {
+    case spv::StorageClassUniform:
+    case spv::StorageClassStorageBuffer:
+    case spv::StorageClassUniformConstant:
+      if (!DescriptorObject(g, &ptr_obj)) return false;
+      break;
+    case spv::StorageClassPushConstant:
+      ptr_obj = push_obj_;
+      break;
+    case spv::StorageClassOutput:
+      ptr_obj = output_obj_;
+      break;
+    case spv::StorageClassWorkgroup:
+      ptr_obj = wg_obj_;
+      off = g.offset;
+      break;
+    case spv::StorageClassInput: {
+      auto d = m_.deco.find(g.id);
+      int32_t bi = d == m_.deco.end() ? -1 : d->second.builtin;
+      if (!SupportedBuiltIn(bi)) {
+        return Fail("unsupported input variable (built-in " + std::to_string(bi) + ")");
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  for (uint32_t inv = 0; inv < wg_size_; ++inv) {
+    uint64_t obj = ptr_obj;
+    uint64_t o = off;
+    if (g.storage == spv::StorageClassInput || g.storage == spv::StorageClassPrivate) {
+      obj = inv_obj_base_ + inv;
+      o = g.offset;
+    }
+    R(g.id, 0, inv) = (obj << kObjShift) | o;
+  }
+  return true;
+}
+
+void Machine::BuildLayout(bool lavapipe_layout) {
   layout_.clear();
   inv_subgroup_id_.assign(wg_size_, 0);
   inv_lane_.assign(wg_size_, 0);
-  if (launch.lavapipe_layout) {
+  if (lavapipe_layout) {
     uint32_t sx = I_.local_size[0];
     for (uint32_t row = 0; row < wg_size_ / sx; ++row) {
       for (uint32_t x = 0; x < sx; x += N_) layout_.push_back({row * sx + x, std::min(N_, sx - x)});
@@ -2086,11 +1285,90 @@ bool Machine::Dispatch(const Launch& launch, std::vector<Resource>* resources, C
     for (uint32_t l = 0; l < layout_[s].second; ++l) {
       uint32_t inv = layout_[s].first + l;
       inv_lane_[inv] = l;
-      inv_subgroup_id_[inv] =
-          launch.lavapipe_layout ? layout_[s].first / N_ : static_cast<uint32_t>(s);
+      inv_subgroup_id_[inv] = lavapipe_layout ? layout_[s].first / N_ : static_cast<uint32_t>(s);
     }
   }
+}
+
+bool Machine::RunWorkgroup(uint32_t entry_index) {
   uint32_t num_sg = static_cast<uint32_t>(layout_.size());
+  std::vector<Subgroup> sgs(num_sg);
+  for (uint32_t s = 0; s < num_sg; ++s) {
+    Subgroup& sg = sgs[s];
+    sg.base = layout_[s].first;
+    sg.count = layout_[s].second;
+    Frame f;
+    f.fn = entry_index;
+    f.frame_base = I_.stack_base;
+    f.pc.assign(N_, -1);
+    f.key.assign(N_, 0);
+    f.prev.assign(N_, -1);
+    for (uint32_t lane = 0; lane < sg.count; ++lane) f.pc[lane] = 0;
+    sg.frames.push_back(std::move(f));
+  }
+  if (counters_) {
+    ++counters_->workgroups;
+    counters_->subgroups += num_sg;
+  }
+  while (true) {
+    for (Subgroup& sg : sgs) {
+      if (sg.done || sg.at_barrier) continue;
+      Step st = RunSubgroup(&sg);
+      if (st == Step::kError) return false;
+      if (st == Step::kBarrier) sg.at_barrier = true;
+    }
+    bool waiting = false;
+    for (Subgroup& sg : sgs) {
+      if (sg.at_barrier) {
+        waiting = true;
+        sg.at_barrier = false;
+      }
+    }
+    if (!waiting) return true;
+    if (counters_) ++counters_->barriers;
+    if (race_) race_->WorkgroupBarrier();
+  }
+}
+
+bool Machine::Dispatch(const Launch& launch, std::vector<Resource>* resources, Counters* counters) {
+  launch_ = &launch;
+  counters_ = counters;
+  resources_ = resources;
+  N_ = launch.subgroup_size;
+  wg_size_ = I_.local_size[0] * I_.local_size[1] * I_.local_size[2];
+  // Memory objects: 0 null, resources, empty, wild, push constants, output,
+  // workgroup, one arena per invocation.
+  objs_.assign(1, MemObj());
+  junk_ = JunkPattern(launch.junk_seed);
+  for (Resource& r : *resources) {
+    if (!AddResource(r)) return false;
+  }
+  empty_obj_ = static_cast<uint32_t>(objs_.size());
+  objs_.emplace_back();
+  objs_.back().kind = MemObj::Kind::kEmpty;
+  objs_.back().height = objs_.back().depth = 1;
+  wild_obj_ = static_cast<uint32_t>(objs_.size());
+  objs_.emplace_back();
+  objs_.back().kind = MemObj::Kind::kWild;
+  if (launch.count_instructions) {
+    inst_subgroups_.assign(m_.num_function_insts, 0);
+    inst_lanes_.assign(m_.num_function_insts, 0);
+  }
+  push_mem_ = launch.push_constants;
+  AddArenas();
+  // Constants and module variables' pointers, once per dispatch.
+  for (uint32_t id : I_.constants) {
+    uint32_t n = Slots(id);
+    for (uint32_t k = 0; k < n; ++k) {
+      uint64_t v = I_.cvals[I_.slot_base[id] + k];
+      for (uint32_t inv = 0; inv < wg_size_; ++inv) R(id, k, inv) = v;
+    }
+  }
+  for (const GlobalVar& g : I_.globals) {
+    if (!BindGlobal(g)) return false;
+  }
+  uint32_t entry_index = m_.function_index.at(m_.entry_function);
+  BuildLayout(launch.lavapipe_layout);  // the same in every workgroup
   if (launch.detect_races) StartRaceDetection();
   uint32_t linear = 0;
   for (uint32_t wz = 0; wz < launch.workgroups[2]; ++wz) {
@@ -2098,42 +1376,7 @@ bool Machine::Dispatch(const Launch& launch, std::vector<Resource>* resources, C
       for (uint32_t wx = 0; wx < launch.workgroups[0]; ++wx) {
         InitWorkgroup(wx, wy, wz);
         if (race_) race_->StartWorkgroup(linear++, wg_obj_);
-        std::vector<Subgroup> sgs(num_sg);
-        for (uint32_t s = 0; s < num_sg; ++s) {
-          Subgroup& sg = sgs[s];
-          sg.base = layout_[s].first;
-          sg.count = layout_[s].second;
-          Frame f;
-          f.fn = entry_index;
-          f.frame_base = I_.stack_base;
-          f.pc.assign(N_, -1);
-          f.key.assign(N_, 0);
-          f.prev.assign(N_, -1);
-          for (uint32_t lane = 0; lane < sg.count; ++lane) f.pc[lane] = 0;
-          sg.frames.push_back(std::move(f));
-        }
-        if (counters_) {
-          ++counters_->workgroups;
-          counters_->subgroups += num_sg;
-        }
-        while (true) {
-          for (Subgroup& sg : sgs) {
-            if (sg.done || sg.at_barrier) continue;
-            Step st = RunSubgroup(&sg);
-            if (st == Step::kError) return false;
-            if (st == Step::kBarrier) sg.at_barrier = true;
-          }
-          bool waiting = false;
-          for (Subgroup& sg : sgs) {
-            if (sg.at_barrier) {
-              waiting = true;
-              sg.at_barrier = false;
-            }
-          }
-          if (!waiting) break;
-          if (counters_) ++counters_->barriers;
-          if (race_) race_->WorkgroupBarrier();
-        }
+        if (!RunWorkgroup(entry_index)) return false;
       }
     }
   }

@@ -1,7 +1,8 @@
 // The simulator's executor, shared by its files: the Machine class and the
-// value helpers. machine.cpp runs dispatches (memory, images, atomics,
-// subgroup operations, control); machine_ops.cpp holds the table of pure
-// opcode families and machine_ops_*.cpp one family each. Internal to lib/sim.
+// value helpers. machine.cpp runs dispatches (memory, atomics, control);
+// machine_ops.cpp holds the tables of opcode families (pure instructions;
+// images and subgroup operations) and machine_ops_*.cpp one family each.
+// Internal to lib/sim.
 #ifndef WAVEOPT_LIB_SIM_MACHINE_IMPL_H_
 #define WAVEOPT_LIB_SIM_MACHINE_IMPL_H_
 
@@ -155,6 +156,18 @@ struct LaneMask {
 
 // Bytes of one texel.
 inline uint32_t TexelBytes(TexelFormat f) { return GetTexelFormatInfo(f).bytes; }
+
+// The optional operands after an image instruction's operand mask.
+struct ImageOperands {
+  uint32_t lod = 0;             // Lod
+  uint32_t offset = 0;          // ConstOffset or Offset
+  uint32_t sample = 0;          // Sample
+  bool gather_offsets = false;  // ConstOffsets / Offsets
+};
+
+// Parses the image operands starting at ops[k] (the mask). False with
+// |error| for an operand the simulator does not know.
+bool ParseImageOperands(const Inst& in, uint32_t k, ImageOperands* out, std::string* error);
 
 struct MemObj {
   enum class Kind {
@@ -322,7 +335,8 @@ class Machine {
   }
   // Cost accounting for one memory instruction of the current subgroup:
   // per active lane, the pointer and byte count.
-  void Account(const std::vector<std::pair<uint64_t, uint64_t>>& accesses, bool atomic);
+  using Accesses = std::vector<std::pair<uint64_t, uint64_t>>;
+  void Account(const Accesses& accesses, bool atomic);
 
   // Memory that starts undefined: zero, or junk (Launch::junk_seed).
   void FillJunk(uint8_t* p, uint64_t n) const {
@@ -353,9 +367,62 @@ class Machine {
   bool Terminate(Subgroup* sg, Frame* f, const Inst& in);
   bool Memory(const Inst& in, Subgroup* sg, Frame* f, bool* handled);
   bool Atomic(const Inst& in, Subgroup* sg, Frame* f);
-  bool Group(const Inst& in, Subgroup* sg, Frame* f, bool* handled);
-  bool Image(const Inst& in, Subgroup* sg, Frame* f, bool* handled);
   uint32_t ScopeOf(uint32_t id) { return static_cast<uint32_t>(ConstValue(id)); }
+
+  // Instructions on the active lanes of a subgroup (images, subgroup
+  // operations) by family, one file each (machine_ops_image*.cpp,
+  // machine_ops_group_*.cpp); the table in machine_ops.cpp picks the family
+  // of an opcode. Each returns false on error (error set).
+  using LaneFamily = bool (Machine::*)(const Inst& in, Subgroup* sg, Frame* f);
+  static LaneFamily LaneFamilyOf(uint32_t op);
+  bool ImageQuery(const Inst& in, Subgroup* sg, Frame* f);
+  bool ImageFetch(const Inst& in, Subgroup* sg, Frame* f);
+  bool ImageWrite(const Inst& in, Subgroup* sg, Frame* f);
+  bool ImageTexelPointer(const Inst& in, Subgroup* sg, Frame* f);
+  bool ImageSample(const Inst& in, Subgroup* sg, Frame* f);
+  bool ImageUnsupported(const Inst& in, Subgroup* sg, Frame* f);
+  bool GroupVote(const Inst& in, Subgroup* sg, Frame* f);
+  bool GroupShuffle(const Inst& in, Subgroup* sg, Frame* f);
+  bool GroupBallot(const Inst& in, Subgroup* sg, Frame* f);
+  bool GroupArith(const Inst& in, Subgroup* sg, Frame* f);
+
+  // What the image families share (machine_ops_image.cpp). Lane |inv|'s
+  // component |k| of |id| as a float or a signed integer (0 past its
+  // components, or for id 0).
+  float LaneFloat(uint32_t id, uint32_t k, uint32_t inv) {
+    if (k >= Slots(id)) return 0.0f;
+    return static_cast<float>(ToDouble(R(id, k, inv), ScalarOf(id).width));
+  }
+  int64_t LaneInt(uint32_t id, uint32_t k, uint32_t inv) {
+    if (id == 0 || k >= Slots(id)) return 0;
+    return SignExtend(R(id, k, inv), ScalarOf(id).width);
+  }
+  // The image of lane |inv| (operand 0 of |in|); false (error set) when
+  // unbound.
+  bool ImageOf(const Inst& in, uint32_t inv, MemObj** out);
+  // Integer texel coordinates (x, y, z) of |coord| for an image of type |it|
+  // (z: the layer, the cube face (+ 6 x layer), or the depth).
+  void TexelCoord(const TypeInfo& it, uint32_t coord, uint32_t inv, int64_t c[3]);
+  // Converts the decoded texel |t| to the components of |res| (of |type|).
+  void TexelToResult(uint32_t type, const uint64_t t[4], uint32_t inv, uint32_t res);
+  // Adds texel (x, y, z) of image |h| (|mo|), when inside it, to |acc|.
+  static void NoteTexel(Accesses* acc, uint64_t h, const MemObj& mo, int64_t x, int64_t y,
+                        int64_t z);
+  // Reads texel |c| of |img| (operand 0 of |in|) into lane |inv|'s result,
+  // noting it in |acc|.
+  void ReadTexelTo(const Inst& in, const MemObj& img, const int64_t c[3], uint32_t inv,
+                   Accesses* acc);
+  // OpImageGather for lane |inv| at coordinate |u| moved by |off| texels.
+  void GatherTexels(const Inst& in, const MemObj& img, const float u[4], const int64_t off[3],
+                    uint32_t inv, Accesses* acc);
+
+  // What the subgroup families share. The operands after the scope (KHR
+  // forms have none); null (error set) for a scope other than Subgroup.
+  const uint32_t* GroupOperands(const Inst& in);
+  // Lane |inv|'s ballot |id| with the bits past the subgroup size cleared;
+  // |m| written to lane |inv|'s result of |in|.
+  LaneMask BallotOf(uint32_t id, uint32_t inv);
+  void WriteBallot(const Inst& in, const LaneMask& m, uint32_t inv);
   // Counts one executed instruction of |f|'s block; false (error set) past
   // the launch's instruction limit.
   bool CountInstruction(const Frame* f, const Inst& in) {
@@ -374,7 +441,17 @@ class Machine {
     return true;
   }
 
+  // Dispatch steps: memory objects for a resource, for push constants,
+  // output, workgroup and invocation memory; a global variable's pointers
+  // (|ptr_obj|: the object of a descriptor, or of an array of them); the
+  // subgroup layout; one workgroup.
+  bool AddResource(Resource& r);
+  void AddArenas();
+  bool DescriptorObject(const GlobalVar& g, uint64_t* ptr_obj);
+  bool BindGlobal(const GlobalVar& g);
+  void BuildLayout(bool lavapipe_layout);
   void InitWorkgroup(uint32_t wx, uint32_t wy, uint32_t wz);
+  bool RunWorkgroup(uint32_t entry_index);
   // Race detection (Launch::detect_races).
   uint32_t ObjIndex(const MemObj& o) const { return static_cast<uint32_t>(&o - objs_.data()); }
   void StartRaceDetection();
@@ -392,6 +469,7 @@ class Machine {
   std::vector<Resource>* resources_ = nullptr;
   std::vector<uint8_t> workgroup_mem_;
   std::vector<uint8_t> invocation_mem_;
+  std::vector<uint8_t> push_mem_;  // a copy of Launch::push_constants
   uint32_t wg_obj_ = 0, inv_obj_base_ = 0, push_obj_ = 0, output_obj_ = 0;
   uint32_t wg_size_ = 1;
   uint32_t N_ = 32;

@@ -1,5 +1,6 @@
-// The simulator's pure instructions: the table of opcode families (one
-// file each, machine_ops_*.cpp) and the dispatch through it.
+// The simulator's tables of opcode families (one file each,
+// machine_ops_*.cpp): pure instructions, and those on a subgroup's lanes
+// (images, subgroup operations); and the dispatch through them.
 #include <array>
 #include <initializer_list>
 
@@ -54,7 +55,59 @@ Machine::Family Machine::ExtFamily(uint32_t e) {
   }();
   return e < table.size() ? table[e] : nullptr;
 }
+
+Machine::LaneFamily Machine::LaneFamilyOf(uint32_t op) {
+  static const std::array<LaneFamily, kPureOps> table = [] {
+    std::array<LaneFamily, kPureOps> t{};
+    auto add = [&t](LaneFamily run, std::initializer_list<uint32_t> ops) {
+      for (uint32_t o : ops) t[o] = run;
+    };
+    auto add_range = [&t](LaneFamily run, uint32_t first, uint32_t last) {
+      for (uint32_t o = first; o <= last; ++o) t[o] = run;
+    };
+    add(&Machine::ImageQuery, {spv::OpSampledImage, spv::OpImage, spv::OpImageQuerySize, spv::OpImageQuerySizeLod, spv::OpImageQueryLevels, spv::OpImageQuerySamples});
+    add(&Machine::ImageFetch, {spv::OpImageRead, spv::OpImageFetch});
+    add(&Machine::ImageWrite, {spv::OpImageWrite});
+    add(&Machine::ImageTexelPointer, {spv::OpImageTexelPointer});
+    add(&Machine::ImageSample, {spv::OpImageSampleImplicitLod, spv::OpImageSampleExplicitLod, spv::OpImageSampleProjImplicitLod, spv::OpImageSampleProjExplicitLod, spv::OpImageGather});
+    // The sparse range holds OpNoLine (never executed) and OpAtomicFlag*,
+    // rejected with it.
+    add_range(&Machine::ImageUnsupported, spv::OpImageSparseSampleImplicitLod, spv::OpImageSparseRead);
+    add(&Machine::ImageUnsupported, {spv::OpImageSampleDrefImplicitLod, spv::OpImageSampleDrefExplicitLod, spv::OpImageSampleProjDrefImplicitLod, spv::OpImageSampleProjDrefExplicitLod, spv::OpImageDrefGather, spv::OpImageQueryLod, spv::OpImageQueryFormat, spv::OpImageQueryOrder});
+    // The arithmetic (OpGroupNonUniformIAdd to LogicalXor), then the rest.
+    add_range(&Machine::GroupArith, spv::OpGroupNonUniformElect, spv::OpGroupNonUniformQuadSwap);
+    add(&Machine::GroupVote, {spv::OpGroupNonUniformElect, spv::OpGroupNonUniformAll, spv::OpGroupNonUniformAny, spv::OpGroupNonUniformAllEqual});
+    add(&Machine::GroupShuffle, {spv::OpGroupNonUniformBroadcast, spv::OpGroupNonUniformBroadcastFirst, spv::OpGroupNonUniformShuffle, spv::OpGroupNonUniformShuffleXor, spv::OpGroupNonUniformShuffleUp, spv::OpGroupNonUniformShuffleDown, spv::OpGroupNonUniformQuadBroadcast, spv::OpGroupNonUniformQuadSwap});
+    add(&Machine::GroupBallot, {spv::OpGroupNonUniformBallot, spv::OpGroupNonUniformInverseBallot, spv::OpGroupNonUniformBallotBitExtract, spv::OpGroupNonUniformBallotBitCount, spv::OpGroupNonUniformBallotFindLSB, spv::OpGroupNonUniformBallotFindMSB});
+    return t;
+  }();
+  if (op < table.size()) return table[op];
+  switch (op) {  // SPV_KHR_shader_ballot and SPV_KHR_subgroup_vote
+    case spv::OpSubgroupAllKHR:
+    case spv::OpSubgroupAnyKHR:
+    case spv::OpSubgroupAllEqualKHR:
+      return &Machine::GroupVote;
+    case spv::OpSubgroupFirstInvocationKHR:
+    case spv::OpSubgroupReadInvocationKHR:
+      return &Machine::GroupShuffle;
+    case spv::OpSubgroupBallotKHR:
+      return &Machine::GroupBallot;
+    default:
+      return nullptr;
+  }
+}
 // clang-format on
+
+const uint32_t* Machine::GroupOperands(const Inst& in) {
+  if (in.op < spv::OpGroupNonUniformElect || in.op > spv::OpGroupNonUniformQuadSwap) {
+    return in.ops;  // a KHR form
+  }
+  if (ScopeOf(in.ops[0]) != spv::ScopeSubgroup) {
+    return Fail(OpcodeName(in.op) + " with a scope other than Subgroup is not supported"),
+           nullptr;
+  }
+  return in.ops + 1;
+}
 
 int Machine::Pure(const Inst& in, const uint32_t* invs, uint32_t n) {
   if (in.op == spv::OpExtInst) return Ext(in, invs, n);
