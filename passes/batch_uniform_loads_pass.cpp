@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 
+#include "analysis/ir_util.h"
 #include "analysis/loops.h"
 #include "analysis/memory_effects.h"
 #include "analysis/uniformity.h"
@@ -615,9 +616,7 @@ spvtools::opt::Pass::Status BatchUniformLoadsPass::ProcessRound(
     std::string why;
     Instruction* where = merge_inst;
     std::string reason = Analyze(func, loop, uniformity, &plan, &why, &where);
-    if (!plan.batched.empty() && (reason.empty() || reason == "RegisterPressure" ||
-                                  reason == "NotProfitable" ||
-                                  reason == "TooManyComponents")) {
+    if (!plan.batched.empty() && ReportsLiveEstimate(plan.cost)) {
       uint32_t words = 0;
       for (const Batched& b : plan.batched) {
         for (const Leaf& leaf : b.leaves) words += leaf.components;
@@ -638,7 +637,7 @@ spvtools::opt::Pass::Status BatchUniformLoadsPass::ProcessRound(
       reason = module_reason;
       why = module_why;
     }
-    if (reason == "NoCandidateLoads") continue;  // nothing to say
+    if (plan.no_candidates) continue;  // nothing to say
     if (!reason.empty()) {
       EmitRemark(RemarkKind::kMissed, reason, func, where, why + LoopTag(*loop));
       handled_headers_.insert(header->id());
@@ -684,8 +683,8 @@ spvtools::opt::Pass::Status BatchUniformLoadsPass::ProcessRound(
 }
 
 
-std::string BatchUniformLoadsPass::LoadsInCallee(Loop& loop, std::string* why,
-                                                 Instruction** where) {
+bool BatchUniformLoadsPass::LoadsInCallee(Loop& loop, std::string* why,
+                                          Instruction** where) {
   // A function call in the loop whose callee reads buffer or image memory:
   // the loads the loop repeats may be there, out of the pass's sight (-O
   // inlines only the functions its inliner takes, lib/inline_loop_callees.h).
@@ -704,10 +703,10 @@ std::string BatchUniformLoadsPass::LoadsInCallee(Loop& loop, std::string* why,
              std::to_string(kInlineLoopCalleeMaxInstructions) +
              " instructions)";
       *where = &inst;
-      return "LoadInCallee";
+      return true;
     }
   }
-  return "NoCandidateLoads";
+  return false;
 }
 
 
@@ -1058,7 +1057,11 @@ std::string BatchUniformLoadsPass::Analyze(Function* func, Loop* loop,
       if (IsMemoryRead(context(), &inst)) any_memory_load = true;
     }
   }
-  if (!any_memory_load) return LoadsInCallee(*loop, why, where);
+  if (!any_memory_load) {
+    if (LoadsInCallee(*loop, why, where)) return "LoadInCallee";
+    plan->no_candidates = true;
+    return "NoCandidateLoads";
+  }
 
   std::string reason = AnalyzeShape(func, loop, plan, why, where);
   if (!reason.empty()) return reason;
@@ -1112,7 +1115,10 @@ std::string BatchUniformLoadsPass::Analyze(Function* func, Loop* loop,
       *where = scan.divergent_where;
       return "DivergentAddress";
     }
-    if (!scan.any_varying) return LoadsInCallee(*loop, why, where);
+    if (!scan.any_varying && LoadsInCallee(*loop, why, where)) {
+      return "LoadInCallee";
+    }
+    plan->no_candidates = true;
     return "NoCandidateLoads";
   }
 
@@ -1125,7 +1131,8 @@ std::string BatchUniformLoadsPass::Analyze(Function* func, Loop* loop,
   CountRecomputed(plan);
   EstimateLive(plan, uniformity);
   plan->exit_form = ExitFormOf(*plan, exits);
-  return CostRule(*plan, why);
+  plan->cost = CostRule(*plan, why);
+  return CostName(plan->cost);
 }
 
 BatchUniformLoadsPass::ExitForm BatchUniformLoadsPass::ExitFormOf(
@@ -1484,7 +1491,22 @@ uint32_t BatchUniformLoadsPass::LiveEstimate(
   return peak;
 }
 
-std::string BatchUniformLoadsPass::CostRule(const Plan& plan, std::string* why) {
+const char* BatchUniformLoadsPass::CostName(Cost cost) {
+  static const char* const kCostNames[] = {
+      "NotCosted",         "",
+      "ShortLoop",         "UnrolledByDriver",
+      "TooManyComponents", "RegisterPressure",
+      "NotProfitable",
+  };
+  return kCostNames[static_cast<int>(cost)];
+}
+
+bool BatchUniformLoadsPass::ReportsLiveEstimate(Cost cost) {
+  return cost == Cost::kPays || cost == Cost::kTooManyComponents ||
+         cost == Cost::kRegisterPressure || cost == Cost::kNotProfitable;
+}
+
+BatchUniformLoadsPass::Cost BatchUniformLoadsPass::CostRule(const Plan& plan, std::string* why) {
   uint32_t components = 0;
   uint32_t memory_cost = 0;
   for (const Batched& b : plan.batched) {
@@ -1497,9 +1519,9 @@ std::string BatchUniformLoadsPass::CostRule(const Plan& plan, std::string* why) 
            std::string(plan.trips >= 0 ? "" : "at most ") +
            std::to_string(plan.max_trips) + " times, fewer than min-trip=" +
            std::to_string(params_.min_trip);
-    return "ShortLoop";
+    return Cost::kShortLoop;
   }
-  if (params_.always) return "";
+  if (params_.always) return Cost::kPays;
   Instruction* merge_inst = plan.header->GetLoopMergeInst();
   const bool dont_unroll =
       (merge_inst->GetSingleWordInOperand(2) &
@@ -1510,13 +1532,13 @@ std::string BatchUniformLoadsPass::CostRule(const Plan& plan, std::string* why) 
            " times: drivers unroll it and load its elements with scalar "
            "loads at constant offsets (driver-unroll=" +
            std::to_string(params_.driver_unroll) + ")";
-    return "UnrolledByDriver";
+    return Cost::kUnrolledByDriver;
   }
   if (components > params_.max_components) {
     *why = "a batch would hold " + std::to_string(components) +
            " 32-bit values per lane across the loop, more than "
            "max-components=" + std::to_string(params_.max_components);
-    return "TooManyComponents";
+    return Cost::kTooManyComponents;
   }
   // The kernel's busiest point after the rewrite: the loop's with the
   // batch held across it (and two values of bookkeeping), or elsewhere.
@@ -1528,7 +1550,7 @@ std::string BatchUniformLoadsPass::CostRule(const Plan& plan, std::string* why) 
            "); with the batch (" + std::to_string(components) +
            ") that is more than max-live=" + std::to_string(params_.max_live) +
            ", which would cost occupancy";
-    return "RegisterPressure";
+    return Cost::kRegisterPressure;
   }
   // Per execution of the loop, in wave instruction issues (see the doc).
   const int64_t t = plan.trips >= 0 ? plan.trips
@@ -1542,9 +1564,9 @@ std::string BatchUniformLoadsPass::CostRule(const Plan& plan, std::string* why) 
     *why = "over " + std::to_string(t) + " iterations the rewrite removes " +
            std::to_string(removed) + " units of memory issue and adds " +
            std::to_string(added) + " units of shuffles and bookkeeping";
-    return "NotProfitable";
+    return Cost::kNotProfitable;
   }
-  return "";
+  return Cost::kPays;
 }
 
 
@@ -1810,39 +1832,6 @@ uint32_t BatchUniformLoadsPass::BoundsCheck(
 }
 
 
-uint32_t BatchUniformLoadsPass::SubgroupBuiltIn(spv::BuiltIn builtin) {
-  uint32_t var = FindBuiltInInput(builtin);
-  if (var == 0) {
-    // SPIRV-Tools' type manager dereferences null when ids run out while it
-    // declares a type: keep the room the Emitter keeps.
-    if (context()->module()->IdBound() + 8 > context()->max_id_bound()) return 0;
-    auto* types = context()->get_type_mgr();
-    const uint32_t ptr = types->FindPointerToType(types->GetUIntTypeId(),
-                                                  spv::StorageClass::Input);
-    var = ptr == 0 ? 0 : context()->TakeNextId();
-    if (var == 0) return 0;
-    context()->AddGlobalValue(std::make_unique<Instruction>(
-        context(), spv::Op::OpVariable, ptr, var,
-        std::vector<Operand>{{SPV_OPERAND_TYPE_STORAGE_CLASS,
-                              {static_cast<uint32_t>(spv::StorageClass::Input)}}}));
-    context()->get_decoration_mgr()->AddDecorationVal(
-        var, static_cast<uint32_t>(spv::Decoration::BuiltIn), static_cast<uint32_t>(builtin));
-    // An integer input of a fragment shader must be Flat (Vulkan's
-    // VUID-StandaloneSpirv-Flat-04744), built-ins included.
-    for (Instruction& entry : get_module()->entry_points()) {
-      if (spv::ExecutionModel(entry.GetSingleWordInOperand(0)) ==
-          spv::ExecutionModel::Fragment) {
-        context()->get_decoration_mgr()->AddDecoration(
-            var, static_cast<uint32_t>(spv::Decoration::Flat));
-        break;
-      }
-    }
-  }
-  // On every entry point's interface (Input variables always belong there).
-  for (Instruction& entry : get_module()->entry_points()) AddToInterface(&entry, var);
-  return var;
-}
-
 namespace {
 
 // The value |phi| takes from |block_id|, or 0.
@@ -1991,7 +1980,7 @@ bool BatchUniformLoadsPass::EmitBallot(RewriteState* s) {
       p.Group(spv::Op::OpGroupNonUniformBallot, s->v4uint, -1, {p.Bool(true)});
   s->rank = p.Group(spv::Op::OpGroupNonUniformBallotBitCount, s->uint_type,
                     kExclusiveScan, {ballot});
-  const uint32_t lane_var = SubgroupBuiltIn(spv::BuiltIn::SubgroupLocalInvocationId);
+  const uint32_t lane_var = BuiltInInput(spv::BuiltIn::SubgroupLocalInvocationId, nullptr);
   if (lane_var == 0) return false;
   const uint32_t lane = p.EmitIds(spv::Op::OpLoad, s->uint_type, {lane_var});
   // The first active lane: every lane reads the lowest one's id (GLSL
@@ -2007,7 +1996,7 @@ bool BatchUniformLoadsPass::EmitBallot(RewriteState* s) {
       {p.Group(spv::Op::OpGroupNonUniformBallot, s->v4uint, -1,
                {in_run})});
   if (s->read == Read::kShuffleOrBroadcast || s->read == Read::kShuffleOrFirst) {
-    const uint32_t size_var = SubgroupBuiltIn(spv::BuiltIn::SubgroupSize);
+    const uint32_t size_var = BuiltInInput(spv::BuiltIn::SubgroupSize, nullptr);
     if (size_var == 0) return false;
     s->shuffle_here = p.EmitIds(
         spv::Op::OpIEqual, s->bool_type,

@@ -117,6 +117,11 @@ class BatchUniformLoadsPass : public WavePass {
 
   explicit BatchUniformLoadsPass(PassConfig config);
   const char* name() const override { return "batch-uniform-loads"; }
+  // The analysis contract: def-use, instruction-to-block and decorations
+  // stay valid across its rewrites; it adds loops and blocks, so the CFG, dominators and loops are not kept.
+  spvtools::opt::IRContext::Analysis GetPreservedAnalyses() override {
+    return kEditedAnalyses;
+  }
   Status Process() override;
   // One round: every nest's innermost candidate. |*deferred| is set when a
   // nest has another candidate for the next round; on the |last_round| it
@@ -186,6 +191,21 @@ class BatchUniformLoadsPass : public WavePass {
   // writes it). kTwoExits: the loop's own exits stay where they are and the
   // back edge also leaves when the batch is used up.
   enum class ExitForm { kTwoExits, kAtHeader, kAtLatch };
+  // The cost rule's verdict on a plan (CostRule; kCostNames has each one's
+  // remark name). kNotCosted: the analysis refused the loop before it.
+  enum class Cost {
+    kNotCosted,
+    kPays,
+    kShortLoop,
+    kUnrolledByDriver,
+    kTooManyComponents,
+    kRegisterPressure,
+    kNotProfitable,
+  };
+  static const char* CostName(Cost cost);
+  // Whether a plan with this verdict gets the LiveEstimate remark: the
+  // cost rule looked at its registers (it got past the trip-count rules).
+  static bool ReportsLiveEstimate(Cost cost);
   // A loop the pass can rewrite, and the loads it batches.
   // The loop's shape (lib/analysis/loops.h) and what the rewrite needs
   // beyond it.
@@ -213,6 +233,10 @@ class BatchUniformLoadsPass : public WavePass {
     std::string left_to_driver_why;
     // Where the inner loop leaves (see ExitFormOf).
     ExitForm exit_form = ExitForm::kTwoExits;
+    Cost cost = Cost::kNotCosted;
+    // The loop reads nothing the pass could batch, and calls no function
+    // that reads: no remark (NoCandidateLoads).
+    bool no_candidates = false;
   };
 
   // A plan accepted in a round: its loop's depth and program order.
@@ -227,10 +251,10 @@ class BatchUniformLoadsPass : public WavePass {
   std::vector<Accepted> OnePerNest(std::vector<Accepted> plans, bool last_round,
                                    bool* deferred);
 
-  // "LoadInCallee" (|why|, |where| set) when |loop| calls a function that
-  // loads buffer memory, else "NoCandidateLoads" (nothing to say).
-  std::string LoadsInCallee(spvtools::opt::Loop& loop, std::string* why,
-                            spvtools::opt::Instruction** where);
+  // Whether |loop| calls a function that loads buffer memory (the
+  // LoadInCallee refusal: |why| and |where| set).
+  bool LoadsInCallee(spvtools::opt::Loop& loop, std::string* why,
+                     spvtools::opt::Instruction** where);
 
   // Fills |plan| for |loop|, or returns a missed-remark name and sets |why|
   // (|where| gets the instruction the remark is about).
@@ -288,8 +312,8 @@ class BatchUniformLoadsPass : public WavePass {
   void CountRecomputed(Plan* plan);
   // Plan::live, function_live and caller_live.
   void EstimateLive(Plan* plan, const UniformityAnalysis& uniformity);
-  // Whether the rewrite pays (see the pass doc); "" or a remark name.
-  std::string CostRule(const Plan& plan, std::string* why);
+  // Whether the rewrite pays (see the pass doc); |why| for a refusal.
+  Cost CostRule(const Plan& plan, std::string* why);
   // Estimated per-lane 32-bit values live at the busiest point of |blocks|
   // (of |func|); see Plan::live. With |at| (an instruction of one of the
   // blocks), |*at_live| gets the values live just after it, |at| itself
@@ -312,10 +336,6 @@ class BatchUniformLoadsPass : public WavePass {
   // Whether BoundsCheck can check |inst|; else |why| says what is missing.
   bool CanCheckBounds(spvtools::opt::Instruction* inst, std::string* why);
 
-  // The module's |builtin| uint input (SubgroupLocalInvocationId,
-  // SubgroupSize; declared when missing), on every entry point's interface;
-  // 0 when ids ran out.
-  uint32_t SubgroupBuiltIn(spv::BuiltIn builtin);
 
   // Rewrites |plan|'s loop; |*outer_header| gets the label of the outer
   // loop over batches it wraps around it. False when ids ran out. The steps

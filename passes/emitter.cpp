@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "analysis/ir_util.h"
+#include "lib/support/check.h"
 #include "source/opt/constants.h"
 #include "source/opt/type_manager.h"
 #include "source/util/string_utils.h"
@@ -190,6 +191,8 @@ void Emitter::ElseExisting(If* s, spvtools::opt::BasicBlock* first,
 
 bool Emitter::PopIf(If* s) {
   if (!ok_) return false;
+  WAVEOPT_ASSERT(s->header != nullptr && (s->then_block || s->else_block),
+                 "PopIf closes an if PushIf or WrapInIf opened");
   if (s->else_existing) {
     s->then_end = block_;
   } else {
@@ -293,6 +296,8 @@ void Emitter::LoopWhile(Loop* loop, uint32_t cond) {
 
 bool Emitter::PopLoop(Loop* loop, const std::vector<uint32_t>& next,
                       uint32_t exit) {
+  WAVEOPT_ASSERT(next.size() == loop->phis.size(),
+                 "PopLoop takes one back-edge value per LoopPhi");
   if (!ok_ || next.size() != loop->phis.size()) return ok_ = false;
   spvtools::opt::BasicBlock* cont = block_;
   if (exit != 0) {
@@ -372,6 +377,8 @@ spvtools::opt::BasicBlock* Emitter::SplitEdges(
 
 bool Emitter::AddIncoming(uint32_t phi, uint32_t value, uint32_t pred) {
   Instruction* inst = context_->get_def_use_mgr()->GetDef(phi);
+  WAVEOPT_ASSERT(inst == nullptr || inst->opcode() == spv::Op::OpPhi,
+                 "AddIncoming adds to a phi");
   if (!ok_ || value == 0 || inst == nullptr) return ok_ = false;
   inst->AddOperand({SPV_OPERAND_TYPE_ID, {value}});
   inst->AddOperand({SPV_OPERAND_TYPE_ID, {pred}});

@@ -7,6 +7,7 @@
 #include <deque>
 #include <memory>
 
+#include "analysis/ir_util.h"
 #include "analysis/loops.h"
 #include "analysis/uniformity.h"
 #include "passes/emitter.h"
@@ -428,19 +429,15 @@ std::vector<Function*> MortonRemapPass::Reached(Function* func) {
 }
 
 bool MortonRemapPass::ConstantValue(uint32_t id, uint32_t* value, bool* spec) {
-  Instruction* def = get_def_use_mgr()->GetDef(id);
-  if (def == nullptr) return false;
-  if (def->opcode() != spv::Op::OpConstant &&
-      def->opcode() != spv::Op::OpSpecConstant) {
+  const Instruction* def = get_def_use_mgr()->GetDef(id);
+  uint64_t v = 0;
+  uint32_t width = 0;
+  const bool is_spec = IntSpecDefault(context(), def, &v, &width);
+  if ((!is_spec && !IntConstant(context(), def, &v, &width)) || width != 32) {
     return false;
   }
-  const auto* type = context()->get_type_mgr()->GetType(def->type_id());
-  if (type == nullptr || type->AsInteger() == nullptr ||
-      type->AsInteger()->width() != 32) {
-    return false;
-  }
-  *value = def->GetSingleWordInOperand(0);
-  if (def->opcode() == spv::Op::OpSpecConstant) *spec = true;
+  *value = static_cast<uint32_t>(v);
+  if (is_spec) *spec = true;
   return true;
 }
 
@@ -936,11 +933,7 @@ uint32_t MortonRemapPass::BuiltInVar(uint32_t builtin, bool vector,
     AddToInterface(entry, it->second[0]);
     return it->second[0];
   }
-  const char* name =
-      builtin == static_cast<uint32_t>(spv::BuiltIn::WorkgroupId)
-          ? "gl_WorkGroupID"
-          : "gl_LocalInvocationIndex";
-  const uint32_t var = DeclareBuiltInInput(builtin, vector, name, entry);
+  const uint32_t var = DeclareBuiltInInput(spv::BuiltIn(builtin), entry);
   if (var != 0) builtin_vars_[builtin].push_back(var);
   return var;
 }

@@ -106,6 +106,11 @@ class MortonRemapPass : public WavePass {
   explicit MortonRemapPass(PassConfig config);
 
   const char* name() const override { return "morton-remap"; }
+  // The analysis contract: def-use, instruction-to-block and decorations
+  // stay valid across its rewrites; it adds no block, but the CFG is not claimed: no test has checked it.
+  spvtools::opt::IRContext::Analysis GetPreservedAnalyses() override {
+    return kEditedAnalyses;
+  }
   Status Process() override;
 
  private:

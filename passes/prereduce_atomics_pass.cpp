@@ -603,7 +603,7 @@ std::string PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
   }
 
   uint64_t semantics = 0;
-  if (!ConstantValue(def_use->GetDef(atomic->GetSingleWordInOperand(2)),
+  if (!IntConstant(context(), def_use->GetDef(atomic->GetSingleWordInOperand(2)),
                      &semantics)) {
     *why = "the memory semantics are not a constant";
     return "NonRelaxedSemantics";
@@ -802,7 +802,7 @@ bool PrereduceAtomicsPass::IsInvocationIndex(
           var->NumInOperands() == 2) {
         // gl_LocalInvocationID.x through an access chain.
         uint64_t component = 1;
-        ConstantValue(def_use->GetDef(var->GetSingleWordInOperand(1)),
+        IntConstant(context(), def_use->GetDef(var->GetSingleWordInOperand(1)),
                       &component);
         int b = builtin_of(var->GetSingleWordInOperand(0));
         return component == 0 &&
@@ -848,7 +848,7 @@ bool PrereduceAtomicsPass::IsInvocationIndex(
     case spv::Op::OpBitwiseAnd: {
       // The low bits of a lane's own index still differ between neighbours.
       uint64_t c = 0;
-      return ConstantValue(def_use->GetDef(inst->GetSingleWordInOperand(1)),
+      return IntConstant(context(), def_use->GetDef(inst->GetSingleWordInOperand(1)),
                            &c) &&
              c >= 4 &&
              IsInvocationIndex(inst->GetSingleWordInOperand(0), uniformity,
@@ -899,7 +899,7 @@ bool PrereduceAtomicsPass::IsLowestOfBallotSet(Instruction* cond) {
         rank->opcode() == spv::Op::OpGroupNonUniformBallotBitCount &&
         rank->GetSingleWordInOperand(1) ==
             static_cast<uint32_t>(spv::GroupOperation::ExclusiveScan) &&
-        ConstantValue(def_use->GetDef(cond->GetSingleWordInOperand(1 - i)), &zero) &&
+        IntConstant(context(), def_use->GetDef(cond->GetSingleWordInOperand(1 - i)), &zero) &&
         zero == 0) {
       return true;
     }
@@ -941,13 +941,13 @@ uint64_t PrereduceAtomicsPass::IndexBound(uint32_t id, int depth) {
   if (inst == nullptr) return 0;
   uint64_t c = 0;
   auto const_operand = [&](uint32_t index, uint64_t* value) {
-    return ConstantValue(context()->get_def_use_mgr()->GetDef(
+    return IntConstant(context(), context()->get_def_use_mgr()->GetDef(
                              inst->GetSingleWordInOperand(index)),
                          value);
   };
   switch (inst->opcode()) {
     case spv::Op::OpConstant:
-      return ConstantValue(inst, &c) && c < (1u << 31) ? c + 1 : 0;
+      return IntConstant(context(), inst, &c) && c < (1u << 31) ? c + 1 : 0;
     case spv::Op::OpLoad: {
       const uint32_t stored = StoredOnce(id);
       return stored != 0 ? IndexBound(stored, depth + 1) : 0;
@@ -1059,7 +1059,7 @@ bool PrereduceAtomicsPass::FindBinIndex(uint32_t pointer,
       case spv::Op::OpTypeArray: {
         next_type = type->GetSingleWordInOperand(0);
         uint64_t length = 0;
-        if (ConstantValue(def_use->GetDef(type->GetSingleWordInOperand(1)),
+        if (IntConstant(context(), def_use->GetDef(type->GetSingleWordInOperand(1)),
                           &length)) {
           type_bound = length;
         }
@@ -1075,7 +1075,7 @@ bool PrereduceAtomicsPass::FindBinIndex(uint32_t pointer,
         break;
       case spv::Op::OpTypeStruct: {
         uint64_t member = 0;
-        if (!ConstantValue(def_use->GetDef(idx), &member) ||
+        if (!IntConstant(context(), def_use->GetDef(idx), &member) ||
             member >= type->NumInOperands()) {
           *why = "the address indexes a struct with a non-constant index";
           return false;

@@ -114,6 +114,11 @@ class PrereduceAtomicsPass : public WavePass {
   explicit PrereduceAtomicsPass(PassConfig config);
 
   const char* name() const override { return "prereduce-atomics"; }
+  // The analysis contract: def-use, instruction-to-block and decorations
+  // stay valid across its rewrites; it adds branches around the atomics: the CFG and dominators are not kept.
+  spvtools::opt::IRContext::Analysis GetPreservedAnalyses() override {
+    return kEditedAnalyses;
+  }
   Status Process() override;
 
  private:

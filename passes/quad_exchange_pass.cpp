@@ -6,6 +6,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "analysis/ir_util.h"
 #include "analysis/uniformity.h"
 #include "passes/emitter.h"
 #include "source/opt/decoration_manager.h"
@@ -51,15 +52,8 @@ constexpr uint32_t kOtherMemory =
 // Capabilities whose operations depend on which invocations share a
 // subgroup or quad: relabelling invocations would change their results.
 bool IsMembershipCapability(spv::Capability cap) {
+  if (IsSubgroupCapability(cap)) return true;
   switch (cap) {
-    case spv::Capability::GroupNonUniform:
-    case spv::Capability::GroupNonUniformVote:
-    case spv::Capability::GroupNonUniformArithmetic:
-    case spv::Capability::GroupNonUniformBallot:
-    case spv::Capability::GroupNonUniformShuffle:
-    case spv::Capability::GroupNonUniformShuffleRelative:
-    case spv::Capability::GroupNonUniformClustered:
-    case spv::Capability::GroupNonUniformQuad:
     case spv::Capability::SubgroupBallotKHR:
     case spv::Capability::SubgroupVoteKHR:
     case spv::Capability::ComputeDerivativeGroupQuadsNV:
@@ -93,16 +87,6 @@ bool QuadExchangePass::ValidateParams(const std::string& text,
   return false;
 }
 
-int QuadExchangePass::BuiltInOf(uint32_t id) {
-  int result = -1;
-  get_decoration_mgr()->ForEachDecoration(
-      id, static_cast<uint32_t>(spv::Decoration::BuiltIn),
-      [&result](const Instruction& deco) {
-        result = static_cast<int>(deco.GetSingleWordInOperand(2));
-      });
-  return result;
-}
-
 std::string QuadExchangePass::ResolveSize(Instruction* entry,
                                           WorkgroupSize* size,
                                           std::string* why) {
@@ -118,7 +102,7 @@ std::string QuadExchangePass::ResolveSize(Instruction* entry,
       bool ok = c != nullptr && c->opcode() == spv::Op::OpConstantComposite &&
                 c->NumInOperands() == 3;
       for (uint32_t i = 0; ok && i < 3; ++i) {
-        ok = waveopt::ConstantValue(
+        ok = IntConstant(context(), 
             get_def_use_mgr()->GetDef(c->GetSingleWordInOperand(i)), &v[i]);
       }
       if (!ok) {
@@ -163,10 +147,10 @@ bool QuadExchangePass::MayDependOnWorkgroup(uint32_t root) {
         const auto sc = static_cast<spv::StorageClass>(
             def->GetSingleWordInOperand(0));
         if (sc == spv::StorageClass::Input) {
-          const int b = BuiltInOf(id);
-          if (b == static_cast<int>(spv::BuiltIn::WorkgroupId) ||
-              b == static_cast<int>(spv::BuiltIn::GlobalInvocationId) ||
-              b == static_cast<int>(spv::BuiltIn::NumWorkgroups) || b < 0) {
+          const spv::BuiltIn b = BuiltInOf(context(), id);
+          if (b == spv::BuiltIn::WorkgroupId ||
+              b == spv::BuiltIn::GlobalInvocationId ||
+              b == spv::BuiltIn::NumWorkgroups || b == spv::BuiltIn::Max) {
             return true;
           }
           continue;
@@ -199,43 +183,6 @@ bool QuadExchangePass::MayDependOnWorkgroup(uint32_t root) {
   }
   return false;
 }
-
-uint32_t QuadExchangePass::BuiltInVar(spv::BuiltIn builtin, bool vector,
-                                      Instruction* entry) {
-  for (Instruction& v : get_module()->types_values()) {
-    if (v.opcode() == spv::Op::OpVariable &&
-        static_cast<spv::StorageClass>(v.GetSingleWordInOperand(0)) ==
-            spv::StorageClass::Input &&
-        BuiltInOf(v.result_id()) == static_cast<int>(builtin)) {
-      AddToInterface(entry, v.result_id());
-      return v.result_id();
-    }
-  }
-  const char* name = "";
-  switch (builtin) {
-    case spv::BuiltIn::SubgroupSize:
-      name = "gl_SubgroupSize";
-      break;
-    case spv::BuiltIn::NumSubgroups:
-      name = "gl_NumSubgroups";
-      break;
-    case spv::BuiltIn::SubgroupId:
-      name = "gl_SubgroupID";
-      break;
-    case spv::BuiltIn::SubgroupLocalInvocationId:
-      name = "gl_SubgroupInvocationID";
-      break;
-    case spv::BuiltIn::WorkgroupId:
-      name = "gl_WorkGroupID";
-      break;
-    default:
-      name = "gl_LocalInvocationIndex";
-      break;
-  }
-  return DeclareBuiltInInput(static_cast<uint32_t>(builtin), vector, name,
-                             entry);
-}
-
 
 std::string QuadExchangePass::Analyze(Function* function, Instruction* var,
                                       Candidate* c, std::string* why,
@@ -371,11 +318,11 @@ std::string QuadExchangePass::Analyze(Function* function, Instruction* var,
   {
     uint64_t exec = 0, mem = 0, sem = 0;
     const bool known =
-        waveopt::ConstantValue(defs->GetDef(barrier->GetSingleWordInOperand(0)),
+        IntConstant(context(), defs->GetDef(barrier->GetSingleWordInOperand(0)),
                                &exec) &&
-        waveopt::ConstantValue(defs->GetDef(barrier->GetSingleWordInOperand(1)),
+        IntConstant(context(), defs->GetDef(barrier->GetSingleWordInOperand(1)),
                                &mem) &&
-        waveopt::ConstantValue(defs->GetDef(barrier->GetSingleWordInOperand(2)),
+        IntConstant(context(), defs->GetDef(barrier->GetSingleWordInOperand(2)),
                                &sem);
     if (!known || exec != static_cast<uint32_t>(spv::Scope::Workgroup) ||
         (sem & kOtherMemory) != 0) {
@@ -461,10 +408,10 @@ std::string QuadExchangePass::Analyze(Function* function, Instruction* var,
   // through constant-index chains, as 32-bit unsigned values.
   for (Instruction& v : get_module()->types_values()) {
     if (v.opcode() != spv::Op::OpVariable) continue;
-    const int b = BuiltInOf(v.result_id());
-    if (b != static_cast<int>(spv::BuiltIn::LocalInvocationId) &&
-        b != static_cast<int>(spv::BuiltIn::LocalInvocationIndex) &&
-        b != static_cast<int>(spv::BuiltIn::GlobalInvocationId)) {
+    const spv::BuiltIn b = BuiltInOf(context(), v.result_id());
+    if (b != spv::BuiltIn::LocalInvocationId &&
+        b != spv::BuiltIn::LocalInvocationIndex &&
+        b != spv::BuiltIn::GlobalInvocationId) {
       continue;
     }
     std::string fail;
@@ -500,7 +447,7 @@ std::string QuadExchangePass::Analyze(Function* function, Instruction* var,
       }
       uint64_t k = 0;
       if (IsChain(u->opcode()) && u->NumInOperands() == 2 &&
-          waveopt::ConstantValue(defs->GetDef(u->GetSingleWordInOperand(1)),
+          IntConstant(context(), defs->GetDef(u->GetSingleWordInOperand(1)),
                                  &k) &&
           k < 3) {
         defs->ForEachUser(u, [&](Instruction* l) {
@@ -588,7 +535,7 @@ QuadExchangePass::Element QuadExchangePass::ElementOf(Lanes* lanes,
   for (uint32_t k = 1; k < chain->NumInOperands(); ++k) {
     uint64_t len = 0;
     if (type->opcode() != spv::Op::OpTypeArray ||
-        !waveopt::ConstantValue(defs->GetDef(type->GetSingleWordInOperand(1)),
+        !IntConstant(context(), defs->GetDef(type->GetSingleWordInOperand(1)),
                                 &len)) {
       e.unknown = chain;
       return e;
@@ -784,16 +731,16 @@ bool QuadExchangePass::Rewrite(const Candidate& c) {
 
   ctx->AddCapability(spv::Capability::GroupNonUniform);
   ctx->AddCapability(spv::Capability::GroupNonUniformQuad);
-  const uint32_t v_size = BuiltInVar(spv::BuiltIn::SubgroupSize, false, c.entry);
-  const uint32_t v_sid = BuiltInVar(spv::BuiltIn::SubgroupId, false, c.entry);
+  const uint32_t v_size = BuiltInInput(spv::BuiltIn::SubgroupSize, c.entry);
+  const uint32_t v_sid = BuiltInInput(spv::BuiltIn::SubgroupId, c.entry);
   const uint32_t v_lane =
-      BuiltInVar(spv::BuiltIn::SubgroupLocalInvocationId, false, c.entry);
+      BuiltInInput(spv::BuiltIn::SubgroupLocalInvocationId, c.entry);
   if (!v_size || !v_sid || !v_lane) return false;
   uint32_t v_num = 0, v_index = 0;
   if (!promise) {
     ctx->AddCapability(spv::Capability::GroupNonUniformBallot);
-    v_num = BuiltInVar(spv::BuiltIn::NumSubgroups, false, c.entry);
-    v_index = BuiltInVar(spv::BuiltIn::LocalInvocationIndex, false, c.entry);
+    v_num = BuiltInInput(spv::BuiltIn::NumSubgroups, c.entry);
+    v_index = BuiltInInput(spv::BuiltIn::LocalInvocationIndex, c.entry);
     if (!v_num || !v_index) return false;
   }
 
@@ -848,9 +795,9 @@ bool QuadExchangePass::Rewrite(const Candidate& c) {
     Instruction* ptr = defs->GetDef(load->GetSingleWordInOperand(0));
     const uint32_t var_id =
         IsChain(ptr->opcode()) ? ptr->GetSingleWordInOperand(0) : ptr->result_id();
-    const int b = BuiltInOf(var_id);
-    wants_local |= b != static_cast<int>(spv::BuiltIn::LocalInvocationIndex);
-    wants_global |= b == static_cast<int>(spv::BuiltIn::GlobalInvocationId);
+    const spv::BuiltIn b = BuiltInOf(context(), var_id);
+    wants_local |= b != spv::BuiltIn::LocalInvocationIndex;
+    wants_global |= b == spv::BuiltIn::GlobalInvocationId;
   }
   if (wants_local) {
     const WorkgroupSize& s = c.size;
@@ -862,7 +809,7 @@ bool QuadExchangePass::Rewrite(const Candidate& c) {
                           {local[0], local[1], local[2]});
   }
   if (wants_global) {
-    const uint32_t v_wg = BuiltInVar(spv::BuiltIn::WorkgroupId, true, c.entry);
+    const uint32_t v_wg = BuiltInInput(spv::BuiltIn::WorkgroupId, c.entry);
     if (v_wg == 0) return false;
     const uint32_t wg = e.EmitIds(spv::Op::OpLoad, e.UIntVectorType(3), {v_wg});
     const uint32_t dims[3] = {c.size.x, c.size.y, c.size.z};
@@ -882,15 +829,15 @@ bool QuadExchangePass::Rewrite(const Candidate& c) {
     const bool chain = IsChain(ptr->opcode());
     const uint32_t var_id =
         chain ? ptr->GetSingleWordInOperand(0) : ptr->result_id();
-    const int b = BuiltInOf(var_id);
+    const spv::BuiltIn b = BuiltInOf(context(), var_id);
     uint32_t value = 0;
-    if (b == static_cast<int>(spv::BuiltIn::LocalInvocationIndex)) {
+    if (b == spv::BuiltIn::LocalInvocationIndex) {
       value = index;
     } else {
-      const bool g = b == static_cast<int>(spv::BuiltIn::GlobalInvocationId);
+      const bool g = b == spv::BuiltIn::GlobalInvocationId;
       if (chain) {
         uint64_t k = 0;
-        waveopt::ConstantValue(defs->GetDef(ptr->GetSingleWordInOperand(1)),
+        IntConstant(context(), defs->GetDef(ptr->GetSingleWordInOperand(1)),
                                &k);
         value = g ? global[k] : local[k];
       } else {

@@ -89,6 +89,11 @@ class QuadExchangePass : public WavePass {
         full_subgroups_(this->config().params == "full-subgroups") {}
 
   const char* name() const override { return "quad-exchange"; }
+  // The analysis contract: def-use, instruction-to-block and decorations
+  // stay valid across its rewrites; it adds branches: the CFG and dominators are not kept.
+  spvtools::opt::IRContext::Analysis GetPreservedAnalyses() override {
+    return kEditedAnalyses;
+  }
   Status Process() override;
 
   // How one read gets its value in the quad path: the writer is lane
@@ -181,15 +186,6 @@ class QuadExchangePass : public WavePass {
   // parameter or a call (values that need not be a function of the
   // invocation's place in its workgroup). Used only to name a refusal.
   bool MayDependOnWorkgroup(uint32_t id);
-
-  // The built-in decoration of variable |id|, or -1.
-  int BuiltInOf(uint32_t id);
-
-  // An Input variable for |builtin| of type uint (|vector|: v3uint), made
-  // when the module lacks one, and listed in |entry|'s interface; 0 when
-  // ids ran out.
-  uint32_t BuiltInVar(spv::BuiltIn builtin, bool vector,
-                      spvtools::opt::Instruction* entry);
 
   // Whether |c| is rewritten without the run-time check: the
   // full-subgroups promise, or --assume-driver=radv with a workgroup of a

@@ -7,7 +7,10 @@
 #include <new>
 #include <utility>
 
+#include "analysis/context_check.h"
+#include "analysis/ir_util.h"
 #include "lib/inline_loop_callees.h"
+#include "lib/support/check.h"
 #include "source/opt/ir_context.h"
 #include "source/spirv_constant.h"
 #include "source/spirv_target_env.h"
@@ -22,24 +25,6 @@ constexpr uint32_t kSubgroupVersion = SPV_SPIRV_VERSION_WORD(1, 3);
 
 std::string VersionName(uint32_t version) {
   return std::to_string((version >> 16) & 0xff) + "." + std::to_string((version >> 8) & 0xff);
-}
-
-bool IsSubgroupCapability(spv::Capability c) {
-  switch (c) {
-    case spv::Capability::GroupNonUniform:
-    case spv::Capability::GroupNonUniformVote:
-    case spv::Capability::GroupNonUniformArithmetic:
-    case spv::Capability::GroupNonUniformBallot:
-    case spv::Capability::GroupNonUniformShuffle:
-    case spv::Capability::GroupNonUniformShuffleRelative:
-    case spv::Capability::GroupNonUniformClustered:
-    case spv::Capability::GroupNonUniformQuad:
-    case spv::Capability::GroupNonUniformRotateKHR:
-    case spv::Capability::GroupNonUniformPartitionedNV:
-      return true;
-    default:
-      return false;
-  }
 }
 
 // A waveopt pass as the registry hands it out. Around the pass it wraps:
@@ -83,6 +68,7 @@ class RegisteredPass : public Pass {
     } catch (const std::bad_alloc&) {
       why = "out of memory";
     }
+    if (status == Status::SuccessWithChange) CheckContract();
     std::vector<Remark> remarks = collected_->Take();
     if (status == Status::Failure) {
       get_module()->set_version(version);
@@ -104,6 +90,16 @@ class RegisteredPass : public Pass {
   }
 
  private:
+  // The analysis contract (lib/analysis/context_check.h): what the pass
+  // says it preserves must agree with the module it left.
+  void CheckContract() {
+    std::string what;
+    WAVEOPT_ASSERT(AnalysesAgree(context(), &what),
+                   (std::string(name()) + " left the " + what +
+                    " analysis out of date but says it preserves it")
+                       .c_str());
+  }
+
   bool TargetAllowsSubgroupOps() const {
     return target_env_ != SPV_ENV_VULKAN_1_0 &&
            spvVersionForTargetEnv(target_env_) >= kSubgroupVersion;

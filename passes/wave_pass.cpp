@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "analysis/ir_util.h"
 #include "source/opt/function.h"
 #include "source/opt/ir_context.h"
 #include "source/spirv_constant.h"
@@ -31,15 +32,6 @@ bool SplitParams(const std::string& params,
       out->emplace_back(key, value);
     }
     start = comma + 1;
-  }
-  return true;
-}
-
-bool ConstantValue(const spvtools::opt::Instruction* inst, uint64_t* value) {
-  if (inst == nullptr || inst->opcode() != spv::Op::OpConstant) return false;
-  *value = inst->GetSingleWordInOperand(0);
-  if (inst->NumInOperandWords() > 1) {
-    *value |= static_cast<uint64_t>(inst->GetSingleWordInOperand(1)) << 32;
   }
   return true;
 }
@@ -176,17 +168,72 @@ void WavePass::EmitRemark(RemarkKind kind, const std::string& name,
   }
 }
 
-uint32_t WavePass::DeclareBuiltInInput(uint32_t builtin, bool vector,
-                                       const char* name,
+namespace {
+
+// How GLSL declares the built-ins the passes read: name and type.
+struct BuiltInDecl {
+  spv::BuiltIn builtin;
+  const char* name;
+  bool vector;  // a uvec3, else a 32-bit uint
+};
+constexpr BuiltInDecl kBuiltInDecls[] = {
+    {spv::BuiltIn::LocalInvocationIndex, "gl_LocalInvocationIndex", false},
+    {spv::BuiltIn::LocalInvocationId, "gl_LocalInvocationID", true},
+    {spv::BuiltIn::WorkgroupId, "gl_WorkGroupID", true},
+    {spv::BuiltIn::GlobalInvocationId, "gl_GlobalInvocationID", true},
+    {spv::BuiltIn::NumWorkgroups, "gl_NumWorkGroups", true},
+    {spv::BuiltIn::SubgroupSize, "gl_SubgroupSize", false},
+    {spv::BuiltIn::SubgroupLocalInvocationId, "gl_SubgroupInvocationID", false},
+    {spv::BuiltIn::SubgroupId, "gl_SubgroupID", false},
+    {spv::BuiltIn::NumSubgroups, "gl_NumSubgroups", false},
+};
+
+const BuiltInDecl* FindDecl(spv::BuiltIn builtin) {
+  for (const BuiltInDecl& d : kBuiltInDecls) {
+    if (d.builtin == builtin) return &d;
+  }
+  return nullptr;
+}
+
+bool HasFragmentEntry(spvtools::opt::Module* module) {
+  for (spvtools::opt::Instruction& entry : module->entry_points()) {
+    if (spv::ExecutionModel(entry.GetSingleWordInOperand(0)) ==
+        spv::ExecutionModel::Fragment) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+uint32_t WavePass::BuiltInInput(spv::BuiltIn builtin,
+                                spvtools::opt::Instruction* entry) {
+  const BuiltInDecl* decl = FindDecl(builtin);
+  const uint32_t var = FindBuiltInInput(context(), builtin);
+  if (var == 0) return DeclareBuiltInInput(builtin, entry);
+  auto* defs = get_def_use_mgr();
+  const spvtools::opt::Instruction* ptr = defs->GetDef(defs->GetDef(var)->type_id());
+  const spvtools::opt::Instruction* pointee = defs->GetDef(ptr->GetSingleWordInOperand(1));
+  const spv::Op want = decl != nullptr && decl->vector ? spv::Op::OpTypeVector
+                                                       : spv::Op::OpTypeInt;
+  if (pointee->opcode() != want) return 0;
+  AddToInterfaces(entry, var);
+  return var;
+}
+
+uint32_t WavePass::DeclareBuiltInInput(spv::BuiltIn builtin,
                                        spvtools::opt::Instruction* entry) {
   using spvtools::opt::Instruction;
   using spvtools::opt::Operand;
+  const BuiltInDecl* decl = FindDecl(builtin);
+  if (decl == nullptr) return 0;
   // SPIRV-Tools' type manager dereferences null when ids run out while it
   // declares a type: keep the same room the Emitter keeps.
   if (context()->module()->IdBound() + 4 > context()->max_id_bound()) return 0;
   auto* types = context()->get_type_mgr();
   const uint32_t pointee =
-      vector ? types->GetUIntVectorTypeId(3) : types->GetUIntTypeId();
+      decl->vector ? types->GetUIntVectorTypeId(3) : types->GetUIntTypeId();
   if (pointee == 0) return 0;
   const uint32_t ptr = types->FindPointerToType(pointee, spv::StorageClass::Input);
   if (ptr == 0) return 0;
@@ -196,33 +243,31 @@ uint32_t WavePass::DeclareBuiltInInput(uint32_t builtin, bool vector,
       context(), spv::Op::OpVariable, ptr, var,
       std::vector<Operand>{{SPV_OPERAND_TYPE_STORAGE_CLASS,
                             {static_cast<uint32_t>(spv::StorageClass::Input)}}}));
-  context()->get_decoration_mgr()->AddDecorationVal(
-      var, static_cast<uint32_t>(spv::Decoration::BuiltIn), builtin);
+  auto* decorations = context()->get_decoration_mgr();
+  decorations->AddDecorationVal(var, static_cast<uint32_t>(spv::Decoration::BuiltIn),
+                                static_cast<uint32_t>(builtin));
+  // Vulkan's VUID-StandaloneSpirv-Flat-04744: an integer input of a
+  // fragment shader is Flat, built-ins included.
+  if (HasFragmentEntry(get_module())) {
+    decorations->AddDecoration(var, static_cast<uint32_t>(spv::Decoration::Flat));
+  }
   context()->AddDebug2Inst(std::make_unique<Instruction>(
       context(), spv::Op::OpName, 0, 0,
       std::vector<Operand>{{SPV_OPERAND_TYPE_ID, {var}},
                            {SPV_OPERAND_TYPE_LITERAL_STRING,
-                            spvtools::utils::MakeVector(name)}}));
-  AddToInterface(entry, var);
+                            spvtools::utils::MakeVector(decl->name)}}));
+  AddToInterfaces(entry, var);
   return var;
 }
 
-uint32_t WavePass::FindBuiltInInput(spv::BuiltIn builtin) {
-  for (spvtools::opt::Instruction& inst : context()->types_values()) {
-    if (inst.opcode() != spv::Op::OpVariable ||
-        spv::StorageClass(inst.GetSingleWordInOperand(0)) != spv::StorageClass::Input) {
-      continue;
-    }
-    for (spvtools::opt::Instruction* dec :
-         context()->get_decoration_mgr()->GetDecorationsFor(inst.result_id(), false)) {
-      if (dec->opcode() == spv::Op::OpDecorate &&
-          spv::Decoration(dec->GetSingleWordInOperand(1)) == spv::Decoration::BuiltIn &&
-          spv::BuiltIn(dec->GetSingleWordInOperand(2)) == builtin) {
-        return inst.result_id();
-      }
-    }
+void WavePass::AddToInterfaces(spvtools::opt::Instruction* entry, uint32_t var) {
+  if (entry != nullptr) {
+    AddToInterface(entry, var);
+    return;
   }
-  return 0;
+  for (spvtools::opt::Instruction& e : get_module()->entry_points()) {
+    AddToInterface(&e, var);
+  }
 }
 
 void WavePass::AddToInterface(spvtools::opt::Instruction* entry, uint32_t var) {

@@ -19,15 +19,22 @@ bool SplitParams(const std::string& params,
                  std::vector<std::pair<std::string, std::string>>* out,
                  std::string* error);
 
-// The value of an integer OpConstant (both words of a 64-bit one), if |inst|
-// is one.
-bool ConstantValue(const spvtools::opt::Instruction* inst, uint64_t* value);
-
 class WavePass : public spvtools::opt::Pass {
  public:
   explicit WavePass(PassConfig config) : config_(std::move(config)) {}
 
  protected:
+  // The analyses every rewrite keeps up to date by making its changes
+  // through the Emitter, WavePass's built-in helpers and IRContext's own
+  // editing calls (KillInst, AddDecoration, ...): the floor of each pass's
+  // GetPreservedAnalyses() (the analysis contract:
+  // lib/analysis/context_check.h).
+  static constexpr spvtools::opt::IRContext::Analysis kEditedAnalyses =
+      spvtools::opt::IRContext::Analysis(
+          static_cast<int>(spvtools::opt::IRContext::kAnalysisDefUse) |
+          static_cast<int>(spvtools::opt::IRContext::kAnalysisInstrToBlockMapping) |
+          static_cast<int>(spvtools::opt::IRContext::kAnalysisDecorations));
+
   const PassConfig& config() const { return config_; }
   // "--target=<name>" of config()'s target, for remarks that cite a fact.
   std::string TargetFlag() const {
@@ -65,18 +72,27 @@ class WavePass : public spvtools::opt::Pass {
   // sentence for the remark.
   std::string ModuleRefusal(std::string* why);
 
-  // A new Input variable decorated BuiltIn |builtin| (a 32-bit uint, or a
-  // uvec3 when |vector|), with the OpName |name|, listed in |entry|'s
-  // interface; 0 when ids ran out (the module is then unchanged).
-  uint32_t DeclareBuiltInInput(uint32_t builtin, bool vector, const char* name,
+  // The Input variable of built-in |builtin| for |entry| (null: for every
+  // entry point): the module's own (FindBuiltInInput), else a new one
+  // (DeclareBuiltInInput); listed in the interface. 0 when ids ran out, or
+  // when the module's own variable is not of the type GLSL gives it (an
+  // integer scalar, or a vector for the three-component ids).
+  uint32_t BuiltInInput(spv::BuiltIn builtin,
+                        spvtools::opt::Instruction* entry);
+  // A new Input variable decorated BuiltIn |builtin|, of the type and with
+  // the OpName GLSL gives it (a 32-bit uint or a uvec3: the table in
+  // wave_pass.cpp), Flat when the module has a fragment entry point (Vulkan
+  // wants every integer input of a fragment shader Flat), listed in
+  // |entry|'s interface (null: every entry point's). 0 when ids ran out or
+  // the table lacks |builtin| (the module is then unchanged).
+  uint32_t DeclareBuiltInInput(spv::BuiltIn builtin,
                                spvtools::opt::Instruction* entry);
-
-  // The first module-scope Input variable decorated BuiltIn |builtin|, or 0.
-  uint32_t FindBuiltInInput(spv::BuiltIn builtin);
 
   // Lists |var| in the interface of the OpEntryPoint |entry| unless it is
   // there already.
   void AddToInterface(spvtools::opt::Instruction* entry, uint32_t var);
+  // Same for |entry|, or every entry point when |entry| is null.
+  void AddToInterfaces(spvtools::opt::Instruction* entry, uint32_t var);
 
  private:
   PassConfig config_;

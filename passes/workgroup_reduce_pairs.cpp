@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "analysis/int_eval.h"
+#include "analysis/ir_util.h"
 #include "analysis/loops.h"
 #include "passes/emitter.h"
 #include "passes/workgroup_reduce_pass.h"
@@ -33,21 +34,9 @@ namespace {
 
 constexpr int kReduce = static_cast<int>(spv::GroupOperation::Reduce);
 
-// The BuiltIn decoration of variable |id|, or Max.
-spv::BuiltIn BuiltInOf(IRContext* context, uint32_t id) {
-  for (Instruction* dec : context->get_decoration_mgr()->GetDecorationsFor(id, false)) {
-    if (dec->opcode() == spv::Op::OpDecorate &&
-        spv::Decoration(dec->GetSingleWordInOperand(1)) == spv::Decoration::BuiltIn) {
-      return spv::BuiltIn(dec->GetSingleWordInOperand(2));
-    }
-  }
-  return spv::BuiltIn::Max;
-}
-
 bool IsIntConst(IRContext* context, uint32_t id, uint64_t value) {
   uint64_t v = 0;
-  const Instruction* def = context->get_def_use_mgr()->GetDef(id);
-  return def != nullptr && IntConstant(context, def, &v) && v == value;
+  return IntConstantId(context, id, &v) && v == value;
 }
 
 // Whether |op| accesses memory other than by a plain load or store, or
@@ -913,8 +902,8 @@ bool PairTree::EmitSubgroupFirst(Emitter* e, const uint32_t x[3], uint32_t best[
 
 bool PairTree::EmitFold(Emitter* e, uint32_t acc[2]) {
   const uint32_t u = e->UIntType(32), bt = e->BoolType();
-  const uint32_t count_var = pass_->BuiltInVariable(spv::BuiltIn::NumSubgroups, "gl_NumSubgroups");
-  const uint32_t size_var = pass_->BuiltInVariable(spv::BuiltIn::SubgroupSize, "gl_SubgroupSize");
+  const uint32_t count_var = pass_->BuiltInVariable(spv::BuiltIn::NumSubgroups);
+  const uint32_t size_var = pass_->BuiltInVariable(spv::BuiltIn::SubgroupSize);
   if (count_var == 0 || size_var == 0) return false;
   // The slots: NumSubgroups, one more where lavapipe rounds it down.
   uint32_t count = e->EmitIds(spv::Op::OpLoad, u, {count_var});
@@ -1009,9 +998,8 @@ bool PairTree::Rewrite() {
     index_min_ = !index_min_;
     if (tie_ != Tie::kIndex) tie_ = tie_ == Tie::kKeep ? Tie::kTake : Tie::kKeep;
   }
-  const uint32_t sg_var = pass.BuiltInVariable(spv::BuiltIn::SubgroupId, "gl_SubgroupID");
-  const uint32_t index_var = pass.BuiltInVariable(spv::BuiltIn::LocalInvocationIndex,
-                                                  "gl_LocalInvocationIndex");
+  const uint32_t sg_var = pass.BuiltInVariable(spv::BuiltIn::SubgroupId);
+  const uint32_t index_var = pass.BuiltInVariable(spv::BuiltIn::LocalInvocationIndex);
   if (sg_var == 0 || index_var == 0) return false;
   std::vector<Operand> barrier_ops;
   for (uint32_t i = 0; i < barrier_->NumInOperands(); ++i) {

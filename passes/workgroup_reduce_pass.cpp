@@ -1252,17 +1252,8 @@ struct WorkgroupReducePass::Emission {
   uint32_t elem_ptr = 0;              // pointer to an element, Workgroup
 };
 
-uint32_t WorkgroupReducePass::BuiltInVariable(spv::BuiltIn builtin,
-                                              const char* name) {
-  if (const uint32_t var = FindBuiltInInput(builtin)) {
-    const Instruction* ptr = get_def_use_mgr()->GetDef(get_def_use_mgr()->GetDef(var)->type_id());
-    const Instruction* pointee = get_def_use_mgr()->GetDef(ptr->GetSingleWordInOperand(1));
-    if (pointee->opcode() != spv::Op::OpTypeInt) return 0;
-    AddToInterface(entry_point_, var);
-    return var;
-  }
-  return DeclareBuiltInInput(static_cast<uint32_t>(builtin), false, name,
-                             entry_point_);
+uint32_t WorkgroupReducePass::BuiltInVariable(spv::BuiltIn builtin) {
+  return BuiltInInput(builtin, entry_point_);
 }
 
 uint32_t WorkgroupReducePass::EmitCombine(const Tree& tree, Emitter* e,
@@ -1349,10 +1340,8 @@ uint32_t WorkgroupReducePass::SpecConstantValue(Emitter* e, uint32_t spec) {
 }
 
 uint32_t WorkgroupReducePass::OneSubgroupTest(Emitter* e) {
-  const uint32_t count_var = BuiltInVariable(spv::BuiltIn::NumSubgroups,
-                                             "gl_NumSubgroups");
-  const uint32_t size_var = BuiltInVariable(spv::BuiltIn::SubgroupSize,
-                                            "gl_SubgroupSize");
+  const uint32_t count_var = BuiltInVariable(spv::BuiltIn::NumSubgroups);
+  const uint32_t size_var = BuiltInVariable(spv::BuiltIn::SubgroupSize);
   const uint32_t wg = WorkgroupCountValue(e);
   if (count_var == 0 || size_var == 0 || wg == 0) return 0;
   const uint32_t uint_type = e->UIntType(32);
@@ -1428,8 +1417,7 @@ bool WorkgroupReducePass::EmitContribution(Tree* tree, Emission* em, Emitter* e,
       ops.push_back(tree->barrier->GetInOperand(i));
     }
     e->EmitVoid(spv::Op::OpControlBarrier, ops);
-    const uint32_t var = BuiltInVariable(spv::BuiltIn::LocalInvocationIndex,
-                                         "gl_LocalInvocationIndex");
+    const uint32_t var = BuiltInVariable(spv::BuiltIn::LocalInvocationIndex);
     if (var == 0) return false;
     tid = e->EmitIds(spv::Op::OpLoad, uint_type, {var});
     const uint32_t p = e->EmitIds(spv::Op::OpAccessChain, em->elem_ptr,
@@ -1439,8 +1427,7 @@ bool WorkgroupReducePass::EmitContribution(Tree* tree, Emission* em, Emitter* e,
   if (tree->contributors != 0 && params_.mutate != "no-identity") {
     // Only invocations 0..M-1 take part.
     if (tid == 0) {
-      const uint32_t var = BuiltInVariable(spv::BuiltIn::LocalInvocationIndex,
-                                           "gl_LocalInvocationIndex");
+      const uint32_t var = BuiltInVariable(spv::BuiltIn::LocalInvocationIndex);
       if (var == 0) return false;
       tid = e->EmitIds(spv::Op::OpLoad, uint_type, {var});
     }
@@ -1495,10 +1482,8 @@ bool WorkgroupReducePass::EmitSlotLoop(Tree* tree, Emission* em, Emitter* e,
   // start 0, step 1, in every invocation. Rank: each active lane (its rank
   // among them) takes every |active|-th slot, so partial subgroups read
   // every slot too.
-  const uint32_t count_var = BuiltInVariable(spv::BuiltIn::NumSubgroups,
-                                             "gl_NumSubgroups");
-  const uint32_t size_var = BuiltInVariable(spv::BuiltIn::SubgroupSize,
-                                            "gl_SubgroupSize");
+  const uint32_t count_var = BuiltInVariable(spv::BuiltIn::NumSubgroups);
+  const uint32_t size_var = BuiltInVariable(spv::BuiltIn::SubgroupSize);
   if (count_var == 0 || size_var == 0) return false;
   BasicBlock* from = e->block();
   const uint32_t uint_type = e->UIntType(32);
@@ -1570,7 +1555,7 @@ bool WorkgroupReducePass::EmitFold(Tree* tree, Emission* em, Emitter* e,
   }
   // SubgroupSize >= 32 ? serial : rank (one of them survives the driver's
   // constant folding).
-  const uint32_t size_var = BuiltInVariable(spv::BuiltIn::SubgroupSize, "gl_SubgroupSize");
+  const uint32_t size_var = BuiltInVariable(spv::BuiltIn::SubgroupSize);
   if (size_var == 0) return false;
   const uint32_t size = e->EmitIds(spv::Op::OpLoad, e->UIntType(32), {size_var});
   const uint32_t wide =
@@ -1601,7 +1586,7 @@ bool WorkgroupReducePass::EmitGeneric(Tree* tree, Emission* em, uint32_t x,
   if (tree->init_store == nullptr) e->EmitVoid(spv::Op::OpControlBarrier, barrier_ops);
   const uint32_t elect = e->Group(spv::Op::OpGroupNonUniformElect, e->BoolType(), -1, {});
   Emitter::If write = e->PushIf(elect);
-  const uint32_t sg_var = BuiltInVariable(spv::BuiltIn::SubgroupId, "gl_SubgroupID");
+  const uint32_t sg_var = BuiltInVariable(spv::BuiltIn::SubgroupId);
   if (sg_var == 0) return false;
   const uint32_t sg = e->EmitIds(spv::Op::OpLoad, e->UIntType(32), {sg_var});
   const uint32_t p = e->EmitIds(spv::Op::OpAccessChain, em->elem_ptr,
@@ -2178,8 +2163,7 @@ bool WorkgroupReducePass::EmitRowsForms(Tree* tree, Emission* em, Emitter* e,
     }
     e->EmitVoid(spv::Op::OpControlBarrier, barrier_ops);
   }
-  const uint32_t tid_var = BuiltInVariable(spv::BuiltIn::LocalInvocationIndex,
-                                           "gl_LocalInvocationIndex");
+  const uint32_t tid_var = BuiltInVariable(spv::BuiltIn::LocalInvocationIndex);
   if (tid_var == 0) return false;
   const uint32_t tid = e->EmitIds(spv::Op::OpLoad, e->UIntType(32), {tid_var});
   const spv::Op group = GroupOp(tree->op, tree->ext);
@@ -2230,7 +2214,7 @@ bool WorkgroupReducePass::EmitRowsGeneric(Tree* tree, Emission* em, Emitter* e,
   if (tree->row_stores.empty()) e->EmitVoid(spv::Op::OpControlBarrier, barrier_ops);
   const uint32_t elect = e->Group(spv::Op::OpGroupNonUniformElect, e->BoolType(), -1, {});
   Emitter::If write = e->PushIf(elect);
-  const uint32_t sg_var = BuiltInVariable(spv::BuiltIn::SubgroupId, "gl_SubgroupID");
+  const uint32_t sg_var = BuiltInVariable(spv::BuiltIn::SubgroupId);
   if (sg_var == 0) return false;
   const uint32_t sg = e->EmitIds(spv::Op::OpLoad, e->UIntType(32), {sg_var});
   for (uint64_t r = 0; r < tree->layout.rows; ++r) {
@@ -2263,7 +2247,7 @@ bool WorkgroupReducePass::EmitRowsFold(Tree* tree, Emission* em, Emitter* e,
     return e->ok();
   }
   // SubgroupSize >= 32 ? serial : rank (see EmitFold).
-  const uint32_t size_var = BuiltInVariable(spv::BuiltIn::SubgroupSize, "gl_SubgroupSize");
+  const uint32_t size_var = BuiltInVariable(spv::BuiltIn::SubgroupSize);
   if (size_var == 0) return false;
   const uint32_t size = e->EmitIds(spv::Op::OpLoad, e->UIntType(32), {size_var});
   const uint32_t wide =
@@ -2284,10 +2268,8 @@ bool WorkgroupReducePass::EmitRowsFold(Tree* tree, Emission* em, Emitter* e,
 
 bool WorkgroupReducePass::EmitRowsSlotLoop(Tree* tree, Emission* em, Emitter* e,
                                            bool rank, std::vector<uint32_t>* accs) {
-  const uint32_t count_var = BuiltInVariable(spv::BuiltIn::NumSubgroups,
-                                             "gl_NumSubgroups");
-  const uint32_t size_var = BuiltInVariable(spv::BuiltIn::SubgroupSize,
-                                            "gl_SubgroupSize");
+  const uint32_t count_var = BuiltInVariable(spv::BuiltIn::NumSubgroups);
+  const uint32_t size_var = BuiltInVariable(spv::BuiltIn::SubgroupSize);
   if (count_var == 0 || size_var == 0) return false;
   const uint32_t uint_type = e->UIntType(32);
   uint32_t start = e->UInt(0);

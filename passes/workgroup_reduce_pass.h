@@ -110,6 +110,11 @@ class WorkgroupReducePass : public WavePass {
   explicit WorkgroupReducePass(PassConfig config);
   ~WorkgroupReducePass() override;
   const char* name() const override { return "workgroup-reduce"; }
+  // The analysis contract: def-use, instruction-to-block and decorations
+  // stay valid across its rewrites; it replaces trees with new blocks: the CFG, dominators and loops are not kept.
+  spvtools::opt::IRContext::Analysis GetPreservedAnalyses() override {
+    return kEditedAnalyses;
+  }
   Status Process() override;
 
   // The analysis result; public for the helpers in the .cpp.
@@ -235,9 +240,9 @@ class WorkgroupReducePass : public WavePass {
   // Whether the new code may run instead of a region that stays: the
   // workgroup size is one the pass traced, one subgroup where needed.
   uint32_t EmitFastTest(const Tree* tree, Emitter* e);
-  // The Input variable of |builtin| (a 32-bit uint), declared when missing;
-  // 0 when ids ran out.
-  uint32_t BuiltInVariable(spv::BuiltIn builtin, const char* name);
+  // WavePass::BuiltInInput for the entry point being rewritten (the pair
+  // and row rewrites reach it through the pass).
+  uint32_t BuiltInVariable(spv::BuiltIn builtin);
   // The workgroup's invocation count as a value (constants, or the
   // specialization constants that size it); 0 when ids ran out.
   uint32_t WorkgroupCountValue(Emitter* e);

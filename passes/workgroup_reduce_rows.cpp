@@ -16,17 +16,6 @@ using spvtools::opt::IRContext;
 
 namespace {
 
-// The value of the integer constant |id| (not a specialization constant).
-bool ConstantValue(IRContext* context, uint32_t id, uint64_t* value) {
-  const spvtools::opt::analysis::Constant* c =
-      context->get_constant_mgr()->FindDeclaredConstant(id);
-  if (c == nullptr || c->AsIntConstant() == nullptr) return false;
-  const Instruction* def = context->get_def_use_mgr()->GetDef(id);
-  if (def == nullptr || def->opcode() != spv::Op::OpConstant) return false;
-  *value = c->GetZeroExtendedValue();
-  return true;
-}
-
 bool Refuse(std::string* reason, std::string* why, const char* r, const std::string& w) {
   *reason = r;
   *why = w;
@@ -65,7 +54,7 @@ bool ArrayRowLayout(IRContext* context, const Instruction* var, RowLayout* layou
   layout->rows = 1;
   for (size_t k = 0; k + 1 < lengths.size(); ++k) {
     uint64_t n = 0;
-    if (!ConstantValue(context, lengths[k], &n) || n == 0) {
+    if (!IntConstantId(context, lengths[k], &n) || n == 0) {
       return Refuse(reason, why, "UnknownRowCount",
                     "an outer length of the array is not a constant (a "
                     "specialization constant, as ggml's NUM_ROWS): the rows "
@@ -170,7 +159,7 @@ bool ReplaceReader(IRContext* context, const RowLayout& layout, Instruction* rea
     Emitter e(context, context->get_instr_block(reader),
               spvtools::opt::BasicBlock::iterator(reader));
     uint64_t k = 0;
-    if (ConstantValue(context, component, &k)) {
+    if (IntConstantId(context, component, &k)) {
       replacement = e.Emit(spv::Op::OpCompositeExtract, reader->type_id(),
                            {{SPV_OPERAND_TYPE_ID, {value}},
                             {SPV_OPERAND_TYPE_LITERAL_INTEGER, {static_cast<uint32_t>(k)}}});
@@ -212,7 +201,7 @@ int64_t ConstantRow(IRContext* context, const RowLayout& layout,
   uint64_t row = 0;
   for (size_t k = 0; k < layout.outer.size(); ++k) {
     uint64_t i = 0;
-    if (!ConstantValue(context, chain->GetSingleWordInOperand(static_cast<uint32_t>(k + 1)), &i) ||
+    if (!IntConstantId(context, chain->GetSingleWordInOperand(static_cast<uint32_t>(k + 1)), &i) ||
         i >= layout.outer[k]) {
       return -1;
     }

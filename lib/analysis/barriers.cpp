@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "analysis/ir_util.h"
 #include "analysis/loops.h"
 #include "analysis/memory_effects.h"
 #include "source/opt/dominator_analysis.h"

@@ -1,6 +1,8 @@
-// Small IR queries the analyses and the passes share, in one place: which
+// Small IR queries the analyses and the passes share, in one place: integer
+// constants, built-in variables, subgroup capabilities, which
 // extended-instruction set an OpExtInst uses, and the GLSL.std.450
-// instructions the reduction passes treat alike.
+// instructions the reduction passes treat alike. (Declaring a built-in
+// variable is WavePass::DeclareBuiltInInput: it changes the module.)
 #ifndef WAVEOPT_ANALYSIS_IR_UTIL_H_
 #define WAVEOPT_ANALYSIS_IR_UTIL_H_
 
@@ -10,6 +12,40 @@
 #include "spirv/unified1/GLSL.std.450.h"
 
 namespace waveopt {
+
+// A scalar OpConstant (or OpConstantNull) of an integer or float type: its
+// bits (both words of a 64-bit one; a 16-bit one as it is stored) and its
+// width. Specialization constants, booleans and composites are not. The
+// one constant reader of the analyses and the passes; IntConstant and
+// IntSpecDefault are it for integers only.
+bool ScalarConstant(spvtools::opt::IRContext* context,
+                    const spvtools::opt::Instruction* inst, uint64_t* bits,
+                    uint32_t* width = nullptr);
+// Same for integer types only: the value of an integer constant.
+bool IntConstant(spvtools::opt::IRContext* context,
+                 const spvtools::opt::Instruction* inst, uint64_t* value,
+                 uint32_t* width = nullptr);
+// Same, for the definition of |id|.
+bool IntConstantId(spvtools::opt::IRContext* context, uint32_t id,
+                   uint64_t* value, uint32_t* width = nullptr);
+// The default value of an integer OpSpecConstant (what it is unless the
+// pipeline specializes it) and its width.
+bool IntSpecDefault(spvtools::opt::IRContext* context,
+                    const spvtools::opt::Instruction* inst, uint64_t* value,
+                    uint32_t* width = nullptr);
+
+// The BuiltIn decoration of |id| (a variable or a structure member's
+// owner), or spv::BuiltIn::Max when it has none.
+spv::BuiltIn BuiltInOf(spvtools::opt::IRContext* context, uint32_t id);
+// The module's first module-scope Input variable decorated BuiltIn
+// |builtin|, or 0.
+uint32_t FindBuiltInInput(spvtools::opt::IRContext* context,
+                          spv::BuiltIn builtin);
+
+// Whether |c| is one of the subgroup capabilities of SPIR-V 1.3 and its
+// extensions (GroupNonUniform*): what needs SPIR-V 1.3 or
+// SPV_KHR_shader_subgroup_* to be used.
+bool IsSubgroupCapability(spv::Capability c);
 
 // The id of |module|'s GLSL.std.450 import; 0 when it has none.
 inline uint32_t GlslStd450Import(spvtools::opt::Module* module) {

@@ -23,6 +23,7 @@
 #include <utility>
 
 #include "analysis/int_eval.h"
+#include "analysis/ir_util.h"
 #include "analysis/uniformity.h"
 #include "source/opt/cfg.h"
 #include "source/opt/control_dependence.h"
@@ -376,15 +377,12 @@ struct InvocationEvaluator::Impl {
   }
 
   bool Constant(uint32_t id, uint64_t* value) {
-    Instruction* def = context->get_def_use_mgr()->GetDef(id);
-    if (def == nullptr || def->opcode() != Op::OpConstant) return false;
-    uint32_t count = 0, width = 0;
-    if (!TypeShape(def->type_id(), &count, &width) || count != 1) return false;
-    uint64_t v = def->GetSingleWordInOperand(0);
-    if (width > 32 && def->NumInOperandWords() > 1) {
-      v |= uint64_t{def->GetInOperand(0).words[1]} << 32;
+    uint32_t width = 0;
+    if (!ScalarConstant(context, context->get_def_use_mgr()->GetDef(id), value,
+                        &width)) {
+      return false;
     }
-    *value = v & Mask(width);
+    *value &= Mask(width);
     return true;
   }
 

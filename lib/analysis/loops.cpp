@@ -51,24 +51,6 @@ bool IntType(IRContext* context, uint32_t type_id, uint32_t* width,
 // ---------------------------------------------------------------------------
 // Small facts.
 
-bool IntConstant(IRContext* context, const Instruction* inst, uint64_t* value,
-                 uint32_t* width) {
-  if (inst == nullptr) return false;
-  const Instruction* type = context->get_def_use_mgr()->GetDef(inst->type_id());
-  if (type == nullptr || type->opcode() != spv::Op::OpTypeInt) return false;
-  if (width != nullptr) *width = type->GetSingleWordInOperand(0);
-  if (inst->opcode() == spv::Op::OpConstantNull) {
-    *value = 0;
-    return true;
-  }
-  if (inst->opcode() != spv::Op::OpConstant) return false;
-  *value = inst->GetSingleWordInOperand(0);
-  if (inst->NumInOperandWords() > 1) {
-    *value |= static_cast<uint64_t>(inst->GetSingleWordInOperand(1)) << 32;
-  }
-  return true;
-}
-
 bool CompareInts(spv::Op op, uint64_t a, uint64_t b, uint32_t width,
                  bool* known) {
   const IntOp* entry = FindIntOp(op);

@@ -48,11 +48,7 @@ namespace waveopt {
 // Small facts about values and memory the loop analyses are made of (and the
 // passes that use them share).
 
-// An integer OpConstant (or OpConstantNull of an integer type): its value
-// (both words of a 64-bit one) and width. Specialization constants are not.
-bool IntConstant(spvtools::opt::IRContext* context,
-                 const spvtools::opt::Instruction* inst, uint64_t* value,
-                 uint32_t* width = nullptr);
+// (IntConstant, the one constant reader, is in analysis/ir_util.h.)
 // |v| reduced modulo 2^|width|; |v| sign-extended from |width| bits.
 uint64_t MaskTo(uint64_t v, uint32_t width);
 int64_t SignExtend(uint64_t v, uint32_t width);

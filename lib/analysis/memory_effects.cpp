@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "analysis/ir_util.h"
 #include "source/opcode.h"
 #include "source/opt/ir_context.h"
 #include "spirv/unified1/GLSL.std.450.h"
@@ -184,6 +185,7 @@ bool NoEffect(Op op) {
   }
 }
 
+// The name of the extended-instruction set |inst| uses ("" when unknown).
 std::string ExtInstSetName(spvtools::opt::IRContext* context, const Instruction* inst) {
   const Instruction* set = context->get_def_use_mgr()->GetDef(inst->GetSingleWordInOperand(0));
   if (set == nullptr || set->opcode() != Op::OpExtInstImport) return "";
@@ -191,8 +193,7 @@ std::string ExtInstSetName(spvtools::opt::IRContext* context, const Instruction*
 }
 
 MemoryEffect ExtInstEffect(spvtools::opt::IRContext* context, const Instruction* inst) {
-  const std::string set = ExtInstSetName(context, inst);
-  if (set == "GLSL.std.450") {
+  if (IsGlslStd450(context, inst)) {
     const uint32_t n = inst->GetSingleWordInOperand(1);
     if (n == GLSLstd450Modf || n == GLSLstd450Frexp) return MemoryEffect::kWrite;
     if (n == GLSLstd450InterpolateAtCentroid || n == GLSLstd450InterpolateAtSample ||
@@ -201,6 +202,7 @@ MemoryEffect ExtInstEffect(spvtools::opt::IRContext* context, const Instruction*
     }
     return MemoryEffect::kNone;
   }
+  const std::string set = ExtInstSetName(context, inst);
   if (set.rfind("NonSemantic.", 0) == 0 || set == "DebugInfo" ||
       set == "OpenCL.DebugInfo.100") {
     return MemoryEffect::kNone;
