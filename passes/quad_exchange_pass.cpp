@@ -71,6 +71,19 @@ bool IsMembershipCapability(spv::Capability cap) {
   }
 }
 
+// Whether |b| runs after |a| on every path through |b| (|dom|: their
+// function's dominator tree).
+bool RunsAfter(IRContext* ctx, spvtools::opt::DominatorAnalysis* dom,
+               Instruction* a, Instruction* b) {
+  BasicBlock* ba = ctx->get_instr_block(a);
+  BasicBlock* bb = ctx->get_instr_block(b);
+  if (ba != bb) return dom->StrictlyDominates(ba, bb);
+  for (Instruction* it = a->NextNode(); it != nullptr; it = it->NextNode()) {
+    if (it == b) return true;
+  }
+  return false;
+}
+
 const char* DirectionText(uint32_t xor_mask) {
   switch (xor_mask) {
     case 0:
@@ -103,9 +116,8 @@ int QuadExchangePass::BuiltInOf(uint32_t id) {
   return result;
 }
 
-std::string QuadExchangePass::ResolveSize(Instruction* entry,
-                                          WorkgroupSize* size,
-                                          std::string* why) {
+QuadExchangePass::Refusal QuadExchangePass::ResolveSize(Instruction* entry,
+                                                        WorkgroupSize* size) {
   const uint32_t func_id = entry->GetSingleWordInOperand(1);
   for (Instruction& a : get_module()->annotations()) {
     if (a.opcode() == spv::Op::OpDecorate &&
@@ -122,13 +134,14 @@ std::string QuadExchangePass::ResolveSize(Instruction* entry,
             get_def_use_mgr()->GetDef(c->GetSingleWordInOperand(i)), &v[i]);
       }
       if (!ok) {
-        *why = "the workgroup size is not a constant (specialization "
-               "constants may change it)";
-        return "UnknownWorkgroupSize";
+        return {Reason::kUnknownWorkgroupSize,
+                "the workgroup size is not a constant (specialization "
+                "constants may change it)",
+                nullptr};
       }
       *size = {static_cast<uint32_t>(v[0]), static_cast<uint32_t>(v[1]),
                static_cast<uint32_t>(v[2])};
-      return "";
+      return {};
     }
   }
   for (Instruction& mode : get_module()->execution_modes()) {
@@ -138,11 +151,12 @@ std::string QuadExchangePass::ResolveSize(Instruction* entry,
             spv::ExecutionMode::LocalSize) {
       *size = {mode.GetSingleWordInOperand(2), mode.GetSingleWordInOperand(3),
                mode.GetSingleWordInOperand(4)};
-      return "";
+      return {};
     }
   }
-  *why = "the entry point has no constant LocalSize or WorkgroupSize";
-  return "UnknownWorkgroupSize";
+  return {Reason::kUnknownWorkgroupSize,
+          "the entry point has no constant LocalSize or WorkgroupSize",
+          nullptr};
 }
 
 bool QuadExchangePass::MayDependOnWorkgroup(uint32_t root) {
@@ -237,228 +251,262 @@ uint32_t QuadExchangePass::BuiltInVar(spv::BuiltIn builtin, bool vector,
 }
 
 
-std::string QuadExchangePass::Analyze(Function* function, Instruction* var,
-                                      Candidate* c, std::string* why,
-                                      Instruction** where) {
-  auto* defs = get_def_use_mgr();
-  IRContext* ctx = context();
-  const std::string var_name = "'" + NameOf(var->result_id()) + "'";
+const char* QuadExchangePass::ReasonName(Reason reason) {
+  static const char* const kNames[] = {
+      "",
+#define WAVEOPT_QUAD_EXCHANGE_REASON_NAME(name) #name,
+      WAVEOPT_QUAD_EXCHANGE_REASONS(WAVEOPT_QUAD_EXCHANGE_REASON_NAME)
+#undef WAVEOPT_QUAD_EXCHANGE_REASON_NAME
+  };
+  return kNames[static_cast<size_t>(reason)];
+}
+
+QuadExchangePass::Refusal QuadExchangePass::Analyze(Function* function,
+                                                    Instruction* var,
+                                                    Candidate* c) {
   c->function = function;
   c->var = var;
+  Accesses a;
+  a.var_name = "'" + NameOf(var->result_id()) + "'";
+  Refusal r = CollectAccesses(*c, &a);
+  if (!r.refused()) r = CheckStoreAndLoads(c, &a);
+  if (!r.refused()) r = FindBarrier(a, c);
+  if (!r.refused()) r = CheckBarrier(a, *c);
+  if (!r.refused()) r = CheckOtherMemory(*c);
+  if (!r.refused()) r = CheckReads(a, *c);
+  if (!r.refused()) r = CollectIdentityLoads(c);
+  if (!r.refused()) r = EvaluateAccesses(a, c);
+  return r;
+}
 
-  // 1. Every access is a load or store of a whole leaf element through one
-  // access chain based on the variable itself.
-  std::vector<Instruction*> stores, loads;
-  std::string bad;
-  defs->ForEachUser(var, [&](Instruction* user) {
-    if (!bad.empty()) return;
+QuadExchangePass::Refusal QuadExchangePass::CollectAccesses(const Candidate& c,
+                                                            Accesses* a) {
+  IRContext* ctx = context();
+  auto* defs = get_def_use_mgr();
+  Reason bad = Reason::kNone;
+  Instruction* where = nullptr;
+  defs->ForEachUser(c.var, [&](Instruction* user) {
+    if (bad != Reason::kNone) return;
     if (user->opcode() == spv::Op::OpName ||
         user->opcode() == spv::Op::OpEntryPoint || user->IsDecoration() ||
         IsDebugInfo(user)) {
       return;
     }
-    if (!IsChain(user->opcode()) ||
-        ctx->get_instr_block(user) == nullptr ||
-        ctx->get_instr_block(user)->GetParent() != function) {
-      *where = user;
-      bad = ctx->get_instr_block(user) != nullptr &&
-                    ctx->get_instr_block(user)->GetParent() != function
-                ? "UsedInOtherFunction"
-                : "UnsupportedAccess";
+    BasicBlock* block = ctx->get_instr_block(user);
+    if (!IsChain(user->opcode()) || block == nullptr ||
+        block->GetParent() != c.function) {
+      where = user;
+      bad = block != nullptr && block->GetParent() != c.function
+                ? Reason::kUsedInOtherFunction
+                : Reason::kUnsupportedAccess;
       return;
     }
     defs->ForEachUser(user, [&](Instruction* access) {
-      if (!bad.empty()) return;
+      if (bad != Reason::kNone) return;
       if (access->opcode() == spv::Op::OpLoad &&
           access->GetSingleWordInOperand(0) == user->result_id()) {
-        loads.push_back(access);
+        a->loads.push_back(access);
       } else if (access->opcode() == spv::Op::OpStore &&
                  access->GetSingleWordInOperand(0) == user->result_id()) {
-        stores.push_back(access);
-      } else if (access->opcode() == spv::Op::OpName ||
-                 access->IsDecoration() || IsDebugInfo(access)) {
-      } else {
-        *where = access;
-        bad = "UnsupportedAccess";
+        a->stores.push_back(access);
+      } else if (access->opcode() != spv::Op::OpName &&
+                 !access->IsDecoration() && !IsDebugInfo(access)) {
+        where = access;
+        bad = Reason::kUnsupportedAccess;
       }
     });
   });
-  if (bad == "UsedInOtherFunction") {
-    *why = var_name + " is also used outside the entry point's function";
-    return bad;
+  if (bad == Reason::kUsedInOtherFunction) {
+    return {bad, a->var_name + " is also used outside the entry point's function",
+            where};
   }
-  if (!bad.empty()) {
-    *why = var_name +
-           " is accessed other than by loads and stores of whole elements "
-           "through access chains (atomics, copies, whole-array or nested "
-           "chains, calls)";
-    return bad;
+  if (bad != Reason::kNone) {
+    return {bad,
+            a->var_name +
+                " is accessed other than by loads and stores of whole elements "
+                "through access chains (atomics, copies, whole-array or nested "
+                "chains, calls)",
+            where};
   }
-  if (stores.empty()) {
-    *why = var_name + " is never written";
-    return "NoStore";
-  }
-  if (stores.size() > 1) {
-    *where = stores[1];
-    *why = var_name + " is written by " + std::to_string(stores.size()) +
-           " stores; a read could see the second write";
-    return "SecondWrite";
-  }
-  Instruction* store = stores[0];
-  c->store = store;
-  *where = store;
-  const uint32_t value_type =
-      defs->GetDef(store->GetSingleWordInOperand(1))->type_id();
-  {
-    Instruction* t = defs->GetDef(value_type);
-    Instruction* leaf = t;
-    if (t->opcode() == spv::Op::OpTypeVector) {
-      leaf = defs->GetDef(t->GetSingleWordInOperand(0));
-    }
-    if (leaf->opcode() != spv::Op::OpTypeInt &&
-        leaf->opcode() != spv::Op::OpTypeFloat) {
-      *why = var_name + " holds elements that are not integer or float "
-                        "scalars or vectors";
-      return "UnsupportedElementType";
-    }
-  }
-  for (Instruction* load : loads) {
-    if (load->type_id() != value_type) {
-      *where = load;
-      *why = "a read of " + var_name +
-             " loads part of an element, not the element the store writes";
-      return "PartialElement";
-    }
-  }
-  if (loads.empty()) {
-    *why = var_name + " is never read";
-    return "NoRead";
-  }
+  return {};
+}
 
-  // 2. The store runs once, then a barrier that every invocation reaches.
-  BasicBlock* store_block = ctx->get_instr_block(store);
-  auto* loops = ctx->GetLoopDescriptor(function);
-  if ((*loops)[store_block->id()] != nullptr) {
-    *why = "the store to " + var_name +
-           " is in a loop: it writes more than once";
-    return "SecondWrite";
+QuadExchangePass::Refusal QuadExchangePass::CheckStoreAndLoads(Candidate* c,
+                                                               Accesses* a) {
+  auto* defs = get_def_use_mgr();
+  const std::string& var_name = a->var_name;
+  if (a->stores.empty()) {
+    return {Reason::kNoStore, var_name + " is never written", nullptr};
   }
-  auto* dom = ctx->GetDominatorAnalysis(function);
-  auto* pdom = ctx->GetPostDominatorAnalysis(function);
-  auto after = [&](Instruction* a, Instruction* b) {
-    // |b| runs after |a| on every path through |b|.
-    BasicBlock* ba = ctx->get_instr_block(a);
-    BasicBlock* bb = ctx->get_instr_block(b);
-    if (ba != bb) return dom->StrictlyDominates(ba, bb);
-    for (Instruction* it = a->NextNode(); it != nullptr; it = it->NextNode()) {
-      if (it == b) return true;
+  if (a->stores.size() > 1) {
+    return {Reason::kSecondWrite,
+            var_name + " is written by " + std::to_string(a->stores.size()) +
+                " stores; a read could see the second write",
+            a->stores[1]};
+  }
+  Instruction* store = a->stores[0];
+  c->store = store;
+  a->value_type = defs->GetDef(store->GetSingleWordInOperand(1))->type_id();
+  Instruction* t = defs->GetDef(a->value_type);
+  Instruction* leaf = t->opcode() == spv::Op::OpTypeVector
+                          ? defs->GetDef(t->GetSingleWordInOperand(0))
+                          : t;
+  if (leaf->opcode() != spv::Op::OpTypeInt &&
+      leaf->opcode() != spv::Op::OpTypeFloat) {
+    return {Reason::kUnsupportedElementType,
+            var_name + " holds elements that are not integer or float "
+                       "scalars or vectors",
+            store};
+  }
+  for (Instruction* load : a->loads) {
+    if (load->type_id() != a->value_type) {
+      return {Reason::kPartialElement,
+              "a read of " + var_name +
+                  " loads part of an element, not the element the store "
+                  "writes",
+              load};
     }
-    return false;
-  };
+  }
+  if (a->loads.empty()) {
+    return {Reason::kNoRead, var_name + " is never read", store};
+  }
+  return {};
+}
+
+QuadExchangePass::Refusal QuadExchangePass::FindBarrier(const Accesses& a,
+                                                        Candidate* c) {
+  IRContext* ctx = context();
+  Instruction* store = c->store;
+  auto* loops = ctx->GetLoopDescriptor(c->function);
+  if ((*loops)[ctx->get_instr_block(store)->id()] != nullptr) {
+    return {Reason::kSecondWrite,
+            "the store to " + a.var_name +
+                " is in a loop: it writes more than once",
+            store};
+  }
+  auto* dom = ctx->GetDominatorAnalysis(c->function);
   Instruction* barrier = nullptr;
-  for (BasicBlock& bb : *function) {
+  for (BasicBlock& bb : *c->function) {
     for (Instruction& inst : bb) {
       if (inst.opcode() != spv::Op::OpControlBarrier) continue;
-      if (!after(store, &inst)) continue;
-      if (barrier == nullptr || after(&inst, barrier)) barrier = &inst;
+      if (!RunsAfter(ctx, dom, store, &inst)) continue;
+      if (barrier == nullptr || RunsAfter(ctx, dom, &inst, barrier)) {
+        barrier = &inst;
+      }
     }
   }
   if (barrier == nullptr) {
-    *why = "no control barrier follows the store to " + var_name;
-    return "NoBarrier";
+    return {Reason::kNoBarrier,
+            "no control barrier follows the store to " + a.var_name, store};
   }
   c->barrier = barrier;
-  {
-    uint64_t exec = 0, mem = 0, sem = 0;
-    const bool known =
-        waveopt::ConstantValue(defs->GetDef(barrier->GetSingleWordInOperand(0)),
-                               &exec) &&
-        waveopt::ConstantValue(defs->GetDef(barrier->GetSingleWordInOperand(1)),
-                               &mem) &&
-        waveopt::ConstantValue(defs->GetDef(barrier->GetSingleWordInOperand(2)),
-                               &sem);
-    if (!known || exec != static_cast<uint32_t>(spv::Scope::Workgroup) ||
-        (sem & kOtherMemory) != 0) {
-      *where = barrier;
-      *why = "the barrier after the store is not a workgroup barrier of "
-             "shared memory only: other memory needs it";
-      return "OtherAccessesNeedBarrier";
-    }
+  return {};
+}
+
+QuadExchangePass::Refusal QuadExchangePass::CheckBarrier(const Accesses& a,
+                                                         const Candidate& c) {
+  IRContext* ctx = context();
+  auto* defs = get_def_use_mgr();
+  Instruction* barrier = c.barrier;
+  uint64_t exec = 0, mem = 0, sem = 0;
+  const bool known =
+      waveopt::ConstantValue(defs->GetDef(barrier->GetSingleWordInOperand(0)),
+                             &exec) &&
+      waveopt::ConstantValue(defs->GetDef(barrier->GetSingleWordInOperand(1)),
+                             &mem) &&
+      waveopt::ConstantValue(defs->GetDef(barrier->GetSingleWordInOperand(2)),
+                             &sem);
+  if (!known || exec != static_cast<uint32_t>(spv::Scope::Workgroup) ||
+      (sem & kOtherMemory) != 0) {
+    return {Reason::kOtherAccessesNeedBarrier,
+            "the barrier after the store is not a workgroup barrier of "
+            "shared memory only: other memory needs it",
+            barrier};
   }
   BasicBlock* barrier_block = ctx->get_instr_block(barrier);
-  if ((*loops)[barrier_block->id()] != nullptr) {
-    *where = barrier;
-    *why = "the barrier after the store is in a loop";
-    return "BarrierInLoop";
+  if ((*ctx->GetLoopDescriptor(c.function))[barrier_block->id()] != nullptr) {
+    return {Reason::kBarrierInLoop, "the barrier after the store is in a loop",
+            barrier};
   }
-  if (!pdom->Dominates(barrier_block, store_block)) {
-    *where = barrier;
-    *why = "an invocation may leave between the store to " + var_name +
-           " and the barrier: its value would not be there for a quad "
-           "operation";
-    return "DivergentExitBetween";
+  auto* pdom = ctx->GetPostDominatorAnalysis(c.function);
+  if (!pdom->Dominates(barrier_block, ctx->get_instr_block(c.store))) {
+    return {Reason::kDivergentExitBetween,
+            "an invocation may leave between the store to " + a.var_name +
+                " and the barrier: its value would not be there for a quad "
+                "operation",
+            barrier};
   }
-  if (!pdom->Dominates(barrier_block, &*function->begin())) {
-    *where = barrier;
-    *why = "some invocations may not reach the store to " + var_name +
-           " and the barrier";
-    return "BarrierNotReachedByAll";
+  if (!pdom->Dominates(barrier_block, &*c.function->begin())) {
+    return {Reason::kBarrierNotReachedByAll,
+            "some invocations may not reach the store to " + a.var_name +
+                " and the barrier",
+            barrier};
   }
+  return {};
+}
+
+QuadExchangePass::Refusal QuadExchangePass::CheckOtherMemory(
+    const Candidate& c) {
   // A memory barrier elsewhere makes other memory visible with the help of
   // this control barrier (memoryBarrierImage(); barrier();).
-  for (BasicBlock& bb : *function) {
+  for (BasicBlock& bb : *c.function) {
     for (Instruction& inst : bb) {
       if (inst.opcode() == spv::Op::OpMemoryBarrier) {
-        *where = &inst;
-        *why = "the function has a memory barrier, which may rely on the "
-               "control barrier to order other memory";
-        return "OtherAccessesNeedBarrier";
+        return {Reason::kOtherAccessesNeedBarrier,
+                "the function has a memory barrier, which may rely on the "
+                "control barrier to order other memory",
+                &inst};
       }
     }
   }
   // Other shared memory ordered by the barrier.
   for (Instruction& v : get_module()->types_values()) {
-    if (&v == var || v.opcode() != spv::Op::OpVariable ||
+    if (&v == c.var || v.opcode() != spv::Op::OpVariable ||
         static_cast<spv::StorageClass>(v.GetSingleWordInOperand(0)) !=
             spv::StorageClass::Workgroup) {
       continue;
     }
     bool used = false;
-    defs->ForEachUser(&v, [&](Instruction* u) {
-      BasicBlock* b = ctx->get_instr_block(u);
-      if (b != nullptr && b->GetParent() == function) used = true;
+    get_def_use_mgr()->ForEachUser(&v, [&](Instruction* u) {
+      BasicBlock* b = context()->get_instr_block(u);
+      if (b != nullptr && b->GetParent() == c.function) used = true;
     });
     // Callees could use it too.
-    for (BasicBlock& bb : *function) {
+    for (BasicBlock& bb : *c.function) {
       for (Instruction& inst : bb) {
         if (inst.opcode() == spv::Op::OpFunctionCall) used = true;
       }
     }
     if (used) {
-      *where = barrier;
-      *why = "the function also uses other shared memory ('" +
-             NameOf(v.result_id()) +
-             "') or calls functions, which the barrier may order";
-      return "OtherAccessesNeedBarrier";
+      return {Reason::kOtherAccessesNeedBarrier,
+              "the function also uses other shared memory ('" +
+                  NameOf(v.result_id()) +
+                  "') or calls functions, which the barrier may order",
+              c.barrier};
     }
   }
+  return {};
+}
 
-  // 3. Every read comes after the barrier; none sits in a loop header.
-  for (Instruction* load : loads) {
-    if (!after(barrier, load)) {
-      *where = load;
-      *why = "a read of " + var_name + " is not after the barrier";
-      return "ReadBeforeBarrier";
+QuadExchangePass::Refusal QuadExchangePass::CheckReads(const Accesses& a,
+                                                       const Candidate& c) {
+  IRContext* ctx = context();
+  auto* dom = ctx->GetDominatorAnalysis(c.function);
+  for (Instruction* load : a.loads) {
+    if (!RunsAfter(ctx, dom, c.barrier, load)) {
+      return {Reason::kReadBeforeBarrier,
+              "a read of " + a.var_name + " is not after the barrier", load};
     }
     if (ctx->get_instr_block(load)->GetLoopMergeInst() != nullptr) {
-      *where = load;
-      *why = "a read of " + var_name + " is in a loop header block";
-      return "ReadInLoopHeader";
+      return {Reason::kReadInLoopHeader,
+              "a read of " + a.var_name + " is in a loop header block", load};
     }
   }
+  return {};
+}
 
-  // 4. The identity built-ins: loaded only in this function, whole or
-  // through constant-index chains, as 32-bit unsigned values.
+QuadExchangePass::Refusal QuadExchangePass::CollectIdentityLoads(
+    Candidate* c) {
   for (Instruction& v : get_module()->types_values()) {
     if (v.opcode() != spv::Op::OpVariable) continue;
     const int b = BuiltInOf(v.result_id());
@@ -467,113 +515,137 @@ std::string QuadExchangePass::Analyze(Function* function, Instruction* var,
         b != static_cast<int>(spv::BuiltIn::GlobalInvocationId)) {
       continue;
     }
-    std::string fail;
-    defs->ForEachUser(&v, [&](Instruction* u) {
-      if (!fail.empty() || u->opcode() == spv::Op::OpName ||
-          u->opcode() == spv::Op::OpEntryPoint || u->IsDecoration() ||
-          IsDebugInfo(u)) {
-        return;
-      }
-      BasicBlock* ub = ctx->get_instr_block(u);
-      if (ub == nullptr || ub->GetParent() != function) {
-        *where = u;
-        fail = "IdentityInCallee";
-        return;
-      }
-      const uint32_t pointee =
-          defs->GetDef(v.type_id())->GetSingleWordInOperand(1);
-      Instruction* pt = defs->GetDef(pointee);
-      Instruction* scalar =
-          pt->opcode() == spv::Op::OpTypeVector
-              ? defs->GetDef(pt->GetSingleWordInOperand(0))
-              : pt;
-      if (scalar->opcode() != spv::Op::OpTypeInt ||
-          scalar->GetSingleWordInOperand(0) != 32 ||
-          scalar->GetSingleWordInOperand(1) != 0) {
-        *where = u;
-        fail = "UnsupportedIdentityUse";
-        return;
-      }
-      if (u->opcode() == spv::Op::OpLoad) {
-        c->identity_loads.push_back(u);
-        return;
-      }
-      uint64_t k = 0;
-      if (IsChain(u->opcode()) && u->NumInOperands() == 2 &&
-          waveopt::ConstantValue(defs->GetDef(u->GetSingleWordInOperand(1)),
-                                 &k) &&
-          k < 3) {
-        defs->ForEachUser(u, [&](Instruction* l) {
-          if (l->opcode() == spv::Op::OpLoad) {
-            c->identity_loads.push_back(l);
-          } else if (l->opcode() != spv::Op::OpName && !l->IsDecoration() &&
-                     !IsDebugInfo(l)) {
-            *where = l;
-            fail = "UnsupportedIdentityUse";
-          }
-        });
-        return;
-      }
-      *where = u;
-      fail = "UnsupportedIdentityUse";
-    });
-    if (fail == "IdentityInCallee") {
-      *why = "an invocation id is read outside the entry point's function; "
-             "the relabelled id could not reach it";
-      return fail;
+    Instruction* where = nullptr;
+    const Reason fail = CollectIdentityLoadsOf(&v, c, &where);
+    if (fail == Reason::kIdentityInCallee) {
+      return {fail,
+              "an invocation id is read outside the entry point's function; "
+              "the relabelled id could not reach it",
+              where};
     }
-    if (!fail.empty()) {
-      *why = "an invocation id is used other than by loads of the whole "
-             "value or of a constant component of a 32-bit unsigned built-in";
-      return fail;
+    if (fail != Reason::kNone) {
+      return {fail,
+              "an invocation id is used other than by loads of the whole "
+              "value or of a constant component of a 32-bit unsigned built-in",
+              where};
     }
   }
   // Program order, for determinism.
-  {
-    std::unordered_set<Instruction*> set(c->identity_loads.begin(),
-                                         c->identity_loads.end());
-    c->identity_loads.clear();
-    for (BasicBlock& bb : *function) {
-      for (Instruction& inst : bb) {
-        if (set.count(&inst)) c->identity_loads.push_back(&inst);
-      }
+  std::unordered_set<Instruction*> set(c->identity_loads.begin(),
+                                       c->identity_loads.end());
+  c->identity_loads.clear();
+  for (BasicBlock& bb : *c->function) {
+    for (Instruction& inst : bb) {
+      if (set.count(&inst)) c->identity_loads.push_back(&inst);
     }
   }
+  return {};
+}
 
-  // 5. Evaluate the indices for every invocation, in any workgroup.
+QuadExchangePass::Reason QuadExchangePass::CollectIdentityLoadsOf(
+    Instruction* v, Candidate* c, Instruction** where) {
+  IRContext* ctx = context();
+  auto* defs = get_def_use_mgr();
+  Reason fail = Reason::kNone;
+  defs->ForEachUser(v, [&](Instruction* u) {
+    if (fail != Reason::kNone || u->opcode() == spv::Op::OpName ||
+        u->opcode() == spv::Op::OpEntryPoint || u->IsDecoration() ||
+        IsDebugInfo(u)) {
+      return;
+    }
+    BasicBlock* ub = ctx->get_instr_block(u);
+    if (ub == nullptr || ub->GetParent() != c->function) {
+      *where = u;
+      fail = Reason::kIdentityInCallee;
+      return;
+    }
+    Instruction* pt =
+        defs->GetDef(defs->GetDef(v->type_id())->GetSingleWordInOperand(1));
+    Instruction* scalar = pt->opcode() == spv::Op::OpTypeVector
+                              ? defs->GetDef(pt->GetSingleWordInOperand(0))
+                              : pt;
+    if (scalar->opcode() != spv::Op::OpTypeInt ||
+        scalar->GetSingleWordInOperand(0) != 32 ||
+        scalar->GetSingleWordInOperand(1) != 0) {
+      *where = u;
+      fail = Reason::kUnsupportedIdentityUse;
+      return;
+    }
+    if (u->opcode() == spv::Op::OpLoad) {
+      c->identity_loads.push_back(u);
+      return;
+    }
+    uint64_t k = 0;
+    if (IsChain(u->opcode()) && u->NumInOperands() == 2 &&
+        waveopt::ConstantValue(defs->GetDef(u->GetSingleWordInOperand(1)),
+                               &k) &&
+        k < 3) {
+      defs->ForEachUser(u, [&](Instruction* l) {
+        if (l->opcode() == spv::Op::OpLoad) {
+          c->identity_loads.push_back(l);
+        } else if (l->opcode() != spv::Op::OpName && !l->IsDecoration() &&
+                   !IsDebugInfo(l)) {
+          *where = l;
+          fail = Reason::kUnsupportedIdentityUse;
+        }
+      });
+      return;
+    }
+    *where = u;
+    fail = Reason::kUnsupportedIdentityUse;
+  });
+  return fail;
+}
+
+QuadExchangePass::Refusal QuadExchangePass::EvaluateAccesses(const Accesses& a,
+                                                             Candidate* c) {
   const uint32_t n = c->size.Count();
   if (n % 4 != 0 || n < 4) {
-    *why = "the workgroup has " + std::to_string(n) +
-           " invocations, not a multiple of 4: its subgroups are never all "
-           "full with a size that is a multiple of 4";
-    return "WorkgroupNotMultipleOf4";
+    return {Reason::kWorkgroupNotMultipleOf4,
+            "the workgroup has " + std::to_string(n) +
+                " invocations, not a multiple of 4: its subgroups are never "
+                "all full with a size that is a multiple of 4",
+            c->store};
   }
-  InvocationEvaluator eval(ctx, function, c->size, nullptr);
-  Lanes lanes{&eval, {}, var, value_type, var_name};
+  InvocationEvaluator eval(context(), c->function, c->size, nullptr);
+  Lanes lanes{&eval, {}, c->var, a.value_type, a.var_name};
   lanes.env.probes = false;
   lanes.env.workgroup_unknown = true;
   std::unordered_map<int64_t, uint32_t> writer;
-  for (uint32_t i = 0; i < n; ++i) {
-    const Element e = ElementOf(&lanes, store, i);
-    if (e.index < 0) return IndexRefusal(lanes, e, store, i, why, where);
-    if (!writer.emplace(e.index, i).second) {
-      *why = "invocations " + std::to_string(writer[e.index]) + " and " +
-             std::to_string(i) + " write the same element of " + var_name;
-      return "ConflictingWrites";
-    }
-  }
-  // 6. Each read: the invocations that execute it, and its writer.
-  for (BasicBlock& bb : *function) {
+  Refusal r = EvaluateWriters(&lanes, c->store, &writer);
+  if (r.refused()) return r;
+  // Each read in program order: the invocations that execute it, and its
+  // writer.
+  for (BasicBlock& bb : *c->function) {
     for (Instruction& inst : bb) {
-      if (std::find(loads.begin(), loads.end(), &inst) == loads.end()) continue;
-      Read r;
-      const std::string reason = AnalyzeRead(&lanes, writer, &inst, &r, why,
-                                             where);
-      if (!reason.empty()) return reason;
-      c->reads.push_back(r);
+      if (std::find(a.loads.begin(), a.loads.end(), &inst) == a.loads.end()) {
+        continue;
+      }
+      Read read;
+      r = AnalyzeRead(&lanes, writer, &inst, &read);
+      if (r.refused()) return r;
+      c->reads.push_back(read);
     }
   }
-  return "";
+  return {};
+}
+
+QuadExchangePass::Refusal QuadExchangePass::EvaluateWriters(
+    Lanes* lanes, Instruction* store,
+    std::unordered_map<int64_t, uint32_t>* writer) {
+  const uint32_t n = lanes->eval->size().Count();
+  for (uint32_t i = 0; i < n; ++i) {
+    const Element e = ElementOf(lanes, store, i);
+    if (e.index < 0) return IndexRefusal(*lanes, e, store, i);
+    if (!writer->emplace(e.index, i).second) {
+      return {Reason::kConflictingWrites,
+              "invocations " + std::to_string((*writer)[e.index]) + " and " +
+                  std::to_string(i) + " write the same element of " +
+                  lanes->var_name,
+              store};
+    }
+  }
+  return {};
 }
 
 QuadExchangePass::Element QuadExchangePass::ElementOf(Lanes* lanes,
@@ -616,41 +688,41 @@ QuadExchangePass::Element QuadExchangePass::ElementOf(Lanes* lanes,
   return e;
 }
 
-std::string QuadExchangePass::IndexRefusal(const Lanes& lanes,
-                                           const Element& e,
-                                           Instruction* access, uint32_t i,
-                                           std::string* why,
-                                           Instruction** where) {
+QuadExchangePass::Refusal QuadExchangePass::IndexRefusal(const Lanes& lanes,
+                                                         const Element& e,
+                                                         Instruction* access,
+                                                         uint32_t i) {
   const bool is_store = access->opcode() == spv::Op::OpStore;
   const std::string what =
       (is_store ? "the store to " : "a read of ") + lanes.var_name;
-  *where = access;
   if (e.out_of_bounds) {
-    *why = what + " is out of bounds for invocation " + std::to_string(i);
-    return "OutOfBounds";
+    return {Reason::kOutOfBounds,
+            what + " is out of bounds for invocation " + std::to_string(i),
+            access};
   }
   const std::string culprit =
       e.unknown != nullptr ? InstText(e.unknown) : std::string("its value");
   if (e.index_id != 0 && MayDependOnWorkgroup(e.index_id)) {
-    *why = "an index of " + what + " depends on " + culprit +
-           ", which is not a function of the invocation's place in its "
-           "workgroup that the analysis can evaluate (its def chain reaches "
-           "the workgroup or global id, memory, a parameter or a call)";
-    return "IndexNotLocal";
+    return {Reason::kIndexNotLocal,
+            "an index of " + what + " depends on " + culprit +
+                ", which is not a function of the invocation's place in its "
+                "workgroup that the analysis can evaluate (its def chain "
+                "reaches the workgroup or global id, memory, a parameter or a "
+                "call)",
+            access};
   }
-  *why = "an index of " + what + " depends on " + culprit +
-         ", which is not a function of the invocation id that the analysis "
-         "can evaluate";
-  return "IndexNotEvaluated";
+  return {Reason::kIndexNotEvaluated,
+          "an index of " + what + " depends on " + culprit +
+              ", which is not a function of the invocation id that the "
+              "analysis can evaluate",
+          access};
 }
 
-std::string QuadExchangePass::AnalyzeRead(
+QuadExchangePass::Refusal QuadExchangePass::AnalyzeRead(
     Lanes* lanes, const std::unordered_map<int64_t, uint32_t>& writer,
-    Instruction* load, Read* read, std::string* why, Instruction** where) {
-  const std::string& var_name = lanes->var_name;
+    Instruction* load, Read* read) {
   BasicBlock* block = context()->get_instr_block(load);
   const uint32_t n = lanes->eval->size().Count();
-  *where = load;
   // The source of each reader: of those that read, and of those that may.
   struct Sources {
     std::set<uint32_t> masks, quad_lanes;
@@ -661,17 +733,6 @@ std::string QuadExchangePass::AnalyzeRead(
   // Where it could not be, the unknown decides: a refusal.
   ReachResult first_unknown;
   uint32_t unknown_lane = 0;
-  auto not_evaluable = [&](uint32_t i, const ReachResult& reach,
-                           const std::string& then) {
-    if (reach.unknown != nullptr) *where = reach.unknown;
-    *why = "whether invocation " + std::to_string(i) + " reads " + var_name +
-           " here depends on " +
-           (reach.unknown != nullptr ? InstText(reach.unknown)
-                                     : std::string("its control flow")) +
-           ", which the analysis cannot evaluate for it in every workgroup, "
-           "and if it does, " + then;
-    return std::string("GuardNotEvaluable");
-  };
   for (uint32_t i = 0; i < n; ++i) {
     const ReachResult reach = lanes->eval->Reaches(0, block, i, lanes->env);
     if (reach.reach == Reach::kNo) continue;
@@ -682,29 +743,31 @@ std::string QuadExchangePass::AnalyzeRead(
     }
     const Element e = ElementOf(lanes, load, i);
     if (e.out_of_bounds && !sure) {
-      return not_evaluable(i, reach, "it reads out of the array's bounds");
+      return GuardRefusal(*lanes, load, i, reach,
+                          "it reads out of the array's bounds");
     }
     // (An index the analysis cannot evaluate is refused as such, whether
     // or not the invocation reads.)
-    if (e.index < 0) return IndexRefusal(*lanes, e, load, i, why, where);
+    if (e.index < 0) return IndexRefusal(*lanes, e, load, i);
     auto w = writer.find(e.index);
     if (w == writer.end()) {
       if (!sure) {
-        return not_evaluable(i, reach, "it reads an element that no "
-                                       "invocation writes");
+        return GuardRefusal(*lanes, load, i, reach,
+                            "it reads an element that no invocation writes");
       }
-      *why = "invocation " + std::to_string(i) + " reads an element of " +
-             var_name + " that no invocation writes";
-      return "ReadsUnwritten";
+      return {Reason::kReadsUnwritten,
+              "invocation " + std::to_string(i) + " reads an element of " +
+                  lanes->var_name + " that no invocation writes",
+              load};
     }
     if ((w->second >> 2) != (i >> 2)) {
       if (!sure) {
-        return not_evaluable(i, reach,
-                             "it reads the element that invocation " +
-                                 std::to_string(w->second) +
-                                 " writes, outside its quad");
+        return GuardRefusal(*lanes, load, i, reach,
+                            "it reads the element that invocation " +
+                                std::to_string(w->second) +
+                                " writes, outside its quad");
       }
-      return AcrossQuads(block->GetParent(), lanes, i, w->second, why);
+      return AcrossQuads(block->GetParent(), lanes, load, i, w->second);
     }
     for (Sources* s : {&may_read, sure ? &reads : nullptr}) {
       if (s == nullptr) continue;
@@ -713,16 +776,17 @@ std::string QuadExchangePass::AnalyzeRead(
     }
   }
   if (reads.Mixed()) {
-    *why = "a read of " + var_name +
-           " takes its element from different quad lanes in different "
-           "directions (neither one swap nor one broadcast)";
-    return "MixedQuadLanes";
+    return {Reason::kMixedQuadLanes,
+            "a read of " + lanes->var_name +
+                " takes its element from different quad lanes in different "
+                "directions (neither one swap nor one broadcast)",
+            load};
   }
   if (may_read.Mixed()) {
-    return not_evaluable(unknown_lane, first_unknown,
-                         "its element comes from another direction than the "
-                         "other readers' (neither one swap nor one "
-                         "broadcast)");
+    return GuardRefusal(*lanes, load, unknown_lane, first_unknown,
+                        "its element comes from another direction than the "
+                        "other readers' (neither one swap nor one "
+                        "broadcast)");
   }
   read->load = load;
   if (may_read.masks.size() <= 1) {
@@ -732,12 +796,28 @@ std::string QuadExchangePass::AnalyzeRead(
     read->source.is_broadcast = true;
     read->source.broadcast = *may_read.quad_lanes.begin();
   }
-  return "";
+  return {};
 }
 
-std::string QuadExchangePass::AcrossQuads(Function* function,
-                                          const Lanes* lanes, uint32_t reader,
-                                          uint32_t writer, std::string* why) {
+QuadExchangePass::Refusal QuadExchangePass::GuardRefusal(
+    const Lanes& lanes, Instruction* load, uint32_t i, const ReachResult& reach,
+    const std::string& then) {
+  return {Reason::kGuardNotEvaluable,
+          "whether invocation " + std::to_string(i) + " reads " +
+              lanes.var_name + " here depends on " +
+              (reach.unknown != nullptr ? InstText(reach.unknown)
+                                        : std::string("its control flow")) +
+              ", which the analysis cannot evaluate for it in every "
+              "workgroup, and if it does, " +
+              then,
+          reach.unknown != nullptr ? reach.unknown : load};
+}
+
+QuadExchangePass::Refusal QuadExchangePass::AcrossQuads(Function* function,
+                                                        const Lanes* lanes,
+                                                        Instruction* load,
+                                                        uint32_t reader,
+                                                        uint32_t writer) {
   // Is the kernel quad-ordered at all (lane_layout's answer)?
   IRContext* ctx = context();
   UniformityAnalysis uniformity(ctx);
@@ -746,14 +826,16 @@ std::string QuadExchangePass::AcrossQuads(Function* function,
   std::vector<LaneAccess> accesses = CollectLaneAccesses(ctx, fns);
   LaneMaps maps(&probe, accesses);
   const bool ordered = FirstQuadOrderedItem(&maps) >= 0;
-  *why = "invocation " + std::to_string(reader) + " reads the element " +
-         lanes->var_name + " that invocation " + std::to_string(writer) +
-         " writes, outside its quad " + std::to_string(reader & ~3u) + ".." +
-         std::to_string((reader & ~3u) + 3) +
-         (ordered ? ""
-                  : ": no access of the kernel puts lanes 4k..4k+3 on a 2x2 "
-                    "block (not quad-ordered; morton-remap may make it so)");
-  return ordered ? "ReadAcrossQuads" : "NotQuadOrdered";
+  return {ordered ? Reason::kReadAcrossQuads : Reason::kNotQuadOrdered,
+          "invocation " + std::to_string(reader) + " reads the element " +
+              lanes->var_name + " that invocation " + std::to_string(writer) +
+              " writes, outside its quad " + std::to_string(reader & ~3u) +
+              ".." + std::to_string((reader & ~3u) + 3) +
+              (ordered ? ""
+                       : ": no access of the kernel puts lanes 4k..4k+3 on a "
+                         "2x2 block (not quad-ordered; morton-remap may make "
+                         "it so)"),
+          load};
 }
 
 std::string QuadExchangePass::InstText(const Instruction* inst) {
@@ -1099,16 +1181,11 @@ QuadExchangePass::Status QuadExchangePass::Process() {
     }
     Candidate c;
     c.entry = ep;
-    std::string size_why;
-    const std::string size_refusal = ResolveSize(ep, &c.size, &size_why);
-    if (!size_refusal.empty()) {
-      EmitRemark(RemarkKind::kMissed, size_refusal, f, nullptr, size_why);
-      continue;
-    }
-    Instruction* where = nullptr;
-    const std::string reason = Analyze(f, vars[0], &c, &why, &where);
-    if (!reason.empty()) {
-      EmitRemark(RemarkKind::kMissed, reason, f, where, why);
+    Refusal refusal = ResolveSize(ep, &c.size);
+    if (!refusal.refused()) refusal = Analyze(f, vars[0], &c);
+    if (refusal.refused()) {
+      EmitRemark(RemarkKind::kMissed, ReasonName(refusal.reason), f,
+                 refusal.where, refusal.why);
       continue;
     }
     std::string kinds;

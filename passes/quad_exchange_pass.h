@@ -101,6 +101,37 @@ class QuadExchangePass : public WavePass {
   };
 
  private:
+  // Why a candidate is refused: the missed remark's name is the reason's
+  // name in this list (docs/passes/quad-exchange.md's table), in the order
+  // Process and Analyze test them.
+#define WAVEOPT_QUAD_EXCHANGE_REASONS(X)                                   \
+  X(NotExpressibleInHlsl) X(UsesSubgroupOps) X(OtherAccessesNeedBarrier)  \
+  X(UnknownWorkgroupSize) X(UsedInOtherFunction) X(UnsupportedAccess)     \
+  X(NoStore) X(SecondWrite) X(UnsupportedElementType) X(PartialElement)   \
+  X(NoRead) X(NoBarrier) X(BarrierInLoop) X(DivergentExitBetween)         \
+  X(BarrierNotReachedByAll) X(ReadBeforeBarrier) X(ReadInLoopHeader)      \
+  X(IdentityInCallee) X(UnsupportedIdentityUse) X(WorkgroupNotMultipleOf4) \
+  X(OutOfBounds) X(IndexNotLocal) X(IndexNotEvaluated)                    \
+  X(ConflictingWrites) X(GuardNotEvaluable) X(ReadsUnwritten)             \
+  X(ReadAcrossQuads) X(NotQuadOrdered) X(MixedQuadLanes)
+  enum class Reason {
+    kNone,
+#define WAVEOPT_QUAD_EXCHANGE_REASON_ENUM(name) k##name,
+    WAVEOPT_QUAD_EXCHANGE_REASONS(WAVEOPT_QUAD_EXCHANGE_REASON_ENUM)
+#undef WAVEOPT_QUAD_EXCHANGE_REASON_ENUM
+  };
+  // The remark name of |reason| ("" for kNone).
+  static const char* ReasonName(Reason reason);
+
+  // A candidate refused: |reason|, the remark's sentence |why| and the
+  // instruction it is about, |where| (may be null).
+  struct Refusal {
+    Reason reason = Reason::kNone;
+    std::string why;
+    spvtools::opt::Instruction* where = nullptr;
+    bool refused() const { return reason != Reason::kNone; }
+  };
+
   // One read of the shared array and how it is served.
   struct Read {
     spvtools::opt::Instruction* load = nullptr;
@@ -121,11 +152,45 @@ class QuadExchangePass : public WavePass {
     std::vector<spvtools::opt::Instruction*> identity_loads;
   };
 
-  // Analyses |var| in |function|; fills |c| or returns a remark name and
-  // sets |why| and |where|.
-  std::string Analyze(spvtools::opt::Function* function,
-                      spvtools::opt::Instruction* var, Candidate* c,
-                      std::string* why, spvtools::opt::Instruction** where);
+  // What Analyze's first phases learn about the shared variable.
+  struct Accesses {
+    std::string var_name;  // quoted, for remarks
+    // Its loads and stores through access chains, in def-use order.
+    std::vector<spvtools::opt::Instruction*> stores, loads;
+    uint32_t value_type = 0;  // the stored value's type
+  };
+
+  // Analyses |var| in |function| in the phases below, in order; fills |c|
+  // or returns the refusal.
+  Refusal Analyze(spvtools::opt::Function* function,
+                  spvtools::opt::Instruction* var, Candidate* c);
+  // Collect: the loads and stores of |c|'s variable, each of a whole leaf
+  // element through one access chain based on the variable itself.
+  Refusal CollectAccesses(const Candidate& c, Accesses* a);
+  // Decide: exactly one store, of an integer or float element, read whole
+  // by at least one load; sets |c|'s store and |a|'s value type.
+  Refusal CheckStoreAndLoads(Candidate* c, Accesses* a);
+  // Collect: the last control barrier after the store (which runs once);
+  // sets |c|'s barrier.
+  Refusal FindBarrier(const Accesses& a, Candidate* c);
+  // Decide: the barrier is a workgroup barrier of shared memory only, out
+  // of loops, reached by every invocation right after the store.
+  Refusal CheckBarrier(const Accesses& a, const Candidate& c);
+  // Decide: no memory barrier, call or other shared variable of the
+  // function relies on the barrier.
+  Refusal CheckOtherMemory(const Candidate& c);
+  // Decide: every read comes after the barrier, none in a loop header.
+  Refusal CheckReads(const Accesses& a, const Candidate& c);
+  // Collect: the identity built-ins' loads (only in this function, whole or
+  // through constant-index chains, 32-bit unsigned), in program order.
+  Refusal CollectIdentityLoads(Candidate* c);
+  // The identity loads of built-in variable |v| into |c|; the refusal's
+  // reason and |where| for one it cannot relabel.
+  Reason CollectIdentityLoadsOf(spvtools::opt::Instruction* v, Candidate* c,
+                                spvtools::opt::Instruction** where);
+  // Evaluate: the element each invocation writes and reads, and how each
+  // read is served; fills |c|'s reads.
+  Refusal EvaluateAccesses(const Accesses& a, Candidate* c);
 
   // The evaluation of one candidate's indices and read guards: every
   // invocation, in any workgroup (LaneEnv::workgroup_unknown).
@@ -136,6 +201,10 @@ class QuadExchangePass : public WavePass {
     uint32_t value_type = 0;                    // its element type
     std::string var_name;                       // quoted, for remarks
   };
+  // The writer of each element the store writes (|writer|: element ->
+  // invocation), or ConflictingWrites / an index refusal.
+  Refusal EvaluateWriters(Lanes* lanes, spvtools::opt::Instruction* store,
+                          std::unordered_map<int64_t, uint32_t>* writer);
   // The flat element an access touches for one invocation: |index| >= 0,
   // or out of bounds, or not evaluated (|unknown| names what could not be,
   // |index_id| the index it was computing, when it is one).
@@ -149,32 +218,32 @@ class QuadExchangePass : public WavePass {
                     uint32_t i);
   // The refusal for an element |e| of |access| that is not an index
   // (OutOfBounds, IndexNotLocal, IndexNotEvaluated) for invocation |i|.
-  std::string IndexRefusal(const Lanes& lanes, const Element& e,
-                           spvtools::opt::Instruction* access, uint32_t i,
-                           std::string* why,
-                           spvtools::opt::Instruction** where);
+  Refusal IndexRefusal(const Lanes& lanes, const Element& e,
+                       spvtools::opt::Instruction* access, uint32_t i);
   // How read |load| is served (|read|), from the invocations that execute
   // it (the lane layout analysis's execution predicate) and the writer of
-  // each one's element; or a remark name with |why|. An invocation whose
-  // execution cannot be evaluated must be servable as if it read (then the
-  // rewrite is right either way); where it is not, the unknown decides and
-  // the read is refused, GuardNotEvaluable.
-  std::string AnalyzeRead(
-      Lanes* lanes, const std::unordered_map<int64_t, uint32_t>& writer,
-      spvtools::opt::Instruction* load, Read* read, std::string* why,
-      spvtools::opt::Instruction** where);
+  // each one's element; or the refusal. An invocation whose execution
+  // cannot be evaluated must be servable as if it read (then the rewrite is
+  // right either way); where it is not, the unknown decides and the read is
+  // refused, GuardNotEvaluable.
+  Refusal AnalyzeRead(Lanes* lanes,
+                      const std::unordered_map<int64_t, uint32_t>& writer,
+                      spvtools::opt::Instruction* load, Read* read);
+  // GuardNotEvaluable for invocation |i| whose execution of read |load| is
+  // |reach|, not known: "and if it does, |then|".
+  Refusal GuardRefusal(const Lanes& lanes, spvtools::opt::Instruction* load,
+                       uint32_t i, const ReachResult& reach,
+                       const std::string& then);
   // ReadAcrossQuads or NotQuadOrdered for |reader| reading |writer|'s
-  // element.
-  std::string AcrossQuads(spvtools::opt::Function* function,
-                          const Lanes* lanes, uint32_t reader,
-                          uint32_t writer, std::string* why);
+  // element with |load|.
+  Refusal AcrossQuads(spvtools::opt::Function* function, const Lanes* lanes,
+                      spvtools::opt::Instruction* load, uint32_t reader,
+                      uint32_t writer);
   // "OpPhi %name" for a remark.
   std::string InstText(const spvtools::opt::Instruction* inst);
 
-  // The workgroup size of entry point |entry|, or "" on success / a remark
-  // name with |why|.
-  std::string ResolveSize(spvtools::opt::Instruction* entry, WorkgroupSize* size,
-                          std::string* why);
+  // The workgroup size of entry point |entry|, or the refusal.
+  Refusal ResolveSize(spvtools::opt::Instruction* entry, WorkgroupSize* size);
 
   // Whether the def chain of |id| may reach WorkgroupId, GlobalInvocationId,
   // NumWorkgroups, memory other than Function variables, a function
