@@ -858,12 +858,39 @@ bool QuadExchangePass::FullSubgroups(const Candidate& c) const {
 bool QuadExchangePass::Rewrite(const Candidate& c) {
   const bool promise = FullSubgroups(c);
   IRContext* ctx = context();
-  auto* defs = get_def_use_mgr();
-  Function* function = c.function;
-  BasicBlock* entry_block = &*function->begin();
+  BasicBlock* entry_block = &*c.function->begin();
   auto where = entry_block->begin();
   while (where->opcode() == spv::Op::OpVariable) ++where;
 
+  // The relabelled identity and the run-time check, once in the entry
+  // block; every identity load takes the relabelled value.
+  Emitter e(ctx, entry_block, where);
+  Identity id;
+  if (!EmitIdentity(c, promise, &e, &id)) return false;
+  if (!EmitInvocationIds(c, &e, &id)) return false;
+  ReplaceIdentityLoads(c, id);
+
+  // The quad operations, where every invocation is active.
+  BasicBlock* rest = nullptr;
+  Instruction* quad_at = nullptr;
+  if (!GuardSharedPath(c, promise, id.fast, &rest, &quad_at)) return false;
+  std::vector<uint32_t> sources;
+  if (!EmitQuadOps(c, rest, quad_at, &sources)) return false;
+
+  if (promise) {
+    RemoveSharedPath(c, sources);
+    return true;
+  }
+  if (!GuardReads(c, id.fast, sources)) return false;
+  ctx->InvalidateAnalyses(IRContext::kAnalysisCFG |
+                          IRContext::kAnalysisDominatorAnalysis |
+                          IRContext::kAnalysisLoopAnalysis);
+  return true;
+}
+
+bool QuadExchangePass::EmitIdentity(const Candidate& c, bool promise,
+                                    Emitter* e, Identity* id) {
+  IRContext* ctx = context();
   ctx->AddCapability(spv::Capability::GroupNonUniform);
   ctx->AddCapability(spv::Capability::GroupNonUniformQuad);
   const uint32_t v_size = BuiltInVar(spv::BuiltIn::SubgroupSize, false, c.entry);
@@ -879,52 +906,57 @@ bool QuadExchangePass::Rewrite(const Candidate& c) {
     if (!v_num || !v_index) return false;
   }
 
-  Emitter e(ctx, entry_block, where);
-  const uint32_t u32 = e.UIntType(32);
-  const uint32_t boolean = e.BoolType();
-  const uint32_t ss = e.EmitIds(spv::Op::OpLoad, u32, {v_size});
-  const uint32_t sid = e.EmitIds(spv::Op::OpLoad, u32, {v_sid});
-  const uint32_t lane = e.EmitIds(spv::Op::OpLoad, u32, {v_lane});
-  const uint32_t base = e.EmitIds(spv::Op::OpIMul, u32, {sid, ss});
-  const uint32_t relabelled = e.EmitIds(spv::Op::OpIAdd, u32, {base, lane});
-  uint32_t fast = 0;
-  uint32_t index = relabelled;
+  const uint32_t u32 = e->UIntType(32);
+  const uint32_t boolean = e->BoolType();
+  id->u32 = u32;
+  const uint32_t ss = e->EmitIds(spv::Op::OpLoad, u32, {v_size});
+  const uint32_t sid = e->EmitIds(spv::Op::OpLoad, u32, {v_sid});
+  const uint32_t lane = e->EmitIds(spv::Op::OpLoad, u32, {v_lane});
+  const uint32_t base = e->EmitIds(spv::Op::OpIMul, u32, {sid, ss});
+  const uint32_t relabelled = e->EmitIds(spv::Op::OpIAdd, u32, {base, lane});
+  id->index = relabelled;
   if (!promise) {
-    const uint32_t ns = e.EmitIds(spv::Op::OpLoad, u32, {v_num});
-    const uint32_t li = e.EmitIds(spv::Op::OpLoad, u32, {v_index});
-    const uint32_t total = e.EmitIds(spv::Op::OpIMul, u32, {ns, ss});
-    const uint32_t full =
-        e.EmitIds(spv::Op::OpIEqual, boolean, {total, e.UInt(c.size.Count())});
-    const uint32_t low =
-        e.EmitIds(spv::Op::OpBitwiseAnd, u32, {ss, e.UInt(3)});
-    const uint32_t aligned =
-        e.EmitIds(spv::Op::OpIEqual, boolean, {low, e.UInt(0)});
-    // Defence against implementations whose built-ins disagree with their
-    // subgroups (lavapipe at 16 lanes runs an 8-wide row as a 16-lane
-    // subgroup with 8 active lanes, yet reports 4 subgroups of 16 for
-    // 8x8): this subgroup's active lanes must fill it. Where the built-ins
-    // are right and the first two checks hold, every subgroup is full and
-    // this is true everywhere, so the condition stays workgroup-uniform.
-    // (The type first, then the constant: in one call their order would be
-    // the compiler's choice, and the ids with it.)
-    const uint32_t mask_type = e.UIntVectorType(4);
-    const uint32_t ballot = e.Group(spv::Op::OpGroupNonUniformBallot,
-                                    mask_type, -1, {e.Bool(true)});
-    const uint32_t active = e.Group(
-        spv::Op::OpGroupNonUniformBallotBitCount, u32,
-        static_cast<int>(spv::GroupOperation::Reduce), {ballot});
-    const uint32_t filled =
-        e.EmitIds(spv::Op::OpIEqual, boolean, {active, ss});
-    const uint32_t both =
-        e.EmitIds(spv::Op::OpLogicalAnd, boolean, {full, aligned});
-    fast = e.EmitIds(spv::Op::OpLogicalAnd, boolean, {both, filled});
-    index = e.EmitIds(spv::Op::OpSelect, u32, {fast, relabelled, li});
+    const uint32_t ns = e->EmitIds(spv::Op::OpLoad, u32, {v_num});
+    const uint32_t li = e->EmitIds(spv::Op::OpLoad, u32, {v_index});
+    id->fast = EmitFullCheck(c, ss, ns, u32, boolean, e);
+    id->index = e->EmitIds(spv::Op::OpSelect, u32, {id->fast, relabelled, li});
   }
-  if (!e.ok()) return false;
+  return e->ok();
+}
 
-  // The relabelled identity, built once in the entry block.
-  uint32_t local[3] = {0, 0, 0}, global[3] = {0, 0, 0};
-  uint32_t local_vec = 0, global_vec = 0;
+uint32_t QuadExchangePass::EmitFullCheck(const Candidate& c, uint32_t ss,
+                                         uint32_t ns, uint32_t u32,
+                                         uint32_t boolean, Emitter* e) {
+  const uint32_t total = e->EmitIds(spv::Op::OpIMul, u32, {ns, ss});
+  const uint32_t full =
+      e->EmitIds(spv::Op::OpIEqual, boolean, {total, e->UInt(c.size.Count())});
+  const uint32_t low = e->EmitIds(spv::Op::OpBitwiseAnd, u32, {ss, e->UInt(3)});
+  const uint32_t aligned =
+      e->EmitIds(spv::Op::OpIEqual, boolean, {low, e->UInt(0)});
+  // Defence against implementations whose built-ins disagree with their
+  // subgroups (lavapipe at 16 lanes runs an 8-wide row as a 16-lane
+  // subgroup with 8 active lanes, yet reports 4 subgroups of 16 for
+  // 8x8): this subgroup's active lanes must fill it. Where the built-ins
+  // are right and the first two checks hold, every subgroup is full and
+  // this is true everywhere, so the condition stays workgroup-uniform.
+  // (The type first, then the constant: in one call their order would be
+  // the compiler's choice, and the ids with it.)
+  const uint32_t mask_type = e->UIntVectorType(4);
+  const uint32_t ballot = e->Group(spv::Op::OpGroupNonUniformBallot,
+                                   mask_type, -1, {e->Bool(true)});
+  const uint32_t active =
+      e->Group(spv::Op::OpGroupNonUniformBallotBitCount, u32,
+               static_cast<int>(spv::GroupOperation::Reduce), {ballot});
+  const uint32_t filled = e->EmitIds(spv::Op::OpIEqual, boolean, {active, ss});
+  const uint32_t both =
+      e->EmitIds(spv::Op::OpLogicalAnd, boolean, {full, aligned});
+  return e->EmitIds(spv::Op::OpLogicalAnd, boolean, {both, filled});
+}
+
+bool QuadExchangePass::EmitInvocationIds(const Candidate& c, Emitter* e,
+                                         Identity* id) {
+  auto* defs = get_def_use_mgr();
+  const uint32_t u32 = id->u32;
   bool wants_local = false, wants_global = false;
   for (Instruction* load : c.identity_loads) {
     Instruction* ptr = defs->GetDef(load->GetSingleWordInOperand(0));
@@ -936,29 +968,41 @@ bool QuadExchangePass::Rewrite(const Candidate& c) {
   }
   if (wants_local) {
     const WorkgroupSize& s = c.size;
-    local[0] = e.EmitIds(spv::Op::OpUMod, u32, {index, e.UInt(s.x)});
-    const uint32_t row = e.EmitIds(spv::Op::OpUDiv, u32, {index, e.UInt(s.x)});
-    local[1] = e.EmitIds(spv::Op::OpUMod, u32, {row, e.UInt(s.y)});
-    local[2] = e.EmitIds(spv::Op::OpUDiv, u32, {index, e.UInt(s.x * s.y)});
-    local_vec = e.EmitIds(spv::Op::OpCompositeConstruct, e.UIntVectorType(3),
-                          {local[0], local[1], local[2]});
+    id->local[0] = e->EmitIds(spv::Op::OpUMod, u32, {id->index, e->UInt(s.x)});
+    const uint32_t row =
+        e->EmitIds(spv::Op::OpUDiv, u32, {id->index, e->UInt(s.x)});
+    id->local[1] = e->EmitIds(spv::Op::OpUMod, u32, {row, e->UInt(s.y)});
+    id->local[2] =
+        e->EmitIds(spv::Op::OpUDiv, u32, {id->index, e->UInt(s.x * s.y)});
+    id->local_vec =
+        e->EmitIds(spv::Op::OpCompositeConstruct, e->UIntVectorType(3),
+                   {id->local[0], id->local[1], id->local[2]});
   }
   if (wants_global) {
     const uint32_t v_wg = BuiltInVar(spv::BuiltIn::WorkgroupId, true, c.entry);
     if (v_wg == 0) return false;
-    const uint32_t wg = e.EmitIds(spv::Op::OpLoad, e.UIntVectorType(3), {v_wg});
+    const uint32_t wg =
+        e->EmitIds(spv::Op::OpLoad, e->UIntVectorType(3), {v_wg});
     const uint32_t dims[3] = {c.size.x, c.size.y, c.size.z};
     for (uint32_t k = 0; k < 3; ++k) {
-      const uint32_t wk = e.Emit(spv::Op::OpCompositeExtract, u32,
-                                 {{SPV_OPERAND_TYPE_ID, {wg}},
-                                  {SPV_OPERAND_TYPE_LITERAL_INTEGER, {k}}});
-      const uint32_t origin = e.EmitIds(spv::Op::OpIMul, u32, {wk, e.UInt(dims[k])});
-      global[k] = e.EmitIds(spv::Op::OpIAdd, u32, {origin, local[k]});
+      const uint32_t wk = e->Emit(spv::Op::OpCompositeExtract, u32,
+                                  {{SPV_OPERAND_TYPE_ID, {wg}},
+                                   {SPV_OPERAND_TYPE_LITERAL_INTEGER, {k}}});
+      const uint32_t origin =
+          e->EmitIds(spv::Op::OpIMul, u32, {wk, e->UInt(dims[k])});
+      id->global[k] = e->EmitIds(spv::Op::OpIAdd, u32, {origin, id->local[k]});
     }
-    global_vec = e.EmitIds(spv::Op::OpCompositeConstruct, e.UIntVectorType(3),
-                           {global[0], global[1], global[2]});
+    id->global_vec =
+        e->EmitIds(spv::Op::OpCompositeConstruct, e->UIntVectorType(3),
+                   {id->global[0], id->global[1], id->global[2]});
   }
-  if (!e.ok()) return false;
+  return e->ok();
+}
+
+void QuadExchangePass::ReplaceIdentityLoads(const Candidate& c,
+                                            const Identity& id) {
+  IRContext* ctx = context();
+  auto* defs = get_def_use_mgr();
   for (Instruction* load : c.identity_loads) {
     Instruction* ptr = defs->GetDef(load->GetSingleWordInOperand(0));
     const bool chain = IsChain(ptr->opcode());
@@ -967,49 +1011,57 @@ bool QuadExchangePass::Rewrite(const Candidate& c) {
     const int b = BuiltInOf(var_id);
     uint32_t value = 0;
     if (b == static_cast<int>(spv::BuiltIn::LocalInvocationIndex)) {
-      value = index;
+      value = id.index;
     } else {
       const bool g = b == static_cast<int>(spv::BuiltIn::GlobalInvocationId);
       if (chain) {
         uint64_t k = 0;
         waveopt::ConstantValue(defs->GetDef(ptr->GetSingleWordInOperand(1)),
                                &k);
-        value = g ? global[k] : local[k];
+        value = g ? id.global[k] : id.local[k];
       } else {
-        value = g ? global_vec : local_vec;
+        value = g ? id.global_vec : id.local_vec;
       }
     }
     ctx->ReplaceAllUsesWith(load->result_id(), value);
     ctx->KillInst(load);
   }
+}
 
+bool QuadExchangePass::GuardSharedPath(const Candidate& c, bool promise,
+                                       uint32_t fast, BasicBlock** rest,
+                                       Instruction** quad_at) {
+  IRContext* ctx = context();
+  Instruction* store = c.store;
+  Instruction* barrier = c.barrier;
+  if (promise) {
+    // No shared-memory path: the quad operations go where the barrier was.
+    *rest = ctx->get_instr_block(barrier);
+    *quad_at = barrier->NextNode();
+    return true;
+  }
   // The store moves next to the barrier (nothing between them touches the
   // array, and no other invocation can read it before the barrier); both
   // go into a block that only the shared-memory path runs.
-  Instruction* store = c.store;
-  Instruction* barrier = c.barrier;
-  const uint32_t value = store->GetSingleWordInOperand(1);
-  const uint32_t type = defs->GetDef(value)->type_id();
-  BasicBlock* rest = nullptr;
-  Instruction* quad_at = nullptr;  // the quad operations go before it
-  if (promise) {
-    // No shared-memory path: the quad operations go where the barrier was.
-    rest = ctx->get_instr_block(barrier);
-    quad_at = barrier->NextNode();
-  } else {
-    store->InsertBefore(barrier);
-    ctx->set_instr_block(store, ctx->get_instr_block(barrier));
-    Emitter h(ctx, ctx->get_instr_block(barrier));
-    const Emitter::If slow = h.WrapInIf(store, barrier, fast, Emitter::Arms::kElse);
-    if (!h.ok()) return false;
-    rest = slow.merge;
-    quad_at = &*rest->begin();
-  }
+  store->InsertBefore(barrier);
+  ctx->set_instr_block(store, ctx->get_instr_block(barrier));
+  Emitter h(ctx, ctx->get_instr_block(barrier));
+  const Emitter::If slow =
+      h.WrapInIf(store, barrier, fast, Emitter::Arms::kElse);
+  if (!h.ok()) return false;
+  *rest = slow.merge;
+  *quad_at = &*slow.merge->begin();
+  return true;
+}
 
-  // The quad operations, once per source, where every invocation is active.
-  Emitter q(ctx, rest, BasicBlock::iterator(quad_at));
+bool QuadExchangePass::EmitQuadOps(const Candidate& c, BasicBlock* rest,
+                                   Instruction* quad_at,
+                                   std::vector<uint32_t>* sources) {
+  const uint32_t value = c.store->GetSingleWordInOperand(1);
+  const uint32_t type = get_def_use_mgr()->GetDef(value)->type_id();
+  Emitter q(context(), rest, BasicBlock::iterator(quad_at));
+  // Once per source.
   std::vector<std::pair<std::pair<bool, uint32_t>, uint32_t>> made;
-  std::vector<uint32_t> sources;
   for (const Read& r : c.reads) {
     const std::pair<bool, uint32_t> key = {
         r.source.is_broadcast,
@@ -1030,75 +1082,82 @@ bool QuadExchangePass::Rewrite(const Candidate& c) {
       }
       made.push_back({key, id});
     }
-    sources.push_back(id);
+    sources->push_back(id);
   }
-  if (!q.ok()) return false;
+  return q.ok();
+}
 
-  if (promise) {
-    // The reads take the quad values; the store, the barrier, the access
-    // chains and the array go.
-    for (size_t k = 0; k < c.reads.size(); ++k) {
-      ctx->ReplaceAllUsesWith(c.reads[k].load->result_id(), sources[k]);
-    }
-    std::vector<Instruction*> dead = {store, barrier};
-    for (const Read& r : c.reads) dead.push_back(r.load);
-    std::vector<Instruction*> chains;
-    for (Instruction* d : dead) {
-      if (d->opcode() != spv::Op::OpControlBarrier) {
-        Instruction* ch = defs->GetDef(d->GetSingleWordInOperand(0));
-        if (std::find(chains.begin(), chains.end(), ch) == chains.end()) {
-          chains.push_back(ch);
-        }
-      }
-    }
-    for (Instruction* d : dead) ctx->KillInst(d);
-    for (Instruction* ch : chains) {
-      if (defs->NumUses(ch) == 0) ctx->KillInst(ch);
-    }
-    bool var_used = false;
-    defs->ForEachUser(c.var, [&var_used](Instruction* u) {
-      if (u->opcode() != spv::Op::OpEntryPoint &&
-          u->opcode() != spv::Op::OpName && !u->IsDecoration() && !IsDebugInfo(u)) {
-        var_used = true;
-      }
-    });
-    if (!var_used) {
-      const uint32_t var_id = c.var->result_id();
-      for (Instruction& ep : get_module()->entry_points()) {
-        for (uint32_t i = 3; i < ep.NumInOperands(); ++i) {
-          if (ep.GetSingleWordInOperand(i) == var_id) {
-            ep.RemoveInOperand(i);
-            get_def_use_mgr()->AnalyzeInstUse(&ep);
-            break;
-          }
-        }
-      }
-      ctx->KillNamesAndDecorates(var_id);
-      ctx->KillInst(c.var);
-    }
-    return true;
+void QuadExchangePass::RemoveSharedPath(const Candidate& c,
+                                        const std::vector<uint32_t>& sources) {
+  IRContext* ctx = context();
+  auto* defs = get_def_use_mgr();
+  // The reads take the quad values; the store, the barrier, the access
+  // chains and the array go.
+  for (size_t k = 0; k < c.reads.size(); ++k) {
+    ctx->ReplaceAllUsesWith(c.reads[k].load->result_id(), sources[k]);
   }
+  std::vector<Instruction*> dead = {c.store, c.barrier};
+  for (const Read& r : c.reads) dead.push_back(r.load);
+  std::vector<Instruction*> chains;
+  for (Instruction* d : dead) {
+    if (d->opcode() != spv::Op::OpControlBarrier) {
+      Instruction* ch = defs->GetDef(d->GetSingleWordInOperand(0));
+      if (std::find(chains.begin(), chains.end(), ch) == chains.end()) {
+        chains.push_back(ch);
+      }
+    }
+  }
+  for (Instruction* d : dead) ctx->KillInst(d);
+  for (Instruction* ch : chains) {
+    if (defs->NumUses(ch) == 0) ctx->KillInst(ch);
+  }
+  RemoveIfUnused(c.var);
+}
 
+void QuadExchangePass::RemoveIfUnused(Instruction* var) {
+  bool var_used = false;
+  get_def_use_mgr()->ForEachUser(var, [&var_used](Instruction* u) {
+    if (u->opcode() != spv::Op::OpEntryPoint &&
+        u->opcode() != spv::Op::OpName && !u->IsDecoration() && !IsDebugInfo(u)) {
+      var_used = true;
+    }
+  });
+  if (var_used) return;
+  const uint32_t var_id = var->result_id();
+  for (Instruction& ep : get_module()->entry_points()) {
+    for (uint32_t i = 3; i < ep.NumInOperands(); ++i) {
+      if (ep.GetSingleWordInOperand(i) == var_id) {
+        ep.RemoveInOperand(i);
+        get_def_use_mgr()->AnalyzeInstUse(&ep);
+        break;
+      }
+    }
+  }
+  context()->KillNamesAndDecorates(var_id);
+  context()->KillInst(var);
+}
+
+bool QuadExchangePass::GuardReads(const Candidate& c, uint32_t fast,
+                                  const std::vector<uint32_t>& sources) {
+  IRContext* ctx = context();
   // Each read: the quad value on the fast path, the load otherwise.
   for (size_t k = 0; k < c.reads.size(); ++k) {
     Instruction* load = c.reads[k].load;
     Emitter t(ctx, ctx->get_instr_block(load));
     const Emitter::If read = t.WrapInIf(load, load, fast, Emitter::Arms::kElse);
-    const uint32_t phi_id = t.IfPhi(read, load->type_id(), sources[k], load->result_id());
+    const uint32_t phi_id =
+        t.IfPhi(read, load->type_id(), sources[k], load->result_id());
     if (phi_id == 0) return false;
-    Instruction* phi = defs->GetDef(phi_id);
+    Instruction* phi = get_def_use_mgr()->GetDef(phi_id);
     ctx->ReplaceAllUsesWithPredicate(
         load->result_id(), phi_id,
         [phi](Instruction* user) { return user != phi; });
   }
-  ctx->InvalidateAnalyses(IRContext::kAnalysisCFG |
-                          IRContext::kAnalysisDominatorAnalysis |
-                          IRContext::kAnalysisLoopAnalysis);
   return true;
 }
 
-QuadExchangePass::Status QuadExchangePass::Process() {
-  // Entry points and the shared variables their functions use.
+std::vector<std::pair<Instruction*, Function*>>
+QuadExchangePass::ComputeEntries() {
   std::vector<std::pair<Instruction*, Function*>> entries;
   for (Instruction& ep : get_module()->entry_points()) {
     if (static_cast<spv::ExecutionModel>(ep.GetSingleWordInOperand(0)) !=
@@ -1111,25 +1170,104 @@ QuadExchangePass::Status QuadExchangePass::Process() {
     }
     if (f != nullptr) entries.push_back({&ep, f});
   }
-  auto shared_vars = [&](Function* f) {
-    std::vector<Instruction*> vars;
-    for (Instruction& v : get_module()->types_values()) {
-      if (v.opcode() != spv::Op::OpVariable ||
-          static_cast<spv::StorageClass>(v.GetSingleWordInOperand(0)) !=
-              spv::StorageClass::Workgroup) {
-        continue;
-      }
-      bool used = false;
-      get_def_use_mgr()->ForEachUser(&v, [&](Instruction* u) {
-        BasicBlock* b = context()->get_instr_block(u);
-        if (b != nullptr && b->GetParent() == f) used = true;
-      });
-      if (used) vars.push_back(&v);
+  return entries;
+}
+
+std::vector<Instruction*> QuadExchangePass::SharedVars(Function* f) {
+  std::vector<Instruction*> vars;
+  for (Instruction& v : get_module()->types_values()) {
+    if (v.opcode() != spv::Op::OpVariable ||
+        static_cast<spv::StorageClass>(v.GetSingleWordInOperand(0)) !=
+            spv::StorageClass::Workgroup) {
+      continue;
     }
-    return vars;
-  };
+    bool used = false;
+    get_def_use_mgr()->ForEachUser(&v, [&](Instruction* u) {
+      BasicBlock* b = context()->get_instr_block(u);
+      if (b != nullptr && b->GetParent() == f) used = true;
+    });
+    if (used) vars.push_back(&v);
+  }
+  return vars;
+}
+
+std::string QuadExchangePass::MembershipText() {
+  for (const Instruction& cap : get_module()->capabilities()) {
+    const auto k = static_cast<spv::Capability>(cap.GetSingleWordInOperand(0));
+    if (!IsMembershipCapability(k)) continue;
+    spv_operand_desc desc = nullptr;
+    const std::string cap_name =
+        context()->grammar().lookupOperand(SPV_OPERAND_TYPE_CAPABILITY,
+                                           static_cast<uint32_t>(k),
+                                           &desc) == SPV_SUCCESS
+            ? desc->name
+            : std::to_string(static_cast<uint32_t>(k));
+    return "the module declares the capability " + cap_name;
+  }
+  return "";
+}
+
+QuadExchangePass::Refusal QuadExchangePass::AnalyzeEntry(
+    Function* f, const std::vector<Instruction*>& vars,
+    const std::string& membership, Candidate* c) {
+  if (!membership.empty()) {
+    return {Reason::kUsesSubgroupOps,
+            membership +
+                ": its results may depend on which invocations share "
+                "a subgroup, which the relabelled ids would change",
+            nullptr};
+  }
+  if (vars.size() > 1) {
+    return {Reason::kOtherAccessesNeedBarrier,
+            "the entry point uses " + std::to_string(vars.size()) +
+                " shared variables; their barriers order each other's "
+                "accesses",
+            nullptr};
+  }
+  Refusal r = ResolveSize(c->entry, &c->size);
+  if (!r.refused()) r = Analyze(f, vars[0], c);
+  return r;
+}
+
+std::string QuadExchangePass::ExchangedText(const Candidate& c) {
+  std::string kinds;
+  uint32_t ops = 0;
+  std::vector<std::string> seen;
+  for (const Read& r : c.reads) {
+    const std::string k =
+        r.source.is_broadcast
+            ? "broadcast of quad lane " + std::to_string(r.source.broadcast)
+            : std::string(DirectionText(r.source.xor_mask)) +
+                  (r.source.xor_mask == 0 ? " value" : " swap");
+    if (std::find(seen.begin(), seen.end(), k) != seen.end()) continue;
+    seen.push_back(k);
+    if (r.source.is_broadcast || r.source.xor_mask != 0) ++ops;
+    kinds += (kinds.empty() ? "" : ", ") + k;
+  }
+  const std::string removed =
+      FullSubgroups(c)
+          ? std::string(full_subgroups_
+                            ? "every subgroup full (promised)"
+                            : "every subgroup full (" + TargetFlag() + ", " +
+                                  std::to_string(c.size.Count()) +
+                                  " invocations, a multiple of 64)") +
+                ": the store, the barrier and the reads are removed"
+          : std::string(
+                "the store, the barrier and the reads are skipped when every "
+                "subgroup is full and SubgroupSize is a multiple of 4");
+  return std::to_string(c.reads.size()) + " read(s) of '" +
+         NameOf(c.var->result_id()) + "' (" + kinds + ") served by " +
+         std::to_string(ops) + " quad operation(s); " + removed +
+         " (identity relabelled to SubgroupId * SubgroupSize + "
+         "SubgroupLocalInvocationId)";
+}
+
+QuadExchangePass::Status QuadExchangePass::Process() {
+  // Entry points and the shared variables their functions use.
+  const std::vector<std::pair<Instruction*, Function*>> entries =
+      ComputeEntries();
   bool any_shared = false;
-  for (const auto& [ep, f] : entries) any_shared |= !shared_vars(f).empty();
+  for (const auto& [ep, f] : entries) any_shared |= !SharedVars(f).empty();
   if (!any_shared) return Status::SuccessWithoutChange;
 
   std::string why;
@@ -1139,88 +1277,28 @@ QuadExchangePass::Status QuadExchangePass::Process() {
     return Status::SuccessWithoutChange;
   }
   if (config().emit_hlsl) {
-    EmitRemark(RemarkKind::kMissed, "NotExpressibleInHlsl", nullptr, nullptr,
+    EmitRemark(RemarkKind::kMissed, ReasonName(Reason::kNotExpressibleInHlsl),
+               nullptr, nullptr,
                "the output is emitted as HLSL, which has no SubgroupId or "
                "NumSubgroups: the rewrite's lane layout and its check that every "
                "subgroup is full cannot be written in it");
     return Status::SuccessWithoutChange;
   }
-  std::string membership;
-  for (const Instruction& cap : get_module()->capabilities()) {
-    const auto k = static_cast<spv::Capability>(cap.GetSingleWordInOperand(0));
-    if (IsMembershipCapability(k)) {
-      spv_operand_desc desc = nullptr;
-      const std::string cap_name =
-          context()->grammar().lookupOperand(SPV_OPERAND_TYPE_CAPABILITY,
-                                             static_cast<uint32_t>(k),
-                                             &desc) == SPV_SUCCESS
-              ? desc->name
-              : std::to_string(static_cast<uint32_t>(k));
-      membership = "the module declares the capability " + cap_name;
-      break;
-    }
-  }
+  const std::string membership = MembershipText();
 
   bool changed = false;
   for (const auto& [ep, f] : entries) {
-    std::vector<Instruction*> vars = shared_vars(f);
+    const std::vector<Instruction*> vars = SharedVars(f);
     if (vars.empty()) continue;
-    if (!membership.empty()) {
-      EmitRemark(RemarkKind::kMissed, "UsesSubgroupOps", f, nullptr,
-                 membership +
-                     ": its results may depend on which invocations share "
-                     "a subgroup, which the relabelled ids would change");
-      continue;
-    }
-    if (vars.size() > 1) {
-      EmitRemark(RemarkKind::kMissed, "OtherAccessesNeedBarrier", f, nullptr,
-                 "the entry point uses " + std::to_string(vars.size()) +
-                     " shared variables; their barriers order each other's "
-                     "accesses");
-      continue;
-    }
     Candidate c;
     c.entry = ep;
-    Refusal refusal = ResolveSize(ep, &c.size);
-    if (!refusal.refused()) refusal = Analyze(f, vars[0], &c);
-    if (refusal.refused()) {
-      EmitRemark(RemarkKind::kMissed, ReasonName(refusal.reason), f,
-                 refusal.where, refusal.why);
+    const Refusal r = AnalyzeEntry(f, vars, membership, &c);
+    if (r.refused()) {
+      EmitRemark(RemarkKind::kMissed, ReasonName(r.reason), f, r.where, r.why);
       continue;
     }
-    std::string kinds;
-    uint32_t ops = 0;
-    std::vector<std::string> seen;
-    for (const Read& r : c.reads) {
-      const std::string k =
-          r.source.is_broadcast
-              ? "broadcast of quad lane " + std::to_string(r.source.broadcast)
-              : std::string(DirectionText(r.source.xor_mask)) +
-                    (r.source.xor_mask == 0 ? " value" : " swap");
-      if (std::find(seen.begin(), seen.end(), k) != seen.end()) continue;
-      seen.push_back(k);
-      if (r.source.is_broadcast || r.source.xor_mask != 0) ++ops;
-      kinds += (kinds.empty() ? "" : ", ") + k;
-    }
-    EmitRemark(
-        RemarkKind::kApplied, "Exchanged", f, c.store,
-        std::to_string(c.reads.size()) + " read(s) of '" +
-            NameOf(c.var->result_id()) + "' (" + kinds + ") served by " +
-            std::to_string(ops) + " quad operation(s); " +
-            (FullSubgroups(c)
-                 ? std::string(full_subgroups_
-                                   ? "every subgroup full (promised)"
-                                   : "every subgroup full (" + TargetFlag() +
-                                         ", " +
-                                         std::to_string(c.size.Count()) +
-                                         " invocations, a multiple of 64)") +
-                       ": the store, the barrier and the reads are removed"
-                 : std::string(
-                       "the store, the barrier and the reads are skipped "
-                       "when every subgroup is full and SubgroupSize is a "
-                       "multiple of 4")) +
-            " (identity relabelled to SubgroupId * SubgroupSize + "
-            "SubgroupLocalInvocationId)");
+    EmitRemark(RemarkKind::kApplied, "Exchanged", f, c.store,
+               ExchangedText(c));
     if (!Rewrite(c)) return Status::Failure;
     changed = true;
   }

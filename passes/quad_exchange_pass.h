@@ -68,12 +68,15 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "analysis/lane_layout.h"
 #include "passes/wave_pass.h"
 
 namespace waveopt {
+
+class Emitter;
 
 class QuadExchangePass : public WavePass {
  public:
@@ -159,6 +162,22 @@ class QuadExchangePass : public WavePass {
     std::vector<spvtools::opt::Instruction*> stores, loads;
     uint32_t value_type = 0;  // the stored value's type
   };
+
+  // Process's phases. The GLCompute entry points and their functions.
+  std::vector<std::pair<spvtools::opt::Instruction*, spvtools::opt::Function*>>
+  ComputeEntries();
+  // The Workgroup variables |f| uses.
+  std::vector<spvtools::opt::Instruction*> SharedVars(spvtools::opt::Function* f);
+  // "the module declares the capability X" for the first capability whose
+  // operations depend on subgroup membership, or "".
+  std::string MembershipText();
+  // Decide for entry point |c|'s |f| using shared variables |vars|
+  // (|membership|: MembershipText()): fills |c| or returns the refusal.
+  Refusal AnalyzeEntry(spvtools::opt::Function* f,
+                       const std::vector<spvtools::opt::Instruction*>& vars,
+                       const std::string& membership, Candidate* c);
+  // The applied remark's sentence for |c|.
+  std::string ExchangedText(const Candidate& c);
 
   // Analyses |var| in |function| in the phases below, in order; fills |c|
   // or returns the refusal.
@@ -267,9 +286,50 @@ class QuadExchangePass : public WavePass {
   // either wave size; docs/design/quad-exchange.md).
   bool FullSubgroups(const Candidate& c) const;
 
-  // Rewrites |c|. False when ids ran out (the module is then invalid; the
-  // pass returns Failure).
+  // Rewrites |c| in the phases below. False when ids ran out (the module is
+  // then invalid; the pass returns Failure).
   bool Rewrite(const Candidate& c);
+  // The entry block's values: the relabelled LocalInvocationIndex, the
+  // run-time check and the local and global ids made from the index.
+  struct Identity {
+    uint32_t u32 = 0;    // the 32-bit uint type
+    uint32_t index = 0;  // the relabelled index (behind the check)
+    uint32_t fast = 0;   // the run-time check; 0 under the promise
+    uint32_t local[3] = {0, 0, 0}, global[3] = {0, 0, 0};
+    uint32_t local_vec = 0, global_vec = 0;
+  };
+  // Declares the subgroup built-ins and emits |id|'s index and, without
+  // |promise|, its check, with |e|.
+  bool EmitIdentity(const Candidate& c, bool promise, Emitter* e, Identity* id);
+  // The check that every subgroup is full with a multiple of 4 lanes, from
+  // SubgroupSize |ss| and NumSubgroups |ns| (|u32|, |boolean|: types).
+  uint32_t EmitFullCheck(const Candidate& c, uint32_t ss, uint32_t ns,
+                         uint32_t u32, uint32_t boolean, Emitter* e);
+  // The local and global ids |c|'s identity loads need, from |id|'s index.
+  bool EmitInvocationIds(const Candidate& c, Emitter* e, Identity* id);
+  // Each identity load of |c| takes its relabelled value and goes.
+  void ReplaceIdentityLoads(const Candidate& c, const Identity& id);
+  // Where the quad operations go (before |quad_at| in |rest|): after the
+  // barrier under |promise|; else after the store and barrier, moved into
+  // a branch that runs when |fast| is false.
+  bool GuardSharedPath(const Candidate& c, bool promise, uint32_t fast,
+                       spvtools::opt::BasicBlock** rest,
+                       spvtools::opt::Instruction** quad_at);
+  // One quad operation per distinct source of |c|'s reads; |sources|: the
+  // value each read takes, in |c.reads|' order.
+  bool EmitQuadOps(const Candidate& c, spvtools::opt::BasicBlock* rest,
+                   spvtools::opt::Instruction* quad_at,
+                   std::vector<uint32_t>* sources);
+  // Under the promise: the reads take |sources|; the store, the barrier,
+  // the reads, their access chains and the array go.
+  void RemoveSharedPath(const Candidate& c,
+                        const std::vector<uint32_t>& sources);
+  // Removes |var| (name, decorations, interface) once nothing reads it.
+  void RemoveIfUnused(spvtools::opt::Instruction* var);
+  // Without the promise: each read becomes a phi of its source when |fast|
+  // and of the load, moved into a branch, otherwise.
+  bool GuardReads(const Candidate& c, uint32_t fast,
+                  const std::vector<uint32_t>& sources);
 
   // The full-subgroups promise.
   bool full_subgroups_ = false;
