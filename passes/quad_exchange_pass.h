@@ -105,8 +105,8 @@ class QuadExchangePass : public WavePass {
 
  private:
   // Why a candidate is refused: the missed remark's name is the reason's
-  // name in this list (docs/passes/quad-exchange.md's table), in the order
-  // Process and Analyze test them.
+  // name in this list (docs/passes/quad-exchange.md's table), about in the
+  // order Process and Analyze's phases test them.
 #define WAVEOPT_QUAD_EXCHANGE_REASONS(X)                                   \
   X(NotExpressibleInHlsl) X(UsesSubgroupOps) X(OtherAccessesNeedBarrier)  \
   X(UnknownWorkgroupSize) X(UsedInOtherFunction) X(UnsupportedAccess)     \
