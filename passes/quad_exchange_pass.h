@@ -68,12 +68,15 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "analysis/lane_layout.h"
 #include "passes/wave_pass.h"
 
 namespace waveopt {
+
+class Emitter;
 
 class QuadExchangePass : public WavePass {
  public:
@@ -106,6 +109,37 @@ class QuadExchangePass : public WavePass {
   };
 
  private:
+  // Why a candidate is refused: the missed remark's name is the reason's
+  // name in this list (docs/passes/quad-exchange.md's table), about in the
+  // order Process and Analyze's phases test them.
+#define WAVEOPT_QUAD_EXCHANGE_REASONS(X)                                   \
+  X(NotExpressibleInHlsl) X(UsesSubgroupOps) X(OtherAccessesNeedBarrier)  \
+  X(UnknownWorkgroupSize) X(UsedInOtherFunction) X(UnsupportedAccess)     \
+  X(NoStore) X(SecondWrite) X(UnsupportedElementType) X(PartialElement)   \
+  X(NoRead) X(NoBarrier) X(BarrierInLoop) X(DivergentExitBetween)         \
+  X(BarrierNotReachedByAll) X(ReadBeforeBarrier) X(ReadInLoopHeader)      \
+  X(IdentityInCallee) X(UnsupportedIdentityUse) X(WorkgroupNotMultipleOf4) \
+  X(OutOfBounds) X(IndexNotLocal) X(IndexNotEvaluated)                    \
+  X(ConflictingWrites) X(GuardNotEvaluable) X(ReadsUnwritten)             \
+  X(ReadAcrossQuads) X(NotQuadOrdered) X(MixedQuadLanes)
+  enum class Reason {
+    kNone,
+#define WAVEOPT_QUAD_EXCHANGE_REASON_ENUM(name) k##name,
+    WAVEOPT_QUAD_EXCHANGE_REASONS(WAVEOPT_QUAD_EXCHANGE_REASON_ENUM)
+#undef WAVEOPT_QUAD_EXCHANGE_REASON_ENUM
+  };
+  // The remark name of |reason| ("" for kNone).
+  static const char* ReasonName(Reason reason);
+
+  // A candidate refused: |reason|, the remark's sentence |why| and the
+  // instruction it is about, |where| (may be null).
+  struct Refusal {
+    Reason reason = Reason::kNone;
+    std::string why;
+    spvtools::opt::Instruction* where = nullptr;
+    bool refused() const { return reason != Reason::kNone; }
+  };
+
   // One read of the shared array and how it is served.
   struct Read {
     spvtools::opt::Instruction* load = nullptr;
@@ -126,11 +160,61 @@ class QuadExchangePass : public WavePass {
     std::vector<spvtools::opt::Instruction*> identity_loads;
   };
 
-  // Analyses |var| in |function|; fills |c| or returns a remark name and
-  // sets |why| and |where|.
-  std::string Analyze(spvtools::opt::Function* function,
-                      spvtools::opt::Instruction* var, Candidate* c,
-                      std::string* why, spvtools::opt::Instruction** where);
+  // What Analyze's first phases learn about the shared variable.
+  struct Accesses {
+    std::string var_name;  // quoted, for remarks
+    // Its loads and stores through access chains, in def-use order.
+    std::vector<spvtools::opt::Instruction*> stores, loads;
+    uint32_t value_type = 0;  // the stored value's type
+  };
+
+  // Process's phases. The GLCompute entry points and their functions.
+  std::vector<std::pair<spvtools::opt::Instruction*, spvtools::opt::Function*>>
+  ComputeEntries();
+  // The Workgroup variables |f| uses.
+  std::vector<spvtools::opt::Instruction*> SharedVars(spvtools::opt::Function* f);
+  // "the module declares the capability X" for the first capability whose
+  // operations depend on subgroup membership, or "".
+  std::string MembershipText();
+  // Decide for entry point |c|'s |f| using shared variables |vars|
+  // (|membership|: MembershipText()): fills |c| or returns the refusal.
+  Refusal AnalyzeEntry(spvtools::opt::Function* f,
+                       const std::vector<spvtools::opt::Instruction*>& vars,
+                       const std::string& membership, Candidate* c);
+  // The applied remark's sentence for |c|.
+  std::string ExchangedText(const Candidate& c);
+
+  // Analyses |var| in |function| in the phases below, in order; fills |c|
+  // or returns the refusal.
+  Refusal Analyze(spvtools::opt::Function* function,
+                  spvtools::opt::Instruction* var, Candidate* c);
+  // Collect: the loads and stores of |c|'s variable, each of a whole leaf
+  // element through one access chain based on the variable itself.
+  Refusal CollectAccesses(const Candidate& c, Accesses* a);
+  // Decide: exactly one store, of an integer or float element, read whole
+  // by at least one load; sets |c|'s store and |a|'s value type.
+  Refusal CheckStoreAndLoads(Candidate* c, Accesses* a);
+  // Collect: the last control barrier after the store (which runs once);
+  // sets |c|'s barrier.
+  Refusal FindBarrier(const Accesses& a, Candidate* c);
+  // Decide: the barrier is a workgroup barrier of shared memory only, out
+  // of loops, reached by every invocation right after the store.
+  Refusal CheckBarrier(const Accesses& a, const Candidate& c);
+  // Decide: no memory barrier, call or other shared variable of the
+  // function relies on the barrier.
+  Refusal CheckOtherMemory(const Candidate& c);
+  // Decide: every read comes after the barrier, none in a loop header.
+  Refusal CheckReads(const Accesses& a, const Candidate& c);
+  // Collect: the identity built-ins' loads (only in this function, whole or
+  // through constant-index chains, 32-bit unsigned), in program order.
+  Refusal CollectIdentityLoads(Candidate* c);
+  // The identity loads of built-in variable |v| into |c|; the refusal's
+  // reason and |where| for one it cannot relabel.
+  Reason CollectIdentityLoadsOf(spvtools::opt::Instruction* v, Candidate* c,
+                                spvtools::opt::Instruction** where);
+  // Evaluate: the element each invocation writes and reads, and how each
+  // read is served; fills |c|'s reads.
+  Refusal EvaluateAccesses(const Accesses& a, Candidate* c);
 
   // The evaluation of one candidate's indices and read guards: every
   // invocation, in any workgroup (LaneEnv::workgroup_unknown).
@@ -141,6 +225,10 @@ class QuadExchangePass : public WavePass {
     uint32_t value_type = 0;                    // its element type
     std::string var_name;                       // quoted, for remarks
   };
+  // The writer of each element the store writes (|writer|: element ->
+  // invocation), or ConflictingWrites / an index refusal.
+  Refusal EvaluateWriters(Lanes* lanes, spvtools::opt::Instruction* store,
+                          std::unordered_map<int64_t, uint32_t>* writer);
   // The flat element an access touches for one invocation: |index| >= 0,
   // or out of bounds, or not evaluated (|unknown| names what could not be,
   // |index_id| the index it was computing, when it is one).
@@ -154,32 +242,32 @@ class QuadExchangePass : public WavePass {
                     uint32_t i);
   // The refusal for an element |e| of |access| that is not an index
   // (OutOfBounds, IndexNotLocal, IndexNotEvaluated) for invocation |i|.
-  std::string IndexRefusal(const Lanes& lanes, const Element& e,
-                           spvtools::opt::Instruction* access, uint32_t i,
-                           std::string* why,
-                           spvtools::opt::Instruction** where);
+  Refusal IndexRefusal(const Lanes& lanes, const Element& e,
+                       spvtools::opt::Instruction* access, uint32_t i);
   // How read |load| is served (|read|), from the invocations that execute
   // it (the lane layout analysis's execution predicate) and the writer of
-  // each one's element; or a remark name with |why|. An invocation whose
-  // execution cannot be evaluated must be servable as if it read (then the
-  // rewrite is right either way); where it is not, the unknown decides and
-  // the read is refused, GuardNotEvaluable.
-  std::string AnalyzeRead(
-      Lanes* lanes, const std::unordered_map<int64_t, uint32_t>& writer,
-      spvtools::opt::Instruction* load, Read* read, std::string* why,
-      spvtools::opt::Instruction** where);
+  // each one's element; or the refusal. An invocation whose execution
+  // cannot be evaluated must be servable as if it read (then the rewrite is
+  // right either way); where it is not, the unknown decides and the read is
+  // refused, GuardNotEvaluable.
+  Refusal AnalyzeRead(Lanes* lanes,
+                      const std::unordered_map<int64_t, uint32_t>& writer,
+                      spvtools::opt::Instruction* load, Read* read);
+  // GuardNotEvaluable for invocation |i| whose execution of read |load| is
+  // |reach|, not known: "and if it does, |then|".
+  Refusal GuardRefusal(const Lanes& lanes, spvtools::opt::Instruction* load,
+                       uint32_t i, const ReachResult& reach,
+                       const std::string& then);
   // ReadAcrossQuads or NotQuadOrdered for |reader| reading |writer|'s
-  // element.
-  std::string AcrossQuads(spvtools::opt::Function* function,
-                          const Lanes* lanes, uint32_t reader,
-                          uint32_t writer, std::string* why);
+  // element with |load|.
+  Refusal AcrossQuads(spvtools::opt::Function* function, const Lanes* lanes,
+                      spvtools::opt::Instruction* load, uint32_t reader,
+                      uint32_t writer);
   // "OpPhi %name" for a remark.
   std::string InstText(const spvtools::opt::Instruction* inst);
 
-  // The workgroup size of entry point |entry|, or "" on success / a remark
-  // name with |why|.
-  std::string ResolveSize(spvtools::opt::Instruction* entry, WorkgroupSize* size,
-                          std::string* why);
+  // The workgroup size of entry point |entry|, or the refusal.
+  Refusal ResolveSize(spvtools::opt::Instruction* entry, WorkgroupSize* size);
 
   // Whether the def chain of |id| may reach WorkgroupId, GlobalInvocationId,
   // NumWorkgroups, memory other than Function variables, a function
@@ -194,9 +282,50 @@ class QuadExchangePass : public WavePass {
   // either wave size; docs/design/quad-exchange.md).
   bool FullSubgroups(const Candidate& c) const;
 
-  // Rewrites |c|. False when ids ran out (the module is then invalid; the
-  // pass returns Failure).
+  // Rewrites |c| in the phases below. False when ids ran out (the module is
+  // then invalid; the pass returns Failure).
   bool Rewrite(const Candidate& c);
+  // The entry block's values: the relabelled LocalInvocationIndex, the
+  // run-time check and the local and global ids made from the index.
+  struct Identity {
+    uint32_t u32 = 0;    // the 32-bit uint type
+    uint32_t index = 0;  // the relabelled index (behind the check)
+    uint32_t fast = 0;   // the run-time check; 0 under the promise
+    uint32_t local[3] = {0, 0, 0}, global[3] = {0, 0, 0};
+    uint32_t local_vec = 0, global_vec = 0;
+  };
+  // Declares the subgroup built-ins and emits |id|'s index and, without
+  // |promise|, its check, with |e|.
+  bool EmitIdentity(const Candidate& c, bool promise, Emitter* e, Identity* id);
+  // The check that every subgroup is full with a multiple of 4 lanes, from
+  // SubgroupSize |ss| and NumSubgroups |ns| (|u32|, |boolean|: types).
+  uint32_t EmitFullCheck(const Candidate& c, uint32_t ss, uint32_t ns,
+                         uint32_t u32, uint32_t boolean, Emitter* e);
+  // The local and global ids |c|'s identity loads need, from |id|'s index.
+  bool EmitInvocationIds(const Candidate& c, Emitter* e, Identity* id);
+  // Each identity load of |c| takes its relabelled value and goes.
+  void ReplaceIdentityLoads(const Candidate& c, const Identity& id);
+  // Where the quad operations go (before |quad_at| in |rest|): after the
+  // barrier under |promise|; else after the store and barrier, moved into
+  // a branch that runs when |fast| is false.
+  bool GuardSharedPath(const Candidate& c, bool promise, uint32_t fast,
+                       spvtools::opt::BasicBlock** rest,
+                       spvtools::opt::Instruction** quad_at);
+  // One quad operation per distinct source of |c|'s reads; |sources|: the
+  // value each read takes, in |c.reads|' order.
+  bool EmitQuadOps(const Candidate& c, spvtools::opt::BasicBlock* rest,
+                   spvtools::opt::Instruction* quad_at,
+                   std::vector<uint32_t>* sources);
+  // Under the promise: the reads take |sources|; the store, the barrier,
+  // the reads, their access chains and the array go.
+  void RemoveSharedPath(const Candidate& c,
+                        const std::vector<uint32_t>& sources);
+  // Removes |var| (name, decorations, interface) once nothing reads it.
+  void RemoveIfUnused(spvtools::opt::Instruction* var);
+  // Without the promise: each read becomes a phi of its source when |fast|
+  // and of the load, moved into a branch, otherwise.
+  bool GuardReads(const Candidate& c, uint32_t fast,
+                  const std::vector<uint32_t>& sources);
 
   // The full-subgroups promise.
   bool full_subgroups_ = false;
