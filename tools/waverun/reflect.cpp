@@ -451,15 +451,12 @@ void Reflector::MatrixLines(const Inst& scalar, uint64_t offset, uint32_t lines,
 
 bool Reflector::StructFields(uint32_t type, const Inst& t, uint64_t offset,
                              std::vector<Field>* out, std::string* error, int depth) {
-  // Known bug, kept by the refactor that made this function: members are
-  // laid out from 0, not from |offset|, so a nested struct's fields land at
-  // offsets within it (buffer { uint a[4]; Inner in; }: in's float at byte 4,
-  // not 20, for fill=typed).
-  (void)offset;
-  uint64_t off = 0;
+  // Member Offsets are relative to the struct, which itself lies at
+  // |offset| (a nested struct, an element of an array of structs).
+  uint64_t off = offset;
   for (uint32_t m = 0; m < t.num_ops; ++m) {
     const Deco& md = MemberDeco(type, m);
-    if (md.Has(spv::DecorationOffset)) off = md.Get(spv::DecorationOffset);
+    if (md.Has(spv::DecorationOffset)) off = offset + md.Get(spv::DecorationOffset);
     uint32_t mt = t.ops[m];
     auto address = address_members_.find({type, m});
     if (address != address_members_.end()) {
