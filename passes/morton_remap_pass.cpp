@@ -777,188 +777,235 @@ bool MortonRemapPass::SubgroupDependence(const EntryInfo& info,
   return false;
 }
 
-std::unordered_map<uint32_t, MortonRemapPass::Taint> MortonRemapPass::ComputeTaint(
-    const EntryInfo& info) {
-  auto* def_use = get_def_use_mgr();
-  auto* types = context()->get_type_mgr();
-  std::unordered_map<uint32_t, Taint> taint;  // values, memory roots, returns
-  auto get = [&taint](uint32_t id) {
-    auto it = taint.find(id);
-    return it == taint.end() ? Taint{0, 0, 0, 0} : it->second;
-  };
-  auto any = [](const Taint& t) {
+// Propagates Taint through the functions of one entry point: to values,
+// memory roots (variables, pointer parameters) and function returns.
+class MortonRemapPass::TaintFlow {
+ public:
+  explicit TaintFlow(MortonRemapPass* pass)
+      : pass_(pass),
+        def_use_(pass->get_def_use_mgr()),
+        types_(pass->context()->get_type_mgr()) {}
+
+  // The identity built-ins of |id_vars|, per component (|one_d|: a 1-D
+  // workgroup, whose y never varies).
+  void Seed(const std::unordered_map<uint32_t, IdKind>& id_vars, bool one_d) {
+    for (const auto& [var, kind] : id_vars) {
+      if (kind == kLocalIndex) {
+        taint_[var] = Splat(one_d ? kVariesWithX : kVariesWithX | kVariesWithY);
+      } else {
+        taint_[var] =
+            Taint{kVariesWithX, one_d ? uint8_t{0} : kVariesWithY, 0, 0};
+      }
+    }
+  }
+  // One pass over every instruction of |functions|; whether a taint grew.
+  bool Sweep(const std::vector<Function*>& functions) {
+    changed_ = false;
+    for (Function* func : functions) {
+      func->ForEachInst([this, func](Instruction* inst) { Visit(func, inst); });
+    }
+    return changed_;
+  }
+  std::unordered_map<uint32_t, Taint> Take() { return std::move(taint_); }
+
+ private:
+  static uint8_t Any(const Taint& t) {
     return static_cast<uint8_t>(t[0] | t[1] | t[2] | t[3]);
-  };
-  auto splat = [](uint8_t v) { return Taint{v, v, v, v}; };
-  bool changed = false;
-  auto merge = [&](uint32_t id, const Taint& t) {
-    if (any(t) == 0) return;
-    Taint& cur = taint[id];
+  }
+  static Taint Splat(uint8_t v) { return Taint{v, v, v, v}; }
+  Taint Get(uint32_t id) const {
+    auto it = taint_.find(id);
+    return it == taint_.end() ? Taint{0, 0, 0, 0} : it->second;
+  }
+  void Merge(uint32_t id, const Taint& t) {
+    if (Any(t) == 0) return;
+    Taint& cur = taint_[id];
     for (int i = 0; i < 4; ++i) {
       if ((cur[i] | t[i]) != cur[i]) {
         cur[i] |= t[i];
-        changed = true;
+        changed_ = true;
       }
     }
-  };
-  auto is_vector = [types](uint32_t type_id) {
-    const auto* type = types->GetType(type_id);
+  }
+  bool IsVector(uint32_t type_id) const {
+    const auto* type = types_->GetType(type_id);
     return type != nullptr && type->AsVector() != nullptr;
-  };
-  auto vector_size = [types](uint32_t type_id) -> uint32_t {
-    const auto* type = types->GetType(type_id);
+  }
+  uint32_t VectorSize(uint32_t type_id) const {
+    const auto* type = types_->GetType(type_id);
     return type && type->AsVector() ? type->AsVector()->element_count() : 1;
-  };
+  }
   // The variable or function parameter |ptr| points into.
-  auto root = [def_use](uint32_t ptr) {
-    Instruction* def = def_use->GetDef(ptr);
+  Instruction* Root(uint32_t ptr) const {
+    Instruction* def = def_use_->GetDef(ptr);
     while (def != nullptr && (IsAccessChain(def->opcode()) ||
                               def->opcode() == spv::Op::OpCopyObject)) {
-      def = def_use->GetDef(def->GetSingleWordInOperand(0));
+      def = def_use_->GetDef(def->GetSingleWordInOperand(0));
     }
     return def;
-  };
-
-  // Seeds: the identity built-ins, per component.
-  const bool one_d = info.shape.y == 1;
-  for (const auto& [var, kind] : id_vars_) {
-    if (kind == kLocalIndex) {
-      taint[var] = splat(one_d ? kVariesWithX : kVariesWithX | kVariesWithY);
-    } else {
-      taint[var] = Taint{kVariesWithX, one_d ? uint8_t{0} : kVariesWithY, 0, 0};
-    }
   }
 
+  void Visit(Function* func, Instruction* inst);
+  void Load(Instruction* inst);
+  void Store(Instruction* inst);
+  void Call(Instruction* inst);
+  void Extract(Instruction* inst);
+  void Construct(Instruction* inst);
+  void Shuffle(Instruction* inst);
+  void Elementwise(Instruction* inst);
+
+  MortonRemapPass* pass_;
+  spvtools::opt::analysis::DefUseManager* def_use_;
+  spvtools::opt::analysis::TypeManager* types_;
+  std::unordered_map<uint32_t, Taint> taint_;
+  bool changed_ = false;
+};
+
+void MortonRemapPass::TaintFlow::Visit(Function* func, Instruction* inst) {
+  switch (inst->opcode()) {
+    case spv::Op::OpLoad:
+      return Load(inst);
+    case spv::Op::OpStore:
+      return Store(inst);
+    case spv::Op::OpFunctionCall:
+      return Call(inst);
+    case spv::Op::OpReturnValue:
+      return Merge(func->result_id(),
+                   Splat(Any(Get(inst->GetSingleWordInOperand(0)))));
+    case spv::Op::OpCompositeExtract:
+      return Extract(inst);
+    case spv::Op::OpCompositeConstruct:
+      if (IsVector(inst->type_id())) return Construct(inst);
+      break;
+    case spv::Op::OpVectorShuffle:
+      return Shuffle(inst);
+    case spv::Op::OpVariable:
+    case spv::Op::OpFunctionParameter:
+    case spv::Op::OpLabel:
+    case spv::Op::OpFunction:
+      return;
+    default:
+      break;
+  }
+  Elementwise(inst);
+}
+
+void MortonRemapPass::TaintFlow::Load(Instruction* inst) {
+  Instruction* r = Root(inst->GetSingleWordInOperand(0));
+  if (r == nullptr) return;
+  Taint t = Get(r->result_id());
+  Instruction* p = def_use_->GetDef(inst->GetSingleWordInOperand(0));
+  if (p != r) {
+    // One constant component of the root, or any of them.
+    uint32_t k = 0;
+    bool spec = false;
+    if (IsAccessChain(p->opcode()) && p->NumInOperands() == 2 &&
+        def_use_->GetDef(p->GetSingleWordInOperand(0)) == r &&
+        pass_->ConstantValue(p->GetSingleWordInOperand(1), &k, &spec) &&
+        k < 4) {
+      t = Splat(t[k]);
+    } else {
+      t = Splat(Any(t));
+    }
+  }
+  Merge(inst->result_id(), IsVector(inst->type_id()) ? t : Splat(Any(t)));
+}
+
+void MortonRemapPass::TaintFlow::Store(Instruction* inst) {
+  Instruction* r = Root(inst->GetSingleWordInOperand(0));
+  if (r == nullptr) return;
+  const Taint t = Get(inst->GetSingleWordInOperand(1));
+  const bool whole = r->result_id() == inst->GetSingleWordInOperand(0);
+  Merge(r->result_id(), whole ? t : Splat(Any(t)));
+}
+
+void MortonRemapPass::TaintFlow::Call(Instruction* inst) {
+  Function* callee =
+      pass_->context()->GetFunction(inst->GetSingleWordInOperand(0));
+  if (callee == nullptr) return;
+  // Arguments to parameters; through pointers both ways.
+  uint32_t i = 1;
+  callee->ForEachParam([&](Instruction* param) {
+    if (i >= inst->NumInOperands()) return;
+    const uint32_t arg = inst->GetSingleWordInOperand(i++);
+    Instruction* r = Root(arg);
+    const auto* type = types_->GetType(param->type_id());
+    if (type != nullptr && type->AsPointer() != nullptr && r != nullptr) {
+      Merge(param->result_id(), Get(r->result_id()));
+      Merge(r->result_id(), Get(param->result_id()));
+    } else {
+      Merge(param->result_id(), Get(arg));
+    }
+  });
+  Merge(inst->result_id(), Get(callee->result_id()));
+}
+
+void MortonRemapPass::TaintFlow::Extract(Instruction* inst) {
+  const Taint t = Get(inst->GetSingleWordInOperand(0));
+  if (inst->NumInOperands() == 2 &&
+      IsVector(def_use_->GetDef(inst->GetSingleWordInOperand(0))->type_id())) {
+    const uint32_t k = inst->GetSingleWordInOperand(1);
+    Merge(inst->result_id(), Splat(k < 4 ? t[k] : 0));
+  } else {
+    Merge(inst->result_id(), Splat(Any(t)));
+  }
+}
+
+void MortonRemapPass::TaintFlow::Construct(Instruction* inst) {
+  Taint t = {0, 0, 0, 0};
+  uint32_t slot = 0;
+  for (uint32_t i = 0; i < inst->NumInOperands(); ++i) {
+    const uint32_t part = inst->GetSingleWordInOperand(i);
+    const Taint pt = Get(part);
+    const uint32_t n = VectorSize(def_use_->GetDef(part)->type_id());
+    for (uint32_t j = 0; j < n && slot < 4; ++j) t[slot++] = pt[j];
+  }
+  Merge(inst->result_id(), t);
+}
+
+void MortonRemapPass::TaintFlow::Shuffle(Instruction* inst) {
+  const uint32_t a = inst->GetSingleWordInOperand(0);
+  const uint32_t b = inst->GetSingleWordInOperand(1);
+  const uint32_t na = VectorSize(def_use_->GetDef(a)->type_id());
+  const Taint ta = Get(a), tb = Get(b);
+  Taint t = {0, 0, 0, 0};
+  for (uint32_t i = 2; i < inst->NumInOperands() && i < 6; ++i) {
+    const uint32_t c = inst->GetSingleWordInOperand(i);
+    if (c < na && c < 4) {
+      t[i - 2] = ta[c];
+    } else if (c >= na && c - na < 4) {
+      t[i - 2] = tb[c - na];
+    }
+  }
+  Merge(inst->result_id(), t);
+}
+
+void MortonRemapPass::TaintFlow::Elementwise(Instruction* inst) {
+  if (inst->result_id() == 0 || inst->type_id() == 0 ||
+      IsAccessChain(inst->opcode())) {
+    return;
+  }
+  // Component-wise union of the operands (scalars are stored splatted, so
+  // they broadcast).
+  Taint t = {0, 0, 0, 0};
+  for (uint32_t i = 0; i < inst->NumInOperands(); ++i) {
+    const Operand& operand = inst->GetInOperand(i);
+    if (!spvIsIdType(operand.type)) continue;
+    const Taint ot = Get(operand.words[0]);
+    for (int c = 0; c < 4; ++c) t[c] |= ot[c];
+  }
+  Merge(inst->result_id(), IsVector(inst->type_id()) ? t : Splat(Any(t)));
+}
+
+std::unordered_map<uint32_t, MortonRemapPass::Taint>
+MortonRemapPass::ComputeTaint(const EntryInfo& info) {
+  TaintFlow flow(this);
+  flow.Seed(id_vars_, info.shape.y == 1);
   // Propagate to a fixed point (the lattice is finite; the bound is a guard).
   for (int round = 0; round < 64; ++round) {
-    changed = false;
-    for (Function* func : info.reached) {
-      func->ForEachInst([&](Instruction* inst) {
-        const spv::Op op = inst->opcode();
-        const uint32_t result = inst->result_id();
-        switch (op) {
-          case spv::Op::OpLoad: {
-            Instruction* r = root(inst->GetSingleWordInOperand(0));
-            if (r == nullptr) return;
-            Taint t = get(r->result_id());
-            Instruction* p = def_use->GetDef(inst->GetSingleWordInOperand(0));
-            if (p != r) {
-              uint32_t k = 0;
-              bool spec = false;
-              if (IsAccessChain(p->opcode()) && p->NumInOperands() == 2 &&
-                  get_def_use_mgr()->GetDef(p->GetSingleWordInOperand(0)) ==
-                      r &&
-                  ConstantValue(p->GetSingleWordInOperand(1), &k, &spec) &&
-                  k < 4) {
-                t = splat(t[k]);
-              } else {
-                t = splat(any(t));
-              }
-            }
-            merge(result, is_vector(inst->type_id()) ? t : splat(any(t)));
-            return;
-          }
-          case spv::Op::OpStore: {
-            Instruction* r = root(inst->GetSingleWordInOperand(0));
-            if (r == nullptr) return;
-            const Taint t = get(inst->GetSingleWordInOperand(1));
-            const bool whole =
-                r->result_id() == inst->GetSingleWordInOperand(0);
-            merge(r->result_id(), whole ? t : splat(any(t)));
-            return;
-          }
-          case spv::Op::OpFunctionCall: {
-            Function* callee =
-                context()->GetFunction(inst->GetSingleWordInOperand(0));
-            if (callee == nullptr) return;
-            uint32_t i = 1;
-            callee->ForEachParam([&](Instruction* param) {
-              if (i >= inst->NumInOperands()) return;
-              const uint32_t arg = inst->GetSingleWordInOperand(i++);
-              Instruction* r = root(arg);
-              const auto* type = types->GetType(param->type_id());
-              if (type != nullptr && type->AsPointer() != nullptr &&
-                  r != nullptr) {
-                merge(param->result_id(), get(r->result_id()));
-                merge(r->result_id(), get(param->result_id()));
-              } else {
-                merge(param->result_id(), get(arg));
-              }
-            });
-            merge(result, get(callee->result_id()));
-            return;
-          }
-          case spv::Op::OpReturnValue:
-            merge(func->result_id(),
-                  splat(any(get(inst->GetSingleWordInOperand(0)))));
-            return;
-          case spv::Op::OpCompositeExtract: {
-            Taint t = get(inst->GetSingleWordInOperand(0));
-            if (inst->NumInOperands() == 2 &&
-                is_vector(def_use->GetDef(inst->GetSingleWordInOperand(0))
-                              ->type_id())) {
-              const uint32_t k = inst->GetSingleWordInOperand(1);
-              merge(result, splat(k < 4 ? t[k] : 0));
-            } else {
-              merge(result, splat(any(t)));
-            }
-            return;
-          }
-          case spv::Op::OpCompositeConstruct: {
-            if (!is_vector(inst->type_id())) break;
-            Taint t = {0, 0, 0, 0};
-            uint32_t slot = 0;
-            for (uint32_t i = 0; i < inst->NumInOperands(); ++i) {
-              const uint32_t part = inst->GetSingleWordInOperand(i);
-              const Taint pt = get(part);
-              const uint32_t n = vector_size(def_use->GetDef(part)->type_id());
-              for (uint32_t j = 0; j < n && slot < 4; ++j) t[slot++] = pt[j];
-            }
-            merge(result, t);
-            return;
-          }
-          case spv::Op::OpVectorShuffle: {
-            const uint32_t a = inst->GetSingleWordInOperand(0);
-            const uint32_t b = inst->GetSingleWordInOperand(1);
-            const uint32_t na = vector_size(def_use->GetDef(a)->type_id());
-            const Taint ta = get(a), tb = get(b);
-            Taint t = {0, 0, 0, 0};
-            for (uint32_t i = 2; i < inst->NumInOperands() && i < 6; ++i) {
-              const uint32_t c = inst->GetSingleWordInOperand(i);
-              if (c < na && c < 4) {
-                t[i - 2] = ta[c];
-              } else if (c >= na && c - na < 4) {
-                t[i - 2] = tb[c - na];
-              }
-            }
-            merge(result, t);
-            return;
-          }
-          case spv::Op::OpVariable:
-          case spv::Op::OpFunctionParameter:
-          case spv::Op::OpLabel:
-          case spv::Op::OpFunction:
-            return;
-          default:
-            break;
-        }
-        if (result == 0 || inst->type_id() == 0 || IsAccessChain(op)) return;
-        // Everything else: component-wise union of the operands (scalars
-        // are stored splatted, so they broadcast).
-        Taint t = {0, 0, 0, 0};
-        for (uint32_t i = 0; i < inst->NumInOperands(); ++i) {
-          const Operand& operand = inst->GetInOperand(i);
-          if (!spvIsIdType(operand.type)) continue;
-          const Taint ot = get(operand.words[0]);
-          for (int c = 0; c < 4; ++c) t[c] |= ot[c];
-        }
-        merge(result, is_vector(inst->type_id()) ? t : splat(any(t)));
-      });
-    }
-    if (!changed) break;
+    if (!flow.Sweep(info.reached)) break;
   }
-
-  return taint;
+  return flow.Take();
 }
 
 std::string MortonRemapPass::Weights::Describe(bool tiled_kinds) const {
@@ -1461,9 +1508,10 @@ bool MortonRemapPass::HeaviestDecomposition(Lanes* lanes, Decomposition* best,
       *odd = d;
       continue;
     }
-    const double w = BlockWeight(item.access->function,
-                                 context()->get_instr_block(item.access->inst)) *
-                     FrameWeight(*lanes->evaluator, item.frame);
+    const double w =
+        BlockWeight(item.access->function,
+                    context()->get_instr_block(item.access->inst)) *
+        FrameWeight(*lanes->evaluator, item.frame);
     auto it = std::find_if(candidates.begin(), candidates.end(),
                            [&](const std::pair<Decomposition, double>& c) {
                              return c.first.block == d.block &&

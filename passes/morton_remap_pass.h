@@ -205,7 +205,8 @@ class MortonRemapPass : public WavePass {
     std::string layout_text;     // the permutation, for the remark
   };
 
-  // Process's phases. Fills builtin_vars_ and id_vars_.
+  // Process's phases, in order. IndexBuiltInVars fills builtin_vars_ and
+  // id_vars_.
   void IndexBuiltInVars();
   // The entry points with a function, and per function how many of them
   // reach it.
@@ -224,12 +225,14 @@ class MortonRemapPass : public WavePass {
   // profitable mode), is quad-ordered already, or depends on subgroup
   // membership without force.
   bool EvaluateLanes(EntryInfo* info, Run* run, Lanes* lanes, Plan* plan);
-  // Whether some access of |lanes| is quad-ordered already (AlreadyQuadOrdered
-  // remark when it is).
+  // Whether some access of |lanes| is quad-ordered already (then with an
+  // AlreadyQuadOrdered remark).
   bool QuadOrdered(const EntryInfo& info, Lanes* lanes);
+  // The LinearIndex remark: no 2-D access splits the index.
   void RefuseLinearIndex(const EntryInfo& info, const std::string& shape_text);
   // Fills |plan|'s permutation and layout text; false (with a remark) when
-  // no side is even.
+  // a side of the grid, or of every split of the index, is odd, or the
+  // index is not split at all.
   bool ChoosePermutation(EntryInfo* info, Lanes* lanes, Plan* plan);
   // The index path of ChoosePermutation: the kernel's own split.
   bool IndexPermutation(EntryInfo* info, Lanes* lanes, Plan* plan);
@@ -308,6 +311,8 @@ class MortonRemapPass : public WavePass {
       const std::unordered_map<uint32_t, const char*>& lane_vars,
       Dependence* dependence);
 
+  // Propagates Taint (defined in the .cpp).
+  class TaintFlow;
   // Taint of every value of |info|'s functions from the identity built-ins.
   std::unordered_map<uint32_t, Taint> ComputeTaint(const EntryInfo& info);
 
