@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <deque>
+#include <iterator>
 #include <memory>
 
 #include "analysis/ir_util.h"
@@ -77,6 +78,33 @@ bool IsDerivative(spv::Op op) {
 std::string OpText(spv::Op op) {
   return std::string("Op") + spvOpcodeString(op);
 }
+
+// The missed remarks, in MortonRemapPass::Missed order: the name, and the
+// text of those whose text never varies ("" for the others).
+struct MissedRemark {
+  const char* name;
+  const char* text;
+};
+constexpr MissedRemark kMissedRemarks[] = {
+    {"NotCompute", "only GLCompute entry points are remapped"},
+    {"KernelModule", "OpenCL kernels are not supported; only Shader modules"},
+    {"UnsupportedBuiltInUse", ""},
+    {"NoInvocationIds",
+     "the entry point does not read LocalInvocationId, GlobalInvocationId or "
+     "LocalInvocationIndex: nothing to relabel"},
+    {"AlreadyQuadOrdered", ""},
+    {"UnsupportedWorkgroupSize", ""},
+    {"SpecConstantWorkgroupSize", ""},
+    {"OddWorkgroupSize", ""},
+    {"LinearIndex", ""},
+    {"SharedFunctions",
+     "a function this entry point reaches is also reached by another entry "
+     "point, which would see the relabelled ids"},
+    {"UsesSubgroupOps", ""},
+    {"UsesSubgroupBuiltIn", ""},
+    {"ComputeDerivatives", ""},
+    {"NotProfitable", ""},
+};
 
 std::string ShapeText(uint32_t x, uint32_t y, uint32_t z) {
   return std::to_string(x) + "x" + std::to_string(y) + "x" + std::to_string(z);
@@ -408,6 +436,21 @@ MortonRemapPass::MortonRemapPass(PassConfig config)
   ParseParams(this->config().params, &params_, &ignored);
 }
 
+void MortonRemapPass::Refuse(Missed missed, const EntryInfo& info,
+                             Instruction* where, const std::string& why) {
+  static_assert(std::size(kMissedRemarks) ==
+                    static_cast<size_t>(Missed::kNotProfitable) + 1,
+                "kMissedRemarks lists every MortonRemapPass::Missed");
+  EmitRemark(RemarkKind::kMissed,
+             kMissedRemarks[static_cast<size_t>(missed)].name, info.function,
+             where, why);
+}
+
+void MortonRemapPass::Refuse(Missed missed, const EntryInfo& info,
+                             Instruction* where) {
+  Refuse(missed, info, where, kMissedRemarks[static_cast<size_t>(missed)].text);
+}
+
 std::vector<Function*> MortonRemapPass::Reached(Function* func) {
   std::unordered_set<uint32_t> seen;
   std::deque<Function*> work = {func};
@@ -441,11 +484,8 @@ bool MortonRemapPass::ConstantValue(uint32_t id, uint32_t* value, bool* spec) {
   return true;
 }
 
-std::string MortonRemapPass::ResolveShape(Instruction* entry, Shape* shape,
-                                          std::string* why) {
-  const uint32_t func_id = entry->GetSingleWordInOperand(1);
-  bool found = false;
-  // The WorkgroupSize built-in, when present, overrides the execution modes.
+bool MortonRemapPass::ShapeFromBuiltIn(Shape* shape, bool* found,
+                                       std::string* why) {
   for (Instruction& a : get_module()->annotations()) {
     if (a.opcode() != spv::Op::OpDecorate ||
         a.GetSingleWordInOperand(1) !=
@@ -468,17 +508,21 @@ std::string MortonRemapPass::ResolveShape(Instruction* entry, Shape* shape,
       *why =
           "the WorkgroupSize built-in is not a composite of integer "
           "constants or specialization constants";
-      return "UnsupportedWorkgroupSize";
+      return false;
     }
     shape->x = v[0];
     shape->y = v[1];
     shape->z = v[2];
     shape->source = "the WorkgroupSize built-in";
-    found = true;
-    break;
+    *found = true;
+    return true;
   }
+  return true;
+}
+
+bool MortonRemapPass::ShapeFromModes(uint32_t func_id, Shape* shape,
+                                     bool* found, std::string* why) {
   for (Instruction& mode : get_module()->execution_modes()) {
-    if (found) break;
     if (mode.GetSingleWordInOperand(0) != func_id) continue;
     const auto m =
         static_cast<spv::ExecutionMode>(mode.GetSingleWordInOperand(1));
@@ -488,9 +532,11 @@ std::string MortonRemapPass::ResolveShape(Instruction* entry, Shape* shape,
       shape->y = mode.GetSingleWordInOperand(3);
       shape->z = mode.GetSingleWordInOperand(4);
       shape->source = "LocalSize";
-      found = true;
-    } else if (mode.opcode() == spv::Op::OpExecutionModeId &&
-               m == spv::ExecutionMode::LocalSizeId) {
+      *found = true;
+      return true;
+    }
+    if (mode.opcode() == spv::Op::OpExecutionModeId &&
+        m == spv::ExecutionMode::LocalSizeId) {
       uint32_t v[3] = {0, 0, 0};
       for (uint32_t i = 0; i < 3; ++i) {
         if (!ConstantValue(mode.GetSingleWordInOperand(2 + i), &v[i],
@@ -498,20 +544,22 @@ std::string MortonRemapPass::ResolveShape(Instruction* entry, Shape* shape,
           *why =
               "a LocalSizeId operand is not an integer constant or "
               "specialization constant";
-          return "UnsupportedWorkgroupSize";
+          return false;
         }
       }
       shape->x = v[0];
       shape->y = v[1];
       shape->z = v[2];
       shape->source = "LocalSizeId";
-      found = true;
+      *found = true;
+      return true;
     }
   }
-  if (!found) {
-    *why = "the entry point has no LocalSize, LocalSizeId or WorkgroupSize";
-    return "UnsupportedWorkgroupSize";
-  }
+  return true;
+}
+
+bool MortonRemapPass::ApplyPromise(Shape* shape, Missed* refusal,
+                                   std::string* why) {
   const bool promise = params_.promised_x != 0;
   const std::string size_text = ShapeText(shape->x, shape->y, shape->z);
   if (shape->from_spec_constant) {
@@ -520,7 +568,8 @@ std::string MortonRemapPass::ResolveShape(Instruction* entry, Shape* shape,
              shape->source + ", defaults " + size_text +
              "): the pipeline may specialise it to another size; promise "
              "one with --morton-remap=workgroup-size=XxY";
-      return "SpecConstantWorkgroupSize";
+      *refusal = Missed::kSpecConstantWorkgroupSize;
+      return false;
     }
     shape->x = params_.promised_x;
     shape->y = params_.promised_y;
@@ -533,8 +582,26 @@ std::string MortonRemapPass::ResolveShape(Instruction* entry, Shape* shape,
            shape->source + "), not the promised workgroup-size=" +
            ShapeText(params_.promised_x, params_.promised_y,
                      params_.promised_z);
-    return "UnsupportedWorkgroupSize";
+    *refusal = Missed::kUnsupportedWorkgroupSize;
+    return false;
   }
+  return true;
+}
+
+bool MortonRemapPass::ResolveShape(Instruction* entry, Shape* shape,
+                                   Missed* refusal, std::string* why) {
+  *refusal = Missed::kUnsupportedWorkgroupSize;
+  bool found = false;
+  if (!ShapeFromBuiltIn(shape, &found, why)) return false;
+  if (!found &&
+      !ShapeFromModes(entry->GetSingleWordInOperand(1), shape, &found, why)) {
+    return false;
+  }
+  if (!found) {
+    *why = "the entry point has no LocalSize, LocalSizeId or WorkgroupSize";
+    return false;
+  }
+  if (!ApplyPromise(shape, refusal, why)) return false;
   const std::string from =
       " (from " +
       (shape->promised ? "workgroup-size=, for specialization constants"
@@ -543,9 +610,9 @@ std::string MortonRemapPass::ResolveShape(Instruction* entry, Shape* shape,
   if (shape->z != 1 || shape->x * shape->y < 4 || shape->x * shape->y > 1024) {
     *why = "the workgroup is " + ShapeText(shape->x, shape->y, shape->z) +
            from + "; the remap needs X x Y x 1 with 4 to 1024 invocations";
-    return "UnsupportedWorkgroupSize";
+    return false;
   }
-  return "";
+  return true;
 }
 
 bool MortonRemapPass::CollectSites(EntryInfo* info, std::string* why) {
@@ -600,9 +667,8 @@ bool MortonRemapPass::CollectSites(EntryInfo* info, std::string* why) {
   return true;
 }
 
-std::string MortonRemapPass::SubgroupDependence(const EntryInfo& info,
-                                                Instruction** where,
-                                                std::string* name) {
+bool MortonRemapPass::DerivativeGroupMode(const EntryInfo& info,
+                                          Dependence* dependence) {
   const uint32_t func_id = info.function->result_id();
   for (Instruction& mode : get_module()->execution_modes()) {
     if (mode.GetSingleWordInOperand(0) != func_id) continue;
@@ -610,16 +676,22 @@ std::string MortonRemapPass::SubgroupDependence(const EntryInfo& info,
         static_cast<spv::ExecutionMode>(mode.GetSingleWordInOperand(1));
     if (m == spv::ExecutionMode::DerivativeGroupQuadsNV ||
         m == spv::ExecutionMode::DerivativeGroupLinearNV) {
-      *name = "ComputeDerivatives";
-      *where = info.first_use;
-      return std::string("the entry point computes derivatives over ") +
-             (m == spv::ExecutionMode::DerivativeGroupQuadsNV
-                  ? "2x2 quads of invocation ids (DerivativeGroupQuadsNV)"
-                  : "groups of 4 consecutive indices "
-                    "(DerivativeGroupLinearNV)");
+      dependence->name = Missed::kComputeDerivatives;
+      dependence->where = info.first_use;
+      dependence->why =
+          std::string("the entry point computes derivatives over ") +
+          (m == spv::ExecutionMode::DerivativeGroupQuadsNV
+               ? "2x2 quads of invocation ids (DerivativeGroupQuadsNV)"
+               : "groups of 4 consecutive indices "
+                 "(DerivativeGroupLinearNV)");
+      return true;
     }
   }
-  // Built-ins that name a lane's place in its subgroup.
+  return false;
+}
+
+std::unordered_map<uint32_t, const char*> MortonRemapPass::LaneBuiltInVars()
+    const {
   std::unordered_map<uint32_t, const char*> lane_vars;
   const std::pair<spv::BuiltIn, const char*> kLaneBuiltIns[] = {
       {spv::BuiltIn::SubgroupId, "SubgroupId"},
@@ -634,237 +706,303 @@ std::string MortonRemapPass::SubgroupDependence(const EntryInfo& info,
     if (it == builtin_vars_.end()) continue;
     for (uint32_t var : it->second) lane_vars[var] = text;
   }
-  std::string why;
-  for (Function* func : info.reached) {
-    func->WhileEachInst([&](Instruction* inst) {
-      const spv::Op op = inst->opcode();
-      const std::string op_name = OpText(op);
-      if (op_name.rfind("OpGroup", 0) == 0 ||
-          op_name.rfind("OpSubgroup", 0) == 0 ||
-          op_name.find("CooperativeMatrix") != std::string::npos) {
-        *name = "UsesSubgroupOps";
-        why = op_name +
-              ": the result depends on which invocations share a subgroup "
-              "(or a quad)";
-      } else if (op == spv::Op::OpControlBarrier ||
-                 op == spv::Op::OpMemoryBarrier) {
-        uint32_t scope = kScopeSubgroup;
-        bool spec = false;
-        if (!ConstantValue(inst->GetSingleWordInOperand(0), &scope, &spec) ||
-            spec) {
-          scope = kScopeSubgroup;
-        }
-        if (scope == kScopeSubgroup) {
-          *name = "UsesSubgroupOps";
-          why = op_name +
-                " at Subgroup scope (or a non-constant scope) synchronises "
-                "only the invocations of one subgroup";
-        }
-      } else if (IsDerivative(op)) {
-        *name = "ComputeDerivatives";
-        why = op_name + " takes derivatives across the invocations of a quad";
-      } else {
-        for (uint32_t i = 0; i < inst->NumInOperands(); ++i) {
-          const Operand& operand = inst->GetInOperand(i);
-          if (!spvIsIdType(operand.type)) continue;
-          auto it = lane_vars.find(operand.words[0]);
-          if (it == lane_vars.end()) continue;
-          *name = "UsesSubgroupBuiltIn";
-          why = std::string("the ") + it->second +
-                " built-in depends on which invocations share a subgroup";
-          break;
-        }
-      }
-      if (!why.empty()) *where = inst;
-      return why.empty();
-    });
-    if (!why.empty()) return why;
-  }
-  return "";
+  return lane_vars;
 }
 
-std::unordered_map<uint32_t, MortonRemapPass::Taint> MortonRemapPass::ComputeTaint(
-    const EntryInfo& info) {
-  auto* def_use = get_def_use_mgr();
-  auto* types = context()->get_type_mgr();
-  std::unordered_map<uint32_t, Taint> taint;  // values, memory roots, returns
-  auto get = [&taint](uint32_t id) {
-    auto it = taint.find(id);
-    return it == taint.end() ? Taint{0, 0, 0, 0} : it->second;
-  };
-  auto any = [](const Taint& t) {
+bool MortonRemapPass::InstructionDependence(
+    Instruction* inst,
+    const std::unordered_map<uint32_t, const char*>& lane_vars,
+    Dependence* dependence) {
+  const spv::Op op = inst->opcode();
+  const std::string op_name = OpText(op);
+  if (op_name.rfind("OpGroup", 0) == 0 ||
+      op_name.rfind("OpSubgroup", 0) == 0 ||
+      op_name.find("CooperativeMatrix") != std::string::npos) {
+    dependence->name = Missed::kUsesSubgroupOps;
+    dependence->why = op_name +
+                      ": the result depends on which invocations share a "
+                      "subgroup (or a quad)";
+    return true;
+  }
+  if (op == spv::Op::OpControlBarrier || op == spv::Op::OpMemoryBarrier) {
+    uint32_t scope = kScopeSubgroup;
+    bool spec = false;
+    if (!ConstantValue(inst->GetSingleWordInOperand(0), &scope, &spec) ||
+        spec) {
+      scope = kScopeSubgroup;
+    }
+    if (scope != kScopeSubgroup) return false;
+    dependence->name = Missed::kUsesSubgroupOps;
+    dependence->why = op_name +
+                      " at Subgroup scope (or a non-constant scope) "
+                      "synchronises only the invocations of one subgroup";
+    return true;
+  }
+  if (IsDerivative(op)) {
+    dependence->name = Missed::kComputeDerivatives;
+    dependence->why =
+        op_name + " takes derivatives across the invocations of a quad";
+    return true;
+  }
+  for (uint32_t i = 0; i < inst->NumInOperands(); ++i) {
+    const Operand& operand = inst->GetInOperand(i);
+    if (!spvIsIdType(operand.type)) continue;
+    auto it = lane_vars.find(operand.words[0]);
+    if (it == lane_vars.end()) continue;
+    dependence->name = Missed::kUsesSubgroupBuiltIn;
+    dependence->why = std::string("the ") + it->second +
+                      " built-in depends on which invocations share a "
+                      "subgroup";
+    return true;
+  }
+  return false;
+}
+
+bool MortonRemapPass::SubgroupDependence(const EntryInfo& info,
+                                         Dependence* dependence) {
+  if (DerivativeGroupMode(info, dependence)) return true;
+  // Built-ins that name a lane's place in its subgroup.
+  const std::unordered_map<uint32_t, const char*> lane_vars = LaneBuiltInVars();
+  for (Function* func : info.reached) {
+    const bool none = func->WhileEachInst([&](Instruction* inst) {
+      if (!InstructionDependence(inst, lane_vars, dependence)) return true;
+      dependence->where = inst;
+      return false;
+    });
+    if (!none) return true;
+  }
+  return false;
+}
+
+// Propagates Taint through the functions of one entry point: to values,
+// memory roots (variables, pointer parameters) and function returns.
+class MortonRemapPass::TaintFlow {
+ public:
+  explicit TaintFlow(MortonRemapPass* pass)
+      : pass_(pass),
+        def_use_(pass->get_def_use_mgr()),
+        types_(pass->context()->get_type_mgr()) {}
+
+  // The identity built-ins of |id_vars|, per component (|one_d|: a 1-D
+  // workgroup, whose y never varies).
+  void Seed(const std::unordered_map<uint32_t, IdKind>& id_vars, bool one_d) {
+    for (const auto& [var, kind] : id_vars) {
+      if (kind == kLocalIndex) {
+        taint_[var] = Splat(one_d ? kVariesWithX : kVariesWithX | kVariesWithY);
+      } else {
+        taint_[var] =
+            Taint{kVariesWithX, one_d ? uint8_t{0} : kVariesWithY, 0, 0};
+      }
+    }
+  }
+  // One pass over every instruction of |functions|; whether a taint grew.
+  bool Sweep(const std::vector<Function*>& functions) {
+    changed_ = false;
+    for (Function* func : functions) {
+      func->ForEachInst([this, func](Instruction* inst) { Visit(func, inst); });
+    }
+    return changed_;
+  }
+  std::unordered_map<uint32_t, Taint> Take() { return std::move(taint_); }
+
+ private:
+  static uint8_t Any(const Taint& t) {
     return static_cast<uint8_t>(t[0] | t[1] | t[2] | t[3]);
-  };
-  auto splat = [](uint8_t v) { return Taint{v, v, v, v}; };
-  bool changed = false;
-  auto merge = [&](uint32_t id, const Taint& t) {
-    if (any(t) == 0) return;
-    Taint& cur = taint[id];
+  }
+  static Taint Splat(uint8_t v) { return Taint{v, v, v, v}; }
+  Taint Get(uint32_t id) const {
+    auto it = taint_.find(id);
+    return it == taint_.end() ? Taint{0, 0, 0, 0} : it->second;
+  }
+  void Merge(uint32_t id, const Taint& t) {
+    if (Any(t) == 0) return;
+    Taint& cur = taint_[id];
     for (int i = 0; i < 4; ++i) {
       if ((cur[i] | t[i]) != cur[i]) {
         cur[i] |= t[i];
-        changed = true;
+        changed_ = true;
       }
     }
-  };
-  auto is_vector = [types](uint32_t type_id) {
-    const auto* type = types->GetType(type_id);
+  }
+  bool IsVector(uint32_t type_id) const {
+    const auto* type = types_->GetType(type_id);
     return type != nullptr && type->AsVector() != nullptr;
-  };
-  auto vector_size = [types](uint32_t type_id) -> uint32_t {
-    const auto* type = types->GetType(type_id);
+  }
+  uint32_t VectorSize(uint32_t type_id) const {
+    const auto* type = types_->GetType(type_id);
     return type && type->AsVector() ? type->AsVector()->element_count() : 1;
-  };
+  }
   // The variable or function parameter |ptr| points into.
-  auto root = [def_use](uint32_t ptr) {
-    Instruction* def = def_use->GetDef(ptr);
+  Instruction* Root(uint32_t ptr) const {
+    Instruction* def = def_use_->GetDef(ptr);
     while (def != nullptr && (IsAccessChain(def->opcode()) ||
                               def->opcode() == spv::Op::OpCopyObject)) {
-      def = def_use->GetDef(def->GetSingleWordInOperand(0));
+      def = def_use_->GetDef(def->GetSingleWordInOperand(0));
     }
     return def;
-  };
-
-  // Seeds: the identity built-ins, per component.
-  const bool one_d = info.shape.y == 1;
-  for (const auto& [var, kind] : id_vars_) {
-    if (kind == kLocalIndex) {
-      taint[var] = splat(one_d ? kVariesWithX : kVariesWithX | kVariesWithY);
-    } else {
-      taint[var] = Taint{kVariesWithX, one_d ? uint8_t{0} : kVariesWithY, 0, 0};
-    }
   }
 
+  void Visit(Function* func, Instruction* inst);
+  void Load(Instruction* inst);
+  void Store(Instruction* inst);
+  void Call(Instruction* inst);
+  void Extract(Instruction* inst);
+  void Construct(Instruction* inst);
+  void Shuffle(Instruction* inst);
+  void Elementwise(Instruction* inst);
+
+  MortonRemapPass* pass_;
+  spvtools::opt::analysis::DefUseManager* def_use_;
+  spvtools::opt::analysis::TypeManager* types_;
+  std::unordered_map<uint32_t, Taint> taint_;
+  bool changed_ = false;
+};
+
+void MortonRemapPass::TaintFlow::Visit(Function* func, Instruction* inst) {
+  switch (inst->opcode()) {
+    case spv::Op::OpLoad:
+      return Load(inst);
+    case spv::Op::OpStore:
+      return Store(inst);
+    case spv::Op::OpFunctionCall:
+      return Call(inst);
+    case spv::Op::OpReturnValue:
+      return Merge(func->result_id(),
+                   Splat(Any(Get(inst->GetSingleWordInOperand(0)))));
+    case spv::Op::OpCompositeExtract:
+      return Extract(inst);
+    case spv::Op::OpCompositeConstruct:
+      if (IsVector(inst->type_id())) return Construct(inst);
+      break;
+    case spv::Op::OpVectorShuffle:
+      return Shuffle(inst);
+    case spv::Op::OpVariable:
+    case spv::Op::OpFunctionParameter:
+    case spv::Op::OpLabel:
+    case spv::Op::OpFunction:
+      return;
+    default:
+      break;
+  }
+  Elementwise(inst);
+}
+
+void MortonRemapPass::TaintFlow::Load(Instruction* inst) {
+  Instruction* r = Root(inst->GetSingleWordInOperand(0));
+  if (r == nullptr) return;
+  Taint t = Get(r->result_id());
+  Instruction* p = def_use_->GetDef(inst->GetSingleWordInOperand(0));
+  if (p != r) {
+    // One constant component of the root, or any of them.
+    uint32_t k = 0;
+    bool spec = false;
+    if (IsAccessChain(p->opcode()) && p->NumInOperands() == 2 &&
+        def_use_->GetDef(p->GetSingleWordInOperand(0)) == r &&
+        pass_->ConstantValue(p->GetSingleWordInOperand(1), &k, &spec) &&
+        k < 4) {
+      t = Splat(t[k]);
+    } else {
+      t = Splat(Any(t));
+    }
+  }
+  Merge(inst->result_id(), IsVector(inst->type_id()) ? t : Splat(Any(t)));
+}
+
+void MortonRemapPass::TaintFlow::Store(Instruction* inst) {
+  Instruction* r = Root(inst->GetSingleWordInOperand(0));
+  if (r == nullptr) return;
+  const Taint t = Get(inst->GetSingleWordInOperand(1));
+  const bool whole = r->result_id() == inst->GetSingleWordInOperand(0);
+  Merge(r->result_id(), whole ? t : Splat(Any(t)));
+}
+
+void MortonRemapPass::TaintFlow::Call(Instruction* inst) {
+  Function* callee =
+      pass_->context()->GetFunction(inst->GetSingleWordInOperand(0));
+  if (callee == nullptr) return;
+  // Arguments to parameters; through pointers both ways.
+  uint32_t i = 1;
+  callee->ForEachParam([&](Instruction* param) {
+    if (i >= inst->NumInOperands()) return;
+    const uint32_t arg = inst->GetSingleWordInOperand(i++);
+    Instruction* r = Root(arg);
+    const auto* type = types_->GetType(param->type_id());
+    if (type != nullptr && type->AsPointer() != nullptr && r != nullptr) {
+      Merge(param->result_id(), Get(r->result_id()));
+      Merge(r->result_id(), Get(param->result_id()));
+    } else {
+      Merge(param->result_id(), Get(arg));
+    }
+  });
+  Merge(inst->result_id(), Get(callee->result_id()));
+}
+
+void MortonRemapPass::TaintFlow::Extract(Instruction* inst) {
+  const Taint t = Get(inst->GetSingleWordInOperand(0));
+  if (inst->NumInOperands() == 2 &&
+      IsVector(def_use_->GetDef(inst->GetSingleWordInOperand(0))->type_id())) {
+    const uint32_t k = inst->GetSingleWordInOperand(1);
+    Merge(inst->result_id(), Splat(k < 4 ? t[k] : 0));
+  } else {
+    Merge(inst->result_id(), Splat(Any(t)));
+  }
+}
+
+void MortonRemapPass::TaintFlow::Construct(Instruction* inst) {
+  Taint t = {0, 0, 0, 0};
+  uint32_t slot = 0;
+  for (uint32_t i = 0; i < inst->NumInOperands(); ++i) {
+    const uint32_t part = inst->GetSingleWordInOperand(i);
+    const Taint pt = Get(part);
+    const uint32_t n = VectorSize(def_use_->GetDef(part)->type_id());
+    for (uint32_t j = 0; j < n && slot < 4; ++j) t[slot++] = pt[j];
+  }
+  Merge(inst->result_id(), t);
+}
+
+void MortonRemapPass::TaintFlow::Shuffle(Instruction* inst) {
+  const uint32_t a = inst->GetSingleWordInOperand(0);
+  const uint32_t b = inst->GetSingleWordInOperand(1);
+  const uint32_t na = VectorSize(def_use_->GetDef(a)->type_id());
+  const Taint ta = Get(a), tb = Get(b);
+  Taint t = {0, 0, 0, 0};
+  for (uint32_t i = 2; i < inst->NumInOperands() && i < 6; ++i) {
+    const uint32_t c = inst->GetSingleWordInOperand(i);
+    if (c < na && c < 4) {
+      t[i - 2] = ta[c];
+    } else if (c >= na && c - na < 4) {
+      t[i - 2] = tb[c - na];
+    }
+  }
+  Merge(inst->result_id(), t);
+}
+
+void MortonRemapPass::TaintFlow::Elementwise(Instruction* inst) {
+  if (inst->result_id() == 0 || inst->type_id() == 0 ||
+      IsAccessChain(inst->opcode())) {
+    return;
+  }
+  // Component-wise union of the operands (scalars are stored splatted, so
+  // they broadcast).
+  Taint t = {0, 0, 0, 0};
+  for (uint32_t i = 0; i < inst->NumInOperands(); ++i) {
+    const Operand& operand = inst->GetInOperand(i);
+    if (!spvIsIdType(operand.type)) continue;
+    const Taint ot = Get(operand.words[0]);
+    for (int c = 0; c < 4; ++c) t[c] |= ot[c];
+  }
+  Merge(inst->result_id(), IsVector(inst->type_id()) ? t : Splat(Any(t)));
+}
+
+std::unordered_map<uint32_t, MortonRemapPass::Taint>
+MortonRemapPass::ComputeTaint(const EntryInfo& info) {
+  TaintFlow flow(this);
+  flow.Seed(id_vars_, info.shape.y == 1);
   // Propagate to a fixed point (the lattice is finite; the bound is a guard).
   for (int round = 0; round < 64; ++round) {
-    changed = false;
-    for (Function* func : info.reached) {
-      func->ForEachInst([&](Instruction* inst) {
-        const spv::Op op = inst->opcode();
-        const uint32_t result = inst->result_id();
-        switch (op) {
-          case spv::Op::OpLoad: {
-            Instruction* r = root(inst->GetSingleWordInOperand(0));
-            if (r == nullptr) return;
-            Taint t = get(r->result_id());
-            Instruction* p = def_use->GetDef(inst->GetSingleWordInOperand(0));
-            if (p != r) {
-              uint32_t k = 0;
-              bool spec = false;
-              if (IsAccessChain(p->opcode()) && p->NumInOperands() == 2 &&
-                  get_def_use_mgr()->GetDef(p->GetSingleWordInOperand(0)) ==
-                      r &&
-                  ConstantValue(p->GetSingleWordInOperand(1), &k, &spec) &&
-                  k < 4) {
-                t = splat(t[k]);
-              } else {
-                t = splat(any(t));
-              }
-            }
-            merge(result, is_vector(inst->type_id()) ? t : splat(any(t)));
-            return;
-          }
-          case spv::Op::OpStore: {
-            Instruction* r = root(inst->GetSingleWordInOperand(0));
-            if (r == nullptr) return;
-            const Taint t = get(inst->GetSingleWordInOperand(1));
-            const bool whole =
-                r->result_id() == inst->GetSingleWordInOperand(0);
-            merge(r->result_id(), whole ? t : splat(any(t)));
-            return;
-          }
-          case spv::Op::OpFunctionCall: {
-            Function* callee =
-                context()->GetFunction(inst->GetSingleWordInOperand(0));
-            if (callee == nullptr) return;
-            uint32_t i = 1;
-            callee->ForEachParam([&](Instruction* param) {
-              if (i >= inst->NumInOperands()) return;
-              const uint32_t arg = inst->GetSingleWordInOperand(i++);
-              Instruction* r = root(arg);
-              const auto* type = types->GetType(param->type_id());
-              if (type != nullptr && type->AsPointer() != nullptr &&
-                  r != nullptr) {
-                merge(param->result_id(), get(r->result_id()));
-                merge(r->result_id(), get(param->result_id()));
-              } else {
-                merge(param->result_id(), get(arg));
-              }
-            });
-            merge(result, get(callee->result_id()));
-            return;
-          }
-          case spv::Op::OpReturnValue:
-            merge(func->result_id(),
-                  splat(any(get(inst->GetSingleWordInOperand(0)))));
-            return;
-          case spv::Op::OpCompositeExtract: {
-            Taint t = get(inst->GetSingleWordInOperand(0));
-            if (inst->NumInOperands() == 2 &&
-                is_vector(def_use->GetDef(inst->GetSingleWordInOperand(0))
-                              ->type_id())) {
-              const uint32_t k = inst->GetSingleWordInOperand(1);
-              merge(result, splat(k < 4 ? t[k] : 0));
-            } else {
-              merge(result, splat(any(t)));
-            }
-            return;
-          }
-          case spv::Op::OpCompositeConstruct: {
-            if (!is_vector(inst->type_id())) break;
-            Taint t = {0, 0, 0, 0};
-            uint32_t slot = 0;
-            for (uint32_t i = 0; i < inst->NumInOperands(); ++i) {
-              const uint32_t part = inst->GetSingleWordInOperand(i);
-              const Taint pt = get(part);
-              const uint32_t n = vector_size(def_use->GetDef(part)->type_id());
-              for (uint32_t j = 0; j < n && slot < 4; ++j) t[slot++] = pt[j];
-            }
-            merge(result, t);
-            return;
-          }
-          case spv::Op::OpVectorShuffle: {
-            const uint32_t a = inst->GetSingleWordInOperand(0);
-            const uint32_t b = inst->GetSingleWordInOperand(1);
-            const uint32_t na = vector_size(def_use->GetDef(a)->type_id());
-            const Taint ta = get(a), tb = get(b);
-            Taint t = {0, 0, 0, 0};
-            for (uint32_t i = 2; i < inst->NumInOperands() && i < 6; ++i) {
-              const uint32_t c = inst->GetSingleWordInOperand(i);
-              if (c < na && c < 4) {
-                t[i - 2] = ta[c];
-              } else if (c >= na && c - na < 4) {
-                t[i - 2] = tb[c - na];
-              }
-            }
-            merge(result, t);
-            return;
-          }
-          case spv::Op::OpVariable:
-          case spv::Op::OpFunctionParameter:
-          case spv::Op::OpLabel:
-          case spv::Op::OpFunction:
-            return;
-          default:
-            break;
-        }
-        if (result == 0 || inst->type_id() == 0 || IsAccessChain(op)) return;
-        // Everything else: component-wise union of the operands (scalars
-        // are stored splatted, so they broadcast).
-        Taint t = {0, 0, 0, 0};
-        for (uint32_t i = 0; i < inst->NumInOperands(); ++i) {
-          const Operand& operand = inst->GetInOperand(i);
-          if (!spvIsIdType(operand.type)) continue;
-          const Taint ot = get(operand.words[0]);
-          for (int c = 0; c < 4; ++c) t[c] |= ot[c];
-        }
-        merge(result, is_vector(inst->type_id()) ? t : splat(any(t)));
-      });
-    }
-    if (!changed) break;
+    if (!flow.Sweep(info.reached)) break;
   }
-
-  return taint;
+  return flow.Take();
 }
 
 std::string MortonRemapPass::Weights::Describe(bool tiled_kinds) const {
@@ -1038,7 +1176,41 @@ MortonRemapPass::TiledDecompositions(LaneMaps* maps) {
   return out;
 }
 
-spvtools::opt::Pass::Status MortonRemapPass::Process() {
+// State of one Process call that its entry points share.
+struct MortonRemapPass::Run {
+  std::unordered_map<uint32_t, uint32_t> reach_count;  // function → entries
+  bool changed = false;
+  // Built when first needed: the pipeline's kept one while nothing has
+  // changed yet.
+  std::unique_ptr<UniformityAnalysis> own_uniformity;
+  const UniformityAnalysis* uniformity = nullptr;
+};
+
+// What each invocation of one entry point touches, evaluated for every
+// invocation (for a kernel that reads no identity built-in, only to name a
+// layout built from the subgroup built-ins).
+struct MortonRemapPass::Lanes {
+  std::unique_ptr<InvocationEvaluator> evaluator;
+  std::vector<LaneAccess> accesses;
+  bool collected_accesses = false;
+  LaneMaps maps;
+};
+
+std::string MortonRemapPass::Shape::Describe() const {
+  return ShapeText(x, y, z) + " workgroup (" +
+         (promised ? "promised by workgroup-size= for specialization "
+                     "constants"
+                   : source) +
+         ")";
+}
+
+std::string MortonRemapPass::Weights::Summary() const {
+  return "2-D accesses weigh " + WeightText(tiled) + " (" + Describe(true) +
+         "), linear accesses " + WeightText(linear) + " (" + Describe(false) +
+         ")";
+}
+
+void MortonRemapPass::IndexBuiltInVars() {
   builtin_vars_.clear();
   id_vars_.clear();
   for (Instruction& a : get_module()->annotations()) {
@@ -1070,395 +1242,438 @@ spvtools::opt::Pass::Status MortonRemapPass::Process() {
         break;
     }
   }
+}
 
-  // Functions each entry point reaches, to find code shared between them.
+std::vector<MortonRemapPass::EntryInfo> MortonRemapPass::EntryPoints(
+    std::unordered_map<uint32_t, uint32_t>* reach_count) {
   std::vector<EntryInfo> entries;
-  std::unordered_map<uint32_t, uint32_t> reach_count;  // function → entries
   for (Instruction& entry : get_module()->entry_points()) {
     EntryInfo info;
     info.entry = &entry;
     info.function = context()->GetFunction(entry.GetSingleWordInOperand(1));
     if (info.function == nullptr) continue;
     info.reached = Reached(info.function);
-    for (Function* f : info.reached) ++reach_count[f->result_id()];
+    for (Function* f : info.reached) ++(*reach_count)[f->result_id()];
     entries.push_back(std::move(info));
   }
+  return entries;
+}
 
-  bool changed = false;
-  // Built when first needed: the pipeline's kept one while nothing has
-  // changed yet.
-  std::unique_ptr<UniformityAnalysis> own_uniformity;
-  const UniformityAnalysis* uniformity = nullptr;
+spvtools::opt::Pass::Status MortonRemapPass::Process() {
+  IndexBuiltInVars();
+  Run run;
+  // Functions each entry point reaches, to find code shared between them.
+  std::vector<EntryInfo> entries = EntryPoints(&run.reach_count);
   trip_counts_.clear();
   for (EntryInfo& info : entries) {
-    Function* func = info.function;
-    std::string why;
-    const bool collected = CollectSites(&info, &why);
-    const auto model =
-        static_cast<spv::ExecutionModel>(info.entry->GetSingleWordInOperand(0));
-    if (model != spv::ExecutionModel::GLCompute) {
-      if (!info.sites.empty() || !collected) {
-        EmitRemark(RemarkKind::kMissed, "NotCompute", func, info.first_use,
-                   "only GLCompute entry points are remapped");
-      }
-      continue;
-    }
-    if (context()->get_feature_mgr()->HasCapability(spv::Capability::Kernel)) {
-      EmitRemark(RemarkKind::kMissed, "KernelModule", func, nullptr,
-                 "OpenCL kernels are not supported; only Shader modules");
-      continue;
-    }
-    if (!collected) {
-      EmitRemark(RemarkKind::kMissed, "UnsupportedBuiltInUse", func,
-                 info.first_use, why);
-      continue;
-    }
-    std::string reason = ResolveShape(info.entry, &info.shape, &why);
-    // What each invocation touches, evaluated for every invocation (for a
-    // kernel that reads no identity built-in, only to name a layout built
-    // from the subgroup built-ins).
-    std::unique_ptr<InvocationEvaluator> evaluator;
-    std::vector<LaneAccess> accesses;
-    bool collected_accesses = false;
-    LaneMaps lane_maps;
-    auto analyse = [&]() {
-      if (uniformity == nullptr) {
-        uniformity = &UniformityOf(
-            context(), changed ? nullptr : config().uniformity.get(),
-            &own_uniformity);
-      }
-      evaluator = std::make_unique<InvocationEvaluator>(
-          context(), func,
-          WorkgroupSize{info.shape.x, info.shape.y, info.shape.z},
-          uniformity);
-      if (!collected_accesses) {
-        accesses = CollectLaneAccesses(context(), info.reached);
-      }
-      lane_maps = LaneMaps(evaluator.get(), accesses);
-    };
-    // Refuses (with a remark) when some access is quad-ordered already.
-    auto quad_ordered = [&]() {
-      const int ordered = FirstQuadOrderedItem(&lane_maps);
-      if (ordered < 0) return false;
-      const LaneItem& item = lane_maps.items()[ordered];
-      LaneLayout layout;
-      uint32_t dims = 2;
-      for (size_t e = 0; e < lane_maps.envs().size(); ++e) {
-        const LaneMap& map = lane_maps.Map(e, ordered);
-        if (map.ok) {
-          layout = ClassifyLaneMap(map);
-          dims = map.dims;
-          break;
-        }
-      }
-      std::string what = OpText(item.access->inst->opcode()) + " (" +
-                         MemoryKindName(item.access->kind) + ")";
-      EmitRemark(RemarkKind::kMissed, "AlreadyQuadOrdered", func,
-                 item.access->inst,
-                 what + " already puts lanes 4k..4k+3 on one 2x2 block" +
-                     (dims == 1 ? " of its row-major index (a, a+1, a+W, "
-                                  "a+W+1)"
-                                : "") +
-                     (layout.step_x > 1 || layout.step_y > 1
-                          ? " (steps " + std::to_string(layout.step_x) + "," +
-                                std::to_string(layout.step_y) + ")"
-                          : std::string()) +
-                     (lane_maps.envs().front().subgroup_size != 0
-                          ? " at every subgroup size from 4 to 64"
-                          : std::string()) +
-                     ": the kernel is quad-ordered already, and a second "
-                     "permutation would undo it");
-      return true;
-    };
-    if (info.sites.empty()) {
-      if (reason.empty() && collected) {
-        analyse();
-        if (evaluator->ReadsSubgroupBuiltIns() && quad_ordered()) continue;
-      }
-      EmitRemark(RemarkKind::kMissed, "NoInvocationIds", func, nullptr,
-                 "the entry point does not read LocalInvocationId, "
-                 "GlobalInvocationId or LocalInvocationIndex: nothing to "
-                 "relabel");
-      continue;
-    }
-    if (!reason.empty()) {
-      EmitRemark(RemarkKind::kMissed, reason, func, info.first_use, why);
-      continue;
-    }
-    bool shared = false;
-    for (Function* f : info.reached) shared |= reach_count[f->result_id()] > 1;
-    if (shared) {
-      EmitRemark(RemarkKind::kMissed, "SharedFunctions", func, info.first_use,
-                 "a function this entry point reaches is also reached by "
-                 "another entry point, which would see the relabelled ids");
-      continue;
-    }
-    const Shape& shape = info.shape;
-    const uint32_t n = shape.x * shape.y;
-    const std::string shape_text =
-        ShapeText(shape.x, shape.y, shape.z) + " workgroup (" +
-        (shape.promised ? "promised by workgroup-size= for specialization "
-                          "constants"
-                        : shape.source) +
-        ")";
-    // The grid path relabels LocalInvocationId/GlobalInvocationId of a 2-D
-    // workgroup; the index path relabels the flat index a kernel splits
-    // itself (1-D workgroups, or 2-D ones that read only the index).
-    bool reads_grid = false;
-    for (const Site& site : info.sites) reads_grid |= site.kind != kLocalIndex;
-    info.index_path = shape.y == 1 || !reads_grid;
-    auto linear_index = [&]() {
-      EmitRemark(RemarkKind::kMissed, "LinearIndex", func, info.first_use,
-                 "the " + shape_text +
-                     ": no 2-D image access splits its invocation "
-                     "index into rows or columns of lanes (x = i % W, "
-                     "y = i / W, their bit-field forms, or blocks of "
-                     "them; evaluated for every invocation), so there "
-                     "are no pixel rows to put on 2x2 lane blocks");
-    };
-    if (info.index_path && params_.mode == Mode::kProfitable) {
-      // No image access at all: nothing to split, refused before the
-      // per-invocation evaluation (its cost grows with the workgroup and
-      // the accesses), so ahead of AlreadyQuadOrdered and the subgroup
-      // dependences. always= and force= keep that order: run again on
-      // their own output (a buffer kernel relabelled by always=), they
-      // report it quad-ordered.
-      accesses = CollectLaneAccesses(context(), info.reached);
-      collected_accesses = true;
-      if (std::none_of(accesses.begin(), accesses.end(),
-                       [](const LaneAccess& a) { return IsTiled(a.kind); })) {
-        linear_index();
-        continue;
-      }
-    }
-
-    analyse();
-    if (quad_ordered()) continue;
-    Instruction* where = nullptr;
-    std::string dependence_name;
-    const std::string dependence =
-        SubgroupDependence(info, &where, &dependence_name);
-    if (!dependence.empty() && params_.mode != Mode::kForce) {
-      EmitRemark(RemarkKind::kMissed, dependence_name, func, where,
-                 dependence +
-                     "; relabelling invocations would change it "
-                     "(--morton-remap=force overrides)");
-      continue;
-    }
-
-    // The permutation, as a map from an invocation to the one whose work
-    // it takes.
-    std::vector<uint32_t> perm(n);
-    std::string layout_text;
-    if (info.index_path) {
-      // The decomposition of the tiled accesses, heaviest first.
-      struct Candidate {
-        Decomposition d;
-        double weight = 0;
-      };
-      std::vector<Candidate> candidates;
-      bool odd = false;
-      Decomposition odd_d;
-      // Each tiled item's decomposition, the same in every environment
-      // (evaluated environment by environment, for the items still
-      // agreeing).
-      const std::vector<Decomposition> splits =
-          TiledDecompositions(&lane_maps);
-      for (size_t i = 0; i < lane_maps.items().size(); ++i) {
-        const LaneItem& item = lane_maps.items()[i];
-        const Decomposition& d = splits[i];
-        if (d.block == 0 || d.height < 2) continue;
-        if (d.width % 2 != 0 || d.height % 2 != 0) {
-          odd = true;
-          odd_d = d;
-          continue;
-        }
-        const double w =
-            BlockWeight(item.access->function,
-                        context()->get_instr_block(item.access->inst)) *
-            FrameWeight(*evaluator, item.frame);
-        auto it = std::find_if(candidates.begin(), candidates.end(),
-                               [&](const Candidate& c) {
-                                 return c.d.block == d.block &&
-                                        c.d.width == d.width &&
-                                        c.d.transposed == d.transposed;
-                               });
-        if (it == candidates.end()) {
-          candidates.push_back({d, w});
-        } else {
-          it->weight += w;
-        }
-      }
-      if (candidates.empty()) {
-        if (odd) {
-          EmitRemark(RemarkKind::kMissed, "OddWorkgroupSize", func,
-                     info.first_use,
-                     "the " + shape_text + " splits its index into " +
-                         std::to_string(odd_d.width) + "x" +
-                         std::to_string(odd_d.height) +
-                         " grids of lanes: an odd side leaves no 2x2 "
-                         "lane blocks");
-        } else {
-          linear_index();
-        }
-        continue;
-      }
-      const Candidate* best = &candidates[0];
-      for (const Candidate& c : candidates) {
-        if (c.weight > best->weight) best = &c;
-      }
-      info.decomposition = best->d;
-      const Decomposition& d = info.decomposition;
-      for (uint32_t l = 0; l < n; ++l) perm[l] = RemapIndex(l, n, d);
-      layout_text =
-          "the index is split into " +
-          (d.block == n ? std::string()
-                        : "blocks of " + std::to_string(d.block) + " lanes, ") +
-          std::to_string(d.width) + "x" + std::to_string(d.height) +
-          (d.transposed ? " column by column" : " row by row") +
-          " (Morton order in " + std::to_string(TileSide(d.width)) + "x" +
-          std::to_string(TileSide(d.height)) + " tiles)";
-    } else {
-      if (shape.x % 2 != 0 || shape.y % 2 != 0) {
-        EmitRemark(RemarkKind::kMissed, "OddWorkgroupSize", func,
-                   info.first_use,
-                   "the " + shape_text +
-                       " has an odd side: there are no 2x2 lane blocks");
-        continue;
-      }
-      for (uint32_t l = 0; l < n; ++l) {
-        uint32_t x = 0, y = 0;
-        RemapCoords(l, shape.x, shape.y, &x, &y);
-        perm[l] = y * shape.x + x;
-      }
-      layout_text = "Morton order in " + std::to_string(TileSide(shape.x)) +
-                    "x" + std::to_string(TileSide(shape.y)) + " tiles";
-    }
-
-    // Weigh the accesses: tiled ones whose coordinates vary in x and y
-    // (and, on the index path, that the permutation puts on 2x2 quads)
-    // against linear ones that differ within a quad of the original order.
-    const auto taint = ComputeTaint(info);
-    auto taint_of = [&taint](uint32_t id) {
-      auto it = taint.find(id);
-      return it == taint.end() ? Taint{0, 0, 0, 0} : it->second;
-    };
-    Weights weights;
-    for (const LaneAccess& access : accesses) {
-      bool evaluated = false, counts = false;
-      double weight = 0;
-      for (size_t i = 0; i < lane_maps.items().size(); ++i) {
-        if (lane_maps.items()[i].access != &access) continue;
-        const LaneMap& map = lane_maps.Map(0, i);
-        const double w =
-            BlockWeight(access.function,
-                        context()->get_instr_block(access.inst)) *
-            FrameWeight(*evaluator, lane_maps.items()[i].frame);
-        weight = std::min(weight + w, kMaxWeight);
-        if (!map.ok) continue;
-        evaluated = true;
-        const LaneLayout layout = ClassifyLaneMap(map);
-        if (IsTiled(access.kind)) {
-          bool helps = map.dims == 2 && layout.varies_x && layout.varies_y;
-          if (helps && info.index_path) {
-            std::vector<LanePosition> after(n);
-            for (uint32_t l = 0; l < n; ++l) after[l] = map.pos[perm[l]];
-            helps = QuadOrdered2D(after);
-          }
-          counts |= helps;
-        } else if (map.bytes.size() == n) {
-          // Hurt when the permutation makes the access cost more: more
-          // 64-byte lines per aligned 4-lane group (seed 004), or, in
-          // shared memory, more bank conflicts per 32-lane wave.
-          counts |= access.kind == MemoryKind::kSharedMemory
-                        ? BankConflicts(map.bytes, &perm, 32) >
-                              BankConflicts(map.bytes, nullptr, 32)
-                        : LinesPerQuadGroup(map.bytes, &perm) >
-                              LinesPerQuadGroup(map.bytes, nullptr);
-        } else {
-          counts |= layout.varies_within_quads;
-        }
-      }
-      if (!evaluated) {
-        // Not evaluable (data-dependent, or an unsupported instruction):
-        // what the ids feed. Tiled: x and y from the grid built-ins.
-        if (IsTiled(access.kind)) {
-          const Taint t = taint_of(access.location);
-          counts = !info.index_path && (t[0] & kVariesWithX) != 0 &&
-                   (t[1] & kVariesWithY) != 0;
-        } else if (access.is_chain) {
-          for (Instruction* c = get_def_use_mgr()->GetDef(access.location);
-               c != nullptr && IsAccessChain(c->opcode());
-               c = get_def_use_mgr()->GetDef(c->GetSingleWordInOperand(0))) {
-            for (uint32_t i = 1; i < c->NumInOperands(); ++i) {
-              counts |= (taint_of(c->GetSingleWordInOperand(i))[0] &
-                         kVariesWithX) != 0;
-            }
-          }
-        } else {
-          counts = (taint_of(access.location)[0] & kVariesWithX) != 0;
-        }
-      }
-      if (!counts) continue;
-      const auto k = static_cast<size_t>(access.kind);
-      ++weights.count[k];
-      weights.weight[k] += weight;
-      (IsTiled(access.kind) ? weights.tiled : weights.linear) += weight;
-    }
-    const std::string counted =
-        "2-D accesses weigh " + WeightText(weights.tiled) + " (" +
-        weights.Describe(true) + "), linear accesses " +
-        WeightText(weights.linear) + " (" + weights.Describe(false) + ")";
-    if (params_.mode == Mode::kProfitable) {
-      if (weights.tiled == 0) {
-        EmitRemark(RemarkKind::kMissed, "NotProfitable", func, info.first_use,
-                   counted +
-                       ": no 2-D image access at invocation-dependent "
-                       "coordinates gains from 2x2 lane quads "
-                       "(--morton-remap=always overrides)");
-        continue;
-      }
-      if (weights.linear >= weights.tiled) {
-        EmitRemark(RemarkKind::kMissed, "NotProfitable", func, info.first_use,
-                   counted +
-                       ": linear accesses weigh at least as much, and "
-                       "Morton order breaks their 4- and 16-lane "
-                       "coalescing (--morton-remap=always overrides)");
-        continue;
-      }
-      std::string own;
-      if (OwnTexelsIntoReductions(accesses, &lane_maps, &own)) {
-        EmitRemark(RemarkKind::kMissed, "NotProfitable", func, info.first_use,
-                   counted + ": " + own +
-                       ": relabelling changes which invocation reads which "
-                       "texel, not which texels the workgroup reads, and "
-                       "only adds instructions (--morton-remap=always "
-                       "overrides)");
-        continue;
-      }
-    }
-    std::string message = shape_text + ", " + layout_text + "; " +
-                          std::to_string(info.sites.size()) +
-                          " identity built-in load(s) relabelled; " + counted;
-    if (params_.mode == Mode::kProfitable) {
-      message += ": 2-D accesses outweigh linear ones";
-    } else if (params_.mode == Mode::kAlways) {
-      message += " (always)";
-    } else {
-      message += " (forced";
-      if (!dependence.empty()) {
-        message += ", although " + dependence +
-                   ": results that depend on subgroup membership change";
-      }
-      message += ")";
-    }
-    EmitRemark(RemarkKind::kApplied, "Remapped", func, info.first_use, message);
-    if (!Rewrite(info)) return Status::Failure;
-    changed = true;
-    uniformity = nullptr;  // the module changed
-    own_uniformity.reset();
+    if (!ProcessEntry(&info, &run)) return Status::Failure;
   }
-  return changed ? Status::SuccessWithChange : Status::SuccessWithoutChange;
+  return run.changed ? Status::SuccessWithChange : Status::SuccessWithoutChange;
+}
+
+bool MortonRemapPass::ProcessEntry(EntryInfo* info, Run* run) {
+  Lanes lanes;
+  if (!Admit(info, run, &lanes)) return true;
+  Plan plan;
+  plan.shape_text = info->shape.Describe();
+  if (!EvaluateLanes(info, run, &lanes, &plan)) return true;
+  if (!ChoosePermutation(info, &lanes, &plan)) return true;
+  const Weights weights = WeighAccesses(*info, &lanes, plan.perm);
+  const std::string counted = weights.Summary();
+  if (params_.mode == Mode::kProfitable &&
+      !Profitable(*info, &lanes, weights, counted)) {
+    return true;
+  }
+  EmitRemark(RemarkKind::kApplied, "Remapped", info->function,
+             info->first_use, AppliedText(*info, plan, counted));
+  if (!Rewrite(*info)) return false;
+  run->changed = true;
+  run->uniformity = nullptr;  // the module changed
+  run->own_uniformity.reset();
+  return true;
+}
+
+bool MortonRemapPass::Admit(EntryInfo* info, Run* run, Lanes* lanes) {
+  std::string why;
+  const bool collected = CollectSites(info, &why);
+  const auto model =
+      static_cast<spv::ExecutionModel>(info->entry->GetSingleWordInOperand(0));
+  if (model != spv::ExecutionModel::GLCompute) {
+    if (!info->sites.empty() || !collected) {
+      Refuse(Missed::kNotCompute, *info, info->first_use);
+    }
+    return false;
+  }
+  if (context()->get_feature_mgr()->HasCapability(spv::Capability::Kernel)) {
+    Refuse(Missed::kKernelModule, *info, nullptr);
+    return false;
+  }
+  if (!collected) {
+    Refuse(Missed::kUnsupportedBuiltInUse, *info, info->first_use, why);
+    return false;
+  }
+  Missed refusal = Missed::kUnsupportedWorkgroupSize;
+  const bool sized = ResolveShape(info->entry, &info->shape, &refusal, &why);
+  if (info->sites.empty()) {
+    if (sized) {
+      Analyse(*info, run, lanes);
+      if (lanes->evaluator->ReadsSubgroupBuiltIns() &&
+          QuadOrdered(*info, lanes)) {
+        return false;
+      }
+    }
+    Refuse(Missed::kNoInvocationIds, *info, nullptr);
+    return false;
+  }
+  if (!sized) {
+    Refuse(refusal, *info, info->first_use, why);
+    return false;
+  }
+  bool shared = false;
+  for (Function* f : info->reached) {
+    shared |= run->reach_count[f->result_id()] > 1;
+  }
+  if (shared) {
+    Refuse(Missed::kSharedFunctions, *info, info->first_use);
+    return false;
+  }
+  return true;
+}
+
+void MortonRemapPass::Analyse(const EntryInfo& info, Run* run, Lanes* lanes) {
+  if (run->uniformity == nullptr) {
+    run->uniformity = &UniformityOf(
+        context(), run->changed ? nullptr : config().uniformity.get(),
+        &run->own_uniformity);
+  }
+  lanes->evaluator = std::make_unique<InvocationEvaluator>(
+      context(), info.function,
+      WorkgroupSize{info.shape.x, info.shape.y, info.shape.z},
+      run->uniformity);
+  if (!lanes->collected_accesses) {
+    lanes->accesses = CollectLaneAccesses(context(), info.reached);
+  }
+  lanes->maps = LaneMaps(lanes->evaluator.get(), lanes->accesses);
+}
+
+bool MortonRemapPass::EvaluateLanes(EntryInfo* info, Run* run, Lanes* lanes,
+                                    Plan* plan) {
+  // The grid path relabels LocalInvocationId/GlobalInvocationId of a 2-D
+  // workgroup; the index path relabels the flat index a kernel splits
+  // itself (1-D workgroups, or 2-D ones that read only the index).
+  bool reads_grid = false;
+  for (const Site& site : info->sites) reads_grid |= site.kind != kLocalIndex;
+  info->index_path = info->shape.y == 1 || !reads_grid;
+  if (info->index_path && params_.mode == Mode::kProfitable) {
+    // No image access at all: nothing to split, refused before the
+    // per-invocation evaluation (its cost grows with the workgroup and
+    // the accesses), so ahead of AlreadyQuadOrdered and the subgroup
+    // dependences. always= and force= keep that order: run again on
+    // their own output (a buffer kernel relabelled by always=), they
+    // report it quad-ordered.
+    lanes->accesses = CollectLaneAccesses(context(), info->reached);
+    lanes->collected_accesses = true;
+    if (std::none_of(lanes->accesses.begin(), lanes->accesses.end(),
+                     [](const LaneAccess& a) { return IsTiled(a.kind); })) {
+      RefuseLinearIndex(*info, plan->shape_text);
+      return false;
+    }
+  }
+  Analyse(*info, run, lanes);
+  if (QuadOrdered(*info, lanes)) return false;
+  plan->dependent = SubgroupDependence(*info, &plan->dependence);
+  if (plan->dependent && params_.mode != Mode::kForce) {
+    Refuse(plan->dependence.name, *info, plan->dependence.where,
+           plan->dependence.why +
+               "; relabelling invocations would change it "
+               "(--morton-remap=force overrides)");
+    return false;
+  }
+  return true;
+}
+
+bool MortonRemapPass::QuadOrdered(const EntryInfo& info, Lanes* lanes) {
+  LaneMaps& maps = lanes->maps;
+  const int ordered = FirstQuadOrderedItem(&maps);
+  if (ordered < 0) return false;
+  const LaneItem& item = maps.items()[ordered];
+  LaneLayout layout;
+  uint32_t dims = 2;
+  for (size_t e = 0; e < maps.envs().size(); ++e) {
+    const LaneMap& map = maps.Map(e, ordered);
+    if (map.ok) {
+      layout = ClassifyLaneMap(map);
+      dims = map.dims;
+      break;
+    }
+  }
+  std::string what = OpText(item.access->inst->opcode()) + " (" +
+                     MemoryKindName(item.access->kind) + ")";
+  Refuse(Missed::kAlreadyQuadOrdered, info, item.access->inst,
+         what + " already puts lanes 4k..4k+3 on one 2x2 block" +
+             (dims == 1 ? " of its row-major index (a, a+1, a+W, "
+                          "a+W+1)"
+                        : "") +
+             (layout.step_x > 1 || layout.step_y > 1
+                  ? " (steps " + std::to_string(layout.step_x) + "," +
+                        std::to_string(layout.step_y) + ")"
+                  : std::string()) +
+             (maps.envs().front().subgroup_size != 0
+                  ? " at every subgroup size from 4 to 64"
+                  : std::string()) +
+             ": the kernel is quad-ordered already, and a second "
+             "permutation would undo it");
+  return true;
+}
+
+void MortonRemapPass::RefuseLinearIndex(const EntryInfo& info,
+                                        const std::string& shape_text) {
+  Refuse(Missed::kLinearIndex, info, info.first_use,
+         "the " + shape_text +
+             ": no 2-D image access splits its invocation "
+             "index into rows or columns of lanes (x = i % W, "
+             "y = i / W, their bit-field forms, or blocks of "
+             "them; evaluated for every invocation), so there "
+             "are no pixel rows to put on 2x2 lane blocks");
+}
+
+bool MortonRemapPass::ChoosePermutation(EntryInfo* info, Lanes* lanes,
+                                        Plan* plan) {
+  const Shape& shape = info->shape;
+  plan->perm.assign(shape.x * shape.y, 0);
+  if (info->index_path) return IndexPermutation(info, lanes, plan);
+  if (shape.x % 2 != 0 || shape.y % 2 != 0) {
+    Refuse(Missed::kOddWorkgroupSize, *info, info->first_use,
+           "the " + plan->shape_text +
+               " has an odd side: there are no 2x2 lane blocks");
+    return false;
+  }
+  for (uint32_t l = 0; l < plan->perm.size(); ++l) {
+    uint32_t x = 0, y = 0;
+    RemapCoords(l, shape.x, shape.y, &x, &y);
+    plan->perm[l] = y * shape.x + x;
+  }
+  plan->layout_text = "Morton order in " + std::to_string(TileSide(shape.x)) +
+                      "x" + std::to_string(TileSide(shape.y)) + " tiles";
+  return true;
+}
+
+bool MortonRemapPass::IndexPermutation(EntryInfo* info, Lanes* lanes,
+                                       Plan* plan) {
+  Decomposition odd;
+  if (!HeaviestDecomposition(lanes, &info->decomposition, &odd)) {
+    if (odd.block == 0) {
+      RefuseLinearIndex(*info, plan->shape_text);
+      return false;
+    }
+    Refuse(Missed::kOddWorkgroupSize, *info, info->first_use,
+           "the " + plan->shape_text + " splits its index into " +
+               std::to_string(odd.width) + "x" + std::to_string(odd.height) +
+               " grids of lanes: an odd side leaves no 2x2 lane blocks");
+    return false;
+  }
+  const uint32_t n = info->shape.x * info->shape.y;
+  const Decomposition& d = info->decomposition;
+  for (uint32_t l = 0; l < n; ++l) plan->perm[l] = RemapIndex(l, n, d);
+  plan->layout_text =
+      "the index is split into " +
+      (d.block == n ? std::string()
+                    : "blocks of " + std::to_string(d.block) + " lanes, ") +
+      std::to_string(d.width) + "x" + std::to_string(d.height) +
+      (d.transposed ? " column by column" : " row by row") +
+      " (Morton order in " + std::to_string(TileSide(d.width)) + "x" +
+      std::to_string(TileSide(d.height)) + " tiles)";
+  return true;
+}
+
+bool MortonRemapPass::HeaviestDecomposition(Lanes* lanes, Decomposition* best,
+                                            Decomposition* odd) {
+  // Each tiled item's decomposition, the same in every environment
+  // (evaluated environment by environment, for the items still agreeing),
+  // and the summed weight of each.
+  const std::vector<Decomposition> splits = TiledDecompositions(&lanes->maps);
+  std::vector<std::pair<Decomposition, double>> candidates;
+  for (size_t i = 0; i < lanes->maps.items().size(); ++i) {
+    const LaneItem& item = lanes->maps.items()[i];
+    const Decomposition& d = splits[i];
+    if (d.block == 0 || d.height < 2) continue;
+    if (d.width % 2 != 0 || d.height % 2 != 0) {
+      *odd = d;
+      continue;
+    }
+    const double w =
+        BlockWeight(item.access->function,
+                    context()->get_instr_block(item.access->inst)) *
+        FrameWeight(*lanes->evaluator, item.frame);
+    auto it = std::find_if(candidates.begin(), candidates.end(),
+                           [&](const std::pair<Decomposition, double>& c) {
+                             return c.first.block == d.block &&
+                                    c.first.width == d.width &&
+                                    c.first.transposed == d.transposed;
+                           });
+    if (it == candidates.end()) {
+      candidates.push_back({d, w});
+    } else {
+      it->second += w;
+    }
+  }
+  if (candidates.empty()) return false;
+  const std::pair<Decomposition, double>* heaviest = &candidates[0];
+  for (const auto& c : candidates) {
+    if (c.second > heaviest->second) heaviest = &c;
+  }
+  *best = heaviest->first;
+  return true;
+}
+
+MortonRemapPass::Weights MortonRemapPass::WeighAccesses(
+    const EntryInfo& info, Lanes* lanes, const std::vector<uint32_t>& perm) {
+  // Tiled accesses whose coordinates vary in x and y (and, on the index
+  // path, that the permutation puts on 2x2 quads) against linear ones that
+  // differ within a quad of the original order.
+  const auto taint = ComputeTaint(info);
+  Weights weights;
+  for (const LaneAccess& access : lanes->accesses) {
+    double weight = 0;
+    bool counts = false;
+    if (!EvaluatedCounts(info, lanes, access, perm, &weight, &counts)) {
+      counts = TaintCounts(info, taint, access);
+    }
+    if (!counts) continue;
+    const auto k = static_cast<size_t>(access.kind);
+    ++weights.count[k];
+    weights.weight[k] += weight;
+    (IsTiled(access.kind) ? weights.tiled : weights.linear) += weight;
+  }
+  return weights;
+}
+
+bool MortonRemapPass::EvaluatedCounts(const EntryInfo& info, Lanes* lanes,
+                                      const LaneAccess& access,
+                                      const std::vector<uint32_t>& perm,
+                                      double* weight, bool* counts) {
+  bool evaluated = false;
+  for (size_t i = 0; i < lanes->maps.items().size(); ++i) {
+    if (lanes->maps.items()[i].access != &access) continue;
+    const LaneMap& map = lanes->maps.Map(0, i);
+    const double w =
+        BlockWeight(access.function, context()->get_instr_block(access.inst)) *
+        FrameWeight(*lanes->evaluator, lanes->maps.items()[i].frame);
+    *weight = std::min(*weight + w, kMaxWeight);
+    if (!map.ok) continue;
+    evaluated = true;
+    *counts |= MapCounts(info, access, map, perm);
+  }
+  return evaluated;
+}
+
+bool MortonRemapPass::MapCounts(const EntryInfo& info, const LaneAccess& access,
+                                const LaneMap& map,
+                                const std::vector<uint32_t>& perm) {
+  const uint32_t n = info.shape.x * info.shape.y;
+  const LaneLayout layout = ClassifyLaneMap(map);
+  if (IsTiled(access.kind)) {
+    bool helps = map.dims == 2 && layout.varies_x && layout.varies_y;
+    if (helps && info.index_path) {
+      std::vector<LanePosition> after(n);
+      for (uint32_t l = 0; l < n; ++l) after[l] = map.pos[perm[l]];
+      helps = QuadOrdered2D(after);
+    }
+    return helps;
+  }
+  if (map.bytes.size() == n) {
+    // Hurt when the permutation makes the access cost more: more 64-byte
+    // lines per aligned 4-lane group (seed 004), or, in shared memory, more
+    // bank conflicts per 32-lane wave.
+    return access.kind == MemoryKind::kSharedMemory
+               ? BankConflicts(map.bytes, &perm, 32) >
+                     BankConflicts(map.bytes, nullptr, 32)
+               : LinesPerQuadGroup(map.bytes, &perm) >
+                     LinesPerQuadGroup(map.bytes, nullptr);
+  }
+  return layout.varies_within_quads;
+}
+
+bool MortonRemapPass::TaintCounts(
+    const EntryInfo& info, const std::unordered_map<uint32_t, Taint>& taint,
+    const LaneAccess& access) {
+  auto taint_of = [&taint](uint32_t id) {
+    auto it = taint.find(id);
+    return it == taint.end() ? Taint{0, 0, 0, 0} : it->second;
+  };
+  // Not evaluable (data-dependent, or an unsupported instruction): what the
+  // ids feed. Tiled: x and y from the grid built-ins.
+  if (IsTiled(access.kind)) {
+    const Taint t = taint_of(access.location);
+    return !info.index_path && (t[0] & kVariesWithX) != 0 &&
+           (t[1] & kVariesWithY) != 0;
+  }
+  if (!access.is_chain) {
+    return (taint_of(access.location)[0] & kVariesWithX) != 0;
+  }
+  bool counts = false;
+  for (Instruction* c = get_def_use_mgr()->GetDef(access.location);
+       c != nullptr && IsAccessChain(c->opcode());
+       c = get_def_use_mgr()->GetDef(c->GetSingleWordInOperand(0))) {
+    for (uint32_t i = 1; i < c->NumInOperands(); ++i) {
+      counts |=
+          (taint_of(c->GetSingleWordInOperand(i))[0] & kVariesWithX) != 0;
+    }
+  }
+  return counts;
+}
+
+bool MortonRemapPass::Profitable(const EntryInfo& info, Lanes* lanes,
+                                 const Weights& weights,
+                                 const std::string& counted) {
+  if (weights.tiled == 0) {
+    Refuse(Missed::kNotProfitable, info, info.first_use,
+           counted +
+               ": no 2-D image access at invocation-dependent "
+               "coordinates gains from 2x2 lane quads "
+               "(--morton-remap=always overrides)");
+    return false;
+  }
+  if (weights.linear >= weights.tiled) {
+    Refuse(Missed::kNotProfitable, info, info.first_use,
+           counted +
+               ": linear accesses weigh at least as much, and "
+               "Morton order breaks their 4- and 16-lane "
+               "coalescing (--morton-remap=always overrides)");
+    return false;
+  }
+  std::string own;
+  if (OwnTexelsIntoReductions(lanes->accesses, &lanes->maps, &own)) {
+    Refuse(Missed::kNotProfitable, info, info.first_use,
+           counted + ": " + own +
+               ": relabelling changes which invocation reads which "
+               "texel, not which texels the workgroup reads, and "
+               "only adds instructions (--morton-remap=always "
+               "overrides)");
+    return false;
+  }
+  return true;
+}
+
+std::string MortonRemapPass::AppliedText(const EntryInfo& info,
+                                         const Plan& plan,
+                                         const std::string& counted) const {
+  std::string message = plan.shape_text + ", " + plan.layout_text + "; " +
+                        std::to_string(info.sites.size()) +
+                        " identity built-in load(s) relabelled; " + counted;
+  if (params_.mode == Mode::kProfitable) {
+    message += ": 2-D accesses outweigh linear ones";
+  } else if (params_.mode == Mode::kAlways) {
+    message += " (always)";
+  } else {
+    message += " (forced";
+    if (plan.dependent) {
+      message += ", although " + plan.dependence.why +
+                 ": results that depend on subgroup membership change";
+    }
+    message += ")";
+  }
+  return message;
 }
 
 bool MortonRemapPass::OwnTexelsIntoReductions(

@@ -114,6 +114,25 @@ class MortonRemapPass : public WavePass {
   Status Process() override;
 
  private:
+  // The missed remarks (names in kMissedRemarks in the .cpp, and in
+  // docs/passes/morton-remap.md).
+  enum class Missed {
+    kNotCompute,
+    kKernelModule,
+    kUnsupportedBuiltInUse,
+    kNoInvocationIds,
+    kAlreadyQuadOrdered,
+    kUnsupportedWorkgroupSize,
+    kSpecConstantWorkgroupSize,
+    kOddWorkgroupSize,
+    kLinearIndex,
+    kSharedFunctions,
+    kUsesSubgroupOps,
+    kUsesSubgroupBuiltIn,
+    kComputeDerivatives,
+    kNotProfitable,
+  };
+
   // The identity built-ins the pass replaces.
   enum IdKind { kLocalId = 0, kGlobalId = 1, kLocalIndex = 2 };
 
@@ -133,6 +152,8 @@ class MortonRemapPass : public WavePass {
     std::string source;  // how it was found, for remarks
     bool from_spec_constant = false;
     bool promised = false;  // the user's workgroup-size= replaced defaults
+    // "8x8x1 workgroup (LocalSize)", for remarks.
+    std::string Describe() const;
   };
 
   // Per-component taint of a value: bit 1 = varies with the invocation's x
@@ -146,6 +167,8 @@ class MortonRemapPass : public WavePass {
     std::array<uint32_t, 8> count = {};
     std::array<double, 8> weight = {};
     std::string Describe(bool tiled_kinds) const;
+    // Both sums and their kinds, for remarks.
+    std::string Summary() const;
   };
 
   // Everything the decision about one entry point needs.
@@ -160,13 +183,114 @@ class MortonRemapPass : public WavePass {
     Decomposition decomposition;  // index path only
   };
 
+  // A missed remark about |info|'s entry point at |where|: the table's text,
+  // or |why|.
+  void Refuse(Missed missed, const EntryInfo& info,
+              spvtools::opt::Instruction* where);
+  void Refuse(Missed missed, const EntryInfo& info,
+              spvtools::opt::Instruction* where, const std::string& why);
+
+  // State of one Process call that its entry points share, and what the
+  // invocations of one entry point touch (both defined in the .cpp).
+  struct Run;
+  struct Lanes;
+
+  // How a program depends on subgroup membership.
+  struct Dependence {
+    Missed name = Missed::kUsesSubgroupOps;
+    spvtools::opt::Instruction* where = nullptr;
+    std::string why;
+  };
+  // The relabelling chosen for one entry point.
+  struct Plan {
+    std::string shape_text;  // Shape::Describe()
+    bool dependent = false;  // it depends on subgroup membership (force)
+    Dependence dependence;
+    std::vector<uint32_t> perm;  // invocation → the one whose work it takes
+    std::string layout_text;     // the permutation, for the remark
+  };
+
+  // Process's phases, in order. IndexBuiltInVars fills builtin_vars_ and
+  // id_vars_.
+  void IndexBuiltInVars();
+  // The entry points with a function, and per function how many of them
+  // reach it.
+  std::vector<EntryInfo> EntryPoints(
+      std::unordered_map<uint32_t, uint32_t>* reach_count);
+  // Decides about one entry point (every refusal a missed remark) and
+  // rewrites it when it qualifies. False when ids ran out.
+  bool ProcessEntry(EntryInfo* info, Run* run);
+  // Collects |info|'s sites and shape; false (with a remark) when the
+  // entry point cannot be remapped whatever its lanes do.
+  bool Admit(EntryInfo* info, Run* run, Lanes* lanes);
+  // Evaluates what every invocation touches (for |info|'s shape).
+  void Analyse(const EntryInfo& info, Run* run, Lanes* lanes);
+  // Chooses the grid or index path and evaluates the lanes; false (with a
+  // remark) when the kernel has no 2-D access to split (index path,
+  // profitable mode), is quad-ordered already, or depends on subgroup
+  // membership without force.
+  bool EvaluateLanes(EntryInfo* info, Run* run, Lanes* lanes, Plan* plan);
+  // Whether some access of |lanes| is quad-ordered already (then with an
+  // AlreadyQuadOrdered remark).
+  bool QuadOrdered(const EntryInfo& info, Lanes* lanes);
+  // The LinearIndex remark: no 2-D access splits the index.
+  void RefuseLinearIndex(const EntryInfo& info, const std::string& shape_text);
+  // Fills |plan|'s permutation and layout text; false (with a remark) when
+  // a side of the grid, or of every split of the index, is odd, or the
+  // index is not split at all.
+  bool ChoosePermutation(EntryInfo* info, Lanes* lanes, Plan* plan);
+  // The index path of ChoosePermutation: the kernel's own split.
+  bool IndexPermutation(EntryInfo* info, Lanes* lanes, Plan* plan);
+  // The decomposition of |lanes|' tiled accesses that weighs most (the
+  // first of equal ones). False when none has even sides; |*odd| is then
+  // the last with an odd side (block 0: none).
+  bool HeaviestDecomposition(Lanes* lanes, Decomposition* best,
+                             Decomposition* odd);
+  // The weighed accesses of |lanes| that the permutation |perm| helps
+  // (tiled) or hurts (linear).
+  Weights WeighAccesses(const EntryInfo& info, Lanes* lanes,
+                        const std::vector<uint32_t>& perm);
+  // Whether |access| was evaluated on some call path; then |*weight| sums
+  // their weights and |*counts| says whether |perm| helps or hurts it.
+  bool EvaluatedCounts(const EntryInfo& info, Lanes* lanes,
+                       const LaneAccess& access,
+                       const std::vector<uint32_t>& perm, double* weight,
+                       bool* counts);
+  // Whether |perm| helps (tiled) or hurts (linear) the access of |map|.
+  bool MapCounts(const EntryInfo& info, const LaneAccess& access,
+                 const LaneMap& map, const std::vector<uint32_t>& perm);
+  // For an access not evaluated: whether it counts, from what its position
+  // is computed from (|taint|).
+  bool TaintCounts(const EntryInfo& info,
+                   const std::unordered_map<uint32_t, Taint>& taint,
+                   const LaneAccess& access);
+  // The default mode's decision; false (with a NotProfitable remark) when
+  // the 2-D accesses do not outweigh the linear ones or cannot gain.
+  bool Profitable(const EntryInfo& info, Lanes* lanes, const Weights& weights,
+                  const std::string& counted);
+  // The Remapped remark's text.
+  std::string AppliedText(const EntryInfo& info, const Plan& plan,
+                          const std::string& counted) const;
+
   // Functions reachable from |func| through OpFunctionCall, |func| first,
   // then in module order.
   std::vector<spvtools::opt::Function*> Reached(spvtools::opt::Function* func);
 
-  // Fills |shape| for |entry|; returns "" or a refusal reason with |why|.
-  std::string ResolveShape(spvtools::opt::Instruction* entry, Shape* shape,
-                           std::string* why);
+  // Fills |shape| for |entry|; false with the refusal in |refusal| and
+  // |why| when the pass cannot use it.
+  bool ResolveShape(spvtools::opt::Instruction* entry, Shape* shape,
+                    Missed* refusal, std::string* why);
+  // The size the WorkgroupSize built-in gives (it overrides the execution
+  // modes); |*found| when there is one. False with |why| when its value is
+  // not made of integer constants.
+  bool ShapeFromBuiltIn(Shape* shape, bool* found, std::string* why);
+  // The size function |func_id|'s LocalSize or LocalSizeId gives, as above.
+  bool ShapeFromModes(uint32_t func_id, Shape* shape, bool* found,
+                      std::string* why);
+  // Replaces a size from specialization constants by the promised
+  // workgroup-size=; false with |refusal| and |why| when there is no
+  // promise or the literal size contradicts it.
+  bool ApplyPromise(Shape* shape, Missed* refusal, std::string* why);
   // The value of the integer constant |id|; sets |*spec| when it is a
   // specialization constant (its default is used). False when |id| is not
   // a plain or specialization scalar integer constant.
@@ -177,12 +301,23 @@ class MortonRemapPass : public WavePass {
   // access chain.
   bool CollectSites(EntryInfo* info, std::string* why);
 
-  // Why the program depends on subgroup membership ("" when it does not):
-  // the first offending instruction in |info|'s functions, or execution mode.
-  std::string SubgroupDependence(const EntryInfo& info,
-                                 spvtools::opt::Instruction** where,
-                                 std::string* name);
+  // Whether the program depends on subgroup membership; |*dependence|: the
+  // first offending instruction in |info|'s functions, or execution mode.
+  bool SubgroupDependence(const EntryInfo& info, Dependence* dependence);
+  // The DerivativeGroup*NV execution mode of |info|'s entry point, if any.
+  bool DerivativeGroupMode(const EntryInfo& info, Dependence* dependence);
+  // The Input variables of the subgroup built-ins that name a lane's place
+  // in its subgroup → the built-in's name.
+  std::unordered_map<uint32_t, const char*> LaneBuiltInVars() const;
+  // Whether |inst| depends on subgroup membership (|lane_vars|: from
+  // LaneBuiltInVars).
+  bool InstructionDependence(
+      spvtools::opt::Instruction* inst,
+      const std::unordered_map<uint32_t, const char*>& lane_vars,
+      Dependence* dependence);
 
+  // Propagates Taint (defined in the .cpp).
+  class TaintFlow;
   // Taint of every value of |info|'s functions from the identity built-ins.
   std::unordered_map<uint32_t, Taint> ComputeTaint(const EntryInfo& info);
 
