@@ -1657,29 +1657,14 @@ bool PrereduceAtomicsPass::Rewrite(const std::vector<Candidate>& group) {
   BasicBlock* block = context()->get_instr_block(atomic);
   const OpInfo info = InfoOf(atomic);
 
-  // A loop header keeps its phis, its OpLoopMerge and a branch; the rest
-  // moves to a new block so the rewrite can add control flow.
-  if (Instruction* loop_merge = block->GetLoopMergeInst()) {
-    auto first = block->begin();
-    while (first->opcode() == spv::Op::OpPhi) ++first;
-    uint32_t body_id = context()->TakeNextId();
-    if (body_id == 0) return false;
-    BasicBlock* body = block->SplitBasicBlock(context(), body_id, first);
-    loop_merge = body->GetLoopMergeInst();
-    std::unique_ptr<Instruction> moved(loop_merge);
-    loop_merge->RemoveFromList();
-    block->AddInstruction(std::move(moved));
-    context()->set_instr_block(loop_merge, block);
-    Emitter header(context(), block);
-    header.Branch(body->id());
-    if (!header.ok()) return false;
-    block = body;
-  }
-
-  uint32_t tail_id = context()->TakeNextId();
-  if (tail_id == 0) return false;
-  BasicBlock* tail = block->SplitBasicBlock(
-      context(), tail_id, BasicBlock::iterator(atomic));
+  // The rewrite's control flow goes where the atomic was: a loop header
+  // first hands its other instructions to a new block; what follows the
+  // atomic becomes the rewrite's merge.
+  Emitter e(context(), block, BasicBlock::iterator(atomic));
+  if (e.SplitLoopHeader() == nullptr) return false;
+  BasicBlock* tail = e.SplitHere();
+  if (tail == nullptr) return false;
+  block = e.block();
   // What sat between joined atomics and uses none of their results goes
   // above the group's reductions, in program order.
   for (const Candidate& joined : group) {
@@ -1696,7 +1681,6 @@ bool PrereduceAtomicsPass::Rewrite(const std::vector<Candidate>& group) {
   //   block: %h = helper?; OpSelectionMerge tail; branch %h ? tail : live
   //   live ... live_end: OpBranch tail
   //   tail:  %r = OpPhi (0, block) (rebuilt result, live_end)
-  Emitter e(context(), block);
   Emitter::If guard;
   BasicBlock* post = tail;  // the rewrite's merge (null: a new block)
   if (cand.fragment) {
