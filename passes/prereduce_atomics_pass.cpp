@@ -267,7 +267,40 @@ bool MayJoinAcross(spvtools::opt::IRContext* context, Instruction* inst,
   return context->IsCombinatorInstruction(inst);
 }
 
+// The remarks' names, in the order of Reason.
+constexpr const char* kReasonNames[] = {
+    "",
+    // Missed.
+    "UnsupportedAtomicOp",
+    "FloatAtomic",
+    "UnsupportedType",
+    "NonRelaxedSemantics",
+    "VolatileAtomic",
+    "UnsupportedStorageClass",
+    "UnsupportedStage",
+    "StageNotPromised",
+    "MixedStageFunction",
+    "AlreadyPreReduced",
+    "UnsupportedControlFlow",
+    "NotExpressibleInHlsl",
+    "DivergentAddress",
+    "DistinctAddresses",
+    "DriverPreReduces",
+    "NotProfitableOnCpu",
+    // Applied.
+    "UniformAddressUniformValue",
+    "UniformAddressDivergentValue",
+    "SmallBinSet",
+};
+
 }  // namespace
+
+const char* PrereduceAtomicsPass::ReasonName(Reason reason) {
+  static_assert(sizeof(kReasonNames) / sizeof(kReasonNames[0]) ==
+                    static_cast<size_t>(Reason::kCount),
+                "kReasonNames has one name per Reason");
+  return kReasonNames[static_cast<size_t>(reason)];
+}
 
 bool PrereduceAtomicsPass::ParseParams(const std::string& text, Params* params,
                                        std::string* error) {
@@ -396,18 +429,19 @@ std::vector<std::vector<PrereduceAtomicsPass::Candidate>> PrereduceAtomicsPass::
       return;
     }
     const Candidate& c = groups.back().front();
-    EmitRemark(RemarkKind::kMissed, "DriverPreReduces", c.function, c.atomic, deferred_why);
+    EmitReason(RemarkKind::kMissed, Reason::kDriverPreReduces, c.function, c.atomic,
+               deferred_why);
     groups.pop_back();
   };
   for (auto& [func, atomic] : atomics) {
     Candidate cand;
     std::string why;
-    std::string reason = Classify(func, atomic, uniformity, &cand, &why);
-    if (reason.empty()) reason = DriverProfileRefusal(cand, &why);
-    const bool defer = reason == "DriverPreReduces" && !cand.result_used;
-    if (!reason.empty() && !defer) {
+    Reason reason = Classify(func, atomic, uniformity, &cand, &why);
+    if (reason == Reason::kNone) reason = DriverProfileRefusal(cand, &why);
+    const bool defer = reason == Reason::kDriverPreReduces && !cand.result_used;
+    if (reason != Reason::kNone && !defer) {
       close_deferred();
-      EmitRemark(RemarkKind::kMissed, reason, func, atomic, why);
+      EmitReason(RemarkKind::kMissed, reason, func, atomic, why);
       continue;
     }
     // Remarks in program order; every decision (which atomics share an
@@ -485,7 +519,7 @@ bool PrereduceAtomicsPass::JoinsPrevious(const std::vector<Candidate>& group,
   return true;
 }
 
-std::string PrereduceAtomicsPass::DriverProfileRefusal(const Candidate& cand,
+PrereduceAtomicsPass::Reason PrereduceAtomicsPass::DriverProfileRefusal(const Candidate& cand,
                                                        std::string* why) {
   const spvtools::opt::analysis::Integer* int_type =
       context()->get_type_mgr()->GetType(cand.atomic->type_id())->AsInteger();
@@ -501,7 +535,7 @@ std::string PrereduceAtomicsPass::DriverProfileRefusal(const Candidate& cand,
            "atomic itself (one elected lane, an s_bcnt1 or DPP reduction, "
            "v_mbcnt for the returned values) in no more instructions than "
            "this rewrite (fact elects-uniform-atomics)";
-    return "DriverPreReduces";
+    return Reason::kDriverPreReduces;
   }
   // Measured on lavapipe (docs/benchmarks.md): the uniform-value case A
   // (compaction) and the small-bin case C (histograms) are slower than
@@ -514,9 +548,9 @@ std::string PrereduceAtomicsPass::DriverProfileRefusal(const Candidate& cand,
                 : "the uniform-value pre-reduction (append counters)") +
            " measured slower than one atomic per lane on lavapipe "
            "(fact cheap-same-address-atomics)";
-    return "NotProfitableOnCpu";
+    return Reason::kNotProfitableOnCpu;
   }
-  return "";
+  return Reason::kNone;
 }
 
 void PrereduceAtomicsPass::EmitApplied(const Candidate& cand) {
@@ -534,15 +568,15 @@ void PrereduceAtomicsPass::EmitApplied(const Candidate& cand) {
       what += "; shares the elected branch of the atomic before it";
     }
     if (cand.shape == Shape::kUniformAddress) {
-      EmitRemark(RemarkKind::kApplied,
-                 cand.uniform_value ? "UniformAddressUniformValue"
-                                    : "UniformAddressDivergentValue",
+      EmitReason(RemarkKind::kApplied,
+                 cand.uniform_value ? Reason::kUniformAddressUniformValue
+                                    : Reason::kUniformAddressDivergentValue,
                  cand.function, cand.atomic,
                  "one atomic per subgroup: " + what);
     } else {
       uint32_t bits = 0;
       while ((uint64_t{1} << bits) < cand.bin_bound) ++bits;
-      EmitRemark(RemarkKind::kApplied, "SmallBinSet", cand.function,
+      EmitReason(RemarkKind::kApplied, Reason::kSmallBinSet, cand.function,
                  cand.atomic,
                  "one atomic per distinct address per subgroup (the index "
                  "takes at most " + std::to_string(cand.bin_bound) +
@@ -556,7 +590,7 @@ void PrereduceAtomicsPass::EmitApplied(const Candidate& cand) {
   }
 }
 
-std::string PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
+PrereduceAtomicsPass::Reason PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
                                            const UniformityAnalysis& uniformity,
                                            Candidate* cand, std::string* why) {
   const spv::Op op = atomic->opcode();
@@ -571,7 +605,7 @@ std::string PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
       *why = std::string(OpName(op)) +
              " does not combine across lanes; only read-modify-write "
              "arithmetic and bitwise atomics are pre-reduced";
-      return "UnsupportedAtomicOp";
+      return Reason::kUnsupportedAtomicOp;
     case spv::Op::OpAtomicFAddEXT:
     case spv::Op::OpAtomicFMinEXT:
     case spv::Op::OpAtomicFMaxEXT:
@@ -580,7 +614,7 @@ std::string PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
                ": float atomics are left alone (reassociating float "
                "additions changes rounding; --prereduce-atomics="
                "float-reassoc allows it)";
-        return "FloatAtomic";
+        return Reason::kFloatAtomic;
       }
       break;
     default:
@@ -594,29 +628,29 @@ std::string PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
   if (IsFloatAtomic(op)) {
     if (float_type == nullptr || float_type->width() != 32) {
       *why = "only 32-bit float atomics are pre-reduced";
-      return "UnsupportedType";
+      return Reason::kUnsupportedType;
     }
   } else if (int_type == nullptr ||
              (int_type->width() != 32 && int_type->width() != 64)) {
     *why = "only 32- and 64-bit integer atomics are pre-reduced";
-    return "UnsupportedType";
+    return Reason::kUnsupportedType;
   }
 
   uint64_t semantics = 0;
   if (!ConstantValue(def_use->GetDef(atomic->GetSingleWordInOperand(2)),
                      &semantics)) {
     *why = "the memory semantics are not a constant";
-    return "NonRelaxedSemantics";
+    return Reason::kNonRelaxedSemantics;
   }
   if (semantics & kMemorySemanticsVolatile) {
     *why = "the atomic is Volatile";
-    return "VolatileAtomic";
+    return Reason::kVolatileAtomic;
   }
   if (semantics & kMemorySemanticsOrdering) {
     *why = "the atomic orders memory (Acquire/Release/AcquireRelease/"
            "SequentiallyConsistent); combining lanes would change what "
            "other invocations observe";
-    return "NonRelaxedSemantics";
+    return Reason::kNonRelaxedSemantics;
   }
 
   const uint32_t pointer = atomic->GetSingleWordInOperand(0);
@@ -627,7 +661,7 @@ std::string PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
   const auto* as_pointer = pointer_type ? pointer_type->AsPointer() : nullptr;
   if (as_pointer == nullptr) {
     *why = "the pointer's type is unknown";
-    return "UnsupportedStorageClass";
+    return Reason::kUnsupportedStorageClass;
   }
   switch (as_pointer->storage_class()) {
     case spv::StorageClass::Workgroup:
@@ -639,18 +673,18 @@ std::string PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
     default:
       *why = "atomics on this storage class are not pre-reduced (Workgroup, "
              "StorageBuffer, PhysicalStorageBuffer and image texels are)";
-      return "UnsupportedStorageClass";
+      return Reason::kUnsupportedStorageClass;
   }
 
   bool fragment = false;
-  const std::string stage_reason = StageRefusal(func, &fragment, why);
-  if (!stage_reason.empty()) return stage_reason;
+  const Reason stage_reason = StageRefusal(func, &fragment, why);
+  if (stage_reason != Reason::kNone) return stage_reason;
 
   BasicBlock* block = context()->get_instr_block(atomic);
   if (UnderElect(func, block)) {
     *why = "a dominating OpGroupNonUniformElect (or lowest-lane-of-a-ballot "
            "test) already leaves one lane (already pre-reduced)";
-    return "AlreadyPreReduced";
+    return Reason::kAlreadyPreReduced;
   }
 
   if (Instruction* loop_merge = block->GetLoopMergeInst()) {
@@ -669,7 +703,7 @@ std::string PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
     if (!splittable) {
       *why = "the atomic sits in a loop header whose branch cannot be "
              "moved out of it";
-      return "UnsupportedControlFlow";
+      return Reason::kUnsupportedControlFlow;
     }
   }
 
@@ -695,7 +729,7 @@ std::string PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
            "out with IsHelperLane(), a shader model 6.6 intrinsic that "
            "glslang's HLSL front end does not accept (--hlsl-dialect=dxc "
            "if the HLSL is for DXC)";
-    return "NotExpressibleInHlsl";
+    return Reason::kNotExpressibleInHlsl;
   }
   // HLSL's prefix operations are sums, products and bit counts: the
   // returned values of other operations of divergent values come from an
@@ -707,35 +741,35 @@ std::string PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
            std::string(spvOpcodeString(op)) +
            " (WavePrefix* has sums, products and bit counts only), and each "
            "lane's returned value needs one";
-    return "NotExpressibleInHlsl";
+    return Reason::kNotExpressibleInHlsl;
   }
 
   if (uniformity.IsSubgroupUniform(pointer)) {
     cand->shape = Shape::kUniformAddress;
-    return "";
+    return Reason::kNone;
   }
   uint32_t index = 0;
   uint64_t bound = 0;
   if (!FindBinIndex(pointer, uniformity, &index, &bound, why)) {
-    return "DivergentAddress";
+    return Reason::kDivergentAddress;
   }
   if (IsInvocationIndex(index, uniformity, 0)) {
     *why = "the index is the invocation's own index, so lanes rarely share "
            "an address and pre-reduction would add a loop iteration per lane";
-    return "DistinctAddresses";
+    return Reason::kDistinctAddresses;
   }
   cand->shape = Shape::kSmallBinSet;
   cand->bin_index = index;
   cand->bin_bound = bound;
   cand->matched = cand->uniform_value && !IsFloatAtomic(atomic->opcode());
-  return "";
+  return Reason::kNone;
 }
 
-std::string PrereduceAtomicsPass::StageRefusal(Function* func, bool* fragment,
+PrereduceAtomicsPass::Reason PrereduceAtomicsPass::StageRefusal(Function* func, bool* fragment,
                                                std::string* why) {
   *fragment = false;
   auto it = entries_of_.find(func->result_id());
-  if (it == entries_of_.end()) return "";  // no entry point runs it
+  if (it == entries_of_.end()) return Reason::kNone;  // no entry point runs it
   bool other = false;
   for (Instruction* ep : it->second) {
     const auto model = spv::ExecutionModel(ep->GetSingleWordInOperand(0));
@@ -746,7 +780,7 @@ std::string PrereduceAtomicsPass::StageRefusal(Function* func, bool* fragment,
              "' of an execution model (" +
              std::to_string(static_cast<uint32_t>(model)) +
              ") the pass does not handle";
-      return "UnsupportedStage";
+      return Reason::kUnsupportedStage;
     }
     if ((params_.stages & bit) == 0 &&
         entries_with_subgroup_ops_.count(ep->GetSingleWordInOperand(1)) == 0) {
@@ -756,7 +790,7 @@ std::string PrereduceAtomicsPass::StageRefusal(Function* func, bool* fragment,
              "device lists its stages in subgroupSupportedStages) and the "
              "entry point uses none; pass --prereduce-atomics=stages=" +
              StageName(bit) + "+... if the target device supports them";
-      return "StageNotPromised";
+      return Reason::kStageNotPromised;
     }
     if (bit == Stage::kStageFragment) {
       *fragment = true;
@@ -769,9 +803,9 @@ std::string PrereduceAtomicsPass::StageRefusal(Function* func, bool* fragment,
            "invocations must be kept out in the first, and the test for them "
            "is only valid in fragment shaders";
     *fragment = false;
-    return "MixedStageFunction";
+    return Reason::kMixedStageFunction;
   }
-  return "";
+  return Reason::kNone;
 }
 
 bool PrereduceAtomicsPass::IsInvocationIndex(

@@ -119,6 +119,43 @@ class PrereduceAtomicsPass : public WavePass {
  private:
   enum class Shape { kUniformAddress, kSmallBinSet };
 
+  // The names of the pass's remarks (kReasonNames in the .cpp spells
+  // each one; docs/passes/prereduce-atomics.md explains them). kNone: no
+  // refusal.
+  enum class Reason {
+    kNone,
+    // Missed.
+    kUnsupportedAtomicOp,
+    kFloatAtomic,
+    kUnsupportedType,
+    kNonRelaxedSemantics,
+    kVolatileAtomic,
+    kUnsupportedStorageClass,
+    kUnsupportedStage,
+    kStageNotPromised,
+    kMixedStageFunction,
+    kAlreadyPreReduced,
+    kUnsupportedControlFlow,
+    kNotExpressibleInHlsl,
+    kDivergentAddress,
+    kDistinctAddresses,
+    kDriverPreReduces,
+    kNotProfitableOnCpu,
+    // Applied.
+    kUniformAddressUniformValue,
+    kUniformAddressDivergentValue,
+    kSmallBinSet,
+    kCount,
+  };
+  static const char* ReasonName(Reason reason);
+  // Emits the remark |reason| about |atomic| in |func|.
+  void EmitReason(RemarkKind kind, Reason reason,
+                  const spvtools::opt::Function* func,
+                  const spvtools::opt::Instruction* atomic,
+                  const std::string& message) {
+    EmitRemark(kind, ReasonName(reason), func, atomic, message);
+  }
+
   // One atomic to rewrite, decided before any rewriting starts.
   struct Candidate {
     spvtools::opt::Instruction* atomic = nullptr;
@@ -169,18 +206,18 @@ class PrereduceAtomicsPass : public WavePass {
     uint32_t result = 0;  // each lane's returned value (0 if not wanted)
   };
 
-  // Returns a missed-remark name when |atomic| (in |func|) cannot be
-  // rewritten, with |why| set; otherwise "" and |cand| filled.
-  std::string Classify(spvtools::opt::Function* func,
+  // Returns the missed remark when |atomic| (in |func|) cannot be
+  // rewritten, with |why| set; otherwise kNone and |cand| filled.
+  Reason Classify(spvtools::opt::Function* func,
                        spvtools::opt::Instruction* atomic,
                        const UniformityAnalysis& uniformity,
                        Candidate* cand, std::string* why);
 
-  // Returns a missed-remark name when a stage that runs |func| cannot be
+  // Returns the missed remark when a stage that runs |func| cannot be
   // promised subgroup operations, or when |func| runs in fragment and other
-  // stages; otherwise "" and |*fragment| tells whether it runs in fragment
-  // shaders.
-  std::string StageRefusal(spvtools::opt::Function* func, bool* fragment,
+  // stages; otherwise kNone and |*fragment| tells whether it runs in
+  // fragment shaders.
+  Reason StageRefusal(spvtools::opt::Function* func, bool* fragment,
                            std::string* why);
 
   // Whether |block| can only be reached by a single lane of its subgroup
@@ -212,12 +249,12 @@ class PrereduceAtomicsPass : public WavePass {
   bool IsInvocationIndex(uint32_t id, const UniformityAnalysis& uniformity,
                          int depth);
 
-  // --assume-driver: a missed-remark name when the assumed driver measurably
-  // does |cand| itself ("DriverPreReduces": RADV, 32-bit integer cases A and
+  // --assume-driver: the missed remark when the assumed driver measurably
+  // does |cand| itself (kDriverPreReduces: RADV, 32-bit integer cases A and
   // B outside fragment shaders) or when it measured as a loss there
-  // ("NotProfitableOnCpu": cases A and C on lavapipe), with |why| set;
-  // otherwise "". The evidence is in docs/design/prereduce-atomics.md.
-  std::string DriverProfileRefusal(const Candidate& cand, std::string* why);
+  // (kNotProfitableOnCpu: cases A and C on lavapipe), with |why| set;
+  // otherwise kNone. The evidence is in docs/design/prereduce-atomics.md.
+  Reason DriverProfileRefusal(const Candidate& cand, std::string* why);
 
   void EmitApplied(const Candidate& cand);
   // When |id| is an OpLoad of a Function variable that is stored exactly
