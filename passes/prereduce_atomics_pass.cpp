@@ -1778,11 +1778,9 @@ bool PrereduceAtomicsPass::Rewrite(const std::vector<Candidate>& group) {
   BasicBlock* tail = OpenSite(group, &e);
   if (tail == nullptr) return false;
 
-  // In fragment shaders the rewrite is guarded, so that helper lanes
-  // neither count nor get elected:
-  //   block: %h = helper?; OpSelectionMerge tail; branch %h ? tail : live
-  //   live ... live_end: OpBranch tail
-  //   tail:  %r = OpPhi (0, block) (rebuilt result, live_end)
+  // In fragment shaders the rewrite runs in the else arm of an if on the
+  // helper test whose merge is the tail, so that helper lanes neither
+  // count nor get elected; their returned value is 0 (IfPhi).
   Emitter::If guard;
   BasicBlock* post = tail;  // the rewrite's merge (null: a new block)
   if (cand.fragment) {
