@@ -146,6 +146,14 @@ spvtools::opt::BasicBlock* Emitter::EnterNewBlock() {
   return block;
 }
 
+spvtools::opt::BasicBlock* Emitter::SplitHere() {
+  const uint32_t id = ok_ ? Check(context_->TakeNextId()) : 0;
+  if (id == 0) return nullptr;
+  spvtools::opt::BasicBlock* rest = block_->SplitBasicBlock(context_, id, where_);
+  where_ = block_->end();
+  return rest;
+}
+
 spvtools::opt::BasicBlock::iterator Emitter::AfterPhis(
     spvtools::opt::BasicBlock* block) {
   auto it = block->begin();
@@ -253,6 +261,24 @@ Emitter::If Emitter::WrapInIf(Instruction* first, Instruction* last,
   MoveTo(guarded);
   PopIf(&s);
   return s;
+}
+
+spvtools::opt::BasicBlock* Emitter::SplitLoopHeader() {
+  spvtools::opt::BasicBlock* header = block_;
+  Instruction* loop_merge = header->GetLoopMergeInst();
+  if (!ok_ || loop_merge == nullptr) return ok_ ? header : nullptr;
+  const uint32_t id = Check(context_->TakeNextId());
+  if (id == 0) return nullptr;
+  const bool at_end = where_ == header->end();
+  spvtools::opt::BasicBlock* body =
+      header->SplitBasicBlock(context_, id, AfterPhis(header));
+  loop_merge->RemoveFromList();
+  header->AddInstruction(std::unique_ptr<Instruction>(loop_merge));
+  context_->set_instr_block(loop_merge, header);
+  EmitVoidAt(header, spv::Op::OpBranch, {{SPV_OPERAND_TYPE_ID, {body->id()}}});
+  block_ = body;
+  if (at_end) where_ = body->end();
+  return ok_ ? body : nullptr;
 }
 
 Emitter::Loop Emitter::PushLoop(spvtools::opt::BasicBlock* merge) {

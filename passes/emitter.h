@@ -71,6 +71,12 @@ class Emitter {
   // A new block that the cursor moves to (the current block is left as it
   // is: the caller branches to it or it is a region's first block).
   spvtools::opt::BasicBlock* EnterNewBlock();
+  // Splits the current block at the cursor: the instructions from the
+  // cursor on (its branch with them) move to a new block laid out right
+  // after it, which this returns and the cursor does not enter; successors'
+  // phis name the new block. The cursor stays at the end of the current
+  // block, which then has no branch. Null when ids ran out.
+  spvtools::opt::BasicBlock* SplitHere();
 
   // if (cond) { then } [else { else }]: the current block becomes the
   // header, the cursor moves to the first arm's new block. |merge|, when
@@ -98,6 +104,14 @@ class Emitter {
   // the part after becoming the merge. The cursor moves to the merge.
   If WrapInIf(spvtools::opt::Instruction* first,
               spvtools::opt::Instruction* last, uint32_t cond, Arms arm);
+  // Makes room for control flow in a loop header (whose OpLoopMerge must
+  // stay right before its branch): when the current block is one, it keeps
+  // its phis and OpLoopMerge and branches to a new block laid out right
+  // after it, to which its other instructions (its branch with them) and
+  // the cursor move; the cursor must be past the phis. Returns the block
+  // the cursor is then in (the current block, unchanged, when it is no
+  // loop header); null when ids ran out.
+  spvtools::opt::BasicBlock* SplitLoopHeader();
 
   // A loop: the current block branches to a new header where the cursor
   // goes (for LoopPhi, then the test). |merge| as for PushIf.

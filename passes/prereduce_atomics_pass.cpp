@@ -267,7 +267,195 @@ bool MayJoinAcross(spvtools::opt::IRContext* context, Instruction* inst,
   return context->IsCombinatorInstruction(inst);
 }
 
+// Word |index| of the uint vector |composite|.
+uint32_t ExtractWord(Emitter* e, uint32_t composite, uint32_t index) {
+  return e->Emit(spv::Op::OpCompositeExtract, e->UIntType(32),
+                 {{SPV_OPERAND_TYPE_ID, {composite}},
+                  {SPV_OPERAND_TYPE_LITERAL_INTEGER, {index}}});
+}
+
+// EmitSplit64's Add/Sub: the reduction and exclusive scan of the 64-bit
+// value whose words are |lo| and |hi|, in |type| (signed: |is_signed|).
+void EmitSplit64Add(Emitter* e, uint32_t type, bool is_signed, uint32_t lo,
+                    uint32_t hi, bool want_result, uint32_t* total,
+                    uint32_t* prefix) {
+  // Σv = Σ(lo & 0xffff) + (Σ(lo >> 16) << 16) + (Σhi << 32) mod 2^64.
+  // The first two sums stay below 128 · 2^16 = 2^23; the third matters
+  // only modulo 2^32 (it is shifted by 32), so it may wrap.
+  const uint32_t uint_type = e->UIntType(32);
+  const uint32_t v3 = e->UIntVectorType(3);
+  const uint32_t ulong = e->UIntType(64);
+  const uint32_t pieces = e->EmitIds(
+      spv::Op::OpCompositeConstruct, v3,
+      {e->EmitIds(spv::Op::OpBitwiseAnd, uint_type, {lo, e->UInt(0xffffu)}),
+       e->EmitIds(spv::Op::OpShiftRightLogical, uint_type, {lo, e->UInt(16)}),
+       hi});
+  auto join = [&](uint32_t sums) {
+    uint32_t x = e->EmitIds(spv::Op::OpUConvert, ulong, {ExtractWord(e, sums, 0)});
+    const uint32_t mid =
+        e->EmitIds(spv::Op::OpUConvert, ulong, {ExtractWord(e, sums, 1)});
+    const uint32_t top =
+        e->EmitIds(spv::Op::OpUConvert, ulong, {ExtractWord(e, sums, 2)});
+    x = e->EmitIds(spv::Op::OpIAdd, ulong,
+                   {x, e->EmitIds(spv::Op::OpShiftLeftLogical, ulong,
+                                  {mid, e->UInt(16)})});
+    x = e->EmitIds(spv::Op::OpIAdd, ulong,
+                   {x, e->EmitIds(spv::Op::OpShiftLeftLogical, ulong,
+                                  {top, e->UInt(32)})});
+    return is_signed ? e->EmitIds(spv::Op::OpBitcast, type, {x}) : x;
+  };
+  *total = join(e->Group(spv::Op::OpGroupNonUniformIAdd, v3, kReduce, {pieces}));
+  if (want_result) {
+    *prefix = join(e->Group(spv::Op::OpGroupNonUniformIAdd, v3, kExclusiveScan,
+                            {pieces}));
+  }
+}
+
+// EmitSplit64Max's returned values: the max over the lanes before this one
+// of the 64-bit values (|w_hi|, |w_lo|), as its words, in three 32-bit
+// exclusive max-scans over the high half, bits 8-31 and bits 0-7 of the
+// low half. Each later level keys a lane's piece with the number of times
+// the running maximum of the levels before it has grown so far (at most
+// 128, 8 bits), so that a scan's maximum falls among exactly the lanes that
+// tie the running maximum so far; lanes that do not tie it give 0. The doc
+// has the proof.
+void EmitExclusiveMax64(Emitter* e, bool is_signed, uint32_t w_lo,
+                        uint32_t w_hi, uint32_t* before_lo,
+                        uint32_t* before_hi) {
+  const uint32_t uint_type = e->UIntType(32);
+  const uint32_t bool_type = e->BoolType();
+  const uint32_t mask_type = e->UIntVectorType(4);
+  const spv::Op hi_max = is_signed ? spv::Op::OpGroupNonUniformSMax
+                                   : spv::Op::OpGroupNonUniformUMax;
+  const spv::Op umax = spv::Op::OpGroupNonUniformUMax;
+  const spv::Op gt = is_signed ? spv::Op::OpSGreaterThan
+                               : spv::Op::OpUGreaterThan;
+  const spv::Op ge = is_signed ? spv::Op::OpSGreaterThanEqual
+                               : spv::Op::OpUGreaterThanEqual;
+  constexpr int kInclusiveScan =
+      static_cast<int>(spv::GroupOperation::InclusiveScan);
+  auto bits = [&](spv::Op opcode, uint32_t a, uint32_t b) {
+    return e->EmitIds(opcode, uint_type, {a, b});
+  };
+  // How many lanes up to this one (inclusive) have |grows| set.
+  auto running_count = [&](uint32_t grows) {
+    const uint32_t ballot =
+        e->Group(spv::Op::OpGroupNonUniformBallot, mask_type, -1, {grows});
+    return e->Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type,
+                    kInclusiveScan, {ballot});
+  };
+  // Level 1: the high half.
+  *before_hi = e->Group(hi_max, uint_type, kExclusiveScan, {w_hi});
+  const uint32_t ties1 = e->EmitIds(ge, bool_type, {w_hi, *before_hi});
+  const uint32_t grows1 = e->EmitIds(gt, bool_type, {w_hi, *before_hi});
+  const uint32_t seg1 = running_count(grows1);
+  // Level 2: bits 8-31 under the level-1 segment.
+  // (Each emitted operand gets its own statement: the order in which C++
+  // evaluates function arguments is unspecified, and gcc and clang emit
+  // them in opposite orders.)
+  const uint32_t tag1 = bits(spv::Op::OpShiftLeftLogical, seg1, e->UInt(24));
+  const uint32_t mid_lo = bits(spv::Op::OpShiftRightLogical, w_lo, e->UInt(8));
+  const uint32_t key2_or = bits(spv::Op::OpBitwiseOr, tag1, mid_lo);
+  const uint32_t key2 =
+      e->EmitIds(spv::Op::OpSelect, uint_type, {ties1, key2_or, e->UInt(0)});
+  const uint32_t before2 = e->Group(umax, uint_type, kExclusiveScan, {key2});
+  const uint32_t ties2 = e->EmitIds(
+      spv::Op::OpLogicalAnd, bool_type,
+      {ties1, e->EmitIds(spv::Op::OpUGreaterThanEqual, bool_type,
+                         {key2, before2})});
+  const uint32_t grows2 =
+      e->EmitIds(spv::Op::OpUGreaterThan, bool_type, {key2, before2});
+  const uint32_t seg2 = running_count(grows2);
+  // Level 3: bits 0-7 under the level-2 segment.
+  const uint32_t tag2 = bits(spv::Op::OpShiftLeftLogical, seg2, e->UInt(24));
+  const uint32_t low_lo = bits(spv::Op::OpBitwiseAnd, w_lo, e->UInt(0xffu));
+  const uint32_t key3_or = bits(spv::Op::OpBitwiseOr, tag2, low_lo);
+  const uint32_t key3 =
+      e->EmitIds(spv::Op::OpSelect, uint_type, {ties2, key3_or, e->UInt(0)});
+  const uint32_t before3 = e->Group(umax, uint_type, kExclusiveScan, {key3});
+  const uint32_t high24 = bits(spv::Op::OpShiftLeftLogical, before2, e->UInt(8));
+  const uint32_t low8 = bits(spv::Op::OpBitwiseAnd, before3, e->UInt(0xffu));
+  *before_lo = bits(spv::Op::OpBitwiseOr, high24, low8);
+}
+
+// EmitSplit64's Min/Max of |op| on the 64-bit value whose words are |lo|
+// and |hi|, in |type|: the order of 64-bit values is the order of (high
+// half, low half), the high half compared as the operation's signedness
+// says and the low half unsigned. Min is max of the complements (~x
+// reverses both orders), so everything below is a max.
+void EmitSplit64Max(Emitter* e, spv::Op op, uint32_t type, uint32_t lo,
+                    uint32_t hi, bool want_result, uint32_t* total,
+                    uint32_t* prefix) {
+  const uint32_t uint_type = e->UIntType(32);
+  const uint32_t v2 = e->UIntVectorType(2);
+  const bool is_min =
+      op == spv::Op::OpAtomicSMin || op == spv::Op::OpAtomicUMin;
+  const bool is_signed =
+      op == spv::Op::OpAtomicSMin || op == spv::Op::OpAtomicSMax;
+  const spv::Op hi_max = is_signed ? spv::Op::OpGroupNonUniformSMax
+                                   : spv::Op::OpGroupNonUniformUMax;
+  uint32_t w_lo = lo;
+  uint32_t w_hi = hi;
+  if (is_min) {
+    w_lo = e->EmitIds(spv::Op::OpNot, uint_type, {lo});
+    w_hi = e->EmitIds(spv::Op::OpNot, uint_type, {hi});
+  }
+  // (low, high) of a max back to the atomic's type (complemented for min).
+  auto join = [&](uint32_t low, uint32_t high) {
+    uint32_t x = e->EmitIds(spv::Op::OpCompositeConstruct, v2, {low, high});
+    if (is_min) x = e->EmitIds(spv::Op::OpNot, v2, {x});
+    return e->EmitIds(spv::Op::OpBitcast, type, {x});
+  };
+  // The winner: the highest high half, then the highest low half among the
+  // lanes that have it (the others give 0, the identity of umax).
+  const uint32_t top_hi = e->Group(hi_max, uint_type, kReduce, {w_hi});
+  const uint32_t on_top =
+      e->EmitIds(spv::Op::OpIEqual, e->BoolType(), {w_hi, top_hi});
+  const uint32_t top_lo =
+      e->Group(spv::Op::OpGroupNonUniformUMax, uint_type, kReduce,
+               {e->EmitIds(spv::Op::OpSelect, uint_type, {on_top, w_lo, e->UInt(0)})});
+  *total = join(top_lo, top_hi);
+  if (!want_result) return;
+  uint32_t before_lo = 0;
+  uint32_t before_hi = 0;
+  EmitExclusiveMax64(e, is_signed, w_lo, w_hi, &before_lo, &before_hi);
+  *prefix = join(before_lo, before_hi);
+}
+
+// The remarks' names, in the order of Reason.
+constexpr const char* kReasonNames[] = {
+    "",
+    // Missed.
+    "UnsupportedAtomicOp",
+    "FloatAtomic",
+    "UnsupportedType",
+    "NonRelaxedSemantics",
+    "VolatileAtomic",
+    "UnsupportedStorageClass",
+    "UnsupportedStage",
+    "StageNotPromised",
+    "MixedStageFunction",
+    "AlreadyPreReduced",
+    "UnsupportedControlFlow",
+    "NotExpressibleInHlsl",
+    "DivergentAddress",
+    "DistinctAddresses",
+    "DriverPreReduces",
+    "NotProfitableOnCpu",
+    // Applied.
+    "UniformAddressUniformValue",
+    "UniformAddressDivergentValue",
+    "SmallBinSet",
+};
+
 }  // namespace
+
+const char* PrereduceAtomicsPass::ReasonName(Reason reason) {
+  static_assert(sizeof(kReasonNames) / sizeof(kReasonNames[0]) ==
+                    static_cast<size_t>(Reason::kCount),
+                "kReasonNames has one name per Reason");
+  return kReasonNames[static_cast<size_t>(reason)];
+}
 
 bool PrereduceAtomicsPass::ParseParams(const std::string& text, Params* params,
                                        std::string* error) {
@@ -396,18 +584,19 @@ std::vector<std::vector<PrereduceAtomicsPass::Candidate>> PrereduceAtomicsPass::
       return;
     }
     const Candidate& c = groups.back().front();
-    EmitRemark(RemarkKind::kMissed, "DriverPreReduces", c.function, c.atomic, deferred_why);
+    EmitReason(RemarkKind::kMissed, Reason::kDriverPreReduces, c.function, c.atomic,
+               deferred_why);
     groups.pop_back();
   };
   for (auto& [func, atomic] : atomics) {
     Candidate cand;
     std::string why;
-    std::string reason = Classify(func, atomic, uniformity, &cand, &why);
-    if (reason.empty()) reason = DriverProfileRefusal(cand, &why);
-    const bool defer = reason == "DriverPreReduces" && !cand.result_used;
-    if (!reason.empty() && !defer) {
+    Reason reason = Classify(func, atomic, uniformity, &cand, &why);
+    if (reason == Reason::kNone) reason = DriverProfileRefusal(cand, &why);
+    const bool defer = reason == Reason::kDriverPreReduces && !cand.result_used;
+    if (reason != Reason::kNone && !defer) {
       close_deferred();
-      EmitRemark(RemarkKind::kMissed, reason, func, atomic, why);
+      EmitReason(RemarkKind::kMissed, reason, func, atomic, why);
       continue;
     }
     // Remarks in program order; every decision (which atomics share an
@@ -485,8 +674,8 @@ bool PrereduceAtomicsPass::JoinsPrevious(const std::vector<Candidate>& group,
   return true;
 }
 
-std::string PrereduceAtomicsPass::DriverProfileRefusal(const Candidate& cand,
-                                                       std::string* why) {
+PrereduceAtomicsPass::Reason PrereduceAtomicsPass::DriverProfileRefusal(
+    const Candidate& cand, std::string* why) {
   const spvtools::opt::analysis::Integer* int_type =
       context()->get_type_mgr()->GetType(cand.atomic->type_id())->AsInteger();
   // Measured (test/amd/radv_atomics.py): RADV compiles every 32-bit
@@ -501,7 +690,7 @@ std::string PrereduceAtomicsPass::DriverProfileRefusal(const Candidate& cand,
            "atomic itself (one elected lane, an s_bcnt1 or DPP reduction, "
            "v_mbcnt for the returned values) in no more instructions than "
            "this rewrite (fact elects-uniform-atomics)";
-    return "DriverPreReduces";
+    return Reason::kDriverPreReduces;
   }
   // Measured on lavapipe (docs/benchmarks.md): the uniform-value case A
   // (compaction) and the small-bin case C (histograms) are slower than
@@ -514,9 +703,9 @@ std::string PrereduceAtomicsPass::DriverProfileRefusal(const Candidate& cand,
                 : "the uniform-value pre-reduction (append counters)") +
            " measured slower than one atomic per lane on lavapipe "
            "(fact cheap-same-address-atomics)";
-    return "NotProfitableOnCpu";
+    return Reason::kNotProfitableOnCpu;
   }
-  return "";
+  return Reason::kNone;
 }
 
 void PrereduceAtomicsPass::EmitApplied(const Candidate& cand) {
@@ -534,15 +723,15 @@ void PrereduceAtomicsPass::EmitApplied(const Candidate& cand) {
       what += "; shares the elected branch of the atomic before it";
     }
     if (cand.shape == Shape::kUniformAddress) {
-      EmitRemark(RemarkKind::kApplied,
-                 cand.uniform_value ? "UniformAddressUniformValue"
-                                    : "UniformAddressDivergentValue",
+      EmitReason(RemarkKind::kApplied,
+                 cand.uniform_value ? Reason::kUniformAddressUniformValue
+                                    : Reason::kUniformAddressDivergentValue,
                  cand.function, cand.atomic,
                  "one atomic per subgroup: " + what);
     } else {
       uint32_t bits = 0;
       while ((uint64_t{1} << bits) < cand.bin_bound) ++bits;
-      EmitRemark(RemarkKind::kApplied, "SmallBinSet", cand.function,
+      EmitReason(RemarkKind::kApplied, Reason::kSmallBinSet, cand.function,
                  cand.atomic,
                  "one atomic per distinct address per subgroup (the index "
                  "takes at most " + std::to_string(cand.bin_bound) +
@@ -556,9 +745,21 @@ void PrereduceAtomicsPass::EmitApplied(const Candidate& cand) {
   }
 }
 
-std::string PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
-                                           const UniformityAnalysis& uniformity,
-                                           Candidate* cand, std::string* why) {
+PrereduceAtomicsPass::Reason PrereduceAtomicsPass::Classify(
+    Function* func, Instruction* atomic, const UniformityAnalysis& uniformity,
+    Candidate* cand, std::string* why) {
+  bool fragment = false;
+  Reason reason = OperationRefusal(atomic, why);
+  if (reason == Reason::kNone) reason = PlaceRefusal(func, atomic, &fragment, why);
+  if (reason != Reason::kNone) return reason;
+  Describe(func, atomic, fragment, uniformity, cand);
+  reason = HlslRefusal(*cand, why);
+  if (reason != Reason::kNone) return reason;
+  return ShapeOf(uniformity, cand, why);
+}
+
+PrereduceAtomicsPass::Reason PrereduceAtomicsPass::OperationRefusal(
+    Instruction* atomic, std::string* why) {
   const spv::Op op = atomic->opcode();
   switch (op) {
     case spv::Op::OpAtomicLoad:
@@ -571,7 +772,7 @@ std::string PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
       *why = std::string(OpName(op)) +
              " does not combine across lanes; only read-modify-write "
              "arithmetic and bitwise atomics are pre-reduced";
-      return "UnsupportedAtomicOp";
+      return Reason::kUnsupportedAtomicOp;
     case spv::Op::OpAtomicFAddEXT:
     case spv::Op::OpAtomicFMinEXT:
     case spv::Op::OpAtomicFMaxEXT:
@@ -580,7 +781,7 @@ std::string PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
                ": float atomics are left alone (reassociating float "
                "additions changes rounding; --prereduce-atomics="
                "float-reassoc allows it)";
-        return "FloatAtomic";
+        return Reason::kFloatAtomic;
       }
       break;
     default:
@@ -594,31 +795,36 @@ std::string PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
   if (IsFloatAtomic(op)) {
     if (float_type == nullptr || float_type->width() != 32) {
       *why = "only 32-bit float atomics are pre-reduced";
-      return "UnsupportedType";
+      return Reason::kUnsupportedType;
     }
   } else if (int_type == nullptr ||
              (int_type->width() != 32 && int_type->width() != 64)) {
     *why = "only 32- and 64-bit integer atomics are pre-reduced";
-    return "UnsupportedType";
+    return Reason::kUnsupportedType;
   }
 
   uint64_t semantics = 0;
   if (!IntConstant(context(), def_use->GetDef(atomic->GetSingleWordInOperand(2)),
                      &semantics)) {
     *why = "the memory semantics are not a constant";
-    return "NonRelaxedSemantics";
+    return Reason::kNonRelaxedSemantics;
   }
   if (semantics & kMemorySemanticsVolatile) {
     *why = "the atomic is Volatile";
-    return "VolatileAtomic";
+    return Reason::kVolatileAtomic;
   }
   if (semantics & kMemorySemanticsOrdering) {
     *why = "the atomic orders memory (Acquire/Release/AcquireRelease/"
            "SequentiallyConsistent); combining lanes would change what "
            "other invocations observe";
-    return "NonRelaxedSemantics";
+    return Reason::kNonRelaxedSemantics;
   }
+  return Reason::kNone;
+}
 
+PrereduceAtomicsPass::Reason PrereduceAtomicsPass::PlaceRefusal(
+    Function* func, Instruction* atomic, bool* fragment, std::string* why) {
+  auto* def_use = context()->get_def_use_mgr();
   const uint32_t pointer = atomic->GetSingleWordInOperand(0);
   Instruction* pointer_def = def_use->GetDef(pointer);
   const auto* pointer_type =
@@ -627,7 +833,7 @@ std::string PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
   const auto* as_pointer = pointer_type ? pointer_type->AsPointer() : nullptr;
   if (as_pointer == nullptr) {
     *why = "the pointer's type is unknown";
-    return "UnsupportedStorageClass";
+    return Reason::kUnsupportedStorageClass;
   }
   switch (as_pointer->storage_class()) {
     case spv::StorageClass::Workgroup:
@@ -639,18 +845,17 @@ std::string PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
     default:
       *why = "atomics on this storage class are not pre-reduced (Workgroup, "
              "StorageBuffer, PhysicalStorageBuffer and image texels are)";
-      return "UnsupportedStorageClass";
+      return Reason::kUnsupportedStorageClass;
   }
 
-  bool fragment = false;
-  const std::string stage_reason = StageRefusal(func, &fragment, why);
-  if (!stage_reason.empty()) return stage_reason;
+  const Reason stage_reason = StageRefusal(func, fragment, why);
+  if (stage_reason != Reason::kNone) return stage_reason;
 
   BasicBlock* block = context()->get_instr_block(atomic);
   if (UnderElect(func, block)) {
     *why = "a dominating OpGroupNonUniformElect (or lowest-lane-of-a-ballot "
            "test) already leaves one lane (already pre-reduced)";
-    return "AlreadyPreReduced";
+    return Reason::kAlreadyPreReduced;
   }
 
   if (Instruction* loop_merge = block->GetLoopMergeInst()) {
@@ -669,10 +874,18 @@ std::string PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
     if (!splittable) {
       *why = "the atomic sits in a loop header whose branch cannot be "
              "moved out of it";
-      return "UnsupportedControlFlow";
+      return Reason::kUnsupportedControlFlow;
     }
   }
+  return Reason::kNone;
+}
 
+void PrereduceAtomicsPass::Describe(Function* func, Instruction* atomic,
+                                    bool fragment,
+                                    const UniformityAnalysis& uniformity,
+                                    Candidate* cand) {
+  auto* def_use = context()->get_def_use_mgr();
+  const spv::Op op = atomic->opcode();
   cand->atomic = atomic;
   cand->function = func;
   cand->fragment = fragment;
@@ -688,54 +901,64 @@ std::string PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
   }
   // Without shaderSubgroupExtendedTypes a divergent 64-bit value is reduced
   // as 32-bit pieces.
-  cand->split64 = int_type != nullptr && int_type->width() == 64 &&
-                  !cand->uniform_value && !params_.extended_types;
-  if (config().emit_hlsl && fragment && !config().hlsl_dxc) {
+  cand->split64 = IntWidth(atomic->type_id()) == 64 && !cand->uniform_value &&
+                  !params_.extended_types;
+}
+
+PrereduceAtomicsPass::Reason PrereduceAtomicsPass::HlslRefusal(
+    const Candidate& cand, std::string* why) {
+  const spv::Op op = cand.atomic->opcode();
+  if (config().emit_hlsl && cand.fragment && !config().hlsl_dxc) {
     *why = "the output is emitted as HLSL, and the rewrite keeps helper lanes "
            "out with IsHelperLane(), a shader model 6.6 intrinsic that "
            "glslang's HLSL front end does not accept (--hlsl-dialect=dxc "
            "if the HLSL is for DXC)";
-    return "NotExpressibleInHlsl";
+    return Reason::kNotExpressibleInHlsl;
   }
   // HLSL's prefix operations are sums, products and bit counts: the
   // returned values of other operations of divergent values come from an
   // exclusive scan it cannot write.
-  if (config().emit_hlsl && cand->result_used && !cand->uniform_value &&
+  if (config().emit_hlsl && cand.result_used && !cand.uniform_value &&
       op != spv::Op::OpAtomicIAdd && op != spv::Op::OpAtomicISub &&
       !(IsFloatAtomic(op) && op == spv::Op::OpAtomicFAddEXT)) {
     *why = "the output is emitted as HLSL, which has no exclusive scan for " +
            std::string(spvOpcodeString(op)) +
            " (WavePrefix* has sums, products and bit counts only), and each "
            "lane's returned value needs one";
-    return "NotExpressibleInHlsl";
+    return Reason::kNotExpressibleInHlsl;
   }
+  return Reason::kNone;
+}
 
+PrereduceAtomicsPass::Reason PrereduceAtomicsPass::ShapeOf(
+    const UniformityAnalysis& uniformity, Candidate* cand, std::string* why) {
+  const uint32_t pointer = cand->atomic->GetSingleWordInOperand(0);
   if (uniformity.IsSubgroupUniform(pointer)) {
     cand->shape = Shape::kUniformAddress;
-    return "";
+    return Reason::kNone;
   }
   uint32_t index = 0;
   uint64_t bound = 0;
   if (!FindBinIndex(pointer, uniformity, &index, &bound, why)) {
-    return "DivergentAddress";
+    return Reason::kDivergentAddress;
   }
   if (IsInvocationIndex(index, uniformity, 0)) {
     *why = "the index is the invocation's own index, so lanes rarely share "
            "an address and pre-reduction would add a loop iteration per lane";
-    return "DistinctAddresses";
+    return Reason::kDistinctAddresses;
   }
   cand->shape = Shape::kSmallBinSet;
   cand->bin_index = index;
   cand->bin_bound = bound;
-  cand->matched = cand->uniform_value && !IsFloatAtomic(atomic->opcode());
-  return "";
+  cand->matched = cand->uniform_value && !IsFloatAtomic(cand->atomic->opcode());
+  return Reason::kNone;
 }
 
-std::string PrereduceAtomicsPass::StageRefusal(Function* func, bool* fragment,
-                                               std::string* why) {
+PrereduceAtomicsPass::Reason PrereduceAtomicsPass::StageRefusal(
+    Function* func, bool* fragment, std::string* why) {
   *fragment = false;
   auto it = entries_of_.find(func->result_id());
-  if (it == entries_of_.end()) return "";  // no entry point runs it
+  if (it == entries_of_.end()) return Reason::kNone;  // no entry point runs it
   bool other = false;
   for (Instruction* ep : it->second) {
     const auto model = spv::ExecutionModel(ep->GetSingleWordInOperand(0));
@@ -746,7 +969,7 @@ std::string PrereduceAtomicsPass::StageRefusal(Function* func, bool* fragment,
              "' of an execution model (" +
              std::to_string(static_cast<uint32_t>(model)) +
              ") the pass does not handle";
-      return "UnsupportedStage";
+      return Reason::kUnsupportedStage;
     }
     if ((params_.stages & bit) == 0 &&
         entries_with_subgroup_ops_.count(ep->GetSingleWordInOperand(1)) == 0) {
@@ -756,7 +979,7 @@ std::string PrereduceAtomicsPass::StageRefusal(Function* func, bool* fragment,
              "device lists its stages in subgroupSupportedStages) and the "
              "entry point uses none; pass --prereduce-atomics=stages=" +
              StageName(bit) + "+... if the target device supports them";
-      return "StageNotPromised";
+      return Reason::kStageNotPromised;
     }
     if (bit == Stage::kStageFragment) {
       *fragment = true;
@@ -769,9 +992,9 @@ std::string PrereduceAtomicsPass::StageRefusal(Function* func, bool* fragment,
            "invocations must be kept out in the first, and the test for them "
            "is only valid in fragment shaders";
     *fragment = false;
-    return "MixedStageFunction";
+    return Reason::kMixedStageFunction;
   }
-  return "";
+  return Reason::kNone;
 }
 
 bool PrereduceAtomicsPass::IsInvocationIndex(
@@ -1176,14 +1399,7 @@ bool PrereduceAtomicsPass::EmitSplit64(Emitter* e, const OpInfo& info,
                                        uint32_t* prefix) {
   context()->AddCapability(spv::Capability::GroupNonUniformArithmetic);
   const spv::Op op = info.op;
-  const uint32_t uint_type = e->UIntType(32);
-  const uint32_t bool_type = e->BoolType();
   const uint32_t v2 = e->UIntVectorType(2);
-  auto extract = [&](uint32_t composite, uint32_t index) {
-    return e->Emit(spv::Op::OpCompositeExtract, uint_type,
-                   {{SPV_OPERAND_TYPE_ID, {composite}},
-                    {SPV_OPERAND_TYPE_LITERAL_INTEGER, {index}}});
-  };
   // The operand as (low word, high word).
   const uint32_t halves = e->EmitIds(spv::Op::OpBitcast, v2, {info.value_id});
 
@@ -1200,134 +1416,15 @@ bool PrereduceAtomicsPass::EmitSplit64(Emitter* e, const OpInfo& info,
     return e->ok();
   }
 
-  const uint32_t lo = extract(halves, 0);
-  const uint32_t hi = extract(halves, 1);
+  const uint32_t lo = ExtractWord(e, halves, 0);
+  const uint32_t hi = ExtractWord(e, halves, 1);
   if (op == spv::Op::OpAtomicIAdd || op == spv::Op::OpAtomicISub) {
-    // Σv = Σ(lo & 0xffff) + (Σ(lo >> 16) << 16) + (Σhi << 32) mod 2^64.
-    // The first two sums stay below 128 · 2^16 = 2^23; the third matters
-    // only modulo 2^32 (it is shifted by 32), so it may wrap.
-    const uint32_t v3 = e->UIntVectorType(3);
-    const uint32_t ulong = e->UIntType(64);
-    const uint32_t pieces = e->EmitIds(
-        spv::Op::OpCompositeConstruct, v3,
-        {e->EmitIds(spv::Op::OpBitwiseAnd, uint_type, {lo, e->UInt(0xffffu)}),
-         e->EmitIds(spv::Op::OpShiftRightLogical, uint_type, {lo, e->UInt(16)}),
-         hi});
-    auto join = [&](uint32_t sums) {
-      uint32_t x = e->EmitIds(spv::Op::OpUConvert, ulong, {extract(sums, 0)});
-      const uint32_t mid =
-          e->EmitIds(spv::Op::OpUConvert, ulong, {extract(sums, 1)});
-      const uint32_t top =
-          e->EmitIds(spv::Op::OpUConvert, ulong, {extract(sums, 2)});
-      x = e->EmitIds(spv::Op::OpIAdd, ulong,
-                     {x, e->EmitIds(spv::Op::OpShiftLeftLogical, ulong,
-                                    {mid, e->UInt(16)})});
-      x = e->EmitIds(spv::Op::OpIAdd, ulong,
-                     {x, e->EmitIds(spv::Op::OpShiftLeftLogical, ulong,
-                                    {top, e->UInt(32)})});
-      return info.is_signed ? e->EmitIds(spv::Op::OpBitcast, info.type_id, {x})
-                            : x;
-    };
-    *total = join(e->Group(spv::Op::OpGroupNonUniformIAdd, v3, kReduce, {pieces}));
-    if (want_result) {
-      *prefix = join(e->Group(spv::Op::OpGroupNonUniformIAdd, v3,
-                              kExclusiveScan, {pieces}));
-    }
-    return e->ok();
+    EmitSplit64Add(e, info.type_id, info.is_signed, lo, hi, want_result, total,
+                   prefix);
+  } else {
+    context()->AddCapability(spv::Capability::GroupNonUniformBallot);
+    EmitSplit64Max(e, op, info.type_id, lo, hi, want_result, total, prefix);
   }
-
-  // Min/Max: the order of 64-bit values is the order of (high half, low
-  // half), the high half compared as the operation's signedness says and the
-  // low half unsigned. Min is max of the complements (~x reverses both
-  // orders), so everything below is a max.
-  context()->AddCapability(spv::Capability::GroupNonUniformBallot);
-  const bool is_min =
-      op == spv::Op::OpAtomicSMin || op == spv::Op::OpAtomicUMin;
-  const bool is_signed =
-      op == spv::Op::OpAtomicSMin || op == spv::Op::OpAtomicSMax;
-  const spv::Op hi_max = is_signed ? spv::Op::OpGroupNonUniformSMax
-                                   : spv::Op::OpGroupNonUniformUMax;
-  const spv::Op umax = spv::Op::OpGroupNonUniformUMax;
-  uint32_t w_lo = lo;
-  uint32_t w_hi = hi;
-  if (is_min) {
-    w_lo = e->EmitIds(spv::Op::OpNot, uint_type, {lo});
-    w_hi = e->EmitIds(spv::Op::OpNot, uint_type, {hi});
-  }
-  // (low, high) of a max back to the atomic's type (complemented for min).
-  auto join = [&](uint32_t low, uint32_t high) {
-    uint32_t x = e->EmitIds(spv::Op::OpCompositeConstruct, v2, {low, high});
-    if (is_min) x = e->EmitIds(spv::Op::OpNot, v2, {x});
-    return e->EmitIds(spv::Op::OpBitcast, info.type_id, {x});
-  };
-  auto select = [&](uint32_t cond, uint32_t a, uint32_t b) {
-    return e->EmitIds(spv::Op::OpSelect, uint_type, {cond, a, b});
-  };
-  auto bits = [&](spv::Op opcode, uint32_t a, uint32_t b) {
-    return e->EmitIds(opcode, uint_type, {a, b});
-  };
-  // The winner: the highest high half, then the highest low half among the
-  // lanes that have it (the others give 0, the identity of umax).
-  const uint32_t top_hi = e->Group(hi_max, uint_type, kReduce, {w_hi});
-  const uint32_t on_top =
-      e->EmitIds(spv::Op::OpIEqual, bool_type, {w_hi, top_hi});
-  const uint32_t top_lo = e->Group(umax, uint_type, kReduce,
-                                   {select(on_top, w_lo, e->UInt(0))});
-  *total = join(top_lo, top_hi);
-  if (!want_result) return e->ok();
-
-  // Returned values: the max over the lanes before this one, in three
-  // 32-bit exclusive max-scans over the high half, bits 8-31 and bits 0-7 of
-  // the low half. Each later level keys a lane's piece with the number of
-  // times the running maximum of the levels before it has grown so far
-  // (at most 128, 8 bits), so that a scan's maximum falls among exactly the
-  // lanes that tie the running maximum so far; lanes that do not tie it
-  // give 0. The doc has the proof.
-  const uint32_t mask_type = e->UIntVectorType(4);
-  const spv::Op gt = is_signed ? spv::Op::OpSGreaterThan
-                               : spv::Op::OpUGreaterThan;
-  const spv::Op ge = is_signed ? spv::Op::OpSGreaterThanEqual
-                               : spv::Op::OpUGreaterThanEqual;
-  constexpr int kInclusiveScan =
-      static_cast<int>(spv::GroupOperation::InclusiveScan);
-  // How many lanes up to this one (inclusive) have |grows| set.
-  auto running_count = [&](uint32_t grows) {
-    const uint32_t ballot =
-        e->Group(spv::Op::OpGroupNonUniformBallot, mask_type, -1, {grows});
-    return e->Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type,
-                    kInclusiveScan, {ballot});
-  };
-  // Level 1: the high half.
-  const uint32_t before_hi = e->Group(hi_max, uint_type, kExclusiveScan, {w_hi});
-  const uint32_t ties1 = e->EmitIds(ge, bool_type, {w_hi, before_hi});
-  const uint32_t grows1 = e->EmitIds(gt, bool_type, {w_hi, before_hi});
-  const uint32_t seg1 = running_count(grows1);
-  // Level 2: bits 8-31 under the level-1 segment.
-  // (Each emitted operand gets its own statement: the order in which C++
-  // evaluates function arguments is unspecified, and gcc and clang emit
-  // them in opposite orders.)
-  const uint32_t tag1 = bits(spv::Op::OpShiftLeftLogical, seg1, e->UInt(24));
-  const uint32_t mid_lo = bits(spv::Op::OpShiftRightLogical, w_lo, e->UInt(8));
-  const uint32_t key2_or = bits(spv::Op::OpBitwiseOr, tag1, mid_lo);
-  const uint32_t key2 = select(ties1, key2_or, e->UInt(0));
-  const uint32_t before2 = e->Group(umax, uint_type, kExclusiveScan, {key2});
-  const uint32_t ties2 = e->EmitIds(
-      spv::Op::OpLogicalAnd, bool_type,
-      {ties1, e->EmitIds(spv::Op::OpUGreaterThanEqual, bool_type,
-                         {key2, before2})});
-  const uint32_t grows2 =
-      e->EmitIds(spv::Op::OpUGreaterThan, bool_type, {key2, before2});
-  const uint32_t seg2 = running_count(grows2);
-  // Level 3: bits 0-7 under the level-2 segment.
-  const uint32_t tag2 = bits(spv::Op::OpShiftLeftLogical, seg2, e->UInt(24));
-  const uint32_t low_lo = bits(spv::Op::OpBitwiseAnd, w_lo, e->UInt(0xffu));
-  const uint32_t key3_or = bits(spv::Op::OpBitwiseOr, tag2, low_lo);
-  const uint32_t key3 = select(ties2, key3_or, e->UInt(0));
-  const uint32_t before3 = e->Group(umax, uint_type, kExclusiveScan, {key3});
-  const uint32_t high24 = bits(spv::Op::OpShiftLeftLogical, before2, e->UInt(8));
-  const uint32_t low8 = bits(spv::Op::OpBitwiseAnd, before3, e->UInt(0xffu));
-  const uint32_t before_lo = bits(spv::Op::OpBitwiseOr, high24, low8);
-  *prefix = join(before_lo, before_hi);
   return e->ok();
 }
 
@@ -1395,17 +1492,85 @@ uint32_t PrereduceAtomicsPass::EmitIsHelper(Emitter* e, Function* func) {
   return e->EmitIds(spv::Op::OpLoad, bool_type, {helper_var_});
 }
 
-bool PrereduceAtomicsPass::EmitOperands(Emitter* e_ptr, Elected* item,
+bool PrereduceAtomicsPass::EmitOperands(Emitter* e, Elected* item,
                                         const Peers* peers) {
-  Emitter& e = *e_ptr;
   const OpInfo& info = item->info;
+  const spv::Op op = info.op;
+  // The bool and uint types first (added here when the module lacks them).
+  e->BoolType();
+  e->UIntType(32);
+  uint32_t total = 0;  // the operand of the single atomic
+  uint32_t prefix = 0; // what the lanes before this one contributed
+  if (IsFloatAtomic(op)) {
+    EmitFloatOperands(e, info, item->want_result, &total, &prefix);
+  } else if (item->uniform_value && IsIdempotent(op)) {
+    total = info.value_id;
+  } else if (item->uniform_value) {
+    EmitUniformOperands(e, info, item->want_result, peers, &total, &prefix);
+  } else if (info.width == 64 && !params_.extended_types) {
+    if (!EmitSplit64(e, info, item->want_result, &total, &prefix)) return false;
+  } else {
+    context()->AddCapability(spv::Capability::GroupNonUniformArithmetic);
+    const spv::Op group_op = GroupOpFor(op);
+    total = e->Group(group_op, info.type_id, kReduce, {info.value_id});
+    if (item->want_result) {
+      prefix = e->Group(group_op, info.type_id, kExclusiveScan, {info.value_id});
+    }
+  }
+  item->total = total;
+  item->prefix = prefix;
+  return e->ok();
+}
+
+void PrereduceAtomicsPass::EmitFloatOperands(Emitter* e_ptr, const OpInfo& info,
+                                             bool want_result, uint32_t* total,
+                                             uint32_t* prefix) {
+  Emitter& e = *e_ptr;
   const spv::Op op = info.op;
   const uint32_t type = info.type_id;
   const uint32_t v = info.value_id;
-  const bool want_result = item->want_result;
   const uint32_t bool_type = e.BoolType();
   const uint32_t uint_type = e.UIntType(32);
+  // Reassociated (float-reassoc): the subgroup's sum/min/max feeds one
+  // atomic. For fadd, -0.0 is the identity: a sum of -0.0s stays -0.0
+  // even where the subgroup reduction starts from +0.0.
+  context()->AddCapability(spv::Capability::GroupNonUniformArithmetic);
+  const spv::Op group_op = GroupOpFor(op);
+  *total = e.Group(group_op, type, kReduce, {v});
+  if (want_result) *prefix = e.Group(group_op, type, kExclusiveScan, {v});
+  if (op == spv::Op::OpAtomicFAddEXT) {
+    context()->AddCapability(spv::Capability::GroupNonUniformBallot);
+    const uint32_t neg_zero = e.Constant(type, {0x80000000u});
+    const uint32_t bits = e.EmitIds(spv::Op::OpBitcast, uint_type, {v});
+    const uint32_t nonzero =
+        e.EmitIds(spv::Op::OpINotEqual, bool_type, {bits, e.UInt(0x80000000u)});
+    const uint32_t ballot = e.Group(spv::Op::OpGroupNonUniformBallot,
+                                    e.UIntVectorType(4), -1, {nonzero});
+    const uint32_t others = e.Group(spv::Op::OpGroupNonUniformBallotBitCount,
+                                    uint_type, kReduce, {ballot});
+    const uint32_t all_neg_zero =
+        e.EmitIds(spv::Op::OpIEqual, bool_type, {others, e.UInt(0)});
+    *total = e.EmitIds(spv::Op::OpSelect, type, {all_neg_zero, neg_zero, *total});
+    if (want_result) {
+      const uint32_t before =
+          e.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type,
+                  kExclusiveScan, {ballot});
+      const uint32_t none_before =
+          e.EmitIds(spv::Op::OpIEqual, bool_type, {before, e.UInt(0)});
+      *prefix = e.EmitIds(spv::Op::OpSelect, type, {none_before, neg_zero, *prefix});
+    }
+  }
+}
 
+void PrereduceAtomicsPass::EmitUniformOperands(Emitter* e_ptr, const OpInfo& info,
+                                               bool want_result, const Peers* peers,
+                                               uint32_t* total, uint32_t* prefix) {
+  Emitter& e = *e_ptr;
+  const spv::Op op = info.op;
+  const uint32_t type = info.type_id;
+  const uint32_t v = info.value_id;
+  const uint32_t bool_type = e.BoolType();
+  const uint32_t uint_type = e.UIntType(32);
   // Converts a 32-bit lane count to the atomic's type.
   auto count_as_type = [&](uint32_t count) -> uint32_t {
     uint32_t x = count;
@@ -1420,88 +1585,41 @@ bool PrereduceAtomicsPass::EmitOperands(Emitter* e_ptr, Elected* item,
     return e.EmitIds(spv::Op::OpSelect, type, {odd, v, e.Zero(type)});
   };
 
-  uint32_t total = 0;  // the operand of the single atomic
-  uint32_t prefix = 0; // what the lanes before this one contributed
-  const bool is_float = IsFloatAtomic(op);
-  if (is_float) {
-    // Reassociated (float-reassoc): the subgroup's sum/min/max feeds one
-    // atomic. For fadd, -0.0 is the identity: a sum of -0.0s stays -0.0
-    // even where the subgroup reduction starts from +0.0.
-    context()->AddCapability(spv::Capability::GroupNonUniformArithmetic);
-    const spv::Op group_op = GroupOpFor(op);
-    total = e.Group(group_op, type, kReduce, {v});
-    if (want_result) prefix = e.Group(group_op, type, kExclusiveScan, {v});
-    if (op == spv::Op::OpAtomicFAddEXT) {
-      context()->AddCapability(spv::Capability::GroupNonUniformBallot);
-      const uint32_t neg_zero = e.Constant(type, {0x80000000u});
-      const uint32_t bits = e.EmitIds(spv::Op::OpBitcast, uint_type, {v});
-      const uint32_t nonzero =
-          e.EmitIds(spv::Op::OpINotEqual, bool_type, {bits, e.UInt(0x80000000u)});
-      const uint32_t ballot = e.Group(spv::Op::OpGroupNonUniformBallot,
-                                      e.UIntVectorType(4), -1, {nonzero});
-      const uint32_t others = e.Group(spv::Op::OpGroupNonUniformBallotBitCount,
-                                      uint_type, kReduce, {ballot});
-      const uint32_t all_neg_zero =
-          e.EmitIds(spv::Op::OpIEqual, bool_type, {others, e.UInt(0)});
-      total = e.EmitIds(spv::Op::OpSelect, type, {all_neg_zero, neg_zero, total});
-      if (want_result) {
-        const uint32_t before =
-            e.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type,
-                    kExclusiveScan, {ballot});
-        const uint32_t none_before =
-            e.EmitIds(spv::Op::OpIEqual, bool_type, {before, e.UInt(0)});
-        prefix = e.EmitIds(spv::Op::OpSelect, type, {none_before, neg_zero, prefix});
-      }
-    }
-  } else if (item->uniform_value && IsIdempotent(op)) {
-    total = v;
-  } else if (item->uniform_value) {
-    context()->AddCapability(spv::Capability::GroupNonUniformBallot);
-    uint32_t count = 0;
-    uint32_t before = 0;
-    if (peers != nullptr) {
-      count = peers->count;
-      before = peers->rank;
-    } else {
-      const uint32_t mask_type = e.UIntVectorType(4);
-      uint32_t ballot = e.Group(spv::Op::OpGroupNonUniformBallot, mask_type,
-                                -1, {e.Bool(true)});
-      count = e.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type,
-                      kReduce, {ballot});
-      if (want_result && config().Fact(&TargetFacts::cheap_lane_prefix)) {
-        // ACO lowers an exclusive add of 1 to v_mbcnt (2 instructions) and a
-        // ballot's exclusive bit count to 9 (docs/design/prereduce-atomics.md).
-        context()->AddCapability(spv::Capability::GroupNonUniformArithmetic);
-        before = e.Group(spv::Op::OpGroupNonUniformIAdd, uint_type, kExclusiveScan,
-                         {e.UInt(1)});
-      } else if (want_result) {
-        before = e.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type,
-                         kExclusiveScan, {ballot});
-      }
-    }
-    if (op == spv::Op::OpAtomicXor) {
-      total = odd_select(count);
-      if (want_result) prefix = odd_select(before);
-    } else if (IsIncDec(op)) {
-      total = count_as_type(count);
-      if (want_result) prefix = count_as_type(before);
-    } else {
-      total = e.EmitIds(spv::Op::OpIMul, type, {v, count_as_type(count)});
-      if (want_result) {
-        prefix = e.EmitIds(spv::Op::OpIMul, type, {v, count_as_type(before)});
-      }
-    }
-  } else if (info.width == 64 && !params_.extended_types) {
-    if (!EmitSplit64(&e, info, want_result, &total, &prefix)) return false;
+  context()->AddCapability(spv::Capability::GroupNonUniformBallot);
+  uint32_t count = 0;
+  uint32_t before = 0;
+  if (peers != nullptr) {
+    count = peers->count;
+    before = peers->rank;
   } else {
-    context()->AddCapability(spv::Capability::GroupNonUniformArithmetic);
-    const spv::Op group_op = GroupOpFor(op);
-    total = e.Group(group_op, type, kReduce, {v});
-    if (want_result) prefix = e.Group(group_op, type, kExclusiveScan, {v});
+    const uint32_t mask_type = e.UIntVectorType(4);
+    uint32_t ballot = e.Group(spv::Op::OpGroupNonUniformBallot, mask_type,
+                              -1, {e.Bool(true)});
+    count = e.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type,
+                    kReduce, {ballot});
+    if (want_result && config().Fact(&TargetFacts::cheap_lane_prefix)) {
+      // ACO lowers an exclusive add of 1 to v_mbcnt (2 instructions) and a
+      // ballot's exclusive bit count to 9 (docs/design/prereduce-atomics.md).
+      context()->AddCapability(spv::Capability::GroupNonUniformArithmetic);
+      before = e.Group(spv::Op::OpGroupNonUniformIAdd, uint_type, kExclusiveScan,
+                       {e.UInt(1)});
+    } else if (want_result) {
+      before = e.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type,
+                       kExclusiveScan, {ballot});
+    }
   }
-  item->total = total;
-  item->prefix = prefix;
-  return e.ok();
+  if (op == spv::Op::OpAtomicXor) {
+    *total = odd_select(count);
+    if (want_result) *prefix = odd_select(before);
+  } else if (IsIncDec(op)) {
+    *total = count_as_type(count);
+    if (want_result) *prefix = count_as_type(before);
+  } else {
+    *total = e.EmitIds(spv::Op::OpIMul, type, {v, count_as_type(count)});
+    if (want_result) {
+      *prefix = e.EmitIds(spv::Op::OpIMul, type, {v, count_as_type(before)});
+    }
+  }
 }
 
 bool PrereduceAtomicsPass::EmitElectedAtomics(Emitter* e, BasicBlock* merge,
@@ -1654,49 +1772,15 @@ PrereduceAtomicsPass::OpInfo PrereduceAtomicsPass::InfoOf(Instruction* atomic) {
 bool PrereduceAtomicsPass::Rewrite(const std::vector<Candidate>& group) {
   const Candidate& cand = group.front();
   Instruction* atomic = cand.atomic;
-  BasicBlock* block = context()->get_instr_block(atomic);
   const OpInfo info = InfoOf(atomic);
+  Emitter e(context(), context()->get_instr_block(atomic),
+            BasicBlock::iterator(atomic));
+  BasicBlock* tail = OpenSite(group, &e);
+  if (tail == nullptr) return false;
 
-  // A loop header keeps its phis, its OpLoopMerge and a branch; the rest
-  // moves to a new block so the rewrite can add control flow.
-  if (Instruction* loop_merge = block->GetLoopMergeInst()) {
-    auto first = block->begin();
-    while (first->opcode() == spv::Op::OpPhi) ++first;
-    uint32_t body_id = context()->TakeNextId();
-    if (body_id == 0) return false;
-    BasicBlock* body = block->SplitBasicBlock(context(), body_id, first);
-    loop_merge = body->GetLoopMergeInst();
-    std::unique_ptr<Instruction> moved(loop_merge);
-    loop_merge->RemoveFromList();
-    block->AddInstruction(std::move(moved));
-    context()->set_instr_block(loop_merge, block);
-    Emitter header(context(), block);
-    header.Branch(body->id());
-    if (!header.ok()) return false;
-    block = body;
-  }
-
-  uint32_t tail_id = context()->TakeNextId();
-  if (tail_id == 0) return false;
-  BasicBlock* tail = block->SplitBasicBlock(
-      context(), tail_id, BasicBlock::iterator(atomic));
-  // What sat between joined atomics and uses none of their results goes
-  // above the group's reductions, in program order.
-  for (const Candidate& joined : group) {
-    for (Instruction* inst : joined.hoist) {
-      std::unique_ptr<Instruction> moved(inst);
-      inst->RemoveFromList();
-      block->AddInstruction(std::move(moved));
-      context()->set_instr_block(inst, block);
-    }
-  }
-
-  // In fragment shaders the rewrite is guarded, so that helper lanes
-  // neither count nor get elected:
-  //   block: %h = helper?; OpSelectionMerge tail; branch %h ? tail : live
-  //   live ... live_end: OpBranch tail
-  //   tail:  %r = OpPhi (0, block) (rebuilt result, live_end)
-  Emitter e(context(), block);
+  // In fragment shaders the rewrite runs in the else arm of an if on the
+  // helper test whose merge is the tail, so that helper lanes neither
+  // count nor get elected; their returned value is 0 (IfPhi).
   Emitter::If guard;
   BasicBlock* post = tail;  // the rewrite's merge (null: a new block)
   if (cand.fragment) {
@@ -1707,44 +1791,7 @@ bool PrereduceAtomicsPass::Rewrite(const std::vector<Candidate>& group) {
   }
 
   uint32_t result = 0;
-  if (cand.shape == Shape::kUniformAddress) {
-    std::vector<Elected> items;
-    for (const Candidate& joined : group) {
-      Elected item;
-      item.atomic = joined.atomic;
-      item.info = InfoOf(joined.atomic);
-      item.uniform_value = joined.uniform_value;
-      item.want_result = joined.result_used;
-      items.push_back(item);
-    }
-    if (!EmitElectedAtomics(&e, post, &items)) return false;
-    // Joined atomics (never in fragment shaders) are done here; the first
-    // one's result goes on below with the single-atomic path's.
-    for (size_t i = 1; i < items.size(); ++i) {
-      if (items[i].want_result) {
-        context()->ReplaceAllUsesWith(items[i].atomic->result_id(),
-                                      items[i].result);
-      }
-      context()->KillInst(items[i].atomic);
-    }
-    result = items.front().result;
-  } else if (cand.matched) {
-    Peers peers;
-    std::vector<Elected> items(1);
-    items[0].atomic = atomic;
-    items[0].info = info;
-    items[0].uniform_value = true;
-    items[0].want_result = cand.result_used;
-    if (!EmitPeers(e.block(), cand.bin_index, cand.bin_bound, cand.result_used,
-                   &peers) ||
-        !EmitElectedAtomics(&e, post, &items, &peers)) {
-      return false;
-    }
-    result = items[0].result;
-  } else if (!EmitIndexLoop(cand, info, &e, post, &result)) {
-    return false;
-  }
-
+  if (!EmitShape(group, info, &e, post, &result)) return false;
   if (cand.fragment) {
     if (!e.PopIf(&guard)) return false;
     if (cand.result_used) {
@@ -1755,6 +1802,73 @@ bool PrereduceAtomicsPass::Rewrite(const std::vector<Candidate>& group) {
 
   if (cand.result_used) context()->ReplaceAllUsesWith(atomic->result_id(), result);
   context()->KillInst(atomic);
+  return true;
+}
+
+BasicBlock* PrereduceAtomicsPass::OpenSite(const std::vector<Candidate>& group,
+                                           Emitter* e) {
+  // The rewrite's control flow goes where the atomic was: a loop header
+  // first hands its other instructions to a new block; what follows the
+  // atomic becomes the rewrite's merge.
+  if (e->SplitLoopHeader() == nullptr) return nullptr;
+  BasicBlock* tail = e->SplitHere();
+  if (tail == nullptr) return nullptr;
+  BasicBlock* block = e->block();
+  // What sat between joined atomics and uses none of their results goes
+  // above the group's reductions, in program order.
+  for (const Candidate& joined : group) {
+    for (Instruction* inst : joined.hoist) {
+      std::unique_ptr<Instruction> moved(inst);
+      inst->RemoveFromList();
+      block->AddInstruction(std::move(moved));
+      context()->set_instr_block(inst, block);
+    }
+  }
+  return tail;
+}
+
+bool PrereduceAtomicsPass::EmitShape(const std::vector<Candidate>& group,
+                                     const OpInfo& info, Emitter* e,
+                                     BasicBlock* post, uint32_t* result) {
+  const Candidate& cand = group.front();
+  Instruction* atomic = cand.atomic;
+  if (cand.shape == Shape::kUniformAddress) {
+    std::vector<Elected> items;
+    for (const Candidate& joined : group) {
+      Elected item;
+      item.atomic = joined.atomic;
+      item.info = InfoOf(joined.atomic);
+      item.uniform_value = joined.uniform_value;
+      item.want_result = joined.result_used;
+      items.push_back(item);
+    }
+    if (!EmitElectedAtomics(e, post, &items)) return false;
+    // Joined atomics (never in fragment shaders) are done here; the first
+    // one's result goes back to Rewrite, like the other shapes'.
+    for (size_t i = 1; i < items.size(); ++i) {
+      if (items[i].want_result) {
+        context()->ReplaceAllUsesWith(items[i].atomic->result_id(),
+                                      items[i].result);
+      }
+      context()->KillInst(items[i].atomic);
+    }
+    *result = items.front().result;
+  } else if (cand.matched) {
+    Peers peers;
+    std::vector<Elected> items(1);
+    items[0].atomic = atomic;
+    items[0].info = info;
+    items[0].uniform_value = true;
+    items[0].want_result = cand.result_used;
+    if (!EmitPeers(e->block(), cand.bin_index, cand.bin_bound, cand.result_used,
+                   &peers) ||
+        !EmitElectedAtomics(e, post, &items, &peers)) {
+      return false;
+    }
+    *result = items[0].result;
+  } else if (!EmitIndexLoop(cand, info, e, post, result)) {
+    return false;
+  }
   return true;
 }
 

@@ -124,6 +124,43 @@ class PrereduceAtomicsPass : public WavePass {
  private:
   enum class Shape { kUniformAddress, kSmallBinSet };
 
+  // The names of the pass's remarks (kReasonNames in the .cpp spells
+  // each one; docs/passes/prereduce-atomics.md explains them). kNone: no
+  // refusal.
+  enum class Reason {
+    kNone,
+    // Missed.
+    kUnsupportedAtomicOp,
+    kFloatAtomic,
+    kUnsupportedType,
+    kNonRelaxedSemantics,
+    kVolatileAtomic,
+    kUnsupportedStorageClass,
+    kUnsupportedStage,
+    kStageNotPromised,
+    kMixedStageFunction,
+    kAlreadyPreReduced,
+    kUnsupportedControlFlow,
+    kNotExpressibleInHlsl,
+    kDivergentAddress,
+    kDistinctAddresses,
+    kDriverPreReduces,
+    kNotProfitableOnCpu,
+    // Applied.
+    kUniformAddressUniformValue,
+    kUniformAddressDivergentValue,
+    kSmallBinSet,
+    kCount,
+  };
+  static const char* ReasonName(Reason reason);
+  // Emits the remark |reason| about |atomic| in |func|.
+  void EmitReason(RemarkKind kind, Reason reason,
+                  const spvtools::opt::Function* func,
+                  const spvtools::opt::Instruction* atomic,
+                  const std::string& message) {
+    EmitRemark(kind, ReasonName(reason), func, atomic, message);
+  }
+
   // One atomic to rewrite, decided before any rewriting starts.
   struct Candidate {
     spvtools::opt::Instruction* atomic = nullptr;
@@ -174,18 +211,38 @@ class PrereduceAtomicsPass : public WavePass {
     uint32_t result = 0;  // each lane's returned value (0 if not wanted)
   };
 
-  // Returns a missed-remark name when |atomic| (in |func|) cannot be
-  // rewritten, with |why| set; otherwise "" and |cand| filled.
-  std::string Classify(spvtools::opt::Function* func,
+  // Returns the missed remark when |atomic| (in |func|) cannot be
+  // rewritten, with |why| set; otherwise kNone and |cand| filled.
+  Reason Classify(spvtools::opt::Function* func,
                        spvtools::opt::Instruction* atomic,
                        const UniformityAnalysis& uniformity,
                        Candidate* cand, std::string* why);
+  // Classify's phases, in order (each returns kNone or the refusal, with
+  // |why| set). The operation: which atomic, of which type, and its
+  // memory semantics.
+  Reason OperationRefusal(spvtools::opt::Instruction* atomic,
+                          std::string* why);
+  // Where it sits: the storage class, the stages that run |func| (sets
+  // |*fragment|), a dominating election, a loop header.
+  Reason PlaceRefusal(spvtools::opt::Function* func,
+                      spvtools::opt::Instruction* atomic, bool* fragment,
+                      std::string* why);
+  // Fills |cand| for an atomic that passed the two above.
+  void Describe(spvtools::opt::Function* func,
+                spvtools::opt::Instruction* atomic, bool fragment,
+                const UniformityAnalysis& uniformity, Candidate* cand);
+  // --emit=hlsl: what HLSL cannot spell of |cand|'s rewrite.
+  Reason HlslRefusal(const Candidate& cand, std::string* why);
+  // The address: uniform (case A/B) or a small bin set (case C), else the
+  // refusal.
+  Reason ShapeOf(const UniformityAnalysis& uniformity, Candidate* cand,
+                 std::string* why);
 
-  // Returns a missed-remark name when a stage that runs |func| cannot be
+  // Returns the missed remark when a stage that runs |func| cannot be
   // promised subgroup operations, or when |func| runs in fragment and other
-  // stages; otherwise "" and |*fragment| tells whether it runs in fragment
-  // shaders.
-  std::string StageRefusal(spvtools::opt::Function* func, bool* fragment,
+  // stages; otherwise kNone and |*fragment| tells whether it runs in
+  // fragment shaders.
+  Reason StageRefusal(spvtools::opt::Function* func, bool* fragment,
                            std::string* why);
 
   // Whether |block| can only be reached by a single lane of its subgroup
@@ -217,12 +274,12 @@ class PrereduceAtomicsPass : public WavePass {
   bool IsInvocationIndex(uint32_t id, const UniformityAnalysis& uniformity,
                          int depth);
 
-  // --assume-driver: a missed-remark name when the assumed driver measurably
-  // does |cand| itself ("DriverPreReduces": RADV, 32-bit integer cases A and
+  // --assume-driver: the missed remark when the assumed driver measurably
+  // does |cand| itself (kDriverPreReduces: RADV, 32-bit integer cases A and
   // B outside fragment shaders) or when it measured as a loss there
-  // ("NotProfitableOnCpu": cases A and C on lavapipe), with |why| set;
-  // otherwise "". The evidence is in docs/design/prereduce-atomics.md.
-  std::string DriverProfileRefusal(const Candidate& cand, std::string* why);
+  // (kNotProfitableOnCpu: cases A and C on lavapipe), with |why| set;
+  // otherwise kNone. The evidence is in docs/design/prereduce-atomics.md.
+  Reason DriverProfileRefusal(const Candidate& cand, std::string* why);
 
   void EmitApplied(const Candidate& cand);
   // When |id| is an OpLoad of a Function variable that is stored exactly
@@ -254,6 +311,17 @@ class PrereduceAtomicsPass : public WavePass {
 
   // Rewrites |group| (one candidate, or several that join the first).
   bool Rewrite(const std::vector<Candidate>& group);
+  // Rewrite's start: |e|'s cursor (at the group's first atomic) gets a
+  // block of its own where control flow can go, with what sat between the
+  // group's atomics and moves above them; returns the block that follows
+  // the atomic (the rewrite's merge), null when ids ran out.
+  spvtools::opt::BasicBlock* OpenSite(const std::vector<Candidate>& group,
+                                      Emitter* e);
+  // The rewrite of |group| (|info| is its first atomic's) from |e|'s cursor
+  // for its shape, merging into |post| (a new block when null); |*result|
+  // is the first atomic's rebuilt returned value where the cursor ends.
+  bool EmitShape(const std::vector<Candidate>& group, const OpInfo& info,
+                 Emitter* e, spvtools::opt::BasicBlock* post, uint32_t* result);
 
   // Emits at the end of |pre| (no terminator yet) the subgroup reductions of
   // |group|'s operands, one OpGroupNonUniformElect selection whose single
@@ -275,6 +343,15 @@ class PrereduceAtomicsPass : public WavePass {
                           const Peers* peers = nullptr);
   // Emits with |e| |item|'s total and, when wanted, its prefix.
   bool EmitOperands(Emitter* e, Elected* item, const Peers* peers);
+  // EmitOperands of a float atomic (float-reassoc): the group operation,
+  // with -0.0 kept where every lane adds -0.0.
+  void EmitFloatOperands(Emitter* e, const OpInfo& info, bool want_result,
+                         uint32_t* total, uint32_t* prefix);
+  // EmitOperands of a uniform value: from the count of lanes (or of
+  // |peers|) and each lane's rank among them.
+  void EmitUniformOperands(Emitter* e, const OpInfo& info, bool want_result,
+                           const Peers* peers, uint32_t* total,
+                           uint32_t* prefix);
   // Emits with |m| (at the start of the merge block, after the phis of the
   // group) |item|'s returned value from |phi|, the elected lane's result.
   uint32_t EmitRebuild(Emitter* m, const Elected& item, uint32_t elect,

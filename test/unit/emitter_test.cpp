@@ -228,6 +228,75 @@ TEST(EmitterBuilder, WrapsAnExistingLoopInANewOne) {
                                           outer.cont->id(), end->id()}));
 }
 
+// A loop header with a continue block of its own: the rewrites that put an
+// if where an instruction of a header sits (prereduce-atomics).
+const char* kHeaderModule = R"(
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%bool = OpTypeBool
+%u0 = OpConstant %uint 0
+%u1 = OpConstant %uint 1
+%u4 = OpConstant %uint 4
+%main = OpFunction %void None %fn
+%entry = OpLabel
+OpBranch %head
+%head = OpLabel
+%i = OpPhi %uint %u0 %entry %next %cont
+%more = OpULessThan %bool %i %u4
+OpLoopMerge %end %cont None
+OpBranchConditional %more %cont %end
+%cont = OpLabel
+%next = OpIAdd %uint %i %u1
+OpBranch %head
+%end = OpLabel
+OpReturn
+OpFunctionEnd
+)";
+
+TEST(EmitterBuilder, SplitsALoopHeaderForAnIfWhereAnInstructionIs) {
+  std::unique_ptr<IRContext> context =
+      spvtools::BuildModule(SPV_ENV_VULKAN_1_1, nullptr, kHeaderModule);
+  auto block = context->module()->begin()->begin();
+  BasicBlock* entry = &*block;
+  BasicBlock* head = &*++block;
+  spvtools::opt::Instruction* more = &*++head->begin();
+  // Not a loop header: nothing to do.
+  Emitter plain(context.get(), entry);
+  EXPECT_EQ(plain.SplitLoopHeader(), entry);
+  Emitter e(context.get(), head, BasicBlock::iterator(more));
+  BasicBlock* body = e.SplitLoopHeader();
+  ASSERT_NE(body, nullptr);
+  EXPECT_EQ(e.block(), body);
+  BasicBlock* rest = e.SplitHere();
+  ASSERT_NE(rest, nullptr);
+  EXPECT_EQ(context->get_instr_block(more), rest);
+  Emitter::If s = e.PushIf(e.Bool(true), Emitter::Arms::kThen, rest);
+  e.EmitIds(spv::Op::OpIAdd, e.UIntType(32), {e.UInt(1), e.UInt(4)});
+  ASSERT_TRUE(e.PopIf(&s));
+  EXPECT_EQ(e.block(), rest);
+  // The header keeps its phi and OpLoopMerge, with a branch to the body.
+  std::vector<spv::Op> kept;
+  for (spvtools::opt::Instruction& inst : *head) kept.push_back(inst.opcode());
+  EXPECT_EQ(kept, (std::vector<spv::Op>{spv::Op::OpPhi, spv::Op::OpLoopMerge,
+                                        spv::Op::OpBranch}));
+  bool valid = false;
+  const std::string text = Text(context.get(), &valid);
+  EXPECT_TRUE(valid) << text;
+  // Layout: entry, head, body, then, rest (the merge), the continue block, end.
+  std::vector<uint32_t> order;
+  for (BasicBlock& b : *context->module()->begin()) order.push_back(b.id());
+  ASSERT_EQ(order.size(), 7u);
+  EXPECT_EQ(order[1], head->id());
+  EXPECT_EQ(order[2], body->id());
+  EXPECT_EQ(order[3], s.then_block->id());
+  EXPECT_EQ(order[4], rest->id());
+}
+
 // Too few ids for the merge: the builder fails (ok() false, null blocks),
 // it does not crash and emits nothing more.
 TEST(EmitterBuilder, FailsWhenIdsRunOut) {
@@ -243,6 +312,7 @@ TEST(EmitterBuilder, FailsWhenIdsRunOut) {
   EXPECT_EQ(s.merge, nullptr);
   EXPECT_EQ(e.PushLoop().header, nullptr);
   EXPECT_EQ(e.NewBlock(), nullptr);
+  EXPECT_EQ(e.SplitHere(), nullptr);
 }
 
 }  // namespace
