@@ -31,6 +31,7 @@ packages=(
   llvm-14-dev llvm-14-tools libgtest-dev
   libvulkan-dev mesa-vulkan-drivers vulkan-tools
   clang-14 libclang-rt-14-dev
+  clang-format-14  # test/tools/check_format.sh
   libmimalloc-dev
   bubblewrap  # test/farm/hermetic.sh's sandbox
   chromium  # test/report: the report's browser test (waveopt-report)
