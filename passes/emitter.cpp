@@ -145,6 +145,14 @@ spvtools::opt::BasicBlock* Emitter::EnterNewBlock() {
   return block;
 }
 
+spvtools::opt::BasicBlock* Emitter::SplitHere() {
+  const uint32_t id = ok_ ? Check(context_->TakeNextId()) : 0;
+  if (id == 0) return nullptr;
+  spvtools::opt::BasicBlock* rest = block_->SplitBasicBlock(context_, id, where_);
+  where_ = block_->end();
+  return rest;
+}
+
 spvtools::opt::BasicBlock::iterator Emitter::AfterPhis(
     spvtools::opt::BasicBlock* block) {
   auto it = block->begin();
@@ -329,6 +337,14 @@ spvtools::opt::BasicBlock* Emitter::ThroughExisting(
   if (!ok_) return nullptr;
   Branch(entry->id());
   return EnterNewBlock();
+}
+
+spvtools::opt::BasicBlock* Emitter::BranchToNewBlock() {
+  spvtools::opt::BasicBlock* block = NewBlock();
+  if (block == nullptr) return nullptr;
+  Branch(block->id());
+  MoveTo(block);
+  return ok_ ? block : nullptr;
 }
 
 spvtools::opt::BasicBlock* Emitter::SplitEdges(

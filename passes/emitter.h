@@ -71,6 +71,12 @@ class Emitter {
   // A new block that the cursor moves to (the current block is left as it
   // is: the caller branches to it or it is a region's first block).
   spvtools::opt::BasicBlock* EnterNewBlock();
+  // Splits the current block at the cursor: the instructions from the
+  // cursor on (its branch with them) move to a new block laid out right
+  // after it, which this returns and the cursor does not enter; successors'
+  // phis name the new block. The cursor stays at the end of the current
+  // block, which then has no branch. Null when ids ran out.
+  spvtools::opt::BasicBlock* SplitHere();
 
   // if (cond) { then } [else { else }]: the current block becomes the
   // header, the cursor moves to the first arm's new block. |merge|, when
@@ -125,6 +131,10 @@ class Emitter {
   // new block, which the caller points that code's exits at (an existing
   // loop that becomes a new loop's body: the new block is its merge).
   spvtools::opt::BasicBlock* ThroughExisting(spvtools::opt::BasicBlock* entry);
+  // The current block branches to a new block (see the layout rule above)
+  // that the cursor moves to: straight-line code that starts a block of its
+  // own. Null when ids ran out.
+  spvtools::opt::BasicBlock* BranchToNewBlock();
   // A new block right before |target| on its edges from the blocks |from|:
   // they branch to it, it branches to |target|, and |target|'s phis take
   // from it what they took from them (through a phi of the new block where
