@@ -1026,10 +1026,9 @@ bool PairTree::Rewrite() {
   BasicBlock* pre = context->get_instr_block(barrier_);
   auto split = BasicBlock::iterator(barrier_);
   if (float_key_) ++split;
-  const uint32_t rest_id = context->TakeNextId();
-  if (rest_id == 0) return false;
-  BasicBlock* rest = pre->SplitBasicBlock(context, rest_id, split);
-  Emitter e(context, pre);
+  Emitter e(context, pre, split);
+  BasicBlock* rest = e.SplitHere();
+  if (rest == nullptr) return false;
   e.PlaceBlocksBefore(rest);
   const uint32_t u = e.UIntType(32), bt = e.BoolType();
   for (int k = 0; k < 2; ++k) {

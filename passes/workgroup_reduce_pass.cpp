@@ -1374,17 +1374,14 @@ bool WorkgroupReducePass::SplitRegion(Tree* tree, Emission* em) {
     HoistAboveStore(context(), tree->init_store, tree->barrier, tree->var->result_id());
   }
   em->pre = context()->get_instr_block(first);
-  const uint32_t region_id = context()->TakeNextId();
-  if (region_id == 0) return false;
   // |pre| stays open: Rewrite branches from it to the new code.
-  em->region = em->pre->SplitBasicBlock(context(), region_id,
-                                        BasicBlock::iterator(first));
+  Emitter pe(context(), em->pre, BasicBlock::iterator(first));
+  em->region = pe.SplitHere();
+  if (em->region == nullptr) return false;
   em->region_last = context()->get_instr_block(end);
-  const uint32_t after_id = context()->TakeNextId();
-  if (after_id == 0) return false;
-  em->after = em->region_last->SplitBasicBlock(context(), after_id,
-                                               BasicBlock::iterator(end));
-  Emitter le(context(), em->region_last);
+  Emitter le(context(), em->region_last, BasicBlock::iterator(end));
+  em->after = le.SplitHere();
+  if (em->after == nullptr) return false;
   le.Branch(em->after->id());
   return le.ok();
 }
@@ -1763,10 +1760,9 @@ bool WorkgroupReducePass::EmitSunkFold(Tree* tree, Emission* em, uint32_t* total
   BasicBlock* target = tree->sink;
   auto it = target->begin();
   while (it != target->end() && it->opcode() == spv::Op::OpPhi) ++it;
-  const uint32_t cont_id = context()->TakeNextId();
-  if (cont_id == 0) return false;
-  BasicBlock* cont = target->SplitBasicBlock(context(), cont_id, it);
-  Emitter e(context(), target);
+  Emitter e(context(), target, it);
+  BasicBlock* cont = e.SplitHere();
+  if (cont == nullptr) return false;
   e.PlaceBlocksBefore(cont);
   FoldLoop loop;
   if (!EmitFold(tree, em, &e, total, &loop)) return false;
@@ -1939,11 +1935,7 @@ bool WorkgroupReducePass::OpenRewrite(Tree* tree, const Emission& em, Emitter* e
     *keep = e->PushIf(fast, Emitter::Arms::kBoth, em.after);
     return true;
   }
-  BasicBlock* start = e->NewBlock();
-  if (start == nullptr) return false;
-  e->Branch(start->id());
-  e->MoveTo(start);
-  return true;
+  return e->BranchToNewBlock() != nullptr;
 }
 
 bool WorkgroupReducePass::Rewrite(Tree* tree) {
