@@ -986,8 +986,7 @@ void PairTree::EmitContribution(Emitter* e, uint32_t index_var, uint32_t x[3],
   uint32_t in = e->EmitIds(spv::Op::OpULessThan, bt,
                            {tid, e->UInt(static_cast<uint32_t>(2 * half_))});
   if (float_key_) {
-    uint32_t dead = EmitNanDrops(e, tid, x[0], v0, i0);
-    if (pass_->params_.mutate == "pair-no-nan-test") dead = e->Bool(false);
+    const uint32_t dead = EmitNanDrops(e, tid, x[0], v0, i0);
     in = e->EmitIds(spv::Op::OpLogicalAnd, bt, {in, e->EmitIds(spv::Op::OpLogicalNot, bt, {dead})});
   }
   if (2 * half_ < workgroup_ || float_key_) {
@@ -1005,10 +1004,6 @@ bool PairTree::Rewrite() {
   WorkgroupReducePass& pass = *pass_;
   context->AddCapability(spv::Capability::GroupNonUniform);
   context->AddCapability(spv::Capability::GroupNonUniformArithmetic);
-  if (pass.params_.mutate == "pair-tie-flip") {
-    index_min_ = !index_min_;
-    if (tie_ != Tie::kIndex) tie_ = tie_ == Tie::kKeep ? Tie::kTake : Tie::kKeep;
-  }
   const uint32_t sg_var = pass.BuiltInVariable(spv::BuiltIn::SubgroupId, "gl_SubgroupID");
   const uint32_t index_var = pass.BuiltInVariable(spv::BuiltIn::LocalInvocationIndex,
                                                   "gl_LocalInvocationIndex");

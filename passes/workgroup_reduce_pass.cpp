@@ -345,12 +345,6 @@ bool WorkgroupReducePass::ParseParams(const std::string& text, Params* params,
       params->fold = value;
     } else if (key == "no-sink" && value.empty()) {
       params->no_sink = true;
-    } else if (key == "mutate" &&
-               (value == "no-slot-barrier" || value == "first-slot-only" ||
-                value == "no-identity" || value == "sink-past-write" ||
-                value == "merge-any-barrier" || value == "pair-tie-flip" ||
-                value == "pair-no-nan-test" || value == "mix-rows")) {
-      params->mutate = value;
     } else {
       *error = "unknown parameter '" + key + (value.empty() ? "" : "=" + value) +
                "' (expected float-reassoc, always, form=generic|runtime, "
@@ -1433,7 +1427,7 @@ bool WorkgroupReducePass::EmitContribution(Tree* tree, Emission* em, Emitter* e,
                                   {tree->var->result_id(), tid});
     *x = e->EmitIds(spv::Op::OpLoad, tree->elem_type, {p});
   }
-  if (tree->contributors != 0 && params_.mutate != "no-identity") {
+  if (tree->contributors != 0) {
     // Only invocations 0..M-1 take part.
     if (tid == 0) {
       const uint32_t var = BuiltInVariable(spv::BuiltIn::LocalInvocationIndex,
@@ -1476,9 +1470,8 @@ uint32_t WorkgroupReducePass::SlotCount(const Tree& tree, Emitter* e,
 
 uint32_t WorkgroupReducePass::EmitSlotStep(Tree* tree, Emission* em, Emitter* e,
                                            uint32_t acc, uint32_t index) {
-  const uint32_t slot = params_.mutate == "first-slot-only" ? e->UInt(0) : index;
   const uint32_t p = e->EmitIds(spv::Op::OpAccessChain, em->elem_ptr,
-                                {tree->var->result_id(), slot});
+                                {tree->var->result_id(), index});
   const uint32_t y = e->EmitIds(spv::Op::OpLoad, tree->elem_type, {p});
   const uint32_t combined = EmitCombine(*tree, e, acc, y);
   // A copy, as when the loop's next value had an id reserved before it was
@@ -1605,10 +1598,8 @@ bool WorkgroupReducePass::EmitGeneric(Tree* tree, Emission* em, uint32_t x,
                                 {tree->var->result_id(), sg});
   e->EmitVoid(spv::Op::OpStore, {{SPV_OPERAND_TYPE_ID, {p}}, {SPV_OPERAND_TYPE_ID, {r}}});
   if (!e->PopIf(&write)) return false;
-  if (params_.mutate != "no-slot-barrier") {
-    e->EmitVoid(spv::Op::OpControlBarrier, barrier_ops);
-    if (e->ok()) slot_barriers_.push_back({write.merge->tail()->unique_id(), tree->var->result_id()});
-  }
+  e->EmitVoid(spv::Op::OpControlBarrier, barrier_ops);
+  if (e->ok()) slot_barriers_.push_back({write.merge->tail()->unique_id(), tree->var->result_id()});
   if (!e->ok()) return false;
   if (tree->sink != nullptr) {
     // Folded at the sink (EmitSunkFold), where the result is used.
@@ -1710,10 +1701,7 @@ void WorkgroupReducePass::PlanSink(Tree* tree) {
   // must hold the subgroups' values until it runs.
   auto* loops = context()->GetLoopDescriptor(tree->function);
   if ((*loops)[target->id()] != (*loops)[end_block->id()]) return;
-  if (params_.mutate != "sink-past-write" &&
-      MayWriteAfter(context(), end, tree->var->result_id())) {
-    return;
-  }
+  if (MayWriteAfter(context(), end, tree->var->result_id())) return;
   tree->sink = target;
   tree->sink_reach = InvocationsReaching(*tree, target);
   if (ChooseFold(*tree) != FoldKind::kSerial) return;
@@ -1811,10 +1799,7 @@ void WorkgroupReducePass::MergeBarriers() {
     }
     if (a == nullptr) continue;
     Instruction* next = nullptr;
-    if (!RedundantBarrier(context(), func, a, &next, nullptr) &&
-        params_.mutate != "merge-any-barrier") {
-      continue;
-    }
+    if (!RedundantBarrier(context(), func, a, &next, nullptr)) continue;
     EmitRemark(RemarkKind::kApplied, "MergedBarrier", func, next != nullptr ? next : a,
                "the barrier after the slots of the tree over " + NameOf(var) +
                    " is left to the next one: nothing between them accesses "
@@ -2180,7 +2165,7 @@ bool WorkgroupReducePass::EmitRowsForms(Tree* tree, Emission* em, Emitter* e,
     uint32_t x = forwarded ? tree->row_stores[r]->GetSingleWordInOperand(1)
                            : e->EmitIds(spv::Op::OpLoad, tree->elem_type,
                                         {RowElement(*tree, *em, e, r, tid)});
-    if (tree->contributors != 0 && params_.mutate != "no-identity") {
+    if (tree->contributors != 0) {
       const uint32_t in = e->EmitIds(
           spv::Op::OpULessThan, e->BoolType(),
           {tid, e->UInt(static_cast<uint32_t>(tree->contributors))});
@@ -2231,11 +2216,9 @@ bool WorkgroupReducePass::EmitRowsGeneric(Tree* tree, Emission* em, Emitter* e,
                 {{SPV_OPERAND_TYPE_ID, {p}}, {SPV_OPERAND_TYPE_ID, {reduced[r]}}});
   }
   if (!e->PopIf(&write)) return false;
-  if (params_.mutate != "no-slot-barrier") {
-    e->EmitVoid(spv::Op::OpControlBarrier, barrier_ops);
-    if (e->ok()) {
-      slot_barriers_.push_back({write.merge->tail()->unique_id(), tree->var->result_id()});
-    }
+  e->EmitVoid(spv::Op::OpControlBarrier, barrier_ops);
+  if (e->ok()) {
+    slot_barriers_.push_back({write.merge->tail()->unique_id(), tree->var->result_id()});
   }
   return e->ok() && EmitRowsFold(tree, em, e, totals);
 }
@@ -2300,9 +2283,7 @@ bool WorkgroupReducePass::EmitRowsSlotLoop(Tree* tree, Emission* em, Emitter* e,
   e->LoopWhile(&l, e->EmitIds(spv::Op::OpULessThan, e->BoolType(), {i, count}));
   std::vector<uint32_t> next;
   for (uint64_t r = 0; r < rows; ++r) {
-    // mutate=mix-rows: row 1 folds row 0's slots (a negative control).
-    const uint64_t source = params_.mutate == "mix-rows" && r == 1 ? 0 : r;
-    const uint32_t p = RowElement(*tree, *em, e, source, i);
+    const uint32_t p = RowElement(*tree, *em, e, r, i);
     const uint32_t y = e->EmitIds(spv::Op::OpLoad, tree->elem_type, {p});
     next.push_back(EmitCombine(*tree, e, (*accs)[r], y));
   }

@@ -90,16 +90,9 @@ class WorkgroupReducePass : public WavePass {
     // Fold the slots right after their barrier, never where the result is
     // used; keep every slots' barrier.
     bool no_sink = false;
-    // Test only: a deliberately wrong rewrite, to show the differential
-    // tests catch it ("no-slot-barrier", "first-slot-only",
-    // "no-identity", "sink-past-write", "merge-any-barrier", "mix-rows"
-    // (a tree over rows folds another row's slots), and for pair trees
-    // "pair-tie-flip" (ties go the other way) and "pair-no-nan-test" (NaNs
-    // drop nothing); see the pass doc).
-    std::string mutate;
   };
   // Accepts "float-reassoc,always,form=generic|runtime,fold=serial|rank,
-  // no-sink,mutate=NAME".
+  // no-sink".
   static bool ParseParams(const std::string& text, Params* params,
                           std::string* error);
   static bool ValidateParams(const std::string& text, std::string* error) {
@@ -195,7 +188,7 @@ class WorkgroupReducePass : public WavePass {
   bool EmitSlotLoop(Tree* tree, Emission* em, Emitter* e, bool rank,
                     uint32_t* acc, FoldLoop* loop);
   // One iteration's work of a slot loop, at |e|: returns |acc| OP
-  // tmp[|index|] (slot 0 under mutate=first-slot-only).
+  // tmp[|index|].
   uint32_t EmitSlotStep(Tree* tree, Emission* em, Emitter* e, uint32_t acc,
                         uint32_t index);
   // The fold emitted at |tree|'s sink (or joined to an earlier tree's loop

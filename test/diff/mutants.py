@@ -22,7 +22,7 @@ controls"):
                      batch where the loop ends
   no-bounds          no bounds check on a value read ahead of time
 
-workgroup-reduce (docs/design/workgroup-reduce.md, "Negative controls"):
+workgroup-reduce (test/diff/workgroup-reduce/negative_controls.test):
   first-slot-only    the fold reads slot 0 on every trip: the first
                      subgroup's reduction is the result
   no-identity        invocations past the tree's elements are not replaced
