@@ -1153,23 +1153,50 @@ std::string WorkgroupReducePass::Analyze(Function* func, Instruction* barrier,
     return shape_reason;
   }
   tree->elem_type = tree->layout.elem_type;
-  const uint32_t length_id = tree->layout.length_id;
   WorkgroupTrace trace(context(), func, var);
   std::vector<TraceConfig> configs;
   if (!Configs(&trace, barrier, var, tree, &configs, why)) {
     return "UnknownWorkgroupSize";
   }
   tree->spine.Build(context(), func, barrier);
+  std::string reason = TraceConfigs(&trace, configs, tree, why, where);
+  if (!reason.empty()) return reason;
+  tree->init_store = ForwardableStore(&trace, barrier, var, configs);
+  if (tree->layout.rows > 1) ForwardRowStores(&trace, configs, tree);
+  reason = CheckOperation(tree, why);
+  if (!reason.empty()) return reason;
+  if (tree->end_item >= static_cast<int>(tree->spine.items.size()) ||
+      RegionEnd(context(), tree->spine, tree->end_item) == nullptr) {
+    *why = "the code after the tree is not structured";
+    return "UnsupportedControlFlow";
+  }
+  if (Instruction* escaping = ValueEscaping(*tree)) {
+    *why = "a value computed in the tree is used after it";
+    *where = escaping;
+    return "ValueEscapesTree";
+  }
+  return ChooseForm(tree, why);
+}
+
+// Runs the kernel from the tree's barrier under each configuration (each
+// workgroup size) and replays the tree in the trace: the tree's sizes, its
+// steps and readers, or the reason it is not one ("Unreached" when no
+// configuration reaches the barrier).
+std::string WorkgroupReducePass::TraceConfigs(WorkgroupTrace* trace,
+                                              const std::vector<TraceConfig>& configs,
+                                              Tree* tree, std::string* why,
+                                              Instruction** where) {
+  Instruction* barrier = tree->barrier;
   bool reached = false;
   for (const TraceConfig& c : configs) {
-    if (!trace.Reaches(barrier, c)) continue;
+    if (!trace->Reaches(barrier, c)) continue;
     reached = true;
     uint32_t size[3];
-    trace.WorkgroupCount(c, size);
+    trace->WorkgroupCount(c, size);
     std::copy(size, size + 3, tree->size);
     const uint64_t count = uint64_t{size[0]} * size[1] * size[2];
     uint64_t length = 0;
-    if (!trace.EvalFor(length_id, 0, c, &length) || length == 0) {
+    if (!trace->EvalFor(tree->layout.length_id, 0, c, &length) || length == 0) {
       *why = "the array's length is not known";
       return "UnknownWorkgroupSize";
     }
@@ -1182,10 +1209,10 @@ std::string WorkgroupReducePass::Analyze(Function* func, Instruction* barrier,
     tree->min_workgroup = std::min(tree->min_workgroup, count);
     tree->max_workgroup = std::max(tree->max_workgroup, count);
     std::string reason;
-    if (!trace.Run(barrier, c, &reason, why, where)) return reason;
+    if (!trace->Run(barrier, c, &reason, why, where)) return reason;
     const uint64_t saved_length = tree->min_length;
     tree->min_length = length;
-    reason = Replay(trace, tree->spine, tree, count, why, where);
+    reason = Replay(*trace, tree->spine, tree, count, why, where);
     tree->min_length = std::min(saved_length, length);
     if (!reason.empty()) return reason;
     // The operation is known after the first configuration: a refusal for
@@ -1195,43 +1222,33 @@ std::string WorkgroupReducePass::Analyze(Function* func, Instruction* barrier,
     reason = CheckOperation(tree, why);
     if (!reason.empty()) return reason;
   }
-  if (!reached) return "Unreached";
-  tree->init_store = ForwardableStore(&trace, barrier, var, configs);
-  if (tree->layout.rows > 1) ForwardRowStores(&trace, configs, tree);
-  std::string reason = CheckOperation(tree, why);
-  if (!reason.empty()) return reason;
-  if (tree->end_item >= static_cast<int>(tree->spine.items.size()) ||
-      RegionEnd(context(), tree->spine, tree->end_item) == nullptr) {
-    *why = "the code after the tree is not structured";
-    return "UnsupportedControlFlow";
-  }
-  // Values made in the region are used only there (or by the readers,
-  // which go).
-  std::unordered_set<const Instruction*> readers(tree->readers.begin(),
-                                                 tree->readers.end());
+  return reached ? "" : "Unreached";
+}
+
+// A value made in the tree's region that is used after it (other than by
+// the readers, which go); null when there is none.
+Instruction* WorkgroupReducePass::ValueEscaping(const Tree& tree) {
+  std::unordered_set<const Instruction*> readers(tree.readers.begin(),
+                                                 tree.readers.end());
   auto escapes = [&](Instruction* inst) {
     bool out = false;
     get_def_use_mgr()->ForEachUser(inst, [&](Instruction* user) {
       if (context()->get_instr_block(user) == nullptr || readers.count(user)) {
         return;
       }
-      if (tree->spine.Position(context(), user) >= tree->end_item) out = true;
+      if (tree.spine.Position(context(), user) >= tree.end_item) out = true;
     });
     return out;
   };
-  for (BasicBlock& block : *func) {
+  for (BasicBlock& block : *tree.function) {
     for (Instruction& inst : block) {
-      if (inst.result_id() == 0 ||
-          tree->spine.Position(context(), &inst) >= tree->end_item ||
-          !escapes(&inst)) {
-        continue;
+      if (inst.result_id() != 0 &&
+          tree.spine.Position(context(), &inst) < tree.end_item && escapes(&inst)) {
+        return &inst;
       }
-      *why = "a value computed in the tree is used after it";
-      *where = &inst;
-      return "ValueEscapesTree";
     }
   }
-  return ChooseForm(tree, why);
+  return nullptr;
 }
 
 // ---------------------------------------------------------------------------

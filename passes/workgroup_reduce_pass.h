@@ -127,6 +127,13 @@ class WorkgroupReducePass : public WavePass {
                       spvtools::opt::Instruction* barrier, uint32_t var,
                       Tree* tree, std::string* why,
                       spvtools::opt::Instruction** where);
+  // Traces the kernel under each of |configs| and replays the tree in each
+  // trace: "" or a remark name ("Unreached": no configuration reaches it).
+  std::string TraceConfigs(WorkgroupTrace* trace,
+                           const std::vector<TraceConfig>& configs, Tree* tree,
+                           std::string* why, spvtools::opt::Instruction** where);
+  // A value made in the tree that is used after it; null when none is.
+  spvtools::opt::Instruction* ValueEscaping(const Tree& tree);
   // The configurations to trace: the specialization constant that sizes
   // the workgroup (or the array) at every power of two from 2 to 1024, or
   // the one configuration of constants. False (with |why|) when the
