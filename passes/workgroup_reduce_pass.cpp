@@ -3,6 +3,7 @@
 #include "passes/workgroup_reduce_pass.h"
 
 #include <algorithm>
+#include <cassert>
 #include <climits>
 #include <map>
 #include <unordered_map>
@@ -29,6 +30,53 @@ using spvtools::opt::Function;
 using spvtools::opt::Instruction;
 using spvtools::opt::IRContext;
 using spvtools::opt::Operand;
+using Reason = WorkgroupReduceReason;
+
+// The remark name of each WorkgroupReduceReason, in the enum's order.
+constexpr const char* kReasonNames[] = {
+    "",
+    "NotInEntryPoint",
+    "UnknownWorkgroupSize",
+    "UnknownRowCount",
+    "TooManyRows",
+    "UnsupportedType",
+    "FloatReassociation",
+    "Unreached",
+    "BranchOnArrayValue",
+    "CallInTree",
+    "IndexFromArray",
+    "OutOfBounds",
+    "TraceTooLong",
+    "UnknownBranch",
+    "UnknownIndex",
+    "UnsupportedAccess",
+    "UnsupportedControlFlow",
+    "NonUniformBarriers",
+    "RaceInTree",
+    "ReadsPartialValue",
+    "IncompleteTree",
+    "NotATreeStep",
+    "NoTreeSteps",
+    "MixedOperations",
+    "OtherWorkInTree",
+    "ReaderInsideTree",
+    "NoReader",
+    "DependsOnConfiguration",
+    "PartialElementWrite",
+    "RowsDiffer",
+    "ReaderSpansRows",
+    "ValueEscapesTree",
+    "TooFewSlots",
+    "StoreAfterTree",
+    "NotProfitable",
+    "NotExpressibleInHlsl",
+    "PairTreeShape",
+    "PairFloatKey",
+    "PairCondition",
+};
+static_assert(sizeof(kReasonNames) / sizeof(kReasonNames[0]) ==
+                  static_cast<size_t>(Reason::kCount),
+              "kReasonNames has one name per WorkgroupReduceReason");
 
 constexpr int kReduce = static_cast<int>(spv::GroupOperation::Reduce);
 constexpr int kExclusiveScan =
@@ -447,18 +495,18 @@ spvtools::opt::Pass::Status WorkgroupReducePass::Round(bool* changed) {
       Tree tree;
       std::string why;
       Instruction* where = barriers[i];
-      std::string reason = module_reason;
-      if (reason.empty()) {
-        reason = Analyze(&func, barriers[i], vars[i], &tree, &why, &where);
-      } else {
-        why = module_why;
+      if (!module_reason.empty()) {
+        EmitRemark(RemarkKind::kMissed, module_reason, &func, where,
+                   module_why + " [array " + NameOf(vars[i]) + "]");
+        continue;
       }
-      if (reason == "Unreached") continue;  // the fallback of a rewrite
-      if (reason == "BranchOnArrayValue") {
+      Reason reason = Analyze(&func, barriers[i], vars[i], &tree, &why, &where);
+      if (reason == Reason::kUnreached) continue;  // the fallback of a rewrite
+      if (reason == Reason::kBranchOnArrayValue) {
         // A (value, index) pair tree? (workgroup_reduce_pass_impl.h)
         PairTree pairs(this, &func, barriers[i]);
         reason = pairs.Analyze(&why, &where);
-        if (reason.empty()) {
+        if (reason == Reason::kNone) {
           EmitRemark(RemarkKind::kApplied, "ReducedPairTree", &func, barriers[i],
                      pairs.Describe());
           if (!pairs.Rewrite()) return Status::Failure;
@@ -466,8 +514,8 @@ spvtools::opt::Pass::Status WorkgroupReducePass::Round(bool* changed) {
           return Status::SuccessWithChange;
         }
       }
-      if (!reason.empty()) {
-        EmitRemark(RemarkKind::kMissed, reason, &func, where,
+      if (reason != Reason::kNone) {
+        EmitRemark(RemarkKind::kMissed, WorkgroupReduceReasonName(reason), &func, where,
                    why + " [array " + NameOf(vars[i]) + "]");
         continue;
       }
@@ -685,8 +733,9 @@ class PhaseReplay {
       : context_(context), events_(events), spine_(spine),
         tree_(tree), length_(length), n_(events_.size()) {}
 
-  // "" (|tree| updated) or a remark name with |why| and |where|.
-  std::string Run(uint64_t workgroup, std::string* why, Instruction** where) {
+  // kNone (|tree| updated) or a missed remark's reason with |why| and
+  // |where|.
+  Reason Run(uint64_t workgroup, std::string* why, Instruction** where) {
     int last_item = -1;
     const bool ok = AlignBarriers() && Simulate() && CheckSteps(&last_item) &&
                     CheckRoot() && Classify(EndItem(last_item)) &&
@@ -695,11 +744,11 @@ class PhaseReplay {
       *why = why_;
       *where = where_;
     }
-    return ok ? "" : reason_;
+    return ok ? Reason::kNone : reason_;
   }
 
  private:
-  bool Fail(const char* reason, const char* why, Instruction* where) {
+  bool Fail(Reason reason, const char* why, Instruction* where) {
     reason_ = reason;
     why_ = why;
     where_ = where;
@@ -721,14 +770,14 @@ class PhaseReplay {
       for (const TraceEvent& e : events_[t]) {
         if (e.kind == TraceEvent::Kind::kBarrier) {
           if (p >= barriers0.size() || barriers0[p] != e.inst) {
-            return Fail("NonUniformBarriers", "invocations run different barriers", e.inst);
+            return Fail(Reason::kNonUniformBarriers, "invocations run different barriers", e.inst);
           }
           ++p;
         }
         phase_[t].push_back(p);
       }
       if (p != barriers0.size()) {
-        return Fail("NonUniformBarriers",
+        return Fail(Reason::kNonUniformBarriers,
                     "invocations run different numbers of barriers", nullptr);
       }
     }
@@ -755,7 +804,7 @@ class PhaseReplay {
       if (!Writers(p) || !SimulatePhase(p)) return false;
     }
     if (first_step_ == UINT32_MAX) {
-      return Fail("NoTreeSteps", "no invocation combines two elements of the array",
+      return Fail(Reason::kNoTreeSteps, "no invocation combines two elements of the array",
                   nullptr);
     }
     return true;
@@ -770,12 +819,12 @@ class PhaseReplay {
         const TraceEvent& e = events_[t][i];
         if (e.kind != TraceEvent::Kind::kStore) continue;
         if (Bad(e.element)) {
-          return Fail("OutOfBounds", "an element past the end of the array is written",
+          return Fail(Reason::kOutOfBounds, "an element past the end of the array is written",
                       e.inst);
         }
         auto [it, fresh] = writer_.emplace(e.element, t);
         if (!fresh && it->second != t) {
-          return Fail("RaceInTree",
+          return Fail(Reason::kRaceInTree,
                       "two invocations write one element between two barriers", e.inst);
         }
       }
@@ -804,11 +853,11 @@ class PhaseReplay {
     const TraceEvent& e = events_[t][i];
     if (e.kind == TraceEvent::Kind::kLoad) {
       if (Bad(e.element)) {
-        return Fail("OutOfBounds", "an element past the end of the array is read", e.inst);
+        return Fail(Reason::kOutOfBounds, "an element past the end of the array is read", e.inst);
       }
       auto w = writer_.find(e.element);
       if (w != writer_.end() && w->second != t) {
-        return Fail("RaceInTree",
+        return Fail(Reason::kRaceInTree,
                     "an invocation reads an element another writes between two "
                     "barriers",
                     e.inst);
@@ -826,7 +875,7 @@ class PhaseReplay {
           tree_->op = spv::Op(e.value.op);
           tree_->ext = e.value.ext;
         } else if (tree_->op != spv::Op(e.value.op) || tree_->ext != e.value.ext) {
-          return Fail("MixedOperations",
+          return Fail(Reason::kMixedOperations,
                       "the tree combines elements with more than one operation", e.inst);
         }
         v = pool_.Merge(a, b);
@@ -839,7 +888,7 @@ class PhaseReplay {
     (*overlay)[e.element] = v;
     value_[t][i] = v;
     if (pool_.total > (uint64_t{1} << 24)) {
-      return Fail("TraceTooLong", "the replay of the tree grows too large", e.inst);
+      return Fail(Reason::kTraceTooLong, "the replay of the tree grows too large", e.inst);
     }
     return true;
   }
@@ -852,7 +901,7 @@ class PhaseReplay {
         const TraceEvent& e = events_[t][i];
         if (e.kind == TraceEvent::Kind::kStore && phase_[t][i] >= first_step_ &&
             phase_[t][i] <= last_step_ && !step_[t][i]) {
-          return Fail("NotATreeStep",
+          return Fail(Reason::kNotATreeStep,
                       "an element is written with a value that is not two "
                       "elements combined while the tree runs",
                       e.inst);
@@ -860,7 +909,7 @@ class PhaseReplay {
         if (!step_[t][i]) continue;
         const int pos = spine_.Position(context_, e.inst);
         if (pos == INT_MAX) {
-          return Fail("UnsupportedControlFlow",
+          return Fail(Reason::kUnsupportedControlFlow,
                       "a step of the tree is not in the straight-line code after "
                       "the barrier",
                       e.inst);
@@ -888,7 +937,7 @@ class PhaseReplay {
     }
     uint64_t m = 0;
     if (!pool_.Complete(root, IsIdempotent(tree_->op, tree_->ext), &m)) {
-      return Fail("IncompleteTree",
+      return Fail(Reason::kIncompleteTree,
                   "the tree's result leaves elements out (its steps cover a power "
                   "of two: is its size one?), or counts some twice",
                   root_store);
@@ -934,7 +983,7 @@ class PhaseReplay {
           if (in_region) ++region_barriers;
         } else if (in_region && (e.kind == TraceEvent::Kind::kMemoryWrite ||
                                  e.kind == TraceEvent::Kind::kSubgroupOp)) {
-          return Fail("OtherWorkInTree",
+          return Fail(Reason::kOtherWorkInTree,
                       "the code between the tree's barriers does more than the "
                       "tree (it writes other memory or runs subgroup operations)",
                       e.inst);
@@ -947,7 +996,7 @@ class PhaseReplay {
       }
       barriers_ = std::max(barriers_, region_barriers);
     }
-    if (!have_m_) return Fail("NoReader", "no load reads the tree's result", nullptr);
+    if (!have_m_) return Fail(Reason::kNoReader, "no load reads the tree's result", nullptr);
     return true;
   }
 
@@ -961,25 +1010,25 @@ class PhaseReplay {
         phase_[t][i] >= last_step_;
     const int k = complete ? 1 : value_[t][i] == kOpaque ? 2 : 0;
     if (k == 0) {
-      return Fail("ReadsPartialValue",
+      return Fail(Reason::kReadsPartialValue,
                   "a load reads an element holding a partial result of the tree "
                   "(or an element the tree leaves out)",
                   e.inst);
     }
     auto [it, fresh] = kind_.emplace(e.inst, k);
     if (!fresh && it->second != k) {
-      return Fail("ReadsPartialValue",
+      return Fail(Reason::kReadsPartialValue,
                   "a load reads the tree's result in some executions and other "
                   "values in others",
                   e.inst);
     }
     if (k != 1) return true;
     if (in_region) {
-      return Fail("ReaderInsideTree",
+      return Fail(Reason::kReaderInsideTree,
                   "the tree's result is read before the tree's last barrier", e.inst);
     }
     if (have_m_ && m != m_) {
-      return Fail("ReadsPartialValue", "the loads after the tree read different results",
+      return Fail(Reason::kReadsPartialValue, "the loads after the tree read different results",
                   e.inst);
     }
     m_ = m;
@@ -993,7 +1042,7 @@ class PhaseReplay {
   // the other configurations'.
   bool Record(uint64_t workgroup) {
     if (m_ > workgroup) {
-      return Fail("IncompleteTree",
+      return Fail(Reason::kIncompleteTree,
                   "the tree combines more elements than there are invocations", nullptr);
     }
     std::sort(readers_.begin(), readers_.end(), [](Instruction* a, Instruction* b) {
@@ -1010,7 +1059,7 @@ class PhaseReplay {
                                    tree_->spec_constant != 0)) {
       differs = "the tree covers a part of the workgroup that changes with its size";
     }
-    if (*differs != '\0') return Fail("DependsOnConfiguration", differs, nullptr);
+    if (*differs != '\0') return Fail(Reason::kDependsOnConfiguration, differs, nullptr);
     tree_->end_item = end_item_;
     tree_->readers = readers_;
     if (m_ != workgroup) tree_->contributors = m_;
@@ -1027,7 +1076,8 @@ class PhaseReplay {
   Tree* tree_;
   const uint64_t length_;
   const size_t n_;
-  std::string reason_, why_;
+  Reason reason_ = Reason::kNone;
+  std::string why_;
   Instruction* where_ = nullptr;
   uint32_t phases_ = 0;
   std::vector<std::vector<uint32_t>> phase_;   // per event
@@ -1050,38 +1100,38 @@ class PhaseReplay {
 
 }  // namespace
 
-std::string WorkgroupReducePass::Replay(const WorkgroupTrace& trace,
-                                        const Spine& spine, Tree* tree,
-                                        uint64_t workgroup, std::string* why,
-                                        Instruction** where) {
+WorkgroupReducePass::Reason WorkgroupReducePass::Replay(const WorkgroupTrace& trace,
+                                                        const Spine& spine, Tree* tree,
+                                                        uint64_t workgroup, std::string* why,
+                                                        Instruction** where) {
   if (!tree->layout.Plain()) return ReplayRows(trace, tree, workgroup, why, where);
   PhaseReplay replay(context(), trace.events(), spine, tree, tree->min_length);
   return replay.Run(workgroup, why, where);
 }
 
-std::string WorkgroupReducePass::CheckOperation(Tree* tree, std::string* why) {
+WorkgroupReducePass::Reason WorkgroupReducePass::CheckOperation(Tree* tree, std::string* why) {
   const Instruction* type = get_def_use_mgr()->GetDef(tree->layout.scalar_type);
   const bool is_float = type->opcode() == spv::Op::OpTypeFloat;
   if (type->GetSingleWordInOperand(0) != 32) {
     *why = "the array's elements are not 32-bit (the subgroup operations of "
            "other widths need extended types)";
-    return "UnsupportedType";
+    return Reason::kUnsupportedType;
   }
   if (is_float != IsFloatOp(tree->op, tree->ext)) {
     *why = "the tree's operation does not match the element type";
-    return "UnsupportedType";
+    return Reason::kUnsupportedType;
   }
   if (is_float && !params_.float_reassoc && !config().float_reassoc) {
     *why = Article(OpName(tree->op, tree->ext)) +
            " tree: a subgroup reduction groups the values differently (sums "
            "round differently, min/max may return the other zero or another "
            "NaN); --float-reassoc (or the pass's float-reassoc) allows it";
-    return "FloatReassociation";
+    return Reason::kFloatReassociation;
   }
-  return "";
+  return Reason::kNone;
 }
 
-std::string WorkgroupReducePass::ChooseForm(Tree* tree, std::string* why) {
+WorkgroupReducePass::Reason WorkgroupReducePass::ChooseForm(Tree* tree, std::string* why) {
   const uint32_t promised = config().subgroup_size;
   const bool single_proven =
       params_.form != "generic" &&
@@ -1089,13 +1139,13 @@ std::string WorkgroupReducePass::ChooseForm(Tree* tree, std::string* why) {
        (tree->max_workgroup <= 32 && config().Fact(&TargetFacts::waves_32_or_64)));
   if (single_proven) {
     tree->form = Tree::Form::kSingle;
-    return "";
+    return Reason::kNone;
   }
   if (config().emit_hlsl) {
     *why = "the output is HLSL, and every form but the single-subgroup one "
            "(proven by --subgroup-size or --target=amd, not here) "
            "reads SubgroupId or NumSubgroups, which HLSL does not have";
-    return "NotExpressibleInHlsl";
+    return Reason::kNotExpressibleInHlsl;
   }
   const bool generic_ok = !tree->store_after_tree && tree->slots_fit;
   const bool maybe_single =
@@ -1104,14 +1154,14 @@ std::string WorkgroupReducePass::ChooseForm(Tree* tree, std::string* why) {
   if (!generic_ok) {
     if (maybe_single) {
       tree->form = Tree::Form::kSingleOrOriginal;
-      return "";
+      return Reason::kNone;
     }
     *why = tree->store_after_tree
                ? "the array is written again before the next barrier, where "
                  "the generic form reads its slots"
                : "the array has fewer elements than the workgroup may have "
                  "subgroups";
-    return tree->store_after_tree ? "StoreAfterTree" : "TooFewSlots";
+    return tree->store_after_tree ? Reason::kStoreAfterTree : Reason::kTooFewSlots;
   }
   // Cost rule (see the pass doc): the generic form keeps 1 barrier (3
   // without a forwarded store) of the tree's, and pays when it removes at
@@ -1120,19 +1170,19 @@ std::string WorkgroupReducePass::ChooseForm(Tree* tree, std::string* why) {
   if (!params_.always && tree->barriers <= kept) {
     *why = "the tree has " + std::to_string(tree->barriers) +
            " barrier(s); the generic form keeps " + std::to_string(kept);
-    return "NotProfitable";
+    return Reason::kNotProfitable;
   }
   tree->form = (params_.form == "runtime" ||
                 (params_.form.empty() && tree->max_workgroup <= 64)) &&
                        maybe_single
                    ? Tree::Form::kRuntime
                    : Tree::Form::kGeneric;
-  return "";
+  return Reason::kNone;
 }
 
-std::string WorkgroupReducePass::Analyze(Function* func, Instruction* barrier,
-                                         uint32_t var, Tree* tree,
-                                         std::string* why, Instruction** where) {
+WorkgroupReducePass::Reason WorkgroupReducePass::Analyze(Function* func, Instruction* barrier,
+                                                         uint32_t var, Tree* tree,
+                                                         std::string* why, Instruction** where) {
   // The entry point whose function this is: GLCompute.
   entry_point_ = nullptr;
   for (Instruction& ep : get_module()->entry_points()) {
@@ -1143,12 +1193,12 @@ std::string WorkgroupReducePass::Analyze(Function* func, Instruction* barrier,
           spv::ExecutionModel::GLCompute) {
     *why = "the tree is not in a compute entry point's function (calls are "
            "not followed)";
-    return "NotInEntryPoint";
+    return Reason::kNotInEntryPoint;
   }
   tree->function = func;
   tree->var = get_def_use_mgr()->GetDef(var);
   tree->barrier = barrier;
-  std::string shape_reason;
+  Reason shape_reason = Reason::kNone;
   if (!ArrayRowLayout(context(), tree->var, &tree->layout, &shape_reason, why)) {
     return shape_reason;
   }
@@ -1156,36 +1206,35 @@ std::string WorkgroupReducePass::Analyze(Function* func, Instruction* barrier,
   WorkgroupTrace trace(context(), func, var);
   std::vector<TraceConfig> configs;
   if (!Configs(&trace, barrier, var, tree, &configs, why)) {
-    return "UnknownWorkgroupSize";
+    return Reason::kUnknownWorkgroupSize;
   }
   tree->spine.Build(context(), func, barrier);
-  std::string reason = TraceConfigs(&trace, configs, tree, why, where);
-  if (!reason.empty()) return reason;
+  Reason reason = TraceConfigs(&trace, configs, tree, why, where);
+  if (reason != Reason::kNone) return reason;
   tree->init_store = ForwardableStore(&trace, barrier, var, configs);
   if (tree->layout.rows > 1) ForwardRowStores(&trace, configs, tree);
   reason = CheckOperation(tree, why);
-  if (!reason.empty()) return reason;
+  if (reason != Reason::kNone) return reason;
   if (tree->end_item >= static_cast<int>(tree->spine.items.size()) ||
       RegionEnd(context(), tree->spine, tree->end_item) == nullptr) {
     *why = "the code after the tree is not structured";
-    return "UnsupportedControlFlow";
+    return Reason::kUnsupportedControlFlow;
   }
   if (Instruction* escaping = ValueEscaping(*tree)) {
     *why = "a value computed in the tree is used after it";
     *where = escaping;
-    return "ValueEscapesTree";
+    return Reason::kValueEscapesTree;
   }
   return ChooseForm(tree, why);
 }
 
 // Runs the kernel from the tree's barrier under each configuration (each
 // workgroup size) and replays the tree in the trace: the tree's sizes, its
-// steps and readers, or the reason it is not one ("Unreached" when no
+// steps and readers, or the reason it is not one (kUnreached when no
 // configuration reaches the barrier).
-std::string WorkgroupReducePass::TraceConfigs(WorkgroupTrace* trace,
-                                              const std::vector<TraceConfig>& configs,
-                                              Tree* tree, std::string* why,
-                                              Instruction** where) {
+WorkgroupReducePass::Reason WorkgroupReducePass::TraceConfigs(
+    WorkgroupTrace* trace, const std::vector<TraceConfig>& configs, Tree* tree,
+    std::string* why, Instruction** where) {
   Instruction* barrier = tree->barrier;
   bool reached = false;
   for (const TraceConfig& c : configs) {
@@ -1198,7 +1247,7 @@ std::string WorkgroupReducePass::TraceConfigs(WorkgroupTrace* trace,
     uint64_t length = 0;
     if (!trace->EvalFor(tree->layout.length_id, 0, c, &length) || length == 0) {
       *why = "the array's length is not known";
-      return "UnknownWorkgroupSize";
+      return Reason::kUnknownWorkgroupSize;
     }
     tree->min_length = std::min(tree->min_length, length);
     // The generic form's slots: one element per subgroup, at most one
@@ -1208,21 +1257,24 @@ std::string WorkgroupReducePass::TraceConfigs(WorkgroupTrace* trace,
     if (slots > length) tree->slots_fit = false;
     tree->min_workgroup = std::min(tree->min_workgroup, count);
     tree->max_workgroup = std::max(tree->max_workgroup, count);
-    std::string reason;
-    if (!trace->Run(barrier, c, &reason, why, where)) return reason;
+    std::string trace_reason;
+    if (!trace->Run(barrier, c, &trace_reason, why, where)) {
+      return WorkgroupReduceReasonFromTrace(trace_reason);
+    }
+    Reason reason = Reason::kNone;
     const uint64_t saved_length = tree->min_length;
     tree->min_length = length;
     reason = Replay(*trace, tree->spine, tree, count, why, where);
     tree->min_length = std::min(saved_length, length);
-    if (!reason.empty()) return reason;
+    if (reason != Reason::kNone) return reason;
     // The operation is known after the first configuration: a refusal for
     // it (a float tree without --float-reassoc, the common case of ML
     // kernels) needs no trace of the other sizes (compile time: the pass
     // doc).
     reason = CheckOperation(tree, why);
-    if (!reason.empty()) return reason;
+    if (reason != Reason::kNone) return reason;
   }
-  return reached ? "" : "Unreached";
+  return reached ? Reason::kNone : Reason::kUnreached;
 }
 
 // A value made in the tree's region that is used after it (other than by
@@ -1998,11 +2050,11 @@ bool SameTree(const WorkgroupReducePass::Tree& a, const WorkgroupReducePass::Tre
          a.barriers == b.barriers && a.result_element == b.result_element;
 }
 
-// Every reader of row r reads row r in every invocation; "" or
-// ReaderSpansRows.
-std::string CheckReaderRows(const std::vector<std::vector<TraceEvent>>& events,
-                            const std::vector<std::vector<Instruction*>>& readers,
-                            std::string* why, Instruction** where) {
+// Every reader of row r reads row r in every invocation; kNone or
+// kReaderSpansRows.
+Reason CheckReaderRows(const std::vector<std::vector<TraceEvent>>& events,
+                       const std::vector<std::vector<Instruction*>>& readers,
+                       std::string* why, Instruction** where) {
   std::unordered_map<const Instruction*, int64_t> row_of;
   for (size_t r = 0; r < readers.size(); ++r) {
     for (Instruction* reader : readers[r]) {
@@ -2019,17 +2071,17 @@ std::string CheckReaderRows(const std::vector<std::vector<TraceEvent>>& events,
       *why = "a load of a row's result reads other rows in other invocations "
              "(or iterations): read each row's result with its own load";
       *where = e.inst;
-      return "ReaderSpansRows";
+      return Reason::kReaderSpansRows;
     }
   }
-  return "";
+  return Reason::kNone;
 }
 
 }  // namespace
 
-std::string WorkgroupReducePass::ReplayRows(const WorkgroupTrace& trace, Tree* tree,
-                                            uint64_t workgroup, std::string* why,
-                                            Instruction** where) {
+WorkgroupReducePass::Reason WorkgroupReducePass::ReplayRows(const WorkgroupTrace& trace, Tree* tree,
+                                                            uint64_t workgroup, std::string* why,
+                                                            Instruction** where) {
   // Each row starts from the facts of the configurations before (copies
   // without the spine, which the replays share).
   const Spine spine = std::move(tree->spine);
@@ -2039,19 +2091,19 @@ std::string WorkgroupReducePass::ReplayRows(const WorkgroupTrace& trace, Tree* t
   std::vector<std::vector<Instruction*>> readers(rows);
   std::vector<std::vector<TraceEvent>> events;
   Tree first;
-  std::string reason;
-  for (uint64_t r = 0; r < rows && reason.empty(); ++r) {
+  Reason reason = Reason::kNone;
+  for (uint64_t r = 0; r < rows && reason == Reason::kNone; ++r) {
     Tree t = before;
     if (!before.first) t.readers = before.row_readers[r];
     if (!ProjectRow(trace.events(), static_cast<int64_t>(r), &events, why, where)) {
-      reason = "PartialElementWrite";
+      reason = Reason::kPartialElementWrite;
       break;
     }
     PhaseReplay replay(context(), events, spine, &t, tree->min_length);
     reason = replay.Run(workgroup, why, where);
-    if (!reason.empty() && rows > 1) *why = "row " + std::to_string(r) + ": " + *why;
-    if (reason.empty() && r > 0 && !SameTree(first, t)) {
-      reason = "RowsDiffer";
+    if (reason != Reason::kNone && rows > 1) *why = "row " + std::to_string(r) + ": " + *why;
+    if (reason == Reason::kNone && r > 0 && !SameTree(first, t)) {
+      reason = Reason::kRowsDiffer;
       *why = "row " + std::to_string(r) + " is reduced by another tree than row 0 "
              "(other steps, operation, result element or end): one tree for every row";
       *where = nullptr;
@@ -2061,8 +2113,10 @@ std::string WorkgroupReducePass::ReplayRows(const WorkgroupTrace& trace, Tree* t
     first.store_after_tree = first.store_after_tree || t.store_after_tree;
     readers[r] = t.readers;
   }
-  if (reason.empty()) reason = CheckReaderRows(trace.events(), readers, why, where);
-  if (reason.empty()) {
+  if (reason == Reason::kNone) {
+    reason = CheckReaderRows(trace.events(), readers, why, where);
+  }
+  if (reason == Reason::kNone) {
     *tree = first;
     tree->row_readers = readers;
     tree->readers.clear();
@@ -2353,6 +2407,19 @@ bool WorkgroupReducePass::FinishRows(Tree* tree, Emission* em,
   for (BasicBlock* b : dead) b->KillAllInsts(true);
   tree->function->RemoveEmptyBlocks();
   return true;
+}
+
+const char* WorkgroupReduceReasonName(WorkgroupReduceReason reason) {
+  return kReasonNames[static_cast<size_t>(reason)];
+}
+
+WorkgroupReduceReason WorkgroupReduceReasonFromTrace(const std::string& name) {
+  for (size_t k = 1; k < static_cast<size_t>(Reason::kCount); ++k) {
+    if (name == kReasonNames[k]) return static_cast<Reason>(k);
+  }
+  // Every name WorkgroupTrace fails with is in the table.
+  assert(false && "a WorkgroupTrace failure missing from kReasonNames");
+  return Reason::kUnsupportedControlFlow;
 }
 
 }  // namespace waveopt

@@ -61,6 +61,7 @@
 
 #include "passes/emitter.h"
 #include "passes/wave_pass.h"
+#include "passes/workgroup_reduce_reason.h"
 
 namespace waveopt {
 
@@ -68,6 +69,7 @@ class WorkgroupTrace;
 struct TraceConfig;
 
 class WorkgroupReducePass : public WavePass {
+  using Reason = WorkgroupReduceReason;
  public:
   struct Params {
     // Float add/mul/min/max trees too: a subgroup reduction groups the
@@ -121,17 +123,17 @@ class WorkgroupReducePass : public WavePass {
   void Candidates(spvtools::opt::Function* func,
                   std::vector<spvtools::opt::Instruction*>* barriers,
                   std::vector<uint32_t>* vars);
-  // Analyses the tree from |barrier| over |var|; "" (|tree| filled) or a
-  // missed-remark name with |why| and |where|.
-  std::string Analyze(spvtools::opt::Function* func,
-                      spvtools::opt::Instruction* barrier, uint32_t var,
-                      Tree* tree, std::string* why,
-                      spvtools::opt::Instruction** where);
+  // Analyses the tree from |barrier| over |var|; kNone (|tree| filled) or
+  // a missed remark's reason with |why| and |where|.
+  Reason Analyze(spvtools::opt::Function* func,
+                 spvtools::opt::Instruction* barrier, uint32_t var,
+                 Tree* tree, std::string* why,
+                 spvtools::opt::Instruction** where);
   // Traces the kernel under each of |configs| and replays the tree in each
-  // trace: "" or a remark name ("Unreached": no configuration reaches it).
-  std::string TraceConfigs(WorkgroupTrace* trace,
-                           const std::vector<TraceConfig>& configs, Tree* tree,
-                           std::string* why, spvtools::opt::Instruction** where);
+  // trace: kNone or a reason (kUnreached: no configuration reaches it).
+  Reason TraceConfigs(WorkgroupTrace* trace,
+                      const std::vector<TraceConfig>& configs, Tree* tree,
+                      std::string* why, spvtools::opt::Instruction** where);
   // A value made in the tree that is used after it; null when none is.
   spvtools::opt::Instruction* ValueEscaping(const Tree& tree);
   // The configurations to trace: the specialization constant that sizes
@@ -141,21 +143,21 @@ class WorkgroupReducePass : public WavePass {
   bool Configs(WorkgroupTrace* trace, spvtools::opt::Instruction* barrier,
                uint32_t var, Tree* tree, std::vector<TraceConfig>* configs,
                std::string* why);
-  // Replays one configuration's trace (see the header comment); "" or a
-  // remark name.
-  std::string Replay(const WorkgroupTrace& trace, const Spine& spine,
-                     Tree* tree, uint64_t workgroup, std::string* why,
-                     spvtools::opt::Instruction** where);
+  // Replays one configuration's trace (see the header comment); kNone or
+  // a missed remark's reason.
+  Reason Replay(const WorkgroupTrace& trace, const Spine& spine,
+                Tree* tree, uint64_t workgroup, std::string* why,
+                spvtools::opt::Instruction** where);
   // The init store S0 right before |barrier|, when it stores each
   // invocation's value into its own element (LocalInvocationIndex) in every
   // configuration; null otherwise.
   spvtools::opt::Instruction* ForwardableStore(
       WorkgroupTrace* trace, spvtools::opt::Instruction* barrier, uint32_t var,
       const std::vector<TraceConfig>& configs);
-  // The element type and the operation's legality; "" or a remark name.
-  std::string CheckOperation(Tree* tree, std::string* why);
-  // Which form, and whether it pays (see the pass doc); "" or a remark.
-  std::string ChooseForm(Tree* tree, std::string* why);
+  // The element type and the operation's legality; kNone or a reason.
+  Reason CheckOperation(Tree* tree, std::string* why);
+  // Which form, and whether it pays (see the pass doc); kNone or a reason.
+  Reason ChooseForm(Tree* tree, std::string* why);
 
   // Where the generic form folds the slots when not right after their
   // barrier (see the pass doc, "Where the slots are folded"): sets
@@ -258,9 +260,9 @@ class WorkgroupReducePass : public WavePass {
   // Rows (workgroup_reduce_rows.h; defined at the end of the .cpp): every
   // row replayed on its own, the same tree in each, all rewritten under
   // one barrier.
-  std::string ReplayRows(const WorkgroupTrace& trace, Tree* tree,
-                         uint64_t workgroup, std::string* why,
-                         spvtools::opt::Instruction** where);
+  Reason ReplayRows(const WorkgroupTrace& trace, Tree* tree,
+                    uint64_t workgroup, std::string* why,
+                    spvtools::opt::Instruction** where);
   bool RewriteRows(Tree* tree);
   // Every row's S0 (see ForwardableStore): |tree|'s row_stores and
   // init_store (the first of them), or nothing.
