@@ -482,6 +482,34 @@ void WorkgroupReducePass::Candidates(Function* func,
   }
 }
 
+// The applied remark's words for |tree|'s form and where its slots are
+// folded (after PlanSink).
+std::string WorkgroupReducePass::DescribeForm(const Tree& tree) {
+  std::string form;
+  switch (tree.form) {
+    case Tree::Form::kGeneric:
+      form = "one shared slot per subgroup and one barrier";
+      break;
+    case Tree::Form::kSingle:
+      form = "one subgroup reduction, no shared memory";
+      break;
+    case Tree::Form::kRuntime:
+      form = "one subgroup reduction when the workgroup is one subgroup "
+             "(NumSubgroups == 1), else one shared slot per subgroup";
+      break;
+    case Tree::Form::kSingleOrOriginal:
+      form = "one subgroup reduction when the workgroup is one subgroup "
+             "(NumSubgroups == 1), else the original tree";
+      break;
+  }
+  if (tree.sink != nullptr) {
+    form += "; the slots are folded where the result is used (" +
+            std::to_string(tree.sink_reach) + " invocation(s) reach it" +
+            (tree.join >= 0 ? ", in the loop that folds an earlier tree's slots" : "") + ")";
+  }
+  return form;
+}
+
 spvtools::opt::Pass::Status WorkgroupReducePass::Round(bool* changed) {
   std::string module_why;
   const std::string module_reason = ModuleRefusal(&module_why);
@@ -519,31 +547,8 @@ spvtools::opt::Pass::Status WorkgroupReducePass::Round(bool* changed) {
                    why + " [array " + NameOf(vars[i]) + "]");
         continue;
       }
-      std::string form;
-      switch (tree.form) {
-        case Tree::Form::kGeneric:
-          form = "one shared slot per subgroup and one barrier";
-          break;
-        case Tree::Form::kSingle:
-          form = "one subgroup reduction, no shared memory";
-          break;
-        case Tree::Form::kRuntime:
-          form = "one subgroup reduction when the workgroup is one subgroup "
-                 "(NumSubgroups == 1), else one shared slot per subgroup";
-          break;
-        case Tree::Form::kSingleOrOriginal:
-          form = "one subgroup reduction when the workgroup is one subgroup "
-                 "(NumSubgroups == 1), else the original tree";
-          break;
-      }
       PlanSink(&tree);
-      if (tree.sink != nullptr) {
-        form += "; the slots are folded where the result is used (" +
-                std::to_string(tree.sink_reach) + " invocation(s) reach it" +
-                (tree.join >= 0 ? ", in the loop that folds an earlier tree's slots"
-                                : "") +
-                ")";
-      }
+      const std::string form = DescribeForm(tree);
       EmitRemark(RemarkKind::kApplied, "ReducedTree", &func, barriers[i],
                  Article(OpName(tree.op, tree.ext)) + " tree over " +
                      NameOf(vars[i]) + " (" + std::to_string(tree.steps) +

@@ -123,6 +123,8 @@ class WorkgroupReducePass : public WavePass {
   void Candidates(spvtools::opt::Function* func,
                   std::vector<spvtools::opt::Instruction*>* barriers,
                   std::vector<uint32_t>* vars);
+  // The applied remark's words for |tree|'s form and fold (after PlanSink).
+  std::string DescribeForm(const Tree& tree);
   // Analyses the tree from |barrier| over |var|; kNone (|tree| filled) or
   // a missed remark's reason with |why| and |where|.
   Reason Analyze(spvtools::opt::Function* func,
