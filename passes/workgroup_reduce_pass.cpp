@@ -2419,7 +2419,8 @@ const char* WorkgroupReduceReasonName(WorkgroupReduceReason reason) {
 }
 
 WorkgroupReduceReason WorkgroupReduceReasonFromTrace(const std::string& name) {
-  for (size_t k = 1; k < static_cast<size_t>(Reason::kCount); ++k) {
+  // "" (no name) is kNone, as before the enum.
+  for (size_t k = 0; k < static_cast<size_t>(Reason::kCount); ++k) {
     if (name == kReasonNames[k]) return static_cast<Reason>(k);
   }
   // Every name WorkgroupTrace fails with is in the table.

@@ -63,7 +63,7 @@ enum class WorkgroupReduceReason {
 // The remark name of |reason| ("" for kNone).
 const char* WorkgroupReduceReasonName(WorkgroupReduceReason reason);
 // The reason WorkgroupTrace::Run names |name| (its failures are remark
-// names, all in the table).
+// names, all in the table; "" is kNone).
 WorkgroupReduceReason WorkgroupReduceReasonFromTrace(const std::string& name);
 
 }  // namespace waveopt
