@@ -362,6 +362,14 @@ spvtools::opt::BasicBlock* Emitter::ThroughExisting(
   return EnterNewBlock();
 }
 
+spvtools::opt::BasicBlock* Emitter::BranchToNewBlock() {
+  spvtools::opt::BasicBlock* block = NewBlock();
+  if (block == nullptr) return nullptr;
+  Branch(block->id());
+  MoveTo(block);
+  return ok_ ? block : nullptr;
+}
+
 spvtools::opt::BasicBlock* Emitter::SplitEdges(
     spvtools::opt::BasicBlock* target,
     const std::vector<spvtools::opt::BasicBlock*>& from) {

@@ -139,6 +139,10 @@ class Emitter {
   // new block, which the caller points that code's exits at (an existing
   // loop that becomes a new loop's body: the new block is its merge).
   spvtools::opt::BasicBlock* ThroughExisting(spvtools::opt::BasicBlock* entry);
+  // The current block branches to a new block (see the layout rule above)
+  // that the cursor moves to: straight-line code that starts a block of its
+  // own. Null when ids ran out.
+  spvtools::opt::BasicBlock* BranchToNewBlock();
   // A new block right before |target| on its edges from the blocks |from|:
   // they branch to it, it branches to |target|, and |target|'s phis take
   // from it what they took from them (through a phi of the new block where

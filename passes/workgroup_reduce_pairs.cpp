@@ -153,17 +153,17 @@ int PairTree::FindRole(uint32_t ptr) const {
   return -1;
 }
 
-std::string PairTree::FindLoop(std::string* why) {
+PairTree::Reason PairTree::FindLoop(std::string* why) {
   IRContext* context = pass_->context();
   const std::string shape =
       "the steps are not one loop right after the barrier, `for (uint s = N / 2; "
       "s > 0; s >>= 1) { if (t < s && ...) {...} barrier(); }` (write them so)";
   BasicBlock* block = context->get_instr_block(barrier_);
   Instruction* term = block->terminator();
-  if (term->opcode() != spv::Op::OpBranch) return *why = shape, "PairTreeShape";
+  if (term->opcode() != spv::Op::OpBranch) return *why = shape, Reason::kPairTreeShape;
   header_ = context->get_instr_block(term->GetSingleWordInOperand(0));
   Instruction* loop_merge = header_->GetLoopMergeInst();
-  if (loop_merge == nullptr) return *why = shape, "PairTreeShape";
+  if (loop_merge == nullptr) return *why = shape, Reason::kPairTreeShape;
   merge_ = context->get_instr_block(loop_merge->GetSingleWordInOperand(0));
   // One phi, s: N / 2 from before the loop, s >> 1 along the back edge.
   int phis = 0;
@@ -171,21 +171,21 @@ std::string PairTree::FindLoop(std::string* why) {
     ++phis;
     s_ = phi->result_id();
   });
-  if (phis != 1) return *why = shape, "PairTreeShape";
+  if (phis != 1) return *why = shape, Reason::kPairTreeShape;
   const Instruction* phi = context->get_def_use_mgr()->GetDef(s_);
-  if (phi->NumInOperands() != 4) return *why = shape, "PairTreeShape";
+  if (phi->NumInOperands() != 4) return *why = shape, Reason::kPairTreeShape;
   // (value, block) twice: the value from before the loop first or second.
   const int from = phi->GetSingleWordInOperand(1) == block->id()   ? 0
                    : phi->GetSingleWordInOperand(3) == block->id() ? 2
                                                                    : -1;
-  if (from < 0) return *why = shape, "PairTreeShape";
+  if (from < 0) return *why = shape, Reason::kPairTreeShape;
   const Instruction* init = context->get_def_use_mgr()->GetDef(phi->GetSingleWordInOperand(from));
   const Instruction* next = context->get_def_use_mgr()->GetDef(phi->GetSingleWordInOperand(from ^ 2));
   uint64_t half = 0;
   if (init == nullptr || !IntConstant(context, init, &half) || half == 0 ||
       (half & (half - 1)) != 0 || half > 512 || next == nullptr ||
       next->NumInOperands() != 2 || next->GetSingleWordInOperand(0) != s_) {
-    return *why = shape, "PairTreeShape";
+    return *why = shape, Reason::kPairTreeShape;
   }
   const spv::Op nop = next->opcode();
   const uint32_t amount = next->GetSingleWordInOperand(1);
@@ -193,7 +193,7 @@ std::string PairTree::FindLoop(std::string* why) {
       ((nop == spv::Op::OpShiftRightLogical || nop == spv::Op::OpShiftRightArithmetic) &&
        IsIntConst(context, amount, 1)) ||
       ((nop == spv::Op::OpUDiv || nop == spv::Op::OpSDiv) && IsIntConst(context, amount, 2));
-  if (!halves) return *why = shape, "PairTreeShape";
+  if (!halves) return *why = shape, Reason::kPairTreeShape;
   half_ = half;
   // The exit test s > 0 (or s != 0), in the header or the block after it.
   test_ = header_;
@@ -203,7 +203,7 @@ std::string PairTree::FindLoop(std::string* why) {
   Instruction* br = test_->terminator();
   if (br->opcode() != spv::Op::OpBranchConditional ||
       br->GetSingleWordInOperand(2) != merge_->id()) {
-    return *why = shape, "PairTreeShape";
+    return *why = shape, Reason::kPairTreeShape;
   }
   const Instruction* cond = context->get_def_use_mgr()->GetDef(br->GetSingleWordInOperand(0));
   const spv::Op cop = cond->opcode();
@@ -211,7 +211,7 @@ std::string PairTree::FindLoop(std::string* why) {
        cop != spv::Op::OpINotEqual) ||
       cond->GetSingleWordInOperand(0) != s_ ||
       !IsIntConst(context, cond->GetSingleWordInOperand(1), 0)) {
-    return *why = shape, "PairTreeShape";
+    return *why = shape, Reason::kPairTreeShape;
   }
   body_ = context->get_instr_block(br->GetSingleWordInOperand(1));
   // The loop's blocks: those the header dominates and the merge does not.
@@ -221,13 +221,13 @@ std::string PairTree::FindLoop(std::string* why) {
       loop_blocks_.push_back(&b);
     }
   }
-  return "";
+  return Reason::kNone;
 }
 
-std::string PairTree::ScanLoop(std::vector<Instruction*>* stores,
-                               std::vector<Instruction*>* loads,
-                               Instruction** step_barrier, std::string* why,
-                               Instruction** where) {
+PairTree::Reason PairTree::ScanLoop(std::vector<Instruction*>* stores,
+                                    std::vector<Instruction*>* loads,
+                                    Instruction** step_barrier, std::string* why,
+                                    Instruction** where) {
   IRContext* context = pass_->context();
   const uint32_t latch = header_->GetLoopMergeInst()->GetSingleWordInOperand(1);
   for (BasicBlock* b : loop_blocks_) {
@@ -244,13 +244,13 @@ std::string PairTree::ScanLoop(std::vector<Instruction*>* stores,
         *where = &inst;
         *why = "the step has a loop, a break or a continue in it (write it as "
                "one if and one barrier)";
-        return "PairTreeShape";
+        return Reason::kPairTreeShape;
       }
       if (op == spv::Op::OpControlBarrier) {
         if (*step_barrier != nullptr) {
           *where = &inst;
           *why = "a step has more than one barrier (keep one, after the if)";
-          return "PairTreeShape";
+          return Reason::kPairTreeShape;
         }
         *step_barrier = &inst;
         continue;
@@ -259,7 +259,7 @@ std::string PairTree::ScanLoop(std::vector<Instruction*>* stores,
         *where = &inst;
         *why = "the code between the tree's barriers does more than the tree "
                "(move that work before or after it)";
-        return "OtherWorkInTree";
+        return Reason::kOtherWorkInTree;
       }
       if (op != spv::Op::OpLoad && op != spv::Op::OpStore) continue;
       Instruction* root = RootVariable(context, inst.GetSingleWordInOperand(0));
@@ -271,45 +271,45 @@ std::string PairTree::ScanLoop(std::vector<Instruction*>* stores,
         *where = &inst;
         *why = "the code between the tree's barriers writes other memory (move "
                "that work before or after the tree)";
-        return "OtherWorkInTree";
+        return Reason::kOtherWorkInTree;
       }
       if (sc == spv::StorageClass::Workgroup) {
         (op == spv::Op::OpStore ? stores : loads)->push_back(&inst);
       }
     }
   }
-  return "";
+  return Reason::kNone;
 }
 
-std::string PairTree::CheckBody(std::string* why, Instruction** where) {
+PairTree::Reason PairTree::CheckBody(std::string* why, Instruction** where) {
   IRContext* context = pass_->context();
   spvtools::opt::DominatorAnalysis* dom = context->GetDominatorAnalysis(func_);
   std::vector<Instruction*> stores, loads;
   Instruction* step_barrier = nullptr;
   const uint32_t latch = header_->GetLoopMergeInst()->GetSingleWordInOperand(1);
-  const std::string reason = ScanLoop(&stores, &loads, &step_barrier, why, where);
-  if (!reason.empty()) return reason;
+  const Reason reason = ScanLoop(&stores, &loads, &step_barrier, why, where);
+  if (reason != Reason::kNone) return reason;
   if (step_barrier == nullptr) {
     *why = "a step has no barrier (the original races: add one after the if)";
-    return "RaceInTree";
+    return Reason::kRaceInTree;
   }
   barrier_block_ = context->get_instr_block(step_barrier);
   if (!dom->Dominates(barrier_block_->id(), latch)) {
     *where = step_barrier;
     *why = "the step's barrier does not run in every step (put it after the if)";
-    return "NonUniformBarriers";
+    return Reason::kNonUniformBarriers;
   }
   const std::string pair_why =
       "a step must copy both elements t + s of two shared arrays of scalars "
       "into elements t (`v[t] = v[t + s]; i[t] = i[t + s];`) in one block, "
       "and only those";
-  if (stores.size() != 2) return *why = pair_why, "PairTreeShape";
+  if (stores.size() != 2) return *why = pair_why, Reason::kPairTreeShape;
   store_block_ = context->get_instr_block(stores[0]);
   for (int k = 0; k < 2; ++k) {
     var_[k] = RootVariable(context, stores[k]->GetSingleWordInOperand(0))->result_id();
   }
   if (var_[0] == var_[1] || context->get_instr_block(stores[1]) != store_block_) {
-    return *why = pair_why, "PairTreeShape";
+    return *why = pair_why, Reason::kPairTreeShape;
   }
   for (int k = 0; k < 2; ++k) {
     const Instruction* value =
@@ -318,7 +318,7 @@ std::string PairTree::CheckBody(std::string* why, Instruction** where) {
         value->opcode() != spv::Op::OpLoad ||
         Role(value->GetSingleWordInOperand(0)) != 2 * k + 1) {
       *where = stores[k];
-      return *why = pair_why, "PairTreeShape";
+      return *why = pair_why, Reason::kPairTreeShape;
     }
   }
   for (Instruction* inst : loads) {
@@ -327,7 +327,7 @@ std::string PairTree::CheckBody(std::string* why, Instruction** where) {
     if (Role(inst->GetSingleWordInOperand(0)) < 0) {
       *where = inst;
       *why = "a step reads an element other than t and t + s of the arrays";
-      return "PairTreeShape";
+      return Reason::kPairTreeShape;
     }
   }
   // Every access before the step's barrier (the body has no cycle: a block
@@ -343,13 +343,13 @@ std::string PairTree::CheckBody(std::string* why, Instruction** where) {
     if (after) {
       *where = inst;
       *why = "a step reads the arrays after its barrier (read them before it)";
-      return "PairTreeShape";
+      return Reason::kPairTreeShape;
     }
   }
   if (store_block_ == barrier_block_ || dom->Dominates(barrier_block_, store_block_)) {
-    return *why = pair_why, "PairTreeShape";
+    return *why = pair_why, Reason::kPairTreeShape;
   }
-  return "";
+  return Reason::kNone;
 }
 
 struct PairTree::EvalState {
@@ -532,7 +532,7 @@ bool PairTree::ConditionCases(std::vector<Case>* cases) {
   return true;
 }
 
-std::string PairTree::CheckCondition(std::string* why) {
+PairTree::Reason PairTree::CheckCondition(std::string* why) {
   std::vector<Case> all;
   const bool mixed = !ConditionCases(&all);
   // Whether the step's condition is "t < s && |expect|" in every case
@@ -580,21 +580,21 @@ std::string PairTree::CheckCondition(std::string* why) {
     signed_[0] = ks;
     signed_[1] = is;
     tie_ = tie == 0 ? Tie::kIndex : tie == 1 ? Tie::kKeep : Tie::kTake;
-    return "";
+    return Reason::kNone;
   }
   if (float_key_) {
     *why = "the step's float comparisons are not the ordered ones of `t < s && "
            "(v[t + s] > v[t] || (v[t + s] == v[t] && i[t + s] < i[t]))` (or <, "
            "or without the index), so a NaN orders otherwise: write them so";
-    return "PairFloatKey";
+    return Reason::kPairFloatKey;
   }
   *why = "the step's condition is not `t < s && (v[t + s] > v[t] || (v[t + s] == "
          "v[t] && i[t + s] < i[t]))` (or with <, or >, for min or the highest "
          "index): write it so";
-  return "PairCondition";
+  return Reason::kPairCondition;
 }
 
-std::string PairTree::CheckSize(std::string* why) {
+PairTree::Reason PairTree::CheckSize(std::string* why) {
   IRContext* context = pass_->context();
   uint32_t size[3] = {0, 0, 0};
   for (Instruction& mode : context->module()->execution_modes()) {
@@ -620,7 +620,7 @@ std::string PairTree::CheckSize(std::string* why) {
   if (size[0] == 0 || size[1] != 1 || size[2] != 1) {
     *why = "a pair tree needs a literal one-dimensional workgroup size "
            "(layout(local_size_x = N) in)";
-    return "UnknownWorkgroupSize";
+    return Reason::kUnknownWorkgroupSize;
   }
   workgroup_ = size[0];
   for (int k = 0; k < 2; ++k) {
@@ -642,7 +642,7 @@ std::string PairTree::CheckSize(std::string* why) {
         !IntConstant(context, len, &length_[k])) {
       *why = "the arrays' elements are not 32-bit integers (or 32-bit float "
              "keys), or their length is not a constant";
-      return "UnsupportedType";
+      return Reason::kUnsupportedType;
     }
     type_[k] = elem->result_id();
   }
@@ -650,12 +650,12 @@ std::string PairTree::CheckSize(std::string* why) {
     *why = "the tree covers more elements than there are invocations, or an "
            "array has fewer elements than invocations (the slots need one per "
            "subgroup): size both to the workgroup";
-    return "TooFewSlots";
+    return Reason::kTooFewSlots;
   }
-  return "";
+  return Reason::kNone;
 }
 
-std::string PairTree::FindInitAndReaders(std::string* why, Instruction** where) {
+PairTree::Reason PairTree::FindInitAndReaders(std::string* why, Instruction** where) {
   IRContext* context = pass_->context();
   BasicBlock* block = context->get_instr_block(barrier_);
   for (auto it = BasicBlock::iterator(barrier_); it != block->begin();) {
@@ -673,7 +673,7 @@ std::string PairTree::FindInitAndReaders(std::string* why, Instruction** where) 
   if (init_[0] == nullptr || init_[1] == nullptr) {
     *why = "each invocation must store its value and its index into its own "
            "elements (v[t], i[t]) right before the barrier";
-    return "PairTreeShape";
+    return Reason::kPairTreeShape;
   }
   spvtools::opt::DominatorAnalysis* dom = context->GetDominatorAnalysis(func_);
   std::unordered_set<const BasicBlock*> in_loop(loop_blocks_.begin(), loop_blocks_.end());
@@ -702,7 +702,7 @@ std::string PairTree::FindInitAndReaders(std::string* why, Instruction** where) 
           *where = &inst;
           *why = "the arrays are accessed outside the tree other than by reading "
                  "element 0 after it (read only the result, v[0] and i[0])";
-          return "ReadsPartialValue";
+          return Reason::kReadsPartialValue;
         }
         readers_[chain->GetSingleWordInOperand(0) == var_[0] ? 0 : 1].push_back(&inst);
       }
@@ -710,19 +710,19 @@ std::string PairTree::FindInitAndReaders(std::string* why, Instruction** where) 
   }
   if (readers_[0].empty() && readers_[1].empty()) {
     *why = "nothing reads the tree's result";
-    return "NoReader";
+    return Reason::kNoReader;
   }
-  return "";
+  return Reason::kNone;
 }
 
-std::string PairTree::Analyze(std::string* why, Instruction** where) {
+PairTree::Reason PairTree::Analyze(std::string* why, Instruction** where) {
   *where = barrier_;
-  std::string reason = FindLoop(why);
-  if (reason.empty()) reason = CheckBody(why, where);
-  if (reason.empty()) reason = CheckSize(why);
-  if (reason.empty()) reason = CheckCondition(why);
-  if (reason.empty()) reason = FindInitAndReaders(why, where);
-  if (!reason.empty()) return reason;
+  Reason reason = FindLoop(why);
+  if (reason == Reason::kNone) reason = CheckBody(why, where);
+  if (reason == Reason::kNone) reason = CheckSize(why);
+  if (reason == Reason::kNone) reason = CheckCondition(why);
+  if (reason == Reason::kNone) reason = FindInitAndReaders(why, where);
+  if (reason != Reason::kNone) return reason;
   // Values made in the removed code are not used after it.
   IRContext* context = pass_->context();
   std::unordered_set<const BasicBlock*> gone(loop_blocks_.begin(), loop_blocks_.end());
@@ -742,23 +742,23 @@ std::string PairTree::Analyze(std::string* why, Instruction** where) {
       *where = const_cast<Instruction*>(inst);
       *why = "a value computed in the tree is used after it (recompute it after "
              "the tree)";
-      return "ValueEscapesTree";
+      return Reason::kValueEscapesTree;
     }
   }
   if (merge_->begin()->opcode() == spv::Op::OpPhi) {
     *why = "a value computed in the tree is used after it";
-    return "ValueEscapesTree";
+    return Reason::kValueEscapesTree;
   }
   if (float_key_ && half_ < 4 && !pass_->params_.always) {
     *why = "the tree has fewer than 4 barriers; the float pair form keeps 3";
-    return "NotProfitable";
+    return Reason::kNotProfitable;
   }
   if (pass_->config().emit_hlsl) {
     *why = "the output is HLSL, and the pair tree's slots need SubgroupId and "
            "NumSubgroups, which HLSL does not have: emit SPIR-V or GLSL";
-    return "NotExpressibleInHlsl";
+    return Reason::kNotExpressibleInHlsl;
   }
-  return "";
+  return Reason::kNone;
 }
 
 std::string PairTree::Describe() const {
@@ -975,8 +975,7 @@ void PairTree::EmitContribution(Emitter* e, uint32_t index_var, uint32_t x[3],
   uint32_t in = e->EmitIds(spv::Op::OpULessThan, bt,
                            {tid, e->UInt(static_cast<uint32_t>(2 * half_))});
   if (float_key_) {
-    uint32_t dead = EmitNanDrops(e, tid, x[0], v0, i0);
-    if (pass_->params_.mutate == "pair-no-nan-test") dead = e->Bool(false);
+    const uint32_t dead = EmitNanDrops(e, tid, x[0], v0, i0);
     in = e->EmitIds(spv::Op::OpLogicalAnd, bt, {in, e->EmitIds(spv::Op::OpLogicalNot, bt, {dead})});
   }
   if (2 * half_ < workgroup_ || float_key_) {
@@ -994,10 +993,6 @@ bool PairTree::Rewrite() {
   WorkgroupReducePass& pass = *pass_;
   context->AddCapability(spv::Capability::GroupNonUniform);
   context->AddCapability(spv::Capability::GroupNonUniformArithmetic);
-  if (pass.params_.mutate == "pair-tie-flip") {
-    index_min_ = !index_min_;
-    if (tie_ != Tie::kIndex) tie_ = tie_ == Tie::kKeep ? Tie::kTake : Tie::kKeep;
-  }
   const uint32_t sg_var = pass.BuiltInVariable(spv::BuiltIn::SubgroupId);
   const uint32_t index_var = pass.BuiltInVariable(spv::BuiltIn::LocalInvocationIndex);
   if (sg_var == 0 || index_var == 0) return false;
@@ -1014,10 +1009,9 @@ bool PairTree::Rewrite() {
   BasicBlock* pre = context->get_instr_block(barrier_);
   auto split = BasicBlock::iterator(barrier_);
   if (float_key_) ++split;
-  const uint32_t rest_id = context->TakeNextId();
-  if (rest_id == 0) return false;
-  BasicBlock* rest = pre->SplitBasicBlock(context, rest_id, split);
-  Emitter e(context, pre);
+  Emitter e(context, pre, split);
+  BasicBlock* rest = e.SplitHere();
+  if (rest == nullptr) return false;
   e.PlaceBlocksBefore(rest);
   const uint32_t u = e.UIntType(32), bt = e.BoolType();
   for (int k = 0; k < 2; ++k) {

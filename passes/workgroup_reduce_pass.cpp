@@ -3,6 +3,7 @@
 #include "passes/workgroup_reduce_pass.h"
 
 #include <algorithm>
+#include <cassert>
 #include <climits>
 #include <map>
 #include <unordered_map>
@@ -29,6 +30,53 @@ using spvtools::opt::Function;
 using spvtools::opt::Instruction;
 using spvtools::opt::IRContext;
 using spvtools::opt::Operand;
+using Reason = WorkgroupReduceReason;
+
+// The remark name of each WorkgroupReduceReason, in the enum's order.
+constexpr const char* kReasonNames[] = {
+    "",
+    "NotInEntryPoint",
+    "UnknownWorkgroupSize",
+    "UnknownRowCount",
+    "TooManyRows",
+    "UnsupportedType",
+    "FloatReassociation",
+    "Unreached",
+    "BranchOnArrayValue",
+    "CallInTree",
+    "IndexFromArray",
+    "OutOfBounds",
+    "TraceTooLong",
+    "UnknownBranch",
+    "UnknownIndex",
+    "UnsupportedAccess",
+    "UnsupportedControlFlow",
+    "NonUniformBarriers",
+    "RaceInTree",
+    "ReadsPartialValue",
+    "IncompleteTree",
+    "NotATreeStep",
+    "NoTreeSteps",
+    "MixedOperations",
+    "OtherWorkInTree",
+    "ReaderInsideTree",
+    "NoReader",
+    "DependsOnConfiguration",
+    "PartialElementWrite",
+    "RowsDiffer",
+    "ReaderSpansRows",
+    "ValueEscapesTree",
+    "TooFewSlots",
+    "StoreAfterTree",
+    "NotProfitable",
+    "NotExpressibleInHlsl",
+    "PairTreeShape",
+    "PairFloatKey",
+    "PairCondition",
+};
+static_assert(sizeof(kReasonNames) / sizeof(kReasonNames[0]) ==
+                  static_cast<size_t>(Reason::kCount),
+              "kReasonNames has one name per WorkgroupReduceReason");
 
 constexpr int kReduce = static_cast<int>(spv::GroupOperation::Reduce);
 constexpr int kExclusiveScan =
@@ -345,12 +393,6 @@ bool WorkgroupReducePass::ParseParams(const std::string& text, Params* params,
       params->fold = value;
     } else if (key == "no-sink" && value.empty()) {
       params->no_sink = true;
-    } else if (key == "mutate" &&
-               (value == "no-slot-barrier" || value == "first-slot-only" ||
-                value == "no-identity" || value == "sink-past-write" ||
-                value == "merge-any-barrier" || value == "pair-tie-flip" ||
-                value == "pair-no-nan-test" || value == "mix-rows")) {
-      params->mutate = value;
     } else {
       *error = "unknown parameter '" + key + (value.empty() ? "" : "=" + value) +
                "' (expected float-reassoc, always, form=generic|runtime, "
@@ -440,6 +482,34 @@ void WorkgroupReducePass::Candidates(Function* func,
   }
 }
 
+// The applied remark's words for |tree|'s form and where its slots are
+// folded (after PlanSink).
+std::string WorkgroupReducePass::DescribeForm(const Tree& tree) {
+  std::string form;
+  switch (tree.form) {
+    case Tree::Form::kGeneric:
+      form = "one shared slot per subgroup and one barrier";
+      break;
+    case Tree::Form::kSingle:
+      form = "one subgroup reduction, no shared memory";
+      break;
+    case Tree::Form::kRuntime:
+      form = "one subgroup reduction when the workgroup is one subgroup "
+             "(NumSubgroups == 1), else one shared slot per subgroup";
+      break;
+    case Tree::Form::kSingleOrOriginal:
+      form = "one subgroup reduction when the workgroup is one subgroup "
+             "(NumSubgroups == 1), else the original tree";
+      break;
+  }
+  if (tree.sink != nullptr) {
+    form += "; the slots are folded where the result is used (" +
+            std::to_string(tree.sink_reach) + " invocation(s) reach it" +
+            (tree.join >= 0 ? ", in the loop that folds an earlier tree's slots" : "") + ")";
+  }
+  return form;
+}
+
 spvtools::opt::Pass::Status WorkgroupReducePass::Round(bool* changed) {
   std::string module_why;
   const std::string module_reason = ModuleRefusal(&module_why);
@@ -453,18 +523,18 @@ spvtools::opt::Pass::Status WorkgroupReducePass::Round(bool* changed) {
       Tree tree;
       std::string why;
       Instruction* where = barriers[i];
-      std::string reason = module_reason;
-      if (reason.empty()) {
-        reason = Analyze(&func, barriers[i], vars[i], &tree, &why, &where);
-      } else {
-        why = module_why;
+      if (!module_reason.empty()) {
+        EmitRemark(RemarkKind::kMissed, module_reason, &func, where,
+                   module_why + " [array " + NameOf(vars[i]) + "]");
+        continue;
       }
-      if (reason == "Unreached") continue;  // the fallback of a rewrite
-      if (reason == "BranchOnArrayValue") {
+      Reason reason = Analyze(&func, barriers[i], vars[i], &tree, &why, &where);
+      if (reason == Reason::kUnreached) continue;  // the fallback of a rewrite
+      if (reason == Reason::kBranchOnArrayValue) {
         // A (value, index) pair tree? (workgroup_reduce_pass_impl.h)
         PairTree pairs(this, &func, barriers[i]);
         reason = pairs.Analyze(&why, &where);
-        if (reason.empty()) {
+        if (reason == Reason::kNone) {
           EmitRemark(RemarkKind::kApplied, "ReducedPairTree", &func, barriers[i],
                      pairs.Describe());
           if (!pairs.Rewrite()) return Status::Failure;
@@ -472,36 +542,13 @@ spvtools::opt::Pass::Status WorkgroupReducePass::Round(bool* changed) {
           return Status::SuccessWithChange;
         }
       }
-      if (!reason.empty()) {
-        EmitRemark(RemarkKind::kMissed, reason, &func, where,
+      if (reason != Reason::kNone) {
+        EmitRemark(RemarkKind::kMissed, WorkgroupReduceReasonName(reason), &func, where,
                    why + " [array " + NameOf(vars[i]) + "]");
         continue;
       }
-      std::string form;
-      switch (tree.form) {
-        case Tree::Form::kGeneric:
-          form = "one shared slot per subgroup and one barrier";
-          break;
-        case Tree::Form::kSingle:
-          form = "one subgroup reduction, no shared memory";
-          break;
-        case Tree::Form::kRuntime:
-          form = "one subgroup reduction when the workgroup is one subgroup "
-                 "(NumSubgroups == 1), else one shared slot per subgroup";
-          break;
-        case Tree::Form::kSingleOrOriginal:
-          form = "one subgroup reduction when the workgroup is one subgroup "
-                 "(NumSubgroups == 1), else the original tree";
-          break;
-      }
       PlanSink(&tree);
-      if (tree.sink != nullptr) {
-        form += "; the slots are folded where the result is used (" +
-                std::to_string(tree.sink_reach) + " invocation(s) reach it" +
-                (tree.join >= 0 ? ", in the loop that folds an earlier tree's slots"
-                                : "") +
-                ")";
-      }
+      const std::string form = DescribeForm(tree);
       EmitRemark(RemarkKind::kApplied, "ReducedTree", &func, barriers[i],
                  Article(OpName(tree.op, tree.ext)) + " tree over " +
                      NameOf(vars[i]) + " (" + std::to_string(tree.steps) +
@@ -691,8 +738,9 @@ class PhaseReplay {
       : context_(context), events_(events), spine_(spine),
         tree_(tree), length_(length), n_(events_.size()) {}
 
-  // "" (|tree| updated) or a remark name with |why| and |where|.
-  std::string Run(uint64_t workgroup, std::string* why, Instruction** where) {
+  // kNone (|tree| updated) or a missed remark's reason with |why| and
+  // |where|.
+  Reason Run(uint64_t workgroup, std::string* why, Instruction** where) {
     int last_item = -1;
     const bool ok = AlignBarriers() && Simulate() && CheckSteps(&last_item) &&
                     CheckRoot() && Classify(EndItem(last_item)) &&
@@ -701,11 +749,11 @@ class PhaseReplay {
       *why = why_;
       *where = where_;
     }
-    return ok ? "" : reason_;
+    return ok ? Reason::kNone : reason_;
   }
 
  private:
-  bool Fail(const char* reason, const char* why, Instruction* where) {
+  bool Fail(Reason reason, const char* why, Instruction* where) {
     reason_ = reason;
     why_ = why;
     where_ = where;
@@ -727,14 +775,14 @@ class PhaseReplay {
       for (const TraceEvent& e : events_[t]) {
         if (e.kind == TraceEvent::Kind::kBarrier) {
           if (p >= barriers0.size() || barriers0[p] != e.inst) {
-            return Fail("NonUniformBarriers", "invocations run different barriers", e.inst);
+            return Fail(Reason::kNonUniformBarriers, "invocations run different barriers", e.inst);
           }
           ++p;
         }
         phase_[t].push_back(p);
       }
       if (p != barriers0.size()) {
-        return Fail("NonUniformBarriers",
+        return Fail(Reason::kNonUniformBarriers,
                     "invocations run different numbers of barriers", nullptr);
       }
     }
@@ -761,7 +809,7 @@ class PhaseReplay {
       if (!Writers(p) || !SimulatePhase(p)) return false;
     }
     if (first_step_ == UINT32_MAX) {
-      return Fail("NoTreeSteps", "no invocation combines two elements of the array",
+      return Fail(Reason::kNoTreeSteps, "no invocation combines two elements of the array",
                   nullptr);
     }
     return true;
@@ -776,12 +824,12 @@ class PhaseReplay {
         const TraceEvent& e = events_[t][i];
         if (e.kind != TraceEvent::Kind::kStore) continue;
         if (Bad(e.element)) {
-          return Fail("OutOfBounds", "an element past the end of the array is written",
+          return Fail(Reason::kOutOfBounds, "an element past the end of the array is written",
                       e.inst);
         }
         auto [it, fresh] = writer_.emplace(e.element, t);
         if (!fresh && it->second != t) {
-          return Fail("RaceInTree",
+          return Fail(Reason::kRaceInTree,
                       "two invocations write one element between two barriers", e.inst);
         }
       }
@@ -810,11 +858,11 @@ class PhaseReplay {
     const TraceEvent& e = events_[t][i];
     if (e.kind == TraceEvent::Kind::kLoad) {
       if (Bad(e.element)) {
-        return Fail("OutOfBounds", "an element past the end of the array is read", e.inst);
+        return Fail(Reason::kOutOfBounds, "an element past the end of the array is read", e.inst);
       }
       auto w = writer_.find(e.element);
       if (w != writer_.end() && w->second != t) {
-        return Fail("RaceInTree",
+        return Fail(Reason::kRaceInTree,
                     "an invocation reads an element another writes between two "
                     "barriers",
                     e.inst);
@@ -832,7 +880,7 @@ class PhaseReplay {
           tree_->op = spv::Op(e.value.op);
           tree_->ext = e.value.ext;
         } else if (tree_->op != spv::Op(e.value.op) || tree_->ext != e.value.ext) {
-          return Fail("MixedOperations",
+          return Fail(Reason::kMixedOperations,
                       "the tree combines elements with more than one operation", e.inst);
         }
         v = pool_.Merge(a, b);
@@ -845,7 +893,7 @@ class PhaseReplay {
     (*overlay)[e.element] = v;
     value_[t][i] = v;
     if (pool_.total > (uint64_t{1} << 24)) {
-      return Fail("TraceTooLong", "the replay of the tree grows too large", e.inst);
+      return Fail(Reason::kTraceTooLong, "the replay of the tree grows too large", e.inst);
     }
     return true;
   }
@@ -858,7 +906,7 @@ class PhaseReplay {
         const TraceEvent& e = events_[t][i];
         if (e.kind == TraceEvent::Kind::kStore && phase_[t][i] >= first_step_ &&
             phase_[t][i] <= last_step_ && !step_[t][i]) {
-          return Fail("NotATreeStep",
+          return Fail(Reason::kNotATreeStep,
                       "an element is written with a value that is not two "
                       "elements combined while the tree runs",
                       e.inst);
@@ -866,7 +914,7 @@ class PhaseReplay {
         if (!step_[t][i]) continue;
         const int pos = spine_.Position(context_, e.inst);
         if (pos == INT_MAX) {
-          return Fail("UnsupportedControlFlow",
+          return Fail(Reason::kUnsupportedControlFlow,
                       "a step of the tree is not in the straight-line code after "
                       "the barrier",
                       e.inst);
@@ -894,7 +942,7 @@ class PhaseReplay {
     }
     uint64_t m = 0;
     if (!pool_.Complete(root, IsIdempotent(tree_->op, tree_->ext), &m)) {
-      return Fail("IncompleteTree",
+      return Fail(Reason::kIncompleteTree,
                   "the tree's result leaves elements out (its steps cover a power "
                   "of two: is its size one?), or counts some twice",
                   root_store);
@@ -940,7 +988,7 @@ class PhaseReplay {
           if (in_region) ++region_barriers;
         } else if (in_region && (e.kind == TraceEvent::Kind::kMemoryWrite ||
                                  e.kind == TraceEvent::Kind::kSubgroupOp)) {
-          return Fail("OtherWorkInTree",
+          return Fail(Reason::kOtherWorkInTree,
                       "the code between the tree's barriers does more than the "
                       "tree (it writes other memory or runs subgroup operations)",
                       e.inst);
@@ -953,7 +1001,7 @@ class PhaseReplay {
       }
       barriers_ = std::max(barriers_, region_barriers);
     }
-    if (!have_m_) return Fail("NoReader", "no load reads the tree's result", nullptr);
+    if (!have_m_) return Fail(Reason::kNoReader, "no load reads the tree's result", nullptr);
     return true;
   }
 
@@ -967,25 +1015,25 @@ class PhaseReplay {
         phase_[t][i] >= last_step_;
     const int k = complete ? 1 : value_[t][i] == kOpaque ? 2 : 0;
     if (k == 0) {
-      return Fail("ReadsPartialValue",
+      return Fail(Reason::kReadsPartialValue,
                   "a load reads an element holding a partial result of the tree "
                   "(or an element the tree leaves out)",
                   e.inst);
     }
     auto [it, fresh] = kind_.emplace(e.inst, k);
     if (!fresh && it->second != k) {
-      return Fail("ReadsPartialValue",
+      return Fail(Reason::kReadsPartialValue,
                   "a load reads the tree's result in some executions and other "
                   "values in others",
                   e.inst);
     }
     if (k != 1) return true;
     if (in_region) {
-      return Fail("ReaderInsideTree",
+      return Fail(Reason::kReaderInsideTree,
                   "the tree's result is read before the tree's last barrier", e.inst);
     }
     if (have_m_ && m != m_) {
-      return Fail("ReadsPartialValue", "the loads after the tree read different results",
+      return Fail(Reason::kReadsPartialValue, "the loads after the tree read different results",
                   e.inst);
     }
     m_ = m;
@@ -999,7 +1047,7 @@ class PhaseReplay {
   // the other configurations'.
   bool Record(uint64_t workgroup) {
     if (m_ > workgroup) {
-      return Fail("IncompleteTree",
+      return Fail(Reason::kIncompleteTree,
                   "the tree combines more elements than there are invocations", nullptr);
     }
     std::sort(readers_.begin(), readers_.end(), [](Instruction* a, Instruction* b) {
@@ -1016,7 +1064,7 @@ class PhaseReplay {
                                    tree_->spec_constant != 0)) {
       differs = "the tree covers a part of the workgroup that changes with its size";
     }
-    if (*differs != '\0') return Fail("DependsOnConfiguration", differs, nullptr);
+    if (*differs != '\0') return Fail(Reason::kDependsOnConfiguration, differs, nullptr);
     tree_->end_item = end_item_;
     tree_->readers = readers_;
     if (m_ != workgroup) tree_->contributors = m_;
@@ -1033,7 +1081,8 @@ class PhaseReplay {
   Tree* tree_;
   const uint64_t length_;
   const size_t n_;
-  std::string reason_, why_;
+  Reason reason_ = Reason::kNone;
+  std::string why_;
   Instruction* where_ = nullptr;
   uint32_t phases_ = 0;
   std::vector<std::vector<uint32_t>> phase_;   // per event
@@ -1056,38 +1105,38 @@ class PhaseReplay {
 
 }  // namespace
 
-std::string WorkgroupReducePass::Replay(const WorkgroupTrace& trace,
-                                        const Spine& spine, Tree* tree,
-                                        uint64_t workgroup, std::string* why,
-                                        Instruction** where) {
+WorkgroupReducePass::Reason WorkgroupReducePass::Replay(const WorkgroupTrace& trace,
+                                                        const Spine& spine, Tree* tree,
+                                                        uint64_t workgroup, std::string* why,
+                                                        Instruction** where) {
   if (!tree->layout.Plain()) return ReplayRows(trace, tree, workgroup, why, where);
   PhaseReplay replay(context(), trace.events(), spine, tree, tree->min_length);
   return replay.Run(workgroup, why, where);
 }
 
-std::string WorkgroupReducePass::CheckOperation(Tree* tree, std::string* why) {
+WorkgroupReducePass::Reason WorkgroupReducePass::CheckOperation(Tree* tree, std::string* why) {
   const Instruction* type = get_def_use_mgr()->GetDef(tree->layout.scalar_type);
   const bool is_float = type->opcode() == spv::Op::OpTypeFloat;
   if (type->GetSingleWordInOperand(0) != 32) {
     *why = "the array's elements are not 32-bit (the subgroup operations of "
            "other widths need extended types)";
-    return "UnsupportedType";
+    return Reason::kUnsupportedType;
   }
   if (is_float != IsFloatOp(tree->op, tree->ext)) {
     *why = "the tree's operation does not match the element type";
-    return "UnsupportedType";
+    return Reason::kUnsupportedType;
   }
   if (is_float && !params_.float_reassoc && !config().float_reassoc) {
     *why = Article(OpName(tree->op, tree->ext)) +
            " tree: a subgroup reduction groups the values differently (sums "
            "round differently, min/max may return the other zero or another "
            "NaN); --float-reassoc (or the pass's float-reassoc) allows it";
-    return "FloatReassociation";
+    return Reason::kFloatReassociation;
   }
-  return "";
+  return Reason::kNone;
 }
 
-std::string WorkgroupReducePass::ChooseForm(Tree* tree, std::string* why) {
+WorkgroupReducePass::Reason WorkgroupReducePass::ChooseForm(Tree* tree, std::string* why) {
   const uint32_t promised = config().subgroup_size;
   const bool single_proven =
       params_.form != "generic" &&
@@ -1095,13 +1144,13 @@ std::string WorkgroupReducePass::ChooseForm(Tree* tree, std::string* why) {
        (tree->max_workgroup <= 32 && config().Fact(&TargetFacts::waves_32_or_64)));
   if (single_proven) {
     tree->form = Tree::Form::kSingle;
-    return "";
+    return Reason::kNone;
   }
   if (config().emit_hlsl) {
     *why = "the output is HLSL, and every form but the single-subgroup one "
            "(proven by --subgroup-size or --target=amd, not here) "
            "reads SubgroupId or NumSubgroups, which HLSL does not have";
-    return "NotExpressibleInHlsl";
+    return Reason::kNotExpressibleInHlsl;
   }
   const bool generic_ok = !tree->store_after_tree && tree->slots_fit;
   const bool maybe_single =
@@ -1110,14 +1159,14 @@ std::string WorkgroupReducePass::ChooseForm(Tree* tree, std::string* why) {
   if (!generic_ok) {
     if (maybe_single) {
       tree->form = Tree::Form::kSingleOrOriginal;
-      return "";
+      return Reason::kNone;
     }
     *why = tree->store_after_tree
                ? "the array is written again before the next barrier, where "
                  "the generic form reads its slots"
                : "the array has fewer elements than the workgroup may have "
                  "subgroups";
-    return tree->store_after_tree ? "StoreAfterTree" : "TooFewSlots";
+    return tree->store_after_tree ? Reason::kStoreAfterTree : Reason::kTooFewSlots;
   }
   // Cost rule (see the pass doc): the generic form keeps 1 barrier (3
   // without a forwarded store) of the tree's, and pays when it removes at
@@ -1126,19 +1175,19 @@ std::string WorkgroupReducePass::ChooseForm(Tree* tree, std::string* why) {
   if (!params_.always && tree->barriers <= kept) {
     *why = "the tree has " + std::to_string(tree->barriers) +
            " barrier(s); the generic form keeps " + std::to_string(kept);
-    return "NotProfitable";
+    return Reason::kNotProfitable;
   }
   tree->form = (params_.form == "runtime" ||
                 (params_.form.empty() && tree->max_workgroup <= 64)) &&
                        maybe_single
                    ? Tree::Form::kRuntime
                    : Tree::Form::kGeneric;
-  return "";
+  return Reason::kNone;
 }
 
-std::string WorkgroupReducePass::Analyze(Function* func, Instruction* barrier,
-                                         uint32_t var, Tree* tree,
-                                         std::string* why, Instruction** where) {
+WorkgroupReducePass::Reason WorkgroupReducePass::Analyze(Function* func, Instruction* barrier,
+                                                         uint32_t var, Tree* tree,
+                                                         std::string* why, Instruction** where) {
   // The entry point whose function this is: GLCompute.
   entry_point_ = nullptr;
   for (Instruction& ep : get_module()->entry_points()) {
@@ -1149,35 +1198,61 @@ std::string WorkgroupReducePass::Analyze(Function* func, Instruction* barrier,
           spv::ExecutionModel::GLCompute) {
     *why = "the tree is not in a compute entry point's function (calls are "
            "not followed)";
-    return "NotInEntryPoint";
+    return Reason::kNotInEntryPoint;
   }
   tree->function = func;
   tree->var = get_def_use_mgr()->GetDef(var);
   tree->barrier = barrier;
-  std::string shape_reason;
+  Reason shape_reason = Reason::kNone;
   if (!ArrayRowLayout(context(), tree->var, &tree->layout, &shape_reason, why)) {
     return shape_reason;
   }
   tree->elem_type = tree->layout.elem_type;
-  const uint32_t length_id = tree->layout.length_id;
   WorkgroupTrace trace(context(), func, var);
   std::vector<TraceConfig> configs;
   if (!Configs(&trace, barrier, var, tree, &configs, why)) {
-    return "UnknownWorkgroupSize";
+    return Reason::kUnknownWorkgroupSize;
   }
   tree->spine.Build(context(), func, barrier);
+  Reason reason = TraceConfigs(&trace, configs, tree, why, where);
+  if (reason != Reason::kNone) return reason;
+  tree->init_store = ForwardableStore(&trace, barrier, var, configs);
+  if (tree->layout.rows > 1) ForwardRowStores(&trace, configs, tree);
+  reason = CheckOperation(tree, why);
+  if (reason != Reason::kNone) return reason;
+  if (tree->end_item >= static_cast<int>(tree->spine.items.size()) ||
+      RegionEnd(context(), tree->spine, tree->end_item) == nullptr) {
+    *why = "the code after the tree is not structured";
+    return Reason::kUnsupportedControlFlow;
+  }
+  if (Instruction* escaping = ValueEscaping(*tree)) {
+    *why = "a value computed in the tree is used after it";
+    *where = escaping;
+    return Reason::kValueEscapesTree;
+  }
+  return ChooseForm(tree, why);
+}
+
+// Runs the kernel from the tree's barrier under each configuration (each
+// workgroup size) and replays the tree in the trace: the tree's sizes, its
+// steps and readers, or the reason it is not one (kUnreached when no
+// configuration reaches the barrier).
+WorkgroupReducePass::Reason WorkgroupReducePass::TraceConfigs(
+    WorkgroupTrace* trace, const std::vector<TraceConfig>& configs, Tree* tree,
+    std::string* why, Instruction** where) {
+  Instruction* barrier = tree->barrier;
   bool reached = false;
   for (const TraceConfig& c : configs) {
-    if (!trace.Reaches(barrier, c)) continue;
+    if (!trace->Reaches(barrier, c)) continue;
     reached = true;
     uint32_t size[3];
-    trace.WorkgroupCount(c, size);
+    trace->WorkgroupCount(c, size);
     std::copy(size, size + 3, tree->size);
     const uint64_t count = uint64_t{size[0]} * size[1] * size[2];
     uint64_t length = 0;
-    if (!trace.EvalFor(length_id, 0, c, &length) || length == 0) {
+    if (!trace->EvalFor(tree->layout.length_id, 0, c, &length) || length == 0) {
       *why = "the array's length is not known";
-      return "UnknownWorkgroupSize";
+      return Reason::kUnknownWorkgroupSize;
     }
     tree->min_length = std::min(tree->min_length, length);
     // The generic form's slots: one element per subgroup, at most one
@@ -1187,57 +1262,50 @@ std::string WorkgroupReducePass::Analyze(Function* func, Instruction* barrier,
     if (slots > length) tree->slots_fit = false;
     tree->min_workgroup = std::min(tree->min_workgroup, count);
     tree->max_workgroup = std::max(tree->max_workgroup, count);
-    std::string reason;
-    if (!trace.Run(barrier, c, &reason, why, where)) return reason;
+    std::string trace_reason;
+    if (!trace->Run(barrier, c, &trace_reason, why, where)) {
+      return WorkgroupReduceReasonFromTrace(trace_reason);
+    }
+    Reason reason = Reason::kNone;
     const uint64_t saved_length = tree->min_length;
     tree->min_length = length;
-    reason = Replay(trace, tree->spine, tree, count, why, where);
+    reason = Replay(*trace, tree->spine, tree, count, why, where);
     tree->min_length = std::min(saved_length, length);
-    if (!reason.empty()) return reason;
+    if (reason != Reason::kNone) return reason;
     // The operation is known after the first configuration: a refusal for
     // it (a float tree without --float-reassoc, the common case of ML
     // kernels) needs no trace of the other sizes (compile time: the pass
     // doc).
     reason = CheckOperation(tree, why);
-    if (!reason.empty()) return reason;
+    if (reason != Reason::kNone) return reason;
   }
-  if (!reached) return "Unreached";
-  tree->init_store = ForwardableStore(&trace, barrier, var, configs);
-  if (tree->layout.rows > 1) ForwardRowStores(&trace, configs, tree);
-  std::string reason = CheckOperation(tree, why);
-  if (!reason.empty()) return reason;
-  if (tree->end_item >= static_cast<int>(tree->spine.items.size()) ||
-      RegionEnd(context(), tree->spine, tree->end_item) == nullptr) {
-    *why = "the code after the tree is not structured";
-    return "UnsupportedControlFlow";
-  }
-  // Values made in the region are used only there (or by the readers,
-  // which go).
-  std::unordered_set<const Instruction*> readers(tree->readers.begin(),
-                                                 tree->readers.end());
+  return reached ? Reason::kNone : Reason::kUnreached;
+}
+
+// A value made in the tree's region that is used after it (other than by
+// the readers, which go); null when there is none.
+Instruction* WorkgroupReducePass::ValueEscaping(const Tree& tree) {
+  std::unordered_set<const Instruction*> readers(tree.readers.begin(),
+                                                 tree.readers.end());
   auto escapes = [&](Instruction* inst) {
     bool out = false;
     get_def_use_mgr()->ForEachUser(inst, [&](Instruction* user) {
       if (context()->get_instr_block(user) == nullptr || readers.count(user)) {
         return;
       }
-      if (tree->spine.Position(context(), user) >= tree->end_item) out = true;
+      if (tree.spine.Position(context(), user) >= tree.end_item) out = true;
     });
     return out;
   };
-  for (BasicBlock& block : *func) {
+  for (BasicBlock& block : *tree.function) {
     for (Instruction& inst : block) {
-      if (inst.result_id() == 0 ||
-          tree->spine.Position(context(), &inst) >= tree->end_item ||
-          !escapes(&inst)) {
-        continue;
+      if (inst.result_id() != 0 &&
+          tree.spine.Position(context(), &inst) < tree.end_item && escapes(&inst)) {
+        return &inst;
       }
-      *why = "a value computed in the tree is used after it";
-      *where = &inst;
-      return "ValueEscapesTree";
     }
   }
-  return ChooseForm(tree, why);
+  return nullptr;
 }
 
 // ---------------------------------------------------------------------------
@@ -1363,17 +1431,14 @@ bool WorkgroupReducePass::SplitRegion(Tree* tree, Emission* em) {
     HoistAboveStore(context(), tree->init_store, tree->barrier, tree->var->result_id());
   }
   em->pre = context()->get_instr_block(first);
-  const uint32_t region_id = context()->TakeNextId();
-  if (region_id == 0) return false;
   // |pre| stays open: Rewrite branches from it to the new code.
-  em->region = em->pre->SplitBasicBlock(context(), region_id,
-                                        BasicBlock::iterator(first));
+  Emitter pe(context(), em->pre, BasicBlock::iterator(first));
+  em->region = pe.SplitHere();
+  if (em->region == nullptr) return false;
   em->region_last = context()->get_instr_block(end);
-  const uint32_t after_id = context()->TakeNextId();
-  if (after_id == 0) return false;
-  em->after = em->region_last->SplitBasicBlock(context(), after_id,
-                                               BasicBlock::iterator(end));
-  Emitter le(context(), em->region_last);
+  Emitter le(context(), em->region_last, BasicBlock::iterator(end));
+  em->after = le.SplitHere();
+  if (em->after == nullptr) return false;
   le.Branch(em->after->id());
   return le.ok();
 }
@@ -1424,7 +1489,7 @@ bool WorkgroupReducePass::EmitContribution(Tree* tree, Emission* em, Emitter* e,
                                   {tree->var->result_id(), tid});
     *x = e->EmitIds(spv::Op::OpLoad, tree->elem_type, {p});
   }
-  if (tree->contributors != 0 && params_.mutate != "no-identity") {
+  if (tree->contributors != 0) {
     // Only invocations 0..M-1 take part.
     if (tid == 0) {
       const uint32_t var = BuiltInVariable(spv::BuiltIn::LocalInvocationIndex);
@@ -1466,9 +1531,8 @@ uint32_t WorkgroupReducePass::SlotCount(const Tree& tree, Emitter* e,
 
 uint32_t WorkgroupReducePass::EmitSlotStep(Tree* tree, Emission* em, Emitter* e,
                                            uint32_t acc, uint32_t index) {
-  const uint32_t slot = params_.mutate == "first-slot-only" ? e->UInt(0) : index;
   const uint32_t p = e->EmitIds(spv::Op::OpAccessChain, em->elem_ptr,
-                                {tree->var->result_id(), slot});
+                                {tree->var->result_id(), index});
   const uint32_t y = e->EmitIds(spv::Op::OpLoad, tree->elem_type, {p});
   const uint32_t combined = EmitCombine(*tree, e, acc, y);
   // A copy, as when the loop's next value had an id reserved before it was
@@ -1593,10 +1657,8 @@ bool WorkgroupReducePass::EmitGeneric(Tree* tree, Emission* em, uint32_t x,
                                 {tree->var->result_id(), sg});
   e->EmitVoid(spv::Op::OpStore, {{SPV_OPERAND_TYPE_ID, {p}}, {SPV_OPERAND_TYPE_ID, {r}}});
   if (!e->PopIf(&write)) return false;
-  if (params_.mutate != "no-slot-barrier") {
-    e->EmitVoid(spv::Op::OpControlBarrier, barrier_ops);
-    if (e->ok()) slot_barriers_.push_back({write.merge->tail()->unique_id(), tree->var->result_id()});
-  }
+  e->EmitVoid(spv::Op::OpControlBarrier, barrier_ops);
+  if (e->ok()) slot_barriers_.push_back({write.merge->tail()->unique_id(), tree->var->result_id()});
   if (!e->ok()) return false;
   if (tree->sink != nullptr) {
     // Folded at the sink (EmitSunkFold), where the result is used.
@@ -1698,10 +1760,7 @@ void WorkgroupReducePass::PlanSink(Tree* tree) {
   // must hold the subgroups' values until it runs.
   auto* loops = context()->GetLoopDescriptor(tree->function);
   if ((*loops)[target->id()] != (*loops)[end_block->id()]) return;
-  if (params_.mutate != "sink-past-write" &&
-      MayWriteAfter(context(), end, tree->var->result_id())) {
-    return;
-  }
+  if (MayWriteAfter(context(), end, tree->var->result_id())) return;
   tree->sink = target;
   tree->sink_reach = InvocationsReaching(*tree, target);
   if (ChooseFold(*tree) != FoldKind::kSerial) return;
@@ -1748,10 +1807,9 @@ bool WorkgroupReducePass::EmitSunkFold(Tree* tree, Emission* em, uint32_t* total
   BasicBlock* target = tree->sink;
   auto it = target->begin();
   while (it != target->end() && it->opcode() == spv::Op::OpPhi) ++it;
-  const uint32_t cont_id = context()->TakeNextId();
-  if (cont_id == 0) return false;
-  BasicBlock* cont = target->SplitBasicBlock(context(), cont_id, it);
-  Emitter e(context(), target);
+  Emitter e(context(), target, it);
+  BasicBlock* cont = e.SplitHere();
+  if (cont == nullptr) return false;
   e.PlaceBlocksBefore(cont);
   FoldLoop loop;
   if (!EmitFold(tree, em, &e, total, &loop)) return false;
@@ -1800,10 +1858,7 @@ void WorkgroupReducePass::MergeBarriers() {
     }
     if (a == nullptr) continue;
     Instruction* next = nullptr;
-    if (!RedundantBarrier(context(), func, a, &next, nullptr) &&
-        params_.mutate != "merge-any-barrier") {
-      continue;
-    }
+    if (!RedundantBarrier(context(), func, a, &next, nullptr)) continue;
     EmitRemark(RemarkKind::kApplied, "MergedBarrier", func, next != nullptr ? next : a,
                "the barrier after the slots of the tree over " + NameOf(var) +
                    " is left to the next one: nothing between them accesses "
@@ -1924,11 +1979,7 @@ bool WorkgroupReducePass::OpenRewrite(Tree* tree, const Emission& em, Emitter* e
     *keep = e->PushIf(fast, Emitter::Arms::kBoth, em.after);
     return true;
   }
-  BasicBlock* start = e->NewBlock();
-  if (start == nullptr) return false;
-  e->Branch(start->id());
-  e->MoveTo(start);
-  return true;
+  return e->BranchToNewBlock() != nullptr;
 }
 
 bool WorkgroupReducePass::Rewrite(Tree* tree) {
@@ -1989,11 +2040,11 @@ bool SameTree(const WorkgroupReducePass::Tree& a, const WorkgroupReducePass::Tre
          a.barriers == b.barriers && a.result_element == b.result_element;
 }
 
-// Every reader of row r reads row r in every invocation; "" or
-// ReaderSpansRows.
-std::string CheckReaderRows(const std::vector<std::vector<TraceEvent>>& events,
-                            const std::vector<std::vector<Instruction*>>& readers,
-                            std::string* why, Instruction** where) {
+// Every reader of row r reads row r in every invocation; kNone or
+// kReaderSpansRows.
+Reason CheckReaderRows(const std::vector<std::vector<TraceEvent>>& events,
+                       const std::vector<std::vector<Instruction*>>& readers,
+                       std::string* why, Instruction** where) {
   std::unordered_map<const Instruction*, int64_t> row_of;
   for (size_t r = 0; r < readers.size(); ++r) {
     for (Instruction* reader : readers[r]) {
@@ -2010,17 +2061,17 @@ std::string CheckReaderRows(const std::vector<std::vector<TraceEvent>>& events,
       *why = "a load of a row's result reads other rows in other invocations "
              "(or iterations): read each row's result with its own load";
       *where = e.inst;
-      return "ReaderSpansRows";
+      return Reason::kReaderSpansRows;
     }
   }
-  return "";
+  return Reason::kNone;
 }
 
 }  // namespace
 
-std::string WorkgroupReducePass::ReplayRows(const WorkgroupTrace& trace, Tree* tree,
-                                            uint64_t workgroup, std::string* why,
-                                            Instruction** where) {
+WorkgroupReducePass::Reason WorkgroupReducePass::ReplayRows(const WorkgroupTrace& trace, Tree* tree,
+                                                            uint64_t workgroup, std::string* why,
+                                                            Instruction** where) {
   // Each row starts from the facts of the configurations before (copies
   // without the spine, which the replays share).
   const Spine spine = std::move(tree->spine);
@@ -2030,19 +2081,19 @@ std::string WorkgroupReducePass::ReplayRows(const WorkgroupTrace& trace, Tree* t
   std::vector<std::vector<Instruction*>> readers(rows);
   std::vector<std::vector<TraceEvent>> events;
   Tree first;
-  std::string reason;
-  for (uint64_t r = 0; r < rows && reason.empty(); ++r) {
+  Reason reason = Reason::kNone;
+  for (uint64_t r = 0; r < rows && reason == Reason::kNone; ++r) {
     Tree t = before;
     if (!before.first) t.readers = before.row_readers[r];
     if (!ProjectRow(trace.events(), static_cast<int64_t>(r), &events, why, where)) {
-      reason = "PartialElementWrite";
+      reason = Reason::kPartialElementWrite;
       break;
     }
     PhaseReplay replay(context(), events, spine, &t, tree->min_length);
     reason = replay.Run(workgroup, why, where);
-    if (!reason.empty() && rows > 1) *why = "row " + std::to_string(r) + ": " + *why;
-    if (reason.empty() && r > 0 && !SameTree(first, t)) {
-      reason = "RowsDiffer";
+    if (reason != Reason::kNone && rows > 1) *why = "row " + std::to_string(r) + ": " + *why;
+    if (reason == Reason::kNone && r > 0 && !SameTree(first, t)) {
+      reason = Reason::kRowsDiffer;
       *why = "row " + std::to_string(r) + " is reduced by another tree than row 0 "
              "(other steps, operation, result element or end): one tree for every row";
       *where = nullptr;
@@ -2052,8 +2103,10 @@ std::string WorkgroupReducePass::ReplayRows(const WorkgroupTrace& trace, Tree* t
     first.store_after_tree = first.store_after_tree || t.store_after_tree;
     readers[r] = t.readers;
   }
-  if (reason.empty()) reason = CheckReaderRows(trace.events(), readers, why, where);
-  if (reason.empty()) {
+  if (reason == Reason::kNone) {
+    reason = CheckReaderRows(trace.events(), readers, why, where);
+  }
+  if (reason == Reason::kNone) {
     *tree = first;
     tree->row_readers = readers;
     tree->readers.clear();
@@ -2172,7 +2225,7 @@ bool WorkgroupReducePass::EmitRowsForms(Tree* tree, Emission* em, Emitter* e,
     uint32_t x = forwarded ? tree->row_stores[r]->GetSingleWordInOperand(1)
                            : e->EmitIds(spv::Op::OpLoad, tree->elem_type,
                                         {RowElement(*tree, *em, e, r, tid)});
-    if (tree->contributors != 0 && params_.mutate != "no-identity") {
+    if (tree->contributors != 0) {
       const uint32_t in = e->EmitIds(
           spv::Op::OpULessThan, e->BoolType(),
           {tid, e->UInt(static_cast<uint32_t>(tree->contributors))});
@@ -2223,11 +2276,9 @@ bool WorkgroupReducePass::EmitRowsGeneric(Tree* tree, Emission* em, Emitter* e,
                 {{SPV_OPERAND_TYPE_ID, {p}}, {SPV_OPERAND_TYPE_ID, {reduced[r]}}});
   }
   if (!e->PopIf(&write)) return false;
-  if (params_.mutate != "no-slot-barrier") {
-    e->EmitVoid(spv::Op::OpControlBarrier, barrier_ops);
-    if (e->ok()) {
-      slot_barriers_.push_back({write.merge->tail()->unique_id(), tree->var->result_id()});
-    }
+  e->EmitVoid(spv::Op::OpControlBarrier, barrier_ops);
+  if (e->ok()) {
+    slot_barriers_.push_back({write.merge->tail()->unique_id(), tree->var->result_id()});
   }
   return e->ok() && EmitRowsFold(tree, em, e, totals);
 }
@@ -2290,9 +2341,7 @@ bool WorkgroupReducePass::EmitRowsSlotLoop(Tree* tree, Emission* em, Emitter* e,
   e->LoopWhile(&l, e->EmitIds(spv::Op::OpULessThan, e->BoolType(), {i, count}));
   std::vector<uint32_t> next;
   for (uint64_t r = 0; r < rows; ++r) {
-    // mutate=mix-rows: row 1 folds row 0's slots (a negative control).
-    const uint64_t source = params_.mutate == "mix-rows" && r == 1 ? 0 : r;
-    const uint32_t p = RowElement(*tree, *em, e, source, i);
+    const uint32_t p = RowElement(*tree, *em, e, r, i);
     const uint32_t y = e->EmitIds(spv::Op::OpLoad, tree->elem_type, {p});
     next.push_back(EmitCombine(*tree, e, (*accs)[r], y));
   }
@@ -2345,6 +2394,20 @@ bool WorkgroupReducePass::FinishRows(Tree* tree, Emission* em,
   for (BasicBlock* b : dead) b->KillAllInsts(true);
   tree->function->RemoveEmptyBlocks();
   return true;
+}
+
+const char* WorkgroupReduceReasonName(WorkgroupReduceReason reason) {
+  return kReasonNames[static_cast<size_t>(reason)];
+}
+
+WorkgroupReduceReason WorkgroupReduceReasonFromTrace(const std::string& name) {
+  // "" (no name) is kNone, as before the enum.
+  for (size_t k = 0; k < static_cast<size_t>(Reason::kCount); ++k) {
+    if (name == kReasonNames[k]) return static_cast<Reason>(k);
+  }
+  // Every name WorkgroupTrace fails with is in the table.
+  assert(false && "a WorkgroupTrace failure missing from kReasonNames");
+  return Reason::kUnsupportedControlFlow;
 }
 
 }  // namespace waveopt

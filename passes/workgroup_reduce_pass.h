@@ -61,6 +61,7 @@
 
 #include "passes/emitter.h"
 #include "passes/wave_pass.h"
+#include "passes/workgroup_reduce_reason.h"
 
 namespace waveopt {
 
@@ -68,6 +69,7 @@ class WorkgroupTrace;
 struct TraceConfig;
 
 class WorkgroupReducePass : public WavePass {
+  using Reason = WorkgroupReduceReason;
  public:
   struct Params {
     // Float add/mul/min/max trees too: a subgroup reduction groups the
@@ -90,16 +92,9 @@ class WorkgroupReducePass : public WavePass {
     // Fold the slots right after their barrier, never where the result is
     // used; keep every slots' barrier.
     bool no_sink = false;
-    // Test only: a deliberately wrong rewrite, to show the differential
-    // tests catch it ("no-slot-barrier", "first-slot-only",
-    // "no-identity", "sink-past-write", "merge-any-barrier", "mix-rows"
-    // (a tree over rows folds another row's slots), and for pair trees
-    // "pair-tie-flip" (ties go the other way) and "pair-no-nan-test" (NaNs
-    // drop nothing); see the pass doc).
-    std::string mutate;
   };
   // Accepts "float-reassoc,always,form=generic|runtime,fold=serial|rank,
-  // no-sink,mutate=NAME".
+  // no-sink".
   static bool ParseParams(const std::string& text, Params* params,
                           std::string* error);
   static bool ValidateParams(const std::string& text, std::string* error) {
@@ -133,12 +128,21 @@ class WorkgroupReducePass : public WavePass {
   void Candidates(spvtools::opt::Function* func,
                   std::vector<spvtools::opt::Instruction*>* barriers,
                   std::vector<uint32_t>* vars);
-  // Analyses the tree from |barrier| over |var|; "" (|tree| filled) or a
-  // missed-remark name with |why| and |where|.
-  std::string Analyze(spvtools::opt::Function* func,
-                      spvtools::opt::Instruction* barrier, uint32_t var,
-                      Tree* tree, std::string* why,
-                      spvtools::opt::Instruction** where);
+  // The applied remark's words for |tree|'s form and fold (after PlanSink).
+  std::string DescribeForm(const Tree& tree);
+  // Analyses the tree from |barrier| over |var|; kNone (|tree| filled) or
+  // a missed remark's reason with |why| and |where|.
+  Reason Analyze(spvtools::opt::Function* func,
+                 spvtools::opt::Instruction* barrier, uint32_t var,
+                 Tree* tree, std::string* why,
+                 spvtools::opt::Instruction** where);
+  // Traces the kernel under each of |configs| and replays the tree in each
+  // trace: kNone or a reason (kUnreached: no configuration reaches it).
+  Reason TraceConfigs(WorkgroupTrace* trace,
+                      const std::vector<TraceConfig>& configs, Tree* tree,
+                      std::string* why, spvtools::opt::Instruction** where);
+  // A value made in the tree that is used after it; null when none is.
+  spvtools::opt::Instruction* ValueEscaping(const Tree& tree);
   // The configurations to trace: the specialization constant that sizes
   // the workgroup (or the array) at every power of two from 2 to 1024, or
   // the one configuration of constants. False (with |why|) when the
@@ -146,21 +150,21 @@ class WorkgroupReducePass : public WavePass {
   bool Configs(WorkgroupTrace* trace, spvtools::opt::Instruction* barrier,
                uint32_t var, Tree* tree, std::vector<TraceConfig>* configs,
                std::string* why);
-  // Replays one configuration's trace (see the header comment); "" or a
-  // remark name.
-  std::string Replay(const WorkgroupTrace& trace, const Spine& spine,
-                     Tree* tree, uint64_t workgroup, std::string* why,
-                     spvtools::opt::Instruction** where);
+  // Replays one configuration's trace (see the header comment); kNone or
+  // a missed remark's reason.
+  Reason Replay(const WorkgroupTrace& trace, const Spine& spine,
+                Tree* tree, uint64_t workgroup, std::string* why,
+                spvtools::opt::Instruction** where);
   // The init store S0 right before |barrier|, when it stores each
   // invocation's value into its own element (LocalInvocationIndex) in every
   // configuration; null otherwise.
   spvtools::opt::Instruction* ForwardableStore(
       WorkgroupTrace* trace, spvtools::opt::Instruction* barrier, uint32_t var,
       const std::vector<TraceConfig>& configs);
-  // The element type and the operation's legality; "" or a remark name.
-  std::string CheckOperation(Tree* tree, std::string* why);
-  // Which form, and whether it pays (see the pass doc); "" or a remark.
-  std::string ChooseForm(Tree* tree, std::string* why);
+  // The element type and the operation's legality; kNone or a reason.
+  Reason CheckOperation(Tree* tree, std::string* why);
+  // Which form, and whether it pays (see the pass doc); kNone or a reason.
+  Reason ChooseForm(Tree* tree, std::string* why);
 
   // Where the generic form folds the slots when not right after their
   // barrier (see the pass doc, "Where the slots are folded"): sets
@@ -200,7 +204,7 @@ class WorkgroupReducePass : public WavePass {
   bool EmitSlotLoop(Tree* tree, Emission* em, Emitter* e, bool rank,
                     uint32_t* acc, FoldLoop* loop);
   // One iteration's work of a slot loop, at |e|: returns |acc| OP
-  // tmp[|index|] (slot 0 under mutate=first-slot-only).
+  // tmp[|index|].
   uint32_t EmitSlotStep(Tree* tree, Emission* em, Emitter* e, uint32_t acc,
                         uint32_t index);
   // The fold emitted at |tree|'s sink (or joined to an earlier tree's loop
@@ -263,9 +267,9 @@ class WorkgroupReducePass : public WavePass {
   // Rows (workgroup_reduce_rows.h; defined at the end of the .cpp): every
   // row replayed on its own, the same tree in each, all rewritten under
   // one barrier.
-  std::string ReplayRows(const WorkgroupTrace& trace, Tree* tree,
-                         uint64_t workgroup, std::string* why,
-                         spvtools::opt::Instruction** where);
+  Reason ReplayRows(const WorkgroupTrace& trace, Tree* tree,
+                    uint64_t workgroup, std::string* why,
+                    spvtools::opt::Instruction** where);
   bool RewriteRows(Tree* tree);
   // Every row's S0 (see ForwardableStore): |tree|'s row_stores and
   // init_store (the first of them), or nothing.

@@ -49,6 +49,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "passes/workgroup_reduce_reason.h"
 #include "source/opt/basic_block.h"
 #include "source/opt/function.h"
 #include "source/opt/instruction.h"
@@ -58,35 +59,37 @@ namespace waveopt {
 class Emitter;
 class WorkgroupReducePass;
 
-// One pair tree from barrier B0: Analyze, then (when it returns "")
+// One pair tree from barrier B0: Analyze, then (when it returns kNone)
 // Describe and Rewrite.
 class PairTree {
  public:
+  using Reason = WorkgroupReduceReason;
   PairTree(WorkgroupReducePass* pass, spvtools::opt::Function* func,
            spvtools::opt::Instruction* barrier)
       : pass_(pass), func_(func), barrier_(barrier) {}
 
-  // "" when the tree can be rewritten, else a missed-remark name with the
-  // sentence |*why| (naming what to change) and the instruction |*where|.
-  std::string Analyze(std::string* why, spvtools::opt::Instruction** where);
+  // kNone when the tree can be rewritten, else a missed remark's reason
+  // with the sentence |*why| (naming what to change) and the instruction
+  // |*where|.
+  Reason Analyze(std::string* why, spvtools::opt::Instruction** where);
   // The applied remark's message.
   std::string Describe() const;
   // Rewrites the analysed tree; false when ids ran out.
   bool Rewrite();
 
  private:
-  std::string FindLoop(std::string* why);
-  std::string CheckBody(std::string* why, spvtools::opt::Instruction** where);
-  // The loop's stores and loads of Workgroup memory and its barrier; "" or
-  // a refusal (other effects, breaks, two barriers).
-  std::string ScanLoop(std::vector<spvtools::opt::Instruction*>* stores,
-                       std::vector<spvtools::opt::Instruction*>* loads,
-                       spvtools::opt::Instruction** step_barrier, std::string* why,
-                       spvtools::opt::Instruction** where);
-  std::string CheckCondition(std::string* why);
-  std::string FindInitAndReaders(std::string* why,
-                                 spvtools::opt::Instruction** where);
-  std::string CheckSize(std::string* why);
+  Reason FindLoop(std::string* why);
+  Reason CheckBody(std::string* why, spvtools::opt::Instruction** where);
+  // The loop's stores and loads of Workgroup memory and its barrier; kNone
+  // or a refusal (other effects, breaks, two barriers).
+  Reason ScanLoop(std::vector<spvtools::opt::Instruction*>* stores,
+                  std::vector<spvtools::opt::Instruction*>* loads,
+                  spvtools::opt::Instruction** step_barrier, std::string* why,
+                  spvtools::opt::Instruction** where);
+  Reason CheckCondition(std::string* why);
+  Reason FindInitAndReaders(std::string* why,
+                            spvtools::opt::Instruction** where);
+  Reason CheckSize(std::string* why);
   // The role of a pointer to an element of the pair arrays: 0 v[t], 1
   // v[t+s], 2 i[t], 3 i[t+s]; -1 otherwise.
   int Role(uint32_t ptr) const;

@@ -16,7 +16,9 @@ using spvtools::opt::IRContext;
 
 namespace {
 
-bool Refuse(std::string* reason, std::string* why, const char* r, const std::string& w) {
+using Reason = WorkgroupReduceReason;
+
+bool Refuse(Reason* reason, std::string* why, Reason r, const std::string& w) {
   *reason = r;
   *why = w;
   return false;
@@ -25,7 +27,7 @@ bool Refuse(std::string* reason, std::string* why, const char* r, const std::str
 }  // namespace
 
 bool ArrayRowLayout(IRContext* context, const Instruction* var, RowLayout* layout,
-                    std::string* reason, std::string* why) {
+                    WorkgroupReduceReason* reason, std::string* why) {
   auto* def_use = context->get_def_use_mgr();
   const Instruction* ptr = def_use->GetDef(var->type_id());
   const Instruction* type = def_use->GetDef(ptr->GetSingleWordInOperand(1));
@@ -35,7 +37,7 @@ bool ArrayRowLayout(IRContext* context, const Instruction* var, RowLayout* layou
     type = def_use->GetDef(type->GetSingleWordInOperand(0));
   }
   if (lengths.empty() || type == nullptr) {
-    return Refuse(reason, why, "UnsupportedType", "the shared variable is not an array");
+    return Refuse(reason, why, Reason::kUnsupportedType, "the shared variable is not an array");
   }
   layout->elem_type = type->result_id();
   const Instruction* scalar = type;
@@ -44,7 +46,7 @@ bool ArrayRowLayout(IRContext* context, const Instruction* var, RowLayout* layou
     scalar = def_use->GetDef(type->GetSingleWordInOperand(0));
   }
   if (scalar->opcode() != spv::Op::OpTypeInt && scalar->opcode() != spv::Op::OpTypeFloat) {
-    return Refuse(reason, why, "UnsupportedType",
+    return Refuse(reason, why, Reason::kUnsupportedType,
                   "the array's elements are not scalars or vectors (structures, "
                   "matrices): one array per member");
   }
@@ -55,7 +57,7 @@ bool ArrayRowLayout(IRContext* context, const Instruction* var, RowLayout* layou
   for (size_t k = 0; k + 1 < lengths.size(); ++k) {
     uint64_t n = 0;
     if (!IntConstantId(context, lengths[k], &n) || n == 0) {
-      return Refuse(reason, why, "UnknownRowCount",
+      return Refuse(reason, why, Reason::kUnknownRowCount,
                     "an outer length of the array is not a constant (a "
                     "specialization constant, as ggml's NUM_ROWS): the rows "
                     "must be known; give it a constant length");
@@ -63,7 +65,7 @@ bool ArrayRowLayout(IRContext* context, const Instruction* var, RowLayout* layou
     layout->outer.push_back(n);
     layout->rows *= n;
     if (layout->rows > kMaxTreeRows) {
-      return Refuse(reason, why, "TooManyRows",
+      return Refuse(reason, why, Reason::kTooManyRows,
                     "the array has more than " + std::to_string(kMaxTreeRows) +
                         " rows (the outer levels' lengths multiplied): reduce "
                         "fewer rows per tree");

@@ -22,6 +22,7 @@
 
 #include "analysis/workgroup_trace.h"
 #include "passes/emitter.h"
+#include "passes/workgroup_reduce_reason.h"
 
 namespace spvtools {
 namespace opt {
@@ -52,7 +53,7 @@ struct RowLayout {
 // (a missed-remark name) and |*why| when the pass cannot reduce it.
 bool ArrayRowLayout(spvtools::opt::IRContext* context,
                     const spvtools::opt::Instruction* var, RowLayout* layout,
-                    std::string* reason, std::string* why);
+                    WorkgroupReduceReason* reason, std::string* why);
 
 // The events of row |row| of a trace (per invocation): loads and stores of
 // other rows dropped, the store values' load indices renumbered; a store

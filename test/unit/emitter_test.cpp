@@ -158,6 +158,38 @@ TEST(EmitterBuilder, WrapInIfSplitsAroundInstructions) {
   EXPECT_TRUE(valid) << text;
 }
 
+// SplitHere cuts a block in two around a region; BranchToNewBlock starts
+// the code that replaces it in a block of its own.
+TEST(EmitterBuilder, SplitHereAndBranchToNewBlock) {
+  std::unique_ptr<IRContext> context = Build();
+  BasicBlock* entry = &*context->module()->begin()->begin();
+  spvtools::opt::Instruction* compare = &*entry->begin();
+  Emitter e(context.get(), entry, BasicBlock::iterator(compare));
+  BasicBlock* rest = e.SplitHere();
+  ASSERT_NE(rest, nullptr);
+  EXPECT_EQ(context->get_instr_block(compare), rest);
+  EXPECT_EQ(e.block(), entry);
+  EXPECT_EQ(&*++context->module()->begin()->begin(), rest);  // right after
+  e.PlaceBlocksBefore(rest);
+  BasicBlock* start = e.BranchToNewBlock();
+  ASSERT_NE(start, nullptr);
+  EXPECT_EQ(e.block(), start);
+  e.Branch(rest->id());
+  ASSERT_TRUE(e.ok());
+  std::vector<uint32_t> order;
+  for (BasicBlock& b : *context->module()->begin()) order.push_back(b.id());
+  ASSERT_EQ(order.size(), 4u);
+  EXPECT_EQ(order[0], entry->id());
+  EXPECT_EQ(order[1], start->id());
+  EXPECT_EQ(order[2], rest->id());
+  bool valid = false;
+  const std::string text = Text(context.get(), &valid);
+  EXPECT_TRUE(valid) << text;
+  context->set_max_id_bound(context->module()->IdBound());  // no id left
+  EXPECT_EQ(e.BranchToNewBlock(), nullptr);
+  EXPECT_FALSE(e.ok());
+}
+
 // An existing loop (%head is its own continue target) wrapped in a new
 // outer loop the way batch-uniform-loads wraps a loop: SplitEdges gives it
 // a preheader, PushLoopInstead enters the outer loop from there, and
