@@ -32,10 +32,9 @@ NOT_REMARKS = {
     "CooperativeMatrix",
     # memory_effects: an extended instruction set's name
     "DebugInfo",
-    # workgroup-reduce: a tree no invocation reaches, dropped before emission
-    "Unreached",
-    # batch-uniform-loads: a loop with no candidate load, never reported
-    "NoCandidateLoads",
+    # batch-uniform-loads: a loop with no candidate load, never reported;
+    # a plan the cost rule did not see (a name for a log, never a remark)
+    "NoCandidateLoads", "NotCosted",
 }
 # Files whose CamelCase literals are not remarks: the integer evaluator's
 # opcode table names each SPIR-V opcode without its "Op" (BitwiseAnd, ...)
@@ -48,6 +47,10 @@ EMIT = re.compile(r'EmitRemark\(\s*RemarkKind::k\w+,\s*"(\w+)"')
 ASSIGN = re.compile(r'\b\w+\.name\s*=\s*"(\w+)"')
 # A reason of one word returned or stored by an analysis ("return \"X\";").
 RETURNED = re.compile(r'(?:\breturn|\bFail\(|\bRefuse\(|\*\w+\s*=)\s*"([A-Z][a-z0-9]\w*)"')
+# A reason in an X-macro list of reasons (#define ..._REASONS(X) X(Name) ...),
+# whose names the enum's table makes with #name.
+XMACRO_LIST = re.compile(r'#define \w+_REASONS\(X\)((?:[^\n]*\\\n)*[^\n]*)')
+XMACRO = re.compile(r'\bX\(([A-Z]\w+)\)')
 LINK = re.compile(r'(?<!!)\[[^\]]*\]\(([^)\s]+)\)|!\[[^\]]*\]\(([^)\s]+)\)')
 FENCE = re.compile(r"^\s*(```|~~~)")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -65,6 +68,11 @@ def source_files(root):
                     yield path
 
 
+def xmacro_names(text):
+    for block in XMACRO_LIST.finditer(text):
+        yield from XMACRO.findall(block.group(1))
+
+
 def code_remarks(root):
     """Returns {name: first file} of every remark name the code can emit."""
     names = {}
@@ -78,6 +86,8 @@ def code_remarks(root):
                 if name.startswith("Op") or name in NOT_REMARKS:
                     continue
                 names.setdefault(name, rel)
+        for name in xmacro_names(text):
+            names.setdefault(name, rel)
     return names
 
 
@@ -88,6 +98,7 @@ def all_literals(root):
             text = f.read()
             found.update(CAMEL.findall(text))
             found.update(RETURNED.findall(text))
+            found.update(xmacro_names(text))
     return found
 
 
