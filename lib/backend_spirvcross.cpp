@@ -43,8 +43,7 @@ HlslNeeds HlslNeedsOf(const std::vector<uint32_t>& words) {
         needs.sixteen_bit = true;
       }
       if (cap == spv::CapabilityDemoteToHelperInvocationEXT) at_least(66);
-    } else if (opcode == spv::OpDecorate && count >= 4 &&
-               words[i + 2] == spv::DecorationBuiltIn &&
+    } else if (opcode == spv::OpDecorate && count >= 4 && words[i + 2] == spv::DecorationBuiltIn &&
                words[i + 3] == spv::BuiltInHelperInvocation) {
       at_least(66);
     } else if (opcode == spv::OpFunction) {
@@ -99,9 +98,9 @@ std::vector<uint32_t> StripNonSemantic(const std::vector<uint32_t>& words) {
 uint32_t BindToFreeSlot(spirv_cross::Compiler* compiler, uint32_t id) {
   const spirv_cross::ShaderResources r = compiler->get_shader_resources();
   uint32_t free = 0;
-  for (const auto* list : {&r.uniform_buffers, &r.storage_buffers, &r.storage_images,
-                           &r.sampled_images, &r.separate_images, &r.separate_samplers,
-                           &r.acceleration_structures, &r.atomic_counters}) {
+  for (const auto* list :
+       {&r.uniform_buffers, &r.storage_buffers, &r.storage_images, &r.sampled_images,
+        &r.separate_images, &r.separate_samplers, &r.acceleration_structures, &r.atomic_counters}) {
     for (const spirv_cross::Resource& res : *list) {
       if (res.id == id || !compiler->has_decoration(res.id, spv::DecorationBinding)) continue;
       if (compiler->get_decoration(res.id, spv::DecorationDescriptorSet) != 0) continue;
@@ -120,10 +119,12 @@ void RemapNumWorkgroups(spirv_cross::CompilerHLSL* compiler, std::vector<std::st
   if (id == 0) return;
   const uint32_t binding = BindToFreeSlot(compiler, id);
   if (notes == nullptr) return;
-  notes->push_back("the HLSL reads gl_NumWorkGroups from cbuffer SPIRV_Cross_NumWorkgroups "
-                   "(register(b" + std::to_string(binding) + "): descriptor set 0, binding " +
-                   std::to_string(binding) + "): bind a uniform buffer holding the dispatch's "
-                   "group counts (uint3) there");
+  notes->push_back(
+      "the HLSL reads gl_NumWorkGroups from cbuffer SPIRV_Cross_NumWorkgroups "
+      "(register(b" +
+      std::to_string(binding) + "): descriptor set 0, binding " + std::to_string(binding) +
+      "): bind a uniform buffer holding the dispatch's "
+      "group counts (uint3) there");
 }
 
 }  // namespace

@@ -66,8 +66,8 @@ TargetFacts FactsOf(Target target) {
 }
 
 bool PassConfig::Fact(bool TargetFacts::*member) const {
-  if (facts_read && std::find(facts_read->begin(), facts_read->end(), member) ==
-                        facts_read->end()) {
+  if (facts_read &&
+      std::find(facts_read->begin(), facts_read->end(), member) == facts_read->end()) {
     facts_read->push_back(member);
   }
   return facts.*member;
@@ -92,19 +92,25 @@ bool ParseTarget(const std::string& name, Target* target) {
 
 const char* TargetName(Target target) {
   switch (target) {
-    case Target::kNone: return "none";
-    case Target::kPortable: return "portable";
-    case Target::kAmd: return "amd";
-    case Target::kNvidia: return "nvidia";
-    case Target::kIntel: return "intel";
-    case Target::kCpu: return "cpu";
+    case Target::kNone:
+      return "none";
+    case Target::kPortable:
+      return "portable";
+    case Target::kAmd:
+      return "amd";
+    case Target::kNvidia:
+      return "nvidia";
+    case Target::kIntel:
+      return "intel";
+    case Target::kCpu:
+      return "cpu";
   }
   return "portable";
 }
 
 const std::vector<Target>& AllTargets() {
   static const std::vector<Target> targets = {Target::kPortable, Target::kAmd, Target::kNvidia,
-                                              Target::kIntel, Target::kCpu, Target::kNone};
+                                              Target::kIntel,    Target::kCpu, Target::kNone};
   return targets;
 }
 

@@ -36,10 +36,9 @@ bool StageFromName(const std::string& name, EShLanguage* stage) {
     const char* name;
     EShLanguage stage;
   } kStages[] = {
-      {"comp", EShLangCompute},       {"vert", EShLangVertex},
-      {"frag", EShLangFragment},      {"geom", EShLangGeometry},
-      {"tesc", EShLangTessControl},   {"tese", EShLangTessEvaluation},
-      {"task", EShLangTask},          {"mesh", EShLangMesh},
+      {"comp", EShLangCompute},  {"vert", EShLangVertex},      {"frag", EShLangFragment},
+      {"geom", EShLangGeometry}, {"tesc", EShLangTessControl}, {"tese", EShLangTessEvaluation},
+      {"task", EShLangTask},     {"mesh", EShLangMesh},
   };
   for (const auto& s : kStages) {
     if (name == s.name) {
@@ -61,23 +60,20 @@ std::string DirName(const std::string& path) {
 // |real_| maps that back to the path.
 class Includer : public glslang::TShader::Includer {
  public:
-  Includer(const std::string& top_file, const std::string& top_name,
-           std::vector<std::string> dirs, const CompileOptions& options,
-           std::vector<std::string>* read)
+  Includer(const std::string& top_file, const std::string& top_name, std::vector<std::string> dirs,
+           const CompileOptions& options, std::vector<std::string>* read)
       : top_name_(top_name), dirs_(std::move(dirs)), options_(options), read_(read) {
     real_[top_name] = top_file;
   }
 
-  IncludeResult* includeLocal(const char* header, const char* includer,
-                              size_t depth) override {
+  IncludeResult* includeLocal(const char* header, const char* includer, size_t depth) override {
     auto from = real_.find((includer && *includer) ? includer : top_name_);
     std::vector<std::string> candidates;
     if (from != real_.end()) candidates.push_back(DirName(from->second) + "/" + header);
     for (const std::string& d : dirs_) candidates.push_back(d + "/" + header);
     return Load(candidates);
   }
-  IncludeResult* includeSystem(const char* header, const char*,
-                               size_t) override {
+  IncludeResult* includeSystem(const char* header, const char*, size_t) override {
     std::vector<std::string> candidates;
     for (const std::string& d : dirs_) candidates.push_back(d + "/" + header);
     return Load(candidates);
@@ -93,8 +89,8 @@ class Includer : public glslang::TShader::Includer {
     for (const std::string& path : candidates) {
       std::ifstream in(path, std::ios::binary);
       if (!in) continue;
-      auto* text = new std::string(std::istreambuf_iterator<char>(in),
-                                   std::istreambuf_iterator<char>());
+      auto* text =
+          new std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
       if (read_ != nullptr) {
         // "dir/../x.h" and "x.h" are one file to a build system.
         const std::string name = std::filesystem::path(path).lexically_normal().string();
@@ -222,10 +218,10 @@ void WarnCollisions(const std::vector<uint32_t>& words, const std::map<std::stri
   const std::string shifts = ClassShiftOptions(words);
   for (const BindingCollision& c : FindBindingCollisions(words)) {
     warnings->push_back(file_name + ": resources '" + c.first + "' (" + c.first_kind +
-                        how(c.first) + ") and '" + c.second + "' (" + c.second_kind + how(c.second) +
-                        ") share descriptor set " + std::to_string(c.set) + ", binding " +
-                        std::to_string(c.binding) + ": " + CollisionFix(c, placed, shifts) +
-                        " (docs/cli.md, Resource bindings)");
+                        how(c.first) + ") and '" + c.second + "' (" + c.second_kind +
+                        how(c.second) + ") share descriptor set " + std::to_string(c.set) +
+                        ", binding " + std::to_string(c.binding) + ": " +
+                        CollisionFix(c, placed, shifts) + " (docs/cli.md, Resource bindings)");
   }
 }
 
@@ -257,7 +253,8 @@ bool ChooseStage(const CompileOptions& options, const std::string& file_name,
     *stage_name = "comp";
     *guessed = true;
   }
-  if (stage_name->empty()) *error = "cannot tell the shader stage from the file name; give -S <stage>";
+  if (stage_name->empty())
+    *error = "cannot tell the shader stage from the file name; give -S <stage>";
   return !stage_name->empty();
 }
 
@@ -311,9 +308,8 @@ std::string StageForExtension(const std::string& ext) {
 }
 
 bool CompileShader(const std::string& source, const std::string& file_name,
-                   const CompileOptions& options, std::vector<uint32_t>* words,
-                   std::string* error, std::vector<std::string>* warnings,
-                   std::vector<std::string>* included_files) {
+                   const CompileOptions& options, std::vector<uint32_t>* words, std::string* error,
+                   std::vector<std::string>* warnings, std::vector<std::string>* included_files) {
   InitGlslangOnce();
   const bool hlsl = options.language == SourceLanguage::kHlsl;
   std::string stage_name;
@@ -350,8 +346,7 @@ bool CompileShader(const std::string& source, const std::string& file_name,
       spv = glslang::EShTargetSpv_1_6;
       break;
     default:
-      *error = "glslang cannot target " +
-               std::string(spvTargetEnvDescription(options.target_env));
+      *error = "glslang cannot target " + std::string(spvTargetEnvDescription(options.target_env));
       return false;
   }
 
@@ -359,20 +354,18 @@ bool CompileShader(const std::string& source, const std::string& file_name,
   for (const std::string& d : options.defines) {
     size_t eq = d.find('=');
     preamble += "#define " +
-                (eq == std::string::npos ? d : d.substr(0, eq) + " " + d.substr(eq + 1)) +
-                "\n";
+                (eq == std::string::npos ? d : d.substr(0, eq) + " " + d.substr(eq + 1)) + "\n";
   }
 
   glslang::TShader shader(stage);
   const char* text = source.c_str();
-  const std::string recorded =
-      options.record_name ? options.record_name(file_name) : file_name;
+  const std::string recorded = options.record_name ? options.record_name(file_name) : file_name;
   const char* name = recorded.c_str();
   const int length = static_cast<int>(source.size());
   shader.setStringsWithLengthsAndNames(&text, &length, &name, 1);
   shader.setPreamble(preamble.c_str());
-  shader.setEnvInput(hlsl ? glslang::EShSourceHlsl : glslang::EShSourceGlsl,
-                     stage, glslang::EShClientVulkan, 100);
+  shader.setEnvInput(hlsl ? glslang::EShSourceHlsl : glslang::EShSourceGlsl, stage,
+                     glslang::EShClientVulkan, 100);
   shader.setEnvClient(glslang::EShClientVulkan, client);
   shader.setEnvTarget(glslang::EShTargetSpv, spv);
   shader.setEntryPoint(options.entry_point.c_str());
@@ -385,8 +378,7 @@ bool CompileShader(const std::string& source, const std::string& file_name,
   EShMessages messages = static_cast<EShMessages>(message_bits);
   if (included_files != nullptr) included_files->clear();
   Includer includer(file_name, recorded, options.include_dirs, options, included_files);
-  if (!shader.parse(GetDefaultResources(), hlsl ? 500 : 450, false, messages,
-                    includer)) {
+  if (!shader.parse(GetDefaultResources(), hlsl ? 500 : 450, false, messages, includer)) {
     *error = FirstErrorLine(shader.getInfoLog());
     return false;
   }
@@ -398,12 +390,10 @@ bool CompileShader(const std::string& source, const std::string& file_name,
   }
   // glslang only warns when the entry point is missing and then emits an
   // empty "main": that is an error here.
-  if (std::string(program.getInfoLog()).find("Entry point not found") !=
-          std::string::npos ||
-      std::string(shader.getInfoLog()).find("Entry point not found") !=
-          std::string::npos) {
-    *error = "entry point '" + options.entry_point +
-             "' not found (give the entry point with -e <name>)";
+  if (std::string(program.getInfoLog()).find("Entry point not found") != std::string::npos ||
+      std::string(shader.getInfoLog()).find("Entry point not found") != std::string::npos) {
+    *error =
+        "entry point '" + options.entry_point + "' not found (give the entry point with -e <name>)";
     return false;
   }
   glslang::TIntermediate* intermediate = program.getIntermediate(stage);

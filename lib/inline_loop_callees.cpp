@@ -34,9 +34,8 @@ class InlineLoopCalleesPass : public spvtools::opt::InlinePass {
     Function* callee = context()->GetFunction(function_id);
     if (callee == nullptr) return false;
     uint32_t count = 0;
-    callee->WhileEachInst([&count](Instruction*) {
-      return ++count <= kInlineLoopCalleeMaxInstructions;
-    });
+    callee->WhileEachInst(
+        [&count](Instruction*) { return ++count <= kInlineLoopCalleeMaxInstructions; });
     return count <= kInlineLoopCalleeMaxInstructions;
   }
 
@@ -46,8 +45,7 @@ class InlineLoopCalleesPass : public spvtools::opt::InlinePass {
     // Blocks inside a loop, from the structured control flow before any
     // change to |func|; the blocks an inlined call adds are inside it too.
     std::unordered_set<uint32_t> in_loop;
-    spvtools::opt::StructuredCFGAnalysis* structure =
-        context()->GetStructuredCFGAnalysis();
+    spvtools::opt::StructuredCFGAnalysis* structure = context()->GetStructuredCFGAnalysis();
     for (BasicBlock& block : *func) {
       if (structure->ContainingLoop(block.id()) != 0) in_loop.insert(block.id());
     }
@@ -56,8 +54,7 @@ class InlineLoopCalleesPass : public spvtools::opt::InlinePass {
     for (auto bi = func->begin(); bi != func->end(); ++bi) {
       if (!in_loop.count(bi->id())) continue;
       for (auto ii = bi->begin(); ii != bi->end();) {
-        if (ii->opcode() != spv::Op::OpFunctionCall ||
-            !IsSmall(ii->GetSingleWordInOperand(0)) ||
+        if (ii->opcode() != spv::Op::OpFunctionCall || !IsSmall(ii->GetSingleWordInOperand(0)) ||
             !IsInlinableFunctionCall(&*ii)) {
           ++ii;
           continue;

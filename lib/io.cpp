@@ -22,8 +22,8 @@ constexpr uint32_t kMagic = 0x07230203;
 // First message of severity error (or worse) that SPIRV-Tools reports.
 struct FirstError {
   std::string text;
-  void operator()(spv_message_level_t level, const char*,
-                  const spv_position_t& pos, const char* message) {
+  void operator()(spv_message_level_t level, const char*, const spv_position_t& pos,
+                  const char* message) {
     if (level > SPV_MSG_ERROR || !text.empty()) return;
     text = message;
     if (pos.index != 0) text += " (word " + std::to_string(pos.index) + ")";
@@ -58,8 +58,7 @@ bool InstructionsFit(const std::vector<uint32_t>& words, std::string* error) {
 
 }  // namespace
 
-bool BytesToWords(const std::string& bytes, std::vector<uint32_t>* words,
-                  std::string* error) {
+bool BytesToWords(const std::string& bytes, std::vector<uint32_t>* words, std::string* error) {
   words->clear();
   if (bytes.empty()) {
     *error = "empty input";
@@ -81,8 +80,7 @@ bool BytesToWords(const std::string& bytes, std::vector<uint32_t>* words,
     if (__builtin_bswap32((*words)[0]) != kMagic) {
       char buf[64];
       std::snprintf(buf, sizeof(buf), "0x%08x", (*words)[0]);
-      *error = std::string("not a SPIR-V binary: magic number ") + buf +
-               " is not 0x07230203";
+      *error = std::string("not a SPIR-V binary: magic number ") + buf + " is not 0x07230203";
       words->clear();
       return false;
     }
@@ -95,8 +93,7 @@ bool BytesToWords(const std::string& bytes, std::vector<uint32_t>* words,
   return true;
 }
 
-bool ReadFile(const std::string& path, std::string* contents,
-              std::string* error) {
+bool ReadFile(const std::string& path, std::string* contents, std::string* error) {
   if (path == "-") {
     std::ostringstream ss;
     ss << std::cin.rdbuf();
@@ -117,8 +114,7 @@ bool ReadFile(const std::string& path, std::string* contents,
     *error = std::string("cannot read: ") + std::strerror(errno);
     return false;
   }
-  contents->assign(std::istreambuf_iterator<char>(in),
-                   std::istreambuf_iterator<char>());
+  contents->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   if (in.bad()) {
     *error = "cannot read: I/O error";
     return false;
@@ -126,8 +122,7 @@ bool ReadFile(const std::string& path, std::string* contents,
   return true;
 }
 
-bool WriteFileAtomically(const std::string& path, const std::string& contents,
-                         std::string* error) {
+bool WriteFileAtomically(const std::string& path, const std::string& contents, std::string* error) {
   if (path == "-") {
     std::cout.write(contents.data(), static_cast<std::streamsize>(contents.size()));
     std::cout.flush();
@@ -171,36 +166,35 @@ bool WriteFileAtomically(const std::string& path, const std::string& contents,
   return true;
 }
 
-bool AssembleText(const std::string& text, spv_target_env env,
-                  std::vector<uint32_t>* words, std::string* error) {
+bool AssembleText(const std::string& text, spv_target_env env, std::vector<uint32_t>* words,
+                  std::string* error) {
   spvtools::SpirvTools tools(env);
   FirstError first;
   tools.SetMessageConsumer(std::ref(first));
-  if (!tools.Assemble(text, words,
-                      SPV_TEXT_TO_BINARY_OPTION_PRESERVE_NUMERIC_IDS)) {
-    *error = "invalid SPIR-V assembly: " +
-             OneLine(first.text.empty() ? "cannot assemble" : first.text);
+  if (!tools.Assemble(text, words, SPV_TEXT_TO_BINARY_OPTION_PRESERVE_NUMERIC_IDS)) {
+    *error =
+        "invalid SPIR-V assembly: " + OneLine(first.text.empty() ? "cannot assemble" : first.text);
     return false;
   }
   return true;
 }
 
-bool DisassembleWords(const std::vector<uint32_t>& words, spv_target_env env,
-                      std::string* text, std::string* error) {
+bool DisassembleWords(const std::vector<uint32_t>& words, spv_target_env env, std::string* text,
+                      std::string* error) {
   spvtools::SpirvTools tools(env);
   FirstError first;
   tools.SetMessageConsumer(std::ref(first));
-  if (!tools.Disassemble(words, text,
-                         SPV_BINARY_TO_TEXT_OPTION_FRIENDLY_NAMES |
-                             SPV_BINARY_TO_TEXT_OPTION_INDENT)) {
+  if (!tools.Disassemble(
+          words, text,
+          SPV_BINARY_TO_TEXT_OPTION_FRIENDLY_NAMES | SPV_BINARY_TO_TEXT_OPTION_INDENT)) {
     *error = "cannot disassemble: " + OneLine(first.text);
     return false;
   }
   return true;
 }
 
-bool ValidateModule(const std::vector<uint32_t>& words, spv_target_env env,
-                    std::string* error, BlockLayout layout) {
+bool ValidateModule(const std::vector<uint32_t>& words, spv_target_env env, std::string* error,
+                    BlockLayout layout) {
   spvtools::SpirvTools tools(env);
   // SPIRV-Tools 2023.1 builds a friendly name for every id before it
   // validates, and makes duplicate OpNames unique by trying suffixes _0, _1,

@@ -53,9 +53,8 @@ const std::vector<std::string>& PrepareFlags() {
   // the SSA rewrite does not take: they become whole loads and extracts, and
   // the chains left dead are removed so the variable can be promoted.
   static const std::vector<std::string> flags = {
-      kInlineLoopCalleesFlag, "--eliminate-dead-functions",
-      "--scalar-replacement", "--convert-local-access-chains",
-      "--eliminate-dead-code-aggressive", "--ssa-rewrite"};
+      kInlineLoopCalleesFlag,          "--eliminate-dead-functions",       "--scalar-replacement",
+      "--convert-local-access-chains", "--eliminate-dead-code-aggressive", "--ssa-rewrite"};
   return flags;
 }
 
@@ -65,9 +64,9 @@ const std::vector<std::string>& CleanupFlags() {
   // nothing that reassociates or contracts floating-point arithmetic
   // (--simplify-instructions turns a*b+c into fma: allowed by SPIR-V, but it
   // changes results on targets that do not contract).
-  static const std::vector<std::string> flags = {
-      "--eliminate-dead-code-aggressive", "--ccp",
-      "--redundancy-elimination", "--eliminate-dead-code-aggressive"};
+  static const std::vector<std::string> flags = {"--eliminate-dead-code-aggressive", "--ccp",
+                                                 "--redundancy-elimination",
+                                                 "--eliminate-dead-code-aggressive"};
   return flags;
 }
 
@@ -101,8 +100,7 @@ std::string OneLine(std::string s) {
 }
 
 spvtools::MessageConsumer Collect(std::vector<std::string>* out) {
-  return [out](spv_message_level_t level, const char*, const spv_position_t&,
-               const char* message) {
+  return [out](spv_message_level_t level, const char*, const spv_position_t&, const char* message) {
     if (level <= SPV_MSG_WARNING) out->push_back(OneLine(message));
   };
 }
@@ -127,8 +125,7 @@ std::vector<Segment> Expand(const std::vector<PipelineStep>& steps,
   };
   std::vector<Segment> out;
   auto add_flags = [&out](const std::vector<std::string>& flags, bool cleanup) {
-    if (out.empty() || out.back().waveopt || out.back().cleanup != cleanup ||
-        out.back().prepare) {
+    if (out.empty() || out.back().waveopt || out.back().cleanup != cleanup || out.back().prepare) {
       Segment s;
       s.cleanup = cleanup;
       out.push_back(s);
@@ -185,12 +182,12 @@ bool RunFlags(const std::vector<std::string>& flags, spv_target_env env,
   // return a module with id 0 in it: any error fails the step.
   bool errors = false;
   spvtools::MessageConsumer collect = Collect(diagnostics);
-  optimizer.SetMessageConsumer(
-      [&errors, collect](spv_message_level_t level, const char* source,
-                         const spv_position_t& position, const char* message) {
-        if (level <= SPV_MSG_ERROR) errors = true;
-        collect(level, source, position, message);
-      });
+  optimizer.SetMessageConsumer([&errors, collect](spv_message_level_t level, const char* source,
+                                                  const spv_position_t& position,
+                                                  const char* message) {
+    if (level <= SPV_MSG_ERROR) errors = true;
+    collect(level, source, position, message);
+  });
   PassConfig config;
   config.target_env = env;
   std::string error;
@@ -313,16 +310,16 @@ bool ReadableUnderOtherLayout(const std::vector<uint32_t>& input, spv_target_env
   for (const auto& l : kLayouts) {
     if (!ValidateModule(input, env, &error, l.layout)) continue;
     *layout = l.layout;
-    diagnostics->push_back(std::string("warning: the input's buffer layouts are valid only under ") +
-                           l.flag + "'s rules, not " + TargetEnvName(env) +
-                           "'s default ones; it is read, and the output validated, under them");
+    diagnostics->push_back(
+        std::string("warning: the input's buffer layouts are valid only under ") + l.flag +
+        "'s rules, not " + TargetEnvName(env) +
+        "'s default ones; it is read, and the output validated, under them");
     return true;
   }
   return false;
 }
 
-bool Fail(Result* result, const std::string& line,
-          RemarkCollector* remarks = nullptr) {
+bool Fail(Result* result, const std::string& line, RemarkCollector* remarks = nullptr) {
   if (remarks != nullptr) result->remarks = remarks->Take();
   result->words.clear();
   result->diagnostics.push_back(line);
@@ -379,8 +376,8 @@ struct ContextCache {
 // One Optimize() call: the module as it goes through the segments.
 class Run {
  public:
-  Run(const Options& options, Result* result, spv_target_env env, BlockLayout layout,
-      Target target, ContextCache* cache)
+  Run(const Options& options, Result* result, spv_target_env env, BlockLayout layout, Target target,
+      ContextCache* cache)
       : options_(options), result_(result), env_(env), layout_(layout), cache_(cache) {
     base_.subgroup_size = options.subgroup_size;
     base_.target_env = env;
@@ -412,8 +409,7 @@ class Run {
       return b.end.words == words_;
     });
     if (trace != nullptr) trace->end = {words_, any_change_, before_optimize_};
-    if (options_.validate_output && !validated &&
-        !ValidateModule(words_, env_, &error, layout_)) {
+    if (options_.validate_output && !validated && !ValidateModule(words_, env_, &error, layout_)) {
       return Fail(result_, "internal error: the optimized module is not valid for " +
                                TargetEnvName(env_) + ": " + error);
     }
@@ -427,7 +423,8 @@ class Run {
   bool RunSegment(const Segment& seg, size_t index, const std::vector<BuildTrace>& earlier,
                   BuildTrace* trace) {
     SegmentTrace entry;
-    if (trace != nullptr || !earlier.empty()) entry.before = {words_, any_change_, before_optimize_};
+    if (trace != nullptr || !earlier.empty())
+      entry.before = {words_, any_change_, before_optimize_};
     for (const BuildTrace& b : earlier) {
       if (!g_reuse_segments.load() || index >= b.segments.size()) break;
       const SegmentTrace& done = b.segments[index];
@@ -589,10 +586,9 @@ class Run {
       if (!optional) {
         return Fail(result_, "spirv-opt " + outcome.crash + " in " + step, remarks_.get());
       }
-      result_->diagnostics.push_back(
-          "warning: spirv-opt " + outcome.crash +
-          (seg.prepare ? " in the SSA rewrite before -O; step skipped"
-                       : " in the cleanup after -O; cleanup skipped"));
+      result_->diagnostics.push_back("warning: spirv-opt " + outcome.crash +
+                                     (seg.prepare ? " in the SSA rewrite before -O; step skipped"
+                                                  : " in the cleanup after -O; cleanup skipped"));
       return true;
     }
     if (outcome.kind == StepOutcome::Kind::kFailed) {
@@ -633,8 +629,8 @@ class Run {
   std::vector<uint32_t> words_;
   bool any_change_ = false;
   std::vector<uint32_t> before_optimize_;  // restored when -O changed nothing
-  bool markers_ = false;  // words_ has site markers (lib/site_markers.h)
-  ContextCache* cache_;  // see TakeContext
+  bool markers_ = false;                   // words_ has site markers (lib/site_markers.h)
+  ContextCache* cache_;                    // see TakeContext
 };
 
 // Empties |result| (freeing what the call held) and leaves one line in it.
@@ -690,8 +686,8 @@ bool RegisterOptimizeSequence(spvtools::Optimizer* optimizer, const PassConfig& 
     }
   }
   spvtools::Optimizer probe(config.target_env);
-  probe.SetMessageConsumer([](spv_message_level_t, const char*, const spv_position_t&,
-                              const char*) {});
+  probe.SetMessageConsumer(
+      [](spv_message_level_t, const char*, const spv_position_t&, const char*) {});
   const std::vector<std::string>* sequence[] = {&PrepareFlags(), &passes, &CleanupFlags()};
   for (const std::vector<std::string>* flags : sequence) {
     if (!RegisterFlags(&probe, *flags, config, error)) return false;
@@ -732,10 +728,8 @@ bool HasOptimize(const std::vector<PipelineStep>& steps) {
   return false;
 }
 
-bool OptimizeOrThrow(const std::vector<uint32_t>& input, const Options& options,
-                     Result* result) {
-  const spv_target_env env =
-      options.has_target_env ? options.target_env : DefaultTargetEnv(input);
+bool OptimizeOrThrow(const std::vector<uint32_t>& input, const Options& options, Result* result) {
+  const spv_target_env env = options.has_target_env ? options.target_env : DefaultTargetEnv(input);
   result->target_env = env;
   std::string error;
   BlockLayout layout = options.block_layout;
@@ -779,8 +773,7 @@ bool OptimizeOrThrow(const std::vector<uint32_t>& input, const Options& options,
 
 }  // namespace
 
-bool Optimize(const std::vector<uint32_t>& input, const Options& options,
-              Result* result) {
+bool Optimize(const std::vector<uint32_t>& input, const Options& options, Result* result) {
   *result = Result();
   try {
     return OptimizeOrThrow(input, options, result);
@@ -801,6 +794,5 @@ bool RegisterOptimizePasses(spvtools::Optimizer* optimizer, const PassConfig& co
   }
   return false;
 }
-
 
 }  // namespace waveopt

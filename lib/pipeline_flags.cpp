@@ -33,8 +33,8 @@ void SplitFlag(const std::string& flag, std::string* name, std::string* params) 
 // Whether SPIRV-Tools takes |flag| as a pass flag.
 bool IsSpirvOptFlag(const std::string& flag) {
   spvtools::Optimizer probe(SPV_ENV_UNIVERSAL_1_6);
-  probe.SetMessageConsumer([](spv_message_level_t, const char*, const spv_position_t&,
-                              const char*) {});
+  probe.SetMessageConsumer(
+      [](spv_message_level_t, const char*, const spv_position_t&, const char*) {});
   return probe.RegisterPassFromFlag(flag);
 }
 
@@ -57,7 +57,8 @@ bool ParseSubgroupSize(const std::string& value, uint32_t* size) {
 // "a, b, c": the registered passes' names, for error messages.
 std::string PassNames() {
   std::string names;
-  for (const PassInfo& p : RegisteredPasses()) names += (names.empty() ? "" : ", ") + std::string(p.name);
+  for (const PassInfo& p : RegisteredPasses())
+    names += (names.empty() ? "" : ", ") + std::string(p.name);
   return names;
 }
 
@@ -71,7 +72,8 @@ bool ParsePassParams(const std::string& v, Options* options, std::string* error)
   }
   const std::string name = v.substr(0, colon);
   if (!IsWaveoptPass(name)) {
-    *error = "--pass-params: '" + name + "' is no waveopt pass (waveopt passes: " + PassNames() + ")";
+    *error =
+        "--pass-params: '" + name + "' is no waveopt pass (waveopt passes: " + PassNames() + ")";
     return false;
   }
   options->pass_params[name] = v.substr(colon + 1);
@@ -98,7 +100,8 @@ bool ParseSetting(const std::string& a, Options* options, std::string* error, bo
     }
     *error = a.substr(0, a.find('=')) +
              " is portable, amd, nvidia, intel, cpu or none (--assume-driver also takes "
-             "generic and radv), not '" + v + "'";
+             "generic and radv), not '" +
+             v + "'";
   } else if (StartsWith(a, "--spec-id-base=")) {
     if (ParseSpecIdBase(a.substr(15), &options->spec_id_base)) return true;
     *error = "--spec-id-base takes a SpecId from 0 to 2147483000, not '" + a.substr(15) + "'";
@@ -113,8 +116,8 @@ bool ParseSetting(const std::string& a, Options* options, std::string* error, bo
       options->hlsl_dxc = v == "dxc";
       return true;
     }
-    *error = "--hlsl-dialect is glslang or dxc (the compiler the HLSL output is for), not '" + v +
-             "'";
+    *error =
+        "--hlsl-dialect is glslang or dxc (the compiler the HLSL output is for), not '" + v + "'";
   } else if (a == "--float-reassoc") {
     options->float_reassoc = true;
     return true;

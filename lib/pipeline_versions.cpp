@@ -82,8 +82,8 @@ Remark VersionRemark(const SpecVersion& v) {
   r.message = "SpecId " + std::to_string(v.spec_id) + " (bool '" + v.name +
               "', default false: portable) selects the version for " +
               JoinNames(v.targets, " and ") +
-              ": set it true at pipeline creation on those devices; there " +
-              Join(v.passes) + " rewrite differently";
+              ": set it true at pipeline creation on those devices; there " + Join(v.passes) +
+              " rewrite differently";
   return r;
 }
 
@@ -154,12 +154,13 @@ static uint32_t SpecIdOf(const Options& options, Target target) {
 
 // The module's own SpecId among |versions|' constants, as the error line.
 static std::string Collision(const std::vector<SpecVersion>& versions,
-                      const std::map<uint32_t, std::string>& declared) {
+                             const std::map<uint32_t, std::string>& declared) {
   for (const SpecVersion& v : versions) {
     auto taken = declared.find(v.spec_id);
     if (taken == declared.end()) continue;
     return "SpecId " + std::to_string(v.spec_id) + " is the module's own (" + taken->second +
-           "); move waveopt's version constants clear of it with --spec-id-base=N (they use N to N+" +
+           "); move waveopt's version constants clear of it with --spec-id-base=N (they use N to "
+           "N+" +
            std::to_string(VersionTargets().size() - 1) +
            "), or build one version with --target=portable|amd|nvidia";
   }

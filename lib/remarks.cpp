@@ -40,8 +40,7 @@ std::string FormatRemark(const Remark& r) {
     if (r.column != 0) out << ':' << r.column;
     out << ": ";
   }
-  out << "remark: " << r.pass << ": " << RemarkKindName(r.kind) << ' '
-      << r.name;
+  out << "remark: " << r.pass << ": " << RemarkKindName(r.kind) << ' ' << r.name;
   if (!r.function.empty()) out << " in " << r.function;
   if (!r.site.empty()) out << (r.site.rfind("near ", 0) == 0 ? " " : " at ") << r.site;
   out << ": " << r.message;

@@ -24,9 +24,8 @@ bool IsNumber(const std::string& s) {
 }
 
 bool IsStageName(const std::string& s) {
-  static const char* kStages[] = {"vert", "tesc", "tese", "geom", "frag", "comp",
-                                  "task", "mesh", "rgen", "rint", "rahit", "rchit",
-                                  "rmiss", "rcall"};
+  static const char* kStages[] = {"vert", "tesc", "tese", "geom",  "frag",  "comp",  "task",
+                                  "mesh", "rgen", "rint", "rahit", "rchit", "rmiss", "rcall"};
   for (const char* k : kStages) {
     if (s == k) return true;
   }
@@ -60,11 +59,16 @@ bool GlslangShiftKind(const std::string& flag, ResourceKind* kind) {
 
 // DXC: -fvk-<b|t|u|s>-shift N SPACE (register classes).
 bool DxcShiftKind(const std::string& flag, ResourceKind* kind) {
-  if (flag == "-fvk-b-shift") *kind = ResourceKind::kUbo;
-  else if (flag == "-fvk-t-shift") *kind = ResourceKind::kTexture;
-  else if (flag == "-fvk-u-shift") *kind = ResourceKind::kUav;
-  else if (flag == "-fvk-s-shift") *kind = ResourceKind::kSampler;
-  else return false;
+  if (flag == "-fvk-b-shift")
+    *kind = ResourceKind::kUbo;
+  else if (flag == "-fvk-t-shift")
+    *kind = ResourceKind::kTexture;
+  else if (flag == "-fvk-u-shift")
+    *kind = ResourceKind::kUav;
+  else if (flag == "-fvk-s-shift")
+    *kind = ResourceKind::kSampler;
+  else
+    return false;
   return true;
 }
 
@@ -109,15 +113,16 @@ BindingOptionStatus ParseResourceSetBinding(const std::vector<std::string>& args
   if (k < args.size() && IsNumber(args[k])) {
     values.push_back(args[k++]);
   } else if (!only_stage.empty()) {
-    while (k + 2 < args.size() && !args[k].empty() && args[k][0] != '-' &&
-           IsNumber(args[k + 1]) && IsNumber(args[k + 2])) {
+    while (k + 2 < args.size() && !args[k].empty() && args[k][0] != '-' && IsNumber(args[k + 1]) &&
+           IsNumber(args[k + 2])) {
       values.insert(values.end(), {args[k], args[k + 1], args[k + 2]});
       k += 3;
     }
   }
   if (values.empty()) {
-    *error = flag + " needs <set>, or <stage> <set>, or <stage> followed by <register> <set> "
-                    "<binding> triples";
+    *error = flag +
+             " needs <set>, or <stage> <set>, or <stage> followed by <register> <set> "
+             "<binding> triples";
     return BindingOptionStatus::kError;
   }
   out->resource_set_binding.push_back({only_stage, values});
@@ -165,8 +170,8 @@ BindingOptionStatus ParseBindingOption(const std::vector<std::string>& args, siz
     if (*i + 4 >= args.size() || args[*i + 1].size() < 2 ||
         std::string("btus").find(static_cast<char>(std::tolower(args[*i + 1][0]))) ==
             std::string::npos ||
-        !IsNumber(args[*i + 1].substr(1)) || !IsNumber(args[*i + 2]) ||
-        !IsNumber(args[*i + 3]) || !IsNumber(args[*i + 4])) {
+        !IsNumber(args[*i + 1].substr(1)) || !IsNumber(args[*i + 2]) || !IsNumber(args[*i + 3]) ||
+        !IsNumber(args[*i + 4])) {
       *error = a + " needs <register, e.g. t3> <space> <binding> <set>";
       return BindingOptionStatus::kError;
     }
@@ -174,8 +179,7 @@ BindingOptionStatus ParseBindingOption(const std::vector<std::string>& args, siz
     if (list.empty() || !list.back().stage.empty() || list.back().values.size() % 3 != 0) {
       list.push_back({"", {}});
     }
-    list.back().values.insert(list.back().values.end(),
-                              {args[*i + 1], args[*i + 4], args[*i + 3]});
+    list.back().values.insert(list.back().values.end(), {args[*i + 1], args[*i + 4], args[*i + 3]});
     *i += 4;
     return BindingOptionStatus::kOk;
   }
@@ -296,7 +300,8 @@ ModuleDecls ReadDecls(const std::vector<uint32_t>& words) {
     } else if ((op == spv::Op::OpTypeArray || op == spv::Op::OpTypeRuntimeArray ||
                 op == spv::Op::OpTypeImage || op == spv::Op::OpTypeSampler ||
                 op == spv::Op::OpTypeSampledImage || op == spv::Op::OpTypeStruct ||
-                op == spv::Op::OpTypeAccelerationStructureKHR) && wc >= 2) {
+                op == spv::Op::OpTypeAccelerationStructureKHR) &&
+               wc >= 2) {
       m.types[w[1]] = std::vector<uint32_t>(w, w + wc);
     } else if (op == spv::Op::OpVariable && wc >= 4) {
       const spv::StorageClass sc = static_cast<spv::StorageClass>(w[3]);

@@ -89,14 +89,14 @@ std::vector<uint32_t> AddSiteMarkers(const std::vector<uint32_t>& words) {
   std::vector<uint32_t> out(words.begin(), words.begin() + kHeaderWords);
   out.reserve(words.size() * 2);
   size_t copied = kHeaderWords;
-  ForEachBodyInstruction(words, [&](size_t at, spv::Op, uint32_t, uint32_t, uint32_t anchor,
-                                    uint32_t distance) {
-    out.insert(out.end(), words.begin() + static_cast<std::ptrdiff_t>(copied),
-               words.begin() + static_cast<std::ptrdiff_t>(at));
-    out.insert(out.end(), {(4u << 16) | static_cast<uint32_t>(spv::Op::OpLine), file, anchor,
-                           distance});
-    copied = at;
-  });
+  ForEachBodyInstruction(
+      words, [&](size_t at, spv::Op, uint32_t, uint32_t, uint32_t anchor, uint32_t distance) {
+        out.insert(out.end(), words.begin() + static_cast<std::ptrdiff_t>(copied),
+                   words.begin() + static_cast<std::ptrdiff_t>(at));
+        out.insert(out.end(),
+                   {(4u << 16) | static_cast<uint32_t>(spv::Op::OpLine), file, anchor, distance});
+        copied = at;
+      });
   out.insert(out.end(), words.begin() + static_cast<std::ptrdiff_t>(copied), words.end());
   return out;
 }
@@ -153,8 +153,8 @@ std::string Describe(const Remark& r, const InputIndex& index) {
   if (it == index.sites.end()) return "";
   const std::string op = OpcodeName(it->second.op);
   std::string text = r.site_offset == 0 ? "%" + std::to_string(r.site_id) + " (" + op + ")"
-                                        : op + " " + std::to_string(r.site_offset) +
-                                              " after %" + std::to_string(r.site_id);
+                                        : op + " " + std::to_string(r.site_offset) + " after %" +
+                                              std::to_string(r.site_id);
   const std::string function = index.NameOf(it->second.function);
   const bool inlined = function != r.function;
   // The pass's instruction is the input's one when the marker is its own and

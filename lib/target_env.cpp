@@ -54,12 +54,11 @@ spv_target_env DefaultTargetEnv(const std::vector<uint32_t>& words) {
     uint32_t count = words[i] >> 16;
     uint32_t opcode = words[i] & 0xffff;
     if (count == 0) break;
-    if (opcode == SpvOpCapability && i + 1 < words.size() &&
-        words[i + 1] == SpvCapabilityKernel) {
-      constexpr spv_target_env kUniversal[] = {
-          SPV_ENV_UNIVERSAL_1_0, SPV_ENV_UNIVERSAL_1_1, SPV_ENV_UNIVERSAL_1_2,
-          SPV_ENV_UNIVERSAL_1_3, SPV_ENV_UNIVERSAL_1_4, SPV_ENV_UNIVERSAL_1_5,
-          SPV_ENV_UNIVERSAL_1_6};
+    if (opcode == SpvOpCapability && i + 1 < words.size() && words[i + 1] == SpvCapabilityKernel) {
+      constexpr spv_target_env kUniversal[] = {SPV_ENV_UNIVERSAL_1_0, SPV_ENV_UNIVERSAL_1_1,
+                                               SPV_ENV_UNIVERSAL_1_2, SPV_ENV_UNIVERSAL_1_3,
+                                               SPV_ENV_UNIVERSAL_1_4, SPV_ENV_UNIVERSAL_1_5,
+                                               SPV_ENV_UNIVERSAL_1_6};
       return kUniversal[minor > 6 ? 6 : minor];
     }
     // Capabilities come first; stop at the first non-capability instruction.

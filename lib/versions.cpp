@@ -8,9 +8,9 @@
 #include <set>
 #include <unordered_map>
 
+#include "source/operand.h"
 #include "source/opt/build_module.h"
 #include "source/opt/ir_context.h"
-#include "source/operand.h"
 #include "source/util/string_utils.h"
 
 namespace waveopt {
@@ -195,7 +195,8 @@ bool Joiner::Prepare(std::string* why) {
   for (Instruction& inst : m->extensions()) extensions_.insert(inst.GetInOperand(0).AsString());
   for (Instruction& ep : m->entry_points()) {
     Entry e{&ep, ep.GetSingleWordInOperand(1), {}, {}};
-    for (uint32_t i = 3; i < ep.NumInOperands(); ++i) e.interface.insert(ep.GetSingleWordInOperand(i));
+    for (uint32_t i = 3; i < ep.NumInOperands(); ++i)
+      e.interface.insert(ep.GetSingleWordInOperand(i));
     entries_.push_back(std::move(e));
   }
   return true;
@@ -254,7 +255,8 @@ void Joiner::AddGlobals(IRContext* v) {
     new_ids_.insert(inst.result_id());
     index_.emplace(std::move(key), id);
     base_->module()->AddGlobalValue(CloneRemapped(inst));
-    for (const Instruction* d : v->get_decoration_mgr()->GetDecorationsFor(inst.result_id(), false)) {
+    for (const Instruction* d :
+         v->get_decoration_mgr()->GetDecorationsFor(inst.result_id(), false)) {
       base_->module()->AddAnnotationInst(CloneRemapped(*d));
     }
   }
@@ -309,12 +311,12 @@ uint32_t Joiner::AddConstant(const VersionModule& info) {
       continue;
     }
     const uint32_t both = Fresh();
-    std::vector<Operand> operands = {
-        Operand(SPV_OPERAND_TYPE_SPEC_CONSTANT_OP_NUMBER,
-                {static_cast<uint32_t>(spv::Op::OpLogicalOr)}),
-        Operand(SPV_OPERAND_TYPE_ID, {any}), Operand(SPV_OPERAND_TYPE_ID, {id})};
-    base_->module()->AddGlobalValue(std::make_unique<Instruction>(
-        base_, spv::Op::OpSpecConstantOp, bool_type, both, operands));
+    std::vector<Operand> operands = {Operand(SPV_OPERAND_TYPE_SPEC_CONSTANT_OP_NUMBER,
+                                             {static_cast<uint32_t>(spv::Op::OpLogicalOr)}),
+                                     Operand(SPV_OPERAND_TYPE_ID, {any}),
+                                     Operand(SPV_OPERAND_TYPE_ID, {id})};
+    base_->module()->AddGlobalValue(
+        std::make_unique<Instruction>(base_, spv::Op::OpSpecConstantOp, bool_type, both, operands));
     any = both;
   }
   return any;
@@ -338,10 +340,10 @@ uint32_t Joiner::AddSpecBool(uint32_t bool_type, const VersionConstant& info) {
   base_->module()->AddGlobalValue(MakeInst(base_, spv::Op::OpSpecConstantFalse, bool_type, id, {}));
   base_->module()->AddAnnotationInst(std::make_unique<Instruction>(
       base_, spv::Op::OpDecorate, 0, 0,
-      std::vector<Operand>{Operand(SPV_OPERAND_TYPE_ID, {id}),
-                           Operand(SPV_OPERAND_TYPE_DECORATION,
-                                   {static_cast<uint32_t>(spv::Decoration::SpecId)}),
-                           Operand(SPV_OPERAND_TYPE_LITERAL_INTEGER, {info.spec_id})}));
+      std::vector<Operand>{
+          Operand(SPV_OPERAND_TYPE_ID, {id}),
+          Operand(SPV_OPERAND_TYPE_DECORATION, {static_cast<uint32_t>(spv::Decoration::SpecId)}),
+          Operand(SPV_OPERAND_TYPE_LITERAL_INTEGER, {info.spec_id})}));
   base_->module()->AddDebug2Inst(MakeName(base_, id, info.name));
   return id;
 }

@@ -37,7 +37,7 @@ struct VersionModule {
   std::vector<uint32_t> words;  // the whole module as built for the version
   // The constants that select it (any one true): one per target sharing it.
   std::vector<VersionConstant> constants;
-  std::string suffix;           // appended to its entry functions' names
+  std::string suffix;  // appended to its entry functions' names
 };
 
 // |base| with |versions| joined as above, in order (the first version with a

@@ -57,8 +57,7 @@ void OptimizeInto(const uint32_t* words, size_t word_count, const char* const* f
   if (words != nullptr) input.assign(words, words + word_count);
   r->ok = waveopt::Optimize(input, options, &r->result);
   if (!r->ok) {
-    r->error = r->result.diagnostics.empty() ? "optimization failed"
-                                             : r->result.diagnostics.back();
+    r->error = r->result.diagnostics.empty() ? "optimization failed" : r->result.diagnostics.back();
     r->result.diagnostics.pop_back();
   }
   r->yaml = waveopt::FormatRemarksYaml(r->result.remarks);
@@ -80,8 +79,8 @@ extern "C" {
 const char* waveopt_version(void) { return waveopt::Version(); }
 const char* waveopt_spirv_tools_version(void) { return waveopt::SpirvToolsVersion(); }
 
-waveopt_result* waveopt_optimize(const uint32_t* words, size_t word_count,
-                                 const char* const* flags, size_t flag_count) {
+waveopt_result* waveopt_optimize(const uint32_t* words, size_t word_count, const char* const* flags,
+                                 size_t flag_count) {
   waveopt_result* r = new (std::nothrow) waveopt_result;
   if (r == nullptr) return nullptr;
   try {
@@ -128,8 +127,7 @@ size_t waveopt_result_version_count(const waveopt_result* r) {
   return r == nullptr ? 0 : r->result.versions.size();
 }
 
-int waveopt_result_version(const waveopt_result* r, size_t index,
-                           waveopt_spec_version* version) {
+int waveopt_result_version(const waveopt_result* r, size_t index, waveopt_spec_version* version) {
   if (r == nullptr || version == nullptr || index >= r->result.versions.size()) return 0;
   const waveopt::SpecVersion& from = r->result.versions[index];
   version->spec_id = from.spec_id;

@@ -36,16 +36,14 @@ using spvtools::opt::Loop;
 using spvtools::opt::Operand;
 
 constexpr int kReduce = static_cast<int>(spv::GroupOperation::Reduce);
-constexpr int kExclusiveScan =
-    static_cast<int>(spv::GroupOperation::ExclusiveScan);
+constexpr int kExclusiveScan = static_cast<int>(spv::GroupOperation::ExclusiveScan);
 
 // Whether |inst| reads buffer, workgroup or image memory (what the pass
 // batches; the loads of private variables and of descriptors are not).
 bool IsMemoryRead(spvtools::opt::IRContext* context, const Instruction* inst) {
   if (IsImageRead(inst->opcode())) return true;
   if (inst->opcode() != spv::Op::OpLoad) return false;
-  const spv::StorageClass sc =
-      PointerClass(context, inst->GetSingleWordInOperand(0));
+  const spv::StorageClass sc = PointerClass(context, inst->GetSingleWordInOperand(0));
   if (sc == spv::StorageClass::Max || IsPrivateClass(sc)) return false;
   if (sc == spv::StorageClass::UniformConstant) return false;  // descriptors
   // Workgroup memory (a uniform read is one broadcast LDS access) and push
@@ -56,7 +54,6 @@ bool IsMemoryRead(spvtools::opt::IRContext* context, const Instruction* inst) {
   return true;
 }
 
-
 // The ids an image read depends on besides its result type: the image, the
 // coordinate, the Dref or component, and the image operands' ids.
 std::vector<uint32_t> ImageReadOperands(const Instruction* inst) {
@@ -66,8 +63,7 @@ std::vector<uint32_t> ImageReadOperands(const Instruction* inst) {
 }
 
 // 32-bit words in a value of |type_id| (for the cost and liveness rules).
-uint32_t ComponentsOf(spvtools::opt::IRContext* context, uint32_t type_id,
-                      int depth = 0) {
+uint32_t ComponentsOf(spvtools::opt::IRContext* context, uint32_t type_id, int depth = 0) {
   if (depth > 8) return 0;
   Instruction* type = context->get_def_use_mgr()->GetDef(type_id);
   if (type == nullptr) return 0;
@@ -81,8 +77,7 @@ uint32_t ComponentsOf(spvtools::opt::IRContext* context, uint32_t type_id,
              ComponentsOf(context, type->GetSingleWordInOperand(0), depth + 1);
     case spv::Op::OpTypeArray: {
       uint64_t n = 0;
-      Instruction* length =
-          context->get_def_use_mgr()->GetDef(type->GetSingleWordInOperand(1));
+      Instruction* length = context->get_def_use_mgr()->GetDef(type->GetSingleWordInOperand(1));
       if (!IntConstant(context, length, &n)) n = 1;
       return static_cast<uint32_t>(std::min<uint64_t>(n, 1024)) *
              ComponentsOf(context, type->GetSingleWordInOperand(0), depth + 1);
@@ -101,8 +96,7 @@ uint32_t ComponentsOf(spvtools::opt::IRContext* context, uint32_t type_id,
 
 // 32-bit words of the 8- and 16-bit parts of |type_id| (ComponentsOf
 // leaves them out), rounded up.
-uint32_t SmallWordsOf(spvtools::opt::IRContext* context, uint32_t type_id,
-                      int depth = 0) {
+uint32_t SmallWordsOf(spvtools::opt::IRContext* context, uint32_t type_id, int depth = 0) {
   if (depth > 8) return 0;
   Instruction* type = context->get_def_use_mgr()->GetDef(type_id);
   if (type == nullptr) return 0;
@@ -120,7 +114,8 @@ uint32_t SmallWordsOf(spvtools::opt::IRContext* context, uint32_t type_id,
     case spv::Op::OpTypeMatrix: {
       uint64_t n = type->opcode() == spv::Op::OpTypeMatrix ? type->GetSingleWordInOperand(1) : 1;
       if (type->opcode() == spv::Op::OpTypeArray &&
-          !IntConstant(context, context->get_def_use_mgr()->GetDef(type->GetSingleWordInOperand(1)), &n)) {
+          !IntConstant(context, context->get_def_use_mgr()->GetDef(type->GetSingleWordInOperand(1)),
+                       &n)) {
         n = 1;
       }
       return static_cast<uint32_t>(std::min<uint64_t>(n, 1024)) *
@@ -142,8 +137,7 @@ uint32_t SmallWordsOf(spvtools::opt::IRContext* context, uint32_t type_id,
 // already match) as a value of the logically matching |type|, constructed
 // with |e|; |value| itself when its type is |type|; 0 when it is not built
 // that way.
-uint32_t RebuildAs(spvtools::opt::IRContext* context, Emitter* e, uint32_t value,
-                   uint32_t type) {
+uint32_t RebuildAs(spvtools::opt::IRContext* context, Emitter* e, uint32_t value, uint32_t type) {
   auto* def_use = context->get_def_use_mgr();
   Instruction* def = def_use->GetDef(value);
   if (def == nullptr) return 0;
@@ -155,9 +149,8 @@ uint32_t RebuildAs(spvtools::opt::IRContext* context, Emitter* e, uint32_t value
   }
   std::vector<spvtools::opt::Operand> parts;
   for (uint32_t i = 0; i < def->NumInOperands(); ++i) {
-    const uint32_t member = to->opcode() == spv::Op::OpTypeStruct
-                                ? to->GetSingleWordInOperand(i)
-                                : to->GetSingleWordInOperand(0);
+    const uint32_t member = to->opcode() == spv::Op::OpTypeStruct ? to->GetSingleWordInOperand(i)
+                                                                  : to->GetSingleWordInOperand(0);
     const uint32_t part = RebuildAs(context, e, def->GetSingleWordInOperand(i), member);
     if (part == 0) return 0;
     parts.push_back({SPV_OPERAND_TYPE_ID, {part}});
@@ -203,9 +196,8 @@ void ForwardExtracts(spvtools::opt::IRContext* context, uint32_t composite) {
       // Struct and array constructs have one operand per member; a vector
       // construct may concatenate vectors, so its operands are not indexed
       // by component.
-      if (def == nullptr || def->opcode() != spv::Op::OpCompositeConstruct ||
-          type == nullptr || (type->opcode() != spv::Op::OpTypeStruct &&
-                              type->opcode() != spv::Op::OpTypeArray)) {
+      if (def == nullptr || def->opcode() != spv::Op::OpCompositeConstruct || type == nullptr ||
+          (type->opcode() != spv::Op::OpTypeStruct && type->opcode() != spv::Op::OpTypeArray)) {
         break;
       }
       value = def->GetSingleWordInOperand(extract->GetSingleWordInOperand(k));
@@ -271,8 +263,8 @@ uint32_t Slice(Emitter& e, spvtools::opt::IRContext* context, uint32_t value,
 }
 
 // |value| of |type_id| as |words| 32-bit words (a uint, or a uvecN).
-uint32_t ToWords(Emitter& e, spvtools::opt::IRContext* context, uint32_t value,
-                 uint32_t type_id, uint32_t words) {
+uint32_t ToWords(Emitter& e, spvtools::opt::IRContext* context, uint32_t value, uint32_t type_id,
+                 uint32_t words) {
   const WordShape shape = ShapeOf(context, type_id);
   const uint32_t uint_type = e.UIntType(32);
   const uint32_t v2 = e.UIntVectorType(2);
@@ -286,11 +278,10 @@ uint32_t ToWords(Emitter& e, spvtools::opt::IRContext* context, uint32_t value,
     }
   } else {
     const uint32_t per_word = 32 / shape.width;
-    const uint32_t word_type =
-        shape.is_signed ? e.IntType(32, true) : uint_type;
+    const uint32_t word_type = shape.is_signed ? e.IntType(32, true) : uint_type;
     for (uint32_t i = 0; i < shape.count; i += per_word) {
-      uint32_t w = e.EmitIds(spv::Op::OpBitcast, word_type,
-                             {Slice(e, context, value, shape, i, per_word)});
+      uint32_t w =
+          e.EmitIds(spv::Op::OpBitcast, word_type, {Slice(e, context, value, shape, i, per_word)});
       if (shape.is_signed) w = e.EmitIds(spv::Op::OpBitcast, uint_type, {w});
       parts.push_back(w);
     }
@@ -309,12 +300,13 @@ uint32_t FromWords(Emitter& e, spvtools::opt::IRContext* context, uint32_t words
   auto word = [&](uint32_t first, uint32_t n) -> uint32_t {  // n = 1 or 2 words
     if (words == n) return words_value;
     if (n == 1) {
-      return e.Emit(spv::Op::OpCompositeExtract, uint_type,
-                    {{SPV_OPERAND_TYPE_ID, {words_value}},
-                     {SPV_OPERAND_TYPE_LITERAL_INTEGER, {first}}});
+      return e.Emit(
+          spv::Op::OpCompositeExtract, uint_type,
+          {{SPV_OPERAND_TYPE_ID, {words_value}}, {SPV_OPERAND_TYPE_LITERAL_INTEGER, {first}}});
     }
     return e.Emit(spv::Op::OpVectorShuffle, e.UIntVectorType(2),
-                  {{SPV_OPERAND_TYPE_ID, {words_value}}, {SPV_OPERAND_TYPE_ID, {words_value}},
+                  {{SPV_OPERAND_TYPE_ID, {words_value}},
+                   {SPV_OPERAND_TYPE_ID, {words_value}},
                    {SPV_OPERAND_TYPE_LITERAL_INTEGER, {first}},
                    {SPV_OPERAND_TYPE_LITERAL_INTEGER, {first + 1}}});
   };
@@ -323,7 +315,8 @@ uint32_t FromWords(Emitter& e, spvtools::opt::IRContext* context, uint32_t words
     const uint32_t u64 = e.IntType(64, false);
     for (uint32_t i = 0; i < shape.count; ++i) {
       uint32_t c = e.EmitIds(spv::Op::OpBitcast, u64, {word(2 * i, 2)});
-      if (shape.is_float || shape.is_signed) c = e.EmitIds(spv::Op::OpBitcast, shape.comp_type, {c});
+      if (shape.is_float || shape.is_signed)
+        c = e.EmitIds(spv::Op::OpBitcast, shape.comp_type, {c});
       parts.push_back(c);
     }
   } else {
@@ -390,8 +383,7 @@ bool BatchUniformLoadsPass::ParseParams(const std::string& text, Params* params,
   return true;
 }
 
-BatchUniformLoadsPass::BatchUniformLoadsPass(PassConfig config)
-    : WavePass(std::move(config)) {
+BatchUniformLoadsPass::BatchUniformLoadsPass(PassConfig config) : WavePass(std::move(config)) {
   std::string ignored;
   ParseParams(this->config().params, &params_, &ignored);
 }
@@ -404,15 +396,12 @@ namespace {
 
 // The leaves of |type_id| (see Leaf); false when a leaf cannot be shuffled
 // (8/16-bit, pointers, images, runtime arrays) or there are more than |cap|.
-bool CollectLeaves(spvtools::opt::IRContext* context, uint32_t type_id,
-                   std::vector<uint32_t>* path,
-                   std::vector<BatchUniformLoadsPass::Leaf>* leaves,
-                   size_t cap, std::string* why) {
+bool CollectLeaves(spvtools::opt::IRContext* context, uint32_t type_id, std::vector<uint32_t>* path,
+                   std::vector<BatchUniformLoadsPass::Leaf>* leaves, size_t cap, std::string* why) {
   auto* def_use = context->get_def_use_mgr();
   Instruction* type = def_use->GetDef(type_id);
   if (leaves->size() > cap) {
-    *why = "the loaded value has more than " + std::to_string(cap) +
-           " scalar or vector parts";
+    *why = "the loaded value has more than " + std::to_string(cap) + " scalar or vector parts";
     return false;
   }
   using Carry = BatchUniformLoadsPass::Leaf::Carry;
@@ -428,8 +417,9 @@ bool CollectLeaves(spvtools::opt::IRContext* context, uint32_t type_id,
            (width == 8 && features->HasCapability(spv::Capability::Int8));
   };
   auto small_why = [&]() {
-    *why = "an 8- or 16-bit member in a module without the arithmetic "
-           "capability for it (only storage of it)";
+    *why =
+        "an 8- or 16-bit member in a module without the arithmetic "
+        "capability for it (only storage of it)";
     return false;
   };
   switch (type->opcode()) {
@@ -470,8 +460,7 @@ bool CollectLeaves(spvtools::opt::IRContext* context, uint32_t type_id,
       }
       for (uint32_t i = 0; i < n; ++i) {
         path->push_back(i);
-        bool ok = CollectLeaves(context, type->GetSingleWordInOperand(0), path,
-                                leaves, cap, why);
+        bool ok = CollectLeaves(context, type->GetSingleWordInOperand(0), path, leaves, cap, why);
         path->pop_back();
         if (!ok) return false;
       }
@@ -496,8 +485,8 @@ bool CollectLeaves(spvtools::opt::IRContext* context, uint32_t type_id,
           count = length->GetSingleWordInOperand(0);
         }
         if (count > cap) {
-          *why = "the loaded value has more than " + std::to_string(cap) +
-                 " scalar or vector parts";
+          *why =
+              "the loaded value has more than " + std::to_string(cap) + " scalar or vector parts";
           return false;
         }
         members.assign(count, type->GetSingleWordInOperand(0));
@@ -532,8 +521,7 @@ spvtools::opt::Pass::Status BatchUniformLoadsPass::Process() {
     if (status == Status::Failure) return status;
     if (status == Status::SuccessWithChange) changed = true;
     if (!deferred) break;
-    context()->InvalidateAnalysesExceptFor(
-        spvtools::opt::IRContext::kAnalysisNone);
+    context()->InvalidateAnalysesExceptFor(spvtools::opt::IRContext::kAnalysisNone);
   }
   return changed ? Status::SuccessWithChange : Status::SuccessWithoutChange;
 }
@@ -541,9 +529,7 @@ spvtools::opt::Pass::Status BatchUniformLoadsPass::Process() {
 std::vector<BatchUniformLoadsPass::Accepted> BatchUniformLoadsPass::OnePerNest(
     std::vector<Accepted> plans, bool last_round, bool* deferred) {
   std::stable_sort(plans.begin(), plans.end(),
-                   [](const Accepted& a, const Accepted& b) {
-                     return a.depth > b.depth;
-                   });
+                   [](const Accepted& a, const Accepted& b) { return a.depth > b.depth; });
   std::vector<Accepted> chosen;
   for (Accepted& candidate : plans) {
     bool overlaps = false;
@@ -554,14 +540,12 @@ std::vector<BatchUniformLoadsPass::Accepted> BatchUniformLoadsPass::OnePerNest(
         overlaps = true;
       }
     }
-    Instruction* merge_inst =
-        candidate.plan.loop->GetHeaderBlock()->GetLoopMergeInst();
+    Instruction* merge_inst = candidate.plan.loop->GetHeaderBlock()->GetLoopMergeInst();
     if (overlaps) {
       // Waits for the next round (the nest's inner loop is rewritten first).
       *deferred = true;
       if (last_round) {
-        EmitRemark(RemarkKind::kMissed, "NestedLoopBatched",
-                   candidate.plan.function, merge_inst,
+        EmitRemark(RemarkKind::kMissed, "NestedLoopBatched", candidate.plan.function, merge_inst,
                    "more nested levels than one run batches; run the pass "
                    "again to batch this one" +
                        LoopTag(*candidate.plan.loop));
@@ -571,14 +555,11 @@ std::vector<BatchUniformLoadsPass::Accepted> BatchUniformLoadsPass::OnePerNest(
     chosen.push_back(candidate);
   }
   std::stable_sort(chosen.begin(), chosen.end(),
-                   [](const Accepted& a, const Accepted& b) {
-                     return a.order < b.order;
-                   });
+                   [](const Accepted& a, const Accepted& b) { return a.order < b.order; });
   return chosen;
 }
 
-spvtools::opt::Pass::Status BatchUniformLoadsPass::ProcessRound(
-    bool last_round, bool* deferred) {
+spvtools::opt::Pass::Status BatchUniformLoadsPass::ProcessRound(bool last_round, bool* deferred) {
   loops_ = std::make_unique<LoopAnalysis>(context());
   module_writes_.reset();
   function_live_.clear();
@@ -600,8 +581,8 @@ spvtools::opt::Pass::Status BatchUniformLoadsPass::ProcessRound(
   // The first round's module is the one the pass was given: the
   // uniformity the pipeline kept for it, if any.
   std::unique_ptr<UniformityAnalysis> own;
-  const UniformityAnalysis& uniformity = UniformityOf(
-      context(), first_round_ ? config().uniformity.get() : nullptr, &own);
+  const UniformityAnalysis& uniformity =
+      UniformityOf(context(), first_round_ ? config().uniformity.get() : nullptr, &own);
   std::vector<Accepted> plans;
   for (size_t n = 0; n < loop_merges.size(); ++n) {
     auto [func, merge_inst] = loop_merges[n];
@@ -621,17 +602,15 @@ spvtools::opt::Pass::Status BatchUniformLoadsPass::ProcessRound(
       for (const Batched& b : plan.batched) {
         for (const Leaf& leaf : b.leaves) words += leaf.components;
       }
-      EmitRemark(RemarkKind::kAnalysis, "LiveEstimate", func, merge_inst,
-                 "about " + std::to_string(plan.live) +
-                     " values per lane live in the loop" +
-                     (plan.caller_live == 0
-                          ? std::string()
-                          : " (" + std::to_string(plan.caller_live) +
-                                " of them held across the calls to its function)") +
-                     ", " +
-                     std::to_string(plan.function_live) +
-                     " at the kernel's busiest point; the batch holds " +
-                     std::to_string(words) + LoopTag(*loop));
+      EmitRemark(
+          RemarkKind::kAnalysis, "LiveEstimate", func, merge_inst,
+          "about " + std::to_string(plan.live) + " values per lane live in the loop" +
+              (plan.caller_live == 0 ? std::string()
+                                     : " (" + std::to_string(plan.caller_live) +
+                                           " of them held across the calls to its function)") +
+              ", " + std::to_string(plan.function_live) +
+              " at the kernel's busiest point; the batch holds " + std::to_string(words) +
+              LoopTag(*loop));
     }
     if (reason.empty() && !module_reason.empty()) {
       reason = module_reason;
@@ -659,18 +638,16 @@ spvtools::opt::Pass::Status BatchUniformLoadsPass::ProcessRound(
       parts += b.leaves.size();
       for (const Leaf& leaf : b.leaves) words += leaf.components;
     }
-    EmitRemark(RemarkKind::kApplied, "BatchedLoads", plan.function,
-               plan.header->GetLoopMergeInst(),
-               std::to_string(values) + " uniform load(s) per iteration (" +
-                   std::to_string(parts) +
+    EmitRemark(RemarkKind::kApplied, "BatchedLoads", plan.function, plan.header->GetLoopMergeInst(),
+               std::to_string(values) + " uniform load(s) per iteration (" + std::to_string(parts) +
                    " shuffled part(s)) now load one element per lane per "
                    "batch; each iteration takes its element from the owning "
-                   "lane (" + std::to_string(words) + " words per lane)" +
+                   "lane (" +
+                   std::to_string(words) + " words per lane)" +
                    (plan.left_to_driver == 0
                         ? std::string()
                         : "; " + std::to_string(plan.left_to_driver) +
-                              " load(s) left to the driver (" +
-                              plan.left_to_driver_why + ")") +
+                              " load(s) left to the driver (" + plan.left_to_driver_why + ")") +
                    ReadNote(ChooseRead()) + LoopTag(*plan.loop));
   }
   for (const Accepted& a : chosen) {
@@ -682,9 +659,7 @@ spvtools::opt::Pass::Status BatchUniformLoadsPass::ProcessRound(
   return Status::SuccessWithChange;
 }
 
-
-bool BatchUniformLoadsPass::LoadsInCallee(Loop& loop, std::string* why,
-                                          Instruction** where) {
+bool BatchUniformLoadsPass::LoadsInCallee(Loop& loop, std::string* why, Instruction** where) {
   // A function call in the loop whose callee reads buffer or image memory:
   // the loads the loop repeats may be there, out of the pass's sight (-O
   // inlines only the functions its inliner takes, lib/inline_loop_callees.h).
@@ -693,15 +668,13 @@ bool BatchUniformLoadsPass::LoadsInCallee(Loop& loop, std::string* why,
       if (inst.opcode() != spv::Op::OpFunctionCall) continue;
       Function* callee = context()->GetFunction(inst.GetSingleWordInOperand(0));
       if (callee == nullptr) continue;
-      const bool loads = !callee->WhileEachInst([&](Instruction* callee_inst) {
-        return !IsMemoryRead(context(), callee_inst);
-      });
+      const bool loads = !callee->WhileEachInst(
+          [&](Instruction* callee_inst) { return !IsMemoryRead(context(), callee_inst); });
       if (!loads) continue;
       *why = "the loop calls " + NameOf(callee->result_id()) +
              ", which loads memory: loads in a called function are not "
              "batched (-O inlines functions called in loops of at most " +
-             std::to_string(kInlineLoopCalleeMaxInstructions) +
-             " instructions)";
+             std::to_string(kInlineLoopCalleeMaxInstructions) + " instructions)";
       *where = &inst;
       return true;
     }
@@ -709,10 +682,8 @@ bool BatchUniformLoadsPass::LoadsInCallee(Loop& loop, std::string* why,
   return false;
 }
 
-
-std::string BatchUniformLoadsPass::AnalyzeShape(Function* func, Loop* loop,
-                                                Plan* plan, std::string* why,
-                                                Instruction** where) {
+std::string BatchUniformLoadsPass::AnalyzeShape(Function* func, Loop* loop, Plan* plan,
+                                                std::string* why, Instruction** where) {
   auto* def_use = context()->get_def_use_mgr();
   if (!loops_->Shape(func, loop, plan, why, where)) {
     return "UnsupportedLoopShape";
@@ -770,8 +741,7 @@ namespace {
 
 // Whether an address computed from |operands| changes with a loop nested in
 // |plan|'s loop (that loop's business: it is looked at on its own).
-bool ChangesWithInnerLoop(spvtools::opt::IRContext* context,
-                          const std::vector<uint32_t>& operands,
+bool ChangesWithInnerLoop(spvtools::opt::IRContext* context, const std::vector<uint32_t>& operands,
                           const LoopShape& plan) {
   auto* def_use = context->get_def_use_mgr();
   std::unordered_set<uint32_t> seen;
@@ -794,8 +764,8 @@ bool ChangesWithInnerLoop(spvtools::opt::IRContext* context,
 
 // Whether an address computed from |operands| goes through a load of a
 // local the loop stores to (code not in SSA form yet).
-bool ThroughLocal(spvtools::opt::IRContext* context,
-                  const std::vector<uint32_t>& operands, const LoopShape& plan) {
+bool ThroughLocal(spvtools::opt::IRContext* context, const std::vector<uint32_t>& operands,
+                  const LoopShape& plan) {
   auto* def_use = context->get_def_use_mgr();
   std::unordered_set<uint32_t> seen;
   std::vector<uint32_t> stack(operands.begin(), operands.end());
@@ -820,8 +790,7 @@ bool ThroughLocal(spvtools::opt::IRContext* context,
 }  // namespace
 
 bool BatchUniformLoadsPass::BatchUnits(Instruction* inst, const Batched& b,
-                                       std::vector<Batched>* units,
-                                       std::string* why) {
+                                       std::vector<Batched>* units, std::string* why) {
   auto* def_use = context()->get_def_use_mgr();
   Batched whole = b;
   std::vector<uint32_t> path;
@@ -833,8 +802,7 @@ bool BatchUniformLoadsPass::BatchUnits(Instruction* inst, const Batched& b,
   bool only_converts = true;
   def_use->ForEachUser(inst, [&](Instruction* user) {
     const spv::Op op = user->opcode();
-    if ((op == spv::Op::OpUConvert || op == spv::Op::OpSConvert ||
-         op == spv::Op::OpFConvert) &&
+    if ((op == spv::Op::OpUConvert || op == spv::Op::OpSConvert || op == spv::Op::OpFConvert) &&
         user->GetSingleWordInOperand(0) == inst->result_id()) {
       converts.push_back(user);
     } else {
@@ -842,9 +810,7 @@ bool BatchUniformLoadsPass::BatchUnits(Instruction* inst, const Batched& b,
     }
   });
   std::sort(converts.begin(), converts.end(),
-            [](Instruction* x, Instruction* y) {
-              return x->result_id() < y->result_id();
-            });
+            [](Instruction* x, Instruction* y) { return x->result_id() < y->result_id(); });
   for (Instruction* convert : converts) {
     Batched u = b;
     u.insts = {convert};
@@ -859,10 +825,10 @@ bool BatchUniformLoadsPass::BatchUnits(Instruction* inst, const Batched& b,
   return only_converts && !units->empty();
 }
 
-std::string BatchUniformLoadsPass::SpeculationRefusal(
-    Instruction* inst, const Plan& plan, const std::vector<uint32_t>& operands,
-    bool indexed, const LoopExits& exits, std::string* why,
-    Instruction** where) {
+std::string BatchUniformLoadsPass::SpeculationRefusal(Instruction* inst, const Plan& plan,
+                                                      const std::vector<uint32_t>& operands,
+                                                      bool indexed, const LoopExits& exits,
+                                                      std::string* why, Instruction** where) {
   bool prefix_only = true;
   for (uint32_t id : operands) {
     bool u = false, ix = false;
@@ -870,10 +836,9 @@ std::string BatchUniformLoadsPass::SpeculationRefusal(
       prefix_only = false;
     }
   }
-  const std::string cause = exits.unpredictable
-                                ? "the loop may leave on a condition known "
-                                  "only when it runs"
-                                : "the load is conditional";
+  const std::string cause = exits.unpredictable ? "the loop may leave on a condition known "
+                                                  "only when it runs"
+                                                : "the load is conditional";
   if (indexed || !prefix_only) {
     *why = cause +
            ", so elements would be read ahead of time, and the address goes "
@@ -883,16 +848,14 @@ std::string BatchUniformLoadsPass::SpeculationRefusal(
   }
   std::string bounds_why;
   if (!CanCheckBounds(inst, &bounds_why)) {
-    *why = cause + ", so elements would be read ahead of time, and " +
-           bounds_why;
+    *why = cause + ", so elements would be read ahead of time, and " + bounds_why;
     *where = inst;
     return "UnprovenBounds";
   }
   return "";
 }
 
-void BatchUniformLoadsPass::AddUnits(Plan* plan, std::vector<Batched> units,
-                                     uint32_t cost) {
+void BatchUniformLoadsPass::AddUnits(Plan* plan, std::vector<Batched> units, uint32_t cost) {
   for (size_t n = 0; n < units.size(); ++n) {
     Batched& unit = units[n];
     unit.cost = n == 0 ? cost : 0;  // one memory read for all its conversions
@@ -918,15 +881,12 @@ void BatchUniformLoadsPass::AddUnits(Plan* plan, std::vector<Batched> units,
   }
 }
 
-void BatchUniformLoadsPass::ConsiderLoad(Plan* plan, BasicBlock* block,
-                                         Instruction* inst,
+void BatchUniformLoadsPass::ConsiderLoad(Plan* plan, BasicBlock* block, Instruction* inst,
                                          const UniformityAnalysis& uniformity,
-                                         const LoopExits& exits,
-                                         LoadScan* scan) {
+                                         const LoopExits& exits, LoadScan* scan) {
   const bool image = IsImageRead(inst->opcode());
   const std::vector<uint32_t> operands =
-      image ? ImageReadOperands(inst)
-            : std::vector<uint32_t>{inst->GetSingleWordInOperand(0)};
+      image ? ImageReadOperands(inst) : std::vector<uint32_t>{inst->GetSingleWordInOperand(0)};
   bool invariant = true;
   for (uint32_t id : operands) {
     if (!loops_->IsInvariant(id, *plan, nullptr)) invariant = false;
@@ -981,20 +941,18 @@ void BatchUniformLoadsPass::ConsiderLoad(Plan* plan, BasicBlock* block,
   // Read ahead of time for an iteration the original might not reach it
   // in: the loop may leave on a condition the fill cannot evaluate, or the
   // load is conditional.
-  const bool speculative =
-      exits.unpredictable || !plan->dominate_latch.count(block->id());
+  const bool speculative = exits.unpredictable || !plan->dominate_latch.count(block->id());
   if (speculative) {
     Instruction* where = nullptr;
-    const std::string reason = SpeculationRefusal(inst, *plan, operands,
-                                                  indexed, exits, &why, &where);
+    const std::string reason =
+        SpeculationRefusal(inst, *plan, operands, indexed, exits, &why, &where);
     if (!reason.empty()) {
       scan->Refuse(reason, why, where);
       return;
     }
   }
   std::vector<size_t> before;
-  spvtools::opt::DominatorAnalysis* dom =
-      context()->GetDominatorAnalysis(plan->function);
+  spvtools::opt::DominatorAnalysis* dom = context()->GetDominatorAnalysis(plan->function);
   for (size_t e = 0; e < plan->exits.size(); ++e) {
     BasicBlock* from = plan->exits[e].from;
     if (from != block && dom->Dominates(from, block)) before.push_back(e);
@@ -1005,10 +963,9 @@ void BatchUniformLoadsPass::ConsiderLoad(Plan* plan, BasicBlock* block,
   }
   // Memory cost per iteration (see the pass doc): a uniform 32-bit load 4
   // units, wider loads and image reads 16 per 16 bytes.
-  const uint32_t bytes_words = (ComponentsOf(context(), inst->type_id()) +
-                                SmallWordsOf(context(), inst->type_id()));
-  const uint32_t cost =
-      image ? 16 : (bytes_words <= 1 ? 4 : 16 * ((bytes_words + 3) / 4));
+  const uint32_t bytes_words =
+      (ComponentsOf(context(), inst->type_id()) + SmallWordsOf(context(), inst->type_id()));
+  const uint32_t cost = image ? 16 : (bytes_words <= 1 ? 4 : 16 * ((bytes_words + 3) / 4));
   AddUnits(plan, std::move(units), cost);
 }
 
@@ -1030,16 +987,14 @@ void BatchUniformLoadsPass::CountRecomputed(Plan* plan) {
   }
 }
 
-void BatchUniformLoadsPass::EstimateLive(Plan* plan,
-                                         const UniformityAnalysis& uniformity) {
+void BatchUniformLoadsPass::EstimateLive(Plan* plan, const UniformityAnalysis& uniformity) {
   Function* func = plan->function;
   plan->live = LiveEstimate(func, plan->blocks, uniformity);
   auto known = function_live_.find(func->result_id());
   if (known == function_live_.end()) {
     std::vector<BasicBlock*> all;
     for (BasicBlock& b : *func) all.push_back(&b);
-    known = function_live_.emplace(func->result_id(),
-                                   LiveEstimate(func, all, uniformity)).first;
+    known = function_live_.emplace(func->result_id(), LiveEstimate(func, all, uniformity)).first;
   }
   plan->caller_live = CallerLive(func, uniformity);
   plan->live += plan->caller_live;
@@ -1047,9 +1002,8 @@ void BatchUniformLoadsPass::EstimateLive(Plan* plan,
 }
 
 std::string BatchUniformLoadsPass::Analyze(Function* func, Loop* loop,
-                                           const UniformityAnalysis& uniformity,
-                                           Plan* plan, std::string* why,
-                                           Instruction** where) {
+                                           const UniformityAnalysis& uniformity, Plan* plan,
+                                           std::string* why, Instruction** where) {
   // The pass has something to say only when the loop reads memory at all.
   bool any_memory_load = false;
   for (BasicBlock* loop_block : loops_->Blocks(*loop)) {
@@ -1068,8 +1022,9 @@ std::string BatchUniformLoadsPass::Analyze(Function* func, Loop* loop,
 
   // Every exit subgroup-uniform: the lanes that enter leave together.
   if (uniformity.LoopExitLevel(plan->header->id()) == Uniformity::kDivergent) {
-    *why = "lanes may leave the loop at different iterations (an exit test "
-           "is not subgroup-uniform)";
+    *why =
+        "lanes may leave the loop at different iterations (an exit test "
+        "is not subgroup-uniform)";
     return "LoopTripCountDivergent";
   }
   // Induction variables the fill can step: header phis stepped by a
@@ -1124,8 +1079,7 @@ std::string BatchUniformLoadsPass::Analyze(Function* func, Loop* loop,
 
   // Trip count of the first batched load: the exits that compare a counter
   // with a constant, run from a constant start.
-  const TripCount trips =
-      loops_->CountTrips(*plan, plan->ivs, exits, plan->batched[0].before);
+  const TripCount trips = loops_->CountTrips(*plan, plan->ivs, exits, plan->batched[0].before);
   plan->trips = trips.exact;
   plan->max_trips = trips.at_most;
   CountRecomputed(plan);
@@ -1135,10 +1089,9 @@ std::string BatchUniformLoadsPass::Analyze(Function* func, Loop* loop,
   return CostName(plan->cost);
 }
 
-BatchUniformLoadsPass::ExitForm BatchUniformLoadsPass::ExitFormOf(
-    const Plan& plan, const LoopExits& exits) {
-  if (exits.unpredictable || plan.exits.size() != 1 ||
-      plan.exit_sources.size() != 1) {
+BatchUniformLoadsPass::ExitForm BatchUniformLoadsPass::ExitFormOf(const Plan& plan,
+                                                                  const LoopExits& exits) {
+  if (exits.unpredictable || plan.exits.size() != 1 || plan.exit_sources.size() != 1) {
     return ExitForm::kTwoExits;
   }
   // Not inside another loop: there, lavapipe (Mesa 22.3) computed wrong
@@ -1208,8 +1161,7 @@ bool BatchUniformLoadsPass::TopRepeatable(const Plan& plan, BasicBlock* from) {
     const Instruction* branch = block->terminator();
     if (branch->opcode() != spv::Op::OpBranch) return false;
     const uint32_t next = branch->GetSingleWordInOperand(0);
-    if (!plan.block_ids.count(next) || next == plan.header->id() ||
-        preds[next] != 1) {
+    if (!plan.block_ids.count(next) || next == plan.header->id() || preds[next] != 1) {
       return false;
     }
     block = context()->get_instr_block(next);
@@ -1241,8 +1193,7 @@ bool BatchUniformLoadsPass::RunsTwiceAlike(const BasicBlock* block) {
   return true;
 }
 
-const BatchUniformLoadsPass::ModuleWrites&
-BatchUniformLoadsPass::WrittenByModule() {
+const BatchUniformLoadsPass::ModuleWrites& BatchUniformLoadsPass::WrittenByModule() {
   if (module_writes_ != nullptr) return *module_writes_;
   module_writes_ = std::make_unique<ModuleWrites>();
   ModuleWrites& w = *module_writes_;
@@ -1275,9 +1226,8 @@ std::string BatchUniformLoadsPass::ScalarizableMemory(Instruction* read) {
   if (var == nullptr) return "";
   auto* def_use = context()->get_def_use_mgr();
   Instruction* ptr_type = def_use->GetDef(var->type_id());
-  Instruction* block = ptr_type == nullptr
-                           ? nullptr
-                           : def_use->GetDef(ptr_type->GetSingleWordInOperand(1));
+  Instruction* block =
+      ptr_type == nullptr ? nullptr : def_use->GetDef(ptr_type->GetSingleWordInOperand(1));
   // Arrays of blocks (descriptor arrays) are left out: not measured.
   if (block == nullptr || block->opcode() != spv::Op::OpTypeStruct) return "";
   const auto sc = static_cast<spv::StorageClass>(var->GetSingleWordInOperand(0));
@@ -1293,8 +1243,7 @@ std::string BatchUniformLoadsPass::ScalarizableMemory(Instruction* read) {
   }
   bool members_read_only = block->NumInOperands() > 0;
   for (uint32_t m = 0; m < block->NumInOperands(); ++m) {
-    if (!HasMemberDecoration(context(), block->result_id(), m,
-                             spv::Decoration::NonWritable)) {
+    if (!HasMemberDecoration(context(), block->result_id(), m, spv::Decoration::NonWritable)) {
       members_read_only = false;
     }
   }
@@ -1320,8 +1269,7 @@ void BatchUniformLoadsPass::LeaveScalarLoadsToDriver(Plan* plan) {
     plan->left_to_driver += static_cast<uint32_t>(b.insts.size());
     if (plan->left_to_driver_why.empty()) {
       plan->left_to_driver_why =
-          TargetFlag() + ": the load reads " + memory +
-          " at a subgroup-uniform address, which " +
+          TargetFlag() + ": the load reads " + memory + " at a subgroup-uniform address, which " +
           (config().target == Target::kAmd ? "RADV" : "AMD's driver (RADV)") +
           " loads with scalar loads (s_buffer_load: one request per wave, no "
           "vector registers; fact scalar-uniform-loads)";
@@ -1330,9 +1278,8 @@ void BatchUniformLoadsPass::LeaveScalarLoadsToDriver(Plan* plan) {
   plan->batched = std::move(kept);
 }
 
-uint32_t BatchUniformLoadsPass::CallerLive(Function* func,
-                                          const UniformityAnalysis& uniformity,
-                                          int depth) {
+uint32_t BatchUniformLoadsPass::CallerLive(Function* func, const UniformityAnalysis& uniformity,
+                                           int depth) {
   auto known = caller_live_.find(func->result_id());
   if (known != caller_live_.end()) return known->second;
   uint32_t most = 0;
@@ -1356,15 +1303,13 @@ uint32_t BatchUniformLoadsPass::CallerLive(Function* func,
   return most;
 }
 
-uint32_t BatchUniformLoadsPass::LiveEstimate(
-    Function* func, const std::vector<BasicBlock*>& blocks,
-    const UniformityAnalysis& uniformity, const Instruction* at,
-    uint32_t* at_live) {
+uint32_t BatchUniformLoadsPass::LiveEstimate(Function* func, const std::vector<BasicBlock*>& blocks,
+                                             const UniformityAnalysis& uniformity,
+                                             const Instruction* at, uint32_t* at_live) {
   // SPIRV-Tools' liveness gives each block's live-out set; a backward walk
   // through the block finds its busiest point. Values are weighted by the
   // 32-bit words they hold.
-  const spvtools::opt::RegisterLiveness* liveness =
-      context()->GetLivenessAnalysis()->Get(func);
+  const spvtools::opt::RegisterLiveness* liveness = context()->GetLivenessAnalysis()->Get(func);
   if (liveness == nullptr) return 0;
   // Subgroup-uniform integers live in scalar registers; floating-point
   // values do not (GPUs without scalar float arithmetic compute them in
@@ -1391,8 +1336,8 @@ uint32_t BatchUniformLoadsPass::LiveEstimate(
   // A subgroup-uniform value read from memory (and parts of one) stays in
   // scalar registers whatever its type: drivers load it with scalar loads
   // and use it as an operand directly. Image reads return vector registers.
-  std::function<bool(const Instruction*, int)> scalar_read =
-      [&](const Instruction* inst, int depth) -> bool {
+  std::function<bool(const Instruction*, int)> scalar_read = [&](const Instruction* inst,
+                                                                 int depth) -> bool {
     if (depth > 4) return false;
     switch (inst->opcode()) {
       case spv::Op::OpLoad:
@@ -1410,12 +1355,10 @@ uint32_t BatchUniformLoadsPass::LiveEstimate(
         inst->ForEachInId([&](const uint32_t* id) {
           const Instruction* d = context()->get_def_use_mgr()->GetDef(*id);
           if (d == nullptr || d->type_id() == 0) return;  // a type or constant
-          if (d->opcode() == spv::Op::OpConstant ||
-              d->opcode() == spv::Op::OpConstantComposite) {
+          if (d->opcode() == spv::Op::OpConstant || d->opcode() == spv::Op::OpConstantComposite) {
             return;
           }
-          if (!uniformity.IsSubgroupUniform(d->result_id()) ||
-              !scalar_read(d, depth + 1)) {
+          if (!uniformity.IsSubgroupUniform(d->result_id()) || !scalar_read(d, depth + 1)) {
             all = false;
           }
         });
@@ -1431,15 +1374,14 @@ uint32_t BatchUniformLoadsPass::LiveEstimate(
   // wherever the module reads them. GLSL reads gl_GlobalInvocationID again
   // after a loop, HLSL's entry point copies SV_DispatchThreadID before it:
   // the same registers (measured with RADV), now the same estimate.
-  std::function<bool(const Instruction*, int)> from_input =
-      [&](const Instruction* inst, int depth) -> bool {
+  std::function<bool(const Instruction*, int)> from_input = [&](const Instruction* inst,
+                                                                int depth) -> bool {
     if (depth > 4) return false;
     switch (inst->opcode()) {
       case spv::Op::OpLoad: {
         const Instruction* base = inst->GetBaseAddress();
         return base != nullptr && base->opcode() == spv::Op::OpVariable &&
-               spv::StorageClass(base->GetSingleWordInOperand(0)) ==
-                   spv::StorageClass::Input;
+               spv::StorageClass(base->GetSingleWordInOperand(0)) == spv::StorageClass::Input;
       }
       case spv::Op::OpCompositeExtract:
       case spv::Op::OpVectorShuffle:
@@ -1470,8 +1412,7 @@ uint32_t BatchUniformLoadsPass::LiveEstimate(
   for (BasicBlock* block : blocks) {
     const auto* region = liveness->Get(block);
     if (region == nullptr) continue;
-    std::unordered_set<const Instruction*> live(region->live_out_.begin(),
-                                                region->live_out_.end());
+    std::unordered_set<const Instruction*> live(region->live_out_.begin(), region->live_out_.end());
     uint32_t now = 0;
     for (const Instruction* inst : live) now += weight(inst);
     peak = std::max(peak, now);
@@ -1493,9 +1434,7 @@ uint32_t BatchUniformLoadsPass::LiveEstimate(
 
 const char* BatchUniformLoadsPass::CostName(Cost cost) {
   static const char* const kCostNames[] = {
-      "NotCosted",         "",
-      "ShortLoop",         "UnrolledByDriver",
-      "TooManyComponents", "RegisterPressure",
+      "NotCosted",     "", "ShortLoop", "UnrolledByDriver", "TooManyComponents", "RegisterPressure",
       "NotProfitable",
   };
   return kCostNames[static_cast<int>(cost)];
@@ -1513,19 +1452,16 @@ BatchUniformLoadsPass::Cost BatchUniformLoadsPass::CostRule(const Plan& plan, st
     for (const Leaf& leaf : b.leaves) components += leaf.components;
     memory_cost += b.cost;
   }
-  if (plan.max_trips >= 0 &&
-      plan.max_trips < static_cast<int64_t>(params_.min_trip)) {
-    *why = "the loop runs " +
-           std::string(plan.trips >= 0 ? "" : "at most ") +
-           std::to_string(plan.max_trips) + " times, fewer than min-trip=" +
-           std::to_string(params_.min_trip);
+  if (plan.max_trips >= 0 && plan.max_trips < static_cast<int64_t>(params_.min_trip)) {
+    *why = "the loop runs " + std::string(plan.trips >= 0 ? "" : "at most ") +
+           std::to_string(plan.max_trips) +
+           " times, fewer than min-trip=" + std::to_string(params_.min_trip);
     return Cost::kShortLoop;
   }
   if (params_.always) return Cost::kPays;
   Instruction* merge_inst = plan.header->GetLoopMergeInst();
-  const bool dont_unroll =
-      (merge_inst->GetSingleWordInOperand(2) &
-       static_cast<uint32_t>(spv::LoopControlMask::DontUnroll)) != 0;
+  const bool dont_unroll = (merge_inst->GetSingleWordInOperand(2) &
+                            static_cast<uint32_t>(spv::LoopControlMask::DontUnroll)) != 0;
   if (plan.trips >= 0 && plan.trips <= static_cast<int64_t>(params_.driver_unroll) &&
       !dont_unroll) {
     *why = "the loop runs a constant " + std::to_string(plan.trips) +
@@ -1537,7 +1473,8 @@ BatchUniformLoadsPass::Cost BatchUniformLoadsPass::CostRule(const Plan& plan, st
   if (components > params_.max_components) {
     *why = "a batch would hold " + std::to_string(components) +
            " 32-bit values per lane across the loop, more than "
-           "max-components=" + std::to_string(params_.max_components);
+           "max-components=" +
+           std::to_string(params_.max_components);
     return Cost::kTooManyComponents;
   }
   // The kernel's busiest point after the rewrite: the loop's with the
@@ -1546,37 +1483,34 @@ BatchUniformLoadsPass::Cost BatchUniformLoadsPass::CostRule(const Plan& plan, st
   if (after > std::max(params_.max_live, plan.function_live)) {
     *why = "about " + std::to_string(plan.live) +
            " values per lane are live in the loop already (the kernel's "
-           "busiest point: " + std::to_string(plan.function_live) +
-           "); with the batch (" + std::to_string(components) +
+           "busiest point: " +
+           std::to_string(plan.function_live) + "); with the batch (" + std::to_string(components) +
            ") that is more than max-live=" + std::to_string(params_.max_live) +
            ", which would cost occupancy";
     return Cost::kRegisterPressure;
   }
   // Per execution of the loop, in wave instruction issues (see the doc).
-  const int64_t t = plan.trips >= 0 ? plan.trips
-                    : plan.max_trips >= 0 ? plan.max_trips
-                                          : 256;
+  const int64_t t = plan.trips >= 0 ? plan.trips : plan.max_trips >= 0 ? plan.max_trips : 256;
   const int64_t batches = (t + 31) / 32;
   const int64_t removed = static_cast<int64_t>(memory_cost) * (t - batches);
-  const int64_t added = t * (components + 2) +
-                        batches * (8 + static_cast<int64_t>(plan.recomputed)) + 8;
+  const int64_t added =
+      t * (components + 2) + batches * (8 + static_cast<int64_t>(plan.recomputed)) + 8;
   if (removed <= added) {
     *why = "over " + std::to_string(t) + " iterations the rewrite removes " +
-           std::to_string(removed) + " units of memory issue and adds " +
-           std::to_string(added) + " units of shuffles and bookkeeping";
+           std::to_string(removed) + " units of memory issue and adds " + std::to_string(added) +
+           " units of shuffles and bookkeeping";
     return Cost::kNotProfitable;
   }
   return Cost::kPays;
 }
-
 
 namespace {
 
 // A chain of access chains from a variable, flattened: the indices in order
 // from the variable's pointee type. False for chains with a pointer-level
 // index (OpPtrAccessChain) or anything else between.
-bool FlattenChain(spvtools::opt::IRContext* context, uint32_t ptr,
-                  Instruction** root, std::vector<uint32_t>* indices) {
+bool FlattenChain(spvtools::opt::IRContext* context, uint32_t ptr, Instruction** root,
+                  std::vector<uint32_t>* indices) {
   auto* def_use = context->get_def_use_mgr();
   std::vector<std::vector<uint32_t>> parts;
   for (int depth = 0; depth < 32; ++depth) {
@@ -1613,8 +1547,7 @@ bool FlattenChain(spvtools::opt::IRContext* context, uint32_t ptr,
 bool BatchUniformLoadsPass::CanCheckBounds(Instruction* inst, std::string* why) {
   auto* def_use = context()->get_def_use_mgr();
   const spv::Op op = inst->opcode();
-  if (op == spv::Op::OpImageSampleExplicitLod ||
-      op == spv::Op::OpImageSampleDrefExplicitLod ||
+  if (op == spv::Op::OpImageSampleExplicitLod || op == spv::Op::OpImageSampleDrefExplicitLod ||
       op == spv::Op::OpImageGather || op == spv::Op::OpImageDrefGather) {
     return true;  // a sampler's addressing keeps every read inside the image
   }
@@ -1627,11 +1560,11 @@ bool BatchUniformLoadsPass::CanCheckBounds(Instruction* inst, std::string* why) 
     }
     const auto dim = spv::Dim(type->GetSingleWordInOperand(1));
     if (type->GetSingleWordInOperand(4) != 0 ||
-        !(dim == spv::Dim::Dim1D || dim == spv::Dim::Dim2D ||
-          dim == spv::Dim::Dim3D || dim == spv::Dim::Buffer ||
-          dim == spv::Dim::Rect)) {
-      *why = "the image is multisampled or of a dimension whose size the "
-             "pass does not check";
+        !(dim == spv::Dim::Dim1D || dim == spv::Dim::Dim2D || dim == spv::Dim::Dim3D ||
+          dim == spv::Dim::Buffer || dim == spv::Dim::Rect)) {
+      *why =
+          "the image is multisampled or of a dimension whose size the "
+          "pass does not check";
       return false;
     }
     if (inst->NumInOperands() > 2) {
@@ -1641,8 +1574,7 @@ bool BatchUniformLoadsPass::CanCheckBounds(Instruction* inst, std::string* why) 
         return false;
       }
       uint64_t lod = 1;
-      if (!IntConstant(context(), def_use->GetDef(inst->GetSingleWordInOperand(3)),
-                       &lod) ||
+      if (!IntConstant(context(), def_use->GetDef(inst->GetSingleWordInOperand(3)), &lod) ||
           lod != 0) {
         *why = "the read is not from level 0";
         return false;
@@ -1660,8 +1592,7 @@ bool BatchUniformLoadsPass::CanCheckBounds(Instruction* inst, std::string* why) 
                : "the address is not an access chain from a variable";
     return false;
   }
-  Instruction* type = def_use->GetDef(
-      def_use->GetDef(root->type_id())->GetSingleWordInOperand(1));
+  Instruction* type = def_use->GetDef(def_use->GetDef(root->type_id())->GetSingleWordInOperand(1));
   for (size_t i = 0; i < indices.size(); ++i) {
     switch (type->opcode()) {
       case spv::Op::OpTypeStruct: {
@@ -1672,8 +1603,7 @@ bool BatchUniformLoadsPass::CanCheckBounds(Instruction* inst, std::string* why) 
       }
       case spv::Op::OpTypeArray: {
         uint64_t n = 0;
-        if (!IntConstant(context(), def_use->GetDef(type->GetSingleWordInOperand(1)),
-                         &n)) {
+        if (!IntConstant(context(), def_use->GetDef(type->GetSingleWordInOperand(1)), &n)) {
           *why = "an array's length is a specialization constant";
           return false;
         }
@@ -1701,9 +1631,8 @@ bool BatchUniformLoadsPass::CanCheckBounds(Instruction* inst, std::string* why) 
   return true;
 }
 
-uint32_t BatchUniformLoadsPass::BoundsCheck(
-    Instruction* inst, const Plan& plan, BasicBlock* block,
-    std::unordered_map<uint32_t, uint32_t>* map) {
+uint32_t BatchUniformLoadsPass::BoundsCheck(Instruction* inst, const Plan& plan, BasicBlock* block,
+                                            std::unordered_map<uint32_t, uint32_t>* map) {
   auto* def_use = context()->get_def_use_mgr();
   Emitter e(context(), block);
   const uint32_t bool_type = e.BoolType();
@@ -1726,9 +1655,9 @@ uint32_t BatchUniformLoadsPass::BoundsCheck(
     }
     uint32_t bound = n_id_or_zero;
     if (bound == 0) {
-      bound = width == 64 ? e.Constant(utype, {static_cast<uint32_t>(n),
-                                               static_cast<uint32_t>(n >> 32)})
-                          : e.UInt(static_cast<uint32_t>(n));
+      bound = width == 64
+                  ? e.Constant(utype, {static_cast<uint32_t>(n), static_cast<uint32_t>(n >> 32)})
+                  : e.UInt(static_cast<uint32_t>(n));
     } else if (width == 64) {
       bound = e.EmitIds(spv::Op::OpUConvert, utype, {bound});
     }
@@ -1736,8 +1665,7 @@ uint32_t BatchUniformLoadsPass::BoundsCheck(
     return e.ok();
   };
   const spv::Op op = inst->opcode();
-  if (op == spv::Op::OpImageSampleExplicitLod ||
-      op == spv::Op::OpImageSampleDrefExplicitLod ||
+  if (op == spv::Op::OpImageSampleExplicitLod || op == spv::Op::OpImageSampleDrefExplicitLod ||
       op == spv::Op::OpImageGather || op == spv::Op::OpImageDrefGather) {
     return e.Bool(true);
   }
@@ -1750,9 +1678,8 @@ uint32_t BatchUniformLoadsPass::BoundsCheck(
     const uint32_t coord = loops_->CloneAt(inst->GetSingleWordInOperand(1), plan, block, map);
     if (image == 0 || coord == 0) return 0;
     const Instruction* ctype = def_use->GetDef(def_use->GetDef(coord)->type_id());
-    const uint32_t n = ctype->opcode() == spv::Op::OpTypeVector
-                           ? ctype->GetSingleWordInOperand(1)
-                           : 1;
+    const uint32_t n =
+        ctype->opcode() == spv::Op::OpTypeVector ? ctype->GetSingleWordInOperand(1) : 1;
     const uint32_t utype = n == 1 ? e.UIntType(32) : e.UIntVectorType(n);
     const bool sampled = type->GetSingleWordInOperand(5) == 1;
     uint32_t size = 0;
@@ -1762,8 +1689,7 @@ uint32_t BatchUniformLoadsPass::BoundsCheck(
       size = e.EmitIds(spv::Op::OpImageQuerySize, utype, {image});
     }
     uint32_t ucoord = coord;
-    const Instruction* scalar =
-        n == 1 ? ctype : def_use->GetDef(ctype->GetSingleWordInOperand(0));
+    const Instruction* scalar = n == 1 ? ctype : def_use->GetDef(ctype->GetSingleWordInOperand(0));
     if (scalar->GetSingleWordInOperand(1) != 0) {
       ucoord = e.EmitIds(spv::Op::OpBitcast, utype, {coord});
     }
@@ -1786,8 +1712,7 @@ uint32_t BatchUniformLoadsPass::BoundsCheck(
   if (!FlattenChain(context(), inst->GetSingleWordInOperand(0), &root, &indices)) {
     return 0;
   }
-  Instruction* type = def_use->GetDef(
-      def_use->GetDef(root->type_id())->GetSingleWordInOperand(1));
+  Instruction* type = def_use->GetDef(def_use->GetDef(root->type_id())->GetSingleWordInOperand(1));
   uint32_t member = 0;
   for (size_t i = 0; i < indices.size(); ++i) {
     switch (type->opcode()) {
@@ -1806,10 +1731,9 @@ uint32_t BatchUniformLoadsPass::BoundsCheck(
         break;
       }
       case spv::Op::OpTypeRuntimeArray: {
-        const uint32_t length = e.Emit(
-            spv::Op::OpArrayLength, e.UIntType(32),
-            {{SPV_OPERAND_TYPE_ID, {root->result_id()}},
-             {SPV_OPERAND_TYPE_LITERAL_INTEGER, {member}}});
+        const uint32_t length = e.Emit(spv::Op::OpArrayLength, e.UIntType(32),
+                                       {{SPV_OPERAND_TYPE_ID, {root->result_id()}},
+                                        {SPV_OPERAND_TYPE_LITERAL_INTEGER, {member}}});
         if (length == 0 || !less(indices[i], length, 0)) return 0;
         type = def_use->GetDef(type->GetSingleWordInOperand(0));
         break;
@@ -1831,7 +1755,6 @@ uint32_t BatchUniformLoadsPass::BoundsCheck(
   return e.ok() ? all : 0;
 }
 
-
 namespace {
 
 // The value |phi| takes from |block_id|, or 0.
@@ -1850,8 +1773,8 @@ bool BatchUniformLoadsPass::CanBroadcast() const {
   // OpGroupNonUniformBroadcast takes a dynamically uniform lane from SPIR-V
   // 1.5; GLSL's subgroupBroadcast only a constant one, and SPIRV-Cross's
   // HLSL of it does not compile, so source output keeps the shuffle.
-  return get_module()->version() >= SPV_SPIRV_VERSION_WORD(1, 5) &&
-         !config().emit_glsl && !config().emit_hlsl;
+  return get_module()->version() >= SPV_SPIRV_VERSION_WORD(1, 5) && !config().emit_glsl &&
+         !config().emit_hlsl;
 }
 
 namespace {
@@ -1919,7 +1842,7 @@ struct BatchUniformLoadsPass::RewriteState {
   // The merge block's phis: their one predecessor is the outer latch, once
   // PopLoop makes it (the inner merge until then).
   std::vector<Instruction*> merge_phis;
-  std::unordered_map<uint32_t, uint32_t> outer_of;  // header phi -> outer phi
+  std::unordered_map<uint32_t, uint32_t> outer_of;   // header phi -> outer phi
   std::unordered_map<uint32_t, uint32_t> chain_map;  // clones in chain blocks
   // Per exit: whether it leaves in this lane's iteration, and whether not.
   std::vector<uint32_t> fires, keeps;
@@ -1945,8 +1868,8 @@ uint32_t BatchUniformLoadsPass::Undef(uint32_t type) {
   }
   const uint32_t id = context()->TakeNextId();
   if (id == 0) return 0;
-  context()->AddGlobalValue(std::make_unique<Instruction>(
-      context(), spv::Op::OpUndef, type, id, std::vector<Operand>{}));
+  context()->AddGlobalValue(
+      std::make_unique<Instruction>(context(), spv::Op::OpUndef, type, id, std::vector<Operand>{}));
   return id;
 }
 
@@ -1976,31 +1899,27 @@ bool BatchUniformLoadsPass::EmitBallot(RewriteState* s) {
   s->uint_type = p.UIntType(32);
   s->bool_type = p.BoolType();
   s->v4uint = p.UIntVectorType(4);
-  const uint32_t ballot =
-      p.Group(spv::Op::OpGroupNonUniformBallot, s->v4uint, -1, {p.Bool(true)});
-  s->rank = p.Group(spv::Op::OpGroupNonUniformBallotBitCount, s->uint_type,
-                    kExclusiveScan, {ballot});
+  const uint32_t ballot = p.Group(spv::Op::OpGroupNonUniformBallot, s->v4uint, -1, {p.Bool(true)});
+  s->rank =
+      p.Group(spv::Op::OpGroupNonUniformBallotBitCount, s->uint_type, kExclusiveScan, {ballot});
   const uint32_t lane_var = BuiltInInput(spv::BuiltIn::SubgroupLocalInvocationId, nullptr);
   if (lane_var == 0) return false;
   const uint32_t lane = p.EmitIds(spv::Op::OpLoad, s->uint_type, {lane_var});
   // The first active lane: every lane reads the lowest one's id (GLSL
   // subgroupBroadcastFirst, HLSL WaveReadLaneFirst; BallotFindLSB has no
   // HLSL spelling).
-  s->first_lane = p.Group(spv::Op::OpGroupNonUniformBroadcastFirst,
-                          s->uint_type, -1, {lane});
-  const uint32_t in_run = p.EmitIds(
-      spv::Op::OpIEqual, s->bool_type,
-      {p.EmitIds(spv::Op::OpISub, s->uint_type, {lane, s->first_lane}), s->rank});
-  s->batch = p.Group(
-      spv::Op::OpGroupNonUniformBallotBitCount, s->uint_type, kReduce,
-      {p.Group(spv::Op::OpGroupNonUniformBallot, s->v4uint, -1,
-               {in_run})});
+  s->first_lane = p.Group(spv::Op::OpGroupNonUniformBroadcastFirst, s->uint_type, -1, {lane});
+  const uint32_t in_run =
+      p.EmitIds(spv::Op::OpIEqual, s->bool_type,
+                {p.EmitIds(spv::Op::OpISub, s->uint_type, {lane, s->first_lane}), s->rank});
+  s->batch = p.Group(spv::Op::OpGroupNonUniformBallotBitCount, s->uint_type, kReduce,
+                     {p.Group(spv::Op::OpGroupNonUniformBallot, s->v4uint, -1, {in_run})});
   if (s->read == Read::kShuffleOrBroadcast || s->read == Read::kShuffleOrFirst) {
     const uint32_t size_var = BuiltInInput(spv::BuiltIn::SubgroupSize, nullptr);
     if (size_var == 0) return false;
-    s->shuffle_here = p.EmitIds(
-        spv::Op::OpIEqual, s->bool_type,
-        {p.EmitIds(spv::Op::OpLoad, s->uint_type, {size_var}), p.UInt(kCpuShuffleLanes)});
+    s->shuffle_here =
+        p.EmitIds(spv::Op::OpIEqual, s->bool_type,
+                  {p.EmitIds(spv::Op::OpLoad, s->uint_type, {size_var}), p.UInt(kCpuShuffleLanes)});
   }
   if (s->read == Read::kShuffleOrFirst) {
     // Elsewhere a batch of one: only the first lane loads, every lane reads
@@ -2022,9 +1941,8 @@ bool BatchUniformLoadsPass::EmitOuter(RewriteState* s, Emitter* e) {
     if (from_pre == 0) return false;
     s->outer_of[phi->result_id()] = e->LoopPhi(&s->outer, phi->type_id(), from_pre);
     if (form == ExitForm::kTwoExits) continue;
-    const uint32_t next = form == ExitForm::kAtHeader
-                              ? phi->result_id()
-                              : IncomingFrom(phi, s->plan.latch->id());
+    const uint32_t next =
+        form == ExitForm::kAtHeader ? phi->result_id() : IncomingFrom(phi, s->plan.latch->id());
     if (next == 0) return false;
     s->next.push_back(next);
   }
@@ -2044,8 +1962,8 @@ bool BatchUniformLoadsPass::EmitLaneIteration(RewriteState* s) {
     if (iv.width == 64) {
       const uint32_t u64 = fe.UIntType(64);
       r = fe.EmitIds(spv::Op::OpUConvert, u64, {s->rank});
-      step = fe.Constant(u64, {static_cast<uint32_t>(iv.step),
-                               static_cast<uint32_t>(iv.step >> 32)});
+      step =
+          fe.Constant(u64, {static_cast<uint32_t>(iv.step), static_cast<uint32_t>(iv.step >> 32)});
     } else {
       step = fe.UInt(static_cast<uint32_t>(iv.step));
     }
@@ -2061,8 +1979,7 @@ bool BatchUniformLoadsPass::EmitLaneIteration(RewriteState* s) {
     } else if (iv.step == minus_one) {
       lane_iv = fe.EmitIds(spv::Op::OpISub, iv.phi->type_id(), {base, r});
     } else {
-      const uint32_t offset =
-          fe.EmitIds(spv::Op::OpIMul, iv.phi->type_id(), {r, step});
+      const uint32_t offset = fe.EmitIds(spv::Op::OpIMul, iv.phi->type_id(), {r, step});
       lane_iv = fe.EmitIds(spv::Op::OpIAdd, iv.phi->type_id(), {base, offset});
     }
   }
@@ -2093,39 +2010,31 @@ bool BatchUniformLoadsPass::EmitExitTests(RewriteState* s) {
     for (size_t i = 1; i < s->fires.size(); ++i) {
       stop = fe.EmitIds(spv::Op::OpLogicalOr, bool_type, {stop, s->fires[i]});
     }
-    const uint32_t stops =
-        fe.Group(spv::Op::OpGroupNonUniformBallot, s->v4uint, -1, {stop});
-    const uint32_t count = fe.Group(spv::Op::OpGroupNonUniformBallotBitCount,
-                                    uint_type, kReduce, {stops});
-    const uint32_t any =
-        fe.EmitIds(spv::Op::OpINotEqual, bool_type, {count, fe.UInt(0)});
+    const uint32_t stops = fe.Group(spv::Op::OpGroupNonUniformBallot, s->v4uint, -1, {stop});
+    const uint32_t count =
+        fe.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type, kReduce, {stops});
+    const uint32_t any = fe.EmitIds(spv::Op::OpINotEqual, bool_type, {count, fe.UInt(0)});
     // The slot whose iteration leaves, when a lane's does.
     const uint32_t lowest = fe.BallotLowestBit(stops, config().subgroup_size);
-    const uint32_t leaving =
-        fe.EmitIds(spv::Op::OpISub, uint_type, {lowest, s->first_lane});
+    const uint32_t leaving = fe.EmitIds(spv::Op::OpISub, uint_type, {lowest, s->first_lane});
     if (!fe.ok() || !EmitBatchTrips(s, any, leaving)) return false;
-    const uint32_t to_stop =
-        fe.EmitIds(spv::Op::OpIAdd, uint_type, {leaving, fe.UInt(1)});
-    const uint32_t below =
-        fe.EmitIds(spv::Op::OpULessThan, bool_type, {to_stop, s->batch});
-    const uint32_t fewer =
-        fe.EmitIds(spv::Op::OpLogicalAnd, bool_type, {any, below});
+    const uint32_t to_stop = fe.EmitIds(spv::Op::OpIAdd, uint_type, {leaving, fe.UInt(1)});
+    const uint32_t below = fe.EmitIds(spv::Op::OpULessThan, bool_type, {to_stop, s->batch});
+    const uint32_t fewer = fe.EmitIds(spv::Op::OpLogicalAnd, bool_type, {any, below});
     slots = fe.EmitIds(spv::Op::OpSelect, uint_type, {fewer, to_stop, s->batch});
   }
   s->base_guard = fe.EmitIds(spv::Op::OpULessThan, bool_type, {s->rank, slots});
   return fe.ok();
 }
 
-bool BatchUniformLoadsPass::EmitBatchTrips(RewriteState* s, uint32_t any,
-                                           uint32_t leaving) {
+bool BatchUniformLoadsPass::EmitBatchTrips(RewriteState* s, uint32_t any, uint32_t leaving) {
   const ExitForm form = s->plan.exit_form;
   if (form == ExitForm::kTwoExits) return true;
   // The loop ends in this batch when the slot that leaves is one of it; the
   // inner loop then runs up to that slot (through it, when the test is at
   // the back edge, after the body), else the whole batch.
   Emitter fe(context(), s->fill);
-  const uint32_t inside =
-      fe.EmitIds(spv::Op::OpULessThan, s->bool_type, {leaving, s->batch});
+  const uint32_t inside = fe.EmitIds(spv::Op::OpULessThan, s->bool_type, {leaving, s->batch});
   s->ended = fe.EmitIds(spv::Op::OpLogicalAnd, s->bool_type, {any, inside});
   uint32_t last = leaving;
   if (form == ExitForm::kAtLatch) {
@@ -2175,17 +2084,20 @@ namespace {
 spv::Op CarryOp(const BatchUniformLoadsPass::Leaf& leaf) {
   using Carry = BatchUniformLoadsPass::Leaf::Carry;
   switch (leaf.carry) {
-    case Carry::kFloat: return spv::Op::OpFConvert;
-    case Carry::kUInt: return spv::Op::OpUConvert;
-    case Carry::kSInt: return spv::Op::OpSConvert;
-    default: return spv::Op::OpBitcast;
+    case Carry::kFloat:
+      return spv::Op::OpFConvert;
+    case Carry::kUInt:
+      return spv::Op::OpUConvert;
+    case Carry::kSInt:
+      return spv::Op::OpSConvert;
+    default:
+      return spv::Op::OpBitcast;
   }
 }
 
 }  // namespace
 
-uint32_t BatchUniformLoadsPass::LoadGuard(RewriteState* s, const Batched& b,
-                                          BasicBlock* cur) {
+uint32_t BatchUniformLoadsPass::LoadGuard(RewriteState* s, const Batched& b, BasicBlock* cur) {
   uint32_t guard = s->base_guard;
   // No exit before the load fires in this lane's iteration.
   Emitter ge(context(), cur);
@@ -2203,8 +2115,7 @@ uint32_t BatchUniformLoadsPass::LoadGuard(RewriteState* s, const Batched& b,
   return guard;
 }
 
-bool BatchUniformLoadsPass::EmitLoadGroup(RewriteState* s,
-                                          const std::vector<size_t>& group,
+bool BatchUniformLoadsPass::EmitLoadGroup(RewriteState* s, const std::vector<size_t>& group,
                                           Emitter* e) {
   const Plan& plan = s->plan;
   const uint32_t guard = LoadGuard(s, plan.batched[group[0]], e->block());
@@ -2215,8 +2126,7 @@ bool BatchUniformLoadsPass::EmitLoadGroup(RewriteState* s,
   std::vector<std::vector<uint32_t>> parts(group.size());
   for (size_t g = 0; g < group.size(); ++g) {
     const Batched& b = plan.batched[group[g]];
-    const uint32_t value =
-        loops_->CloneAt(b.insts[0]->result_id(), plan, e->block(), &load_map);
+    const uint32_t value = loops_->CloneAt(b.insts[0]->result_id(), plan, e->block(), &load_map);
     if (value == 0) return false;
     for (const Leaf& leaf : b.leaves) {
       uint32_t part = value;
@@ -2230,8 +2140,7 @@ bool BatchUniformLoadsPass::EmitLoadGroup(RewriteState* s,
       if (leaf.carry == Leaf::Carry::kBits) {
         part = ToWords(*e, context(), part, leaf.type, leaf.components);
       } else if (leaf.carry != Leaf::Carry::kAsIs) {
-        part = e->EmitIds(CarryOp(leaf), s->carried[group[g]][parts[g].size()],
-                          {part});
+        part = e->EmitIds(CarryOp(leaf), s->carried[group[g]][parts[g].size()], {part});
       }
       parts[g].push_back(part);
     }
@@ -2291,12 +2200,10 @@ uint32_t BatchUniformLoadsPass::RebuildValue(Emitter* h, const Batched& b,
         members.push_back(type->GetSingleWordInOperand(m));
       }
     } else if (type->opcode() == spv::Op::OpTypeArray) {
-      members.assign(def_use->GetDef(type->GetSingleWordInOperand(1))
-                         ->GetSingleWordInOperand(0),
+      members.assign(def_use->GetDef(type->GetSingleWordInOperand(1))->GetSingleWordInOperand(0),
                      type->GetSingleWordInOperand(0));
     } else {  // vector or matrix
-      members.assign(type->GetSingleWordInOperand(1),
-                     type->GetSingleWordInOperand(0));
+      members.assign(type->GetSingleWordInOperand(1), type->GetSingleWordInOperand(0));
     }
     std::vector<Operand> ops;
     for (uint32_t m = 0; m < members.size(); ++m) {
@@ -2324,10 +2231,9 @@ uint32_t BatchUniformLoadsPass::ReadSlot(Emitter* e, const RewriteState& s, uint
   const uint32_t shuffled = shuffle();
   // kShuffleOrFirst's batch is one slot where it does not shuffle: the
   // owner is the first lane, the loop's lowest active one.
-  const uint32_t other =
-      s.read == Read::kShuffleOrFirst
-          ? e->Group(spv::Op::OpGroupNonUniformBroadcastFirst, type, -1, {value})
-          : broadcast();
+  const uint32_t other = s.read == Read::kShuffleOrFirst
+                             ? e->Group(spv::Op::OpGroupNonUniformBroadcastFirst, type, -1, {value})
+                             : broadcast();
   // Both reads see the same lanes; a driver with a constant subgroup size
   // folds the select and drops the other read (lavapipe, RADV).
   uint32_t cond = s.shuffle_here;
@@ -2361,8 +2267,7 @@ bool BatchUniformLoadsPass::EmitShuffles(RewriteState* s) {
   while (top != header->end() && top->opcode() == spv::Op::OpPhi) ++top;
   Emitter h(context(), header, top);
   // (The phi goes right after the header's own phis.)
-  const uint32_t k = h.EmitIds(spv::Op::OpPhi, s->uint_type,
-                               {h.UInt(0), s->last_fill->id()});
+  const uint32_t k = h.EmitIds(spv::Op::OpPhi, s->uint_type, {h.UInt(0), s->last_fill->id()});
   s->k = k;
   // In the one-exit header form the top of the loop runs once more when a
   // batch ends (k == batch, its values unused): the slot stays inside the
@@ -2374,8 +2279,7 @@ bool BatchUniformLoadsPass::EmitShuffles(RewriteState* s) {
     const uint32_t last = h.EmitIds(spv::Op::OpISub, s->uint_type, {s->batch, h.UInt(1)});
     slot = h.GlslStd450(38 /* UMin */, s->uint_type, {k, last});
   }
-  const uint32_t owner =
-      h.EmitIds(spv::Op::OpIAdd, s->uint_type, {s->first_lane, slot});
+  const uint32_t owner = h.EmitIds(spv::Op::OpIAdd, s->uint_type, {s->first_lane, slot});
   s->rebuilt.assign(plan.batched.size(), 0);
   for (size_t i = 0; i < plan.batched.size(); ++i) {
     const Batched& b = plan.batched[i];
@@ -2418,8 +2322,7 @@ bool BatchUniformLoadsPass::EmitInnerBackEdge(RewriteState* s) {
   // Before the loop merge instruction when the latch is the header.
   Instruction* point = latch->GetMergeInst() ? latch->GetMergeInst() : back;
   Emitter le(context(), latch, BasicBlock::iterator(point));
-  const uint32_t more =
-      le.EmitIds(spv::Op::OpULessThan, s->bool_type, {s->k_next, s->batch});
+  const uint32_t more = le.EmitIds(spv::Op::OpULessThan, s->bool_type, {s->k_next, s->batch});
   uint32_t go_on = more;
   if (back->opcode() == spv::Op::OpBranchConditional) {
     uint32_t cont = back->GetSingleWordInOperand(0);
@@ -2450,11 +2353,10 @@ bool BatchUniformLoadsPass::EmitOneExit(RewriteState* s) {
   Instruction* branch = from->terminator();
   Instruction* point = from->GetMergeInst() ? from->GetMergeInst() : branch;
   Emitter e(context(), from, BasicBlock::iterator(point));
-  const uint32_t go_on = e.EmitIds(spv::Op::OpULessThan, s->bool_type,
-                                   {at_latch ? s->k_next : s->k, s->trips});
+  const uint32_t go_on =
+      e.EmitIds(spv::Op::OpULessThan, s->bool_type, {at_latch ? s->k_next : s->k, s->trips});
   if (!e.ok()) return false;
-  const uint32_t stay =
-      branch->GetSingleWordInOperand(plan.exits[0].fires_when_true ? 2 : 1);
+  const uint32_t stay = branch->GetSingleWordInOperand(plan.exits[0].fires_when_true ? 2 : 1);
   // Straight to the inner merge, or through the break block (now a break
   // of the inner loop).
   BasicBlock* source = plan.exit_sources[0];
@@ -2482,23 +2384,20 @@ bool BatchUniformLoadsPass::EmitOneExitMerge(RewriteState* s) {
   for (Instruction* phi : s->merge_phis) {
     const uint32_t v = IncomingFrom(phi, from);
     if (v == 0) return false;
-    phi->SetInOperands({{SPV_OPERAND_TYPE_ID, {v}},
-                        {SPV_OPERAND_TYPE_ID, {s->inner_merge->id()}}});
+    phi->SetInOperands({{SPV_OPERAND_TYPE_ID, {v}}, {SPV_OPERAND_TYPE_ID, {s->inner_merge->id()}}});
     def_use->AnalyzeInstUse(phi);
   }
   return true;
 }
 
-bool BatchUniformLoadsPass::ReplaceUsesAfterLoop(RewriteState* s,
-                                                 Instruction* inst,
+bool BatchUniformLoadsPass::ReplaceUsesAfterLoop(RewriteState* s, Instruction* inst,
                                                  uint32_t through) {
   if (through == 0) return false;
   auto* def_use = context()->get_def_use_mgr();
   std::vector<std::pair<Instruction*, uint32_t>> outside;
   def_use->ForEachUse(inst, [&](Instruction* user, uint32_t index) {
     BasicBlock* ub = context()->get_instr_block(user);
-    if (ub != nullptr && !s->plan.block_ids.count(ub->id()) &&
-        ub != s->inner_merge) {
+    if (ub != nullptr && !s->plan.block_ids.count(ub->id()) && ub != s->inner_merge) {
       outside.emplace_back(user, index);
     }
   });
@@ -2511,14 +2410,12 @@ bool BatchUniformLoadsPass::ReplaceUsesAfterLoop(RewriteState* s,
 
 bool BatchUniformLoadsPass::UsedAfterLoop(RewriteState* s, Instruction* inst) {
   bool used = false;
-  context()->get_def_use_mgr()->ForEachUse(
-      inst, [&](Instruction* user, uint32_t) {
-        BasicBlock* ub = context()->get_instr_block(user);
-        if (ub != nullptr && !s->plan.block_ids.count(ub->id()) &&
-            ub != s->inner_merge) {
-          used = true;
-        }
-      });
+  context()->get_def_use_mgr()->ForEachUse(inst, [&](Instruction* user, uint32_t) {
+    BasicBlock* ub = context()->get_instr_block(user);
+    if (ub != nullptr && !s->plan.block_ids.count(ub->id()) && ub != s->inner_merge) {
+      used = true;
+    }
+  });
   return used;
 }
 
@@ -2531,8 +2428,8 @@ bool BatchUniformLoadsPass::EmitInnerMergePhis(RewriteState* s, Emitter* im) {
     if (source != latch) s->preds.push_back(source);
   }
   s->preds.push_back(latch);
-  s->latch_exits = std::find(plan.exit_sources.begin(), plan.exit_sources.end(),
-                             latch) != plan.exit_sources.end();
+  s->latch_exits = std::find(plan.exit_sources.begin(), plan.exit_sources.end(), latch) !=
+                   plan.exit_sources.end();
   for (size_t i = 0; i < s->header_phis.size(); ++i) {
     std::vector<Operand> ops;
     for (BasicBlock* pb : s->preds) {
@@ -2546,8 +2443,7 @@ bool BatchUniformLoadsPass::EmitInnerMergePhis(RewriteState* s, Emitter* im) {
   }
   std::vector<Operand> ops;
   for (BasicBlock* pb : s->preds) {
-    ops.push_back({SPV_OPERAND_TYPE_ID,
-                   {pb == latch ? s->ended_at_latch : im->Bool(true)}});
+    ops.push_back({SPV_OPERAND_TYPE_ID, {pb == latch ? s->ended_at_latch : im->Bool(true)}});
     ops.push_back({SPV_OPERAND_TYPE_ID, {pb->id()}});
   }
   s->ended = im->Emit(spv::Op::OpPhi, s->bool_type, ops);
@@ -2564,8 +2460,7 @@ bool BatchUniformLoadsPass::RouteMergePhis(RewriteState* s, Emitter* im) {
   auto at_latch = [&](uint32_t v, uint32_t type) -> uint32_t {
     Instruction* d = def_use->GetDef(v);
     BasicBlock* b = d ? context()->get_instr_block(d) : nullptr;
-    if (b == nullptr || !plan.block_ids.count(b->id()) ||
-        plan.dominate_latch.count(b->id())) {
+    if (b == nullptr || !plan.block_ids.count(b->id()) || plan.dominate_latch.count(b->id())) {
       return v;
     }
     return Undef(type);
@@ -2587,8 +2482,8 @@ bool BatchUniformLoadsPass::RouteMergePhis(RewriteState* s, Emitter* im) {
       ops.push_back({SPV_OPERAND_TYPE_ID, {pb->id()}});
     }
     const uint32_t through = im->Emit(spv::Op::OpPhi, phi->type_id(), ops);
-    phi->SetInOperands({{SPV_OPERAND_TYPE_ID, {through}},
-                        {SPV_OPERAND_TYPE_ID, {s->inner_merge->id()}}});
+    phi->SetInOperands(
+        {{SPV_OPERAND_TYPE_ID, {through}}, {SPV_OPERAND_TYPE_ID, {s->inner_merge->id()}}});
     def_use->AnalyzeInstUse(phi);
   }
   return true;
@@ -2624,8 +2519,8 @@ bool BatchUniformLoadsPass::RouteLoopValues(RewriteState* s, Emitter* im) {
       if (!UsedAfterLoop(s, &inst)) continue;
       std::vector<Operand> ops;
       for (BasicBlock* pb : s->preds) {
-        const uint32_t v = pb == latch && !s->latch_exits ? Undef(inst.type_id())
-                                                          : inst.result_id();
+        const uint32_t v =
+            pb == latch && !s->latch_exits ? Undef(inst.type_id()) : inst.result_id();
         if (v == 0) return false;
         ops.push_back({SPV_OPERAND_TYPE_ID, {v}});
         ops.push_back({SPV_OPERAND_TYPE_ID, {pb->id()}});
@@ -2640,8 +2535,7 @@ bool BatchUniformLoadsPass::RouteLoopValues(RewriteState* s, Emitter* im) {
 bool BatchUniformLoadsPass::EmitInnerMerge(RewriteState* s, Emitter* im) {
   // The next header values, whether the loop ended, the loop's values used
   // after it.
-  return EmitInnerMergePhis(s, im) && RouteMergePhis(s, im) &&
-         RouteLoopValues(s, im);
+  return EmitInnerMergePhis(s, im) && RouteMergePhis(s, im) && RouteLoopValues(s, im);
 }
 
 bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
@@ -2664,8 +2558,8 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
   if (!EmitOuter(&s, &e)) return false;
   e.LoopWhile(&s.outer, 0);
   s.fill = e.block();
-  if (!e.ok() || !EmitLaneIteration(&s) || !EmitExitTests(&s) ||
-      !CarriedTypes(&s) || !EmitLoads(&s, &e)) {
+  if (!e.ok() || !EmitLaneIteration(&s) || !EmitExitTests(&s) || !CarriedTypes(&s) ||
+      !EmitLoads(&s, &e)) {
     return false;
   }
   // The fill goes on into the loop, now the inner loop, which leaves to a
@@ -2689,8 +2583,7 @@ bool BatchUniformLoadsPass::Rewrite(const Plan& plan, uint32_t* outer_header) {
   }
   *outer_header = s.outer.header->id();
   // Remarks about the outer loop (a later run) point at the original loop.
-  s.outer.header->GetLoopMergeInst()->UpdateDebugInfoFrom(
-      plan.header->GetLoopMergeInst());
+  s.outer.header->GetLoopMergeInst()->UpdateDebugInfoFrom(plan.header->GetLoopMergeInst());
   // Every use of a batched value takes it from the header.
   for (size_t i = 0; i < plan.batched.size(); ++i) {
     for (Instruction* inst : plan.batched[i].insts) {

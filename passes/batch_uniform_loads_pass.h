@@ -108,8 +108,7 @@ class BatchUniformLoadsPass : public WavePass {
   };
   // Accepts "min-trip=N,max-components=N,max-live=N,driver-unroll=N,always,
   // read=shuffle|broadcast|shuffle-or-broadcast|shuffle-or-first".
-  static bool ParseParams(const std::string& text, Params* params,
-                          std::string* error);
+  static bool ParseParams(const std::string& text, Params* params, std::string* error);
   static bool ValidateParams(const std::string& text, std::string* error) {
     Params p;
     return ParseParams(text, &p, error);
@@ -118,10 +117,9 @@ class BatchUniformLoadsPass : public WavePass {
   explicit BatchUniformLoadsPass(PassConfig config);
   const char* name() const override { return "batch-uniform-loads"; }
   // The analysis contract: def-use, instruction-to-block and decorations
-  // stay valid across its rewrites; it adds loops and blocks, so the CFG, dominators and loops are not kept.
-  spvtools::opt::IRContext::Analysis GetPreservedAnalyses() override {
-    return kEditedAnalyses;
-  }
+  // stay valid across its rewrites; it adds loops and blocks, so the CFG, dominators and loops are
+  // not kept.
+  spvtools::opt::IRContext::Analysis GetPreservedAnalyses() override { return kEditedAnalyses; }
   Status Process() override;
   // One round: every nest's innermost candidate. |*deferred| is set when a
   // nest has another candidate for the next round; on the |last_round| it
@@ -132,11 +130,11 @@ class BatchUniformLoadsPass : public WavePass {
   // the loaded composite, its type, and how it travels between lanes.
   struct Leaf {
     enum class Carry {
-      kAsIs,    // 32-bit scalars and vectors, bools
-      kBits,    // bitcast to |words| uints: 64-bit scalars, 16-bit pairs, 8-bit quads
-      kFloat,   // a 16-bit float as a 32-bit one (exact)
-      kUInt,    // an 8/16-bit unsigned integer zero-extended to 32 bits
-      kSInt,    // an 8/16-bit signed integer sign-extended to 32 bits
+      kAsIs,   // 32-bit scalars and vectors, bools
+      kBits,   // bitcast to |words| uints: 64-bit scalars, 16-bit pairs, 8-bit quads
+      kFloat,  // a 16-bit float as a 32-bit one (exact)
+      kUInt,   // an 8/16-bit unsigned integer zero-extended to 32 bits
+      kSInt,   // an 8/16-bit signed integer sign-extended to 32 bits
     };
     std::vector<uint32_t> path;
     uint32_t type = 0;
@@ -248,8 +246,7 @@ class BatchUniformLoadsPass : public WavePass {
   // The plans of |plans| rewritten this round: one per nest, innermost
   // first, in program order; the others set |*deferred| (or, on the
   // |last_round|, get a NestedLoopBatched remark).
-  std::vector<Accepted> OnePerNest(std::vector<Accepted> plans, bool last_round,
-                                   bool* deferred);
+  std::vector<Accepted> OnePerNest(std::vector<Accepted> plans, bool last_round, bool* deferred);
 
   // Whether |loop| calls a function that loads buffer memory (the
   // LoadInCallee refusal: |why| and |where| set).
@@ -259,34 +256,28 @@ class BatchUniformLoadsPass : public WavePass {
   // Fills |plan| for |loop|, or returns a missed-remark name and sets |why|
   // (|where| gets the instruction the remark is about).
   std::string Analyze(spvtools::opt::Function* func, spvtools::opt::Loop* loop,
-                      const UniformityAnalysis& uniformity, Plan* plan,
-                      std::string* why, spvtools::opt::Instruction** where);
+                      const UniformityAnalysis& uniformity, Plan* plan, std::string* why,
+                      spvtools::opt::Instruction** where);
   // The block-structure part of Analyze: LoopAnalysis::Shape, and no
   // pointer or descriptor made in a block that does not dominate the back
   // edge used after the loop.
-  std::string AnalyzeShape(spvtools::opt::Function* func,
-                           spvtools::opt::Loop* loop, Plan* plan,
-                           std::string* why,
-                           spvtools::opt::Instruction** where);
+  std::string AnalyzeShape(spvtools::opt::Function* func, spvtools::opt::Loop* loop, Plan* plan,
+                           std::string* why, spvtools::opt::Instruction** where);
   struct LoadScan;
   // Looks at one memory read |inst| of |block| in |plan|'s loop: batches it
   // (Plan::batched) or notes in |scan| why not.
-  void ConsiderLoad(Plan* plan, spvtools::opt::BasicBlock* block,
-                    spvtools::opt::Instruction* inst,
-                    const UniformityAnalysis& uniformity,
-                    const LoopExits& exits, LoadScan* scan);
+  void ConsiderLoad(Plan* plan, spvtools::opt::BasicBlock* block, spvtools::opt::Instruction* inst,
+                    const UniformityAnalysis& uniformity, const LoopExits& exits, LoadScan* scan);
   // The batched values of |inst| (|b| with its leaves): the loaded value
   // itself, or the 32-bit conversions of an 8/16-bit one the loop makes;
   // false with |why| when they cannot travel between lanes.
-  bool BatchUnits(spvtools::opt::Instruction* inst, const Batched& b,
-                  std::vector<Batched>* units, std::string* why);
+  bool BatchUnits(spvtools::opt::Instruction* inst, const Batched& b, std::vector<Batched>* units,
+                  std::string* why);
   // Why |inst|, read ahead of time (Batched::speculative), cannot be
   // batched ("UnprovenBounds" with |why| and |where|), or "".
-  std::string SpeculationRefusal(spvtools::opt::Instruction* inst,
-                                 const Plan& plan,
-                                 const std::vector<uint32_t>& operands,
-                                 bool indexed, const LoopExits& exits,
-                                 std::string* why,
+  std::string SpeculationRefusal(spvtools::opt::Instruction* inst, const Plan& plan,
+                                 const std::vector<uint32_t>& operands, bool indexed,
+                                 const LoopExits& exits, std::string* why,
                                  spvtools::opt::Instruction** where);
   // Under --assume-driver=radv, removes from |plan| the batched values RADV
   // loads with scalar loads itself (see the pass doc, "Driver profiles"):
@@ -325,8 +316,8 @@ class BatchUniformLoadsPass : public WavePass {
                         uint32_t* at_live = nullptr);
   // Plan::caller_live of |func|: the most any call to it holds live across
   // the call, plus the same for the caller (|depth| bounds the walk).
-  uint32_t CallerLive(spvtools::opt::Function* func,
-                      const UniformityAnalysis& uniformity, int depth = 0);
+  uint32_t CallerLive(spvtools::opt::Function* func, const UniformityAnalysis& uniformity,
+                      int depth = 0);
 
   // Emits into |block| the test that |inst|'s clone (operands per |map|)
   // reads inside its resource; 0 on failure. Only for Batched::speculative.
@@ -335,7 +326,6 @@ class BatchUniformLoadsPass : public WavePass {
                        std::unordered_map<uint32_t, uint32_t>* map);
   // Whether BoundsCheck can check |inst|; else |why| says what is missing.
   bool CanCheckBounds(spvtools::opt::Instruction* inst, std::string* why);
-
 
   // Rewrites |plan|'s loop; |*outer_header| gets the label of the outer
   // loop over batches it wraps around it. False when ids ran out. The steps
@@ -365,15 +355,12 @@ class BatchUniformLoadsPass : public WavePass {
   // ends at their merge (false on failure); LoadGuard the guard of |b|'s
   // loads emitted into |cur| (0 on failure).
   bool EmitLoads(RewriteState* s, Emitter* e);
-  bool EmitLoadGroup(RewriteState* s, const std::vector<size_t>& group,
-                     Emitter* e);
-  uint32_t LoadGuard(RewriteState* s, const Batched& b,
-                     spvtools::opt::BasicBlock* cur);
+  bool EmitLoadGroup(RewriteState* s, const std::vector<size_t>& group, Emitter* e);
+  uint32_t LoadGuard(RewriteState* s, const Batched& b, spvtools::opt::BasicBlock* cur);
   // The header: the slot counter, the shuffles, the rebuilt values.
   bool EmitShuffles(RewriteState* s);
   // |b|'s value rebuilt by |h| from its shuffled leaves |taken|.
-  uint32_t RebuildValue(Emitter* h, const Batched& b,
-                        const std::vector<uint32_t>& taken);
+  uint32_t RebuildValue(Emitter* h, const Batched& b, const std::vector<uint32_t>& taken);
   // The exits and the back edge retargeted to the inner merge.
   bool EmitInnerBackEdge(RewriteState* s);
   // The one-exit forms' counterpart: the loop's branch tests the slot
@@ -390,8 +377,7 @@ class BatchUniformLoadsPass : public WavePass {
   // merge); ReplaceUsesAfterLoop makes those uses take |through| (false
   // when it is 0).
   bool UsedAfterLoop(RewriteState* s, spvtools::opt::Instruction* inst);
-  bool ReplaceUsesAfterLoop(RewriteState* s, spvtools::opt::Instruction* inst,
-                            uint32_t through);
+  bool ReplaceUsesAfterLoop(RewriteState* s, spvtools::opt::Instruction* inst, uint32_t through);
 
   // The form of |plan|'s inner loop (see ExitForm) given its |exits|.
   ExitForm ExitFormOf(const Plan& plan, const LoopExits& exits);
@@ -411,8 +397,8 @@ class BatchUniformLoadsPass : public WavePass {
   std::string LoopTag(const spvtools::opt::Loop& loop);
 
   Params params_;
-  std::unique_ptr<LoopAnalysis> loops_;  // per round
-  std::unique_ptr<ModuleWrites> module_writes_;  // per round
+  std::unique_ptr<LoopAnalysis> loops_;                   // per round
+  std::unique_ptr<ModuleWrites> module_writes_;           // per round
   std::unordered_map<uint32_t, uint32_t> function_live_;  // by function id
   std::unordered_map<uint32_t, uint32_t> caller_live_;    // by function id
   // Loop headers done in an earlier round of this run: batched, reported

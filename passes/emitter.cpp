@@ -16,8 +16,8 @@ namespace waveopt {
 using spvtools::opt::Instruction;
 using spvtools::opt::Operand;
 
-uint32_t Emitter::Emit(spv::Op opcode, uint32_t type,
-                       const std::vector<Operand>& operands, uint32_t result) {
+uint32_t Emitter::Emit(spv::Op opcode, uint32_t type, const std::vector<Operand>& operands,
+                       uint32_t result) {
   if (!ok_) return 0;
   if (type != 0 && result == 0) {
     result = context_->TakeNextId();
@@ -32,16 +32,14 @@ uint32_t Emitter::Emit(spv::Op opcode, uint32_t type,
       return 0;
     }
   }
-  auto inst = std::make_unique<Instruction>(context_, opcode, type, result,
-                                            operands);
+  auto inst = std::make_unique<Instruction>(context_, opcode, type, result, operands);
   Instruction* raw = &*where_.InsertBefore(std::move(inst));
   context_->get_def_use_mgr()->AnalyzeInstDefUse(raw);
   context_->set_instr_block(raw, block_);
   return result;
 }
 
-uint32_t Emitter::EmitIds(spv::Op opcode, uint32_t type,
-                          std::initializer_list<uint32_t> ids,
+uint32_t Emitter::EmitIds(spv::Op opcode, uint32_t type, std::initializer_list<uint32_t> ids,
                           uint32_t result) {
   std::vector<Operand> operands;
   for (uint32_t id : ids) operands.push_back({SPV_OPERAND_TYPE_ID, {id}});
@@ -66,8 +64,7 @@ uint32_t Emitter::Group(spv::Op opcode, uint32_t type, int group_op,
                         std::initializer_list<uint32_t> ids) {
   std::vector<Operand> operands = {{SPV_OPERAND_TYPE_SCOPE_ID, {SubgroupScope()}}};
   if (group_op >= 0) {
-    operands.push_back(
-        {SPV_OPERAND_TYPE_GROUP_OPERATION, {static_cast<uint32_t>(group_op)}});
+    operands.push_back({SPV_OPERAND_TYPE_GROUP_OPERATION, {static_cast<uint32_t>(group_op)}});
   }
   for (uint32_t id : ids) operands.push_back({SPV_OPERAND_TYPE_ID, {id}});
   return Emit(opcode, type, operands);
@@ -82,8 +79,8 @@ uint32_t Emitter::GlslStd450(uint32_t instruction, uint32_t type,
     if (set == 0) return 0;
     context_->AddExtInstImport(std::make_unique<Instruction>(
         context_, spv::Op::OpExtInstImport, 0, set,
-        std::vector<Operand>{{SPV_OPERAND_TYPE_LITERAL_STRING,
-                              spvtools::utils::MakeVector("GLSL.std.450")}}));
+        std::vector<Operand>{
+            {SPV_OPERAND_TYPE_LITERAL_STRING, spvtools::utils::MakeVector("GLSL.std.450")}}));
   }
   std::vector<Operand> operands = {{SPV_OPERAND_TYPE_ID, {set}},
                                    {SPV_OPERAND_TYPE_EXTENSION_INSTRUCTION_NUMBER, {instruction}}};
@@ -123,16 +120,14 @@ spvtools::opt::BasicBlock* Emitter::NewBlock() {
   if (!ok_) return nullptr;
   const uint32_t id = Check(context_->TakeNextId());
   if (id == 0) return nullptr;
-  auto block = std::make_unique<spvtools::opt::BasicBlock>(
-      std::make_unique<Instruction>(context_, spv::Op::OpLabel, 0, id,
-                                    std::initializer_list<Operand>{}));
+  auto block = std::make_unique<spvtools::opt::BasicBlock>(std::make_unique<Instruction>(
+      context_, spv::Op::OpLabel, 0, id, std::initializer_list<Operand>{}));
   spvtools::opt::Function* function = block_->GetParent();
   spvtools::opt::BasicBlock* raw = nullptr;
   if (place_before_ != nullptr) {
     raw = function->InsertBasicBlockBefore(std::move(block), place_before_);
   } else {
-    raw = function->InsertBasicBlockAfter(std::move(block),
-                                          last_made_ ? last_made_ : block_);
+    raw = function->InsertBasicBlockAfter(std::move(block), last_made_ ? last_made_ : block_);
     last_made_ = raw;
   }
   context_->get_def_use_mgr()->AnalyzeInstDefUse(raw->GetLabelInst());
@@ -154,8 +149,7 @@ spvtools::opt::BasicBlock* Emitter::SplitHere() {
   return rest;
 }
 
-spvtools::opt::BasicBlock::iterator Emitter::AfterPhis(
-    spvtools::opt::BasicBlock* block) {
+spvtools::opt::BasicBlock::iterator Emitter::AfterPhis(spvtools::opt::BasicBlock* block) {
   auto it = block->begin();
   while (it != block->end() && it->opcode() == spv::Op::OpPhi) ++it;
   return it;
@@ -171,8 +165,7 @@ void Emitter::EmitVoidAt(spvtools::opt::BasicBlock* block, spv::Op opcode,
   where_ = saved_where;
 }
 
-Emitter::If Emitter::PushIf(uint32_t cond, Arms arms,
-                            spvtools::opt::BasicBlock* merge) {
+Emitter::If Emitter::PushIf(uint32_t cond, Arms arms, spvtools::opt::BasicBlock* merge) {
   If s;
   s.header = block_;
   s.cond = cond;
@@ -228,8 +221,7 @@ bool Emitter::PopIf(If* s) {
   return ok_;
 }
 
-uint32_t Emitter::IfPhi(const If& s, uint32_t type, uint32_t then_value,
-                        uint32_t else_value) {
+uint32_t Emitter::IfPhi(const If& s, uint32_t type, uint32_t then_value, uint32_t else_value) {
   if (!ok_) return 0;
   const uint32_t from_then = (s.then_end ? s.then_end : s.header)->id();
   const uint32_t from_else = (s.else_end ? s.else_end : s.header)->id();
@@ -244,8 +236,7 @@ uint32_t Emitter::IfPhi(const If& s, uint32_t type, uint32_t then_value,
   return phi;
 }
 
-Emitter::If Emitter::WrapInIf(Instruction* first, Instruction* last,
-                              uint32_t cond, Arms arm) {
+Emitter::If Emitter::WrapInIf(Instruction* first, Instruction* last, uint32_t cond, Arms arm) {
   If s;
   s.header = context_->get_instr_block(first);
   s.cond = cond;
@@ -253,10 +244,10 @@ Emitter::If Emitter::WrapInIf(Instruction* first, Instruction* last,
   const uint32_t guarded_id = ok_ ? Check(context_->TakeNextId()) : 0;
   const uint32_t merge_id = guarded_id ? Check(context_->TakeNextId()) : 0;
   if (merge_id == 0) return s;
-  spvtools::opt::BasicBlock* guarded = s.header->SplitBasicBlock(
-      context_, guarded_id, spvtools::opt::BasicBlock::iterator(first));
-  s.merge = guarded->SplitBasicBlock(
-      context_, merge_id, ++spvtools::opt::BasicBlock::iterator(last));
+  spvtools::opt::BasicBlock* guarded =
+      s.header->SplitBasicBlock(context_, guarded_id, spvtools::opt::BasicBlock::iterator(first));
+  s.merge =
+      guarded->SplitBasicBlock(context_, merge_id, ++spvtools::opt::BasicBlock::iterator(last));
   (arm == Arms::kElse ? s.else_block : s.then_block) = guarded;
   MoveTo(guarded);
   PopIf(&s);
@@ -270,8 +261,7 @@ spvtools::opt::BasicBlock* Emitter::SplitLoopHeader() {
   const uint32_t id = Check(context_->TakeNextId());
   if (id == 0) return nullptr;
   const bool at_end = where_ == header->end();
-  spvtools::opt::BasicBlock* body =
-      header->SplitBasicBlock(context_, id, AfterPhis(header));
+  spvtools::opt::BasicBlock* body = header->SplitBasicBlock(context_, id, AfterPhis(header));
   loop_merge->RemoveFromList();
   header->AddInstruction(std::unique_ptr<Instruction>(loop_merge));
   context_->set_instr_block(loop_merge, header);
@@ -292,8 +282,7 @@ Emitter::Loop Emitter::PushLoop(spvtools::opt::BasicBlock* merge) {
   return loop;
 }
 
-Emitter::Loop Emitter::PushLoopInstead(uint32_t target,
-                                       spvtools::opt::BasicBlock* merge) {
+Emitter::Loop Emitter::PushLoopInstead(uint32_t target, spvtools::opt::BasicBlock* merge) {
   Loop loop;
   loop.pre = block_;
   loop.merge = merge;
@@ -320,10 +309,8 @@ void Emitter::LoopWhile(Loop* loop, uint32_t cond) {
   loop->body = EnterNewBlock();
 }
 
-bool Emitter::PopLoop(Loop* loop, const std::vector<uint32_t>& next,
-                      uint32_t exit) {
-  WAVEOPT_ASSERT(next.size() == loop->phis.size(),
-                 "PopLoop takes one back-edge value per LoopPhi");
+bool Emitter::PopLoop(Loop* loop, const std::vector<uint32_t>& next, uint32_t exit) {
+  WAVEOPT_ASSERT(next.size() == loop->phis.size(), "PopLoop takes one back-edge value per LoopPhi");
   if (!ok_ || next.size() != loop->phis.size()) return ok_ = false;
   spvtools::opt::BasicBlock* cont = block_;
   if (exit != 0) {
@@ -355,8 +342,7 @@ bool Emitter::PopLoop(Loop* loop, const std::vector<uint32_t>& next,
   return ok_;
 }
 
-spvtools::opt::BasicBlock* Emitter::ThroughExisting(
-    spvtools::opt::BasicBlock* entry) {
+spvtools::opt::BasicBlock* Emitter::ThroughExisting(spvtools::opt::BasicBlock* entry) {
   if (!ok_) return nullptr;
   Branch(entry->id());
   return EnterNewBlock();
@@ -371,8 +357,7 @@ spvtools::opt::BasicBlock* Emitter::BranchToNewBlock() {
 }
 
 spvtools::opt::BasicBlock* Emitter::SplitEdges(
-    spvtools::opt::BasicBlock* target,
-    const std::vector<spvtools::opt::BasicBlock*>& from) {
+    spvtools::opt::BasicBlock* target, const std::vector<spvtools::opt::BasicBlock*>& from) {
   spvtools::opt::BasicBlock* saved_place = place_before_;
   place_before_ = target;
   spvtools::opt::BasicBlock* block = EnterNewBlock();
@@ -396,9 +381,8 @@ spvtools::opt::BasicBlock* Emitter::SplitEdges(
       to.push_back(phi->GetInOperand(i));
       to.push_back(phi->GetInOperand(i + 1));
     }
-    const uint32_t value = moved.size() == 2
-                               ? moved[0].words[0]
-                               : Emit(spv::Op::OpPhi, phi->type_id(), moved);
+    const uint32_t value =
+        moved.size() == 2 ? moved[0].words[0] : Emit(spv::Op::OpPhi, phi->type_id(), moved);
     kept.push_back({SPV_OPERAND_TYPE_ID, {value}});
     kept.push_back({SPV_OPERAND_TYPE_ID, {block->id()}});
     phi->SetInOperands(std::move(kept));
@@ -411,8 +395,7 @@ spvtools::opt::BasicBlock* Emitter::SplitEdges(
 
 bool Emitter::AddIncoming(uint32_t phi, uint32_t value, uint32_t pred) {
   Instruction* inst = context_->get_def_use_mgr()->GetDef(phi);
-  WAVEOPT_ASSERT(inst == nullptr || inst->opcode() == spv::Op::OpPhi,
-                 "AddIncoming adds to a phi");
+  WAVEOPT_ASSERT(inst == nullptr || inst->opcode() == spv::Op::OpPhi, "AddIncoming adds to a phi");
   if (!ok_ || value == 0 || inst == nullptr) return ok_ = false;
   inst->AddOperand({SPV_OPERAND_TYPE_ID, {value}});
   inst->AddOperand({SPV_OPERAND_TYPE_ID, {pred}});
@@ -432,15 +415,13 @@ void Emitter::SelectionMerge(uint32_t merge) {
 }
 
 void Emitter::LoopMerge(uint32_t merge, uint32_t continue_target) {
-  EmitVoid(spv::Op::OpLoopMerge,
-           {{SPV_OPERAND_TYPE_ID, {merge}},
-            {SPV_OPERAND_TYPE_ID, {continue_target}},
-            {SPV_OPERAND_TYPE_LOOP_CONTROL,
-             {static_cast<uint32_t>(spv::LoopControlMask::MaskNone)}}});
+  EmitVoid(spv::Op::OpLoopMerge, {{SPV_OPERAND_TYPE_ID, {merge}},
+                                  {SPV_OPERAND_TYPE_ID, {continue_target}},
+                                  {SPV_OPERAND_TYPE_LOOP_CONTROL,
+                                   {static_cast<uint32_t>(spv::LoopControlMask::MaskNone)}}});
 }
 
-void Emitter::BranchConditional(uint32_t cond, uint32_t on_true,
-                                uint32_t on_false) {
+void Emitter::BranchConditional(uint32_t cond, uint32_t on_true, uint32_t on_false) {
   EmitVoid(spv::Op::OpBranchConditional, {{SPV_OPERAND_TYPE_ID, {cond}},
                                           {SPV_OPERAND_TYPE_ID, {on_true}},
                                           {SPV_OPERAND_TYPE_ID, {on_false}}});
@@ -470,47 +451,38 @@ uint32_t Emitter::Bool(bool value) {
       context_->get_type_mgr()->GetRegisteredType(&bool_type);
   const spvtools::opt::analysis::Constant* c =
       context_->get_constant_mgr()->GetConstant(type, {value ? 1u : 0u});
-  Instruction* inst =
-      context_->get_constant_mgr()->GetDefiningInstruction(c);
+  Instruction* inst = context_->get_constant_mgr()->GetDefiningInstruction(c);
   return Check(inst ? inst->result_id() : 0);
 }
 
 uint32_t Emitter::Zero(uint32_t int_type) {
   if (!ManagerRoom()) return 0;
-  const spvtools::opt::analysis::Type* type =
-      context_->get_type_mgr()->GetType(int_type);
-  const spvtools::opt::analysis::Integer* as_int =
-      type ? type->AsInteger() : nullptr;
+  const spvtools::opt::analysis::Type* type = context_->get_type_mgr()->GetType(int_type);
+  const spvtools::opt::analysis::Integer* as_int = type ? type->AsInteger() : nullptr;
   if (as_int == nullptr) return Check(0);
   std::vector<uint32_t> words(as_int->width() == 64 ? 2 : 1, 0u);
   const spvtools::opt::analysis::Constant* c =
       context_->get_constant_mgr()->GetConstant(type, words);
-  Instruction* inst =
-      context_->get_constant_mgr()->GetDefiningInstruction(c, int_type);
+  Instruction* inst = context_->get_constant_mgr()->GetDefiningInstruction(c, int_type);
   return Check(inst ? inst->result_id() : 0);
 }
 
 uint32_t Emitter::Null(uint32_t type_id) {
   if (!ManagerRoom()) return 0;
-  const spvtools::opt::analysis::Type* type =
-      context_->get_type_mgr()->GetType(type_id);
+  const spvtools::opt::analysis::Type* type = context_->get_type_mgr()->GetType(type_id);
   if (type == nullptr) return Check(0);
-  const spvtools::opt::analysis::Constant* c =
-      context_->get_constant_mgr()->GetConstant(type, {});
-  Instruction* inst =
-      context_->get_constant_mgr()->GetDefiningInstruction(c, type_id);
+  const spvtools::opt::analysis::Constant* c = context_->get_constant_mgr()->GetConstant(type, {});
+  Instruction* inst = context_->get_constant_mgr()->GetDefiningInstruction(c, type_id);
   return Check(inst ? inst->result_id() : 0);
 }
 
 uint32_t Emitter::Constant(uint32_t type_id, const std::vector<uint32_t>& words) {
   if (!ok_) return 0;
-  const spvtools::opt::analysis::Type* type =
-      context_->get_type_mgr()->GetType(type_id);
+  const spvtools::opt::analysis::Type* type = context_->get_type_mgr()->GetType(type_id);
   if (type == nullptr) return Check(0);
   const spvtools::opt::analysis::Constant* c =
       context_->get_constant_mgr()->GetConstant(type, words);
-  Instruction* inst =
-      context_->get_constant_mgr()->GetDefiningInstruction(c, type_id);
+  Instruction* inst = context_->get_constant_mgr()->GetDefiningInstruction(c, type_id);
   return Check(inst ? inst->result_id() : 0);
 }
 

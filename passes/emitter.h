@@ -45,8 +45,8 @@ class Emitter {
     spvtools::opt::BasicBlock* header = nullptr;  // phis, the test, the merge
     spvtools::opt::BasicBlock* body = nullptr;    // first block of the body
     spvtools::opt::BasicBlock* merge = nullptr;
-    spvtools::opt::BasicBlock* cont = nullptr;    // PopLoop's continue target
-    uint32_t cond = 0;  // LoopWhile's condition; 0: the body always runs
+    spvtools::opt::BasicBlock* cont = nullptr;  // PopLoop's continue target
+    uint32_t cond = 0;                          // LoopWhile's condition; 0: the body always runs
     std::vector<spvtools::opt::Instruction*> phis;  // LoopPhi's, in order
   };
 
@@ -82,28 +82,25 @@ class Emitter {
   // header, the cursor moves to the first arm's new block. |merge|, when
   // given, is an existing block (its instructions follow the if); else
   // PopIf makes one.
-  If PushIf(uint32_t cond, Arms arms = Arms::kThen,
-            spvtools::opt::BasicBlock* merge = nullptr);
+  If PushIf(uint32_t cond, Arms arms = Arms::kThen, spvtools::opt::BasicBlock* merge = nullptr);
   // Ends the then arm (of a kBoth if) and moves to a new else block.
   void PushElse(If* s);
   // Ends the then arm (of a kBoth if); the else arm is existing code from
   // |first| to |last|, which already branches to the merge. PopIf next.
-  void ElseExisting(If* s, spvtools::opt::BasicBlock* first,
-                    spvtools::opt::BasicBlock* last);
+  void ElseExisting(If* s, spvtools::opt::BasicBlock* first, spvtools::opt::BasicBlock* last);
   // Ends the last arm: it branches to the merge, the header gets its
   // OpSelectionMerge and OpBranchConditional, the cursor moves to the
   // merge's first non-phi instruction. False once ids ran out.
   bool PopIf(If* s);
   // A phi at the head of |s|'s merge: |then_value| from the then arm (or
   // from the header when there is none), |else_value| likewise.
-  uint32_t IfPhi(const If& s, uint32_t type, uint32_t then_value,
-                 uint32_t else_value);
+  uint32_t IfPhi(const If& s, uint32_t type, uint32_t then_value, uint32_t else_value);
   // Makes the instructions [first, last] of one block (no phi, no branch)
   // an arm of an if on |cond| (kThen: they run when it holds, kElse: when
   // not), in place: the block is split before |first| and after |last|,
   // the part after becoming the merge. The cursor moves to the merge.
-  If WrapInIf(spvtools::opt::Instruction* first,
-              spvtools::opt::Instruction* last, uint32_t cond, Arms arm);
+  If WrapInIf(spvtools::opt::Instruction* first, spvtools::opt::Instruction* last, uint32_t cond,
+              Arms arm);
   // Makes room for control flow in a loop header (whose OpLoopMerge must
   // stay right before its branch): when the current block is one, it keeps
   // its phis and OpLoopMerge and branches to a new block laid out right
@@ -118,8 +115,7 @@ class Emitter {
   Loop PushLoop(spvtools::opt::BasicBlock* merge = nullptr);
   // Same, when the current block already ends in a branch: its edges to
   // |target| go to the new header instead.
-  Loop PushLoopInstead(uint32_t target,
-                       spvtools::opt::BasicBlock* merge = nullptr);
+  Loop PushLoopInstead(uint32_t target, spvtools::opt::BasicBlock* merge = nullptr);
   // A header phi: |init| from the block before the loop; its value along
   // the back edge is PopLoop's.
   uint32_t LoopPhi(Loop* loop, uint32_t type, uint32_t init);
@@ -132,8 +128,7 @@ class Emitter {
   // branches back; else it branches to a new continue block that leaves
   // the loop when |exit| holds. The header gets its OpLoopMerge and
   // branch; the cursor moves to the merge. False once ids ran out.
-  bool PopLoop(Loop* loop, const std::vector<uint32_t>& next,
-               uint32_t exit = 0);
+  bool PopLoop(Loop* loop, const std::vector<uint32_t>& next, uint32_t exit = 0);
   // Existing code that starts at |entry| and goes on at the block this
   // returns: the current block branches to |entry|, the cursor moves to a
   // new block, which the caller points that code's exits at (an existing
@@ -148,33 +143,28 @@ class Emitter {
   // from it what they took from them (through a phi of the new block where
   // they gave several values). The cursor moves into it, before its
   // branch. Null when ids ran out.
-  spvtools::opt::BasicBlock* SplitEdges(
-      spvtools::opt::BasicBlock* target,
-      const std::vector<spvtools::opt::BasicBlock*>& from);
+  spvtools::opt::BasicBlock* SplitEdges(spvtools::opt::BasicBlock* target,
+                                        const std::vector<spvtools::opt::BasicBlock*>& from);
   // Adds (|value|, |pred|) to the phi |phi| (a back edge's value, once it
   // is made); false (and ok() == false) when |value| is 0.
   bool AddIncoming(uint32_t phi, uint32_t value, uint32_t pred);
 
   // An instruction with a result of |type| (0 → none); returns its id, or 0
   // (and ok() == false) when ids ran out. |result| != 0 uses that id.
-  uint32_t Emit(spv::Op opcode, uint32_t type,
-                const std::vector<spvtools::opt::Operand>& operands,
+  uint32_t Emit(spv::Op opcode, uint32_t type, const std::vector<spvtools::opt::Operand>& operands,
                 uint32_t result = 0);
   // Same, every operand an id.
-  uint32_t EmitIds(spv::Op opcode, uint32_t type,
-                   std::initializer_list<uint32_t> ids, uint32_t result = 0);
+  uint32_t EmitIds(spv::Op opcode, uint32_t type, std::initializer_list<uint32_t> ids,
+                   uint32_t result = 0);
   // An instruction without result (branches, merges, stores).
-  void EmitVoid(spv::Op opcode,
-                const std::vector<spvtools::opt::Operand>& operands);
+  void EmitVoid(spv::Op opcode, const std::vector<spvtools::opt::Operand>& operands);
 
   // Subgroup-scope OpGroupNonUniform* with a group operation
   // (Reduce/InclusiveScan/ExclusiveScan) or without one (|group_op| < 0).
-  uint32_t Group(spv::Op opcode, uint32_t type, int group_op,
-                 std::initializer_list<uint32_t> ids);
+  uint32_t Group(spv::Op opcode, uint32_t type, int group_op, std::initializer_list<uint32_t> ids);
 
   // A GLSL.std.450 extended instruction (the import is added on first use).
-  uint32_t GlslStd450(uint32_t instruction, uint32_t type,
-                      std::initializer_list<uint32_t> ids);
+  uint32_t GlslStd450(uint32_t instruction, uint32_t type, std::initializer_list<uint32_t> ids);
   // The lowest set bit of the uvec4 |ballot| among its first |max_lanes|
   // bits, as OpGroupNonUniformBallotFindLSB gives it, built from FindILsb of
   // its words and selects: HLSL has no spelling of BallotFindLSB (SPIRV-Cross
@@ -213,8 +203,7 @@ class Emitter {
     return id;
   }
   // The first non-phi position of |block|.
-  static spvtools::opt::BasicBlock::iterator AfterPhis(
-      spvtools::opt::BasicBlock* block);
+  static spvtools::opt::BasicBlock::iterator AfterPhis(spvtools::opt::BasicBlock* block);
   // Appends a terminator-side instruction at the end of |block| without
   // moving the cursor.
   void EmitVoidAt(spvtools::opt::BasicBlock* block, spv::Op opcode,

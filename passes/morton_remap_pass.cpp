@@ -12,10 +12,10 @@
 #include "analysis/loops.h"
 #include "analysis/uniformity.h"
 #include "passes/emitter.h"
-#include "source/opt/loop_descriptor.h"
 #include "source/opcode.h"
 #include "source/opt/decoration_manager.h"
 #include "source/opt/ir_context.h"
+#include "source/opt/loop_descriptor.h"
 #include "source/opt/type_manager.h"
 #include "source/util/string_utils.h"
 
@@ -44,8 +44,7 @@ uint32_t Log2(uint32_t v) {
 
 bool IsAccessChain(spv::Op op) {
   return op == spv::Op::OpAccessChain || op == spv::Op::OpInBoundsAccessChain ||
-         op == spv::Op::OpPtrAccessChain ||
-         op == spv::Op::OpInBoundsPtrAccessChain;
+         op == spv::Op::OpPtrAccessChain || op == spv::Op::OpInBoundsPtrAccessChain;
 }
 
 // Opcodes that compute derivatives across a quad (implicit-LOD sampling
@@ -75,9 +74,7 @@ bool IsDerivative(spv::Op op) {
 }
 
 // "OpGroupNonUniformIAdd" (SPIRV-Tools' table names lack the "Op").
-std::string OpText(spv::Op op) {
-  return std::string("Op") + spvOpcodeString(op);
-}
+std::string OpText(spv::Op op) { return std::string("Op") + spvOpcodeString(op); }
 
 // The missed remarks, in MortonRemapPass::Missed order: the name, and the
 // text of those whose text never varies ("" for the others).
@@ -128,8 +125,7 @@ std::string WeightText(double w) {
 // The in-tile bit order of the remap: index bit k of a tile goes to
 // coordinate kTileBits[k] (0 = x, 1 = y) bit kTileBits[k] position, bits a
 // tile lacks skipped: x0 y0 y1 x1 x2 y2 (seed 002's ARmpRed8x8 for 8x8).
-constexpr std::pair<int, uint32_t> kTileBits[] = {{0, 0}, {1, 0}, {1, 1},
-                                                  {0, 1}, {0, 2}, {1, 2}};
+constexpr std::pair<int, uint32_t> kTileBits[] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}, {0, 2}, {1, 2}};
 
 // The tile side for a grid dimension: 8, else 4, else 2 (|n| even).
 uint32_t TileSide(uint32_t n) { return n % 8 == 0 ? 8 : n % 4 == 0 ? 4 : 2; }
@@ -137,8 +133,7 @@ uint32_t TileSide(uint32_t n) { return n % 8 == 0 ? 8 : n % 4 == 0 ? 4 : 2; }
 // For coordinate |c| of a |tw| x |th| tile: (shift, mask) groups such that
 // coordinate = OR over groups of ((j >> shift) & mask), in order of first
 // appearance.
-std::vector<std::pair<uint32_t, uint32_t>> TileGroups(int c, uint32_t tw,
-                                                      uint32_t th) {
+std::vector<std::pair<uint32_t, uint32_t>> TileGroups(int c, uint32_t tw, uint32_t th) {
   const uint32_t bits[2] = {Log2(tw), Log2(th)};
   std::vector<std::pair<uint32_t, uint32_t>> groups;
   uint32_t src = 0;
@@ -166,8 +161,8 @@ class RemapBuilder {
   // |index_path|: the new index is RemapIndex(l, n, |d|); otherwise the
   // grid |size_x| x |size_y| is remapped with RemapCoords.
   RemapBuilder(Emitter* e, uint32_t size_x, uint32_t size_y, bool index_path,
-               const MortonRemapPass::Decomposition& d, uint32_t index_var,
-               uint32_t index_type, uint32_t wg_var, uint32_t wg_type)
+               const MortonRemapPass::Decomposition& d, uint32_t index_var, uint32_t index_type,
+               uint32_t wg_var, uint32_t wg_type)
       : e_(e),
         size_x_(size_x),
         size_y_(size_y),
@@ -201,28 +196,23 @@ class RemapBuilder {
     if (index_path_) return index_ = NewIndex();
     const uint32_t x = X();
     const uint32_t y = Y();
-    const uint32_t row =
-        IsPowerOfTwo(size_x_)
-            ? Op(spv::Op::OpShiftLeftLogical, y, e_->UInt(Log2(size_x_)))
-            : Op(spv::Op::OpIMul, y, e_->UInt(size_x_));
+    const uint32_t row = IsPowerOfTwo(size_x_)
+                             ? Op(spv::Op::OpShiftLeftLogical, y, e_->UInt(Log2(size_x_)))
+                             : Op(spv::Op::OpIMul, y, e_->UInt(size_x_));
     return index_ = Op(spv::Op::OpIAdd, row, x);
   }
   // Component |k| of the new LocalInvocationId.
-  uint32_t LocalComponent(int k) {
-    return k == 0 ? X() : k == 1 ? Y() : e_->UInt(0);
-  }
+  uint32_t LocalComponent(int k) { return k == 0 ? X() : k == 1 ? Y() : e_->UInt(0); }
   uint32_t LocalVector() {
     const uint32_t x = X();
     const uint32_t y = Y();
-    return e_->EmitIds(spv::Op::OpCompositeConstruct, v3uint_,
-                       {x, y, e_->UInt(0)});
+    return e_->EmitIds(spv::Op::OpCompositeConstruct, v3uint_, {x, y, e_->UInt(0)});
   }
   // Component |k| of the new GlobalInvocationId: wg.k * size.k + local.k.
   uint32_t GlobalComponent(int k) {
-    uint32_t wg_k = e_->Emit(
-        spv::Op::OpCompositeExtract, uint_,
-        {{SPV_OPERAND_TYPE_ID, {WorkgroupId()}},
-         {SPV_OPERAND_TYPE_LITERAL_INTEGER, {static_cast<uint32_t>(k)}}});
+    uint32_t wg_k = e_->Emit(spv::Op::OpCompositeExtract, uint_,
+                             {{SPV_OPERAND_TYPE_ID, {WorkgroupId()}},
+                              {SPV_OPERAND_TYPE_LITERAL_INTEGER, {static_cast<uint32_t>(k)}}});
     if (k == 2) return wg_k;  // size.z == 1, local.z == 0
     if (k == 1 && size_y_ == 1) return wg_k;
     uint32_t size = k == 0 ? size_x_ : size_y_;
@@ -238,9 +228,7 @@ class RemapBuilder {
   }
 
  private:
-  uint32_t Op(spv::Op op, uint32_t a, uint32_t b) {
-    return e_->EmitIds(op, uint_, {a, b});
-  }
+  uint32_t Op(spv::Op op, uint32_t a, uint32_t b) { return e_->EmitIds(op, uint_, {a, b}); }
   // The loaded LocalInvocationIndex as a uint.
   uint32_t L() {
     if (l_ != 0) return l_;
@@ -284,12 +272,10 @@ class RemapBuilder {
     const uint32_t tiles_per_row = w / tw;
     if (tiles_per_row == 1) return x0;
     const uint32_t tile = Tile(j, tw, th);
-    const uint32_t tile_x =
-        IsPowerOfTwo(tiles_per_row)
-            ? Op(spv::Op::OpBitwiseAnd, tile, e_->UInt(tiles_per_row - 1))
-            : Op(spv::Op::OpUMod, tile, e_->UInt(tiles_per_row));
-    const uint32_t origin_x =
-        Op(spv::Op::OpShiftLeftLogical, tile_x, e_->UInt(Log2(tw)));
+    const uint32_t tile_x = IsPowerOfTwo(tiles_per_row)
+                                ? Op(spv::Op::OpBitwiseAnd, tile, e_->UInt(tiles_per_row - 1))
+                                : Op(spv::Op::OpUMod, tile, e_->UInt(tiles_per_row));
+    const uint32_t origin_x = Op(spv::Op::OpShiftLeftLogical, tile_x, e_->UInt(Log2(tw)));
     return Op(spv::Op::OpBitwiseOr, x0, origin_x);
   }
   // y of index |j| in a |w| x |h| grid.
@@ -302,12 +288,10 @@ class RemapBuilder {
     uint32_t tile_y = tile;
     if (tiles_per_row > 1) {
       tile_y = IsPowerOfTwo(tiles_per_row)
-                   ? Op(spv::Op::OpShiftRightLogical, tile,
-                        e_->UInt(Log2(tiles_per_row)))
+                   ? Op(spv::Op::OpShiftRightLogical, tile, e_->UInt(Log2(tiles_per_row)))
                    : Op(spv::Op::OpUDiv, tile, e_->UInt(tiles_per_row));
     }
-    const uint32_t origin_y =
-        Op(spv::Op::OpShiftLeftLogical, tile_y, e_->UInt(Log2(th)));
+    const uint32_t origin_y = Op(spv::Op::OpShiftLeftLogical, tile_y, e_->UInt(Log2(th)));
     return Op(spv::Op::OpBitwiseOr, y0, origin_y);
   }
   // The index path's new index (MortonRemapPass::RemapIndex).
@@ -331,8 +315,7 @@ class RemapBuilder {
     const uint32_t stride = d_.transposed ? h : w;
     uint32_t in = 0;
     if (IsPowerOfTwo(stride)) {
-      const uint32_t row =
-          Op(spv::Op::OpShiftLeftLogical, major, e_->UInt(Log2(stride)));
+      const uint32_t row = Op(spv::Op::OpShiftLeftLogical, major, e_->UInt(Log2(stride)));
       in = Op(spv::Op::OpBitwiseOr, row, minor);
     } else {
       const uint32_t row = Op(spv::Op::OpIMul, major, e_->UInt(stride));
@@ -360,8 +343,7 @@ class RemapBuilder {
 
 }  // namespace
 
-bool MortonRemapPass::ParseParams(const std::string& text, Params* params,
-                                  std::string* error) {
+bool MortonRemapPass::ParseParams(const std::string& text, Params* params, std::string* error) {
   std::vector<std::pair<std::string, std::string>> items;
   if (!SplitParams(text, &items, error)) return false;
   for (const auto& [key, value] : items) {
@@ -373,8 +355,7 @@ bool MortonRemapPass::ParseParams(const std::string& text, Params* params,
       uint32_t dims[3] = {1, 1, 1};
       std::vector<std::string> parts;
       size_t at = 0;
-      for (size_t end; (end = value.find('x', at)) != std::string::npos;
-           at = end + 1) {
+      for (size_t end; (end = value.find('x', at)) != std::string::npos; at = end + 1) {
         parts.push_back(value.substr(at, end - at));
       }
       parts.push_back(value.substr(at));
@@ -384,27 +365,25 @@ bool MortonRemapPass::ParseParams(const std::string& text, Params* params,
              parts[k].find_first_not_of("0123456789") == std::string::npos;
         if (ok) dims[k] = static_cast<uint32_t>(std::stoul(parts[k]));
       }
-      ok = ok && dims[0] > 0 && dims[1] > 0 && dims[2] > 0 &&
-           dims[0] * dims[1] * dims[2] <= 1024;
+      ok = ok && dims[0] > 0 && dims[1] > 0 && dims[2] > 0 && dims[0] * dims[1] * dims[2] <= 1024;
       if (!ok) {
-        *error = "workgroup-size must be X, XxY or XxYxZ with at most 1024 "
-                 "invocations (e.g. workgroup-size=16x16)";
+        *error =
+            "workgroup-size must be X, XxY or XxYxZ with at most 1024 "
+            "invocations (e.g. workgroup-size=16x16)";
         return false;
       }
       params->promised_x = dims[0];
       params->promised_y = dims[1];
       params->promised_z = dims[2];
     } else {
-      *error = "unknown parameter '" + key +
-               "' (expected always, force or workgroup-size=XxY)";
+      *error = "unknown parameter '" + key + "' (expected always, force or workgroup-size=XxY)";
       return false;
     }
   }
   return true;
 }
 
-void MortonRemapPass::RemapCoords(uint32_t j, uint32_t w, uint32_t h,
-                                  uint32_t* x, uint32_t* y) {
+void MortonRemapPass::RemapCoords(uint32_t j, uint32_t w, uint32_t h, uint32_t* x, uint32_t* y) {
   const uint32_t tw = TileSide(w), th = TileSide(h);
   uint32_t c[2] = {0, 0};
   const uint32_t bits[2] = {Log2(tw), Log2(th)};
@@ -420,8 +399,7 @@ void MortonRemapPass::RemapCoords(uint32_t j, uint32_t w, uint32_t h,
   *y = c[1] + th * (tile / tiles_per_row);
 }
 
-uint32_t MortonRemapPass::RemapIndex(uint32_t l, uint32_t n,
-                                     const Decomposition& d) {
+uint32_t MortonRemapPass::RemapIndex(uint32_t l, uint32_t n, const Decomposition& d) {
   (void)n;
   const uint32_t j = l % d.block;
   uint32_t x = 0, y = 0;
@@ -430,24 +408,20 @@ uint32_t MortonRemapPass::RemapIndex(uint32_t l, uint32_t n,
   return l - j + in;
 }
 
-MortonRemapPass::MortonRemapPass(PassConfig config)
-    : WavePass(std::move(config)) {
+MortonRemapPass::MortonRemapPass(PassConfig config) : WavePass(std::move(config)) {
   std::string ignored;
   ParseParams(this->config().params, &params_, &ignored);
 }
 
-void MortonRemapPass::Refuse(Missed missed, const EntryInfo& info,
-                             Instruction* where, const std::string& why) {
-  static_assert(std::size(kMissedRemarks) ==
-                    static_cast<size_t>(Missed::kNotProfitable) + 1,
+void MortonRemapPass::Refuse(Missed missed, const EntryInfo& info, Instruction* where,
+                             const std::string& why) {
+  static_assert(std::size(kMissedRemarks) == static_cast<size_t>(Missed::kNotProfitable) + 1,
                 "kMissedRemarks lists every MortonRemapPass::Missed");
-  EmitRemark(RemarkKind::kMissed,
-             kMissedRemarks[static_cast<size_t>(missed)].name, info.function,
+  EmitRemark(RemarkKind::kMissed, kMissedRemarks[static_cast<size_t>(missed)].name, info.function,
              where, why);
 }
 
-void MortonRemapPass::Refuse(Missed missed, const EntryInfo& info,
-                             Instruction* where) {
+void MortonRemapPass::Refuse(Missed missed, const EntryInfo& info, Instruction* where) {
   Refuse(missed, info, where, kMissedRemarks[static_cast<size_t>(missed)].text);
 }
 
@@ -484,14 +458,11 @@ bool MortonRemapPass::ConstantValue(uint32_t id, uint32_t* value, bool* spec) {
   return true;
 }
 
-bool MortonRemapPass::ShapeFromBuiltIn(Shape* shape, bool* found,
-                                       std::string* why) {
+bool MortonRemapPass::ShapeFromBuiltIn(Shape* shape, bool* found, std::string* why) {
   for (Instruction& a : get_module()->annotations()) {
     if (a.opcode() != spv::Op::OpDecorate ||
-        a.GetSingleWordInOperand(1) !=
-            static_cast<uint32_t>(spv::Decoration::BuiltIn) ||
-        a.GetSingleWordInOperand(2) !=
-            static_cast<uint32_t>(spv::BuiltIn::WorkgroupSize)) {
+        a.GetSingleWordInOperand(1) != static_cast<uint32_t>(spv::Decoration::BuiltIn) ||
+        a.GetSingleWordInOperand(2) != static_cast<uint32_t>(spv::BuiltIn::WorkgroupSize)) {
       continue;
     }
     Instruction* c = get_def_use_mgr()->GetDef(a.GetSingleWordInOperand(0));
@@ -501,8 +472,7 @@ bool MortonRemapPass::ShapeFromBuiltIn(Shape* shape, bool* found,
                c->opcode() == spv::Op::OpSpecConstantComposite) &&
               c->NumInOperands() == 3;
     for (uint32_t i = 0; ok && i < 3; ++i) {
-      ok = ConstantValue(c->GetSingleWordInOperand(i), &v[i],
-                         &shape->from_spec_constant);
+      ok = ConstantValue(c->GetSingleWordInOperand(i), &v[i], &shape->from_spec_constant);
     }
     if (!ok) {
       *why =
@@ -520,14 +490,12 @@ bool MortonRemapPass::ShapeFromBuiltIn(Shape* shape, bool* found,
   return true;
 }
 
-bool MortonRemapPass::ShapeFromModes(uint32_t func_id, Shape* shape,
-                                     bool* found, std::string* why) {
+bool MortonRemapPass::ShapeFromModes(uint32_t func_id, Shape* shape, bool* found,
+                                     std::string* why) {
   for (Instruction& mode : get_module()->execution_modes()) {
     if (mode.GetSingleWordInOperand(0) != func_id) continue;
-    const auto m =
-        static_cast<spv::ExecutionMode>(mode.GetSingleWordInOperand(1));
-    if (mode.opcode() == spv::Op::OpExecutionMode &&
-        m == spv::ExecutionMode::LocalSize) {
+    const auto m = static_cast<spv::ExecutionMode>(mode.GetSingleWordInOperand(1));
+    if (mode.opcode() == spv::Op::OpExecutionMode && m == spv::ExecutionMode::LocalSize) {
       shape->x = mode.GetSingleWordInOperand(2);
       shape->y = mode.GetSingleWordInOperand(3);
       shape->z = mode.GetSingleWordInOperand(4);
@@ -535,12 +503,10 @@ bool MortonRemapPass::ShapeFromModes(uint32_t func_id, Shape* shape,
       *found = true;
       return true;
     }
-    if (mode.opcode() == spv::Op::OpExecutionModeId &&
-        m == spv::ExecutionMode::LocalSizeId) {
+    if (mode.opcode() == spv::Op::OpExecutionModeId && m == spv::ExecutionMode::LocalSizeId) {
       uint32_t v[3] = {0, 0, 0};
       for (uint32_t i = 0; i < 3; ++i) {
-        if (!ConstantValue(mode.GetSingleWordInOperand(2 + i), &v[i],
-                           &shape->from_spec_constant)) {
+        if (!ConstantValue(mode.GetSingleWordInOperand(2 + i), &v[i], &shape->from_spec_constant)) {
           *why =
               "a LocalSizeId operand is not an integer constant or "
               "specialization constant";
@@ -558,14 +524,13 @@ bool MortonRemapPass::ShapeFromModes(uint32_t func_id, Shape* shape,
   return true;
 }
 
-bool MortonRemapPass::ApplyPromise(Shape* shape, Missed* refusal,
-                                   std::string* why) {
+bool MortonRemapPass::ApplyPromise(Shape* shape, Missed* refusal, std::string* why) {
   const bool promise = params_.promised_x != 0;
   const std::string size_text = ShapeText(shape->x, shape->y, shape->z);
   if (shape->from_spec_constant) {
     if (!promise) {
-      *why = "the workgroup size comes from specialization constants (" +
-             shape->source + ", defaults " + size_text +
+      *why = "the workgroup size comes from specialization constants (" + shape->source +
+             ", defaults " + size_text +
              "): the pipeline may specialise it to another size; promise "
              "one with --morton-remap=workgroup-size=XxY";
       *refusal = Missed::kSpecConstantWorkgroupSize;
@@ -575,26 +540,23 @@ bool MortonRemapPass::ApplyPromise(Shape* shape, Missed* refusal,
     shape->y = params_.promised_y;
     shape->z = params_.promised_z;
     shape->promised = true;
-  } else if (promise && (shape->x != params_.promised_x ||
-                         shape->y != params_.promised_y ||
+  } else if (promise && (shape->x != params_.promised_x || shape->y != params_.promised_y ||
                          shape->z != params_.promised_z)) {
-    *why = "the module's workgroup is " + size_text + " (from " +
-           shape->source + "), not the promised workgroup-size=" +
-           ShapeText(params_.promised_x, params_.promised_y,
-                     params_.promised_z);
+    *why = "the module's workgroup is " + size_text + " (from " + shape->source +
+           "), not the promised workgroup-size=" +
+           ShapeText(params_.promised_x, params_.promised_y, params_.promised_z);
     *refusal = Missed::kUnsupportedWorkgroupSize;
     return false;
   }
   return true;
 }
 
-bool MortonRemapPass::ResolveShape(Instruction* entry, Shape* shape,
-                                   Missed* refusal, std::string* why) {
+bool MortonRemapPass::ResolveShape(Instruction* entry, Shape* shape, Missed* refusal,
+                                   std::string* why) {
   *refusal = Missed::kUnsupportedWorkgroupSize;
   bool found = false;
   if (!ShapeFromBuiltIn(shape, &found, why)) return false;
-  if (!found &&
-      !ShapeFromModes(entry->GetSingleWordInOperand(1), shape, &found, why)) {
+  if (!found && !ShapeFromModes(entry->GetSingleWordInOperand(1), shape, &found, why)) {
     return false;
   }
   if (!found) {
@@ -604,12 +566,10 @@ bool MortonRemapPass::ResolveShape(Instruction* entry, Shape* shape,
   if (!ApplyPromise(shape, refusal, why)) return false;
   const std::string from =
       " (from " +
-      (shape->promised ? "workgroup-size=, for specialization constants"
-                       : shape->source) +
-      ")";
+      (shape->promised ? "workgroup-size=, for specialization constants" : shape->source) + ")";
   if (shape->z != 1 || shape->x * shape->y < 4 || shape->x * shape->y > 1024) {
-    *why = "the workgroup is " + ShapeText(shape->x, shape->y, shape->z) +
-           from + "; the remap needs X x Y x 1 with 4 to 1024 invocations";
+    *why = "the workgroup is " + ShapeText(shape->x, shape->y, shape->z) + from +
+           "; the remap needs X x Y x 1 with 4 to 1024 invocations";
     return false;
   }
   return true;
@@ -643,8 +603,7 @@ bool MortonRemapPass::CollectSites(EntryInfo* info, std::string* why) {
           site.kind = var->second;
           uint32_t k = 0;
           bool spec = false;
-          if (ConstantValue(inst->GetSingleWordInOperand(1), &k, &spec) &&
-              !spec && k < 3) {
+          if (ConstantValue(inst->GetSingleWordInOperand(1), &k, &spec) && !spec && k < 3) {
             site.component = static_cast<int>(k);
           } else {
             site.component = -2;
@@ -667,31 +626,27 @@ bool MortonRemapPass::CollectSites(EntryInfo* info, std::string* why) {
   return true;
 }
 
-bool MortonRemapPass::DerivativeGroupMode(const EntryInfo& info,
-                                          Dependence* dependence) {
+bool MortonRemapPass::DerivativeGroupMode(const EntryInfo& info, Dependence* dependence) {
   const uint32_t func_id = info.function->result_id();
   for (Instruction& mode : get_module()->execution_modes()) {
     if (mode.GetSingleWordInOperand(0) != func_id) continue;
-    const auto m =
-        static_cast<spv::ExecutionMode>(mode.GetSingleWordInOperand(1));
+    const auto m = static_cast<spv::ExecutionMode>(mode.GetSingleWordInOperand(1));
     if (m == spv::ExecutionMode::DerivativeGroupQuadsNV ||
         m == spv::ExecutionMode::DerivativeGroupLinearNV) {
       dependence->name = Missed::kComputeDerivatives;
       dependence->where = info.first_use;
-      dependence->why =
-          std::string("the entry point computes derivatives over ") +
-          (m == spv::ExecutionMode::DerivativeGroupQuadsNV
-               ? "2x2 quads of invocation ids (DerivativeGroupQuadsNV)"
-               : "groups of 4 consecutive indices "
-                 "(DerivativeGroupLinearNV)");
+      dependence->why = std::string("the entry point computes derivatives over ") +
+                        (m == spv::ExecutionMode::DerivativeGroupQuadsNV
+                             ? "2x2 quads of invocation ids (DerivativeGroupQuadsNV)"
+                             : "groups of 4 consecutive indices "
+                               "(DerivativeGroupLinearNV)");
       return true;
     }
   }
   return false;
 }
 
-std::unordered_map<uint32_t, const char*> MortonRemapPass::LaneBuiltInVars()
-    const {
+std::unordered_map<uint32_t, const char*> MortonRemapPass::LaneBuiltInVars() const {
   std::unordered_map<uint32_t, const char*> lane_vars;
   const std::pair<spv::BuiltIn, const char*> kLaneBuiltIns[] = {
       {spv::BuiltIn::SubgroupId, "SubgroupId"},
@@ -710,13 +665,11 @@ std::unordered_map<uint32_t, const char*> MortonRemapPass::LaneBuiltInVars()
 }
 
 bool MortonRemapPass::InstructionDependence(
-    Instruction* inst,
-    const std::unordered_map<uint32_t, const char*>& lane_vars,
+    Instruction* inst, const std::unordered_map<uint32_t, const char*>& lane_vars,
     Dependence* dependence) {
   const spv::Op op = inst->opcode();
   const std::string op_name = OpText(op);
-  if (op_name.rfind("OpGroup", 0) == 0 ||
-      op_name.rfind("OpSubgroup", 0) == 0 ||
+  if (op_name.rfind("OpGroup", 0) == 0 || op_name.rfind("OpSubgroup", 0) == 0 ||
       op_name.find("CooperativeMatrix") != std::string::npos) {
     dependence->name = Missed::kUsesSubgroupOps;
     dependence->why = op_name +
@@ -727,8 +680,7 @@ bool MortonRemapPass::InstructionDependence(
   if (op == spv::Op::OpControlBarrier || op == spv::Op::OpMemoryBarrier) {
     uint32_t scope = kScopeSubgroup;
     bool spec = false;
-    if (!ConstantValue(inst->GetSingleWordInOperand(0), &scope, &spec) ||
-        spec) {
+    if (!ConstantValue(inst->GetSingleWordInOperand(0), &scope, &spec) || spec) {
       scope = kScopeSubgroup;
     }
     if (scope != kScopeSubgroup) return false;
@@ -740,8 +692,7 @@ bool MortonRemapPass::InstructionDependence(
   }
   if (IsDerivative(op)) {
     dependence->name = Missed::kComputeDerivatives;
-    dependence->why =
-        op_name + " takes derivatives across the invocations of a quad";
+    dependence->why = op_name + " takes derivatives across the invocations of a quad";
     return true;
   }
   for (uint32_t i = 0; i < inst->NumInOperands(); ++i) {
@@ -758,8 +709,7 @@ bool MortonRemapPass::InstructionDependence(
   return false;
 }
 
-bool MortonRemapPass::SubgroupDependence(const EntryInfo& info,
-                                         Dependence* dependence) {
+bool MortonRemapPass::SubgroupDependence(const EntryInfo& info, Dependence* dependence) {
   if (DerivativeGroupMode(info, dependence)) return true;
   // Built-ins that name a lane's place in its subgroup.
   const std::unordered_map<uint32_t, const char*> lane_vars = LaneBuiltInVars();
@@ -779,9 +729,7 @@ bool MortonRemapPass::SubgroupDependence(const EntryInfo& info,
 class MortonRemapPass::TaintFlow {
  public:
   explicit TaintFlow(MortonRemapPass* pass)
-      : pass_(pass),
-        def_use_(pass->get_def_use_mgr()),
-        types_(pass->context()->get_type_mgr()) {}
+      : pass_(pass), def_use_(pass->get_def_use_mgr()), types_(pass->context()->get_type_mgr()) {}
 
   // The identity built-ins of |id_vars|, per component (|one_d|: a 1-D
   // workgroup, whose y never varies).
@@ -790,8 +738,7 @@ class MortonRemapPass::TaintFlow {
       if (kind == kLocalIndex) {
         taint_[var] = Splat(one_d ? kVariesWithX : kVariesWithX | kVariesWithY);
       } else {
-        taint_[var] =
-            Taint{kVariesWithX, one_d ? uint8_t{0} : kVariesWithY, 0, 0};
+        taint_[var] = Taint{kVariesWithX, one_d ? uint8_t{0} : kVariesWithY, 0, 0};
       }
     }
   }
@@ -806,9 +753,7 @@ class MortonRemapPass::TaintFlow {
   std::unordered_map<uint32_t, Taint> Take() { return std::move(taint_); }
 
  private:
-  static uint8_t Any(const Taint& t) {
-    return static_cast<uint8_t>(t[0] | t[1] | t[2] | t[3]);
-  }
+  static uint8_t Any(const Taint& t) { return static_cast<uint8_t>(t[0] | t[1] | t[2] | t[3]); }
   static Taint Splat(uint8_t v) { return Taint{v, v, v, v}; }
   Taint Get(uint32_t id) const {
     auto it = taint_.find(id);
@@ -835,8 +780,8 @@ class MortonRemapPass::TaintFlow {
   // The variable or function parameter |ptr| points into.
   Instruction* Root(uint32_t ptr) const {
     Instruction* def = def_use_->GetDef(ptr);
-    while (def != nullptr && (IsAccessChain(def->opcode()) ||
-                              def->opcode() == spv::Op::OpCopyObject)) {
+    while (def != nullptr &&
+           (IsAccessChain(def->opcode()) || def->opcode() == spv::Op::OpCopyObject)) {
       def = def_use_->GetDef(def->GetSingleWordInOperand(0));
     }
     return def;
@@ -867,8 +812,7 @@ void MortonRemapPass::TaintFlow::Visit(Function* func, Instruction* inst) {
     case spv::Op::OpFunctionCall:
       return Call(inst);
     case spv::Op::OpReturnValue:
-      return Merge(func->result_id(),
-                   Splat(Any(Get(inst->GetSingleWordInOperand(0)))));
+      return Merge(func->result_id(), Splat(Any(Get(inst->GetSingleWordInOperand(0)))));
     case spv::Op::OpCompositeExtract:
       return Extract(inst);
     case spv::Op::OpCompositeConstruct:
@@ -898,8 +842,7 @@ void MortonRemapPass::TaintFlow::Load(Instruction* inst) {
     bool spec = false;
     if (IsAccessChain(p->opcode()) && p->NumInOperands() == 2 &&
         def_use_->GetDef(p->GetSingleWordInOperand(0)) == r &&
-        pass_->ConstantValue(p->GetSingleWordInOperand(1), &k, &spec) &&
-        k < 4) {
+        pass_->ConstantValue(p->GetSingleWordInOperand(1), &k, &spec) && k < 4) {
       t = Splat(t[k]);
     } else {
       t = Splat(Any(t));
@@ -917,8 +860,7 @@ void MortonRemapPass::TaintFlow::Store(Instruction* inst) {
 }
 
 void MortonRemapPass::TaintFlow::Call(Instruction* inst) {
-  Function* callee =
-      pass_->context()->GetFunction(inst->GetSingleWordInOperand(0));
+  Function* callee = pass_->context()->GetFunction(inst->GetSingleWordInOperand(0));
   if (callee == nullptr) return;
   // Arguments to parameters; through pointers both ways.
   uint32_t i = 1;
@@ -978,8 +920,7 @@ void MortonRemapPass::TaintFlow::Shuffle(Instruction* inst) {
 }
 
 void MortonRemapPass::TaintFlow::Elementwise(Instruction* inst) {
-  if (inst->result_id() == 0 || inst->type_id() == 0 ||
-      IsAccessChain(inst->opcode())) {
+  if (inst->result_id() == 0 || inst->type_id() == 0 || IsAccessChain(inst->opcode())) {
     return;
   }
   // Component-wise union of the operands (scalars are stored splatted, so
@@ -994,8 +935,8 @@ void MortonRemapPass::TaintFlow::Elementwise(Instruction* inst) {
   Merge(inst->result_id(), IsVector(inst->type_id()) ? t : Splat(Any(t)));
 }
 
-std::unordered_map<uint32_t, MortonRemapPass::Taint>
-MortonRemapPass::ComputeTaint(const EntryInfo& info) {
+std::unordered_map<uint32_t, MortonRemapPass::Taint> MortonRemapPass::ComputeTaint(
+    const EntryInfo& info) {
   TaintFlow flow(this);
   flow.Seed(id_vars_, info.shape.y == 1);
   // Propagate to a fixed point (the lattice is finite; the bound is a guard).
@@ -1031,20 +972,17 @@ uint64_t MortonRemapPass::TripCount(Function* func, uint32_t header) {
   }
   // One exit testing a counter against a constant (lib/analysis/loops.h).
   LoopAnalysis analysis(context());
-  const int64_t trips =
-      analysis.SingleExitTripCount(func, loop, kMaxCountedTrips);
+  const int64_t trips = analysis.SingleExitTripCount(func, loop, kMaxCountedTrips);
   if (trips >= 0) result = static_cast<uint64_t>(trips);
   return result;
 }
 
-double MortonRemapPass::FrameWeight(const InvocationEvaluator& evaluator,
-                                    uint32_t frame) {
+double MortonRemapPass::FrameWeight(const InvocationEvaluator& evaluator, uint32_t frame) {
   double w = 1;
   for (int guard = 0; frame != 0 && guard < 64; ++guard) {
     Instruction* call = evaluator.FrameCall(frame);
     const uint32_t parent = evaluator.FrameParent(frame);
-    w *= BlockWeight(evaluator.FrameFunction(parent),
-                     context()->get_instr_block(call));
+    w *= BlockWeight(evaluator.FrameFunction(parent), context()->get_instr_block(call));
     w = std::min(w, kMaxWeight);
     frame = parent;
   }
@@ -1054,18 +992,15 @@ double MortonRemapPass::FrameWeight(const InvocationEvaluator& evaluator,
 double MortonRemapPass::BlockWeight(Function* func, BasicBlock* block) {
   auto* loops = context()->GetLoopDescriptor(func);
   double w = 1;
-  for (spvtools::opt::Loop* loop = (*loops)[block]; loop != nullptr;
-       loop = loop->GetParent()) {
+  for (spvtools::opt::Loop* loop = (*loops)[block]; loop != nullptr; loop = loop->GetParent()) {
     const uint64_t trips = TripCount(func, loop->GetHeaderBlock()->id());
-    w *= trips == kUnknownTrips ? kUnknownTripWeight
-                                : static_cast<double>(trips);
+    w *= trips == kUnknownTrips ? kUnknownTripWeight : static_cast<double>(trips);
     w = std::min(w, kMaxWeight);
   }
   return w;
 }
 
-uint32_t MortonRemapPass::BuiltInVar(uint32_t builtin, bool vector,
-                                     Instruction* entry) {
+uint32_t MortonRemapPass::BuiltInVar(uint32_t builtin, bool vector, Instruction* entry) {
   auto it = builtin_vars_.find(builtin);
   if (it != builtin_vars_.end() && !it->second.empty()) {
     AddToInterface(entry, it->second[0]);
@@ -1080,18 +1015,14 @@ bool MortonRemapPass::Rewrite(const EntryInfo& info) {
   bool wants_global = false;
   for (const Site& site : info.sites) wants_global |= site.kind == kGlobalId;
   const uint32_t index_var =
-      BuiltInVar(static_cast<uint32_t>(spv::BuiltIn::LocalInvocationIndex),
-                 false, info.entry);
+      BuiltInVar(static_cast<uint32_t>(spv::BuiltIn::LocalInvocationIndex), false, info.entry);
   const uint32_t wg_var =
-      wants_global
-          ? BuiltInVar(static_cast<uint32_t>(spv::BuiltIn::WorkgroupId), true,
-                       info.entry)
-          : 0;
+      wants_global ? BuiltInVar(static_cast<uint32_t>(spv::BuiltIn::WorkgroupId), true, info.entry)
+                   : 0;
   if (index_var == 0 || (wants_global && wg_var == 0)) return false;
   auto pointee = [this](uint32_t var) -> uint32_t {
     if (var == 0) return 0;
-    Instruction* ptr =
-        get_def_use_mgr()->GetDef(get_def_use_mgr()->GetDef(var)->type_id());
+    Instruction* ptr = get_def_use_mgr()->GetDef(get_def_use_mgr()->GetDef(var)->type_id());
     return ptr->GetSingleWordInOperand(1);
   };
 
@@ -1102,9 +1033,8 @@ bool MortonRemapPass::Rewrite(const EntryInfo& info) {
     auto where = block->begin();
     while (&*where != load) ++where;
     Emitter e(context(), block, where);
-    RemapBuilder b(&e, info.shape.x, info.shape.y, info.index_path,
-                   info.decomposition, index_var, pointee(index_var), wg_var,
-                   pointee(wg_var));
+    RemapBuilder b(&e, info.shape.x, info.shape.y, info.index_path, info.decomposition, index_var,
+                   pointee(index_var), wg_var, pointee(wg_var));
     uint32_t value = 0;
     uint32_t type = b.UIntType();
     if (site.kind == kLocalIndex) {
@@ -1117,15 +1047,13 @@ bool MortonRemapPass::Rewrite(const EntryInfo& info) {
                                     : b.GlobalComponent(site.component);
     } else {
       uint32_t vec = site.kind == kLocalId ? b.LocalVector() : b.GlobalVector();
-      value =
-          e.EmitIds(spv::Op::OpVectorExtractDynamic, type, {vec, site.index});
+      value = e.EmitIds(spv::Op::OpVectorExtractDynamic, type, {vec, site.index});
     }
     if (e.ok() && type != load->type_id()) {
       value = e.EmitIds(spv::Op::OpBitcast, load->type_id(), {value});
     }
     if (!e.ok() || value == 0) return false;
-    Instruction* pointer =
-        get_def_use_mgr()->GetDef(load->GetSingleWordInOperand(0));
+    Instruction* pointer = get_def_use_mgr()->GetDef(load->GetSingleWordInOperand(0));
     if (IsAccessChain(pointer->opcode()) &&
         std::find(chains.begin(), chains.end(), pointer) == chains.end()) {
       chains.push_back(pointer);
@@ -1134,15 +1062,13 @@ bool MortonRemapPass::Rewrite(const EntryInfo& info) {
     context()->KillInst(load);
   }
   for (Instruction* chain : chains) {
-    bool unused = get_def_use_mgr()->WhileEachUser(
-        chain, [](Instruction*) { return false; });
+    bool unused = get_def_use_mgr()->WhileEachUser(chain, [](Instruction*) { return false; });
     if (unused) context()->KillInst(chain);
   }
   return true;
 }
 
-std::vector<MortonRemapPass::Decomposition>
-MortonRemapPass::TiledDecompositions(LaneMaps* maps) {
+std::vector<MortonRemapPass::Decomposition> MortonRemapPass::TiledDecompositions(LaneMaps* maps) {
   const size_t n = maps->items().size();
   std::vector<Decomposition> out(n);
   std::vector<size_t> alive;
@@ -1163,8 +1089,7 @@ MortonRemapPass::TiledDecompositions(LaneMaps* maps) {
       const Decomposition& d = out[i];
       if (!map.ok || here.block == 0 ||
           (d.block != 0 &&
-           (d.block != here.block || d.width != here.width ||
-            d.transposed != here.transposed))) {
+           (d.block != here.block || d.width != here.width || d.transposed != here.transposed))) {
         out[i] = Decomposition{};
         continue;
       }
@@ -1205,9 +1130,8 @@ std::string MortonRemapPass::Shape::Describe() const {
 }
 
 std::string MortonRemapPass::Weights::Summary() const {
-  return "2-D accesses weigh " + WeightText(tiled) + " (" + Describe(true) +
-         "), linear accesses " + WeightText(linear) + " (" + Describe(false) +
-         ")";
+  return "2-D accesses weigh " + WeightText(tiled) + " (" + Describe(true) + "), linear accesses " +
+         WeightText(linear) + " (" + Describe(false) + ")";
 }
 
 void MortonRemapPass::IndexBuiltInVars() {
@@ -1215,15 +1139,13 @@ void MortonRemapPass::IndexBuiltInVars() {
   id_vars_.clear();
   for (Instruction& a : get_module()->annotations()) {
     if (a.opcode() != spv::Op::OpDecorate ||
-        a.GetSingleWordInOperand(1) !=
-            static_cast<uint32_t>(spv::Decoration::BuiltIn)) {
+        a.GetSingleWordInOperand(1) != static_cast<uint32_t>(spv::Decoration::BuiltIn)) {
       continue;
     }
     const uint32_t target = a.GetSingleWordInOperand(0);
     Instruction* def = get_def_use_mgr()->GetDef(target);
     if (def == nullptr || def->opcode() != spv::Op::OpVariable ||
-        def->GetSingleWordInOperand(0) !=
-            static_cast<uint32_t>(spv::StorageClass::Input)) {
+        def->GetSingleWordInOperand(0) != static_cast<uint32_t>(spv::StorageClass::Input)) {
       continue;
     }
     const uint32_t builtin = a.GetSingleWordInOperand(2);
@@ -1280,12 +1202,11 @@ bool MortonRemapPass::ProcessEntry(EntryInfo* info, Run* run) {
   if (!ChoosePermutation(info, &lanes, &plan)) return true;
   const Weights weights = WeighAccesses(*info, &lanes, plan.perm);
   const std::string counted = weights.Summary();
-  if (params_.mode == Mode::kProfitable &&
-      !Profitable(*info, &lanes, weights, counted)) {
+  if (params_.mode == Mode::kProfitable && !Profitable(*info, &lanes, weights, counted)) {
     return true;
   }
-  EmitRemark(RemarkKind::kApplied, "Remapped", info->function,
-             info->first_use, AppliedText(*info, plan, counted));
+  EmitRemark(RemarkKind::kApplied, "Remapped", info->function, info->first_use,
+             AppliedText(*info, plan, counted));
   if (!Rewrite(*info)) return false;
   run->changed = true;
   run->uniformity = nullptr;  // the module changed
@@ -1296,8 +1217,7 @@ bool MortonRemapPass::ProcessEntry(EntryInfo* info, Run* run) {
 bool MortonRemapPass::Admit(EntryInfo* info, Run* run, Lanes* lanes) {
   std::string why;
   const bool collected = CollectSites(info, &why);
-  const auto model =
-      static_cast<spv::ExecutionModel>(info->entry->GetSingleWordInOperand(0));
+  const auto model = static_cast<spv::ExecutionModel>(info->entry->GetSingleWordInOperand(0));
   if (model != spv::ExecutionModel::GLCompute) {
     if (!info->sites.empty() || !collected) {
       Refuse(Missed::kNotCompute, *info, info->first_use);
@@ -1317,8 +1237,7 @@ bool MortonRemapPass::Admit(EntryInfo* info, Run* run, Lanes* lanes) {
   if (info->sites.empty()) {
     if (sized) {
       Analyse(*info, run, lanes);
-      if (lanes->evaluator->ReadsSubgroupBuiltIns() &&
-          QuadOrdered(*info, lanes)) {
+      if (lanes->evaluator->ReadsSubgroupBuiltIns() && QuadOrdered(*info, lanes)) {
         return false;
       }
     }
@@ -1342,13 +1261,11 @@ bool MortonRemapPass::Admit(EntryInfo* info, Run* run, Lanes* lanes) {
 
 void MortonRemapPass::Analyse(const EntryInfo& info, Run* run, Lanes* lanes) {
   if (run->uniformity == nullptr) {
-    run->uniformity = &UniformityOf(
-        context(), run->changed ? nullptr : config().uniformity.get(),
-        &run->own_uniformity);
+    run->uniformity = &UniformityOf(context(), run->changed ? nullptr : config().uniformity.get(),
+                                    &run->own_uniformity);
   }
   lanes->evaluator = std::make_unique<InvocationEvaluator>(
-      context(), info.function,
-      WorkgroupSize{info.shape.x, info.shape.y, info.shape.z},
+      context(), info.function, WorkgroupSize{info.shape.x, info.shape.y, info.shape.z},
       run->uniformity);
   if (!lanes->collected_accesses) {
     lanes->accesses = CollectLaneAccesses(context(), info.reached);
@@ -1356,8 +1273,7 @@ void MortonRemapPass::Analyse(const EntryInfo& info, Run* run, Lanes* lanes) {
   lanes->maps = LaneMaps(lanes->evaluator.get(), lanes->accesses);
 }
 
-bool MortonRemapPass::EvaluateLanes(EntryInfo* info, Run* run, Lanes* lanes,
-                                    Plan* plan) {
+bool MortonRemapPass::EvaluateLanes(EntryInfo* info, Run* run, Lanes* lanes, Plan* plan) {
   // The grid path relabels LocalInvocationId/GlobalInvocationId of a 2-D
   // workgroup; the index path relabels the flat index a kernel splits
   // itself (1-D workgroups, or 2-D ones that read only the index).
@@ -1407,27 +1323,24 @@ bool MortonRemapPass::QuadOrdered(const EntryInfo& info, Lanes* lanes) {
       break;
     }
   }
-  std::string what = OpText(item.access->inst->opcode()) + " (" +
-                     MemoryKindName(item.access->kind) + ")";
+  std::string what =
+      OpText(item.access->inst->opcode()) + " (" + MemoryKindName(item.access->kind) + ")";
   Refuse(Missed::kAlreadyQuadOrdered, info, item.access->inst,
          what + " already puts lanes 4k..4k+3 on one 2x2 block" +
              (dims == 1 ? " of its row-major index (a, a+1, a+W, "
                           "a+W+1)"
                         : "") +
-             (layout.step_x > 1 || layout.step_y > 1
-                  ? " (steps " + std::to_string(layout.step_x) + "," +
-                        std::to_string(layout.step_y) + ")"
-                  : std::string()) +
-             (maps.envs().front().subgroup_size != 0
-                  ? " at every subgroup size from 4 to 64"
-                  : std::string()) +
+             (layout.step_x > 1 || layout.step_y > 1 ? " (steps " + std::to_string(layout.step_x) +
+                                                           "," + std::to_string(layout.step_y) + ")"
+                                                     : std::string()) +
+             (maps.envs().front().subgroup_size != 0 ? " at every subgroup size from 4 to 64"
+                                                     : std::string()) +
              ": the kernel is quad-ordered already, and a second "
              "permutation would undo it");
   return true;
 }
 
-void MortonRemapPass::RefuseLinearIndex(const EntryInfo& info,
-                                        const std::string& shape_text) {
+void MortonRemapPass::RefuseLinearIndex(const EntryInfo& info, const std::string& shape_text) {
   Refuse(Missed::kLinearIndex, info, info.first_use,
          "the " + shape_text +
              ": no 2-D image access splits its invocation "
@@ -1437,15 +1350,13 @@ void MortonRemapPass::RefuseLinearIndex(const EntryInfo& info,
              "are no pixel rows to put on 2x2 lane blocks");
 }
 
-bool MortonRemapPass::ChoosePermutation(EntryInfo* info, Lanes* lanes,
-                                        Plan* plan) {
+bool MortonRemapPass::ChoosePermutation(EntryInfo* info, Lanes* lanes, Plan* plan) {
   const Shape& shape = info->shape;
   plan->perm.assign(shape.x * shape.y, 0);
   if (info->index_path) return IndexPermutation(info, lanes, plan);
   if (shape.x % 2 != 0 || shape.y % 2 != 0) {
     Refuse(Missed::kOddWorkgroupSize, *info, info->first_use,
-           "the " + plan->shape_text +
-               " has an odd side: there are no 2x2 lane blocks");
+           "the " + plan->shape_text + " has an odd side: there are no 2x2 lane blocks");
     return false;
   }
   for (uint32_t l = 0; l < plan->perm.size(); ++l) {
@@ -1453,13 +1364,12 @@ bool MortonRemapPass::ChoosePermutation(EntryInfo* info, Lanes* lanes,
     RemapCoords(l, shape.x, shape.y, &x, &y);
     plan->perm[l] = y * shape.x + x;
   }
-  plan->layout_text = "Morton order in " + std::to_string(TileSide(shape.x)) +
-                      "x" + std::to_string(TileSide(shape.y)) + " tiles";
+  plan->layout_text = "Morton order in " + std::to_string(TileSide(shape.x)) + "x" +
+                      std::to_string(TileSide(shape.y)) + " tiles";
   return true;
 }
 
-bool MortonRemapPass::IndexPermutation(EntryInfo* info, Lanes* lanes,
-                                       Plan* plan) {
+bool MortonRemapPass::IndexPermutation(EntryInfo* info, Lanes* lanes, Plan* plan) {
   Decomposition odd;
   if (!HeaviestDecomposition(lanes, &info->decomposition, &odd)) {
     if (odd.block == 0) {
@@ -1467,8 +1377,8 @@ bool MortonRemapPass::IndexPermutation(EntryInfo* info, Lanes* lanes,
       return false;
     }
     Refuse(Missed::kOddWorkgroupSize, *info, info->first_use,
-           "the " + plan->shape_text + " splits its index into " +
-               std::to_string(odd.width) + "x" + std::to_string(odd.height) +
+           "the " + plan->shape_text + " splits its index into " + std::to_string(odd.width) + "x" +
+               std::to_string(odd.height) +
                " grids of lanes: an odd side leaves no 2x2 lane blocks");
     return false;
   }
@@ -1477,17 +1387,14 @@ bool MortonRemapPass::IndexPermutation(EntryInfo* info, Lanes* lanes,
   for (uint32_t l = 0; l < n; ++l) plan->perm[l] = RemapIndex(l, n, d);
   plan->layout_text =
       "the index is split into " +
-      (d.block == n ? std::string()
-                    : "blocks of " + std::to_string(d.block) + " lanes, ") +
+      (d.block == n ? std::string() : "blocks of " + std::to_string(d.block) + " lanes, ") +
       std::to_string(d.width) + "x" + std::to_string(d.height) +
-      (d.transposed ? " column by column" : " row by row") +
-      " (Morton order in " + std::to_string(TileSide(d.width)) + "x" +
-      std::to_string(TileSide(d.height)) + " tiles)";
+      (d.transposed ? " column by column" : " row by row") + " (Morton order in " +
+      std::to_string(TileSide(d.width)) + "x" + std::to_string(TileSide(d.height)) + " tiles)";
   return true;
 }
 
-bool MortonRemapPass::HeaviestDecomposition(Lanes* lanes, Decomposition* best,
-                                            Decomposition* odd) {
+bool MortonRemapPass::HeaviestDecomposition(Lanes* lanes, Decomposition* best, Decomposition* odd) {
   // Each tiled item's decomposition, the same in every environment
   // (evaluated environment by environment, for the items still agreeing),
   // and the summed weight of each.
@@ -1502,13 +1409,11 @@ bool MortonRemapPass::HeaviestDecomposition(Lanes* lanes, Decomposition* best,
       continue;
     }
     const double w =
-        BlockWeight(item.access->function,
-                    context()->get_instr_block(item.access->inst)) *
+        BlockWeight(item.access->function, context()->get_instr_block(item.access->inst)) *
         FrameWeight(*lanes->evaluator, item.frame);
     auto it = std::find_if(candidates.begin(), candidates.end(),
                            [&](const std::pair<Decomposition, double>& c) {
-                             return c.first.block == d.block &&
-                                    c.first.width == d.width &&
+                             return c.first.block == d.block && c.first.width == d.width &&
                                     c.first.transposed == d.transposed;
                            });
     if (it == candidates.end()) {
@@ -1526,8 +1431,8 @@ bool MortonRemapPass::HeaviestDecomposition(Lanes* lanes, Decomposition* best,
   return true;
 }
 
-MortonRemapPass::Weights MortonRemapPass::WeighAccesses(
-    const EntryInfo& info, Lanes* lanes, const std::vector<uint32_t>& perm) {
+MortonRemapPass::Weights MortonRemapPass::WeighAccesses(const EntryInfo& info, Lanes* lanes,
+                                                        const std::vector<uint32_t>& perm) {
   // Tiled accesses whose coordinates vary in x and y (and, on the index
   // path, that the permutation puts on 2x2 quads) against linear ones that
   // differ within a quad of the original order.
@@ -1548,17 +1453,15 @@ MortonRemapPass::Weights MortonRemapPass::WeighAccesses(
   return weights;
 }
 
-bool MortonRemapPass::EvaluatedCounts(const EntryInfo& info, Lanes* lanes,
-                                      const LaneAccess& access,
-                                      const std::vector<uint32_t>& perm,
-                                      double* weight, bool* counts) {
+bool MortonRemapPass::EvaluatedCounts(const EntryInfo& info, Lanes* lanes, const LaneAccess& access,
+                                      const std::vector<uint32_t>& perm, double* weight,
+                                      bool* counts) {
   bool evaluated = false;
   for (size_t i = 0; i < lanes->maps.items().size(); ++i) {
     if (lanes->maps.items()[i].access != &access) continue;
     const LaneMap& map = lanes->maps.Map(0, i);
-    const double w =
-        BlockWeight(access.function, context()->get_instr_block(access.inst)) *
-        FrameWeight(*lanes->evaluator, lanes->maps.items()[i].frame);
+    const double w = BlockWeight(access.function, context()->get_instr_block(access.inst)) *
+                     FrameWeight(*lanes->evaluator, lanes->maps.items()[i].frame);
     *weight = std::min(*weight + w, kMaxWeight);
     if (!map.ok) continue;
     evaluated = true;
@@ -1567,8 +1470,7 @@ bool MortonRemapPass::EvaluatedCounts(const EntryInfo& info, Lanes* lanes,
   return evaluated;
 }
 
-bool MortonRemapPass::MapCounts(const EntryInfo& info, const LaneAccess& access,
-                                const LaneMap& map,
+bool MortonRemapPass::MapCounts(const EntryInfo& info, const LaneAccess& access, const LaneMap& map,
                                 const std::vector<uint32_t>& perm) {
   const uint32_t n = info.shape.x * info.shape.y;
   const LaneLayout layout = ClassifyLaneMap(map);
@@ -1586,17 +1488,15 @@ bool MortonRemapPass::MapCounts(const EntryInfo& info, const LaneAccess& access,
     // lines per aligned 4-lane group (seed 004), or, in shared memory, more
     // bank conflicts per 32-lane wave.
     return access.kind == MemoryKind::kSharedMemory
-               ? BankConflicts(map.bytes, &perm, 32) >
-                     BankConflicts(map.bytes, nullptr, 32)
-               : LinesPerQuadGroup(map.bytes, &perm) >
-                     LinesPerQuadGroup(map.bytes, nullptr);
+               ? BankConflicts(map.bytes, &perm, 32) > BankConflicts(map.bytes, nullptr, 32)
+               : LinesPerQuadGroup(map.bytes, &perm) > LinesPerQuadGroup(map.bytes, nullptr);
   }
   return layout.varies_within_quads;
 }
 
-bool MortonRemapPass::TaintCounts(
-    const EntryInfo& info, const std::unordered_map<uint32_t, Taint>& taint,
-    const LaneAccess& access) {
+bool MortonRemapPass::TaintCounts(const EntryInfo& info,
+                                  const std::unordered_map<uint32_t, Taint>& taint,
+                                  const LaneAccess& access) {
   auto taint_of = [&taint](uint32_t id) {
     auto it = taint.find(id);
     return it == taint.end() ? Taint{0, 0, 0, 0} : it->second;
@@ -1605,8 +1505,7 @@ bool MortonRemapPass::TaintCounts(
   // ids feed. Tiled: x and y from the grid built-ins.
   if (IsTiled(access.kind)) {
     const Taint t = taint_of(access.location);
-    return !info.index_path && (t[0] & kVariesWithX) != 0 &&
-           (t[1] & kVariesWithY) != 0;
+    return !info.index_path && (t[0] & kVariesWithX) != 0 && (t[1] & kVariesWithY) != 0;
   }
   if (!access.is_chain) {
     return (taint_of(access.location)[0] & kVariesWithX) != 0;
@@ -1616,15 +1515,13 @@ bool MortonRemapPass::TaintCounts(
        c != nullptr && IsAccessChain(c->opcode());
        c = get_def_use_mgr()->GetDef(c->GetSingleWordInOperand(0))) {
     for (uint32_t i = 1; i < c->NumInOperands(); ++i) {
-      counts |=
-          (taint_of(c->GetSingleWordInOperand(i))[0] & kVariesWithX) != 0;
+      counts |= (taint_of(c->GetSingleWordInOperand(i))[0] & kVariesWithX) != 0;
     }
   }
   return counts;
 }
 
-bool MortonRemapPass::Profitable(const EntryInfo& info, Lanes* lanes,
-                                 const Weights& weights,
+bool MortonRemapPass::Profitable(const EntryInfo& info, Lanes* lanes, const Weights& weights,
                                  const std::string& counted) {
   if (weights.tiled == 0) {
     Refuse(Missed::kNotProfitable, info, info.first_use,
@@ -1655,8 +1552,7 @@ bool MortonRemapPass::Profitable(const EntryInfo& info, Lanes* lanes,
   return true;
 }
 
-std::string MortonRemapPass::AppliedText(const EntryInfo& info,
-                                         const Plan& plan,
+std::string MortonRemapPass::AppliedText(const EntryInfo& info, const Plan& plan,
                                          const std::string& counted) const {
   std::string message = plan.shape_text + ", " + plan.layout_text + "; " +
                         std::to_string(info.sites.size()) +
@@ -1676,9 +1572,8 @@ std::string MortonRemapPass::AppliedText(const EntryInfo& info,
   return message;
 }
 
-bool MortonRemapPass::OwnTexelsIntoReductions(
-    const std::vector<LaneAccess>& accesses, LaneMaps* maps,
-    std::string* what) {
+bool MortonRemapPass::OwnTexelsIntoReductions(const std::vector<LaneAccess>& accesses,
+                                              LaneMaps* maps, std::string* what) {
   uint32_t count = 0;
   // Per environment, the first 2-D access's positions.
   std::vector<const std::vector<LanePosition>*> first(maps->envs().size());
@@ -1749,11 +1644,9 @@ bool MortonRemapPass::FeedsOnlyReductions(uint32_t id, int depth) {
         return only;
       case spv::Op::OpStore: {
         // Into an invocation-private variable: follow its loads.
-        Instruction* var =
-            get_def_use_mgr()->GetDef(user->GetSingleWordInOperand(0));
+        Instruction* var = get_def_use_mgr()->GetDef(user->GetSingleWordInOperand(0));
         if (index != 1 || var->opcode() != spv::Op::OpVariable ||
-            spv::StorageClass(var->GetSingleWordInOperand(0)) !=
-                spv::StorageClass::Function) {
+            spv::StorageClass(var->GetSingleWordInOperand(0)) != spv::StorageClass::Function) {
           only = false;
           return false;
         }
@@ -1761,8 +1654,7 @@ bool MortonRemapPass::FeedsOnlyReductions(uint32_t id, int depth) {
           if (use->opcode() == spv::Op::OpLoad) {
             only = FeedsOnlyReductions(use->result_id(), depth + 1);
           } else {
-            only = use->opcode() == spv::Op::OpStore ||
-                   use->opcode() == spv::Op::OpName;
+            only = use->opcode() == spv::Op::OpStore || use->opcode() == spv::Op::OpName;
           }
           return only;
         });
@@ -1787,18 +1679,17 @@ bool MortonRemapPass::FeedsOnlyReductions(uint32_t id, int depth) {
       case spv::Op::OpGroupNonUniformBitwiseXor:
         // A Reduce (in-operands: scope, operation, value): the same for any
         // order of its lanes' values.
-        only = user->NumInOperands() == 3 &&
-               spv::GroupOperation(user->GetSingleWordInOperand(1)) ==
-                   spv::GroupOperation::Reduce &&
-               index == 4 && FeedsOnlyReductions(user->result_id(), depth + 1);
+        only =
+            user->NumInOperands() == 3 &&
+            spv::GroupOperation(user->GetSingleWordInOperand(1)) == spv::GroupOperation::Reduce &&
+            index == 4 && FeedsOnlyReductions(user->result_id(), depth + 1);
         return only;
       default:
         break;
     }
     // Arithmetic, conversions, composites: follow the result.
     only = user->opcode() != spv::Op::OpLoad && user->HasResultId() &&
-           context()->IsCombinatorInstruction(user) &&
-           !spvOpcodeIsImageSample(op) &&
+           context()->IsCombinatorInstruction(user) && !spvOpcodeIsImageSample(op) &&
            FeedsOnlyReductions(user->result_id(), depth + 1);
     return only;
   });

@@ -78,8 +78,7 @@ class MortonRemapPass : public WavePass {
   };
 
   // Accepts "", "always", "force" and "workgroup-size=X[xY[xZ]]".
-  static bool ParseParams(const std::string& text, Params* params,
-                          std::string* error);
+  static bool ParseParams(const std::string& text, Params* params, std::string* error);
   static bool ValidateParams(const std::string& text, std::string* error) {
     Params p;
     return ParseParams(text, &p, error);
@@ -97,8 +96,7 @@ class MortonRemapPass : public WavePass {
   // the remap (|w|, |h| even): Morton-like order inside tiles of 8 (else 4,
   // else 2) x 8 (4, 2), tiles in row order. The emitted SPIR-V computes the
   // same function; docs and unit tests use this one.
-  static void RemapCoords(uint32_t j, uint32_t w, uint32_t h, uint32_t* x,
-                          uint32_t* y);
+  static void RemapCoords(uint32_t j, uint32_t w, uint32_t h, uint32_t* x, uint32_t* y);
   // The new flat index of invocation |l| for a kernel with decomposition
   // |d| (of a workgroup of |n| invocations).
   static uint32_t RemapIndex(uint32_t l, uint32_t n, const Decomposition& d);
@@ -107,10 +105,9 @@ class MortonRemapPass : public WavePass {
 
   const char* name() const override { return "morton-remap"; }
   // The analysis contract: def-use, instruction-to-block and decorations
-  // stay valid across its rewrites; it adds no block, but the CFG is not claimed: no test has checked it.
-  spvtools::opt::IRContext::Analysis GetPreservedAnalyses() override {
-    return kEditedAnalyses;
-  }
+  // stay valid across its rewrites; it adds no block, but the CFG is not claimed: no test has
+  // checked it.
+  spvtools::opt::IRContext::Analysis GetPreservedAnalyses() override { return kEditedAnalyses; }
   Status Process() override;
 
  private:
@@ -179,16 +176,15 @@ class MortonRemapPass : public WavePass {
     std::vector<Site> sites;
     spvtools::opt::Instruction* first_use = nullptr;  // for remark locations
     Shape shape;
-    bool index_path = false;  // the kernel splits the flat index itself
+    bool index_path = false;      // the kernel splits the flat index itself
     Decomposition decomposition;  // index path only
   };
 
   // A missed remark about |info|'s entry point at |where|: the table's text,
   // or |why|.
-  void Refuse(Missed missed, const EntryInfo& info,
-              spvtools::opt::Instruction* where);
-  void Refuse(Missed missed, const EntryInfo& info,
-              spvtools::opt::Instruction* where, const std::string& why);
+  void Refuse(Missed missed, const EntryInfo& info, spvtools::opt::Instruction* where);
+  void Refuse(Missed missed, const EntryInfo& info, spvtools::opt::Instruction* where,
+              const std::string& why);
 
   // State of one Process call that its entry points share, and what the
   // invocations of one entry point touch (both defined in the .cpp).
@@ -215,8 +211,7 @@ class MortonRemapPass : public WavePass {
   void IndexBuiltInVars();
   // The entry points with a function, and per function how many of them
   // reach it.
-  std::vector<EntryInfo> EntryPoints(
-      std::unordered_map<uint32_t, uint32_t>* reach_count);
+  std::vector<EntryInfo> EntryPoints(std::unordered_map<uint32_t, uint32_t>* reach_count);
   // Decides about one entry point (every refusal a missed remark) and
   // rewrites it when it qualifies. False when ids ran out.
   bool ProcessEntry(EntryInfo* info, Run* run);
@@ -244,25 +239,20 @@ class MortonRemapPass : public WavePass {
   // The decomposition of |lanes|' tiled accesses that weighs most (the
   // first of equal ones). False when none has even sides; |*odd| is then
   // the last with an odd side (block 0: none).
-  bool HeaviestDecomposition(Lanes* lanes, Decomposition* best,
-                             Decomposition* odd);
+  bool HeaviestDecomposition(Lanes* lanes, Decomposition* best, Decomposition* odd);
   // The weighed accesses of |lanes| that the permutation |perm| helps
   // (tiled) or hurts (linear).
-  Weights WeighAccesses(const EntryInfo& info, Lanes* lanes,
-                        const std::vector<uint32_t>& perm);
+  Weights WeighAccesses(const EntryInfo& info, Lanes* lanes, const std::vector<uint32_t>& perm);
   // Whether |access| was evaluated on some call path; then |*weight| sums
   // their weights and |*counts| says whether |perm| helps or hurts it.
-  bool EvaluatedCounts(const EntryInfo& info, Lanes* lanes,
-                       const LaneAccess& access,
-                       const std::vector<uint32_t>& perm, double* weight,
-                       bool* counts);
+  bool EvaluatedCounts(const EntryInfo& info, Lanes* lanes, const LaneAccess& access,
+                       const std::vector<uint32_t>& perm, double* weight, bool* counts);
   // Whether |perm| helps (tiled) or hurts (linear) the access of |map|.
-  bool MapCounts(const EntryInfo& info, const LaneAccess& access,
-                 const LaneMap& map, const std::vector<uint32_t>& perm);
+  bool MapCounts(const EntryInfo& info, const LaneAccess& access, const LaneMap& map,
+                 const std::vector<uint32_t>& perm);
   // For an access not evaluated: whether it counts, from what its position
   // is computed from (|taint|).
-  bool TaintCounts(const EntryInfo& info,
-                   const std::unordered_map<uint32_t, Taint>& taint,
+  bool TaintCounts(const EntryInfo& info, const std::unordered_map<uint32_t, Taint>& taint,
                    const LaneAccess& access);
   // The default mode's decision; false (with a NotProfitable remark) when
   // the 2-D accesses do not outweigh the linear ones or cannot gain.
@@ -278,15 +268,14 @@ class MortonRemapPass : public WavePass {
 
   // Fills |shape| for |entry|; false with the refusal in |refusal| and
   // |why| when the pass cannot use it.
-  bool ResolveShape(spvtools::opt::Instruction* entry, Shape* shape,
-                    Missed* refusal, std::string* why);
+  bool ResolveShape(spvtools::opt::Instruction* entry, Shape* shape, Missed* refusal,
+                    std::string* why);
   // The size the WorkgroupSize built-in gives (it overrides the execution
   // modes); |*found| when there is one. False with |why| when its value is
   // not made of integer constants.
   bool ShapeFromBuiltIn(Shape* shape, bool* found, std::string* why);
   // The size function |func_id|'s LocalSize or LocalSizeId gives, as above.
-  bool ShapeFromModes(uint32_t func_id, Shape* shape, bool* found,
-                      std::string* why);
+  bool ShapeFromModes(uint32_t func_id, Shape* shape, bool* found, std::string* why);
   // Replaces a size from specialization constants by the promised
   // workgroup-size=; false with |refusal| and |why| when there is no
   // promise or the literal size contradicts it.
@@ -311,10 +300,9 @@ class MortonRemapPass : public WavePass {
   std::unordered_map<uint32_t, const char*> LaneBuiltInVars() const;
   // Whether |inst| depends on subgroup membership (|lane_vars|: from
   // LaneBuiltInVars).
-  bool InstructionDependence(
-      spvtools::opt::Instruction* inst,
-      const std::unordered_map<uint32_t, const char*>& lane_vars,
-      Dependence* dependence);
+  bool InstructionDependence(spvtools::opt::Instruction* inst,
+                             const std::unordered_map<uint32_t, const char*>& lane_vars,
+                             Dependence* dependence);
 
   // Propagates Taint (defined in the .cpp).
   class TaintFlow;
@@ -324,8 +312,7 @@ class MortonRemapPass : public WavePass {
   // The weight of block |block| of |func|: the product of the trip counts
   // of the loops around it (kUnknownTripWeight for a loop whose count is
   // not a constant).
-  double BlockWeight(spvtools::opt::Function* func,
-                     spvtools::opt::BasicBlock* block);
+  double BlockWeight(spvtools::opt::Function* func, spvtools::opt::BasicBlock* block);
   // The weight of call path |frame| of |evaluator|: the block weights of
   // its calls, multiplied.
   double FrameWeight(const InvocationEvaluator& evaluator, uint32_t frame);
@@ -345,8 +332,8 @@ class MortonRemapPass : public WavePass {
   // reductions (FeedsOnlyReductions). Then a relabelling changes which
   // invocation reads which texel, never which texels the workgroup reads nor
   // which an invocation reads together. |*what| says what was found.
-  bool OwnTexelsIntoReductions(const std::vector<LaneAccess>& accesses,
-                               LaneMaps* maps, std::string* what);
+  bool OwnTexelsIntoReductions(const std::vector<LaneAccess>& accesses, LaneMaps* maps,
+                               std::string* what);
   // Whether value |id| (and what is computed from it, through arithmetic,
   // composites and invocation-private variables stored once) is only the
   // value operand of read-modify-write atomics that commute (add, sub, min,
@@ -359,8 +346,7 @@ class MortonRemapPass : public WavePass {
   bool Rewrite(const EntryInfo& info);
   // The Input variable for |builtin|, declared (and named) when missing;
   // added to |entry|'s interface when absent there. 0 when ids ran out.
-  uint32_t BuiltInVar(uint32_t builtin, bool vector,
-                      spvtools::opt::Instruction* entry);
+  uint32_t BuiltInVar(uint32_t builtin, bool vector, spvtools::opt::Instruction* entry);
 
   Params params_;
   // BuiltIn decoration value → Input variables carrying it, module order.

@@ -9,11 +9,11 @@
 #include "analysis/ir_util.h"
 #include "analysis/uniformity.h"
 #include "passes/emitter.h"
+#include "source/opcode.h"
 #include "source/opt/constants.h"
 #include "source/opt/decoration_manager.h"
 #include "source/opt/dominator_analysis.h"
 #include "source/opt/ir_context.h"
-#include "source/opcode.h"
 #include "source/opt/type_manager.h"
 #include "source/spirv_constant.h"
 #include "source/spirv_target_env.h"
@@ -34,8 +34,7 @@ constexpr uint32_t kMemorySemanticsVolatile =
     static_cast<uint32_t>(spv::MemorySemanticsMask::Volatile);
 
 constexpr int kReduce = static_cast<int>(spv::GroupOperation::Reduce);
-constexpr int kExclusiveScan =
-    static_cast<int>(spv::GroupOperation::ExclusiveScan);
+constexpr int kExclusiveScan = static_cast<int>(spv::GroupOperation::ExclusiveScan);
 
 bool IsAtomic(spv::Op op) {
   switch (op) {
@@ -123,28 +122,50 @@ spv::Op GroupOpFor(spv::Op op) {
 
 const char* OpName(spv::Op op) {
   switch (op) {
-    case spv::Op::OpAtomicLoad: return "OpAtomicLoad";
-    case spv::Op::OpAtomicStore: return "OpAtomicStore";
-    case spv::Op::OpAtomicExchange: return "OpAtomicExchange";
-    case spv::Op::OpAtomicCompareExchange: return "OpAtomicCompareExchange";
-    case spv::Op::OpAtomicCompareExchangeWeak: return "OpAtomicCompareExchangeWeak";
-    case spv::Op::OpAtomicIIncrement: return "OpAtomicIIncrement";
-    case spv::Op::OpAtomicIDecrement: return "OpAtomicIDecrement";
-    case spv::Op::OpAtomicIAdd: return "OpAtomicIAdd";
-    case spv::Op::OpAtomicISub: return "OpAtomicISub";
-    case spv::Op::OpAtomicSMin: return "OpAtomicSMin";
-    case spv::Op::OpAtomicUMin: return "OpAtomicUMin";
-    case spv::Op::OpAtomicSMax: return "OpAtomicSMax";
-    case spv::Op::OpAtomicUMax: return "OpAtomicUMax";
-    case spv::Op::OpAtomicAnd: return "OpAtomicAnd";
-    case spv::Op::OpAtomicOr: return "OpAtomicOr";
-    case spv::Op::OpAtomicXor: return "OpAtomicXor";
-    case spv::Op::OpAtomicFlagTestAndSet: return "OpAtomicFlagTestAndSet";
-    case spv::Op::OpAtomicFlagClear: return "OpAtomicFlagClear";
-    case spv::Op::OpAtomicFAddEXT: return "OpAtomicFAddEXT";
-    case spv::Op::OpAtomicFMinEXT: return "OpAtomicFMinEXT";
-    case spv::Op::OpAtomicFMaxEXT: return "OpAtomicFMaxEXT";
-    default: return "atomic";
+    case spv::Op::OpAtomicLoad:
+      return "OpAtomicLoad";
+    case spv::Op::OpAtomicStore:
+      return "OpAtomicStore";
+    case spv::Op::OpAtomicExchange:
+      return "OpAtomicExchange";
+    case spv::Op::OpAtomicCompareExchange:
+      return "OpAtomicCompareExchange";
+    case spv::Op::OpAtomicCompareExchangeWeak:
+      return "OpAtomicCompareExchangeWeak";
+    case spv::Op::OpAtomicIIncrement:
+      return "OpAtomicIIncrement";
+    case spv::Op::OpAtomicIDecrement:
+      return "OpAtomicIDecrement";
+    case spv::Op::OpAtomicIAdd:
+      return "OpAtomicIAdd";
+    case spv::Op::OpAtomicISub:
+      return "OpAtomicISub";
+    case spv::Op::OpAtomicSMin:
+      return "OpAtomicSMin";
+    case spv::Op::OpAtomicUMin:
+      return "OpAtomicUMin";
+    case spv::Op::OpAtomicSMax:
+      return "OpAtomicSMax";
+    case spv::Op::OpAtomicUMax:
+      return "OpAtomicUMax";
+    case spv::Op::OpAtomicAnd:
+      return "OpAtomicAnd";
+    case spv::Op::OpAtomicOr:
+      return "OpAtomicOr";
+    case spv::Op::OpAtomicXor:
+      return "OpAtomicXor";
+    case spv::Op::OpAtomicFlagTestAndSet:
+      return "OpAtomicFlagTestAndSet";
+    case spv::Op::OpAtomicFlagClear:
+      return "OpAtomicFlagClear";
+    case spv::Op::OpAtomicFAddEXT:
+      return "OpAtomicFAddEXT";
+    case spv::Op::OpAtomicFMinEXT:
+      return "OpAtomicFMinEXT";
+    case spv::Op::OpAtomicFMaxEXT:
+      return "OpAtomicFMaxEXT";
+    default:
+      return "atomic";
   }
 }
 
@@ -184,14 +205,22 @@ uint32_t StageBitOf(spv::ExecutionModel model) {
 // The name `stages=` uses for |bit|.
 const char* StageName(uint32_t bit) {
   switch (bit) {
-    case Stage::kStageCompute: return "compute";
-    case Stage::kStageMesh: return "mesh";
-    case Stage::kStageFragment: return "fragment";
-    case Stage::kStageVertex: return "vertex";
-    case Stage::kStageTessellation: return "tessellation";
-    case Stage::kStageGeometry: return "geometry";
-    case Stage::kStageRayTracing: return "raytracing";
-    default: return "unknown";
+    case Stage::kStageCompute:
+      return "compute";
+    case Stage::kStageMesh:
+      return "mesh";
+    case Stage::kStageFragment:
+      return "fragment";
+    case Stage::kStageVertex:
+      return "vertex";
+    case Stage::kStageTessellation:
+      return "tessellation";
+    case Stage::kStageGeometry:
+      return "geometry";
+    case Stage::kStageRayTracing:
+      return "raytracing";
+    default:
+      return "unknown";
   }
 }
 
@@ -212,23 +241,20 @@ bool IsSubgroupOp(spv::Op op) {
           n <= static_cast<uint32_t>(spv::Op::OpSubgroupReadInvocationKHR));
 }
 
-
 // Whether |inst| may sit between two atomics that share an elected branch:
 // free of side effects, or a load/store of memory no other invocation can
 // access (|*private_var| set: the variable, or 0 when the pointer's base is
 // not one). Loads of read-only invocation inputs and descriptors are free;
 // every other memory read (buffers, workgroup memory, images) is not, since
 // it could observe an earlier atomic of the branch.
-bool MayJoinAcross(spvtools::opt::IRContext* context, Instruction* inst,
-                   bool* private_access, uint32_t* private_var) {
+bool MayJoinAcross(spvtools::opt::IRContext* context, Instruction* inst, bool* private_access,
+                   uint32_t* private_var) {
   *private_access = false;
   *private_var = 0;
   const spv::Op op = inst->opcode();
   if (op == spv::Op::OpLoad || op == spv::Op::OpStore) {
-    Instruction* ptr =
-        context->get_def_use_mgr()->GetDef(inst->GetSingleWordInOperand(0));
-    const auto* ptr_type =
-        context->get_type_mgr()->GetType(ptr->type_id())->AsPointer();
+    Instruction* ptr = context->get_def_use_mgr()->GetDef(inst->GetSingleWordInOperand(0));
+    const auto* ptr_type = context->get_type_mgr()->GetType(ptr->type_id())->AsPointer();
     if (ptr_type == nullptr) return false;
     switch (ptr_type->storage_class()) {
       case spv::StorageClass::Function:
@@ -270,44 +296,36 @@ bool MayJoinAcross(spvtools::opt::IRContext* context, Instruction* inst,
 // Word |index| of the uint vector |composite|.
 uint32_t ExtractWord(Emitter* e, uint32_t composite, uint32_t index) {
   return e->Emit(spv::Op::OpCompositeExtract, e->UIntType(32),
-                 {{SPV_OPERAND_TYPE_ID, {composite}},
-                  {SPV_OPERAND_TYPE_LITERAL_INTEGER, {index}}});
+                 {{SPV_OPERAND_TYPE_ID, {composite}}, {SPV_OPERAND_TYPE_LITERAL_INTEGER, {index}}});
 }
 
 // EmitSplit64's Add/Sub: the reduction and exclusive scan of the 64-bit
 // value whose words are |lo| and |hi|, in |type| (signed: |is_signed|).
-void EmitSplit64Add(Emitter* e, uint32_t type, bool is_signed, uint32_t lo,
-                    uint32_t hi, bool want_result, uint32_t* total,
-                    uint32_t* prefix) {
+void EmitSplit64Add(Emitter* e, uint32_t type, bool is_signed, uint32_t lo, uint32_t hi,
+                    bool want_result, uint32_t* total, uint32_t* prefix) {
   // Σv = Σ(lo & 0xffff) + (Σ(lo >> 16) << 16) + (Σhi << 32) mod 2^64.
   // The first two sums stay below 128 · 2^16 = 2^23; the third matters
   // only modulo 2^32 (it is shifted by 32), so it may wrap.
   const uint32_t uint_type = e->UIntType(32);
   const uint32_t v3 = e->UIntVectorType(3);
   const uint32_t ulong = e->UIntType(64);
-  const uint32_t pieces = e->EmitIds(
-      spv::Op::OpCompositeConstruct, v3,
-      {e->EmitIds(spv::Op::OpBitwiseAnd, uint_type, {lo, e->UInt(0xffffu)}),
-       e->EmitIds(spv::Op::OpShiftRightLogical, uint_type, {lo, e->UInt(16)}),
-       hi});
+  const uint32_t pieces =
+      e->EmitIds(spv::Op::OpCompositeConstruct, v3,
+                 {e->EmitIds(spv::Op::OpBitwiseAnd, uint_type, {lo, e->UInt(0xffffu)}),
+                  e->EmitIds(spv::Op::OpShiftRightLogical, uint_type, {lo, e->UInt(16)}), hi});
   auto join = [&](uint32_t sums) {
     uint32_t x = e->EmitIds(spv::Op::OpUConvert, ulong, {ExtractWord(e, sums, 0)});
-    const uint32_t mid =
-        e->EmitIds(spv::Op::OpUConvert, ulong, {ExtractWord(e, sums, 1)});
-    const uint32_t top =
-        e->EmitIds(spv::Op::OpUConvert, ulong, {ExtractWord(e, sums, 2)});
+    const uint32_t mid = e->EmitIds(spv::Op::OpUConvert, ulong, {ExtractWord(e, sums, 1)});
+    const uint32_t top = e->EmitIds(spv::Op::OpUConvert, ulong, {ExtractWord(e, sums, 2)});
     x = e->EmitIds(spv::Op::OpIAdd, ulong,
-                   {x, e->EmitIds(spv::Op::OpShiftLeftLogical, ulong,
-                                  {mid, e->UInt(16)})});
+                   {x, e->EmitIds(spv::Op::OpShiftLeftLogical, ulong, {mid, e->UInt(16)})});
     x = e->EmitIds(spv::Op::OpIAdd, ulong,
-                   {x, e->EmitIds(spv::Op::OpShiftLeftLogical, ulong,
-                                  {top, e->UInt(32)})});
+                   {x, e->EmitIds(spv::Op::OpShiftLeftLogical, ulong, {top, e->UInt(32)})});
     return is_signed ? e->EmitIds(spv::Op::OpBitcast, type, {x}) : x;
   };
   *total = join(e->Group(spv::Op::OpGroupNonUniformIAdd, v3, kReduce, {pieces}));
   if (want_result) {
-    *prefix = join(e->Group(spv::Op::OpGroupNonUniformIAdd, v3, kExclusiveScan,
-                            {pieces}));
+    *prefix = join(e->Group(spv::Op::OpGroupNonUniformIAdd, v3, kExclusiveScan, {pieces}));
   }
 }
 
@@ -319,30 +337,24 @@ void EmitSplit64Add(Emitter* e, uint32_t type, bool is_signed, uint32_t lo,
 // 128, 8 bits), so that a scan's maximum falls among exactly the lanes that
 // tie the running maximum so far; lanes that do not tie it give 0. The doc
 // has the proof.
-void EmitExclusiveMax64(Emitter* e, bool is_signed, uint32_t w_lo,
-                        uint32_t w_hi, uint32_t* before_lo,
-                        uint32_t* before_hi) {
+void EmitExclusiveMax64(Emitter* e, bool is_signed, uint32_t w_lo, uint32_t w_hi,
+                        uint32_t* before_lo, uint32_t* before_hi) {
   const uint32_t uint_type = e->UIntType(32);
   const uint32_t bool_type = e->BoolType();
   const uint32_t mask_type = e->UIntVectorType(4);
-  const spv::Op hi_max = is_signed ? spv::Op::OpGroupNonUniformSMax
-                                   : spv::Op::OpGroupNonUniformUMax;
+  const spv::Op hi_max =
+      is_signed ? spv::Op::OpGroupNonUniformSMax : spv::Op::OpGroupNonUniformUMax;
   const spv::Op umax = spv::Op::OpGroupNonUniformUMax;
-  const spv::Op gt = is_signed ? spv::Op::OpSGreaterThan
-                               : spv::Op::OpUGreaterThan;
-  const spv::Op ge = is_signed ? spv::Op::OpSGreaterThanEqual
-                               : spv::Op::OpUGreaterThanEqual;
-  constexpr int kInclusiveScan =
-      static_cast<int>(spv::GroupOperation::InclusiveScan);
+  const spv::Op gt = is_signed ? spv::Op::OpSGreaterThan : spv::Op::OpUGreaterThan;
+  const spv::Op ge = is_signed ? spv::Op::OpSGreaterThanEqual : spv::Op::OpUGreaterThanEqual;
+  constexpr int kInclusiveScan = static_cast<int>(spv::GroupOperation::InclusiveScan);
   auto bits = [&](spv::Op opcode, uint32_t a, uint32_t b) {
     return e->EmitIds(opcode, uint_type, {a, b});
   };
   // How many lanes up to this one (inclusive) have |grows| set.
   auto running_count = [&](uint32_t grows) {
-    const uint32_t ballot =
-        e->Group(spv::Op::OpGroupNonUniformBallot, mask_type, -1, {grows});
-    return e->Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type,
-                    kInclusiveScan, {ballot});
+    const uint32_t ballot = e->Group(spv::Op::OpGroupNonUniformBallot, mask_type, -1, {grows});
+    return e->Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type, kInclusiveScan, {ballot});
   };
   // Level 1: the high half.
   *before_hi = e->Group(hi_max, uint_type, kExclusiveScan, {w_hi});
@@ -356,22 +368,18 @@ void EmitExclusiveMax64(Emitter* e, bool is_signed, uint32_t w_lo,
   const uint32_t tag1 = bits(spv::Op::OpShiftLeftLogical, seg1, e->UInt(24));
   const uint32_t mid_lo = bits(spv::Op::OpShiftRightLogical, w_lo, e->UInt(8));
   const uint32_t key2_or = bits(spv::Op::OpBitwiseOr, tag1, mid_lo);
-  const uint32_t key2 =
-      e->EmitIds(spv::Op::OpSelect, uint_type, {ties1, key2_or, e->UInt(0)});
+  const uint32_t key2 = e->EmitIds(spv::Op::OpSelect, uint_type, {ties1, key2_or, e->UInt(0)});
   const uint32_t before2 = e->Group(umax, uint_type, kExclusiveScan, {key2});
-  const uint32_t ties2 = e->EmitIds(
-      spv::Op::OpLogicalAnd, bool_type,
-      {ties1, e->EmitIds(spv::Op::OpUGreaterThanEqual, bool_type,
-                         {key2, before2})});
-  const uint32_t grows2 =
-      e->EmitIds(spv::Op::OpUGreaterThan, bool_type, {key2, before2});
+  const uint32_t ties2 =
+      e->EmitIds(spv::Op::OpLogicalAnd, bool_type,
+                 {ties1, e->EmitIds(spv::Op::OpUGreaterThanEqual, bool_type, {key2, before2})});
+  const uint32_t grows2 = e->EmitIds(spv::Op::OpUGreaterThan, bool_type, {key2, before2});
   const uint32_t seg2 = running_count(grows2);
   // Level 3: bits 0-7 under the level-2 segment.
   const uint32_t tag2 = bits(spv::Op::OpShiftLeftLogical, seg2, e->UInt(24));
   const uint32_t low_lo = bits(spv::Op::OpBitwiseAnd, w_lo, e->UInt(0xffu));
   const uint32_t key3_or = bits(spv::Op::OpBitwiseOr, tag2, low_lo);
-  const uint32_t key3 =
-      e->EmitIds(spv::Op::OpSelect, uint_type, {ties2, key3_or, e->UInt(0)});
+  const uint32_t key3 = e->EmitIds(spv::Op::OpSelect, uint_type, {ties2, key3_or, e->UInt(0)});
   const uint32_t before3 = e->Group(umax, uint_type, kExclusiveScan, {key3});
   const uint32_t high24 = bits(spv::Op::OpShiftLeftLogical, before2, e->UInt(8));
   const uint32_t low8 = bits(spv::Op::OpBitwiseAnd, before3, e->UInt(0xffu));
@@ -383,17 +391,14 @@ void EmitExclusiveMax64(Emitter* e, bool is_signed, uint32_t w_lo,
 // half, low half), the high half compared as the operation's signedness
 // says and the low half unsigned. Min is max of the complements (~x
 // reverses both orders), so everything below is a max.
-void EmitSplit64Max(Emitter* e, spv::Op op, uint32_t type, uint32_t lo,
-                    uint32_t hi, bool want_result, uint32_t* total,
-                    uint32_t* prefix) {
+void EmitSplit64Max(Emitter* e, spv::Op op, uint32_t type, uint32_t lo, uint32_t hi,
+                    bool want_result, uint32_t* total, uint32_t* prefix) {
   const uint32_t uint_type = e->UIntType(32);
   const uint32_t v2 = e->UIntVectorType(2);
-  const bool is_min =
-      op == spv::Op::OpAtomicSMin || op == spv::Op::OpAtomicUMin;
-  const bool is_signed =
-      op == spv::Op::OpAtomicSMin || op == spv::Op::OpAtomicSMax;
-  const spv::Op hi_max = is_signed ? spv::Op::OpGroupNonUniformSMax
-                                   : spv::Op::OpGroupNonUniformUMax;
+  const bool is_min = op == spv::Op::OpAtomicSMin || op == spv::Op::OpAtomicUMin;
+  const bool is_signed = op == spv::Op::OpAtomicSMin || op == spv::Op::OpAtomicSMax;
+  const spv::Op hi_max =
+      is_signed ? spv::Op::OpGroupNonUniformSMax : spv::Op::OpGroupNonUniformUMax;
   uint32_t w_lo = lo;
   uint32_t w_hi = hi;
   if (is_min) {
@@ -409,8 +414,7 @@ void EmitSplit64Max(Emitter* e, spv::Op op, uint32_t type, uint32_t lo,
   // The winner: the highest high half, then the highest low half among the
   // lanes that have it (the others give 0, the identity of umax).
   const uint32_t top_hi = e->Group(hi_max, uint_type, kReduce, {w_hi});
-  const uint32_t on_top =
-      e->EmitIds(spv::Op::OpIEqual, e->BoolType(), {w_hi, top_hi});
+  const uint32_t on_top = e->EmitIds(spv::Op::OpIEqual, e->BoolType(), {w_hi, top_hi});
   const uint32_t top_lo =
       e->Group(spv::Op::OpGroupNonUniformUMax, uint_type, kReduce,
                {e->EmitIds(spv::Op::OpSelect, uint_type, {on_top, w_lo, e->UInt(0)})});
@@ -451,9 +455,9 @@ constexpr const char* kReasonNames[] = {
 }  // namespace
 
 const char* PrereduceAtomicsPass::ReasonName(Reason reason) {
-  static_assert(sizeof(kReasonNames) / sizeof(kReasonNames[0]) ==
-                    static_cast<size_t>(Reason::kCount),
-                "kReasonNames has one name per Reason");
+  static_assert(
+      sizeof(kReasonNames) / sizeof(kReasonNames[0]) == static_cast<size_t>(Reason::kCount),
+      "kReasonNames has one name per Reason");
   return kReasonNames[static_cast<size_t>(reason)];
 }
 
@@ -482,9 +486,10 @@ bool PrereduceAtomicsPass::ParseParams(const std::string& text, Params* params,
         if (end == std::string::npos) end = value.size();
         const uint32_t bit = StageBitByName(value.substr(start, end - start));
         if (bit == 0) {
-          *error = "stages must be a '+'-separated list of compute, mesh, "
-                   "fragment, vertex, tessellation, geometry, raytracing or "
-                   "all";
+          *error =
+              "stages must be a '+'-separated list of compute, mesh, "
+              "fragment, vertex, tessellation, geometry, raytracing or "
+              "all";
           return false;
         }
         stages |= bit;
@@ -501,8 +506,7 @@ bool PrereduceAtomicsPass::ParseParams(const std::string& text, Params* params,
   return true;
 }
 
-PrereduceAtomicsPass::PrereduceAtomicsPass(PassConfig config)
-    : WavePass(std::move(config)) {
+PrereduceAtomicsPass::PrereduceAtomicsPass(PassConfig config) : WavePass(std::move(config)) {
   std::string ignored;
   ParseParams(this->config().params, &params_, &ignored);
 }
@@ -566,8 +570,7 @@ std::vector<std::vector<PrereduceAtomicsPass::Candidate>> PrereduceAtomicsPass::
     const std::vector<std::pair<Function*, Instruction*>>& atomics) {
   // Before any rewrite: the uniformity the pipeline kept, if any.
   std::unique_ptr<UniformityAnalysis> own;
-  const UniformityAnalysis& uniformity =
-      UniformityOf(context(), config().uniformity.get(), &own);
+  const UniformityAnalysis& uniformity = UniformityOf(context(), config().uniformity.get(), &own);
   std::vector<std::vector<Candidate>> groups;
   // The open group holds atomics the driver profile would leave to RADV
   // (DriverPreReduces) and whose results are unused: it is rewritten only
@@ -584,8 +587,7 @@ std::vector<std::vector<PrereduceAtomicsPass::Candidate>> PrereduceAtomicsPass::
       return;
     }
     const Candidate& c = groups.back().front();
-    EmitReason(RemarkKind::kMissed, Reason::kDriverPreReduces, c.function, c.atomic,
-               deferred_why);
+    EmitReason(RemarkKind::kMissed, Reason::kDriverPreReduces, c.function, c.atomic, deferred_why);
     groups.pop_back();
   };
   for (auto& [func, atomic] : atomics) {
@@ -614,15 +616,13 @@ std::vector<std::vector<PrereduceAtomicsPass::Candidate>> PrereduceAtomicsPass::
   return groups;
 }
 
-bool PrereduceAtomicsPass::JoinsPrevious(const std::vector<Candidate>& group,
-                                         Candidate* cand) {
+bool PrereduceAtomicsPass::JoinsPrevious(const std::vector<Candidate>& group, Candidate* cand) {
   cand->hoist.clear();
   cand->joins_previous = false;
   std::vector<Instruction*> hoist;
   const Candidate& prev = group.back();
-  if (prev.shape != Shape::kUniformAddress ||
-      cand->shape != Shape::kUniformAddress || prev.fragment ||
-      cand->fragment || prev.function != cand->function) {
+  if (prev.shape != Shape::kUniformAddress || cand->shape != Shape::kUniformAddress ||
+      prev.fragment || cand->fragment || prev.function != cand->function) {
     return false;
   }
   BasicBlock* block = context()->get_instr_block(prev.atomic);
@@ -640,9 +640,7 @@ bool PrereduceAtomicsPass::JoinsPrevious(const std::vector<Candidate>& group,
   std::unordered_set<uint32_t> staying_vars;
   bool staying_unknown_var = false;
   auto uses_staying = [&](Instruction* inst) {
-    return !inst->WhileEachInId([&](const uint32_t* id) {
-      return staying_ids.count(*id) == 0;
-    });
+    return !inst->WhileEachInId([&](const uint32_t* id) { return staying_ids.count(*id) == 0; });
   };
   bool after_prev = group.size() == 1;  // the walk starts after the first
   auto it = BasicBlock::iterator(group.front().atomic);
@@ -657,8 +655,7 @@ bool PrereduceAtomicsPass::JoinsPrevious(const std::vector<Candidate>& group,
     if (!MayJoinAcross(context(), inst, &private_access, &var)) return false;
     const bool var_staying =
         private_access &&
-        (staying_unknown_var ||
-         (var == 0 ? !staying_vars.empty() : staying_vars.count(var) != 0));
+        (staying_unknown_var || (var == 0 ? !staying_vars.empty() : staying_vars.count(var) != 0));
     if (uses_staying(inst) || var_staying) {
       if (inst->result_id() != 0) staying_ids.insert(inst->result_id());
       if (private_access && var == 0) staying_unknown_var = true;
@@ -674,8 +671,8 @@ bool PrereduceAtomicsPass::JoinsPrevious(const std::vector<Candidate>& group,
   return true;
 }
 
-PrereduceAtomicsPass::Reason PrereduceAtomicsPass::DriverProfileRefusal(
-    const Candidate& cand, std::string* why) {
+PrereduceAtomicsPass::Reason PrereduceAtomicsPass::DriverProfileRefusal(const Candidate& cand,
+                                                                        std::string* why) {
   const spvtools::opt::analysis::Integer* int_type =
       context()->get_type_mgr()->GetType(cand.atomic->type_id())->AsInteger();
   // Measured (test/amd/radv_atomics.py): RADV compiles every 32-bit
@@ -683,10 +680,10 @@ PrereduceAtomicsPass::Reason PrereduceAtomicsPass::DriverProfileRefusal(
   // DPP reduction, in no more instructions than this rewrite; 64-bit
   // ones it handles worse or wrongly, and fragment shaders were not
   // measured (waverun isa compiles compute shaders).
-  if (cand.shape == Shape::kUniformAddress && int_type != nullptr &&
-      int_type->width() == 32 && !cand.fragment &&
-      config().Fact(&TargetFacts::elects_uniform_atomics)) {
-    *why = TargetFlag() + ": RADV pre-reduces a 32-bit uniform-address "
+  if (cand.shape == Shape::kUniformAddress && int_type != nullptr && int_type->width() == 32 &&
+      !cand.fragment && config().Fact(&TargetFacts::elects_uniform_atomics)) {
+    *why = TargetFlag() +
+           ": RADV pre-reduces a 32-bit uniform-address "
            "atomic itself (one elected lane, an s_bcnt1 or DPP reduction, "
            "v_mbcnt for the returned values) in no more instructions than "
            "this rewrite (fact elects-uniform-atomics)";
@@ -697,12 +694,12 @@ PrereduceAtomicsPass::Reason PrereduceAtomicsPass::DriverProfileRefusal(
   // the plain atomics; case B (tile_minmax) is faster.
   if ((cand.shape == Shape::kSmallBinSet || cand.uniform_value) &&
       config().Fact(&TargetFacts::cheap_same_address_atomics)) {
-    *why = TargetFlag() + ": " +
-           (cand.shape == Shape::kSmallBinSet
-                ? "the small-bin pre-reduction (histograms)"
-                : "the uniform-value pre-reduction (append counters)") +
-           " measured slower than one atomic per lane on lavapipe "
-           "(fact cheap-same-address-atomics)";
+    *why =
+        TargetFlag() + ": " +
+        (cand.shape == Shape::kSmallBinSet ? "the small-bin pre-reduction (histograms)"
+                                           : "the uniform-value pre-reduction (append counters)") +
+        " measured slower than one atomic per lane on lavapipe "
+        "(fact cheap-same-address-atomics)";
     return Reason::kNotProfitableOnCpu;
   }
   return Reason::kNone;
@@ -711,8 +708,7 @@ PrereduceAtomicsPass::Reason PrereduceAtomicsPass::DriverProfileRefusal(
 void PrereduceAtomicsPass::EmitApplied(const Candidate& cand) {
   {
     std::string what = std::string(OpName(cand.atomic->opcode())) +
-                       (cand.uniform_value ? " of a uniform value"
-                                           : " of a divergent value");
+                       (cand.uniform_value ? " of a uniform value" : " of a divergent value");
     what += cand.result_used ? "; each lane's returned value is rebuilt"
                              : "; the returned value is unused";
     if (cand.split64) {
@@ -726,28 +722,25 @@ void PrereduceAtomicsPass::EmitApplied(const Candidate& cand) {
       EmitReason(RemarkKind::kApplied,
                  cand.uniform_value ? Reason::kUniformAddressUniformValue
                                     : Reason::kUniformAddressDivergentValue,
-                 cand.function, cand.atomic,
-                 "one atomic per subgroup: " + what);
+                 cand.function, cand.atomic, "one atomic per subgroup: " + what);
     } else {
       uint32_t bits = 0;
       while ((uint64_t{1} << bits) < cand.bin_bound) ++bits;
-      EmitReason(RemarkKind::kApplied, Reason::kSmallBinSet, cand.function,
-                 cand.atomic,
-                 "one atomic per distinct address per subgroup (the index "
-                 "takes at most " + std::to_string(cand.bin_bound) +
-                     " values; " +
-                     (cand.matched
-                          ? "lanes sharing it found by " +
-                                std::to_string(bits) + " ballot(s)"
-                          : std::string("a loop takes one index at a time")) +
-                     "): " + what);
+      EmitReason(
+          RemarkKind::kApplied, Reason::kSmallBinSet, cand.function, cand.atomic,
+          "one atomic per distinct address per subgroup (the index "
+          "takes at most " +
+              std::to_string(cand.bin_bound) + " values; " +
+              (cand.matched ? "lanes sharing it found by " + std::to_string(bits) + " ballot(s)"
+                            : std::string("a loop takes one index at a time")) +
+              "): " + what);
     }
   }
 }
 
-PrereduceAtomicsPass::Reason PrereduceAtomicsPass::Classify(
-    Function* func, Instruction* atomic, const UniformityAnalysis& uniformity,
-    Candidate* cand, std::string* why) {
+PrereduceAtomicsPass::Reason PrereduceAtomicsPass::Classify(Function* func, Instruction* atomic,
+                                                            const UniformityAnalysis& uniformity,
+                                                            Candidate* cand, std::string* why) {
   bool fragment = false;
   Reason reason = OperationRefusal(atomic, why);
   if (reason == Reason::kNone) reason = PlaceRefusal(func, atomic, &fragment, why);
@@ -758,8 +751,8 @@ PrereduceAtomicsPass::Reason PrereduceAtomicsPass::Classify(
   return ShapeOf(uniformity, cand, why);
 }
 
-PrereduceAtomicsPass::Reason PrereduceAtomicsPass::OperationRefusal(
-    Instruction* atomic, std::string* why) {
+PrereduceAtomicsPass::Reason PrereduceAtomicsPass::OperationRefusal(Instruction* atomic,
+                                                                    std::string* why) {
   const spv::Op op = atomic->opcode();
   switch (op) {
     case spv::Op::OpAtomicLoad:
@@ -797,15 +790,13 @@ PrereduceAtomicsPass::Reason PrereduceAtomicsPass::OperationRefusal(
       *why = "only 32-bit float atomics are pre-reduced";
       return Reason::kUnsupportedType;
     }
-  } else if (int_type == nullptr ||
-             (int_type->width() != 32 && int_type->width() != 64)) {
+  } else if (int_type == nullptr || (int_type->width() != 32 && int_type->width() != 64)) {
     *why = "only 32- and 64-bit integer atomics are pre-reduced";
     return Reason::kUnsupportedType;
   }
 
   uint64_t semantics = 0;
-  if (!IntConstant(context(), def_use->GetDef(atomic->GetSingleWordInOperand(2)),
-                     &semantics)) {
+  if (!IntConstant(context(), def_use->GetDef(atomic->GetSingleWordInOperand(2)), &semantics)) {
     *why = "the memory semantics are not a constant";
     return Reason::kNonRelaxedSemantics;
   }
@@ -814,22 +805,22 @@ PrereduceAtomicsPass::Reason PrereduceAtomicsPass::OperationRefusal(
     return Reason::kVolatileAtomic;
   }
   if (semantics & kMemorySemanticsOrdering) {
-    *why = "the atomic orders memory (Acquire/Release/AcquireRelease/"
-           "SequentiallyConsistent); combining lanes would change what "
-           "other invocations observe";
+    *why =
+        "the atomic orders memory (Acquire/Release/AcquireRelease/"
+        "SequentiallyConsistent); combining lanes would change what "
+        "other invocations observe";
     return Reason::kNonRelaxedSemantics;
   }
   return Reason::kNone;
 }
 
-PrereduceAtomicsPass::Reason PrereduceAtomicsPass::PlaceRefusal(
-    Function* func, Instruction* atomic, bool* fragment, std::string* why) {
+PrereduceAtomicsPass::Reason PrereduceAtomicsPass::PlaceRefusal(Function* func, Instruction* atomic,
+                                                                bool* fragment, std::string* why) {
   auto* def_use = context()->get_def_use_mgr();
   const uint32_t pointer = atomic->GetSingleWordInOperand(0);
   Instruction* pointer_def = def_use->GetDef(pointer);
   const auto* pointer_type =
-      pointer_def ? context()->get_type_mgr()->GetType(pointer_def->type_id())
-                  : nullptr;
+      pointer_def ? context()->get_type_mgr()->GetType(pointer_def->type_id()) : nullptr;
   const auto* as_pointer = pointer_type ? pointer_type->AsPointer() : nullptr;
   if (as_pointer == nullptr) {
     *why = "the pointer's type is unknown";
@@ -843,8 +834,9 @@ PrereduceAtomicsPass::Reason PrereduceAtomicsPass::PlaceRefusal(
     case spv::StorageClass::Image:
       break;
     default:
-      *why = "atomics on this storage class are not pre-reduced (Workgroup, "
-             "StorageBuffer, PhysicalStorageBuffer and image texels are)";
+      *why =
+          "atomics on this storage class are not pre-reduced (Workgroup, "
+          "StorageBuffer, PhysicalStorageBuffer and image texels are)";
       return Reason::kUnsupportedStorageClass;
   }
 
@@ -853,8 +845,9 @@ PrereduceAtomicsPass::Reason PrereduceAtomicsPass::PlaceRefusal(
 
   BasicBlock* block = context()->get_instr_block(atomic);
   if (UnderElect(func, block)) {
-    *why = "a dominating OpGroupNonUniformElect (or lowest-lane-of-a-ballot "
-           "test) already leaves one lane (already pre-reduced)";
+    *why =
+        "a dominating OpGroupNonUniformElect (or lowest-lane-of-a-ballot "
+        "test) already leaves one lane (already pre-reduced)";
     return Reason::kAlreadyPreReduced;
   }
 
@@ -866,24 +859,22 @@ PrereduceAtomicsPass::Reason PrereduceAtomicsPass::PlaceRefusal(
     if (term->opcode() == spv::Op::OpBranchConditional) {
       uint32_t t = term->GetSingleWordInOperand(1);
       uint32_t f = term->GetSingleWordInOperand(2);
-      splittable = splittable && (t == merge || f == merge || t == cont ||
-                                  f == cont);
+      splittable = splittable && (t == merge || f == merge || t == cont || f == cont);
     } else if (term->opcode() != spv::Op::OpBranch) {
       splittable = false;
     }
     if (!splittable) {
-      *why = "the atomic sits in a loop header whose branch cannot be "
-             "moved out of it";
+      *why =
+          "the atomic sits in a loop header whose branch cannot be "
+          "moved out of it";
       return Reason::kUnsupportedControlFlow;
     }
   }
   return Reason::kNone;
 }
 
-void PrereduceAtomicsPass::Describe(Function* func, Instruction* atomic,
-                                    bool fragment,
-                                    const UniformityAnalysis& uniformity,
-                                    Candidate* cand) {
+void PrereduceAtomicsPass::Describe(Function* func, Instruction* atomic, bool fragment,
+                                    const UniformityAnalysis& uniformity, Candidate* cand) {
   auto* def_use = context()->get_def_use_mgr();
   const spv::Op op = atomic->opcode();
   cand->atomic = atomic;
@@ -896,23 +887,23 @@ void PrereduceAtomicsPass::Describe(Function* func, Instruction* atomic,
   if (IsIncDec(op)) {
     cand->uniform_value = true;
   } else {
-    cand->uniform_value =
-        uniformity.IsSubgroupUniform(atomic->GetSingleWordInOperand(3));
+    cand->uniform_value = uniformity.IsSubgroupUniform(atomic->GetSingleWordInOperand(3));
   }
   // Without shaderSubgroupExtendedTypes a divergent 64-bit value is reduced
   // as 32-bit pieces.
-  cand->split64 = IntWidth(atomic->type_id()) == 64 && !cand->uniform_value &&
-                  !params_.extended_types;
+  cand->split64 =
+      IntWidth(atomic->type_id()) == 64 && !cand->uniform_value && !params_.extended_types;
 }
 
-PrereduceAtomicsPass::Reason PrereduceAtomicsPass::HlslRefusal(
-    const Candidate& cand, std::string* why) {
+PrereduceAtomicsPass::Reason PrereduceAtomicsPass::HlslRefusal(const Candidate& cand,
+                                                               std::string* why) {
   const spv::Op op = cand.atomic->opcode();
   if (config().emit_hlsl && cand.fragment && !config().hlsl_dxc) {
-    *why = "the output is emitted as HLSL, and the rewrite keeps helper lanes "
-           "out with IsHelperLane(), a shader model 6.6 intrinsic that "
-           "glslang's HLSL front end does not accept (--hlsl-dialect=dxc "
-           "if the HLSL is for DXC)";
+    *why =
+        "the output is emitted as HLSL, and the rewrite keeps helper lanes "
+        "out with IsHelperLane(), a shader model 6.6 intrinsic that "
+        "glslang's HLSL front end does not accept (--hlsl-dialect=dxc "
+        "if the HLSL is for DXC)";
     return Reason::kNotExpressibleInHlsl;
   }
   // HLSL's prefix operations are sums, products and bit counts: the
@@ -930,8 +921,8 @@ PrereduceAtomicsPass::Reason PrereduceAtomicsPass::HlslRefusal(
   return Reason::kNone;
 }
 
-PrereduceAtomicsPass::Reason PrereduceAtomicsPass::ShapeOf(
-    const UniformityAnalysis& uniformity, Candidate* cand, std::string* why) {
+PrereduceAtomicsPass::Reason PrereduceAtomicsPass::ShapeOf(const UniformityAnalysis& uniformity,
+                                                           Candidate* cand, std::string* why) {
   const uint32_t pointer = cand->atomic->GetSingleWordInOperand(0);
   if (uniformity.IsSubgroupUniform(pointer)) {
     cand->shape = Shape::kUniformAddress;
@@ -943,8 +934,9 @@ PrereduceAtomicsPass::Reason PrereduceAtomicsPass::ShapeOf(
     return Reason::kDivergentAddress;
   }
   if (IsInvocationIndex(index, uniformity, 0)) {
-    *why = "the index is the invocation's own index, so lanes rarely share "
-           "an address and pre-reduction would add a loop iteration per lane";
+    *why =
+        "the index is the invocation's own index, so lanes rarely share "
+        "an address and pre-reduction would add a loop iteration per lane";
     return Reason::kDistinctAddresses;
   }
   cand->shape = Shape::kSmallBinSet;
@@ -954,8 +946,8 @@ PrereduceAtomicsPass::Reason PrereduceAtomicsPass::ShapeOf(
   return Reason::kNone;
 }
 
-PrereduceAtomicsPass::Reason PrereduceAtomicsPass::StageRefusal(
-    Function* func, bool* fragment, std::string* why) {
+PrereduceAtomicsPass::Reason PrereduceAtomicsPass::StageRefusal(Function* func, bool* fragment,
+                                                                std::string* why) {
   *fragment = false;
   auto it = entries_of_.find(func->result_id());
   if (it == entries_of_.end()) return Reason::kNone;  // no entry point runs it
@@ -965,16 +957,14 @@ PrereduceAtomicsPass::Reason PrereduceAtomicsPass::StageRefusal(
     const uint32_t bit = StageBitOf(model);
     const std::string entry_name = ep->GetInOperand(2).AsString();
     if (bit == 0) {
-      *why = "the function runs in entry point '" + entry_name +
-             "' of an execution model (" +
-             std::to_string(static_cast<uint32_t>(model)) +
-             ") the pass does not handle";
+      *why = "the function runs in entry point '" + entry_name + "' of an execution model (" +
+             std::to_string(static_cast<uint32_t>(model)) + ") the pass does not handle";
       return Reason::kUnsupportedStage;
     }
     if ((params_.stages & bit) == 0 &&
         entries_with_subgroup_ops_.count(ep->GetSingleWordInOperand(1)) == 0) {
-      *why = std::string("the function runs in the ") + StageName(bit) +
-             " stage (entry point '" + entry_name +
+      *why = std::string("the function runs in the ") + StageName(bit) + " stage (entry point '" +
+             entry_name +
              "'), where Vulkan does not guarantee subgroup operations (the "
              "device lists its stages in subgroupSupportedStages) and the "
              "entry point uses none; pass --prereduce-atomics=stages=" +
@@ -988,17 +978,18 @@ PrereduceAtomicsPass::Reason PrereduceAtomicsPass::StageRefusal(
     }
   }
   if (*fragment && other) {
-    *why = "the function runs in fragment and in other stages: helper "
-           "invocations must be kept out in the first, and the test for them "
-           "is only valid in fragment shaders";
+    *why =
+        "the function runs in fragment and in other stages: helper "
+        "invocations must be kept out in the first, and the test for them "
+        "is only valid in fragment shaders";
     *fragment = false;
     return Reason::kMixedStageFunction;
   }
   return Reason::kNone;
 }
 
-bool PrereduceAtomicsPass::IsInvocationIndex(
-    uint32_t id, const UniformityAnalysis& uniformity, int depth) {
+bool PrereduceAtomicsPass::IsInvocationIndex(uint32_t id, const UniformityAnalysis& uniformity,
+                                             int depth) {
   if (depth > 8) return false;
   auto* def_use = context()->get_def_use_mgr();
   Instruction* inst = def_use->GetDef(id);
@@ -1006,11 +997,9 @@ bool PrereduceAtomicsPass::IsInvocationIndex(
   // The BuiltIn decoration of a variable, or -1.
   auto builtin_of = [&](uint32_t var) -> int {
     int found = -1;
-    for (Instruction* dec :
-         context()->get_decoration_mgr()->GetDecorationsFor(var, false)) {
+    for (Instruction* dec : context()->get_decoration_mgr()->GetDecorationsFor(var, false)) {
       if (dec->opcode() == spv::Op::OpDecorate &&
-          spv::Decoration(dec->GetSingleWordInOperand(1)) ==
-              spv::Decoration::BuiltIn) {
+          spv::Decoration(dec->GetSingleWordInOperand(1)) == spv::Decoration::BuiltIn) {
         found = static_cast<int>(dec->GetSingleWordInOperand(2));
       }
     }
@@ -1021,16 +1010,13 @@ bool PrereduceAtomicsPass::IsInvocationIndex(
       const uint32_t ptr = inst->GetSingleWordInOperand(0);
       Instruction* var = def_use->GetDef(ptr);
       if (var == nullptr) return false;
-      if (var->opcode() == spv::Op::OpAccessChain &&
-          var->NumInOperands() == 2) {
+      if (var->opcode() == spv::Op::OpAccessChain && var->NumInOperands() == 2) {
         // gl_LocalInvocationID.x through an access chain.
         uint64_t component = 1;
-        IntConstant(context(), def_use->GetDef(var->GetSingleWordInOperand(1)),
-                      &component);
+        IntConstant(context(), def_use->GetDef(var->GetSingleWordInOperand(1)), &component);
         int b = builtin_of(var->GetSingleWordInOperand(0));
-        return component == 0 &&
-               (b == static_cast<int>(spv::BuiltIn::LocalInvocationId) ||
-                b == static_cast<int>(spv::BuiltIn::GlobalInvocationId));
+        return component == 0 && (b == static_cast<int>(spv::BuiltIn::LocalInvocationId) ||
+                                  b == static_cast<int>(spv::BuiltIn::GlobalInvocationId));
       }
       if (var->opcode() != spv::Op::OpVariable) return false;
       int b = builtin_of(ptr);
@@ -1065,17 +1051,13 @@ bool PrereduceAtomicsPass::IsInvocationIndex(
     }
     case spv::Op::OpBitcast:
     case spv::Op::OpCopyObject:
-      return IsInvocationIndex(inst->GetSingleWordInOperand(0), uniformity,
-                               depth + 1);
+      return IsInvocationIndex(inst->GetSingleWordInOperand(0), uniformity, depth + 1);
     case spv::Op::OpUMod:
     case spv::Op::OpBitwiseAnd: {
       // The low bits of a lane's own index still differ between neighbours.
       uint64_t c = 0;
-      return IntConstant(context(), def_use->GetDef(inst->GetSingleWordInOperand(1)),
-                           &c) &&
-             c >= 4 &&
-             IsInvocationIndex(inst->GetSingleWordInOperand(0), uniformity,
-                               depth + 1);
+      return IntConstant(context(), def_use->GetDef(inst->GetSingleWordInOperand(1)), &c) &&
+             c >= 4 && IsInvocationIndex(inst->GetSingleWordInOperand(0), uniformity, depth + 1);
     }
     default:
       return false;
@@ -1089,16 +1071,14 @@ uint32_t PrereduceAtomicsPass::StoredOnce(uint32_t id) {
   const uint32_t ptr = load->GetSingleWordInOperand(0);
   Instruction* var = def_use->GetDef(ptr);
   if (var == nullptr || var->opcode() != spv::Op::OpVariable ||
-      spv::StorageClass(var->GetSingleWordInOperand(0)) !=
-          spv::StorageClass::Function ||
+      spv::StorageClass(var->GetSingleWordInOperand(0)) != spv::StorageClass::Function ||
       var->NumInOperands() > 1) {  // an initializer is a second value
     return 0;
   }
   uint32_t stored = 0;
   int stores = 0;
   def_use->ForEachUser(var, [&](Instruction* user) {
-    if (user->opcode() == spv::Op::OpStore &&
-        user->GetSingleWordInOperand(0) == ptr) {
+    if (user->opcode() == spv::Op::OpStore && user->GetSingleWordInOperand(0) == ptr) {
       ++stores;
       stored = user->GetSingleWordInOperand(1);
     } else if (user->opcode() != spv::Op::OpLoad &&
@@ -1118,8 +1098,7 @@ bool PrereduceAtomicsPass::IsLowestOfBallotSet(Instruction* cond) {
   for (uint32_t i = 0; i < 2; ++i) {
     Instruction* rank = def_use->GetDef(cond->GetSingleWordInOperand(i));
     uint64_t zero = 1;
-    if (rank != nullptr &&
-        rank->opcode() == spv::Op::OpGroupNonUniformBallotBitCount &&
+    if (rank != nullptr && rank->opcode() == spv::Op::OpGroupNonUniformBallotBitCount &&
         rank->GetSingleWordInOperand(1) ==
             static_cast<uint32_t>(spv::GroupOperation::ExclusiveScan) &&
         IntConstant(context(), def_use->GetDef(cond->GetSingleWordInOperand(1 - i)), &zero) &&
@@ -1131,21 +1110,19 @@ bool PrereduceAtomicsPass::IsLowestOfBallotSet(Instruction* cond) {
 }
 
 bool PrereduceAtomicsPass::UnderElect(Function* func, BasicBlock* block) {
-  spvtools::opt::DominatorAnalysis* dom =
-      context()->GetDominatorAnalysis(func);
+  spvtools::opt::DominatorAnalysis* dom = context()->GetDominatorAnalysis(func);
   auto* def_use = context()->get_def_use_mgr();
   for (BasicBlock* b = dom->ImmediateDominator(block); b != nullptr;
        b = dom->ImmediateDominator(b)) {
     const Instruction* term = b->terminator();
     if (term->opcode() != spv::Op::OpBranchConditional) continue;
     Instruction* cond = def_use->GetDef(term->GetSingleWordInOperand(0));
-    if (cond == nullptr || !(cond->opcode() == spv::Op::OpGroupNonUniformElect ||
-                             IsLowestOfBallotSet(cond))) {
+    if (cond == nullptr ||
+        !(cond->opcode() == spv::Op::OpGroupNonUniformElect || IsLowestOfBallotSet(cond))) {
       continue;
     }
     uint32_t on_true = term->GetSingleWordInOperand(1);
-    if (on_true != term->GetSingleWordInOperand(2) &&
-        dom->Dominates(on_true, block->id())) {
+    if (on_true != term->GetSingleWordInOperand(2) && dom->Dominates(on_true, block->id())) {
       return true;
     }
   }
@@ -1164,9 +1141,9 @@ uint64_t PrereduceAtomicsPass::IndexBound(uint32_t id, int depth) {
   if (inst == nullptr) return 0;
   uint64_t c = 0;
   auto const_operand = [&](uint32_t index, uint64_t* value) {
-    return IntConstant(context(), context()->get_def_use_mgr()->GetDef(
-                             inst->GetSingleWordInOperand(index)),
-                         value);
+    return IntConstant(context(),
+                       context()->get_def_use_mgr()->GetDef(inst->GetSingleWordInOperand(index)),
+                       value);
   };
   switch (inst->opcode()) {
     case spv::Op::OpConstant:
@@ -1237,8 +1214,8 @@ uint64_t PrereduceAtomicsPass::IndexBound(uint32_t id, int depth) {
         case 44:  // UClamp(x, lo, hi)
           return const_operand(4, &hi) && hi < (1u << 31) ? hi + 1 : 0;
         case 45:  // SClamp(x, lo, hi) with 0 <= lo
-          if (const_operand(3, &lo) && const_operand(4, &hi) &&
-              lo < (1u << 31) && hi < (1u << 31)) {
+          if (const_operand(3, &lo) && const_operand(4, &hi) && lo < (1u << 31) &&
+              hi < (1u << 31)) {
             return hi + 1;
           }
           return 0;
@@ -1251,16 +1228,15 @@ uint64_t PrereduceAtomicsPass::IndexBound(uint32_t id, int depth) {
   }
 }
 
-bool PrereduceAtomicsPass::FindBinIndex(uint32_t pointer,
-                                        const UniformityAnalysis& uniformity,
-                                        uint32_t* index, uint64_t* bound_out,
-                                        std::string* why) {
+bool PrereduceAtomicsPass::FindBinIndex(uint32_t pointer, const UniformityAnalysis& uniformity,
+                                        uint32_t* index, uint64_t* bound_out, std::string* why) {
   auto* def_use = context()->get_def_use_mgr();
   Instruction* chain = def_use->GetDef(pointer);
   if (chain == nullptr || (chain->opcode() != spv::Op::OpAccessChain &&
                            chain->opcode() != spv::Op::OpInBoundsAccessChain)) {
-    *why = "the address differs between lanes and is not an access chain "
-           "into an array";
+    *why =
+        "the address differs between lanes and is not an access chain "
+        "into an array";
     return false;
   }
   const uint32_t base = chain->GetSingleWordInOperand(0);
@@ -1269,8 +1245,8 @@ bool PrereduceAtomicsPass::FindBinIndex(uint32_t pointer,
     return false;
   }
   Instruction* base_def = def_use->GetDef(base);
-  Instruction* type = def_use->GetDef(
-      def_use->GetDef(base_def->type_id())->GetSingleWordInOperand(1));
+  Instruction* type =
+      def_use->GetDef(def_use->GetDef(base_def->type_id())->GetSingleWordInOperand(1));
   uint32_t divergent = 0;
   uint64_t bound = 0;
   for (uint32_t i = 1; i < chain->NumInOperands() && type != nullptr; ++i) {
@@ -1282,8 +1258,7 @@ bool PrereduceAtomicsPass::FindBinIndex(uint32_t pointer,
       case spv::Op::OpTypeArray: {
         next_type = type->GetSingleWordInOperand(0);
         uint64_t length = 0;
-        if (IntConstant(context(), def_use->GetDef(type->GetSingleWordInOperand(1)),
-                          &length)) {
+        if (IntConstant(context(), def_use->GetDef(type->GetSingleWordInOperand(1)), &length)) {
           type_bound = length;
         }
         break;
@@ -1326,18 +1301,19 @@ bool PrereduceAtomicsPass::FindBinIndex(uint32_t pointer,
     *why = "the address differs between lanes";
     return false;
   }
-  const auto* idx_type = context()->get_type_mgr()->GetType(
-      def_use->GetDef(divergent)->type_id());
+  const auto* idx_type = context()->get_type_mgr()->GetType(def_use->GetDef(divergent)->type_id());
   if (idx_type == nullptr || idx_type->AsInteger() == nullptr ||
       idx_type->AsInteger()->width() != 32) {
     *why = "the divergent index is not a 32-bit integer";
     return false;
   }
   if (bound == 0 || bound > params_.max_bins) {
-    *why = "the address differs between lanes and its index is not provably "
-           "in a set of at most " + std::to_string(params_.max_bins) +
-           " values (an array of at most max-bins elements, a constant "
-           "and-mask, umod or clamp)";
+    *why =
+        "the address differs between lanes and its index is not provably "
+        "in a set of at most " +
+        std::to_string(params_.max_bins) +
+        " values (an array of at most max-bins elements, a constant "
+        "and-mask, umod or clamp)";
     return false;
   }
   *index = divergent;
@@ -1345,70 +1321,57 @@ bool PrereduceAtomicsPass::FindBinIndex(uint32_t pointer,
   return true;
 }
 
-
-bool PrereduceAtomicsPass::EmitPeers(BasicBlock* pre, uint32_t index,
-                                     uint64_t bound, bool want_leader_lane,
-                                     Peers* peers) {
+bool PrereduceAtomicsPass::EmitPeers(BasicBlock* pre, uint32_t index, uint64_t bound,
+                                     bool want_leader_lane, Peers* peers) {
   Emitter e(context(), pre);
   context()->AddCapability(spv::Capability::GroupNonUniformBallot);
   const uint32_t bool_type = e.BoolType();
   const uint32_t uint_type = e.UIntType(32);
   const uint32_t mask_type = e.UIntVectorType(4);
   uint32_t idx = index;
-  const auto* idx_type = context()->get_type_mgr()->GetType(
-      context()->get_def_use_mgr()->GetDef(index)->type_id());
+  const auto* idx_type =
+      context()->get_type_mgr()->GetType(context()->get_def_use_mgr()->GetDef(index)->type_id());
   if (idx_type->AsInteger()->IsSigned()) {
     idx = e.EmitIds(spv::Op::OpBitcast, uint_type, {index});
   }
   // Only the bits an index in [0, bound) can have are compared: an index
   // out of that range is out of bounds of what it indexes (undefined, or
   // under robust access free to land anywhere in the buffer).
-  uint32_t peers_mask =
-      e.Group(spv::Op::OpGroupNonUniformBallot, mask_type, -1, {e.Bool(true)});
+  uint32_t peers_mask = e.Group(spv::Op::OpGroupNonUniformBallot, mask_type, -1, {e.Bool(true)});
   for (uint32_t bit = 0; (uint64_t{1} << bit) < bound; ++bit) {
-    const uint32_t masked =
-        e.EmitIds(spv::Op::OpBitwiseAnd, uint_type, {idx, e.UInt(1u << bit)});
-    const uint32_t set =
-        e.EmitIds(spv::Op::OpINotEqual, bool_type, {masked, e.UInt(0)});
-    const uint32_t ballot =
-        e.Group(spv::Op::OpGroupNonUniformBallot, mask_type, -1, {set});
+    const uint32_t masked = e.EmitIds(spv::Op::OpBitwiseAnd, uint_type, {idx, e.UInt(1u << bit)});
+    const uint32_t set = e.EmitIds(spv::Op::OpINotEqual, bool_type, {masked, e.UInt(0)});
+    const uint32_t ballot = e.Group(spv::Op::OpGroupNonUniformBallot, mask_type, -1, {set});
     // Lanes with the bit keep the ballot, the others its complement.
-    const uint32_t flip = e.EmitIds(spv::Op::OpSelect, uint_type,
-                                    {set, e.UInt(0), e.UInt(0xffffffffu)});
+    const uint32_t flip =
+        e.EmitIds(spv::Op::OpSelect, uint_type, {set, e.UInt(0), e.UInt(0xffffffffu)});
     const uint32_t flips =
         e.EmitIds(spv::Op::OpCompositeConstruct, mask_type, {flip, flip, flip, flip});
-    const uint32_t agree =
-        e.EmitIds(spv::Op::OpBitwiseXor, mask_type, {ballot, flips});
+    const uint32_t agree = e.EmitIds(spv::Op::OpBitwiseXor, mask_type, {ballot, flips});
     peers_mask = e.EmitIds(spv::Op::OpBitwiseAnd, mask_type, {peers_mask, agree});
   }
-  peers->count = e.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type,
-                         kReduce, {peers_mask});
-  peers->rank = e.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type,
-                        kExclusiveScan, {peers_mask});
-  peers->is_leader =
-      e.EmitIds(spv::Op::OpIEqual, bool_type, {peers->rank, e.UInt(0)});
-  peers->leader_lane =
-      want_leader_lane
-          ? e.BallotLowestBit(peers_mask, config().subgroup_size)
-          : 0;
+  peers->count =
+      e.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type, kReduce, {peers_mask});
+  peers->rank =
+      e.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type, kExclusiveScan, {peers_mask});
+  peers->is_leader = e.EmitIds(spv::Op::OpIEqual, bool_type, {peers->rank, e.UInt(0)});
+  peers->leader_lane = want_leader_lane ? e.BallotLowestBit(peers_mask, config().subgroup_size) : 0;
   return e.ok();
 }
 
-bool PrereduceAtomicsPass::EmitSplit64(Emitter* e, const OpInfo& info,
-                                       bool want_result, uint32_t* total,
-                                       uint32_t* prefix) {
+bool PrereduceAtomicsPass::EmitSplit64(Emitter* e, const OpInfo& info, bool want_result,
+                                       uint32_t* total, uint32_t* prefix) {
   context()->AddCapability(spv::Capability::GroupNonUniformArithmetic);
   const spv::Op op = info.op;
   const uint32_t v2 = e->UIntVectorType(2);
   // The operand as (low word, high word).
   const uint32_t halves = e->EmitIds(spv::Op::OpBitcast, v2, {info.value_id});
 
-  if (op == spv::Op::OpAtomicAnd || op == spv::Op::OpAtomicOr ||
-      op == spv::Op::OpAtomicXor) {
+  if (op == spv::Op::OpAtomicAnd || op == spv::Op::OpAtomicOr || op == spv::Op::OpAtomicXor) {
     // Bitwise: every bit on its own, so each half on its own.
     const spv::Op group_op = GroupOpFor(op);
-    *total = e->EmitIds(spv::Op::OpBitcast, info.type_id,
-                        {e->Group(group_op, v2, kReduce, {halves})});
+    *total =
+        e->EmitIds(spv::Op::OpBitcast, info.type_id, {e->Group(group_op, v2, kReduce, {halves})});
     if (want_result) {
       *prefix = e->EmitIds(spv::Op::OpBitcast, info.type_id,
                            {e->Group(group_op, v2, kExclusiveScan, {halves})});
@@ -1419,8 +1382,7 @@ bool PrereduceAtomicsPass::EmitSplit64(Emitter* e, const OpInfo& info,
   const uint32_t lo = ExtractWord(e, halves, 0);
   const uint32_t hi = ExtractWord(e, halves, 1);
   if (op == spv::Op::OpAtomicIAdd || op == spv::Op::OpAtomicISub) {
-    EmitSplit64Add(e, info.type_id, info.is_signed, lo, hi, want_result, total,
-                   prefix);
+    EmitSplit64Add(e, info.type_id, info.is_signed, lo, hi, want_result, total, prefix);
   } else {
     context()->AddCapability(spv::Capability::GroupNonUniformBallot);
     EmitSplit64Max(e, op, info.type_id, lo, hi, want_result, total, prefix);
@@ -1429,8 +1391,7 @@ bool PrereduceAtomicsPass::EmitSplit64(Emitter* e, const OpInfo& info,
 }
 
 uint32_t PrereduceAtomicsPass::EmitIsHelper(Emitter* e, Function* func) {
-  if (context()->get_feature_mgr()->HasCapability(
-          spv::Capability::DemoteToHelperInvocation)) {
+  if (context()->get_feature_mgr()->HasCapability(spv::Capability::DemoteToHelperInvocation)) {
     // Lanes may become helpers on the way (demote): ask at this point.
     return e->EmitIds(spv::Op::OpIsHelperInvocationEXT, e->BoolType(), {});
   }
@@ -1441,18 +1402,15 @@ uint32_t PrereduceAtomicsPass::EmitIsHelper(Emitter* e, Function* func) {
   if (helper_var_ == 0) {
     for (Instruction& inst : get_module()->types_values()) {
       if (inst.opcode() != spv::Op::OpVariable ||
-          spv::StorageClass(inst.GetSingleWordInOperand(0)) !=
-              spv::StorageClass::Input) {
+          spv::StorageClass(inst.GetSingleWordInOperand(0)) != spv::StorageClass::Input) {
         continue;
       }
       bool is_helper = false;
-      for (Instruction* dec : context()->get_decoration_mgr()->GetDecorationsFor(
-               inst.result_id(), false)) {
+      for (Instruction* dec :
+           context()->get_decoration_mgr()->GetDecorationsFor(inst.result_id(), false)) {
         if (dec->opcode() == spv::Op::OpDecorate &&
-            spv::Decoration(dec->GetSingleWordInOperand(1)) ==
-                spv::Decoration::BuiltIn &&
-            spv::BuiltIn(dec->GetSingleWordInOperand(2)) ==
-                spv::BuiltIn::HelperInvocation) {
+            spv::Decoration(dec->GetSingleWordInOperand(1)) == spv::Decoration::BuiltIn &&
+            spv::BuiltIn(dec->GetSingleWordInOperand(2)) == spv::BuiltIn::HelperInvocation) {
           is_helper = true;
         }
       }
@@ -1463,14 +1421,13 @@ uint32_t PrereduceAtomicsPass::EmitIsHelper(Emitter* e, Function* func) {
     }
   }
   if (helper_var_ == 0) {
-    const uint32_t pointer = context()->get_type_mgr()->FindPointerToType(
-        bool_type, spv::StorageClass::Input);
+    const uint32_t pointer =
+        context()->get_type_mgr()->FindPointerToType(bool_type, spv::StorageClass::Input);
     const uint32_t var = context()->TakeNextId();
     if (pointer == 0 || var == 0) return 0;
     std::unique_ptr<Instruction> inst(new Instruction(
         context(), spv::Op::OpVariable, pointer, var,
-        {{SPV_OPERAND_TYPE_STORAGE_CLASS,
-          {static_cast<uint32_t>(spv::StorageClass::Input)}}}));
+        {{SPV_OPERAND_TYPE_STORAGE_CLASS, {static_cast<uint32_t>(spv::StorageClass::Input)}}}));
     def_use->AnalyzeInstDefUse(inst.get());
     get_module()->AddGlobalValue(std::move(inst));
     context()->get_decoration_mgr()->AddDecorationVal(
@@ -1492,15 +1449,14 @@ uint32_t PrereduceAtomicsPass::EmitIsHelper(Emitter* e, Function* func) {
   return e->EmitIds(spv::Op::OpLoad, bool_type, {helper_var_});
 }
 
-bool PrereduceAtomicsPass::EmitOperands(Emitter* e, Elected* item,
-                                        const Peers* peers) {
+bool PrereduceAtomicsPass::EmitOperands(Emitter* e, Elected* item, const Peers* peers) {
   const OpInfo& info = item->info;
   const spv::Op op = info.op;
   // The bool and uint types first (added here when the module lacks them).
   e->BoolType();
   e->UIntType(32);
-  uint32_t total = 0;  // the operand of the single atomic
-  uint32_t prefix = 0; // what the lanes before this one contributed
+  uint32_t total = 0;   // the operand of the single atomic
+  uint32_t prefix = 0;  // what the lanes before this one contributed
   if (IsFloatAtomic(op)) {
     EmitFloatOperands(e, info, item->want_result, &total, &prefix);
   } else if (item->uniform_value && IsIdempotent(op)) {
@@ -1522,9 +1478,8 @@ bool PrereduceAtomicsPass::EmitOperands(Emitter* e, Elected* item,
   return e->ok();
 }
 
-void PrereduceAtomicsPass::EmitFloatOperands(Emitter* e_ptr, const OpInfo& info,
-                                             bool want_result, uint32_t* total,
-                                             uint32_t* prefix) {
+void PrereduceAtomicsPass::EmitFloatOperands(Emitter* e_ptr, const OpInfo& info, bool want_result,
+                                             uint32_t* total, uint32_t* prefix) {
   Emitter& e = *e_ptr;
   const spv::Op op = info.op;
   const uint32_t type = info.type_id;
@@ -1544,27 +1499,24 @@ void PrereduceAtomicsPass::EmitFloatOperands(Emitter* e_ptr, const OpInfo& info,
     const uint32_t bits = e.EmitIds(spv::Op::OpBitcast, uint_type, {v});
     const uint32_t nonzero =
         e.EmitIds(spv::Op::OpINotEqual, bool_type, {bits, e.UInt(0x80000000u)});
-    const uint32_t ballot = e.Group(spv::Op::OpGroupNonUniformBallot,
-                                    e.UIntVectorType(4), -1, {nonzero});
-    const uint32_t others = e.Group(spv::Op::OpGroupNonUniformBallotBitCount,
-                                    uint_type, kReduce, {ballot});
-    const uint32_t all_neg_zero =
-        e.EmitIds(spv::Op::OpIEqual, bool_type, {others, e.UInt(0)});
+    const uint32_t ballot =
+        e.Group(spv::Op::OpGroupNonUniformBallot, e.UIntVectorType(4), -1, {nonzero});
+    const uint32_t others =
+        e.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type, kReduce, {ballot});
+    const uint32_t all_neg_zero = e.EmitIds(spv::Op::OpIEqual, bool_type, {others, e.UInt(0)});
     *total = e.EmitIds(spv::Op::OpSelect, type, {all_neg_zero, neg_zero, *total});
     if (want_result) {
       const uint32_t before =
-          e.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type,
-                  kExclusiveScan, {ballot});
-      const uint32_t none_before =
-          e.EmitIds(spv::Op::OpIEqual, bool_type, {before, e.UInt(0)});
+          e.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type, kExclusiveScan, {ballot});
+      const uint32_t none_before = e.EmitIds(spv::Op::OpIEqual, bool_type, {before, e.UInt(0)});
       *prefix = e.EmitIds(spv::Op::OpSelect, type, {none_before, neg_zero, *prefix});
     }
   }
 }
 
-void PrereduceAtomicsPass::EmitUniformOperands(Emitter* e_ptr, const OpInfo& info,
-                                               bool want_result, const Peers* peers,
-                                               uint32_t* total, uint32_t* prefix) {
+void PrereduceAtomicsPass::EmitUniformOperands(Emitter* e_ptr, const OpInfo& info, bool want_result,
+                                               const Peers* peers, uint32_t* total,
+                                               uint32_t* prefix) {
   Emitter& e = *e_ptr;
   const spv::Op op = info.op;
   const uint32_t type = info.type_id;
@@ -1593,19 +1545,16 @@ void PrereduceAtomicsPass::EmitUniformOperands(Emitter* e_ptr, const OpInfo& inf
     before = peers->rank;
   } else {
     const uint32_t mask_type = e.UIntVectorType(4);
-    uint32_t ballot = e.Group(spv::Op::OpGroupNonUniformBallot, mask_type,
-                              -1, {e.Bool(true)});
-    count = e.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type,
-                    kReduce, {ballot});
+    uint32_t ballot = e.Group(spv::Op::OpGroupNonUniformBallot, mask_type, -1, {e.Bool(true)});
+    count = e.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type, kReduce, {ballot});
     if (want_result && config().Fact(&TargetFacts::cheap_lane_prefix)) {
       // ACO lowers an exclusive add of 1 to v_mbcnt (2 instructions) and a
       // ballot's exclusive bit count to 9 (docs/design/prereduce-atomics.md).
       context()->AddCapability(spv::Capability::GroupNonUniformArithmetic);
-      before = e.Group(spv::Op::OpGroupNonUniformIAdd, uint_type, kExclusiveScan,
-                       {e.UInt(1)});
+      before = e.Group(spv::Op::OpGroupNonUniformIAdd, uint_type, kExclusiveScan, {e.UInt(1)});
     } else if (want_result) {
-      before = e.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type,
-                       kExclusiveScan, {ballot});
+      before =
+          e.Group(spv::Op::OpGroupNonUniformBallotBitCount, uint_type, kExclusiveScan, {ballot});
     }
   }
   if (op == spv::Op::OpAtomicXor) {
@@ -1623,17 +1572,15 @@ void PrereduceAtomicsPass::EmitUniformOperands(Emitter* e_ptr, const OpInfo& inf
 }
 
 bool PrereduceAtomicsPass::EmitElectedAtomics(Emitter* e, BasicBlock* merge,
-                                              std::vector<Elected>* group,
-                                              const Peers* peers) {
+                                              std::vector<Elected>* group, const Peers* peers) {
   for (Elected& item : *group) {
     item.result = 0;
     if (!EmitOperands(e, &item, peers)) return false;
   }
   context()->AddCapability(spv::Capability::GroupNonUniform);
-  const uint32_t elect =
-      peers != nullptr
-          ? peers->is_leader
-          : e->Group(spv::Op::OpGroupNonUniformElect, e->BoolType(), -1, {});
+  const uint32_t elect = peers != nullptr
+                             ? peers->is_leader
+                             : e->Group(spv::Op::OpGroupNonUniformElect, e->BoolType(), -1, {});
   if (!e->ok()) return false;
   Emitter::If single = e->PushIf(elect, Emitter::Arms::kThen, merge);
 
@@ -1643,13 +1590,12 @@ bool PrereduceAtomicsPass::EmitElectedAtomics(Emitter* e, BasicBlock* merge,
     spv::Op new_op = item.info.op;
     if (new_op == spv::Op::OpAtomicIIncrement) new_op = spv::Op::OpAtomicIAdd;
     if (new_op == spv::Op::OpAtomicIDecrement) new_op = spv::Op::OpAtomicISub;
-    item.single = e->Emit(
-        new_op, item.info.type_id,
-        {{SPV_OPERAND_TYPE_ID, {atomic->GetSingleWordInOperand(0)}},
-         {SPV_OPERAND_TYPE_SCOPE_ID, {atomic->GetSingleWordInOperand(1)}},
-         {SPV_OPERAND_TYPE_MEMORY_SEMANTICS_ID,
-          {atomic->GetSingleWordInOperand(2)}},
-         {SPV_OPERAND_TYPE_ID, {item.total}}});
+    item.single =
+        e->Emit(new_op, item.info.type_id,
+                {{SPV_OPERAND_TYPE_ID, {atomic->GetSingleWordInOperand(0)}},
+                 {SPV_OPERAND_TYPE_SCOPE_ID, {atomic->GetSingleWordInOperand(1)}},
+                 {SPV_OPERAND_TYPE_MEMORY_SEMANTICS_ID, {atomic->GetSingleWordInOperand(2)}},
+                 {SPV_OPERAND_TYPE_ID, {item.total}}});
     // The single atomic keeps the original's source location.
     if (item.single != 0) {
       context()->get_def_use_mgr()->GetDef(item.single)->UpdateDebugInfoFrom(atomic);
@@ -1661,9 +1607,7 @@ bool PrereduceAtomicsPass::EmitElectedAtomics(Emitter* e, BasicBlock* merge,
   std::vector<uint32_t> phis;
   for (const Elected& item : *group) {
     const uint32_t type = item.info.type_id;
-    phis.push_back(item.want_result
-                       ? e->IfPhi(single, type, item.single, e->Null(type))
-                       : 0);
+    phis.push_back(item.want_result ? e->IfPhi(single, type, item.single, e->Null(type)) : 0);
   }
   for (size_t i = 0; i < group->size(); ++i) {
     Elected& item = (*group)[i];
@@ -1674,9 +1618,8 @@ bool PrereduceAtomicsPass::EmitElectedAtomics(Emitter* e, BasicBlock* merge,
   return e->ok();
 }
 
-uint32_t PrereduceAtomicsPass::EmitRebuild(Emitter* m_ptr, const Elected& item,
-                                           uint32_t elect, uint32_t phi,
-                                           const Peers* peers) {
+uint32_t PrereduceAtomicsPass::EmitRebuild(Emitter* m_ptr, const Elected& item, uint32_t elect,
+                                           uint32_t phi, const Peers* peers) {
   Emitter& m = *m_ptr;
   const OpInfo& info = item.info;
   const spv::Op op = info.op;
@@ -1690,12 +1633,10 @@ uint32_t PrereduceAtomicsPass::EmitRebuild(Emitter* m_ptr, const Elected& item,
   context()->AddCapability(spv::Capability::GroupNonUniformBallot);
   auto from_leader = [&](uint32_t value_type, uint32_t value) -> uint32_t {
     if (peers == nullptr) {
-      return m.Group(spv::Op::OpGroupNonUniformBroadcastFirst, value_type, -1,
-                     {value});
+      return m.Group(spv::Op::OpGroupNonUniformBroadcastFirst, value_type, -1, {value});
     }
     context()->AddCapability(spv::Capability::GroupNonUniformShuffle);
-    return m.Group(spv::Op::OpGroupNonUniformShuffle, value_type, -1,
-                   {value, peers->leader_lane});
+    return m.Group(spv::Op::OpGroupNonUniformShuffle, value_type, -1, {value, peers->leader_lane});
   };
   if (info.width == 64) {
     const uint32_t v2 = m.UIntVectorType(2);
@@ -1724,10 +1665,9 @@ uint32_t PrereduceAtomicsPass::EmitRebuild(Emitter* m_ptr, const Elected& item,
         return m.EmitIds(spv::Op::OpFAdd, type, {old, x});
       case spv::Op::OpAtomicFMinEXT:
       case spv::Op::OpAtomicFMaxEXT: {
-        uint32_t keep_old = m.EmitIds(op == spv::Op::OpAtomicFMinEXT
-                                          ? spv::Op::OpFOrdLessThan
-                                          : spv::Op::OpFOrdGreaterThan,
-                                      m.BoolType(), {old, x});
+        uint32_t keep_old = m.EmitIds(
+            op == spv::Op::OpAtomicFMinEXT ? spv::Op::OpFOrdLessThan : spv::Op::OpFOrdGreaterThan,
+            m.BoolType(), {old, x});
         return m.EmitIds(spv::Op::OpSelect, type, {keep_old, old, x});
       }
       default: {
@@ -1773,8 +1713,7 @@ bool PrereduceAtomicsPass::Rewrite(const std::vector<Candidate>& group) {
   const Candidate& cand = group.front();
   Instruction* atomic = cand.atomic;
   const OpInfo info = InfoOf(atomic);
-  Emitter e(context(), context()->get_instr_block(atomic),
-            BasicBlock::iterator(atomic));
+  Emitter e(context(), context()->get_instr_block(atomic), BasicBlock::iterator(atomic));
   BasicBlock* tail = OpenSite(group, &e);
   if (tail == nullptr) return false;
 
@@ -1805,8 +1744,7 @@ bool PrereduceAtomicsPass::Rewrite(const std::vector<Candidate>& group) {
   return true;
 }
 
-BasicBlock* PrereduceAtomicsPass::OpenSite(const std::vector<Candidate>& group,
-                                           Emitter* e) {
+BasicBlock* PrereduceAtomicsPass::OpenSite(const std::vector<Candidate>& group, Emitter* e) {
   // The rewrite's control flow goes where the atomic was: a loop header
   // first hands its other instructions to a new block; what follows the
   // atomic becomes the rewrite's merge.
@@ -1827,9 +1765,8 @@ BasicBlock* PrereduceAtomicsPass::OpenSite(const std::vector<Candidate>& group,
   return tail;
 }
 
-bool PrereduceAtomicsPass::EmitShape(const std::vector<Candidate>& group,
-                                     const OpInfo& info, Emitter* e,
-                                     BasicBlock* post, uint32_t* result) {
+bool PrereduceAtomicsPass::EmitShape(const std::vector<Candidate>& group, const OpInfo& info,
+                                     Emitter* e, BasicBlock* post, uint32_t* result) {
   const Candidate& cand = group.front();
   Instruction* atomic = cand.atomic;
   if (cand.shape == Shape::kUniformAddress) {
@@ -1847,8 +1784,7 @@ bool PrereduceAtomicsPass::EmitShape(const std::vector<Candidate>& group,
     // one's result goes back to Rewrite, like the other shapes'.
     for (size_t i = 1; i < items.size(); ++i) {
       if (items[i].want_result) {
-        context()->ReplaceAllUsesWith(items[i].atomic->result_id(),
-                                      items[i].result);
+        context()->ReplaceAllUsesWith(items[i].atomic->result_id(), items[i].result);
       }
       context()->KillInst(items[i].atomic);
     }
@@ -1860,8 +1796,7 @@ bool PrereduceAtomicsPass::EmitShape(const std::vector<Candidate>& group,
     items[0].info = info;
     items[0].uniform_value = true;
     items[0].want_result = cand.result_used;
-    if (!EmitPeers(e->block(), cand.bin_index, cand.bin_bound, cand.result_used,
-                   &peers) ||
+    if (!EmitPeers(e->block(), cand.bin_index, cand.bin_bound, cand.result_used, &peers) ||
         !EmitElectedAtomics(e, post, &items, &peers)) {
       return false;
     }
@@ -1872,9 +1807,8 @@ bool PrereduceAtomicsPass::EmitShape(const std::vector<Candidate>& group,
   return true;
 }
 
-bool PrereduceAtomicsPass::EmitIndexLoop(const Candidate& cand, const OpInfo& info,
-                                         Emitter* e, BasicBlock* post,
-                                         uint32_t* result) {
+bool PrereduceAtomicsPass::EmitIndexLoop(const Candidate& cand, const OpInfo& info, Emitter* e,
+                                         BasicBlock* post, uint32_t* result) {
   // Until every lane is done: the first remaining lane's index; the lanes
   // that share it run the uniform-address rewrite.
   //   header: phis; loop merge post, continue cont → check
@@ -1893,12 +1827,10 @@ bool PrereduceAtomicsPass::EmitIndexLoop(const Candidate& cand, const OpInfo& in
   // check: lanes already done sit this iteration out.
   Emitter::If pending = e->PushIf(done, Emitter::Arms::kElse);
   // pick: the first remaining lane's index; the lanes that share it run.
-  const uint32_t idx_type =
-      context()->get_def_use_mgr()->GetDef(cand.bin_index)->type_id();
-  const uint32_t first = e->Group(spv::Op::OpGroupNonUniformBroadcastFirst,
-                                  idx_type, -1, {cand.bin_index});
-  const uint32_t mine =
-      e->EmitIds(spv::Op::OpIEqual, bool_type, {cand.bin_index, first});
+  const uint32_t idx_type = context()->get_def_use_mgr()->GetDef(cand.bin_index)->type_id();
+  const uint32_t first =
+      e->Group(spv::Op::OpGroupNonUniformBroadcastFirst, idx_type, -1, {cand.bin_index});
+  const uint32_t mine = e->EmitIds(spv::Op::OpIEqual, bool_type, {cand.bin_index, first});
   Emitter::If run = e->PushIf(mine);
   if (!e->ok()) return false;
   // run → ran: the uniform-address rewrite among the lanes that share the
@@ -1910,13 +1842,11 @@ bool PrereduceAtomicsPass::EmitIndexLoop(const Candidate& cand, const OpInfo& in
   items[0].want_result = cand.result_used;
   if (!EmitElectedAtomics(e, nullptr, &items) || !e->PopIf(&run)) return false;
   // picked: this iteration's value; latch: every lane's.
-  const uint32_t acc2 =
-      cand.result_used ? e->IfPhi(run, info.type_id, items[0].result, acc) : 0;
+  const uint32_t acc2 = cand.result_used ? e->IfPhi(run, info.type_id, items[0].result, acc) : 0;
   if (!e->PopIf(&pending)) return false;
   const uint32_t done_next = e->IfPhi(pending, bool_type, e->Bool(true), mine);
   if (cand.result_used) *result = e->IfPhi(pending, info.type_id, acc, acc2);
-  const uint32_t all_done =
-      e->Group(spv::Op::OpGroupNonUniformAll, bool_type, -1, {done_next});
+  const uint32_t all_done = e->Group(spv::Op::OpGroupNonUniformAll, bool_type, -1, {done_next});
   if (cand.result_used) return e->PopLoop(&loop, {done_next, *result}, all_done);
   return e->PopLoop(&loop, {done_next}, all_done);
 }

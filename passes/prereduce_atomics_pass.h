@@ -81,13 +81,13 @@ class PrereduceAtomicsPass : public WavePass {
  public:
   // Groups of execution models, for `stages=`.
   enum StageBits : uint32_t {
-    kStageCompute = 1u << 0,       // GLCompute
-    kStageMesh = 1u << 1,          // Task and Mesh (NV and EXT)
+    kStageCompute = 1u << 0,  // GLCompute
+    kStageMesh = 1u << 1,     // Task and Mesh (NV and EXT)
     kStageFragment = 1u << 2,
     kStageVertex = 1u << 3,
     kStageTessellation = 1u << 4,  // control and evaluation
     kStageGeometry = 1u << 5,
-    kStageRayTracing = 1u << 6,    // ray generation, hits, miss, callable
+    kStageRayTracing = 1u << 6,  // ray generation, hits, miss, callable
     kStageAll = (1u << 7) - 1,
   };
 
@@ -104,8 +104,7 @@ class PrereduceAtomicsPass : public WavePass {
   // Accepts "max-bins=N" (1..128), "extended-types", "float-reassoc" and
   // "stages=S+S+..." (compute, mesh, fragment, vertex, tessellation,
   // geometry, raytracing, all).
-  static bool ParseParams(const std::string& text, Params* params,
-                          std::string* error);
+  static bool ParseParams(const std::string& text, Params* params, std::string* error);
   static bool ValidateParams(const std::string& text, std::string* error) {
     Params p;
     return ParseParams(text, &p, error);
@@ -115,10 +114,9 @@ class PrereduceAtomicsPass : public WavePass {
 
   const char* name() const override { return "prereduce-atomics"; }
   // The analysis contract: def-use, instruction-to-block and decorations
-  // stay valid across its rewrites; it adds branches around the atomics: the CFG and dominators are not kept.
-  spvtools::opt::IRContext::Analysis GetPreservedAnalyses() override {
-    return kEditedAnalyses;
-  }
+  // stay valid across its rewrites; it adds branches around the atomics: the CFG and dominators are
+  // not kept.
+  spvtools::opt::IRContext::Analysis GetPreservedAnalyses() override { return kEditedAnalyses; }
   Status Process() override;
 
  private:
@@ -154,10 +152,8 @@ class PrereduceAtomicsPass : public WavePass {
   };
   static const char* ReasonName(Reason reason);
   // Emits the remark |reason| about |atomic| in |func|.
-  void EmitReason(RemarkKind kind, Reason reason,
-                  const spvtools::opt::Function* func,
-                  const spvtools::opt::Instruction* atomic,
-                  const std::string& message) {
+  void EmitReason(RemarkKind kind, Reason reason, const spvtools::opt::Function* func,
+                  const spvtools::opt::Instruction* atomic, const std::string& message) {
     EmitRemark(kind, ReasonName(reason), func, atomic, message);
   }
 
@@ -168,11 +164,11 @@ class PrereduceAtomicsPass : public WavePass {
     Shape shape = Shape::kUniformAddress;
     bool uniform_value = false;  // the operand is the same in every lane
     bool result_used = false;
-    uint32_t bin_index = 0;      // kSmallBinSet: the divergent index id
-    uint64_t bin_bound = 0;      // kSmallBinSet: it is in [0, bin_bound)
-    bool matched = false;        // kSmallBinSet: peers by ballots, no loop
-    bool fragment = false;       // runs in fragment shaders: helpers kept out
-    bool split64 = false;        // 64-bit divergent value as 32-bit pieces
+    uint32_t bin_index = 0;  // kSmallBinSet: the divergent index id
+    uint64_t bin_bound = 0;  // kSmallBinSet: it is in [0, bin_bound)
+    bool matched = false;    // kSmallBinSet: peers by ballots, no loop
+    bool fragment = false;   // runs in fragment shaders: helpers kept out
+    bool split64 = false;    // 64-bit divergent value as 32-bit pieces
     // Shares the elected branch of the candidate before it (same block);
     // |hoist| are the instructions between the two that move above the
     // group's reductions, in program order.
@@ -213,42 +209,34 @@ class PrereduceAtomicsPass : public WavePass {
 
   // Returns the missed remark when |atomic| (in |func|) cannot be
   // rewritten, with |why| set; otherwise kNone and |cand| filled.
-  Reason Classify(spvtools::opt::Function* func,
-                       spvtools::opt::Instruction* atomic,
-                       const UniformityAnalysis& uniformity,
-                       Candidate* cand, std::string* why);
+  Reason Classify(spvtools::opt::Function* func, spvtools::opt::Instruction* atomic,
+                  const UniformityAnalysis& uniformity, Candidate* cand, std::string* why);
   // Classify's phases, in order (each returns kNone or the refusal, with
   // |why| set). The operation: which atomic, of which type, and its
   // memory semantics.
-  Reason OperationRefusal(spvtools::opt::Instruction* atomic,
-                          std::string* why);
+  Reason OperationRefusal(spvtools::opt::Instruction* atomic, std::string* why);
   // Where it sits: the storage class, the stages that run |func| (sets
   // |*fragment|), a dominating election, a loop header.
-  Reason PlaceRefusal(spvtools::opt::Function* func,
-                      spvtools::opt::Instruction* atomic, bool* fragment,
-                      std::string* why);
+  Reason PlaceRefusal(spvtools::opt::Function* func, spvtools::opt::Instruction* atomic,
+                      bool* fragment, std::string* why);
   // Fills |cand| for an atomic that passed the two above.
-  void Describe(spvtools::opt::Function* func,
-                spvtools::opt::Instruction* atomic, bool fragment,
+  void Describe(spvtools::opt::Function* func, spvtools::opt::Instruction* atomic, bool fragment,
                 const UniformityAnalysis& uniformity, Candidate* cand);
   // --emit=hlsl: what HLSL cannot spell of |cand|'s rewrite.
   Reason HlslRefusal(const Candidate& cand, std::string* why);
   // The address: uniform (case A/B) or a small bin set (case C), else the
   // refusal.
-  Reason ShapeOf(const UniformityAnalysis& uniformity, Candidate* cand,
-                 std::string* why);
+  Reason ShapeOf(const UniformityAnalysis& uniformity, Candidate* cand, std::string* why);
 
   // Returns the missed remark when a stage that runs |func| cannot be
   // promised subgroup operations, or when |func| runs in fragment and other
   // stages; otherwise kNone and |*fragment| tells whether it runs in
   // fragment shaders.
-  Reason StageRefusal(spvtools::opt::Function* func, bool* fragment,
-                           std::string* why);
+  Reason StageRefusal(spvtools::opt::Function* func, bool* fragment, std::string* why);
 
   // Whether |block| can only be reached by a single lane of its subgroup
   // because a dominating branch tests OpGroupNonUniformElect.
-  bool UnderElect(spvtools::opt::Function* func,
-                  spvtools::opt::BasicBlock* block);
+  bool UnderElect(spvtools::opt::Function* func, spvtools::opt::BasicBlock* block);
   // |cond| is `exclusive ballot bit count == 0`: true in one lane of each
   // set of lanes the ballot describes (the matched case C's leader test).
   bool IsLowestOfBallotSet(spvtools::opt::Instruction* cond);
@@ -263,16 +251,15 @@ class PrereduceAtomicsPass : public WavePass {
   // true when the pointer is an access chain whose base and other indices are
   // subgroup-uniform and exactly one index is divergent and provably in a
   // range of at most max_bins values. |why| explains a false.
-  bool FindBinIndex(uint32_t pointer, const UniformityAnalysis& uniformity,
-                    uint32_t* index, uint64_t* bound, std::string* why);
+  bool FindBinIndex(uint32_t pointer, const UniformityAnalysis& uniformity, uint32_t* index,
+                    uint64_t* bound, std::string* why);
 
   // Whether |id| is (a uniform offset of) an invocation's own index
   // (LocalInvocationIndex, SubgroupLocalInvocationId, the x of
   // LocalInvocationId/GlobalInvocationId), looking through Function
   // variables stored once: lanes then rarely share an address and a peel
   // loop would run about once per lane.
-  bool IsInvocationIndex(uint32_t id, const UniformityAnalysis& uniformity,
-                         int depth);
+  bool IsInvocationIndex(uint32_t id, const UniformityAnalysis& uniformity, int depth);
 
   // --assume-driver: the missed remark when the assumed driver measurably
   // does |cand| itself (kDriverPreReduces: RADV, 32-bit integer cases A and
@@ -303,8 +290,7 @@ class PrereduceAtomicsPass : public WavePass {
   // election where RADV makes one per atomic); alone, or with a used
   // result, they are left to the driver (DriverPreReduces).
   std::vector<std::vector<Candidate>> Groups(
-      const std::vector<std::pair<spvtools::opt::Function*, spvtools::opt::Instruction*>>&
-          atomics);
+      const std::vector<std::pair<spvtools::opt::Function*, spvtools::opt::Instruction*>>& atomics);
 
   // The atomic's operation, type and operand.
   OpInfo InfoOf(spvtools::opt::Instruction* atomic);
@@ -315,13 +301,12 @@ class PrereduceAtomicsPass : public WavePass {
   // block of its own where control flow can go, with what sat between the
   // group's atomics and moves above them; returns the block that follows
   // the atomic (the rewrite's merge), null when ids ran out.
-  spvtools::opt::BasicBlock* OpenSite(const std::vector<Candidate>& group,
-                                      Emitter* e);
+  spvtools::opt::BasicBlock* OpenSite(const std::vector<Candidate>& group, Emitter* e);
   // The rewrite of |group| (|info| is its first atomic's) from |e|'s cursor
   // for its shape, merging into |post| (a new block when null); |*result|
   // is the first atomic's rebuilt returned value where the cursor ends.
-  bool EmitShape(const std::vector<Candidate>& group, const OpInfo& info,
-                 Emitter* e, spvtools::opt::BasicBlock* post, uint32_t* result);
+  bool EmitShape(const std::vector<Candidate>& group, const OpInfo& info, Emitter* e,
+                 spvtools::opt::BasicBlock* post, uint32_t* result);
 
   // Emits at the end of |pre| (no terminator yet) the subgroup reductions of
   // |group|'s operands, one OpGroupNonUniformElect selection whose single
@@ -338,30 +323,28 @@ class PrereduceAtomicsPass : public WavePass {
   // returned value where the cursor ends.
   bool EmitIndexLoop(const Candidate& cand, const OpInfo& info, Emitter* e,
                      spvtools::opt::BasicBlock* post, uint32_t* result);
-  bool EmitElectedAtomics(Emitter* e, spvtools::opt::BasicBlock* merge,
-                          std::vector<Elected>* group,
+  bool EmitElectedAtomics(Emitter* e, spvtools::opt::BasicBlock* merge, std::vector<Elected>* group,
                           const Peers* peers = nullptr);
   // Emits with |e| |item|'s total and, when wanted, its prefix.
   bool EmitOperands(Emitter* e, Elected* item, const Peers* peers);
   // EmitOperands of a float atomic (float-reassoc): the group operation,
   // with -0.0 kept where every lane adds -0.0.
-  void EmitFloatOperands(Emitter* e, const OpInfo& info, bool want_result,
-                         uint32_t* total, uint32_t* prefix);
+  void EmitFloatOperands(Emitter* e, const OpInfo& info, bool want_result, uint32_t* total,
+                         uint32_t* prefix);
   // EmitOperands of a uniform value: from the count of lanes (or of
   // |peers|) and each lane's rank among them.
-  void EmitUniformOperands(Emitter* e, const OpInfo& info, bool want_result,
-                           const Peers* peers, uint32_t* total,
-                           uint32_t* prefix);
+  void EmitUniformOperands(Emitter* e, const OpInfo& info, bool want_result, const Peers* peers,
+                           uint32_t* total, uint32_t* prefix);
   // Emits with |m| (at the start of the merge block, after the phis of the
   // group) |item|'s returned value from |phi|, the elected lane's result.
-  uint32_t EmitRebuild(Emitter* m, const Elected& item, uint32_t elect,
-                       uint32_t phi, const Peers* peers);
+  uint32_t EmitRebuild(Emitter* m, const Elected& item, uint32_t elect, uint32_t phi,
+                       const Peers* peers);
 
   // Emits with |e| the subgroup reduction (|*total|) and, when
   // |want_result|, the exclusive scan (|*prefix|) of |info|'s divergent
   // 64-bit operand with 32-bit group operations only. False when ids ran out.
-  bool EmitSplit64(Emitter* e, const OpInfo& info, bool want_result,
-                   uint32_t* total, uint32_t* prefix);
+  bool EmitSplit64(Emitter* e, const OpInfo& info, bool want_result, uint32_t* total,
+                   uint32_t* prefix);
 
   // Emits with |e| a bool that is true in helper invocations of the
   // fragment shaders that run |func|: OpIsHelperInvocationEXT when the
@@ -372,14 +355,13 @@ class PrereduceAtomicsPass : public WavePass {
 
   // Emits at the end of |pre| the peer set of every lane by its |index| in
   // [0, |bound|): one ballot per index bit.
-  bool EmitPeers(spvtools::opt::BasicBlock* pre, uint32_t index,
-                 uint64_t bound, bool want_leader_lane, Peers* peers);
+  bool EmitPeers(spvtools::opt::BasicBlock* pre, uint32_t index, uint64_t bound,
+                 bool want_leader_lane, Peers* peers);
 
   Params params_;
   // Function id -> the OpEntryPoint instructions whose call graph reaches
   // it, in module order.
-  std::unordered_map<uint32_t, std::vector<spvtools::opt::Instruction*>>
-      entries_of_;
+  std::unordered_map<uint32_t, std::vector<spvtools::opt::Instruction*>> entries_of_;
   // Entry point function ids whose call graph already uses subgroup
   // operations (so the device supports them in that stage).
   std::unordered_set<uint32_t> entries_with_subgroup_ops_;

@@ -9,12 +9,12 @@
 #include "analysis/ir_util.h"
 #include "analysis/uniformity.h"
 #include "passes/emitter.h"
+#include "source/opcode.h"
 #include "source/opt/decoration_manager.h"
 #include "source/opt/dominator_analysis.h"
 #include "source/opt/ir_context.h"
 #include "source/opt/loop_descriptor.h"
 #include "source/opt/type_manager.h"
-#include "source/opcode.h"
 #include "source/util/string_utils.h"
 
 namespace waveopt {
@@ -67,8 +67,8 @@ bool IsMembershipCapability(spv::Capability cap) {
 
 // Whether |b| runs after |a| on every path through |b| (|dom|: their
 // function's dominator tree).
-bool RunsAfter(IRContext* ctx, spvtools::opt::DominatorAnalysis* dom,
-               Instruction* a, Instruction* b) {
+bool RunsAfter(IRContext* ctx, spvtools::opt::DominatorAnalysis* dom, Instruction* a,
+               Instruction* b) {
   BasicBlock* ba = ctx->get_instr_block(a);
   BasicBlock* bb = ctx->get_instr_block(b);
   if (ba != bb) return dom->StrictlyDominates(ba, bb);
@@ -93,29 +93,24 @@ const char* DirectionText(uint32_t xor_mask) {
 
 }  // namespace
 
-bool QuadExchangePass::ValidateParams(const std::string& text,
-                                      std::string* error) {
+bool QuadExchangePass::ValidateParams(const std::string& text, std::string* error) {
   if (text.empty() || text == "full-subgroups") return true;
   *error = "unknown parameter '" + text + "' (expected full-subgroups)";
   return false;
 }
 
-QuadExchangePass::Refusal QuadExchangePass::ResolveSize(Instruction* entry,
-                                                        WorkgroupSize* size) {
+QuadExchangePass::Refusal QuadExchangePass::ResolveSize(Instruction* entry, WorkgroupSize* size) {
   const uint32_t func_id = entry->GetSingleWordInOperand(1);
   for (Instruction& a : get_module()->annotations()) {
     if (a.opcode() == spv::Op::OpDecorate &&
-        a.GetSingleWordInOperand(1) ==
-            static_cast<uint32_t>(spv::Decoration::BuiltIn) &&
-        a.GetSingleWordInOperand(2) ==
-            static_cast<uint32_t>(spv::BuiltIn::WorkgroupSize)) {
+        a.GetSingleWordInOperand(1) == static_cast<uint32_t>(spv::Decoration::BuiltIn) &&
+        a.GetSingleWordInOperand(2) == static_cast<uint32_t>(spv::BuiltIn::WorkgroupSize)) {
       Instruction* c = get_def_use_mgr()->GetDef(a.GetSingleWordInOperand(0));
       uint64_t v[3] = {0, 0, 0};
-      bool ok = c != nullptr && c->opcode() == spv::Op::OpConstantComposite &&
-                c->NumInOperands() == 3;
+      bool ok =
+          c != nullptr && c->opcode() == spv::Op::OpConstantComposite && c->NumInOperands() == 3;
       for (uint32_t i = 0; ok && i < 3; ++i) {
-        ok = IntConstant(context(), 
-            get_def_use_mgr()->GetDef(c->GetSingleWordInOperand(i)), &v[i]);
+        ok = IntConstant(context(), get_def_use_mgr()->GetDef(c->GetSingleWordInOperand(i)), &v[i]);
       }
       if (!ok) {
         return {Reason::kUnknownWorkgroupSize,
@@ -129,8 +124,7 @@ QuadExchangePass::Refusal QuadExchangePass::ResolveSize(Instruction* entry,
     }
   }
   for (Instruction& mode : get_module()->execution_modes()) {
-    if (mode.opcode() == spv::Op::OpExecutionMode &&
-        mode.GetSingleWordInOperand(0) == func_id &&
+    if (mode.opcode() == spv::Op::OpExecutionMode && mode.GetSingleWordInOperand(0) == func_id &&
         static_cast<spv::ExecutionMode>(mode.GetSingleWordInOperand(1)) ==
             spv::ExecutionMode::LocalSize) {
       *size = {mode.GetSingleWordInOperand(2), mode.GetSingleWordInOperand(3),
@@ -139,8 +133,7 @@ QuadExchangePass::Refusal QuadExchangePass::ResolveSize(Instruction* entry,
     }
   }
   return {Reason::kUnknownWorkgroupSize,
-          "the entry point has no constant LocalSize or WorkgroupSize",
-          nullptr};
+          "the entry point has no constant LocalSize or WorkgroupSize", nullptr};
 }
 
 bool QuadExchangePass::MayDependOnWorkgroup(uint32_t root) {
@@ -158,12 +151,10 @@ bool QuadExchangePass::MayDependOnWorkgroup(uint32_t root) {
       case spv::Op::OpFunctionCall:
         return true;
       case spv::Op::OpVariable: {
-        const auto sc = static_cast<spv::StorageClass>(
-            def->GetSingleWordInOperand(0));
+        const auto sc = static_cast<spv::StorageClass>(def->GetSingleWordInOperand(0));
         if (sc == spv::StorageClass::Input) {
           const spv::BuiltIn b = BuiltInOf(context(), id);
-          if (b == spv::BuiltIn::WorkgroupId ||
-              b == spv::BuiltIn::GlobalInvocationId ||
+          if (b == spv::BuiltIn::WorkgroupId || b == spv::BuiltIn::GlobalInvocationId ||
               b == spv::BuiltIn::NumWorkgroups || b == spv::BuiltIn::Max) {
             return true;
           }
@@ -179,8 +170,7 @@ bool QuadExchangePass::MayDependOnWorkgroup(uint32_t root) {
               ptrs.push_back(user);
             } else if (user->opcode() == spv::Op::OpStore) {
               work.push_back(user->GetSingleWordInOperand(1));
-            } else if (user->opcode() != spv::Op::OpLoad &&
-                       user->opcode() != spv::Op::OpName &&
+            } else if (user->opcode() != spv::Op::OpLoad && user->opcode() != spv::Op::OpName &&
                        !user->IsDecoration() && !IsDebugInfo(user)) {
               escapes = true;  // calls, copies, atomics: unknown writes
             }
@@ -208,8 +198,7 @@ const char* QuadExchangePass::ReasonName(Reason reason) {
   return kNames[static_cast<size_t>(reason)];
 }
 
-QuadExchangePass::Refusal QuadExchangePass::Analyze(Function* function,
-                                                    Instruction* var,
+QuadExchangePass::Refusal QuadExchangePass::Analyze(Function* function, Instruction* var,
                                                     Candidate* c) {
   c->function = function;
   c->var = var;
@@ -226,26 +215,22 @@ QuadExchangePass::Refusal QuadExchangePass::Analyze(Function* function,
   return r;
 }
 
-QuadExchangePass::Refusal QuadExchangePass::CollectAccesses(const Candidate& c,
-                                                            Accesses* a) {
+QuadExchangePass::Refusal QuadExchangePass::CollectAccesses(const Candidate& c, Accesses* a) {
   IRContext* ctx = context();
   auto* defs = get_def_use_mgr();
   Reason bad = Reason::kNone;
   Instruction* where = nullptr;
   defs->ForEachUser(c.var, [&](Instruction* user) {
     if (bad != Reason::kNone) return;
-    if (user->opcode() == spv::Op::OpName ||
-        user->opcode() == spv::Op::OpEntryPoint || user->IsDecoration() ||
-        IsDebugInfo(user)) {
+    if (user->opcode() == spv::Op::OpName || user->opcode() == spv::Op::OpEntryPoint ||
+        user->IsDecoration() || IsDebugInfo(user)) {
       return;
     }
     BasicBlock* block = ctx->get_instr_block(user);
-    if (!IsChain(user->opcode()) || block == nullptr ||
-        block->GetParent() != c.function) {
+    if (!IsChain(user->opcode()) || block == nullptr || block->GetParent() != c.function) {
       where = user;
-      bad = block != nullptr && block->GetParent() != c.function
-                ? Reason::kUsedInOtherFunction
-                : Reason::kUnsupportedAccess;
+      bad = block != nullptr && block->GetParent() != c.function ? Reason::kUsedInOtherFunction
+                                                                 : Reason::kUnsupportedAccess;
       return;
     }
     defs->ForEachUser(user, [&](Instruction* access) {
@@ -256,16 +241,15 @@ QuadExchangePass::Refusal QuadExchangePass::CollectAccesses(const Candidate& c,
       } else if (access->opcode() == spv::Op::OpStore &&
                  access->GetSingleWordInOperand(0) == user->result_id()) {
         a->stores.push_back(access);
-      } else if (access->opcode() != spv::Op::OpName &&
-                 !access->IsDecoration() && !IsDebugInfo(access)) {
+      } else if (access->opcode() != spv::Op::OpName && !access->IsDecoration() &&
+                 !IsDebugInfo(access)) {
         where = access;
         bad = Reason::kUnsupportedAccess;
       }
     });
   });
   if (bad == Reason::kUsedInOtherFunction) {
-    return {bad, a->var_name + " is also used outside the entry point's function",
-            where};
+    return {bad, a->var_name + " is also used outside the entry point's function", where};
   }
   if (bad != Reason::kNone) {
     return {bad,
@@ -278,8 +262,7 @@ QuadExchangePass::Refusal QuadExchangePass::CollectAccesses(const Candidate& c,
   return {};
 }
 
-QuadExchangePass::Refusal QuadExchangePass::CheckStoreAndLoads(Candidate* c,
-                                                               Accesses* a) {
+QuadExchangePass::Refusal QuadExchangePass::CheckStoreAndLoads(Candidate* c, Accesses* a) {
   auto* defs = get_def_use_mgr();
   const std::string& var_name = a->var_name;
   if (a->stores.empty()) {
@@ -295,14 +278,13 @@ QuadExchangePass::Refusal QuadExchangePass::CheckStoreAndLoads(Candidate* c,
   c->store = store;
   a->value_type = defs->GetDef(store->GetSingleWordInOperand(1))->type_id();
   Instruction* t = defs->GetDef(a->value_type);
-  Instruction* leaf = t->opcode() == spv::Op::OpTypeVector
-                          ? defs->GetDef(t->GetSingleWordInOperand(0))
-                          : t;
-  if (leaf->opcode() != spv::Op::OpTypeInt &&
-      leaf->opcode() != spv::Op::OpTypeFloat) {
+  Instruction* leaf =
+      t->opcode() == spv::Op::OpTypeVector ? defs->GetDef(t->GetSingleWordInOperand(0)) : t;
+  if (leaf->opcode() != spv::Op::OpTypeInt && leaf->opcode() != spv::Op::OpTypeFloat) {
     return {Reason::kUnsupportedElementType,
-            var_name + " holds elements that are not integer or float "
-                       "scalars or vectors",
+            var_name +
+                " holds elements that are not integer or float "
+                "scalars or vectors",
             store};
   }
   for (Instruction* load : a->loads) {
@@ -320,16 +302,13 @@ QuadExchangePass::Refusal QuadExchangePass::CheckStoreAndLoads(Candidate* c,
   return {};
 }
 
-QuadExchangePass::Refusal QuadExchangePass::FindBarrier(const Accesses& a,
-                                                        Candidate* c) {
+QuadExchangePass::Refusal QuadExchangePass::FindBarrier(const Accesses& a, Candidate* c) {
   IRContext* ctx = context();
   Instruction* store = c->store;
   auto* loops = ctx->GetLoopDescriptor(c->function);
   if ((*loops)[ctx->get_instr_block(store)->id()] != nullptr) {
     return {Reason::kSecondWrite,
-            "the store to " + a.var_name +
-                " is in a loop: it writes more than once",
-            store};
+            "the store to " + a.var_name + " is in a loop: it writes more than once", store};
   }
   auto* dom = ctx->GetDominatorAnalysis(c->function);
   Instruction* barrier = nullptr;
@@ -343,28 +322,22 @@ QuadExchangePass::Refusal QuadExchangePass::FindBarrier(const Accesses& a,
     }
   }
   if (barrier == nullptr) {
-    return {Reason::kNoBarrier,
-            "no control barrier follows the store to " + a.var_name, store};
+    return {Reason::kNoBarrier, "no control barrier follows the store to " + a.var_name, store};
   }
   c->barrier = barrier;
   return {};
 }
 
-QuadExchangePass::Refusal QuadExchangePass::CheckBarrier(const Accesses& a,
-                                                         const Candidate& c) {
+QuadExchangePass::Refusal QuadExchangePass::CheckBarrier(const Accesses& a, const Candidate& c) {
   IRContext* ctx = context();
   auto* defs = get_def_use_mgr();
   Instruction* barrier = c.barrier;
   uint64_t exec = 0, mem = 0, sem = 0;
   const bool known =
-      IntConstant(context(), defs->GetDef(barrier->GetSingleWordInOperand(0)),
-                             &exec) &&
-      IntConstant(context(), defs->GetDef(barrier->GetSingleWordInOperand(1)),
-                             &mem) &&
-      IntConstant(context(), defs->GetDef(barrier->GetSingleWordInOperand(2)),
-                             &sem);
-  if (!known || exec != static_cast<uint32_t>(spv::Scope::Workgroup) ||
-      (sem & kOtherMemory) != 0) {
+      IntConstant(context(), defs->GetDef(barrier->GetSingleWordInOperand(0)), &exec) &&
+      IntConstant(context(), defs->GetDef(barrier->GetSingleWordInOperand(1)), &mem) &&
+      IntConstant(context(), defs->GetDef(barrier->GetSingleWordInOperand(2)), &sem);
+  if (!known || exec != static_cast<uint32_t>(spv::Scope::Workgroup) || (sem & kOtherMemory) != 0) {
     return {Reason::kOtherAccessesNeedBarrier,
             "the barrier after the store is not a workgroup barrier of "
             "shared memory only: other memory needs it",
@@ -372,8 +345,7 @@ QuadExchangePass::Refusal QuadExchangePass::CheckBarrier(const Accesses& a,
   }
   BasicBlock* barrier_block = ctx->get_instr_block(barrier);
   if ((*ctx->GetLoopDescriptor(c.function))[barrier_block->id()] != nullptr) {
-    return {Reason::kBarrierInLoop, "the barrier after the store is in a loop",
-            barrier};
+    return {Reason::kBarrierInLoop, "the barrier after the store is in a loop", barrier};
   }
   auto* pdom = ctx->GetPostDominatorAnalysis(c.function);
   if (!pdom->Dominates(barrier_block, ctx->get_instr_block(c.store))) {
@@ -385,15 +357,13 @@ QuadExchangePass::Refusal QuadExchangePass::CheckBarrier(const Accesses& a,
   }
   if (!pdom->Dominates(barrier_block, &*c.function->begin())) {
     return {Reason::kBarrierNotReachedByAll,
-            "some invocations may not reach the store to " + a.var_name +
-                " and the barrier",
+            "some invocations may not reach the store to " + a.var_name + " and the barrier",
             barrier};
   }
   return {};
 }
 
-QuadExchangePass::Refusal QuadExchangePass::CheckOtherMemory(
-    const Candidate& c) {
+QuadExchangePass::Refusal QuadExchangePass::CheckOtherMemory(const Candidate& c) {
   // A memory barrier elsewhere makes other memory visible with the help of
   // this control barrier (memoryBarrierImage(); barrier();).
   for (BasicBlock& bb : *c.function) {
@@ -426,8 +396,7 @@ QuadExchangePass::Refusal QuadExchangePass::CheckOtherMemory(
     }
     if (used) {
       return {Reason::kOtherAccessesNeedBarrier,
-              "the function also uses other shared memory ('" +
-                  NameOf(v.result_id()) +
+              "the function also uses other shared memory ('" + NameOf(v.result_id()) +
                   "') or calls functions, which the barrier may order",
               c.barrier};
     }
@@ -435,30 +404,27 @@ QuadExchangePass::Refusal QuadExchangePass::CheckOtherMemory(
   return {};
 }
 
-QuadExchangePass::Refusal QuadExchangePass::CheckReads(const Accesses& a,
-                                                       const Candidate& c) {
+QuadExchangePass::Refusal QuadExchangePass::CheckReads(const Accesses& a, const Candidate& c) {
   IRContext* ctx = context();
   auto* dom = ctx->GetDominatorAnalysis(c.function);
   for (Instruction* load : a.loads) {
     if (!RunsAfter(ctx, dom, c.barrier, load)) {
-      return {Reason::kReadBeforeBarrier,
-              "a read of " + a.var_name + " is not after the barrier", load};
+      return {Reason::kReadBeforeBarrier, "a read of " + a.var_name + " is not after the barrier",
+              load};
     }
     if (ctx->get_instr_block(load)->GetLoopMergeInst() != nullptr) {
-      return {Reason::kReadInLoopHeader,
-              "a read of " + a.var_name + " is in a loop header block", load};
+      return {Reason::kReadInLoopHeader, "a read of " + a.var_name + " is in a loop header block",
+              load};
     }
   }
   return {};
 }
 
-QuadExchangePass::Refusal QuadExchangePass::CollectIdentityLoads(
-    Candidate* c) {
+QuadExchangePass::Refusal QuadExchangePass::CollectIdentityLoads(Candidate* c) {
   for (Instruction& v : get_module()->types_values()) {
     if (v.opcode() != spv::Op::OpVariable) continue;
     const spv::BuiltIn b = BuiltInOf(context(), v.result_id());
-    if (b != spv::BuiltIn::LocalInvocationId &&
-        b != spv::BuiltIn::LocalInvocationIndex &&
+    if (b != spv::BuiltIn::LocalInvocationId && b != spv::BuiltIn::LocalInvocationIndex &&
         b != spv::BuiltIn::GlobalInvocationId) {
       continue;
     }
@@ -478,8 +444,7 @@ QuadExchangePass::Refusal QuadExchangePass::CollectIdentityLoads(
     }
   }
   // Program order, for determinism.
-  std::unordered_set<Instruction*> set(c->identity_loads.begin(),
-                                       c->identity_loads.end());
+  std::unordered_set<Instruction*> set(c->identity_loads.begin(), c->identity_loads.end());
   c->identity_loads.clear();
   for (BasicBlock& bb : *c->function) {
     for (Instruction& inst : bb) {
@@ -489,15 +454,14 @@ QuadExchangePass::Refusal QuadExchangePass::CollectIdentityLoads(
   return {};
 }
 
-QuadExchangePass::Reason QuadExchangePass::CollectIdentityLoadsOf(
-    Instruction* v, Candidate* c, Instruction** where) {
+QuadExchangePass::Reason QuadExchangePass::CollectIdentityLoadsOf(Instruction* v, Candidate* c,
+                                                                  Instruction** where) {
   IRContext* ctx = context();
   auto* defs = get_def_use_mgr();
   Reason fail = Reason::kNone;
   defs->ForEachUser(v, [&](Instruction* u) {
     if (fail != Reason::kNone || u->opcode() == spv::Op::OpName ||
-        u->opcode() == spv::Op::OpEntryPoint || u->IsDecoration() ||
-        IsDebugInfo(u)) {
+        u->opcode() == spv::Op::OpEntryPoint || u->IsDecoration() || IsDebugInfo(u)) {
       return;
     }
     BasicBlock* ub = ctx->get_instr_block(u);
@@ -506,13 +470,10 @@ QuadExchangePass::Reason QuadExchangePass::CollectIdentityLoadsOf(
       fail = Reason::kIdentityInCallee;
       return;
     }
-    Instruction* pt =
-        defs->GetDef(defs->GetDef(v->type_id())->GetSingleWordInOperand(1));
-    Instruction* scalar = pt->opcode() == spv::Op::OpTypeVector
-                              ? defs->GetDef(pt->GetSingleWordInOperand(0))
-                              : pt;
-    if (scalar->opcode() != spv::Op::OpTypeInt ||
-        scalar->GetSingleWordInOperand(0) != 32 ||
+    Instruction* pt = defs->GetDef(defs->GetDef(v->type_id())->GetSingleWordInOperand(1));
+    Instruction* scalar =
+        pt->opcode() == spv::Op::OpTypeVector ? defs->GetDef(pt->GetSingleWordInOperand(0)) : pt;
+    if (scalar->opcode() != spv::Op::OpTypeInt || scalar->GetSingleWordInOperand(0) != 32 ||
         scalar->GetSingleWordInOperand(1) != 0) {
       *where = u;
       fail = Reason::kUnsupportedIdentityUse;
@@ -524,14 +485,11 @@ QuadExchangePass::Reason QuadExchangePass::CollectIdentityLoadsOf(
     }
     uint64_t k = 0;
     if (IsChain(u->opcode()) && u->NumInOperands() == 2 &&
-        IntConstant(context(), defs->GetDef(u->GetSingleWordInOperand(1)),
-                               &k) &&
-        k < 3) {
+        IntConstant(context(), defs->GetDef(u->GetSingleWordInOperand(1)), &k) && k < 3) {
       defs->ForEachUser(u, [&](Instruction* l) {
         if (l->opcode() == spv::Op::OpLoad) {
           c->identity_loads.push_back(l);
-        } else if (l->opcode() != spv::Op::OpName && !l->IsDecoration() &&
-                   !IsDebugInfo(l)) {
+        } else if (l->opcode() != spv::Op::OpName && !l->IsDecoration() && !IsDebugInfo(l)) {
           *where = l;
           fail = Reason::kUnsupportedIdentityUse;
         }
@@ -544,8 +502,7 @@ QuadExchangePass::Reason QuadExchangePass::CollectIdentityLoadsOf(
   return fail;
 }
 
-QuadExchangePass::Refusal QuadExchangePass::EvaluateAccesses(const Accesses& a,
-                                                             Candidate* c) {
+QuadExchangePass::Refusal QuadExchangePass::EvaluateAccesses(const Accesses& a, Candidate* c) {
   const uint32_t n = c->size.Count();
   if (n % 4 != 0 || n < 4) {
     return {Reason::kWorkgroupNotMultipleOf4,
@@ -578,37 +535,32 @@ QuadExchangePass::Refusal QuadExchangePass::EvaluateAccesses(const Accesses& a,
 }
 
 QuadExchangePass::Refusal QuadExchangePass::EvaluateWriters(
-    Lanes* lanes, Instruction* store,
-    std::unordered_map<int64_t, uint32_t>* writer) {
+    Lanes* lanes, Instruction* store, std::unordered_map<int64_t, uint32_t>* writer) {
   const uint32_t n = lanes->eval->size().Count();
   for (uint32_t i = 0; i < n; ++i) {
     const Element e = ElementOf(lanes, store, i);
     if (e.index < 0) return IndexRefusal(*lanes, e, store, i);
     if (!writer->emplace(e.index, i).second) {
       return {Reason::kConflictingWrites,
-              "invocations " + std::to_string((*writer)[e.index]) + " and " +
-                  std::to_string(i) + " write the same element of " +
-                  lanes->var_name,
+              "invocations " + std::to_string((*writer)[e.index]) + " and " + std::to_string(i) +
+                  " write the same element of " + lanes->var_name,
               store};
     }
   }
   return {};
 }
 
-QuadExchangePass::Element QuadExchangePass::ElementOf(Lanes* lanes,
-                                                      Instruction* access,
+QuadExchangePass::Element QuadExchangePass::ElementOf(Lanes* lanes, Instruction* access,
                                                       uint32_t i) {
   auto* defs = get_def_use_mgr();
   Instruction* chain = defs->GetDef(access->GetSingleWordInOperand(0));
-  Instruction* type = defs->GetDef(
-      defs->GetDef(lanes->var->type_id())->GetSingleWordInOperand(1));
+  Instruction* type = defs->GetDef(defs->GetDef(lanes->var->type_id())->GetSingleWordInOperand(1));
   Element e;
   int64_t flat = 0;
   for (uint32_t k = 1; k < chain->NumInOperands(); ++k) {
     uint64_t len = 0;
     if (type->opcode() != spv::Op::OpTypeArray ||
-        !IntConstant(context(), defs->GetDef(type->GetSingleWordInOperand(1)),
-                                &len)) {
+        !IntConstant(context(), defs->GetDef(type->GetSingleWordInOperand(1)), &len)) {
       e.unknown = chain;
       return e;
     }
@@ -635,20 +587,15 @@ QuadExchangePass::Element QuadExchangePass::ElementOf(Lanes* lanes,
   return e;
 }
 
-QuadExchangePass::Refusal QuadExchangePass::IndexRefusal(const Lanes& lanes,
-                                                         const Element& e,
-                                                         Instruction* access,
-                                                         uint32_t i) {
+QuadExchangePass::Refusal QuadExchangePass::IndexRefusal(const Lanes& lanes, const Element& e,
+                                                         Instruction* access, uint32_t i) {
   const bool is_store = access->opcode() == spv::Op::OpStore;
-  const std::string what =
-      (is_store ? "the store to " : "a read of ") + lanes.var_name;
+  const std::string what = (is_store ? "the store to " : "a read of ") + lanes.var_name;
   if (e.out_of_bounds) {
-    return {Reason::kOutOfBounds,
-            what + " is out of bounds for invocation " + std::to_string(i),
+    return {Reason::kOutOfBounds, what + " is out of bounds for invocation " + std::to_string(i),
             access};
   }
-  const std::string culprit =
-      e.unknown != nullptr ? InstText(e.unknown) : std::string("its value");
+  const std::string culprit = e.unknown != nullptr ? InstText(e.unknown) : std::string("its value");
   if (e.index_id != 0 && MayDependOnWorkgroup(e.index_id)) {
     return {Reason::kIndexNotLocal,
             "an index of " + what + " depends on " + culprit +
@@ -666,8 +613,8 @@ QuadExchangePass::Refusal QuadExchangePass::IndexRefusal(const Lanes& lanes,
 }
 
 QuadExchangePass::Refusal QuadExchangePass::AnalyzeRead(
-    Lanes* lanes, const std::unordered_map<int64_t, uint32_t>& writer,
-    Instruction* load, Read* read) {
+    Lanes* lanes, const std::unordered_map<int64_t, uint32_t>& writer, Instruction* load,
+    Read* read) {
   BasicBlock* block = context()->get_instr_block(load);
   const uint32_t n = lanes->eval->size().Count();
   // The source of each reader: of those that read, and of those that may.
@@ -690,8 +637,7 @@ QuadExchangePass::Refusal QuadExchangePass::AnalyzeRead(
     }
     const Element e = ElementOf(lanes, load, i);
     if (e.out_of_bounds && !sure) {
-      return GuardRefusal(*lanes, load, i, reach,
-                          "it reads out of the array's bounds");
+      return GuardRefusal(*lanes, load, i, reach, "it reads out of the array's bounds");
     }
     // (An index the analysis cannot evaluate is refused as such, whether
     // or not the invocation reads.)
@@ -703,15 +649,14 @@ QuadExchangePass::Refusal QuadExchangePass::AnalyzeRead(
                             "it reads an element that no invocation writes");
       }
       return {Reason::kReadsUnwritten,
-              "invocation " + std::to_string(i) + " reads an element of " +
-                  lanes->var_name + " that no invocation writes",
+              "invocation " + std::to_string(i) + " reads an element of " + lanes->var_name +
+                  " that no invocation writes",
               load};
     }
     if ((w->second >> 2) != (i >> 2)) {
       if (!sure) {
         return GuardRefusal(*lanes, load, i, reach,
-                            "it reads the element that invocation " +
-                                std::to_string(w->second) +
+                            "it reads the element that invocation " + std::to_string(w->second) +
                                 " writes, outside its quad");
       }
       return AcrossQuads(block->GetParent(), lanes, load, i, w->second);
@@ -737,8 +682,7 @@ QuadExchangePass::Refusal QuadExchangePass::AnalyzeRead(
   }
   read->load = load;
   if (may_read.masks.size() <= 1) {
-    read->source.xor_mask =
-        may_read.masks.empty() ? 0 : *may_read.masks.begin();
+    read->source.xor_mask = may_read.masks.empty() ? 0 : *may_read.masks.begin();
   } else {
     read->source.is_broadcast = true;
     read->source.broadcast = *may_read.quad_lanes.begin();
@@ -746,24 +690,21 @@ QuadExchangePass::Refusal QuadExchangePass::AnalyzeRead(
   return {};
 }
 
-QuadExchangePass::Refusal QuadExchangePass::GuardRefusal(
-    const Lanes& lanes, Instruction* load, uint32_t i, const ReachResult& reach,
-    const std::string& then) {
-  return {Reason::kGuardNotEvaluable,
-          "whether invocation " + std::to_string(i) + " reads " +
-              lanes.var_name + " here depends on " +
-              (reach.unknown != nullptr ? InstText(reach.unknown)
-                                        : std::string("its control flow")) +
-              ", which the analysis cannot evaluate for it in every "
-              "workgroup, and if it does, " +
-              then,
-          reach.unknown != nullptr ? reach.unknown : load};
+QuadExchangePass::Refusal QuadExchangePass::GuardRefusal(const Lanes& lanes, Instruction* load,
+                                                         uint32_t i, const ReachResult& reach,
+                                                         const std::string& then) {
+  return {
+      Reason::kGuardNotEvaluable,
+      "whether invocation " + std::to_string(i) + " reads " + lanes.var_name + " here depends on " +
+          (reach.unknown != nullptr ? InstText(reach.unknown) : std::string("its control flow")) +
+          ", which the analysis cannot evaluate for it in every "
+          "workgroup, and if it does, " +
+          then,
+      reach.unknown != nullptr ? reach.unknown : load};
 }
 
-QuadExchangePass::Refusal QuadExchangePass::AcrossQuads(Function* function,
-                                                        const Lanes* lanes,
-                                                        Instruction* load,
-                                                        uint32_t reader,
+QuadExchangePass::Refusal QuadExchangePass::AcrossQuads(Function* function, const Lanes* lanes,
+                                                        Instruction* load, uint32_t reader,
                                                         uint32_t writer) {
   // Is the kernel quad-ordered at all (lane_layout's answer)?
   IRContext* ctx = context();
@@ -774,10 +715,9 @@ QuadExchangePass::Refusal QuadExchangePass::AcrossQuads(Function* function,
   LaneMaps maps(&probe, accesses);
   const bool ordered = FirstQuadOrderedItem(&maps) >= 0;
   return {ordered ? Reason::kReadAcrossQuads : Reason::kNotQuadOrdered,
-          "invocation " + std::to_string(reader) + " reads the element " +
-              lanes->var_name + " that invocation " + std::to_string(writer) +
-              " writes, outside its quad " + std::to_string(reader & ~3u) +
-              ".." + std::to_string((reader & ~3u) + 3) +
+          "invocation " + std::to_string(reader) + " reads the element " + lanes->var_name +
+              " that invocation " + std::to_string(writer) + " writes, outside its quad " +
+              std::to_string(reader & ~3u) + ".." + std::to_string((reader & ~3u) + 3) +
               (ordered ? ""
                        : ": no access of the kernel puts lanes 4k..4k+3 on a "
                          "2x2 block (not quad-ordered; morton-remap may make "
@@ -829,21 +769,18 @@ bool QuadExchangePass::Rewrite(const Candidate& c) {
     return true;
   }
   if (!GuardReads(c, id.fast, sources)) return false;
-  ctx->InvalidateAnalyses(IRContext::kAnalysisCFG |
-                          IRContext::kAnalysisDominatorAnalysis |
+  ctx->InvalidateAnalyses(IRContext::kAnalysisCFG | IRContext::kAnalysisDominatorAnalysis |
                           IRContext::kAnalysisLoopAnalysis);
   return true;
 }
 
-bool QuadExchangePass::EmitIdentity(const Candidate& c, bool promise,
-                                    Emitter* e, Identity* id) {
+bool QuadExchangePass::EmitIdentity(const Candidate& c, bool promise, Emitter* e, Identity* id) {
   IRContext* ctx = context();
   ctx->AddCapability(spv::Capability::GroupNonUniform);
   ctx->AddCapability(spv::Capability::GroupNonUniformQuad);
   const uint32_t v_size = BuiltInInput(spv::BuiltIn::SubgroupSize, c.entry);
   const uint32_t v_sid = BuiltInInput(spv::BuiltIn::SubgroupId, c.entry);
-  const uint32_t v_lane =
-      BuiltInInput(spv::BuiltIn::SubgroupLocalInvocationId, c.entry);
+  const uint32_t v_lane = BuiltInInput(spv::BuiltIn::SubgroupLocalInvocationId, c.entry);
   if (!v_size || !v_sid || !v_lane) return false;
   uint32_t v_num = 0, v_index = 0;
   if (!promise) {
@@ -871,15 +808,12 @@ bool QuadExchangePass::EmitIdentity(const Candidate& c, bool promise,
   return e->ok();
 }
 
-uint32_t QuadExchangePass::EmitFullCheck(const Candidate& c, uint32_t ss,
-                                         uint32_t ns, uint32_t u32,
+uint32_t QuadExchangePass::EmitFullCheck(const Candidate& c, uint32_t ss, uint32_t ns, uint32_t u32,
                                          uint32_t boolean, Emitter* e) {
   const uint32_t total = e->EmitIds(spv::Op::OpIMul, u32, {ns, ss});
-  const uint32_t full =
-      e->EmitIds(spv::Op::OpIEqual, boolean, {total, e->UInt(c.size.Count())});
+  const uint32_t full = e->EmitIds(spv::Op::OpIEqual, boolean, {total, e->UInt(c.size.Count())});
   const uint32_t low = e->EmitIds(spv::Op::OpBitwiseAnd, u32, {ss, e->UInt(3)});
-  const uint32_t aligned =
-      e->EmitIds(spv::Op::OpIEqual, boolean, {low, e->UInt(0)});
+  const uint32_t aligned = e->EmitIds(spv::Op::OpIEqual, boolean, {low, e->UInt(0)});
   // Defence against implementations whose built-ins disagree with their
   // subgroups (lavapipe at 16 lanes runs an 8-wide row as a 16-lane
   // subgroup with 8 active lanes, yet reports 4 subgroups of 16 for
@@ -889,19 +823,16 @@ uint32_t QuadExchangePass::EmitFullCheck(const Candidate& c, uint32_t ss,
   // (The type first, then the constant: in one call their order would be
   // the compiler's choice, and the ids with it.)
   const uint32_t mask_type = e->UIntVectorType(4);
-  const uint32_t ballot = e->Group(spv::Op::OpGroupNonUniformBallot,
-                                   mask_type, -1, {e->Bool(true)});
-  const uint32_t active =
-      e->Group(spv::Op::OpGroupNonUniformBallotBitCount, u32,
-               static_cast<int>(spv::GroupOperation::Reduce), {ballot});
+  const uint32_t ballot =
+      e->Group(spv::Op::OpGroupNonUniformBallot, mask_type, -1, {e->Bool(true)});
+  const uint32_t active = e->Group(spv::Op::OpGroupNonUniformBallotBitCount, u32,
+                                   static_cast<int>(spv::GroupOperation::Reduce), {ballot});
   const uint32_t filled = e->EmitIds(spv::Op::OpIEqual, boolean, {active, ss});
-  const uint32_t both =
-      e->EmitIds(spv::Op::OpLogicalAnd, boolean, {full, aligned});
+  const uint32_t both = e->EmitIds(spv::Op::OpLogicalAnd, boolean, {full, aligned});
   return e->EmitIds(spv::Op::OpLogicalAnd, boolean, {both, filled});
 }
 
-bool QuadExchangePass::EmitInvocationIds(const Candidate& c, Emitter* e,
-                                         Identity* id) {
+bool QuadExchangePass::EmitInvocationIds(const Candidate& c, Emitter* e, Identity* id) {
   auto* defs = get_def_use_mgr();
   const uint32_t u32 = id->u32;
   bool wants_local = false, wants_global = false;
@@ -916,45 +847,37 @@ bool QuadExchangePass::EmitInvocationIds(const Candidate& c, Emitter* e,
   if (wants_local) {
     const WorkgroupSize& s = c.size;
     id->local[0] = e->EmitIds(spv::Op::OpUMod, u32, {id->index, e->UInt(s.x)});
-    const uint32_t row =
-        e->EmitIds(spv::Op::OpUDiv, u32, {id->index, e->UInt(s.x)});
+    const uint32_t row = e->EmitIds(spv::Op::OpUDiv, u32, {id->index, e->UInt(s.x)});
     id->local[1] = e->EmitIds(spv::Op::OpUMod, u32, {row, e->UInt(s.y)});
-    id->local[2] =
-        e->EmitIds(spv::Op::OpUDiv, u32, {id->index, e->UInt(s.x * s.y)});
-    id->local_vec =
-        e->EmitIds(spv::Op::OpCompositeConstruct, e->UIntVectorType(3),
-                   {id->local[0], id->local[1], id->local[2]});
+    id->local[2] = e->EmitIds(spv::Op::OpUDiv, u32, {id->index, e->UInt(s.x * s.y)});
+    id->local_vec = e->EmitIds(spv::Op::OpCompositeConstruct, e->UIntVectorType(3),
+                               {id->local[0], id->local[1], id->local[2]});
   }
   if (wants_global) {
     const uint32_t v_wg = BuiltInInput(spv::BuiltIn::WorkgroupId, c.entry);
     if (v_wg == 0) return false;
-    const uint32_t wg =
-        e->EmitIds(spv::Op::OpLoad, e->UIntVectorType(3), {v_wg});
+    const uint32_t wg = e->EmitIds(spv::Op::OpLoad, e->UIntVectorType(3), {v_wg});
     const uint32_t dims[3] = {c.size.x, c.size.y, c.size.z};
     for (uint32_t k = 0; k < 3; ++k) {
-      const uint32_t wk = e->Emit(spv::Op::OpCompositeExtract, u32,
-                                  {{SPV_OPERAND_TYPE_ID, {wg}},
-                                   {SPV_OPERAND_TYPE_LITERAL_INTEGER, {k}}});
-      const uint32_t origin =
-          e->EmitIds(spv::Op::OpIMul, u32, {wk, e->UInt(dims[k])});
+      const uint32_t wk =
+          e->Emit(spv::Op::OpCompositeExtract, u32,
+                  {{SPV_OPERAND_TYPE_ID, {wg}}, {SPV_OPERAND_TYPE_LITERAL_INTEGER, {k}}});
+      const uint32_t origin = e->EmitIds(spv::Op::OpIMul, u32, {wk, e->UInt(dims[k])});
       id->global[k] = e->EmitIds(spv::Op::OpIAdd, u32, {origin, id->local[k]});
     }
-    id->global_vec =
-        e->EmitIds(spv::Op::OpCompositeConstruct, e->UIntVectorType(3),
-                   {id->global[0], id->global[1], id->global[2]});
+    id->global_vec = e->EmitIds(spv::Op::OpCompositeConstruct, e->UIntVectorType(3),
+                                {id->global[0], id->global[1], id->global[2]});
   }
   return e->ok();
 }
 
-void QuadExchangePass::ReplaceIdentityLoads(const Candidate& c,
-                                            const Identity& id) {
+void QuadExchangePass::ReplaceIdentityLoads(const Candidate& c, const Identity& id) {
   IRContext* ctx = context();
   auto* defs = get_def_use_mgr();
   for (Instruction* load : c.identity_loads) {
     Instruction* ptr = defs->GetDef(load->GetSingleWordInOperand(0));
     const bool chain = IsChain(ptr->opcode());
-    const uint32_t var_id =
-        chain ? ptr->GetSingleWordInOperand(0) : ptr->result_id();
+    const uint32_t var_id = chain ? ptr->GetSingleWordInOperand(0) : ptr->result_id();
     const spv::BuiltIn b = BuiltInOf(context(), var_id);
     uint32_t value = 0;
     if (b == spv::BuiltIn::LocalInvocationIndex) {
@@ -963,8 +886,7 @@ void QuadExchangePass::ReplaceIdentityLoads(const Candidate& c,
       const bool g = b == spv::BuiltIn::GlobalInvocationId;
       if (chain) {
         uint64_t k = 0;
-        IntConstant(context(), defs->GetDef(ptr->GetSingleWordInOperand(1)),
-                               &k);
+        IntConstant(context(), defs->GetDef(ptr->GetSingleWordInOperand(1)), &k);
         value = g ? id.global[k] : id.local[k];
       } else {
         value = g ? id.global_vec : id.local_vec;
@@ -975,9 +897,8 @@ void QuadExchangePass::ReplaceIdentityLoads(const Candidate& c,
   }
 }
 
-bool QuadExchangePass::GuardSharedPath(const Candidate& c, bool promise,
-                                       uint32_t fast, BasicBlock** rest,
-                                       Instruction** quad_at) {
+bool QuadExchangePass::GuardSharedPath(const Candidate& c, bool promise, uint32_t fast,
+                                       BasicBlock** rest, Instruction** quad_at) {
   IRContext* ctx = context();
   Instruction* store = c.store;
   Instruction* barrier = c.barrier;
@@ -993,16 +914,14 @@ bool QuadExchangePass::GuardSharedPath(const Candidate& c, bool promise,
   store->InsertBefore(barrier);
   ctx->set_instr_block(store, ctx->get_instr_block(barrier));
   Emitter h(ctx, ctx->get_instr_block(barrier));
-  const Emitter::If slow =
-      h.WrapInIf(store, barrier, fast, Emitter::Arms::kElse);
+  const Emitter::If slow = h.WrapInIf(store, barrier, fast, Emitter::Arms::kElse);
   if (!h.ok()) return false;
   *rest = slow.merge;
   *quad_at = &*slow.merge->begin();
   return true;
 }
 
-bool QuadExchangePass::EmitQuadOps(const Candidate& c, BasicBlock* rest,
-                                   Instruction* quad_at,
+bool QuadExchangePass::EmitQuadOps(const Candidate& c, BasicBlock* rest, Instruction* quad_at,
                                    std::vector<uint32_t>* sources) {
   const uint32_t value = c.store->GetSingleWordInOperand(1);
   const uint32_t type = get_def_use_mgr()->GetDef(value)->type_id();
@@ -1011,8 +930,7 @@ bool QuadExchangePass::EmitQuadOps(const Candidate& c, BasicBlock* rest,
   std::vector<std::pair<std::pair<bool, uint32_t>, uint32_t>> made;
   for (const Read& r : c.reads) {
     const std::pair<bool, uint32_t> key = {
-        r.source.is_broadcast,
-        r.source.is_broadcast ? r.source.broadcast : r.source.xor_mask};
+        r.source.is_broadcast, r.source.is_broadcast ? r.source.broadcast : r.source.xor_mask};
     uint32_t id = 0;
     for (const auto& m : made) {
       if (m.first == key) id = m.second;
@@ -1021,11 +939,10 @@ bool QuadExchangePass::EmitQuadOps(const Candidate& c, BasicBlock* rest,
       if (!key.first && key.second == 0) {
         id = value;
       } else if (!key.first) {
-        id = q.Group(spv::Op::OpGroupNonUniformQuadSwap, type, -1,
-                     {value, q.UInt(key.second - 1)});
+        id = q.Group(spv::Op::OpGroupNonUniformQuadSwap, type, -1, {value, q.UInt(key.second - 1)});
       } else {
-        id = q.Group(spv::Op::OpGroupNonUniformQuadBroadcast, type, -1,
-                     {value, q.UInt(key.second)});
+        id =
+            q.Group(spv::Op::OpGroupNonUniformQuadBroadcast, type, -1, {value, q.UInt(key.second)});
       }
       made.push_back({key, id});
     }
@@ -1034,8 +951,7 @@ bool QuadExchangePass::EmitQuadOps(const Candidate& c, BasicBlock* rest,
   return q.ok();
 }
 
-void QuadExchangePass::RemoveSharedPath(const Candidate& c,
-                                        const std::vector<uint32_t>& sources) {
+void QuadExchangePass::RemoveSharedPath(const Candidate& c, const std::vector<uint32_t>& sources) {
   IRContext* ctx = context();
   auto* defs = get_def_use_mgr();
   // The reads take the quad values; the store, the barrier, the access
@@ -1064,8 +980,8 @@ void QuadExchangePass::RemoveSharedPath(const Candidate& c,
 void QuadExchangePass::RemoveIfUnused(Instruction* var) {
   bool var_used = false;
   get_def_use_mgr()->ForEachUser(var, [&var_used](Instruction* u) {
-    if (u->opcode() != spv::Op::OpEntryPoint &&
-        u->opcode() != spv::Op::OpName && !u->IsDecoration() && !IsDebugInfo(u)) {
+    if (u->opcode() != spv::Op::OpEntryPoint && u->opcode() != spv::Op::OpName &&
+        !u->IsDecoration() && !IsDebugInfo(u)) {
       var_used = true;
     }
   });
@@ -1092,19 +1008,16 @@ bool QuadExchangePass::GuardReads(const Candidate& c, uint32_t fast,
     Instruction* load = c.reads[k].load;
     Emitter t(ctx, ctx->get_instr_block(load));
     const Emitter::If read = t.WrapInIf(load, load, fast, Emitter::Arms::kElse);
-    const uint32_t phi_id =
-        t.IfPhi(read, load->type_id(), sources[k], load->result_id());
+    const uint32_t phi_id = t.IfPhi(read, load->type_id(), sources[k], load->result_id());
     if (phi_id == 0) return false;
     Instruction* phi = get_def_use_mgr()->GetDef(phi_id);
-    ctx->ReplaceAllUsesWithPredicate(
-        load->result_id(), phi_id,
-        [phi](Instruction* user) { return user != phi; });
+    ctx->ReplaceAllUsesWithPredicate(load->result_id(), phi_id,
+                                     [phi](Instruction* user) { return user != phi; });
   }
   return true;
 }
 
-std::vector<std::pair<Instruction*, Function*>>
-QuadExchangePass::ComputeEntries() {
+std::vector<std::pair<Instruction*, Function*>> QuadExchangePass::ComputeEntries() {
   std::vector<std::pair<Instruction*, Function*>> entries;
   for (Instruction& ep : get_module()->entry_points()) {
     if (static_cast<spv::ExecutionModel>(ep.GetSingleWordInOperand(0)) !=
@@ -1144,8 +1057,7 @@ std::string QuadExchangePass::MembershipText() {
     if (!IsMembershipCapability(k)) continue;
     spv_operand_desc desc = nullptr;
     const std::string cap_name =
-        context()->grammar().lookupOperand(SPV_OPERAND_TYPE_CAPABILITY,
-                                           static_cast<uint32_t>(k),
+        context()->grammar().lookupOperand(SPV_OPERAND_TYPE_CAPABILITY, static_cast<uint32_t>(k),
                                            &desc) == SPV_SUCCESS
             ? desc->name
             : std::to_string(static_cast<uint32_t>(k));
@@ -1154,9 +1066,10 @@ std::string QuadExchangePass::MembershipText() {
   return "";
 }
 
-QuadExchangePass::Refusal QuadExchangePass::AnalyzeEntry(
-    Function* f, const std::vector<Instruction*>& vars,
-    const std::string& membership, Candidate* c) {
+QuadExchangePass::Refusal QuadExchangePass::AnalyzeEntry(Function* f,
+                                                         const std::vector<Instruction*>& vars,
+                                                         const std::string& membership,
+                                                         Candidate* c) {
   if (!membership.empty()) {
     return {Reason::kUsesSubgroupOps,
             membership +
@@ -1181,38 +1094,33 @@ std::string QuadExchangePass::ExchangedText(const Candidate& c) {
   uint32_t ops = 0;
   std::vector<std::string> seen;
   for (const Read& r : c.reads) {
-    const std::string k =
-        r.source.is_broadcast
-            ? "broadcast of quad lane " + std::to_string(r.source.broadcast)
-            : std::string(DirectionText(r.source.xor_mask)) +
-                  (r.source.xor_mask == 0 ? " value" : " swap");
+    const std::string k = r.source.is_broadcast
+                              ? "broadcast of quad lane " + std::to_string(r.source.broadcast)
+                              : std::string(DirectionText(r.source.xor_mask)) +
+                                    (r.source.xor_mask == 0 ? " value" : " swap");
     if (std::find(seen.begin(), seen.end(), k) != seen.end()) continue;
     seen.push_back(k);
     if (r.source.is_broadcast || r.source.xor_mask != 0) ++ops;
     kinds += (kinds.empty() ? "" : ", ") + k;
   }
   const std::string removed =
-      FullSubgroups(c)
-          ? std::string(full_subgroups_
-                            ? "every subgroup full (promised)"
-                            : "every subgroup full (" + TargetFlag() + ", " +
-                                  std::to_string(c.size.Count()) +
-                                  " invocations, a multiple of 64)") +
-                ": the store, the barrier and the reads are removed"
-          : std::string(
-                "the store, the barrier and the reads are skipped when every "
-                "subgroup is full and SubgroupSize is a multiple of 4");
-  return std::to_string(c.reads.size()) + " read(s) of '" +
-         NameOf(c.var->result_id()) + "' (" + kinds + ") served by " +
-         std::to_string(ops) + " quad operation(s); " + removed +
+      FullSubgroups(c) ? std::string(full_subgroups_ ? "every subgroup full (promised)"
+                                                     : "every subgroup full (" + TargetFlag() +
+                                                           ", " + std::to_string(c.size.Count()) +
+                                                           " invocations, a multiple of 64)") +
+                             ": the store, the barrier and the reads are removed"
+                       : std::string(
+                             "the store, the barrier and the reads are skipped when every "
+                             "subgroup is full and SubgroupSize is a multiple of 4");
+  return std::to_string(c.reads.size()) + " read(s) of '" + NameOf(c.var->result_id()) + "' (" +
+         kinds + ") served by " + std::to_string(ops) + " quad operation(s); " + removed +
          " (identity relabelled to SubgroupId * SubgroupSize + "
          "SubgroupLocalInvocationId)";
 }
 
 QuadExchangePass::Status QuadExchangePass::Process() {
   // Entry points and the shared variables their functions use.
-  const std::vector<std::pair<Instruction*, Function*>> entries =
-      ComputeEntries();
+  const std::vector<std::pair<Instruction*, Function*>> entries = ComputeEntries();
   bool any_shared = false;
   for (const auto& [ep, f] : entries) any_shared |= !SharedVars(f).empty();
   if (!any_shared) return Status::SuccessWithoutChange;
@@ -1224,8 +1132,7 @@ QuadExchangePass::Status QuadExchangePass::Process() {
     return Status::SuccessWithoutChange;
   }
   if (config().emit_hlsl) {
-    EmitRemark(RemarkKind::kMissed, ReasonName(Reason::kNotExpressibleInHlsl),
-               nullptr, nullptr,
+    EmitRemark(RemarkKind::kMissed, ReasonName(Reason::kNotExpressibleInHlsl), nullptr, nullptr,
                "the output is emitted as HLSL, which has no SubgroupId or "
                "NumSubgroups: the rewrite's lane layout and its check that every "
                "subgroup is full cannot be written in it");
@@ -1244,8 +1151,7 @@ QuadExchangePass::Status QuadExchangePass::Process() {
       EmitRemark(RemarkKind::kMissed, ReasonName(r.reason), f, r.where, r.why);
       continue;
     }
-    EmitRemark(RemarkKind::kApplied, "Exchanged", f, c.store,
-               ExchangedText(c));
+    EmitRemark(RemarkKind::kApplied, "Exchanged", f, c.store, ExchangedText(c));
     if (!Rewrite(c)) return Status::Failure;
     changed = true;
   }

@@ -88,15 +88,12 @@ class QuadExchangePass : public WavePass {
   static bool ValidateParams(const std::string& text, std::string* error);
 
   explicit QuadExchangePass(PassConfig config)
-      : WavePass(std::move(config)),
-        full_subgroups_(this->config().params == "full-subgroups") {}
+      : WavePass(std::move(config)), full_subgroups_(this->config().params == "full-subgroups") {}
 
   const char* name() const override { return "quad-exchange"; }
   // The analysis contract: def-use, instruction-to-block and decorations
   // stay valid across its rewrites; it adds branches: the CFG and dominators are not kept.
-  spvtools::opt::IRContext::Analysis GetPreservedAnalyses() override {
-    return kEditedAnalyses;
-  }
+  spvtools::opt::IRContext::Analysis GetPreservedAnalyses() override { return kEditedAnalyses; }
   Status Process() override;
 
   // How one read gets its value in the quad path: the writer is lane
@@ -112,16 +109,38 @@ class QuadExchangePass : public WavePass {
   // Why a candidate is refused: the missed remark's name is the reason's
   // name in this list (docs/passes/quad-exchange.md's table), about in the
   // order Process and Analyze's phases test them.
-#define WAVEOPT_QUAD_EXCHANGE_REASONS(X)                                   \
-  X(NotExpressibleInHlsl) X(UsesSubgroupOps) X(OtherAccessesNeedBarrier)  \
-  X(UnknownWorkgroupSize) X(UsedInOtherFunction) X(UnsupportedAccess)     \
-  X(NoStore) X(SecondWrite) X(UnsupportedElementType) X(PartialElement)   \
-  X(NoRead) X(NoBarrier) X(BarrierInLoop) X(DivergentExitBetween)         \
-  X(BarrierNotReachedByAll) X(ReadBeforeBarrier) X(ReadInLoopHeader)      \
-  X(IdentityInCallee) X(UnsupportedIdentityUse) X(WorkgroupNotMultipleOf4) \
-  X(OutOfBounds) X(IndexNotLocal) X(IndexNotEvaluated)                    \
-  X(ConflictingWrites) X(GuardNotEvaluable) X(ReadsUnwritten)             \
-  X(ReadAcrossQuads) X(NotQuadOrdered) X(MixedQuadLanes)
+// clang-format off
+#define WAVEOPT_QUAD_EXCHANGE_REASONS(X) \
+  X(NotExpressibleInHlsl) \
+  X(UsesSubgroupOps) \
+  X(OtherAccessesNeedBarrier) \
+  X(UnknownWorkgroupSize) \
+  X(UsedInOtherFunction) \
+  X(UnsupportedAccess) \
+  X(NoStore) \
+  X(SecondWrite) \
+  X(UnsupportedElementType) \
+  X(PartialElement) \
+  X(NoRead) \
+  X(NoBarrier) \
+  X(BarrierInLoop) \
+  X(DivergentExitBetween) \
+  X(BarrierNotReachedByAll) \
+  X(ReadBeforeBarrier) \
+  X(ReadInLoopHeader) \
+  X(IdentityInCallee) \
+  X(UnsupportedIdentityUse) \
+  X(WorkgroupNotMultipleOf4) \
+  X(OutOfBounds) \
+  X(IndexNotLocal) \
+  X(IndexNotEvaluated) \
+  X(ConflictingWrites) \
+  X(GuardNotEvaluable) \
+  X(ReadsUnwritten) \
+  X(ReadAcrossQuads) \
+  X(NotQuadOrdered) \
+  X(MixedQuadLanes)
+  // clang-format on
   enum class Reason {
     kNone,
 #define WAVEOPT_QUAD_EXCHANGE_REASON_ENUM(name) k##name,
@@ -169,8 +188,7 @@ class QuadExchangePass : public WavePass {
   };
 
   // Process's phases. The GLCompute entry points and their functions.
-  std::vector<std::pair<spvtools::opt::Instruction*, spvtools::opt::Function*>>
-  ComputeEntries();
+  std::vector<std::pair<spvtools::opt::Instruction*, spvtools::opt::Function*>> ComputeEntries();
   // The Workgroup variables |f| uses.
   std::vector<spvtools::opt::Instruction*> SharedVars(spvtools::opt::Function* f);
   // "the module declares the capability X" for the first capability whose
@@ -186,8 +204,7 @@ class QuadExchangePass : public WavePass {
 
   // Analyses |var| in |function| in the phases below, in order; fills |c|
   // or returns the refusal.
-  Refusal Analyze(spvtools::opt::Function* function,
-                  spvtools::opt::Instruction* var, Candidate* c);
+  Refusal Analyze(spvtools::opt::Function* function, spvtools::opt::Instruction* var, Candidate* c);
   // Collect: the loads and stores of |c|'s variable, each of a whole leaf
   // element through one access chain based on the variable itself.
   Refusal CollectAccesses(const Candidate& c, Accesses* a);
@@ -238,31 +255,27 @@ class QuadExchangePass : public WavePass {
     spvtools::opt::Instruction* unknown = nullptr;
     uint32_t index_id = 0;
   };
-  Element ElementOf(Lanes* lanes, spvtools::opt::Instruction* access,
-                    uint32_t i);
+  Element ElementOf(Lanes* lanes, spvtools::opt::Instruction* access, uint32_t i);
   // The refusal for an element |e| of |access| that is not an index
   // (OutOfBounds, IndexNotLocal, IndexNotEvaluated) for invocation |i|.
-  Refusal IndexRefusal(const Lanes& lanes, const Element& e,
-                       spvtools::opt::Instruction* access, uint32_t i);
+  Refusal IndexRefusal(const Lanes& lanes, const Element& e, spvtools::opt::Instruction* access,
+                       uint32_t i);
   // How read |load| is served (|read|), from the invocations that execute
   // it (the lane layout analysis's execution predicate) and the writer of
   // each one's element; or the refusal. An invocation whose execution
   // cannot be evaluated must be servable as if it read (then the rewrite is
   // right either way); where it is not, the unknown decides and the read is
   // refused, GuardNotEvaluable.
-  Refusal AnalyzeRead(Lanes* lanes,
-                      const std::unordered_map<int64_t, uint32_t>& writer,
+  Refusal AnalyzeRead(Lanes* lanes, const std::unordered_map<int64_t, uint32_t>& writer,
                       spvtools::opt::Instruction* load, Read* read);
   // GuardNotEvaluable for invocation |i| whose execution of read |load| is
   // |reach|, not known: "and if it does, |then|".
-  Refusal GuardRefusal(const Lanes& lanes, spvtools::opt::Instruction* load,
-                       uint32_t i, const ReachResult& reach,
-                       const std::string& then);
+  Refusal GuardRefusal(const Lanes& lanes, spvtools::opt::Instruction* load, uint32_t i,
+                       const ReachResult& reach, const std::string& then);
   // ReadAcrossQuads or NotQuadOrdered for |reader| reading |writer|'s
   // element with |load|.
   Refusal AcrossQuads(spvtools::opt::Function* function, const Lanes* lanes,
-                      spvtools::opt::Instruction* load, uint32_t reader,
-                      uint32_t writer);
+                      spvtools::opt::Instruction* load, uint32_t reader, uint32_t writer);
   // "OpPhi %name" for a remark.
   std::string InstText(const spvtools::opt::Instruction* inst);
 
@@ -299,8 +312,8 @@ class QuadExchangePass : public WavePass {
   bool EmitIdentity(const Candidate& c, bool promise, Emitter* e, Identity* id);
   // The check that every subgroup is full with a multiple of 4 lanes, from
   // SubgroupSize |ss| and NumSubgroups |ns| (|u32|, |boolean|: types).
-  uint32_t EmitFullCheck(const Candidate& c, uint32_t ss, uint32_t ns,
-                         uint32_t u32, uint32_t boolean, Emitter* e);
+  uint32_t EmitFullCheck(const Candidate& c, uint32_t ss, uint32_t ns, uint32_t u32,
+                         uint32_t boolean, Emitter* e);
   // The local and global ids |c|'s identity loads need, from |id|'s index.
   bool EmitInvocationIds(const Candidate& c, Emitter* e, Identity* id);
   // Each identity load of |c| takes its relabelled value and goes.
@@ -309,23 +322,19 @@ class QuadExchangePass : public WavePass {
   // barrier under |promise|; else after the store and barrier, moved into
   // a branch that runs when |fast| is false.
   bool GuardSharedPath(const Candidate& c, bool promise, uint32_t fast,
-                       spvtools::opt::BasicBlock** rest,
-                       spvtools::opt::Instruction** quad_at);
+                       spvtools::opt::BasicBlock** rest, spvtools::opt::Instruction** quad_at);
   // One quad operation per distinct source of |c|'s reads; |sources|: the
   // value each read takes, in |c.reads|' order.
   bool EmitQuadOps(const Candidate& c, spvtools::opt::BasicBlock* rest,
-                   spvtools::opt::Instruction* quad_at,
-                   std::vector<uint32_t>* sources);
+                   spvtools::opt::Instruction* quad_at, std::vector<uint32_t>* sources);
   // Under the promise: the reads take |sources|; the store, the barrier,
   // the reads, their access chains and the array go.
-  void RemoveSharedPath(const Candidate& c,
-                        const std::vector<uint32_t>& sources);
+  void RemoveSharedPath(const Candidate& c, const std::vector<uint32_t>& sources);
   // Removes |var| (name, decorations, interface) once nothing reads it.
   void RemoveIfUnused(spvtools::opt::Instruction* var);
   // Without the promise: each read becomes a phi of its source when |fast|
   // and of the load, moved into a branch, otherwise.
-  bool GuardReads(const Candidate& c, uint32_t fast,
-                  const std::vector<uint32_t>& sources);
+  bool GuardReads(const Candidate& c, uint32_t fast, const std::vector<uint32_t>& sources);
 
   // The full-subgroups promise.
   bool full_subgroups_ = false;

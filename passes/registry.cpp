@@ -180,14 +180,13 @@ std::string ParamsFor(const std::string& name, const PassConfig& config) {
 std::unique_ptr<Pass> MakePass(const std::string& name, const PassConfig& config,
                                std::string* error) {
   const std::string params = ParamsFor(name, config);
-#define WAVEOPT_PASS(FLAG, CLASS, HELP, PARAMS)                                    \
-  if (name == FLAG) {                                                              \
-    if (!CLASS::ValidateParams(params, error)) {                                   \
-      *error = "--" + name + ": " + *error;                                        \
-      return nullptr;                                                              \
-    }                                                                              \
-    return Wrap(config, params,                                                    \
-                [](const PassConfig& c) { return std::make_unique<CLASS>(c); }); \
+#define WAVEOPT_PASS(FLAG, CLASS, HELP, PARAMS)                                                  \
+  if (name == FLAG) {                                                                            \
+    if (!CLASS::ValidateParams(params, error)) {                                                 \
+      *error = "--" + name + ": " + *error;                                                      \
+      return nullptr;                                                                            \
+    }                                                                                            \
+    return Wrap(config, params, [](const PassConfig& c) { return std::make_unique<CLASS>(c); }); \
   }
 #include "waveopt/passes.def"
 #undef WAVEOPT_PASS
@@ -208,8 +207,8 @@ bool CheckPassParams(const PassConfig& config, std::string* error) {
   return true;
 }
 
-bool RegisterPass(spvtools::Optimizer* optimizer, const std::string& name,
-                  const PassConfig& config, std::string* error) {
+bool RegisterPass(spvtools::Optimizer* optimizer, const std::string& name, const PassConfig& config,
+                  std::string* error) {
   if (!CheckPassParams(config, error)) return false;
   std::unique_ptr<Pass> pass = MakePass(name, config, error);
   if (!pass) return false;
@@ -217,11 +216,11 @@ bool RegisterPass(spvtools::Optimizer* optimizer, const std::string& name,
   return true;
 }
 
-#define WAVEOPT_PASS(FLAG, CLASS, HELP, PARAMS)                                        \
-  spvtools::Optimizer::PassToken Create##CLASS(const PassConfig& config) {             \
-    return spvtools::Optimizer::PassToken(                                             \
-        Wrap(config, ParamsFor(FLAG, config),                                          \
-             [](const PassConfig& c) { return std::make_unique<CLASS>(c); }));         \
+#define WAVEOPT_PASS(FLAG, CLASS, HELP, PARAMS)                                \
+  spvtools::Optimizer::PassToken Create##CLASS(const PassConfig& config) {     \
+    return spvtools::Optimizer::PassToken(                                     \
+        Wrap(config, ParamsFor(FLAG, config),                                  \
+             [](const PassConfig& c) { return std::make_unique<CLASS>(c); })); \
   }
 #include "waveopt/passes.def"
 #undef WAVEOPT_PASS

@@ -15,8 +15,7 @@ namespace waveopt {
 // documents: SPIR-V version raised where the target allows, applied remarks
 // withheld and an error sent to the consumer when the pass fails. Null (with
 // |error|) when the name is unknown or the parameters do not parse.
-std::unique_ptr<spvtools::opt::Pass> MakePass(const std::string& name,
-                                              const PassConfig& config,
+std::unique_ptr<spvtools::opt::Pass> MakePass(const std::string& name, const PassConfig& config,
                                               std::string* error);
 
 // The parameters the pass |name| takes from |config| (see MakePass).

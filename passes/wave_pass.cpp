@@ -12,8 +12,7 @@
 
 namespace waveopt {
 
-bool SplitParams(const std::string& params,
-                 std::vector<std::pair<std::string, std::string>>* out,
+bool SplitParams(const std::string& params, std::vector<std::pair<std::string, std::string>>* out,
                  std::string* error) {
   out->clear();
   size_t start = 0;
@@ -58,8 +57,9 @@ std::string WavePass::ModuleRefusal(std::string* why) {
     return "ModuleVersionLacksSubgroupOps";
   }
   if (config_.subgroup_size == 1) {
-    *why = "--subgroup-size=1 promises one lane per subgroup: nothing to "
-           "gain from subgroup operations";
+    *why =
+        "--subgroup-size=1 promises one lane per subgroup: nothing to "
+        "gain from subgroup operations";
     return "SubgroupSizeOne";
   }
   return "";
@@ -144,8 +144,7 @@ void WavePass::LocateRemark(const spvtools::opt::Instruction* line, Remark* rema
 
 void WavePass::EmitRemark(RemarkKind kind, const std::string& name,
                           const spvtools::opt::Function* func,
-                          const spvtools::opt::Instruction* inst,
-                          const std::string& message) {
+                          const spvtools::opt::Instruction* inst, const std::string& message) {
   Remark remark;
   remark.kind = kind;
   remark.pass = this->name();
@@ -163,8 +162,7 @@ void WavePass::EmitRemark(RemarkKind kind, const std::string& name,
     config_.remarks->Emit(remark);
   } else if (consumer()) {
     std::string text = FormatRemark(remark);
-    consumer()(SPV_MSG_INFO, "", {remark.line, remark.column, 0},
-               text.c_str());
+    consumer()(SPV_MSG_INFO, "", {remark.line, remark.column, 0}, text.c_str());
   }
 }
 
@@ -197,8 +195,7 @@ const BuiltInDecl* FindDecl(spv::BuiltIn builtin) {
 
 bool HasFragmentEntry(spvtools::opt::Module* module) {
   for (spvtools::opt::Instruction& entry : module->entry_points()) {
-    if (spv::ExecutionModel(entry.GetSingleWordInOperand(0)) ==
-        spv::ExecutionModel::Fragment) {
+    if (spv::ExecutionModel(entry.GetSingleWordInOperand(0)) == spv::ExecutionModel::Fragment) {
       return true;
     }
   }
@@ -207,23 +204,20 @@ bool HasFragmentEntry(spvtools::opt::Module* module) {
 
 }  // namespace
 
-uint32_t WavePass::BuiltInInput(spv::BuiltIn builtin,
-                                spvtools::opt::Instruction* entry) {
+uint32_t WavePass::BuiltInInput(spv::BuiltIn builtin, spvtools::opt::Instruction* entry) {
   const BuiltInDecl* decl = FindDecl(builtin);
   const uint32_t var = FindBuiltInInput(context(), builtin);
   if (var == 0) return DeclareBuiltInInput(builtin, entry);
   auto* defs = get_def_use_mgr();
   const spvtools::opt::Instruction* ptr = defs->GetDef(defs->GetDef(var)->type_id());
   const spvtools::opt::Instruction* pointee = defs->GetDef(ptr->GetSingleWordInOperand(1));
-  const spv::Op want = decl != nullptr && decl->vector ? spv::Op::OpTypeVector
-                                                       : spv::Op::OpTypeInt;
+  const spv::Op want = decl != nullptr && decl->vector ? spv::Op::OpTypeVector : spv::Op::OpTypeInt;
   if (pointee->opcode() != want) return 0;
   AddToInterfaces(entry, var);
   return var;
 }
 
-uint32_t WavePass::DeclareBuiltInInput(spv::BuiltIn builtin,
-                                       spvtools::opt::Instruction* entry) {
+uint32_t WavePass::DeclareBuiltInInput(spv::BuiltIn builtin, spvtools::opt::Instruction* entry) {
   using spvtools::opt::Instruction;
   using spvtools::opt::Operand;
   const BuiltInDecl* decl = FindDecl(builtin);
@@ -232,8 +226,7 @@ uint32_t WavePass::DeclareBuiltInInput(spv::BuiltIn builtin,
   // declares a type: keep the same room the Emitter keeps.
   if (context()->module()->IdBound() + 4 > context()->max_id_bound()) return 0;
   auto* types = context()->get_type_mgr();
-  const uint32_t pointee =
-      decl->vector ? types->GetUIntVectorTypeId(3) : types->GetUIntTypeId();
+  const uint32_t pointee = decl->vector ? types->GetUIntVectorTypeId(3) : types->GetUIntTypeId();
   if (pointee == 0) return 0;
   const uint32_t ptr = types->FindPointerToType(pointee, spv::StorageClass::Input);
   if (ptr == 0) return 0;
@@ -241,8 +234,8 @@ uint32_t WavePass::DeclareBuiltInInput(spv::BuiltIn builtin,
   if (var == 0) return 0;
   context()->AddGlobalValue(std::make_unique<Instruction>(
       context(), spv::Op::OpVariable, ptr, var,
-      std::vector<Operand>{{SPV_OPERAND_TYPE_STORAGE_CLASS,
-                            {static_cast<uint32_t>(spv::StorageClass::Input)}}}));
+      std::vector<Operand>{
+          {SPV_OPERAND_TYPE_STORAGE_CLASS, {static_cast<uint32_t>(spv::StorageClass::Input)}}}));
   auto* decorations = context()->get_decoration_mgr();
   decorations->AddDecorationVal(var, static_cast<uint32_t>(spv::Decoration::BuiltIn),
                                 static_cast<uint32_t>(builtin));
@@ -253,9 +246,9 @@ uint32_t WavePass::DeclareBuiltInInput(spv::BuiltIn builtin,
   }
   context()->AddDebug2Inst(std::make_unique<Instruction>(
       context(), spv::Op::OpName, 0, 0,
-      std::vector<Operand>{{SPV_OPERAND_TYPE_ID, {var}},
-                           {SPV_OPERAND_TYPE_LITERAL_STRING,
-                            spvtools::utils::MakeVector(decl->name)}}));
+      std::vector<Operand>{
+          {SPV_OPERAND_TYPE_ID, {var}},
+          {SPV_OPERAND_TYPE_LITERAL_STRING, spvtools::utils::MakeVector(decl->name)}}));
   AddToInterfaces(entry, var);
   return var;
 }

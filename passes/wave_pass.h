@@ -15,8 +15,7 @@ namespace waveopt {
 
 // "a,b=3,c" → {{"a",""},{"b","3"},{"c",""}}. Returns false (and sets |error|)
 // for empty keys.
-bool SplitParams(const std::string& params,
-                 std::vector<std::pair<std::string, std::string>>* out,
+bool SplitParams(const std::string& params, std::vector<std::pair<std::string, std::string>>* out,
                  std::string* error);
 
 class WavePass : public spvtools::opt::Pass {
@@ -37,17 +36,13 @@ class WavePass : public spvtools::opt::Pass {
 
   const PassConfig& config() const { return config_; }
   // "--target=<name>" of config()'s target, for remarks that cite a fact.
-  std::string TargetFlag() const {
-    return std::string("--target=") + TargetName(config_.target);
-  }
+  std::string TargetFlag() const { return std::string("--target=") + TargetName(config_.target); }
 
   // Emits a remark of |kind| named |name| about |inst| (may be null) in
   // |func| (may be null). The source location comes from the OpLine or
   // DebugLine attached to |inst|, when there is one.
-  void EmitRemark(RemarkKind kind, const std::string& name,
-                  const spvtools::opt::Function* func,
-                  const spvtools::opt::Instruction* inst,
-                  const std::string& message);
+  void EmitRemark(RemarkKind kind, const std::string& name, const spvtools::opt::Function* func,
+                  const spvtools::opt::Instruction* inst, const std::string& message);
 
   // The OpLine/DebugLine that locates |inst| in |func| (below); null: none.
   const spvtools::opt::Instruction* NearestLine(const spvtools::opt::Function* func,
@@ -77,16 +72,14 @@ class WavePass : public spvtools::opt::Pass {
   // (DeclareBuiltInInput); listed in the interface. 0 when ids ran out, or
   // when the module's own variable is not of the type GLSL gives it (an
   // integer scalar, or a vector for the three-component ids).
-  uint32_t BuiltInInput(spv::BuiltIn builtin,
-                        spvtools::opt::Instruction* entry);
+  uint32_t BuiltInInput(spv::BuiltIn builtin, spvtools::opt::Instruction* entry);
   // A new Input variable decorated BuiltIn |builtin|, of the type and with
   // the OpName GLSL gives it (a 32-bit uint or a uvec3: the table in
   // wave_pass.cpp), Flat when the module has a fragment entry point (Vulkan
   // wants every integer input of a fragment shader Flat), listed in
   // |entry|'s interface (null: every entry point's). 0 when ids ran out or
   // the table lacks |builtin| (the module is then unchanged).
-  uint32_t DeclareBuiltInInput(spv::BuiltIn builtin,
-                               spvtools::opt::Instruction* entry);
+  uint32_t DeclareBuiltInInput(spv::BuiltIn builtin, spvtools::opt::Instruction* entry);
 
   // Lists |var| in the interface of the OpEntryPoint |entry| unless it is
   // there already.

@@ -3,9 +3,9 @@
 // exact.
 #include "passes/workgroup_reduce_pass_impl.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>
@@ -42,13 +42,12 @@ bool IsIntConst(IRContext* context, uint32_t id, uint64_t value) {
 // Whether |op| accesses memory other than by a plain load or store, or
 // has another effect an invocation's neighbours can see.
 bool HasOtherEffect(spv::Op op) {
-  return spvOpcodeIsAtomicOp(op) || op == spv::Op::OpMemoryBarrier ||
-         op == spv::Op::OpImageWrite || op == spv::Op::OpCopyMemory ||
-         op == spv::Op::OpCopyMemorySized || op == spv::Op::OpFunctionCall ||
-         op == spv::Op::OpKill || op == spv::Op::OpTerminateInvocation ||
-         op == spv::Op::OpReturn || op == spv::Op::OpReturnValue ||
-         op == spv::Op::OpUnreachable || op == spv::Op::OpEmitVertex ||
-         spvOpcodeIsNonUniformGroupOperation(op);
+  return spvOpcodeIsAtomicOp(op) || op == spv::Op::OpMemoryBarrier || op == spv::Op::OpImageWrite ||
+         op == spv::Op::OpCopyMemory || op == spv::Op::OpCopyMemorySized ||
+         op == spv::Op::OpFunctionCall || op == spv::Op::OpKill ||
+         op == spv::Op::OpTerminateInvocation || op == spv::Op::OpReturn ||
+         op == spv::Op::OpReturnValue || op == spv::Op::OpUnreachable ||
+         op == spv::Op::OpEmitVertex || spvOpcodeIsNonUniformGroupOperation(op);
 }
 
 bool Less(uint64_t a, uint64_t b, bool is_signed) {
@@ -69,20 +68,47 @@ bool FloatCompare(spv::Op op, uint64_t a_bits, uint64_t b_bits, bool* out) {
   const float a = AsFloat(a_bits), b = AsFloat(b_bits);
   const bool unordered = std::isnan(a) || std::isnan(b);
   switch (op) {
-    case spv::Op::OpIsNan: *out = std::isnan(a); return true;
-    case spv::Op::OpFOrdEqual: *out = a == b; return true;
-    case spv::Op::OpFOrdNotEqual: *out = !unordered && a != b; return true;
-    case spv::Op::OpFOrdLessThan: *out = a < b; return true;
-    case spv::Op::OpFOrdGreaterThan: *out = a > b; return true;
-    case spv::Op::OpFOrdLessThanEqual: *out = a <= b; return true;
-    case spv::Op::OpFOrdGreaterThanEqual: *out = a >= b; return true;
-    case spv::Op::OpFUnordEqual: *out = unordered || a == b; return true;
-    case spv::Op::OpFUnordNotEqual: *out = unordered || a != b; return true;
-    case spv::Op::OpFUnordLessThan: *out = unordered || a < b; return true;
-    case spv::Op::OpFUnordGreaterThan: *out = unordered || a > b; return true;
-    case spv::Op::OpFUnordLessThanEqual: *out = unordered || a <= b; return true;
-    case spv::Op::OpFUnordGreaterThanEqual: *out = unordered || a >= b; return true;
-    default: return false;
+    case spv::Op::OpIsNan:
+      *out = std::isnan(a);
+      return true;
+    case spv::Op::OpFOrdEqual:
+      *out = a == b;
+      return true;
+    case spv::Op::OpFOrdNotEqual:
+      *out = !unordered && a != b;
+      return true;
+    case spv::Op::OpFOrdLessThan:
+      *out = a < b;
+      return true;
+    case spv::Op::OpFOrdGreaterThan:
+      *out = a > b;
+      return true;
+    case spv::Op::OpFOrdLessThanEqual:
+      *out = a <= b;
+      return true;
+    case spv::Op::OpFOrdGreaterThanEqual:
+      *out = a >= b;
+      return true;
+    case spv::Op::OpFUnordEqual:
+      *out = unordered || a == b;
+      return true;
+    case spv::Op::OpFUnordNotEqual:
+      *out = unordered || a != b;
+      return true;
+    case spv::Op::OpFUnordLessThan:
+      *out = unordered || a < b;
+      return true;
+    case spv::Op::OpFUnordGreaterThan:
+      *out = unordered || a > b;
+      return true;
+    case spv::Op::OpFUnordLessThanEqual:
+      *out = unordered || a <= b;
+      return true;
+    case spv::Op::OpFUnordGreaterThanEqual:
+      *out = unordered || a >= b;
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -117,8 +143,7 @@ bool PairTree::FindT(uint32_t id) const {
         def->GetSingleWordInOperand(1) == 0) {
       const Instruction* load = context->get_def_use_mgr()->GetDef(def->GetSingleWordInOperand(0));
       return load != nullptr && load->opcode() == spv::Op::OpLoad &&
-             BuiltInOf(context, load->GetSingleWordInOperand(0)) ==
-                 spv::BuiltIn::LocalInvocationId;
+             BuiltInOf(context, load->GetSingleWordInOperand(0)) == spv::BuiltIn::LocalInvocationId;
     }
     if (op != spv::Op::OpLoad) return false;
     const uint32_t ptr = def->GetSingleWordInOperand(0);
@@ -136,8 +161,9 @@ bool PairTree::FindT(uint32_t id) const {
 int PairTree::FindRole(uint32_t ptr) const {
   IRContext* context = pass_->context();
   const Instruction* chain = context->get_def_use_mgr()->GetDef(ptr);
-  if (chain == nullptr || (chain->opcode() != spv::Op::OpAccessChain &&
-                           chain->opcode() != spv::Op::OpInBoundsAccessChain) ||
+  if (chain == nullptr ||
+      (chain->opcode() != spv::Op::OpAccessChain &&
+       chain->opcode() != spv::Op::OpInBoundsAccessChain) ||
       chain->NumInOperands() != 2) {
     return -1;
   }
@@ -180,11 +206,12 @@ PairTree::Reason PairTree::FindLoop(std::string* why) {
                                                                    : -1;
   if (from < 0) return *why = shape, Reason::kPairTreeShape;
   const Instruction* init = context->get_def_use_mgr()->GetDef(phi->GetSingleWordInOperand(from));
-  const Instruction* next = context->get_def_use_mgr()->GetDef(phi->GetSingleWordInOperand(from ^ 2));
+  const Instruction* next =
+      context->get_def_use_mgr()->GetDef(phi->GetSingleWordInOperand(from ^ 2));
   uint64_t half = 0;
   if (init == nullptr || !IntConstant(context, init, &half) || half == 0 ||
-      (half & (half - 1)) != 0 || half > 512 || next == nullptr ||
-      next->NumInOperands() != 2 || next->GetSingleWordInOperand(0) != s_) {
+      (half & (half - 1)) != 0 || half > 512 || next == nullptr || next->NumInOperands() != 2 ||
+      next->GetSingleWordInOperand(0) != s_) {
     return *why = shape, Reason::kPairTreeShape;
   }
   const spv::Op nop = next->opcode();
@@ -225,16 +252,14 @@ PairTree::Reason PairTree::FindLoop(std::string* why) {
 }
 
 PairTree::Reason PairTree::ScanLoop(std::vector<Instruction*>* stores,
-                                    std::vector<Instruction*>* loads,
-                                    Instruction** step_barrier, std::string* why,
-                                    Instruction** where) {
+                                    std::vector<Instruction*>* loads, Instruction** step_barrier,
+                                    std::string* why, Instruction** where) {
   IRContext* context = pass_->context();
   const uint32_t latch = header_->GetLoopMergeInst()->GetSingleWordInOperand(1);
   for (BasicBlock* b : loop_blocks_) {
     bool leaves = false;
     b->ForEachSuccessorLabel([&](uint32_t succ) {
-      if ((succ == merge_->id() && b != test_) ||
-          (succ == header_->id() && b->id() != latch)) {
+      if ((succ == merge_->id() && b != test_) || (succ == header_->id() && b->id() != latch)) {
         leaves = true;
       }
     });
@@ -242,8 +267,9 @@ PairTree::Reason PairTree::ScanLoop(std::vector<Instruction*>* stores,
       const spv::Op op = inst.opcode();
       if ((op == spv::Op::OpLoopMerge && b != header_) || leaves) {
         *where = &inst;
-        *why = "the step has a loop, a break or a continue in it (write it as "
-               "one if and one barrier)";
+        *why =
+            "the step has a loop, a break or a continue in it (write it as "
+            "one if and one barrier)";
         return Reason::kPairTreeShape;
       }
       if (op == spv::Op::OpControlBarrier) {
@@ -257,20 +283,22 @@ PairTree::Reason PairTree::ScanLoop(std::vector<Instruction*>* stores,
       }
       if (HasOtherEffect(op)) {
         *where = &inst;
-        *why = "the code between the tree's barriers does more than the tree "
-               "(move that work before or after it)";
+        *why =
+            "the code between the tree's barriers does more than the tree "
+            "(move that work before or after it)";
         return Reason::kOtherWorkInTree;
       }
       if (op != spv::Op::OpLoad && op != spv::Op::OpStore) continue;
       Instruction* root = RootVariable(context, inst.GetSingleWordInOperand(0));
-      const spv::StorageClass sc =
-          root == nullptr ? spv::StorageClass::Max
-                          : spv::StorageClass(root->GetSingleWordInOperand(0));
+      const spv::StorageClass sc = root == nullptr
+                                       ? spv::StorageClass::Max
+                                       : spv::StorageClass(root->GetSingleWordInOperand(0));
       if (op == spv::Op::OpStore && sc != spv::StorageClass::Workgroup) {
         if (sc == spv::StorageClass::Function) continue;
         *where = &inst;
-        *why = "the code between the tree's barriers writes other memory (move "
-               "that work before or after the tree)";
+        *why =
+            "the code between the tree's barriers writes other memory (move "
+            "that work before or after the tree)";
         return Reason::kOtherWorkInTree;
       }
       if (sc == spv::StorageClass::Workgroup) {
@@ -314,8 +342,7 @@ PairTree::Reason PairTree::CheckBody(std::string* why, Instruction** where) {
   for (int k = 0; k < 2; ++k) {
     const Instruction* value =
         context->get_def_use_mgr()->GetDef(stores[k]->GetSingleWordInOperand(1));
-    if (Role(stores[k]->GetSingleWordInOperand(0)) != 2 * k ||
-        value->opcode() != spv::Op::OpLoad ||
+    if (Role(stores[k]->GetSingleWordInOperand(0)) != 2 * k || value->opcode() != spv::Op::OpLoad ||
         Role(value->GetSingleWordInOperand(0)) != 2 * k + 1) {
       *where = stores[k];
       return *why = pair_why, Reason::kPairTreeShape;
@@ -389,10 +416,9 @@ bool PairTree::Value(EvalState* st, uint32_t id, uint64_t* out, int depth) const
   }
   const Instruction* type = def_use->GetDef(def->type_id());
   if (type == nullptr) return false;
-  const uint32_t width = type->opcode() == spv::Op::OpTypeBool ? 1
-                         : type->opcode() == spv::Op::OpTypeInt
-                             ? type->GetSingleWordInOperand(0)
-                             : 0;
+  const uint32_t width = type->opcode() == spv::Op::OpTypeBool  ? 1
+                         : type->opcode() == spv::Op::OpTypeInt ? type->GetSingleWordInOperand(0)
+                                                                : 0;
   if (width != 1 && width != 32) return false;
   const bool pick = def->opcode() == spv::Op::OpSelect || def->opcode() == spv::Op::OpCopyObject;
   const IntOp* op = pick ? nullptr : FindIntOp(def->opcode());
@@ -525,8 +551,10 @@ bool PairTree::ConditionCases(std::vector<Case>* cases) {
   for (const auto& group : groups) {
     for (int k = 0; k < nk * nk * 9; ++k) {
       const Case& c = group.second;
-      cases->push_back({c.t, c.s, {keys[k % nk], keys[k / nk % nk], kInts[k / nk / nk % 3],
-                                   kInts[k / nk / nk / 3]}});
+      cases->push_back(
+          {c.t,
+           c.s,
+           {keys[k % nk], keys[k / nk % nk], kInts[k / nk / nk % 3], kInts[k / nk / nk / 3]}});
     }
   }
   return true;
@@ -583,14 +611,16 @@ PairTree::Reason PairTree::CheckCondition(std::string* why) {
     return Reason::kNone;
   }
   if (float_key_) {
-    *why = "the step's float comparisons are not the ordered ones of `t < s && "
-           "(v[t + s] > v[t] || (v[t + s] == v[t] && i[t + s] < i[t]))` (or <, "
-           "or without the index), so a NaN orders otherwise: write them so";
+    *why =
+        "the step's float comparisons are not the ordered ones of `t < s && "
+        "(v[t + s] > v[t] || (v[t + s] == v[t] && i[t + s] < i[t]))` (or <, "
+        "or without the index), so a NaN orders otherwise: write them so";
     return Reason::kPairFloatKey;
   }
-  *why = "the step's condition is not `t < s && (v[t + s] > v[t] || (v[t + s] == "
-         "v[t] && i[t + s] < i[t]))` (or with <, or >, for min or the highest "
-         "index): write it so";
+  *why =
+      "the step's condition is not `t < s && (v[t + s] > v[t] || (v[t + s] == "
+      "v[t] && i[t + s] < i[t]))` (or with <, or >, for min or the highest "
+      "index): write it so";
   return Reason::kPairCondition;
 }
 
@@ -611,15 +641,18 @@ PairTree::Reason PairTree::CheckSize(std::string* why) {
       const Instruction* c = context->get_def_use_mgr()->GetDef(inst.GetSingleWordInOperand(0));
       for (uint32_t k = 0; k < 3; ++k) {
         uint64_t v = 0;
-        const Instruction* d = c->opcode() == spv::Op::OpConstantComposite
-            ? context->get_def_use_mgr()->GetDef(c->GetSingleWordInOperand(k)) : nullptr;
+        const Instruction* d =
+            c->opcode() == spv::Op::OpConstantComposite
+                ? context->get_def_use_mgr()->GetDef(c->GetSingleWordInOperand(k))
+                : nullptr;
         size[k] = d != nullptr && IntConstant(context, d, &v) ? static_cast<uint32_t>(v) : 0;
       }
     }
   }
   if (size[0] == 0 || size[1] != 1 || size[2] != 1) {
-    *why = "a pair tree needs a literal one-dimensional workgroup size "
-           "(layout(local_size_x = N) in)";
+    *why =
+        "a pair tree needs a literal one-dimensional workgroup size "
+        "(layout(local_size_x = N) in)";
     return Reason::kUnknownWorkgroupSize;
   }
   workgroup_ = size[0];
@@ -627,12 +660,15 @@ PairTree::Reason PairTree::CheckSize(std::string* why) {
     const Instruction* var = context->get_def_use_mgr()->GetDef(var_[k]);
     const Instruction* ptr = context->get_def_use_mgr()->GetDef(var->type_id());
     const Instruction* array = context->get_def_use_mgr()->GetDef(ptr->GetSingleWordInOperand(1));
-    const Instruction* elem = array->opcode() == spv::Op::OpTypeArray
-        ? context->get_def_use_mgr()->GetDef(array->GetSingleWordInOperand(0)) : nullptr;
-    const Instruction* len = array->opcode() == spv::Op::OpTypeArray
-        ? context->get_def_use_mgr()->GetDef(array->GetSingleWordInOperand(1)) : nullptr;
-    const bool is_float = elem != nullptr && elem->opcode() == spv::Op::OpTypeFloat &&
-                          !float_key_;
+    const Instruction* elem =
+        array->opcode() == spv::Op::OpTypeArray
+            ? context->get_def_use_mgr()->GetDef(array->GetSingleWordInOperand(0))
+            : nullptr;
+    const Instruction* len =
+        array->opcode() == spv::Op::OpTypeArray
+            ? context->get_def_use_mgr()->GetDef(array->GetSingleWordInOperand(1))
+            : nullptr;
+    const bool is_float = elem != nullptr && elem->opcode() == spv::Op::OpTypeFloat && !float_key_;
     if (is_float) {
       float_key_ = true;
       float_type_ = elem->result_id();
@@ -640,16 +676,18 @@ PairTree::Reason PairTree::CheckSize(std::string* why) {
     if (elem == nullptr || (elem->opcode() != spv::Op::OpTypeInt && !is_float) ||
         elem->GetSingleWordInOperand(0) != 32 || len == nullptr ||
         !IntConstant(context, len, &length_[k])) {
-      *why = "the arrays' elements are not 32-bit integers (or 32-bit float "
-             "keys), or their length is not a constant";
+      *why =
+          "the arrays' elements are not 32-bit integers (or 32-bit float "
+          "keys), or their length is not a constant";
       return Reason::kUnsupportedType;
     }
     type_[k] = elem->result_id();
   }
   if (2 * half_ > workgroup_ || length_[0] < workgroup_ || length_[1] < workgroup_) {
-    *why = "the tree covers more elements than there are invocations, or an "
-           "array has fewer elements than invocations (the slots need one per "
-           "subgroup): size both to the workgroup";
+    *why =
+        "the tree covers more elements than there are invocations, or an "
+        "array has fewer elements than invocations (the slots need one per "
+        "subgroup): size both to the workgroup";
     return Reason::kTooFewSlots;
   }
   return Reason::kNone;
@@ -664,15 +702,18 @@ PairTree::Reason PairTree::FindInitAndReaders(std::string* why, Instruction** wh
     if (op == spv::Op::OpControlBarrier || HasOtherEffect(op)) break;
     if (op != spv::Op::OpStore && op != spv::Op::OpLoad) continue;
     Instruction* root = RootVariable(context, it->GetSingleWordInOperand(0));
-    const int k = root == nullptr ? -1 : root->result_id() == var_[0] ? 0
-                                       : root->result_id() == var_[1] ? 1 : -1;
+    const int k = root == nullptr                ? -1
+                  : root->result_id() == var_[0] ? 0
+                  : root->result_id() == var_[1] ? 1
+                                                 : -1;
     if (k < 0) continue;
     if (op == spv::Op::OpLoad || init_[k] != nullptr) break;
     if (Role(it->GetSingleWordInOperand(0)) == 2 * k) init_[k] = &*it;
   }
   if (init_[0] == nullptr || init_[1] == nullptr) {
-    *why = "each invocation must store its value and its index into its own "
-           "elements (v[t], i[t]) right before the barrier";
+    *why =
+        "each invocation must store its value and its index into its own "
+        "elements (v[t], i[t]) right before the barrier";
     return Reason::kPairTreeShape;
   }
   spvtools::opt::DominatorAnalysis* dom = context->GetDominatorAnalysis(func_);
@@ -691,17 +732,19 @@ PairTree::Reason PairTree::FindInitAndReaders(std::string* why, Instruction** wh
           }
         });
         if (!touches) continue;
-        const Instruction* chain = inst.opcode() == spv::Op::OpLoad
-            ? context->get_def_use_mgr()->GetDef(inst.GetSingleWordInOperand(0)) : nullptr;
-        const bool reader = chain != nullptr && &f == func_ &&
-                            chain->opcode() == spv::Op::OpAccessChain &&
-                            chain->NumInOperands() == 2 &&
-                            IsIntConst(context, chain->GetSingleWordInOperand(1), 0) &&
-                            dom->Dominates(merge_, &b);
+        const Instruction* chain =
+            inst.opcode() == spv::Op::OpLoad
+                ? context->get_def_use_mgr()->GetDef(inst.GetSingleWordInOperand(0))
+                : nullptr;
+        const bool reader =
+            chain != nullptr && &f == func_ && chain->opcode() == spv::Op::OpAccessChain &&
+            chain->NumInOperands() == 2 &&
+            IsIntConst(context, chain->GetSingleWordInOperand(1), 0) && dom->Dominates(merge_, &b);
         if (!reader) {
           *where = &inst;
-          *why = "the arrays are accessed outside the tree other than by reading "
-                 "element 0 after it (read only the result, v[0] and i[0])";
+          *why =
+              "the arrays are accessed outside the tree other than by reading "
+              "element 0 after it (read only the result, v[0] and i[0])";
           return Reason::kReadsPartialValue;
         }
         readers_[chain->GetSingleWordInOperand(0) == var_[0] ? 0 : 1].push_back(&inst);
@@ -740,8 +783,9 @@ PairTree::Reason PairTree::Analyze(std::string* why, Instruction** where) {
     });
     if (escapes) {
       *where = const_cast<Instruction*>(inst);
-      *why = "a value computed in the tree is used after it (recompute it after "
-             "the tree)";
+      *why =
+          "a value computed in the tree is used after it (recompute it after "
+          "the tree)";
       return Reason::kValueEscapesTree;
     }
   }
@@ -754,8 +798,9 @@ PairTree::Reason PairTree::Analyze(std::string* why, Instruction** where) {
     return Reason::kNotProfitable;
   }
   if (pass_->config().emit_hlsl) {
-    *why = "the output is HLSL, and the pair tree's slots need SubgroupId and "
-           "NumSubgroups, which HLSL does not have: emit SPIR-V or GLSL";
+    *why =
+        "the output is HLSL, and the pair tree's slots need SubgroupId and "
+        "NumSubgroups, which HLSL does not have: emit SPIR-V or GLSL";
     return Reason::kNotExpressibleInHlsl;
   }
   return Reason::kNone;
@@ -764,13 +809,13 @@ PairTree::Reason PairTree::Analyze(std::string* why, Instruction** where) {
 std::string PairTree::Describe() const {
   uint32_t steps = 0;
   for (uint64_t s = half_; s > 0; s >>= 1) ++steps;
-  const std::string ties =
-      tie_ == Tie::kIndex  ? std::string("ties go to the ") + (index_min_ ? "lowest" : "highest") + " index"
-      : tie_ == Tie::kKeep ? "ties keep the element already there"
-                           : "ties take the other element";
+  const std::string ties = tie_ == Tie::kIndex ? std::string("ties go to the ") +
+                                                     (index_min_ ? "lowest" : "highest") + " index"
+                           : tie_ == Tie::kKeep ? "ties keep the element already there"
+                                                : "ties take the other element";
   return std::string("an arg-") + (key_max_ ? "max" : "min") + " pair tree over " +
-         pass_->NameOf(var_[0]) + " and " + pass_->NameOf(var_[1]) + " (" +
-         std::to_string(steps) + " steps, " + std::to_string(steps + 1) + " barriers; " +
+         pass_->NameOf(var_[0]) + " and " + pass_->NameOf(var_[1]) + " (" + std::to_string(steps) +
+         " steps, " + std::to_string(steps + 1) + " barriers; " +
          (float_key_ ? "float keys, " : "") + ties + ") becomes " +
          (float_key_ ? "a NaN test of " + std::to_string(steps + 1) +
                            " elements per invocation, one shared slot per subgroup "
@@ -785,27 +830,27 @@ std::string PairTree::Describe() const {
 uint32_t PairTree::EmitKeyIdentity(Emitter* e) {
   // The last pair of the order: the smallest value for max, the largest
   // for min.
-  uint32_t bits = key_max_ ? (signed_[0] ? 0x80000000u : 0u)
-                           : (signed_[0] ? 0x7fffffffu : 0xffffffffu);
+  uint32_t bits =
+      key_max_ ? (signed_[0] ? 0x80000000u : 0u) : (signed_[0] ? 0x7fffffffu : 0xffffffffu);
   if (float_key_) bits = key_max_ ? 0xff800000u : 0x7f800000u;  // -inf, +inf
   return e->Constant(type_[0], {bits});
 }
 
 uint32_t PairTree::EmitIndexIdentity(Emitter* e) {
-  const uint32_t bits = index_min_ ? (signed_[1] ? 0x7fffffffu : 0xffffffffu)
-                                   : (signed_[1] ? 0x80000000u : 0u);
+  const uint32_t bits =
+      index_min_ ? (signed_[1] ? 0x7fffffffu : 0xffffffffu) : (signed_[1] ? 0x80000000u : 0u);
   return e->Constant(type_[1], {bits});
 }
 
 uint32_t PairTree::EmitBetter(Emitter* e, const uint32_t a[3], const uint32_t b[3]) {
   const uint32_t bt = e->BoolType();
-  const spv::Op vless = float_key_    ? spv::Op::OpFOrdLessThan
+  const spv::Op vless = float_key_   ? spv::Op::OpFOrdLessThan
                         : signed_[0] ? spv::Op::OpSLessThan
                                      : spv::Op::OpULessThan;
   const spv::Op iless = signed_[1] ? spv::Op::OpSLessThan : spv::Op::OpULessThan;
   const spv::Op veq = float_key_ ? spv::Op::OpFOrdEqual : spv::Op::OpIEqual;
-  const uint32_t wins = key_max_ ? e->EmitIds(vless, bt, {a[0], b[0]})
-                                 : e->EmitIds(vless, bt, {b[0], a[0]});
+  const uint32_t wins =
+      key_max_ ? e->EmitIds(vless, bt, {a[0], b[0]}) : e->EmitIds(vless, bt, {b[0], a[0]});
   const uint32_t equal = e->EmitIds(veq, bt, {a[0], b[0]});
   uint32_t tie_ok = 0;
   if (tie_ != Tie::kIndex) {
@@ -835,8 +880,7 @@ uint32_t PairTree::EmitRank(Emitter* e, uint32_t tid) {
   return e->EmitIds(spv::Op::OpISub, u, {e->UInt(static_cast<uint32_t>(2 * half_ - 1)), rank});
 }
 
-uint32_t PairTree::EmitNanDrops(Emitter* e, uint32_t tid, uint32_t x, uint32_t* v0,
-                                uint32_t* i0) {
+uint32_t PairTree::EmitNanDrops(Emitter* e, uint32_t tid, uint32_t x, uint32_t* v0, uint32_t* i0) {
   // Element k reaches the root unless an element k mod 2^j (j = 0 .. log2
   // N) is a NaN: that element's slot keeps its NaN and drops k's side.
   const uint32_t u = e->UIntType(32), bt = e->BoolType();
@@ -847,8 +891,8 @@ uint32_t PairTree::EmitNanDrops(Emitter* e, uint32_t tid, uint32_t x, uint32_t* 
   uint32_t dead = e->EmitIds(spv::Op::OpIsNan, bt, {x});
   dead = e->EmitIds(spv::Op::OpLogicalOr, bt, {dead, e->EmitIds(spv::Op::OpIsNan, bt, {*v0})});
   for (uint64_t m = 1; 2 * m < 2 * half_; m *= 2) {
-    const uint32_t k = e->EmitIds(spv::Op::OpBitwiseAnd, u,
-                                  {tid, e->UInt(static_cast<uint32_t>(2 * m - 1))});
+    const uint32_t k =
+        e->EmitIds(spv::Op::OpBitwiseAnd, u, {tid, e->UInt(static_cast<uint32_t>(2 * m - 1))});
     const uint32_t p = e->EmitIds(spv::Op::OpAccessChain, ptr_[0], {var_[0], k});
     const uint32_t y = e->EmitIds(spv::Op::OpLoad, type_[0], {p});
     dead = e->EmitIds(spv::Op::OpLogicalOr, bt, {dead, e->EmitIds(spv::Op::OpIsNan, bt, {y})});
@@ -858,26 +902,25 @@ uint32_t PairTree::EmitNanDrops(Emitter* e, uint32_t tid, uint32_t x, uint32_t* 
 
 bool PairTree::EmitSubgroupFirst(Emitter* e, const uint32_t x[3], uint32_t best[3]) {
   const uint32_t u = e->UIntType(32), bt = e->BoolType();
-  spv::Op key_op = key_max_ ? (signed_[0] ? spv::Op::OpGroupNonUniformSMax
-                                          : spv::Op::OpGroupNonUniformUMax)
-                            : (signed_[0] ? spv::Op::OpGroupNonUniformSMin
-                                          : spv::Op::OpGroupNonUniformUMin);
+  spv::Op key_op =
+      key_max_ ? (signed_[0] ? spv::Op::OpGroupNonUniformSMax : spv::Op::OpGroupNonUniformUMax)
+               : (signed_[0] ? spv::Op::OpGroupNonUniformSMin : spv::Op::OpGroupNonUniformUMin);
   if (float_key_) {
     key_op = key_max_ ? spv::Op::OpGroupNonUniformFMax : spv::Op::OpGroupNonUniformFMin;
   }
-  const spv::Op index_op = index_min_ ? (signed_[1] ? spv::Op::OpGroupNonUniformSMin
-                                                    : spv::Op::OpGroupNonUniformUMin)
-                                      : (signed_[1] ? spv::Op::OpGroupNonUniformSMax
-                                                    : spv::Op::OpGroupNonUniformUMax);
+  const spv::Op index_op =
+      index_min_ ? (signed_[1] ? spv::Op::OpGroupNonUniformSMin : spv::Op::OpGroupNonUniformUMin)
+                 : (signed_[1] ? spv::Op::OpGroupNonUniformSMax : spv::Op::OpGroupNonUniformUMax);
   // The best key, then (by the index) the first index among the lanes
   // holding it, then (ranked) the first rank among those.
   const uint32_t bv = e->Group(key_op, type_[0], kReduce, {x[0]});
-  uint32_t holds = e->EmitIds(float_key_ ? spv::Op::OpFOrdEqual : spv::Op::OpIEqual, bt,
-                              {x[0], bv});
+  uint32_t holds =
+      e->EmitIds(float_key_ ? spv::Op::OpFOrdEqual : spv::Op::OpIEqual, bt, {x[0], bv});
   best[0] = bv;
   best[1] = best[2] = 0;
   if (tie_ == Tie::kIndex) {
-    const uint32_t ci = e->EmitIds(spv::Op::OpSelect, type_[1], {holds, x[1], EmitIndexIdentity(e)});
+    const uint32_t ci =
+        e->EmitIds(spv::Op::OpSelect, type_[1], {holds, x[1], EmitIndexIdentity(e)});
     best[1] = e->Group(index_op, type_[1], kReduce, {ci});
     if (!Ranked()) return e->ok();
     holds = e->EmitIds(spv::Op::OpLogicalAnd, bt,
@@ -910,8 +953,8 @@ bool PairTree::EmitFold(Emitter* e, uint32_t acc[2]) {
   if (workgroup_ % 128 != 0) {
     const uint32_t size = e->EmitIds(spv::Op::OpLoad, u, {size_var});
     const uint32_t covered = e->EmitIds(spv::Op::OpIMul, u, {count, size});
-    const uint32_t short_by_one = e->EmitIds(
-        spv::Op::OpULessThan, bt, {covered, e->UInt(static_cast<uint32_t>(workgroup_))});
+    const uint32_t short_by_one =
+        e->EmitIds(spv::Op::OpULessThan, bt, {covered, e->UInt(static_cast<uint32_t>(workgroup_))});
     const uint32_t extra = e->EmitIds(spv::Op::OpSelect, u, {short_by_one, e->UInt(1), e->UInt(0)});
     count = e->EmitIds(spv::Op::OpIAdd, u, {count, extra});
   }
@@ -946,10 +989,10 @@ uint32_t PairTree::DeclareRankSlots(Emitter* e) {
   const spvtools::opt::analysis::Type* u = types->GetRegisteredType(&uint_type);
   const uint32_t length = e->UInt(static_cast<uint32_t>(workgroup_));
   if (u == nullptr || length == 0) return 0;
-  spvtools::opt::analysis::Array array_type(
-      u, {length, {0u, static_cast<uint32_t>(workgroup_)}});
+  spvtools::opt::analysis::Array array_type(u, {length, {0u, static_cast<uint32_t>(workgroup_)}});
   const uint32_t array = types->GetTypeInstruction(&array_type);
-  const uint32_t ptr = array == 0 ? 0 : types->FindPointerToType(array, spv::StorageClass::Workgroup);
+  const uint32_t ptr =
+      array == 0 ? 0 : types->FindPointerToType(array, spv::StorageClass::Workgroup);
   const uint32_t var = ptr == 0 ? 0 : context->TakeNextId();
   if (var == 0) return 0;
   context->AddGlobalValue(std::make_unique<Instruction>(
@@ -958,9 +1001,9 @@ uint32_t PairTree::DeclareRankSlots(Emitter* e) {
                             {static_cast<uint32_t>(spv::StorageClass::Workgroup)}}}));
   context->AddDebug2Inst(std::make_unique<Instruction>(
       context, spv::Op::OpName, 0, 0,
-      std::vector<Operand>{{SPV_OPERAND_TYPE_ID, {var}},
-                           {SPV_OPERAND_TYPE_LITERAL_STRING,
-                            spvtools::utils::MakeVector("pair_rank_slots")}}));
+      std::vector<Operand>{
+          {SPV_OPERAND_TYPE_ID, {var}},
+          {SPV_OPERAND_TYPE_LITERAL_STRING, spvtools::utils::MakeVector("pair_rank_slots")}}));
   // Before SPIR-V 1.4 the interface lists Input and Output variables only.
   if (context->module()->version() >= 0x00010400u) {
     pass_->AddToInterface(pass_->entry_point_, var);
@@ -968,12 +1011,12 @@ uint32_t PairTree::DeclareRankSlots(Emitter* e) {
   return var;
 }
 
-void PairTree::EmitContribution(Emitter* e, uint32_t index_var, uint32_t x[3],
-                                uint32_t* v0, uint32_t* i0) {
+void PairTree::EmitContribution(Emitter* e, uint32_t index_var, uint32_t x[3], uint32_t* v0,
+                                uint32_t* i0) {
   const uint32_t u = e->UIntType(32), bt = e->BoolType();
   const uint32_t tid = e->EmitIds(spv::Op::OpLoad, u, {index_var});
-  uint32_t in = e->EmitIds(spv::Op::OpULessThan, bt,
-                           {tid, e->UInt(static_cast<uint32_t>(2 * half_))});
+  uint32_t in =
+      e->EmitIds(spv::Op::OpULessThan, bt, {tid, e->UInt(static_cast<uint32_t>(2 * half_))});
   if (float_key_) {
     const uint32_t dead = EmitNanDrops(e, tid, x[0], v0, i0);
     in = e->EmitIds(spv::Op::OpLogicalAnd, bt, {in, e->EmitIds(spv::Op::OpLogicalNot, bt, {dead})});

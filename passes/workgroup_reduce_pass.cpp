@@ -74,13 +74,11 @@ constexpr const char* kReasonNames[] = {
     "PairFloatKey",
     "PairCondition",
 };
-static_assert(sizeof(kReasonNames) / sizeof(kReasonNames[0]) ==
-                  static_cast<size_t>(Reason::kCount),
+static_assert(sizeof(kReasonNames) / sizeof(kReasonNames[0]) == static_cast<size_t>(Reason::kCount),
               "kReasonNames has one name per WorkgroupReduceReason");
 
 constexpr int kReduce = static_cast<int>(spv::GroupOperation::Reduce);
-constexpr int kExclusiveScan =
-    static_cast<int>(spv::GroupOperation::ExclusiveScan);
+constexpr int kExclusiveScan = static_cast<int>(spv::GroupOperation::ExclusiveScan);
 
 // The largest specialization-constant workgroup size traced.
 constexpr uint64_t kMaxTracedSize = 1024;
@@ -93,7 +91,8 @@ constexpr uint64_t kMaxSerialFoldWorkgroup = 256;
 
 bool IsFloatOp(spv::Op op, uint32_t ext) {
   if (op == spv::Op::OpExtInst) {
-    return ext == GLSLstd450FMin || ext == GLSLstd450FMax || ext == GLSLstd450NMin || ext == GLSLstd450NMax;
+    return ext == GLSLstd450FMin || ext == GLSLstd450FMax || ext == GLSLstd450NMin ||
+           ext == GLSLstd450NMax;
   }
   return op == spv::Op::OpFAdd || op == spv::Op::OpFMul;
 }
@@ -101,60 +100,86 @@ bool IsFloatOp(spv::Op op, uint32_t ext) {
 // Min, max, and, or: combining a value with itself changes nothing, so an
 // element may enter the result more than once.
 bool IsIdempotent(spv::Op op, uint32_t ext) {
-  return op == spv::Op::OpExtInst || op == spv::Op::OpBitwiseAnd ||
-         op == spv::Op::OpBitwiseOr;
+  return op == spv::Op::OpExtInst || op == spv::Op::OpBitwiseAnd || op == spv::Op::OpBitwiseOr;
 }
 
 // The subgroup reduction of a tree operation.
 spv::Op GroupOp(spv::Op op, uint32_t ext) {
   switch (op) {
-    case spv::Op::OpIAdd: return spv::Op::OpGroupNonUniformIAdd;
-    case spv::Op::OpIMul: return spv::Op::OpGroupNonUniformIMul;
-    case spv::Op::OpFAdd: return spv::Op::OpGroupNonUniformFAdd;
-    case spv::Op::OpFMul: return spv::Op::OpGroupNonUniformFMul;
-    case spv::Op::OpBitwiseAnd: return spv::Op::OpGroupNonUniformBitwiseAnd;
-    case spv::Op::OpBitwiseOr: return spv::Op::OpGroupNonUniformBitwiseOr;
-    case spv::Op::OpBitwiseXor: return spv::Op::OpGroupNonUniformBitwiseXor;
-    default: break;
+    case spv::Op::OpIAdd:
+      return spv::Op::OpGroupNonUniformIAdd;
+    case spv::Op::OpIMul:
+      return spv::Op::OpGroupNonUniformIMul;
+    case spv::Op::OpFAdd:
+      return spv::Op::OpGroupNonUniformFAdd;
+    case spv::Op::OpFMul:
+      return spv::Op::OpGroupNonUniformFMul;
+    case spv::Op::OpBitwiseAnd:
+      return spv::Op::OpGroupNonUniformBitwiseAnd;
+    case spv::Op::OpBitwiseOr:
+      return spv::Op::OpGroupNonUniformBitwiseOr;
+    case spv::Op::OpBitwiseXor:
+      return spv::Op::OpGroupNonUniformBitwiseXor;
+    default:
+      break;
   }
   switch (ext) {
-    case GLSLstd450UMin: return spv::Op::OpGroupNonUniformUMin;
-    case GLSLstd450SMin: return spv::Op::OpGroupNonUniformSMin;
-    case GLSLstd450UMax: return spv::Op::OpGroupNonUniformUMax;
-    case GLSLstd450SMax: return spv::Op::OpGroupNonUniformSMax;
+    case GLSLstd450UMin:
+      return spv::Op::OpGroupNonUniformUMin;
+    case GLSLstd450SMin:
+      return spv::Op::OpGroupNonUniformSMin;
+    case GLSLstd450UMax:
+      return spv::Op::OpGroupNonUniformUMax;
+    case GLSLstd450SMax:
+      return spv::Op::OpGroupNonUniformSMax;
     case GLSLstd450FMin:
-    case GLSLstd450NMin: return spv::Op::OpGroupNonUniformFMin;
-    default: return spv::Op::OpGroupNonUniformFMax;
+    case GLSLstd450NMin:
+      return spv::Op::OpGroupNonUniformFMin;
+    default:
+      return spv::Op::OpGroupNonUniformFMax;
   }
 }
 
 // "add", "max", ... for remarks.
 std::string OpName(spv::Op op, uint32_t ext) {
   switch (op) {
-    case spv::Op::OpIAdd: return "integer add";
-    case spv::Op::OpIMul: return "integer multiply";
-    case spv::Op::OpFAdd: return "float add";
-    case spv::Op::OpFMul: return "float multiply";
-    case spv::Op::OpBitwiseAnd: return "and";
-    case spv::Op::OpBitwiseOr: return "or";
-    case spv::Op::OpBitwiseXor: return "xor";
-    default: break;
+    case spv::Op::OpIAdd:
+      return "integer add";
+    case spv::Op::OpIMul:
+      return "integer multiply";
+    case spv::Op::OpFAdd:
+      return "float add";
+    case spv::Op::OpFMul:
+      return "float multiply";
+    case spv::Op::OpBitwiseAnd:
+      return "and";
+    case spv::Op::OpBitwiseOr:
+      return "or";
+    case spv::Op::OpBitwiseXor:
+      return "xor";
+    default:
+      break;
   }
   switch (ext) {
-    case GLSLstd450UMin: return "unsigned min";
-    case GLSLstd450SMin: return "signed min";
-    case GLSLstd450UMax: return "unsigned max";
-    case GLSLstd450SMax: return "signed max";
+    case GLSLstd450UMin:
+      return "unsigned min";
+    case GLSLstd450SMin:
+      return "signed min";
+    case GLSLstd450UMax:
+      return "unsigned max";
+    case GLSLstd450SMax:
+      return "signed max";
     case GLSLstd450FMin:
-    case GLSLstd450NMin: return "float min";
-    default: return "float max";
+    case GLSLstd450NMin:
+      return "float min";
+    default:
+      return "float max";
   }
 }
 
 // "a x" or "an x".
 std::string Article(const std::string& noun) {
-  return (noun[0] == 'a' || noun[0] == 'i' || noun[0] == 'o' || noun[0] == 'u' ||
-                  noun[0] == 'e'
+  return (noun[0] == 'a' || noun[0] == 'i' || noun[0] == 'o' || noun[0] == 'u' || noun[0] == 'e'
               ? "an "
               : "a ") +
          noun;
@@ -162,13 +187,12 @@ std::string Article(const std::string& noun) {
 
 // Whether |inst| stores a combination of two loads of its own array (the
 // shape of a tree step); |*var| gets the array.
-bool IsCombineStore(IRContext* context, const Instruction* inst,
-                    uint32_t* var) {
+bool IsCombineStore(IRContext* context, const Instruction* inst, uint32_t* var) {
   if (inst->opcode() != spv::Op::OpStore) return false;
   auto* def_use = context->get_def_use_mgr();
   Instruction* root = RootVariable(context, inst->GetSingleWordInOperand(0));
-  if (root == nullptr || spv::StorageClass(root->GetSingleWordInOperand(0)) !=
-                             spv::StorageClass::Workgroup) {
+  if (root == nullptr ||
+      spv::StorageClass(root->GetSingleWordInOperand(0)) != spv::StorageClass::Workgroup) {
     return false;
   }
   const Instruction* value = def_use->GetDef(inst->GetSingleWordInOperand(1));
@@ -186,9 +210,8 @@ bool IsCombineStore(IRContext* context, const Instruction* inst,
   if (op == spv::Op::OpExtInst && value->NumInOperands() == 4 &&
       IsGlslMinMax(value->GetSingleWordInOperand(1))) {
     operands = {value->GetSingleWordInOperand(2), value->GetSingleWordInOperand(3)};
-  } else if ((op == spv::Op::OpIAdd || op == spv::Op::OpIMul ||
-              op == spv::Op::OpFAdd || op == spv::Op::OpFMul ||
-              op == spv::Op::OpBitwiseAnd || op == spv::Op::OpBitwiseOr ||
+  } else if ((op == spv::Op::OpIAdd || op == spv::Op::OpIMul || op == spv::Op::OpFAdd ||
+              op == spv::Op::OpFMul || op == spv::Op::OpBitwiseAnd || op == spv::Op::OpBitwiseOr ||
               op == spv::Op::OpBitwiseXor) &&
              value->NumInOperands() == 2) {
     operands = {value->GetSingleWordInOperand(0), value->GetSingleWordInOperand(1)};
@@ -236,16 +259,15 @@ struct WorkgroupReducePass::Spine {
   // Adds the construct of |header| up to |merge| (every block it dominates
   // that |merge| does not); |with_header| for loops, whose header runs
   // every iteration.
-  void AddConstruct(IRContext* context, Function* func, BasicBlock* header,
-                    BasicBlock* merge, bool with_header) {
+  void AddConstruct(IRContext* context, Function* func, BasicBlock* header, BasicBlock* merge,
+                    bool with_header) {
     spvtools::opt::DominatorAnalysis* dom = context->GetDominatorAnalysis(func);
     const int index = static_cast<int>(items.size());
     items.push_back({nullptr, header, merge});
     inst_item[header->terminator()] = index;
     if (Instruction* m = header->GetMergeInst()) inst_item[m] = index;
     for (BasicBlock& block : *func) {
-      if (!dom->Dominates(header, &block) ||
-          (merge != nullptr && dom->Dominates(merge, &block))) {
+      if (!dom->Dominates(header, &block) || (merge != nullptr && dom->Dominates(merge, &block))) {
         continue;
       }
       if (&block == header && !with_header) continue;
@@ -267,8 +289,7 @@ struct WorkgroupReducePass::Spine {
       if (merge != nullptr && merge->opcode() == spv::Op::OpSelectionMerge) {
         next = context->get_instr_block(merge->GetSingleWordInOperand(0));
         AddConstruct(context, func, block, next, false);
-      } else if (merge == nullptr &&
-                 block->terminator()->opcode() == spv::Op::OpBranch) {
+      } else if (merge == nullptr && block->terminator()->opcode() == spv::Op::OpBranch) {
         BasicBlock* target =
             context->get_instr_block(block->terminator()->GetSingleWordInOperand(0));
         if (Instruction* lm = target->GetLoopMergeInst()) {
@@ -310,7 +331,7 @@ struct WorkgroupReducePass::Tree {
   uint64_t contributors = 0;  // M; 0: every invocation in every configuration
   uint64_t min_workgroup = UINT64_MAX, max_workgroup = 0;
   uint64_t min_length = UINT64_MAX;  // array length
-  bool slots_fit = true;  // every configuration's array holds a slot per subgroup
+  bool slots_fit = true;             // every configuration's array holds a slot per subgroup
   uint32_t steps = 0;                // combining phases (largest)
   uint32_t barriers = 0;             // barriers the region executes
   bool store_after_tree = false;     // a store to the array before the next barrier
@@ -319,7 +340,7 @@ struct WorkgroupReducePass::Tree {
   uint32_t spec_constant = 0;
   enum class Form { kGeneric, kSingle, kRuntime, kSingleOrOriginal };
   Form form = Form::kGeneric;
-  bool first = true;  // no configuration replayed yet
+  bool first = true;             // no configuration replayed yet
   uint32_t size[3] = {0, 0, 0};  // the workgroup size (the last traced)
   // Where the generic form folds the slots: null, right after their
   // barrier; else at the start of this block, which dominates every use
@@ -335,8 +356,7 @@ namespace {
 int64_t SpecIdOf(IRContext* context, uint32_t id) {
   const Instruction* def = context->get_def_use_mgr()->GetDef(id);
   if (def == nullptr || def->opcode() != spv::Op::OpSpecConstant) return -1;
-  for (Instruction* dec :
-       context->get_decoration_mgr()->GetDecorationsFor(id, false)) {
+  for (Instruction* dec : context->get_decoration_mgr()->GetDecorationsFor(id, false)) {
     if (dec->opcode() == spv::Op::OpDecorate &&
         spv::Decoration(dec->GetSingleWordInOperand(1)) == spv::Decoration::SpecId) {
       return dec->GetSingleWordInOperand(2);
@@ -347,8 +367,7 @@ int64_t SpecIdOf(IRContext* context, uint32_t id) {
 
 // The specialization constants |id| is computed from (through composites
 // and OpSpecConstantOp), in the order met.
-void SpecConstantsOf(IRContext* context, uint32_t id, std::vector<uint32_t>* out,
-                     int depth = 0) {
+void SpecConstantsOf(IRContext* context, uint32_t id, std::vector<uint32_t>* out, int depth = 0) {
   const Instruction* def = context->get_def_use_mgr()->GetDef(id);
   if (def == nullptr || depth > 16) return;
   switch (def->opcode()) {
@@ -378,8 +397,7 @@ void SpecConstantsOf(IRContext* context, uint32_t id, std::vector<uint32_t>* out
 // ---------------------------------------------------------------------------
 // Parameters, Process, candidates.
 
-bool WorkgroupReducePass::ParseParams(const std::string& text, Params* params,
-                                      std::string* error) {
+bool WorkgroupReducePass::ParseParams(const std::string& text, Params* params, std::string* error) {
   std::vector<std::pair<std::string, std::string>> items;
   if (!SplitParams(text, &items, error)) return false;
   for (const auto& [key, value] : items) {
@@ -403,8 +421,7 @@ bool WorkgroupReducePass::ParseParams(const std::string& text, Params* params,
   return true;
 }
 
-WorkgroupReducePass::WorkgroupReducePass(PassConfig config)
-    : WavePass(std::move(config)) {
+WorkgroupReducePass::WorkgroupReducePass(PassConfig config) : WavePass(std::move(config)) {
   std::string ignored;
   ParseParams(this->config().params, &params_, &ignored);
 }
@@ -430,8 +447,7 @@ spvtools::opt::Pass::Status WorkgroupReducePass::Process() {
   return any ? Status::SuccessWithChange : Status::SuccessWithoutChange;
 }
 
-void WorkgroupReducePass::Candidates(Function* func,
-                                     std::vector<Instruction*>* barriers,
+void WorkgroupReducePass::Candidates(Function* func, std::vector<Instruction*>* barriers,
                                      std::vector<uint32_t>* vars) {
   auto* loops = context()->GetLoopDescriptor(func);
   std::unordered_set<const Instruction*> inside;  // later barriers of a tree
@@ -494,17 +510,19 @@ std::string WorkgroupReducePass::DescribeForm(const Tree& tree) {
       form = "one subgroup reduction, no shared memory";
       break;
     case Tree::Form::kRuntime:
-      form = "one subgroup reduction when the workgroup is one subgroup "
-             "(NumSubgroups == 1), else one shared slot per subgroup";
+      form =
+          "one subgroup reduction when the workgroup is one subgroup "
+          "(NumSubgroups == 1), else one shared slot per subgroup";
       break;
     case Tree::Form::kSingleOrOriginal:
-      form = "one subgroup reduction when the workgroup is one subgroup "
-             "(NumSubgroups == 1), else the original tree";
+      form =
+          "one subgroup reduction when the workgroup is one subgroup "
+          "(NumSubgroups == 1), else the original tree";
       break;
   }
   if (tree.sink != nullptr) {
-    form += "; the slots are folded where the result is used (" +
-            std::to_string(tree.sink_reach) + " invocation(s) reach it" +
+    form += "; the slots are folded where the result is used (" + std::to_string(tree.sink_reach) +
+            " invocation(s) reach it" +
             (tree.join >= 0 ? ", in the loop that folds an earlier tree's slots" : "") + ")";
   }
   return form;
@@ -535,8 +553,7 @@ spvtools::opt::Pass::Status WorkgroupReducePass::Round(bool* changed) {
         PairTree pairs(this, &func, barriers[i]);
         reason = pairs.Analyze(&why, &where);
         if (reason == Reason::kNone) {
-          EmitRemark(RemarkKind::kApplied, "ReducedPairTree", &func, barriers[i],
-                     pairs.Describe());
+          EmitRemark(RemarkKind::kApplied, "ReducedPairTree", &func, barriers[i], pairs.Describe());
           if (!pairs.Rewrite()) return Status::Failure;
           *changed = true;
           return Status::SuccessWithChange;
@@ -549,20 +566,16 @@ spvtools::opt::Pass::Status WorkgroupReducePass::Round(bool* changed) {
       }
       PlanSink(&tree);
       const std::string form = DescribeForm(tree);
-      EmitRemark(RemarkKind::kApplied, "ReducedTree", &func, barriers[i],
-                 Article(OpName(tree.op, tree.ext)) + " tree over " +
-                     NameOf(vars[i]) + " (" + std::to_string(tree.steps) +
-                     " steps, " + std::to_string(tree.barriers) +
-                     " barriers, " + std::to_string(tree.readers.size()) +
-                     " reader(s)" +
-                     (tree.layout.rows > 1
-                          ? ", " + std::to_string(tree.layout.rows) + " rows"
-                          : "") +
-                     ") becomes " + form +
-                     (tree.spec_constant != 0
-                          ? "; other workgroup sizes than powers of two up to "
-                            "1024 keep the original"
-                          : ""));
+      EmitRemark(
+          RemarkKind::kApplied, "ReducedTree", &func, barriers[i],
+          Article(OpName(tree.op, tree.ext)) + " tree over " + NameOf(vars[i]) + " (" +
+              std::to_string(tree.steps) + " steps, " + std::to_string(tree.barriers) +
+              " barriers, " + std::to_string(tree.readers.size()) + " reader(s)" +
+              (tree.layout.rows > 1 ? ", " + std::to_string(tree.layout.rows) + " rows" : "") +
+              ") becomes " + form +
+              (tree.spec_constant != 0 ? "; other workgroup sizes than powers of two up to "
+                                         "1024 keep the original"
+                                       : ""));
       if (!Rewrite(&tree)) return Status::Failure;
       *changed = true;
       return Status::SuccessWithChange;
@@ -578,15 +591,12 @@ namespace {
 
 // The end of the region ending before spine item |end_item|: the
 // instruction the block after it starts with (null when there is none).
-Instruction* RegionEnd(IRContext* context, const WorkgroupReducePass::Spine& spine,
-                       int end_item);
+Instruction* RegionEnd(IRContext* context, const WorkgroupReducePass::Spine& spine, int end_item);
 
 }  // namespace
 
-bool WorkgroupReducePass::Configs(WorkgroupTrace* trace, Instruction* barrier,
-                                  uint32_t var, Tree* tree,
-                                  std::vector<TraceConfig>* configs,
-                                  std::string* why) {
+bool WorkgroupReducePass::Configs(WorkgroupTrace* trace, Instruction* barrier, uint32_t var,
+                                  Tree* tree, std::vector<TraceConfig>* configs, std::string* why) {
   uint32_t size[3];
   if (trace->WorkgroupCount(TraceConfig(), size)) {
     configs->push_back(TraceConfig());
@@ -603,8 +613,7 @@ bool WorkgroupReducePass::Configs(WorkgroupTrace* trace, Instruction* barrier,
   }
   if (specs.empty()) {
     for (Instruction& mode : get_module()->execution_modes()) {
-      if (spv::ExecutionMode(mode.GetSingleWordInOperand(1)) ==
-          spv::ExecutionMode::LocalSizeId) {
+      if (spv::ExecutionMode(mode.GetSingleWordInOperand(1)) == spv::ExecutionMode::LocalSizeId) {
         for (uint32_t k = 0; k < 3; ++k) {
           SpecConstantsOf(context(), mode.GetSingleWordInOperand(2 + k), &specs);
         }
@@ -627,16 +636,17 @@ bool WorkgroupReducePass::Configs(WorkgroupTrace* trace, Instruction* barrier,
     if (trace->WorkgroupCount(c, size)) configs->push_back(c);
   }
   if (configs->empty()) {
-    *why = "the workgroup size is not known for any power of two of its "
-           "specialization constant";
+    *why =
+        "the workgroup size is not known for any power of two of its "
+        "specialization constant";
     return false;
   }
   return true;
 }
 
-Instruction* WorkgroupReducePass::ForwardableStore(
-    WorkgroupTrace* trace, Instruction* barrier, uint32_t var,
-    const std::vector<TraceConfig>& configs) {
+Instruction* WorkgroupReducePass::ForwardableStore(WorkgroupTrace* trace, Instruction* barrier,
+                                                   uint32_t var,
+                                                   const std::vector<TraceConfig>& configs) {
   BasicBlock* block = context()->get_instr_block(barrier);
   Instruction* store = nullptr;
   for (auto it = BasicBlock::iterator(barrier); it != block->begin();) {
@@ -657,14 +667,12 @@ Instruction* WorkgroupReducePass::ForwardableStore(
       continue;
     }
     if (op == spv::Op::OpControlBarrier || op == spv::Op::OpMemoryBarrier ||
-        op == spv::Op::OpFunctionCall || spvOpcodeIsAtomicOp(op) ||
-        op == spv::Op::OpPhi) {
+        op == spv::Op::OpFunctionCall || spvOpcodeIsAtomicOp(op) || op == spv::Op::OpPhi) {
       break;
     }
   }
   if (store == nullptr) return nullptr;
-  const Instruction* chain =
-      get_def_use_mgr()->GetDef(store->GetSingleWordInOperand(0));
+  const Instruction* chain = get_def_use_mgr()->GetDef(store->GetSingleWordInOperand(0));
   if (chain->opcode() != spv::Op::OpAccessChain &&
       chain->opcode() != spv::Op::OpInBoundsAccessChain) {
     return nullptr;
@@ -735,16 +743,19 @@ class PhaseReplay {
   using Spine = WorkgroupReducePass::Spine;
   PhaseReplay(IRContext* context, const std::vector<std::vector<TraceEvent>>& events,
               const Spine& spine, Tree* tree, uint64_t length)
-      : context_(context), events_(events), spine_(spine),
-        tree_(tree), length_(length), n_(events_.size()) {}
+      : context_(context),
+        events_(events),
+        spine_(spine),
+        tree_(tree),
+        length_(length),
+        n_(events_.size()) {}
 
   // kNone (|tree| updated) or a missed remark's reason with |why| and
   // |where|.
   Reason Run(uint64_t workgroup, std::string* why, Instruction** where) {
     int last_item = -1;
-    const bool ok = AlignBarriers() && Simulate() && CheckSteps(&last_item) &&
-                    CheckRoot() && Classify(EndItem(last_item)) &&
-                    Record(workgroup);
+    const bool ok = AlignBarriers() && Simulate() && CheckSteps(&last_item) && CheckRoot() &&
+                    Classify(EndItem(last_item)) && Record(workgroup);
     if (!ok) {
       *why = why_;
       *where = where_;
@@ -782,8 +793,8 @@ class PhaseReplay {
         phase_[t].push_back(p);
       }
       if (p != barriers0.size()) {
-        return Fail(Reason::kNonUniformBarriers,
-                    "invocations run different numbers of barriers", nullptr);
+        return Fail(Reason::kNonUniformBarriers, "invocations run different numbers of barriers",
+                    nullptr);
       }
     }
     phases_ = static_cast<uint32_t>(barriers0.size()) + 1;
@@ -829,8 +840,8 @@ class PhaseReplay {
         }
         auto [it, fresh] = writer_.emplace(e.element, t);
         if (!fresh && it->second != t) {
-          return Fail(Reason::kRaceInTree,
-                      "two invocations write one element between two barriers", e.inst);
+          return Fail(Reason::kRaceInTree, "two invocations write one element between two barriers",
+                      e.inst);
         }
       }
     }
@@ -853,8 +864,7 @@ class PhaseReplay {
   }
 
   // One load or store of invocation |t| in phase |p|.
-  bool Event(size_t t, size_t i, uint32_t p,
-             std::unordered_map<int64_t, int32_t>* overlay) {
+  bool Event(size_t t, size_t i, uint32_t p, std::unordered_map<int64_t, int32_t>* overlay) {
     const TraceEvent& e = events_[t][i];
     if (e.kind == TraceEvent::Kind::kLoad) {
       if (Bad(e.element)) {
@@ -933,8 +943,7 @@ class PhaseReplay {
     for (size_t t = 0; t < n_; ++t) {
       for (size_t i = 0; i < events_[t].size(); ++i) {
         if (!step_[t][i] || phase_[t][i] != last_step_) continue;
-        if (root == kOpaque ||
-            pool_.sets[value_[t][i]].size() > pool_.sets[root].size()) {
+        if (root == kOpaque || pool_.sets[value_[t][i]].size() > pool_.sets[root].size()) {
           root = value_[t][i];
           root_store = events_[t][i].inst;
         }
@@ -994,8 +1003,7 @@ class PhaseReplay {
                       e.inst);
         } else if (e.kind == TraceEvent::Kind::kStore) {
           if (past && phase_[t][i] == end_phase) store_after_tree_ = true;
-        } else if (e.kind == TraceEvent::Kind::kLoad && !operand_[t][i] &&
-                   !Load(t, i, in_region)) {
+        } else if (e.kind == TraceEvent::Kind::kLoad && !operand_[t][i] && !Load(t, i, in_region)) {
           return false;
         }
       }
@@ -1010,9 +1018,8 @@ class PhaseReplay {
   bool Load(size_t t, size_t i, bool in_region) {
     const TraceEvent& e = events_[t][i];
     uint64_t m = 0;
-    const bool complete =
-        pool_.Complete(value_[t][i], IsIdempotent(tree_->op, tree_->ext), &m) &&
-        phase_[t][i] >= last_step_;
+    const bool complete = pool_.Complete(value_[t][i], IsIdempotent(tree_->op, tree_->ext), &m) &&
+                          phase_[t][i] >= last_step_;
     const int k = complete ? 1 : value_[t][i] == kOpaque ? 2 : 0;
     if (k == 0) {
       return Fail(Reason::kReadsPartialValue,
@@ -1050,9 +1057,8 @@ class PhaseReplay {
       return Fail(Reason::kIncompleteTree,
                   "the tree combines more elements than there are invocations", nullptr);
     }
-    std::sort(readers_.begin(), readers_.end(), [](Instruction* a, Instruction* b) {
-      return a->unique_id() < b->unique_id();
-    });
+    std::sort(readers_.begin(), readers_.end(),
+              [](Instruction* a, Instruction* b) { return a->unique_id() < b->unique_id(); });
     const char* differs = "";
     if (!tree_->first && end_item_ != tree_->end_item) {
       differs = "the tree ends elsewhere for other workgroup sizes";
@@ -1060,8 +1066,8 @@ class PhaseReplay {
       differs = "the tree's readers differ between workgroup sizes";
     } else if (m_ == workgroup && !tree_->first && tree_->contributors != 0) {
       differs = "the tree covers a different part of the workgroup for other sizes";
-    } else if (m_ != workgroup && ((!tree_->first && tree_->contributors != m_) ||
-                                   tree_->spec_constant != 0)) {
+    } else if (m_ != workgroup &&
+               ((!tree_->first && tree_->contributors != m_) || tree_->spec_constant != 0)) {
       differs = "the tree covers a part of the workgroup that changes with its size";
     }
     if (*differs != '\0') return Fail(Reason::kDependsOnConfiguration, differs, nullptr);
@@ -1085,13 +1091,13 @@ class PhaseReplay {
   std::string why_;
   Instruction* where_ = nullptr;
   uint32_t phases_ = 0;
-  std::vector<std::vector<uint32_t>> phase_;   // per event
+  std::vector<std::vector<uint32_t>> phase_;  // per event
   Pool pool_;
-  std::vector<int32_t> state_;                 // per element
-  std::vector<std::vector<int32_t>> value_;    // per event: read or written
-  std::vector<std::vector<bool>> step_;        // per event: a tree step
-  std::vector<std::vector<bool>> operand_;     // per event: a step's operand
-  std::vector<size_t> cursor_;                 // per invocation
+  std::vector<int32_t> state_;                  // per element
+  std::vector<std::vector<int32_t>> value_;     // per event: read or written
+  std::vector<std::vector<bool>> step_;         // per event: a tree step
+  std::vector<std::vector<bool>> operand_;      // per event: a step's operand
+  std::vector<size_t> cursor_;                  // per invocation
   std::unordered_map<int64_t, size_t> writer_;  // this phase's
   uint32_t first_step_ = UINT32_MAX, last_step_ = 0;
   int end_item_ = -1;
@@ -1118,8 +1124,9 @@ WorkgroupReducePass::Reason WorkgroupReducePass::CheckOperation(Tree* tree, std:
   const Instruction* type = get_def_use_mgr()->GetDef(tree->layout.scalar_type);
   const bool is_float = type->opcode() == spv::Op::OpTypeFloat;
   if (type->GetSingleWordInOperand(0) != 32) {
-    *why = "the array's elements are not 32-bit (the subgroup operations of "
-           "other widths need extended types)";
+    *why =
+        "the array's elements are not 32-bit (the subgroup operations of "
+        "other widths need extended types)";
     return Reason::kUnsupportedType;
   }
   if (is_float != IsFloatOp(tree->op, tree->ext)) {
@@ -1147,25 +1154,24 @@ WorkgroupReducePass::Reason WorkgroupReducePass::ChooseForm(Tree* tree, std::str
     return Reason::kNone;
   }
   if (config().emit_hlsl) {
-    *why = "the output is HLSL, and every form but the single-subgroup one "
-           "(proven by --subgroup-size or --target=amd, not here) "
-           "reads SubgroupId or NumSubgroups, which HLSL does not have";
+    *why =
+        "the output is HLSL, and every form but the single-subgroup one "
+        "(proven by --subgroup-size or --target=amd, not here) "
+        "reads SubgroupId or NumSubgroups, which HLSL does not have";
     return Reason::kNotExpressibleInHlsl;
   }
   const bool generic_ok = !tree->store_after_tree && tree->slots_fit;
-  const bool maybe_single =
-      params_.form != "generic" && tree->min_workgroup <= kMaxSubgroupSize &&
-      (promised == 0 || promised >= tree->min_workgroup);
+  const bool maybe_single = params_.form != "generic" && tree->min_workgroup <= kMaxSubgroupSize &&
+                            (promised == 0 || promised >= tree->min_workgroup);
   if (!generic_ok) {
     if (maybe_single) {
       tree->form = Tree::Form::kSingleOrOriginal;
       return Reason::kNone;
     }
-    *why = tree->store_after_tree
-               ? "the array is written again before the next barrier, where "
-                 "the generic form reads its slots"
-               : "the array has fewer elements than the workgroup may have "
-                 "subgroups";
+    *why = tree->store_after_tree ? "the array is written again before the next barrier, where "
+                                    "the generic form reads its slots"
+                                  : "the array has fewer elements than the workgroup may have "
+                                    "subgroups";
     return tree->store_after_tree ? Reason::kStoreAfterTree : Reason::kTooFewSlots;
   }
   // Cost rule (see the pass doc): the generic form keeps 1 barrier (3
@@ -1177,8 +1183,7 @@ WorkgroupReducePass::Reason WorkgroupReducePass::ChooseForm(Tree* tree, std::str
            " barrier(s); the generic form keeps " + std::to_string(kept);
     return Reason::kNotProfitable;
   }
-  tree->form = (params_.form == "runtime" ||
-                (params_.form.empty() && tree->max_workgroup <= 64)) &&
+  tree->form = (params_.form == "runtime" || (params_.form.empty() && tree->max_workgroup <= 64)) &&
                        maybe_single
                    ? Tree::Form::kRuntime
                    : Tree::Form::kGeneric;
@@ -1186,18 +1191,18 @@ WorkgroupReducePass::Reason WorkgroupReducePass::ChooseForm(Tree* tree, std::str
 }
 
 WorkgroupReducePass::Reason WorkgroupReducePass::Analyze(Function* func, Instruction* barrier,
-                                                         uint32_t var, Tree* tree,
-                                                         std::string* why, Instruction** where) {
+                                                         uint32_t var, Tree* tree, std::string* why,
+                                                         Instruction** where) {
   // The entry point whose function this is: GLCompute.
   entry_point_ = nullptr;
   for (Instruction& ep : get_module()->entry_points()) {
     if (ep.GetSingleWordInOperand(1) == func->result_id()) entry_point_ = &ep;
   }
-  if (entry_point_ == nullptr ||
-      spv::ExecutionModel(entry_point_->GetSingleWordInOperand(0)) !=
-          spv::ExecutionModel::GLCompute) {
-    *why = "the tree is not in a compute entry point's function (calls are "
-           "not followed)";
+  if (entry_point_ == nullptr || spv::ExecutionModel(entry_point_->GetSingleWordInOperand(0)) !=
+                                     spv::ExecutionModel::GLCompute) {
+    *why =
+        "the tree is not in a compute entry point's function (calls are "
+        "not followed)";
     return Reason::kNotInEntryPoint;
   }
   tree->function = func;
@@ -1238,8 +1243,8 @@ WorkgroupReducePass::Reason WorkgroupReducePass::Analyze(Function* func, Instruc
 // steps and readers, or the reason it is not one (kUnreached when no
 // configuration reaches the barrier).
 WorkgroupReducePass::Reason WorkgroupReducePass::TraceConfigs(
-    WorkgroupTrace* trace, const std::vector<TraceConfig>& configs, Tree* tree,
-    std::string* why, Instruction** where) {
+    WorkgroupTrace* trace, const std::vector<TraceConfig>& configs, Tree* tree, std::string* why,
+    Instruction** where) {
   Instruction* barrier = tree->barrier;
   bool reached = false;
   for (const TraceConfig& c : configs) {
@@ -1285,8 +1290,7 @@ WorkgroupReducePass::Reason WorkgroupReducePass::TraceConfigs(
 // A value made in the tree's region that is used after it (other than by
 // the readers, which go); null when there is none.
 Instruction* WorkgroupReducePass::ValueEscaping(const Tree& tree) {
-  std::unordered_set<const Instruction*> readers(tree.readers.begin(),
-                                                 tree.readers.end());
+  std::unordered_set<const Instruction*> readers(tree.readers.begin(), tree.readers.end());
   auto escapes = [&](Instruction* inst) {
     bool out = false;
     get_def_use_mgr()->ForEachUser(inst, [&](Instruction* user) {
@@ -1299,8 +1303,8 @@ Instruction* WorkgroupReducePass::ValueEscaping(const Tree& tree) {
   };
   for (BasicBlock& block : *tree.function) {
     for (Instruction& inst : block) {
-      if (inst.result_id() != 0 &&
-          tree.spine.Position(context(), &inst) < tree.end_item && escapes(&inst)) {
+      if (inst.result_id() != 0 && tree.spine.Position(context(), &inst) < tree.end_item &&
+          escapes(&inst)) {
         return &inst;
       }
     }
@@ -1324,8 +1328,7 @@ uint32_t WorkgroupReducePass::BuiltInVariable(spv::BuiltIn builtin) {
   return BuiltInInput(builtin, entry_point_);
 }
 
-uint32_t WorkgroupReducePass::EmitCombine(const Tree& tree, Emitter* e,
-                                          uint32_t a, uint32_t b) {
+uint32_t WorkgroupReducePass::EmitCombine(const Tree& tree, Emitter* e, uint32_t a, uint32_t b) {
   if (tree.op == spv::Op::OpExtInst) {
     return e->GlslStd450(tree.ext, tree.elem_type, {a, b});
   }
@@ -1335,23 +1338,45 @@ uint32_t WorkgroupReducePass::EmitCombine(const Tree& tree, Emitter* e,
 uint32_t WorkgroupReducePass::Identity(const Tree& tree, Emitter* e) {
   uint32_t bits = 0;
   switch (tree.op) {
-    case spv::Op::OpIMul: bits = 1; break;
-    case spv::Op::OpBitwiseAnd: bits = 0xffffffffu; break;
-    case spv::Op::OpFAdd: bits = 0x80000000u; break;  // -0.0
-    case spv::Op::OpFMul: bits = 0x3f800000u; break;  // 1.0
+    case spv::Op::OpIMul:
+      bits = 1;
+      break;
+    case spv::Op::OpBitwiseAnd:
+      bits = 0xffffffffu;
+      break;
+    case spv::Op::OpFAdd:
+      bits = 0x80000000u;
+      break;  // -0.0
+    case spv::Op::OpFMul:
+      bits = 0x3f800000u;
+      break;  // 1.0
     case spv::Op::OpExtInst:
       switch (tree.ext) {
-        case GLSLstd450UMin: bits = 0xffffffffu; break;
-        case GLSLstd450SMin: bits = 0x7fffffffu; break;
-        case GLSLstd450SMax: bits = 0x80000000u; break;
+        case GLSLstd450UMin:
+          bits = 0xffffffffu;
+          break;
+        case GLSLstd450SMin:
+          bits = 0x7fffffffu;
+          break;
+        case GLSLstd450SMax:
+          bits = 0x80000000u;
+          break;
         case GLSLstd450FMin:
-        case GLSLstd450NMin: bits = 0x7f800000u; break;  // +inf
+        case GLSLstd450NMin:
+          bits = 0x7f800000u;
+          break;  // +inf
         case GLSLstd450FMax:
-        case GLSLstd450NMax: bits = 0xff800000u; break;  // -inf
-        default: bits = 0; break;               // UMax
+        case GLSLstd450NMax:
+          bits = 0xff800000u;
+          break;  // -inf
+        default:
+          bits = 0;
+          break;  // UMax
       }
       break;
-    default: bits = 0; break;  // add, or, xor
+    default:
+      bits = 0;
+      break;  // add, or, xor
   }
   return ElementConstant(e, tree.layout, bits);
 }
@@ -1366,8 +1391,7 @@ uint32_t WorkgroupReducePass::WorkgroupCountValue(Emitter* e) {
       const uint32_t size = inst.GetSingleWordInOperand(0);
       for (uint32_t k = 0; k < 3; ++k) {
         dims[k] = e->Emit(spv::Op::OpCompositeExtract, uint_type,
-                          {{SPV_OPERAND_TYPE_ID, {size}},
-                           {SPV_OPERAND_TYPE_LITERAL_INTEGER, {k}}});
+                          {{SPV_OPERAND_TYPE_ID, {size}}, {SPV_OPERAND_TYPE_LITERAL_INTEGER, {k}}});
       }
     }
   }
@@ -1398,10 +1422,9 @@ uint32_t WorkgroupReducePass::SpecConstantValue(Emitter* e, uint32_t spec) {
     if (size == nullptr || size->opcode() != spv::Op::OpSpecConstantComposite) continue;
     for (uint32_t k = 0; k < size->NumInOperands(); ++k) {
       if (size->GetSingleWordInOperand(k) != spec) continue;
-      return e->Emit(spv::Op::OpCompositeExtract,
-                     get_def_use_mgr()->GetDef(spec)->type_id(),
-                     {{SPV_OPERAND_TYPE_ID, {size->result_id()}},
-                      {SPV_OPERAND_TYPE_LITERAL_INTEGER, {k}}});
+      return e->Emit(
+          spv::Op::OpCompositeExtract, get_def_use_mgr()->GetDef(spec)->type_id(),
+          {{SPV_OPERAND_TYPE_ID, {size->result_id()}}, {SPV_OPERAND_TYPE_LITERAL_INTEGER, {k}}});
     }
   }
   return spec;
@@ -1417,11 +1440,9 @@ uint32_t WorkgroupReducePass::OneSubgroupTest(Emitter* e) {
   const uint32_t count = e->EmitIds(spv::Op::OpLoad, uint_type, {count_var});
   const uint32_t size = e->EmitIds(spv::Op::OpLoad, uint_type, {size_var});
   const uint32_t one = e->EmitIds(spv::Op::OpIEqual, bool_type, {count, e->UInt(1)});
-  const uint32_t fits =
-      e->EmitIds(spv::Op::OpUGreaterThanEqual, bool_type, {size, wg});
+  const uint32_t fits = e->EmitIds(spv::Op::OpUGreaterThanEqual, bool_type, {size, wg});
   return e->EmitIds(spv::Op::OpLogicalAnd, bool_type, {one, fits});
 }
-
 
 bool WorkgroupReducePass::SplitRegion(Tree* tree, Emission* em) {
   Instruction* first = tree->init_store != nullptr ? tree->init_store : tree->barrier;
@@ -1445,8 +1466,7 @@ bool WorkgroupReducePass::SplitRegion(Tree* tree, Emission* em) {
 
 namespace {
 
-Instruction* RegionEnd(IRContext* context, const WorkgroupReducePass::Spine& spine,
-                       int end_item) {
+Instruction* RegionEnd(IRContext* context, const WorkgroupReducePass::Spine& spine, int end_item) {
   if (end_item < 0 || end_item >= static_cast<int>(spine.items.size())) {
     return nullptr;
   }
@@ -1469,8 +1489,7 @@ Instruction* RegionEnd(IRContext* context, const WorkgroupReducePass::Spine& spi
 
 }  // namespace
 
-bool WorkgroupReducePass::EmitContribution(Tree* tree, Emission* em, Emitter* e,
-                                           uint32_t* x) {
+bool WorkgroupReducePass::EmitContribution(Tree* tree, Emission* em, Emitter* e, uint32_t* x) {
   const uint32_t uint_type = e->UIntType(32);
   uint32_t tid = 0;
   if (tree->init_store != nullptr) {
@@ -1485,8 +1504,8 @@ bool WorkgroupReducePass::EmitContribution(Tree* tree, Emission* em, Emitter* e,
     const uint32_t var = BuiltInVariable(spv::BuiltIn::LocalInvocationIndex);
     if (var == 0) return false;
     tid = e->EmitIds(spv::Op::OpLoad, uint_type, {var});
-    const uint32_t p = e->EmitIds(spv::Op::OpAccessChain, em->elem_ptr,
-                                  {tree->var->result_id(), tid});
+    const uint32_t p =
+        e->EmitIds(spv::Op::OpAccessChain, em->elem_ptr, {tree->var->result_id(), tid});
     *x = e->EmitIds(spv::Op::OpLoad, tree->elem_type, {p});
   }
   if (tree->contributors != 0) {
@@ -1497,16 +1516,15 @@ bool WorkgroupReducePass::EmitContribution(Tree* tree, Emission* em, Emitter* e,
       tid = e->EmitIds(spv::Op::OpLoad, uint_type, {var});
     }
     const uint32_t bool_type = e->BoolType();
-    const uint32_t in = e->EmitIds(
-        spv::Op::OpULessThan, bool_type,
-        {tid, e->UInt(static_cast<uint32_t>(tree->contributors))});
+    const uint32_t in = e->EmitIds(spv::Op::OpULessThan, bool_type,
+                                   {tid, e->UInt(static_cast<uint32_t>(tree->contributors))});
     *x = SelectElement(e, tree->layout, in, *x, Identity(*tree, e));
   }
   return e->ok();
 }
 
-uint32_t WorkgroupReducePass::SlotCount(const Tree& tree, Emitter* e,
-                                        uint32_t size_var, uint32_t count_var) {
+uint32_t WorkgroupReducePass::SlotCount(const Tree& tree, Emitter* e, uint32_t size_var,
+                                        uint32_t count_var) {
   const uint32_t uint_type = e->UIntType(32);
   const uint32_t reported = e->EmitIds(spv::Op::OpLoad, uint_type, {count_var});
   // Every implementation has at least ceil(invocations / SubgroupSize)
@@ -1514,25 +1532,23 @@ uint32_t WorkgroupReducePass::SlotCount(const Tree& tree, Emitter* e,
   // that are not a multiple of the subgroup size. A constant workgroup that
   // is a multiple of 128 is a multiple of every subgroup size (a power of
   // two up to 128); RADV counts its waves (ceil).
-  const bool exact = (tree.spec_constant == 0 &&
-                      tree.max_workgroup % kMaxSubgroupSize == 0) ||
+  const bool exact = (tree.spec_constant == 0 && tree.max_workgroup % kMaxSubgroupSize == 0) ||
                      config().Fact(&TargetFacts::waves_32_or_64);
   if (exact) return reported;
   const uint32_t wg = WorkgroupCountValue(e);
   if (wg == 0) return 0;
   const uint32_t size = e->EmitIds(spv::Op::OpLoad, uint_type, {size_var});
   const uint32_t covered = e->EmitIds(spv::Op::OpIMul, uint_type, {reported, size});
-  const uint32_t short_by_one =
-      e->EmitIds(spv::Op::OpULessThan, e->BoolType(), {covered, wg});
-  const uint32_t extra = e->EmitIds(spv::Op::OpSelect, uint_type,
-                                    {short_by_one, e->UInt(1), e->UInt(0)});
+  const uint32_t short_by_one = e->EmitIds(spv::Op::OpULessThan, e->BoolType(), {covered, wg});
+  const uint32_t extra =
+      e->EmitIds(spv::Op::OpSelect, uint_type, {short_by_one, e->UInt(1), e->UInt(0)});
   return e->EmitIds(spv::Op::OpIAdd, uint_type, {reported, extra});
 }
 
-uint32_t WorkgroupReducePass::EmitSlotStep(Tree* tree, Emission* em, Emitter* e,
-                                           uint32_t acc, uint32_t index) {
-  const uint32_t p = e->EmitIds(spv::Op::OpAccessChain, em->elem_ptr,
-                                {tree->var->result_id(), index});
+uint32_t WorkgroupReducePass::EmitSlotStep(Tree* tree, Emission* em, Emitter* e, uint32_t acc,
+                                           uint32_t index) {
+  const uint32_t p =
+      e->EmitIds(spv::Op::OpAccessChain, em->elem_ptr, {tree->var->result_id(), index});
   const uint32_t y = e->EmitIds(spv::Op::OpLoad, tree->elem_type, {p});
   const uint32_t combined = EmitCombine(*tree, e, acc, y);
   // A copy, as when the loop's next value had an id reserved before it was
@@ -1540,8 +1556,8 @@ uint32_t WorkgroupReducePass::EmitSlotStep(Tree* tree, Emission* em, Emitter* e,
   return e->EmitIds(spv::Op::OpCopyObject, tree->elem_type, {combined});
 }
 
-bool WorkgroupReducePass::EmitSlotLoop(Tree* tree, Emission* em, Emitter* e,
-                                       bool rank, uint32_t* acc, FoldLoop* loop) {
+bool WorkgroupReducePass::EmitSlotLoop(Tree* tree, Emission* em, Emitter* e, bool rank,
+                                       uint32_t* acc, FoldLoop* loop) {
   // for (i = start; i < slots; i += step) acc = acc OP tmp[i]. Serial:
   // start 0, step 1, in every invocation. Rank: each active lane (its rank
   // among them) takes every |active|-th slot, so partial subgroups read
@@ -1560,8 +1576,7 @@ bool WorkgroupReducePass::EmitSlotLoop(Tree* tree, Emission* em, Emitter* e,
     // the exclusive sum to v_mbcnt (2 instructions) where a ballot's
     // exclusive bit count costs 11 at wave64 (see the pass doc).
     const uint32_t one = step;
-    start = e->Group(spv::Op::OpGroupNonUniformIAdd, uint_type, kExclusiveScan,
-                     {one});
+    start = e->Group(spv::Op::OpGroupNonUniformIAdd, uint_type, kExclusiveScan, {one});
     step = e->Group(spv::Op::OpGroupNonUniformIAdd, uint_type, kReduce, {one});
   }
   const uint32_t count = SlotCount(*tree, e, size_var, count_var);
@@ -1606,8 +1621,8 @@ WorkgroupReducePass::FoldKind WorkgroupReducePass::ChooseFold(const Tree& tree) 
   return FoldKind::kBySubgroupSize;
 }
 
-bool WorkgroupReducePass::EmitFold(Tree* tree, Emission* em, Emitter* e,
-                                   uint32_t* total, FoldLoop* loop) {
+bool WorkgroupReducePass::EmitFold(Tree* tree, Emission* em, Emitter* e, uint32_t* total,
+                                   FoldLoop* loop) {
   const spv::Op group = GroupOp(tree->op, tree->ext);
   const FoldKind kind = ChooseFold(*tree);
   if (kind != FoldKind::kBySubgroupSize) {
@@ -1635,8 +1650,8 @@ bool WorkgroupReducePass::EmitFold(Tree* tree, Emission* em, Emitter* e,
   return e->ok();
 }
 
-bool WorkgroupReducePass::EmitGeneric(Tree* tree, Emission* em, uint32_t x,
-                                      Emitter* e, uint32_t* total) {
+bool WorkgroupReducePass::EmitGeneric(Tree* tree, Emission* em, uint32_t x, Emitter* e,
+                                      uint32_t* total) {
   // Each subgroup's reduction into its slot (the elected lane writes it),
   // one barrier, every subgroup reduces the slots.
   std::vector<Operand> barrier_ops;
@@ -1653,8 +1668,7 @@ bool WorkgroupReducePass::EmitGeneric(Tree* tree, Emission* em, uint32_t x,
   const uint32_t sg_var = BuiltInVariable(spv::BuiltIn::SubgroupId);
   if (sg_var == 0) return false;
   const uint32_t sg = e->EmitIds(spv::Op::OpLoad, e->UIntType(32), {sg_var});
-  const uint32_t p = e->EmitIds(spv::Op::OpAccessChain, em->elem_ptr,
-                                {tree->var->result_id(), sg});
+  const uint32_t p = e->EmitIds(spv::Op::OpAccessChain, em->elem_ptr, {tree->var->result_id(), sg});
   e->EmitVoid(spv::Op::OpStore, {{SPV_OPERAND_TYPE_ID, {p}}, {SPV_OPERAND_TYPE_ID, {r}}});
   if (!e->PopIf(&write)) return false;
   e->EmitVoid(spv::Op::OpControlBarrier, barrier_ops);
@@ -1671,8 +1685,7 @@ bool WorkgroupReducePass::EmitGeneric(Tree* tree, Emission* em, uint32_t x,
   return EmitFold(tree, em, e, total, nullptr);
 }
 
-bool WorkgroupReducePass::EmitForms(Tree* tree, Emission* em, Emitter* e,
-                                    uint32_t* result) {
+bool WorkgroupReducePass::EmitForms(Tree* tree, Emission* em, Emitter* e, uint32_t* result) {
   uint32_t x = 0;
   if (!EmitContribution(tree, em, e, &x)) return false;
   const spv::Op group = GroupOp(tree->op, tree->ext);
@@ -1698,8 +1711,8 @@ bool WorkgroupReducePass::EmitForms(Tree* tree, Emission* em, Emitter* e,
   return e->ok();
 }
 
-bool WorkgroupReducePass::FinishRegion(Tree* tree, Emission* em, uint32_t result,
-                                       Emitter* e, Emitter::If* keep) {
+bool WorkgroupReducePass::FinishRegion(Tree* tree, Emission* em, uint32_t result, Emitter* e,
+                                       Emitter::If* keep) {
   uint32_t value = result;
   if (!em->keep_region) {
     e->Branch(em->after->id());
@@ -1707,10 +1720,9 @@ bool WorkgroupReducePass::FinishRegion(Tree* tree, Emission* em, uint32_t result
     // The original's result, read where its last barrier left it.
     Instruction* term = em->region_last->terminator();
     Emitter re(context(), em->region_last, BasicBlock::iterator(term));
-    const uint32_t p = re.EmitIds(
-        spv::Op::OpAccessChain, em->elem_ptr,
-        {tree->var->result_id(),
-         re.UInt(static_cast<uint32_t>(tree->result_element))});
+    const uint32_t p =
+        re.EmitIds(spv::Op::OpAccessChain, em->elem_ptr,
+                   {tree->var->result_id(), re.UInt(static_cast<uint32_t>(tree->result_element))});
     const uint32_t original = re.EmitIds(spv::Op::OpLoad, tree->elem_type, {p});
     e->ElseExisting(keep, em->region, em->region_last);
     if (!re.ok() || !e->PopIf(keep)) return false;
@@ -1730,9 +1742,8 @@ bool WorkgroupReducePass::FinishRegion(Tree* tree, Emission* em, uint32_t result
     stack.pop_back();
     if (b == em->after || !seen.insert(b->id()).second) continue;
     dead.push_back(b);
-    b->ForEachSuccessorLabel([&](uint32_t succ) {
-      stack.push_back(context()->get_instr_block(succ));
-    });
+    b->ForEachSuccessorLabel(
+        [&](uint32_t succ) { stack.push_back(context()->get_instr_block(succ)); });
   }
   for (BasicBlock* b : dead) b->KillAllInsts(true);
   tree->function->RemoveEmptyBlocks();
@@ -1745,8 +1756,8 @@ bool WorkgroupReducePass::FinishRegion(Tree* tree, Emission* em, uint32_t result
 void WorkgroupReducePass::PlanSink(Tree* tree) {
   tree->sink = nullptr;
   tree->join = -1;
-  if (params_.no_sink || tree->form != Tree::Form::kGeneric ||
-      tree->spec_constant != 0 || tree->layout.rows > 1) {
+  if (params_.no_sink || tree->form != Tree::Form::kGeneric || tree->spec_constant != 0 ||
+      tree->layout.rows > 1) {
     return;
   }
   Instruction* end = RegionEnd(context(), tree->spine, tree->end_item);
@@ -1768,8 +1779,7 @@ void WorkgroupReducePass::PlanSink(Tree* tree) {
   // same block) takes this tree's slots too when it runs after this tree.
   for (size_t k = 0; k < fold_loops_.size(); ++k) {
     const FoldLoop& loop = fold_loops_[k];
-    if (loop.function != tree->function->result_id() ||
-        loop.cont != target->id() || loop.rank) {
+    if (loop.function != tree->function->result_id() || loop.cont != target->id() || loop.rank) {
       continue;
     }
     BasicBlock* from = context()->get_instr_block(loop.from);
@@ -1779,8 +1789,7 @@ void WorkgroupReducePass::PlanSink(Tree* tree) {
   }
 }
 
-uint64_t WorkgroupReducePass::InvocationsReaching(const Tree& tree,
-                                                  BasicBlock* block) {
+uint64_t WorkgroupReducePass::InvocationsReaching(const Tree& tree, BasicBlock* block) {
   WorkgroupSize size;
   size.x = tree.size[0];
   size.y = tree.size[1];
@@ -1824,8 +1833,8 @@ bool WorkgroupReducePass::EmitSunkFold(Tree* tree, Emission* em, uint32_t* total
   return true;
 }
 
-bool WorkgroupReducePass::JoinFoldLoop(Tree* tree, Emission* em,
-                                       const FoldLoop& loop, uint32_t* total) {
+bool WorkgroupReducePass::JoinFoldLoop(Tree* tree, Emission* em, const FoldLoop& loop,
+                                       uint32_t* total) {
   BasicBlock* from = context()->get_instr_block(loop.from);
   BasicBlock* header = context()->get_instr_block(loop.header);
   BasicBlock* body = context()->get_instr_block(loop.body);
@@ -1833,8 +1842,7 @@ bool WorkgroupReducePass::JoinFoldLoop(Tree* tree, Emission* em,
   Emitter fe(context(), from, BasicBlock::iterator(from->terminator()));
   const uint32_t identity = Identity(*tree, &fe);
   Emitter he(context(), header, header->begin());
-  const uint32_t acc = he.EmitIds(spv::Op::OpPhi, tree->elem_type,
-                                  {identity, from->id()});
+  const uint32_t acc = he.EmitIds(spv::Op::OpPhi, tree->elem_type, {identity, from->id()});
   Emitter be(context(), body, BasicBlock::iterator(body->terminator()));
   const uint32_t acc_next = EmitSlotStep(tree, em, &be, acc, loop.index);
   *total = acc;
@@ -1960,10 +1968,9 @@ bool WorkgroupReducePass::MergeElections(BasicBlock* join, uint32_t var) {
 // both rewrites (one row, rows) need to know of it.
 bool WorkgroupReducePass::PrepareEmission(Tree* tree, Emission* em) {
   tree_function_id_ = tree->function->result_id();
-  em->keep_region = tree->spec_constant != 0 ||
-                    tree->form == Tree::Form::kSingleOrOriginal;
-  em->elem_ptr = context()->get_type_mgr()->FindPointerToType(
-      tree->elem_type, spv::StorageClass::Workgroup);
+  em->keep_region = tree->spec_constant != 0 || tree->form == Tree::Form::kSingleOrOriginal;
+  em->elem_ptr =
+      context()->get_type_mgr()->FindPointerToType(tree->elem_type, spv::StorageClass::Workgroup);
   return em->elem_ptr != 0 && SplitRegion(tree, em);
 }
 
@@ -2004,17 +2011,14 @@ uint32_t WorkgroupReducePass::EmitFastTest(const Tree* tree, Emitter* e) {
     // A power of two from 2 to 1024: the sizes the pass traced.
     const uint32_t uint_type = e->UIntType(32);
     uint32_t s = SpecConstantValue(e, tree->spec_constant);
-    const Instruction* t = get_def_use_mgr()->GetDef(
-        get_def_use_mgr()->GetDef(s)->type_id());
+    const Instruction* t = get_def_use_mgr()->GetDef(get_def_use_mgr()->GetDef(s)->type_id());
     if (t->GetSingleWordInOperand(1) != 0) {
       s = e->EmitIds(spv::Op::OpBitcast, uint_type, {s});
     }
-    const uint32_t low = e->EmitIds(
-        spv::Op::OpBitwiseAnd, uint_type,
-        {s, e->EmitIds(spv::Op::OpISub, uint_type, {s, e->UInt(1)})});
+    const uint32_t low = e->EmitIds(spv::Op::OpBitwiseAnd, uint_type,
+                                    {s, e->EmitIds(spv::Op::OpISub, uint_type, {s, e->UInt(1)})});
     const uint32_t pow2 = e->EmitIds(spv::Op::OpIEqual, bool_type, {low, e->UInt(0)});
-    const uint32_t ge =
-        e->EmitIds(spv::Op::OpUGreaterThanEqual, bool_type, {s, e->UInt(2)});
+    const uint32_t ge = e->EmitIds(spv::Op::OpUGreaterThanEqual, bool_type, {s, e->UInt(2)});
     const uint32_t le = e->EmitIds(spv::Op::OpULessThanEqual, bool_type,
                                    {s, e->UInt(static_cast<uint32_t>(kMaxTracedSize))});
     fast = e->EmitIds(spv::Op::OpLogicalAnd, bool_type,
@@ -2036,15 +2040,15 @@ namespace {
 // Whether two rows' replays found the same tree.
 bool SameTree(const WorkgroupReducePass::Tree& a, const WorkgroupReducePass::Tree& b) {
   return a.op == b.op && a.ext == b.ext && a.end_item == b.end_item &&
-         a.contributors == b.contributors && a.steps == b.steps &&
-         a.barriers == b.barriers && a.result_element == b.result_element;
+         a.contributors == b.contributors && a.steps == b.steps && a.barriers == b.barriers &&
+         a.result_element == b.result_element;
 }
 
 // Every reader of row r reads row r in every invocation; kNone or
 // kReaderSpansRows.
 Reason CheckReaderRows(const std::vector<std::vector<TraceEvent>>& events,
-                       const std::vector<std::vector<Instruction*>>& readers,
-                       std::string* why, Instruction** where) {
+                       const std::vector<std::vector<Instruction*>>& readers, std::string* why,
+                       Instruction** where) {
   std::unordered_map<const Instruction*, int64_t> row_of;
   for (size_t r = 0; r < readers.size(); ++r) {
     for (Instruction* reader : readers[r]) {
@@ -2054,12 +2058,12 @@ Reason CheckReaderRows(const std::vector<std::vector<TraceEvent>>& events,
   for (const std::vector<TraceEvent>& list : events) {
     for (const TraceEvent& e : list) {
       auto found = row_of.find(e.inst);
-      if (e.kind != TraceEvent::Kind::kLoad || found == row_of.end() ||
-          found->second == e.row) {
+      if (e.kind != TraceEvent::Kind::kLoad || found == row_of.end() || found->second == e.row) {
         continue;
       }
-      *why = "a load of a row's result reads other rows in other invocations "
-             "(or iterations): read each row's result with its own load";
+      *why =
+          "a load of a row's result reads other rows in other invocations "
+          "(or iterations): read each row's result with its own load";
       *where = e.inst;
       return Reason::kReaderSpansRows;
     }
@@ -2094,7 +2098,8 @@ WorkgroupReducePass::Reason WorkgroupReducePass::ReplayRows(const WorkgroupTrace
     if (reason != Reason::kNone && rows > 1) *why = "row " + std::to_string(r) + ": " + *why;
     if (reason == Reason::kNone && r > 0 && !SameTree(first, t)) {
       reason = Reason::kRowsDiffer;
-      *why = "row " + std::to_string(r) + " is reduced by another tree than row 0 "
+      *why = "row " + std::to_string(r) +
+             " is reduced by another tree than row 0 "
              "(other steps, operation, result element or end): one tree for every row";
       *where = nullptr;
     }
@@ -2121,8 +2126,7 @@ WorkgroupReducePass::Reason WorkgroupReducePass::ReplayRows(const WorkgroupTrace
 }
 
 void WorkgroupReducePass::ForwardRowStores(WorkgroupTrace* trace,
-                                           const std::vector<TraceConfig>& configs,
-                                           Tree* tree) {
+                                           const std::vector<TraceConfig>& configs, Tree* tree) {
   // As ForwardableStore, for every row: walking back from B0 in its block,
   // one store per row of the invocation's own element, nothing in between
   // but private stores and code that touches no other memory.
@@ -2135,14 +2139,12 @@ void WorkgroupReducePass::ForwardRowStores(WorkgroupTrace* trace,
     --it;
     const spv::Op op = it->opcode();
     const bool load_or_store = op == spv::Op::OpLoad || op == spv::Op::OpStore;
-    Instruction* root = load_or_store
-                            ? RootVariable(context(), it->GetSingleWordInOperand(0))
-                            : nullptr;
+    Instruction* root =
+        load_or_store ? RootVariable(context(), it->GetSingleWordInOperand(0)) : nullptr;
     const bool to_array = root != nullptr && root == tree->var;
     if (op == spv::Op::OpLoad && !to_array) continue;
     if (op == spv::Op::OpStore && !to_array) {
-      if (root == nullptr ||
-          !IsPrivateClass(spv::StorageClass(root->GetSingleWordInOperand(0)))) {
+      if (root == nullptr || !IsPrivateClass(spv::StorageClass(root->GetSingleWordInOperand(0)))) {
         return;
       }
       continue;
@@ -2154,9 +2156,8 @@ void WorkgroupReducePass::ForwardRowStores(WorkgroupTrace* trace,
     }
     if (op != spv::Op::OpStore) continue;
     uint32_t index = 0;
-    const int64_t row = ConstantRow(context(), tree->layout,
-                                    get_def_use_mgr()->GetDef(it->GetSingleWordInOperand(0)),
-                                    &index);
+    const int64_t row = ConstantRow(
+        context(), tree->layout, get_def_use_mgr()->GetDef(it->GetSingleWordInOperand(0)), &index);
     if (row < 0 || stores[static_cast<size_t>(row)] != nullptr ||
         !IndexIsInvocation(trace, configs, index)) {
       return;
@@ -2185,8 +2186,8 @@ bool WorkgroupReducePass::IndexIsInvocation(WorkgroupTrace* trace,
   return true;
 }
 
-uint32_t WorkgroupReducePass::RowElement(const Tree& tree, const Emission& em,
-                                         Emitter* e, uint64_t row, uint32_t index) {
+uint32_t WorkgroupReducePass::RowElement(const Tree& tree, const Emission& em, Emitter* e,
+                                         uint64_t row, uint32_t index) {
   std::vector<uint32_t> ids = {tree.var->result_id()};
   for (uint32_t id : RowIndices(e, tree.layout, row)) ids.push_back(id);
   ids.push_back(index);
@@ -2226,9 +2227,8 @@ bool WorkgroupReducePass::EmitRowsForms(Tree* tree, Emission* em, Emitter* e,
                            : e->EmitIds(spv::Op::OpLoad, tree->elem_type,
                                         {RowElement(*tree, *em, e, r, tid)});
     if (tree->contributors != 0) {
-      const uint32_t in = e->EmitIds(
-          spv::Op::OpULessThan, e->BoolType(),
-          {tid, e->UInt(static_cast<uint32_t>(tree->contributors))});
+      const uint32_t in = e->EmitIds(spv::Op::OpULessThan, e->BoolType(),
+                                     {tid, e->UInt(static_cast<uint32_t>(tree->contributors))});
       x = SelectElement(e, tree->layout, in, x, Identity(*tree, e));
     }
     reduced[r] = e->Group(group, tree->elem_type, kReduce, {x});
@@ -2317,8 +2317,8 @@ bool WorkgroupReducePass::EmitRowsFold(Tree* tree, Emission* em, Emitter* e,
   return e->ok();
 }
 
-bool WorkgroupReducePass::EmitRowsSlotLoop(Tree* tree, Emission* em, Emitter* e,
-                                           bool rank, std::vector<uint32_t>* accs) {
+bool WorkgroupReducePass::EmitRowsSlotLoop(Tree* tree, Emission* em, Emitter* e, bool rank,
+                                           std::vector<uint32_t>* accs) {
   const uint32_t count_var = BuiltInVariable(spv::BuiltIn::NumSubgroups);
   const uint32_t size_var = BuiltInVariable(spv::BuiltIn::SubgroupSize);
   if (count_var == 0 || size_var == 0) return false;
@@ -2349,9 +2349,8 @@ bool WorkgroupReducePass::EmitRowsSlotLoop(Tree* tree, Emission* em, Emitter* e,
   return e->PopLoop(&l, next);
 }
 
-bool WorkgroupReducePass::FinishRows(Tree* tree, Emission* em,
-                                     const std::vector<uint32_t>& results, Emitter* e,
-                                     Emitter::If* keep) {
+bool WorkgroupReducePass::FinishRows(Tree* tree, Emission* em, const std::vector<uint32_t>& results,
+                                     Emitter* e, Emitter::If* keep) {
   std::vector<uint32_t> values = results;
   if (!em->keep_region) {
     e->Branch(em->after->id());
@@ -2362,8 +2361,8 @@ bool WorkgroupReducePass::FinishRows(Tree* tree, Emission* em,
     std::vector<uint32_t> originals;
     for (uint64_t r = 0; r < tree->layout.rows; ++r) {
       const uint32_t index = re.UInt(static_cast<uint32_t>(tree->result_element));
-      originals.push_back(re.EmitIds(spv::Op::OpLoad, tree->elem_type,
-                                     {RowElement(*tree, *em, &re, r, index)}));
+      originals.push_back(
+          re.EmitIds(spv::Op::OpLoad, tree->elem_type, {RowElement(*tree, *em, &re, r, index)}));
     }
     e->ElseExisting(keep, em->region, em->region_last);
     if (!re.ok() || !e->PopIf(keep)) return false;
@@ -2387,9 +2386,8 @@ bool WorkgroupReducePass::FinishRows(Tree* tree, Emission* em,
     stack.pop_back();
     if (b == em->after || !seen.insert(b->id()).second) continue;
     dead.push_back(b);
-    b->ForEachSuccessorLabel([&](uint32_t succ) {
-      stack.push_back(context()->get_instr_block(succ));
-    });
+    b->ForEachSuccessorLabel(
+        [&](uint32_t succ) { stack.push_back(context()->get_instr_block(succ)); });
   }
   for (BasicBlock* b : dead) b->KillAllInsts(true);
   tree->function->RemoveEmptyBlocks();

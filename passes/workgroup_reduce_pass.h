@@ -70,6 +70,7 @@ struct TraceConfig;
 
 class WorkgroupReducePass : public WavePass {
   using Reason = WorkgroupReduceReason;
+
  public:
   struct Params {
     // Float add/mul/min/max trees too: a subgroup reduction groups the
@@ -95,8 +96,7 @@ class WorkgroupReducePass : public WavePass {
   };
   // Accepts "float-reassoc,always,form=generic|runtime,fold=serial|rank,
   // no-sink".
-  static bool ParseParams(const std::string& text, Params* params,
-                          std::string* error);
+  static bool ParseParams(const std::string& text, Params* params, std::string* error);
   static bool ValidateParams(const std::string& text, std::string* error) {
     Params p;
     return ParseParams(text, &p, error);
@@ -106,10 +106,9 @@ class WorkgroupReducePass : public WavePass {
   ~WorkgroupReducePass() override;
   const char* name() const override { return "workgroup-reduce"; }
   // The analysis contract: def-use, instruction-to-block and decorations
-  // stay valid across its rewrites; it replaces trees with new blocks: the CFG, dominators and loops are not kept.
-  spvtools::opt::IRContext::Analysis GetPreservedAnalyses() override {
-    return kEditedAnalyses;
-  }
+  // stay valid across its rewrites; it replaces trees with new blocks: the CFG, dominators and
+  // loops are not kept.
+  spvtools::opt::IRContext::Analysis GetPreservedAnalyses() override { return kEditedAnalyses; }
   Status Process() override;
 
   // The analysis result; public for the helpers in the .cpp.
@@ -125,21 +124,17 @@ class WorkgroupReducePass : public WavePass {
   // The candidates of |func|: barriers outside loops right before a phase
   // that stores a combination of two elements of a Workgroup array into
   // it; |vars| gets each one's array.
-  void Candidates(spvtools::opt::Function* func,
-                  std::vector<spvtools::opt::Instruction*>* barriers,
+  void Candidates(spvtools::opt::Function* func, std::vector<spvtools::opt::Instruction*>* barriers,
                   std::vector<uint32_t>* vars);
   // The applied remark's words for |tree|'s form and fold (after PlanSink).
   std::string DescribeForm(const Tree& tree);
   // Analyses the tree from |barrier| over |var|; kNone (|tree| filled) or
   // a missed remark's reason with |why| and |where|.
-  Reason Analyze(spvtools::opt::Function* func,
-                 spvtools::opt::Instruction* barrier, uint32_t var,
-                 Tree* tree, std::string* why,
-                 spvtools::opt::Instruction** where);
+  Reason Analyze(spvtools::opt::Function* func, spvtools::opt::Instruction* barrier, uint32_t var,
+                 Tree* tree, std::string* why, spvtools::opt::Instruction** where);
   // Traces the kernel under each of |configs| and replays the tree in each
   // trace: kNone or a reason (kUnreached: no configuration reaches it).
-  Reason TraceConfigs(WorkgroupTrace* trace,
-                      const std::vector<TraceConfig>& configs, Tree* tree,
+  Reason TraceConfigs(WorkgroupTrace* trace, const std::vector<TraceConfig>& configs, Tree* tree,
                       std::string* why, spvtools::opt::Instruction** where);
   // A value made in the tree that is used after it; null when none is.
   spvtools::opt::Instruction* ValueEscaping(const Tree& tree);
@@ -147,20 +142,18 @@ class WorkgroupReducePass : public WavePass {
   // the workgroup (or the array) at every power of two from 2 to 1024, or
   // the one configuration of constants. False (with |why|) when the
   // workgroup size depends on more than one of them.
-  bool Configs(WorkgroupTrace* trace, spvtools::opt::Instruction* barrier,
-               uint32_t var, Tree* tree, std::vector<TraceConfig>* configs,
-               std::string* why);
+  bool Configs(WorkgroupTrace* trace, spvtools::opt::Instruction* barrier, uint32_t var, Tree* tree,
+               std::vector<TraceConfig>* configs, std::string* why);
   // Replays one configuration's trace (see the header comment); kNone or
   // a missed remark's reason.
-  Reason Replay(const WorkgroupTrace& trace, const Spine& spine,
-                Tree* tree, uint64_t workgroup, std::string* why,
-                spvtools::opt::Instruction** where);
+  Reason Replay(const WorkgroupTrace& trace, const Spine& spine, Tree* tree, uint64_t workgroup,
+                std::string* why, spvtools::opt::Instruction** where);
   // The init store S0 right before |barrier|, when it stores each
   // invocation's value into its own element (LocalInvocationIndex) in every
   // configuration; null otherwise.
-  spvtools::opt::Instruction* ForwardableStore(
-      WorkgroupTrace* trace, spvtools::opt::Instruction* barrier, uint32_t var,
-      const std::vector<TraceConfig>& configs);
+  spvtools::opt::Instruction* ForwardableStore(WorkgroupTrace* trace,
+                                               spvtools::opt::Instruction* barrier, uint32_t var,
+                                               const std::vector<TraceConfig>& configs);
   // The element type and the operation's legality; kNone or a reason.
   Reason CheckOperation(Tree* tree, std::string* why);
   // Which form, and whether it pays (see the pass doc); kNone or a reason.
@@ -187,31 +180,27 @@ class WorkgroupReducePass : public WavePass {
   bool EmitContribution(Tree* tree, Emission* em, Emitter* e, uint32_t* x);
   // The generic form from |e|'s cursor on: |*total| is the workgroup's
   // result where the cursor ends (0 when folded at the sink).
-  bool EmitGeneric(Tree* tree, Emission* em, uint32_t x, Emitter* e,
-                   uint32_t* total);
+  bool EmitGeneric(Tree* tree, Emission* em, uint32_t x, Emitter* e, uint32_t* total);
   // A slot loop emitted where the result is used, which a later tree's
   // fold may join (block and value ids).
   struct FoldLoop {
     uint32_t function = 0;
     uint32_t from = 0, header = 0, body = 0, cont = 0;  // cont: after it
-    uint32_t index = 0;  // the slot index phi
+    uint32_t index = 0;                                 // the slot index phi
     bool rank = false;
   };
   // The fold of the slots into |acc| from |e|'s cursor on (the cursor ends
   // after the loop); |*loop| (when not null) gets its ids. |rank|: from the
   // lane's rank among the active lanes by their count (the caller reduces
   // |acc| over the subgroup), else every slot.
-  bool EmitSlotLoop(Tree* tree, Emission* em, Emitter* e, bool rank,
-                    uint32_t* acc, FoldLoop* loop);
+  bool EmitSlotLoop(Tree* tree, Emission* em, Emitter* e, bool rank, uint32_t* acc, FoldLoop* loop);
   // One iteration's work of a slot loop, at |e|: returns |acc| OP
   // tmp[|index|].
-  uint32_t EmitSlotStep(Tree* tree, Emission* em, Emitter* e, uint32_t acc,
-                        uint32_t index);
+  uint32_t EmitSlotStep(Tree* tree, Emission* em, Emitter* e, uint32_t acc, uint32_t index);
   // The fold emitted at |tree|'s sink (or joined to an earlier tree's loop
   // there); |*total| is the workgroup's result.
   bool EmitSunkFold(Tree* tree, Emission* em, uint32_t* total);
-  bool JoinFoldLoop(Tree* tree, Emission* em, const FoldLoop& loop,
-                    uint32_t* total);
+  bool JoinFoldLoop(Tree* tree, Emission* em, const FoldLoop& loop, uint32_t* total);
   // Removes the slots' barriers of rewritten trees that the next barrier
   // makes redundant (RedundantBarrier, lib/analysis/barriers.h).
   void MergeBarriers();
@@ -229,18 +218,15 @@ class WorkgroupReducePass : public WavePass {
   // workgroup's result where the cursor ends (a block without terminator
   // yet); |*loop| (when not null) gets the slot loop's ids when the fold
   // is one loop.
-  bool EmitFold(Tree* tree, Emission* em, Emitter* e, uint32_t* total,
-                FoldLoop* loop);
+  bool EmitFold(Tree* tree, Emission* em, Emitter* e, uint32_t* total, FoldLoop* loop);
   // The number of slots the subgroups wrote, emitted at the end of |e|.
-  uint32_t SlotCount(const Tree& tree, Emitter* e, uint32_t size_var,
-                     uint32_t count_var);
+  uint32_t SlotCount(const Tree& tree, Emitter* e, uint32_t size_var, uint32_t count_var);
   // The chosen form from |e|'s cursor on; |*result| where the cursor ends.
   bool EmitForms(Tree* tree, Emission* em, Emitter* e, uint32_t* result);
   // Joins the new code at |e|'s cursor (holding |result|) to the region's
   // end (the merge of |*keep| when the original region stays), and
   // replaces the tree's readers.
-  bool FinishRegion(Tree* tree, Emission* em, uint32_t result, Emitter* e,
-                    Emitter::If* keep);
+  bool FinishRegion(Tree* tree, Emission* em, uint32_t result, Emitter* e, Emitter::If* keep);
   // Whether the new code may run instead of a region that stays: the
   // workgroup size is one the pass traced, one subgroup where needed.
   uint32_t EmitFastTest(const Tree* tree, Emitter* e);
@@ -267,34 +253,29 @@ class WorkgroupReducePass : public WavePass {
   // Rows (workgroup_reduce_rows.h; defined at the end of the .cpp): every
   // row replayed on its own, the same tree in each, all rewritten under
   // one barrier.
-  Reason ReplayRows(const WorkgroupTrace& trace, Tree* tree,
-                    uint64_t workgroup, std::string* why,
+  Reason ReplayRows(const WorkgroupTrace& trace, Tree* tree, uint64_t workgroup, std::string* why,
                     spvtools::opt::Instruction** where);
   bool RewriteRows(Tree* tree);
   // Every row's S0 (see ForwardableStore): |tree|'s row_stores and
   // init_store (the first of them), or nothing.
-  void ForwardRowStores(WorkgroupTrace* trace,
-                        const std::vector<TraceConfig>& configs, Tree* tree);
+  void ForwardRowStores(WorkgroupTrace* trace, const std::vector<TraceConfig>& configs, Tree* tree);
   // Whether |index| is each invocation's own index in every configuration.
-  bool IndexIsInvocation(WorkgroupTrace* trace,
-                         const std::vector<TraceConfig>& configs, uint32_t index);
+  bool IndexIsInvocation(WorkgroupTrace* trace, const std::vector<TraceConfig>& configs,
+                         uint32_t index);
   // Every row's result (the chosen form) from |e|'s cursor on.
-  bool EmitRowsForms(Tree* tree, Emission* em, Emitter* e,
-                     std::vector<uint32_t>* results);
+  bool EmitRowsForms(Tree* tree, Emission* em, Emitter* e, std::vector<uint32_t>* results);
   // The generic form from the rows' subgroup reductions |reduced|.
-  bool EmitRowsGeneric(Tree* tree, Emission* em, Emitter* e,
-                       const std::vector<uint32_t>& reduced,
+  bool EmitRowsGeneric(Tree* tree, Emission* em, Emitter* e, const std::vector<uint32_t>& reduced,
                        std::vector<uint32_t>* totals);
-  bool EmitRowsFold(Tree* tree, Emission* em, Emitter* e,
-                    std::vector<uint32_t>* totals);
+  bool EmitRowsFold(Tree* tree, Emission* em, Emitter* e, std::vector<uint32_t>* totals);
   // One loop folding every row's slots (see EmitSlotLoop).
   bool EmitRowsSlotLoop(Tree* tree, Emission* em, Emitter* e, bool rank,
                         std::vector<uint32_t>* accs);
   // A pointer to element |index| (an id) of row |row|.
-  uint32_t RowElement(const Tree& tree, const Emission& em, Emitter* e,
-                      uint64_t row, uint32_t index);
-  bool FinishRows(Tree* tree, Emission* em, const std::vector<uint32_t>& results,
-                  Emitter* e, Emitter::If* keep);
+  uint32_t RowElement(const Tree& tree, const Emission& em, Emitter* e, uint64_t row,
+                      uint32_t index);
+  bool FinishRows(Tree* tree, Emission* em, const std::vector<uint32_t>& results, Emitter* e,
+                  Emitter::If* keep);
 
   Params params_;
   spvtools::opt::Instruction* entry_point_ = nullptr;  // OpEntryPoint

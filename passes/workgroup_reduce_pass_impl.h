@@ -87,8 +87,7 @@ class PairTree {
                   spvtools::opt::Instruction** step_barrier, std::string* why,
                   spvtools::opt::Instruction** where);
   Reason CheckCondition(std::string* why);
-  Reason FindInitAndReaders(std::string* why,
-                            spvtools::opt::Instruction** where);
+  Reason FindInitAndReaders(std::string* why, spvtools::opt::Instruction** where);
   Reason CheckSize(std::string* why);
   // The role of a pointer to an element of the pair arrays: 0 v[t], 1
   // v[t+s], 2 i[t], 3 i[t+s]; -1 otherwise.
@@ -127,12 +126,10 @@ class PairTree {
   // Float keys: whether the element of |tid| is dropped by a NaN (its own
   // or one of the elements tid mod 2^j, read after B0); |*v0|, |*i0| get
   // element 0, the result when its value is a NaN.
-  uint32_t EmitNanDrops(Emitter* e, uint32_t tid, uint32_t x, uint32_t* v0,
-                        uint32_t* i0);
+  uint32_t EmitNanDrops(Emitter* e, uint32_t tid, uint32_t x, uint32_t* v0, uint32_t* i0);
   // Each invocation's (value, index, rank) into |x| (S0's value and index
   // on entry); float keys: element 0 into |*v0|, |*i0|.
-  void EmitContribution(Emitter* e, uint32_t index_var, uint32_t x[3],
-                        uint32_t* v0, uint32_t* i0);
+  void EmitContribution(Emitter* e, uint32_t index_var, uint32_t x[3], uint32_t* v0, uint32_t* i0);
   // The subgroup's first (value, index, rank) of |x| into |best|.
   bool EmitSubgroupFirst(Emitter* e, const uint32_t x[3], uint32_t best[3]);
   // The fold of the slots; |acc| gets the first (value, index).
@@ -148,25 +145,25 @@ class PairTree {
   WorkgroupReducePass* pass_;
   spvtools::opt::Function* func_;
   spvtools::opt::Instruction* barrier_;
-  uint32_t var_[2] = {0, 0};       // the value (key) and index arrays
-  uint32_t type_[2] = {0, 0};      // their element types
+  uint32_t var_[2] = {0, 0};   // the value (key) and index arrays
+  uint32_t type_[2] = {0, 0};  // their element types
   uint64_t length_[2] = {0, 0};
   bool signed_[2] = {false, false};  // their comparisons' signedness
-  bool key_max_ = true;            // the larger value wins
-  bool index_min_ = true;          // among equal values, the smaller index
-  bool float_key_ = false;         // float keys (compared ordered)
-  uint32_t float_type_ = 0;        // their type
+  bool key_max_ = true;              // the larger value wins
+  bool index_min_ = true;            // among equal values, the smaller index
+  bool float_key_ = false;           // float keys (compared ordered)
+  uint32_t float_type_ = 0;          // their type
   // How equal keys are ordered: by the index, or by position (the element
   // already there stays, or the other one is taken).
   enum class Tie { kIndex, kKeep, kTake };
   Tie tie_ = Tie::kIndex;
-  uint32_t s_ = 0;                 // the loop's s phi
-  uint64_t half_ = 0;              // s's first value: N / 2
-  uint64_t workgroup_ = 0;         // invocations
+  uint32_t s_ = 0;                               // the loop's s phi
+  uint64_t half_ = 0;                            // s's first value: N / 2
+  uint64_t workgroup_ = 0;                       // invocations
   spvtools::opt::BasicBlock* header_ = nullptr;  // the loop
   spvtools::opt::BasicBlock* merge_ = nullptr;
-  spvtools::opt::BasicBlock* test_ = nullptr;    // the exit test's block
-  spvtools::opt::BasicBlock* body_ = nullptr;    // its target
+  spvtools::opt::BasicBlock* test_ = nullptr;  // the exit test's block
+  spvtools::opt::BasicBlock* body_ = nullptr;  // its target
   spvtools::opt::BasicBlock* store_block_ = nullptr;
   spvtools::opt::BasicBlock* barrier_block_ = nullptr;  // the step's barrier
   std::vector<spvtools::opt::BasicBlock*> loop_blocks_;

@@ -75,31 +75,27 @@ bool ArrayRowLayout(IRContext* context, const Instruction* var, RowLayout* layou
 }
 
 bool ProjectRow(const std::vector<std::vector<TraceEvent>>& events, int64_t row,
-                std::vector<std::vector<TraceEvent>>* out, std::string* why,
-                Instruction** where) {
+                std::vector<std::vector<TraceEvent>>* out, std::string* why, Instruction** where) {
   out->assign(events.size(), {});
   for (size_t t = 0; t < events.size(); ++t) {
     const std::vector<TraceEvent>& in = events[t];
     std::vector<int64_t> index(in.size(), -1);  // in the projection
     for (size_t i = 0; i < in.size(); ++i) {
       TraceEvent e = in[i];
-      const bool access =
-          e.kind == TraceEvent::Kind::kLoad || e.kind == TraceEvent::Kind::kStore;
+      const bool access = e.kind == TraceEvent::Kind::kLoad || e.kind == TraceEvent::Kind::kStore;
       if (access && e.row != row) continue;
       if (e.kind == TraceEvent::Kind::kStore) {
         if (e.component >= 0) {
-          *why = "one component of a vector element is written (vector "
-                 "elements are reduced whole): write whole elements";
+          *why =
+              "one component of a vector element is written (vector "
+              "elements are reduced whole): write whole elements";
           *where = e.inst;
           return false;
         }
         TraceStoreValue& v = e.value;
-        auto whole = [&](uint32_t k) {
-          return index[k] >= 0 && in[k].component < 0;
-        };
+        auto whole = [&](uint32_t k) { return index[k] >= 0 && in[k].component < 0; };
         const bool ok = v.kind == TraceStoreValue::Kind::kOther ||
-                        (whole(v.a) &&
-                         (v.kind == TraceStoreValue::Kind::kCopy || whole(v.b)));
+                        (whole(v.a) && (v.kind == TraceStoreValue::Kind::kCopy || whole(v.b)));
         if (!ok) {
           v.kind = TraceStoreValue::Kind::kOther;
           v.id = e.inst->GetSingleWordInOperand(1);
@@ -117,8 +113,7 @@ bool ProjectRow(const std::vector<std::vector<TraceEvent>>& events, int64_t row,
   return true;
 }
 
-uint32_t EmitIdList(Emitter* e, spv::Op opcode, uint32_t type,
-                    const std::vector<uint32_t>& ids) {
+uint32_t EmitIdList(Emitter* e, spv::Op opcode, uint32_t type, const std::vector<uint32_t>& ids) {
   std::vector<spvtools::opt::Operand> operands;
   for (uint32_t id : ids) operands.push_back({SPV_OPERAND_TYPE_ID, {id}});
   return e->Emit(opcode, type, operands);
@@ -130,8 +125,7 @@ uint32_t ElementConstant(Emitter* e, const RowLayout& layout, uint32_t bits) {
   return e->Constant(layout.elem_type, std::vector<uint32_t>(layout.components, scalar));
 }
 
-uint32_t SelectElement(Emitter* e, const RowLayout& layout, uint32_t cond,
-                       uint32_t a, uint32_t b) {
+uint32_t SelectElement(Emitter* e, const RowLayout& layout, uint32_t cond, uint32_t a, uint32_t b) {
   if (layout.components != 0) {
     // A vector's select takes a vector condition (before SPIR-V 1.4).
     const uint32_t type = e->VectorType(e->BoolType(), layout.components);
@@ -166,8 +160,8 @@ bool ReplaceReader(IRContext* context, const RowLayout& layout, Instruction* rea
                            {{SPV_OPERAND_TYPE_ID, {value}},
                             {SPV_OPERAND_TYPE_LITERAL_INTEGER, {static_cast<uint32_t>(k)}}});
     } else {
-      replacement = e.EmitIds(spv::Op::OpVectorExtractDynamic, reader->type_id(),
-                              {value, component});
+      replacement =
+          e.EmitIds(spv::Op::OpVectorExtractDynamic, reader->type_id(), {value, component});
     }
     if (!e.ok()) return false;
   }
@@ -176,8 +170,7 @@ bool ReplaceReader(IRContext* context, const RowLayout& layout, Instruction* rea
   return true;
 }
 
-void HoistAboveStore(IRContext* context, Instruction* store, Instruction* barrier,
-                     uint32_t var) {
+void HoistAboveStore(IRContext* context, Instruction* store, Instruction* barrier, uint32_t var) {
   std::vector<Instruction*> between;
   for (Instruction* inst = store->NextNode(); inst != nullptr && inst != barrier;
        inst = inst->NextNode()) {
@@ -193,10 +186,11 @@ void HoistAboveStore(IRContext* context, Instruction* store, Instruction* barrie
   }
 }
 
-int64_t ConstantRow(IRContext* context, const RowLayout& layout,
-                    const Instruction* chain, uint32_t* index) {
-  if (chain == nullptr || (chain->opcode() != spv::Op::OpAccessChain &&
-                           chain->opcode() != spv::Op::OpInBoundsAccessChain) ||
+int64_t ConstantRow(IRContext* context, const RowLayout& layout, const Instruction* chain,
+                    uint32_t* index) {
+  if (chain == nullptr ||
+      (chain->opcode() != spv::Op::OpAccessChain &&
+       chain->opcode() != spv::Op::OpInBoundsAccessChain) ||
       chain->NumInOperands() != layout.outer.size() + 2) {
     return -1;
   }

@@ -39,10 +39,10 @@ constexpr uint64_t kMaxTreeRows = 64;
 
 // The shape of a Workgroup array a tree reduces.
 struct RowLayout {
-  uint32_t elem_type = 0;    // a 32-bit scalar, or a vector of them
-  uint32_t scalar_type = 0;  // its component type (elem_type for scalars)
-  uint32_t components = 0;   // the vector's size; 0 for a scalar element
-  uint32_t length_id = 0;    // the innermost level's length: a row's elements
+  uint32_t elem_type = 0;       // a 32-bit scalar, or a vector of them
+  uint32_t scalar_type = 0;     // its component type (elem_type for scalars)
+  uint32_t components = 0;      // the vector's size; 0 for a scalar element
+  uint32_t length_id = 0;       // the innermost level's length: a row's elements
   std::vector<uint64_t> outer;  // the outer levels' lengths, outer first
   uint64_t rows = 1;            // their product
   // An array of scalars: the pass's original shape, no row to project.
@@ -51,9 +51,8 @@ struct RowLayout {
 
 // The layout of the Workgroup array variable |var|; false with |*reason|
 // (a missed-remark name) and |*why| when the pass cannot reduce it.
-bool ArrayRowLayout(spvtools::opt::IRContext* context,
-                    const spvtools::opt::Instruction* var, RowLayout* layout,
-                    WorkgroupReduceReason* reason, std::string* why);
+bool ArrayRowLayout(spvtools::opt::IRContext* context, const spvtools::opt::Instruction* var,
+                    RowLayout* layout, WorkgroupReduceReason* reason, std::string* why);
 
 // The events of row |row| of a trace (per invocation): loads and stores of
 // other rows dropped, the store values' load indices renumbered; a store
@@ -65,15 +64,13 @@ bool ProjectRow(const std::vector<std::vector<TraceEvent>>& events, int64_t row,
                 spvtools::opt::Instruction** where);
 
 // |opcode| of the ids |ids| (a list built at run time).
-uint32_t EmitIdList(Emitter* e, spv::Op opcode, uint32_t type,
-                    const std::vector<uint32_t>& ids);
+uint32_t EmitIdList(Emitter* e, spv::Op opcode, uint32_t type, const std::vector<uint32_t>& ids);
 
 // The element constant with every component's bits |bits|.
 uint32_t ElementConstant(Emitter* e, const RowLayout& layout, uint32_t bits);
 
 // |cond| ? |a| : |b| for element values (|cond| a scalar bool).
-uint32_t SelectElement(Emitter* e, const RowLayout& layout, uint32_t cond,
-                       uint32_t a, uint32_t b);
+uint32_t SelectElement(Emitter* e, const RowLayout& layout, uint32_t cond, uint32_t a, uint32_t b);
 
 // The indices (uint constants, outer first) of row |row|.
 std::vector<uint32_t> RowIndices(Emitter* e, const RowLayout& layout, uint64_t row);
@@ -91,8 +88,7 @@ bool ReplaceReader(spvtools::opt::IRContext* context, const RowLayout& layout,
 // other memory and stores to private memory lie between them, which must
 // stay. No memory order changes that another invocation could observe:
 // nothing synchronizes between S0 and B0.
-void HoistAboveStore(spvtools::opt::IRContext* context,
-                     spvtools::opt::Instruction* store,
+void HoistAboveStore(spvtools::opt::IRContext* context, spvtools::opt::Instruction* store,
                      spvtools::opt::Instruction* barrier, uint32_t var);
 
 // The row the access chain |chain| into the array addresses when its

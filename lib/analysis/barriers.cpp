@@ -32,8 +32,7 @@ struct Access {
 // named: a call, an unknown effect, a write to memory no operand names, or a
 // Workgroup pointer derived from no known variable. Barriers are the
 // caller's business (true, nothing added).
-bool WorkgroupAccesses(IRContext* context, const Instruction* inst,
-                       std::vector<Access>* out) {
+bool WorkgroupAccesses(IRContext* context, const Instruction* inst, std::vector<Access>* out) {
   const MemoryEffect effect = MemoryEffectOf(context, inst);
   switch (effect) {
     case MemoryEffect::kNone:
@@ -94,9 +93,8 @@ bool Fail(std::string* why, const char* text) {
 }
 
 bool EndsInvocation(spv::Op op) {
-  return op == spv::Op::OpReturn || op == spv::Op::OpReturnValue ||
-         op == spv::Op::OpKill || op == spv::Op::OpUnreachable ||
-         op == spv::Op::OpTerminateInvocation;
+  return op == spv::Op::OpReturn || op == spv::Op::OpReturnValue || op == spv::Op::OpKill ||
+         op == spv::Op::OpUnreachable || op == spv::Op::OpTerminateInvocation;
 }
 
 // The accesses on every path from |a| up to the next control barrier, which
@@ -127,8 +125,9 @@ bool AccessesUpToNextBarrier(IRContext* context, Instruction* a, Instruction** n
         return Fail(why, "a path from the barrier ends before another barrier");
       }
       if (!WorkgroupAccesses(context, &*it, out)) {
-        return Fail(why, "an instruction after it has effects on memory that "
-                         "cannot be attributed to a shared variable");
+        return Fail(why,
+                    "an instruction after it has effects on memory that "
+                    "cannot be attributed to a shared variable");
       }
     }
     if (stopped) continue;
@@ -147,8 +146,8 @@ bool AccessesUpToNextBarrier(IRContext* context, Instruction* a, Instruction** n
 // The accesses on every path into |a| since the previous control barrier
 // that orders shared memory as |a| does (OrdersSharedLike; or the
 // function's start). False with |*why| when one cannot be named.
-bool AccessesSincePreviousBarrier(IRContext* context, Instruction* a,
-                                  std::vector<Access>* out, std::string* why) {
+bool AccessesSincePreviousBarrier(IRContext* context, Instruction* a, std::vector<Access>* out,
+                                  std::string* why) {
   BasicBlock* start = context->get_instr_block(a);
   std::vector<std::pair<BasicBlock*, bool>> stack = {{start, true}};
   std::unordered_set<uint32_t> seen = {start->id()};
@@ -167,8 +166,9 @@ bool AccessesSincePreviousBarrier(IRContext* context, Instruction* a,
         break;
       }
       if (!WorkgroupAccesses(context, *it, out)) {
-        return Fail(why, "an instruction before it has effects on memory that "
-                         "cannot be attributed to a shared variable");
+        return Fail(why,
+                    "an instruction before it has effects on memory that "
+                    "cannot be attributed to a shared variable");
       }
     }
     if (stopped) continue;
@@ -191,8 +191,8 @@ bool Conflict(const std::vector<Access>& x, const std::vector<Access>& y) {
 
 }  // namespace
 
-bool RedundantBarrier(IRContext* context, Function* func, Instruction* a,
-                      Instruction** next, std::string* why) {
+bool RedundantBarrier(IRContext* context, Function* func, Instruction* a, Instruction** next,
+                      std::string* why) {
   if (a->opcode() != spv::Op::OpControlBarrier || a->NumInOperands() != 3) {
     return Fail(why, "not a control barrier");
   }
@@ -223,8 +223,9 @@ bool RedundantBarrier(IRContext* context, Function* func, Instruction* a,
   }
   if (!AccessesSincePreviousBarrier(context, a, &before, why)) return false;
   if (Conflict(between, before)) {
-    return Fail(why, "a shared variable accessed before it is accessed after "
-                     "it, and one of the accesses writes");
+    return Fail(why,
+                "a shared variable accessed before it is accessed after "
+                "it, and one of the accesses writes");
   }
   if (next != nullptr) *next = b;
   return true;
@@ -254,15 +255,14 @@ BasicBlock* UsesDominator(IRContext* context, Function* func,
     });
   };
   for (Instruction* def : defs) {
-    def_use->ForEachUse(
-        def, [&](Instruction* user, uint32_t operand) {
-          if (dead_store(user)) return;
-          if (user->opcode() == spv::Op::OpPhi) {
-            add(context->get_instr_block(user->GetSingleWordOperand(operand + 1)));
-          } else {
-            add(context->get_instr_block(user));
-          }
-        });
+    def_use->ForEachUse(def, [&](Instruction* user, uint32_t operand) {
+      if (dead_store(user)) return;
+      if (user->opcode() == spv::Op::OpPhi) {
+        add(context->get_instr_block(user->GetSingleWordOperand(operand + 1)));
+      } else {
+        add(context->get_instr_block(user));
+      }
+    });
   }
   return common;
 }

@@ -49,26 +49,25 @@ namespace waveopt {
 
 // See the contract above. On false, |*why| says what keeps |a| (when not
 // null); on true, |*next| (when not null) is |b|.
-bool RedundantBarrier(spvtools::opt::IRContext* context,
-                      spvtools::opt::Function* func,
-                      spvtools::opt::Instruction* a,
-                      spvtools::opt::Instruction** next, std::string* why);
+bool RedundantBarrier(spvtools::opt::IRContext* context, spvtools::opt::Function* func,
+                      spvtools::opt::Instruction* a, spvtools::opt::Instruction** next,
+                      std::string* why);
 
 // See the contract above; null when no result of |defs| is used.
-spvtools::opt::BasicBlock* UsesDominator(
-    spvtools::opt::IRContext* context, spvtools::opt::Function* func,
-    const std::vector<spvtools::opt::Instruction*>& defs);
+spvtools::opt::BasicBlock* UsesDominator(spvtools::opt::IRContext* context,
+                                         spvtools::opt::Function* func,
+                                         const std::vector<spvtools::opt::Instruction*>& defs);
 
 // Whether a store to Workgroup variable |var| may move from before |inst|
 // to after it: |inst| is no barrier, call or instruction of unknown effect,
 // and accesses no memory through a pointer derived from |var| (or a
 // Workgroup pointer derived from no known variable).
-bool StoreMayCross(spvtools::opt::IRContext* context,
-                   const spvtools::opt::Instruction* inst, uint32_t var);
+bool StoreMayCross(spvtools::opt::IRContext* context, const spvtools::opt::Instruction* inst,
+                   uint32_t var);
 
 // See the contract above.
-bool MayWriteAfter(spvtools::opt::IRContext* context,
-                   spvtools::opt::Instruction* from, uint32_t var);
+bool MayWriteAfter(spvtools::opt::IRContext* context, spvtools::opt::Instruction* from,
+                   uint32_t var);
 
 }  // namespace waveopt
 

@@ -17,9 +17,7 @@ using spvtools::opt::IRContext;
 
 namespace {
 
-bool Valid(IRContext* context, IRContext::Analysis a) {
-  return context->AreAnalysesValid(a);
-}
+bool Valid(IRContext* context, IRContext::Analysis a) { return context->AreAnalysesValid(a); }
 
 // Every (id, definition) and every use, as SPIRV-Tools compares them.
 bool DefUseAgrees(IRContext* context) {
@@ -47,9 +45,8 @@ bool DefUseAgrees(IRContext* context) {
 bool InstrToBlockAgrees(IRContext* context) {
   for (auto& function : *context->module()) {
     for (BasicBlock& block : function) {
-      if (!block.WhileEachInst([&](Instruction* inst) {
-            return context->get_instr_block(inst) == &block;
-          })) {
+      if (!block.WhileEachInst(
+              [&](Instruction* inst) { return context->get_instr_block(inst) == &block; })) {
         return false;
       }
     }
@@ -68,8 +65,7 @@ bool CfgAgrees(IRContext* context) {
   for (auto& function : *context->module()) {
     for (BasicBlock& block : function) {
       const uint32_t id = block.id();
-      if (held->block(id) != &block ||
-          Sorted(held->preds(id)) != Sorted(fresh.preds(id))) {
+      if (held->block(id) != &block || Sorted(held->preds(id)) != Sorted(fresh.preds(id))) {
         return false;
       }
     }
@@ -94,11 +90,9 @@ bool AnalysesAgree(IRContext* context, std::string* what) {
   };
   static const Check kChecks[] = {
       {IRContext::kAnalysisDefUse, "def-use", DefUseAgrees},
-      {IRContext::kAnalysisInstrToBlockMapping, "instruction-to-block",
-       InstrToBlockAgrees},
+      {IRContext::kAnalysisInstrToBlockMapping, "instruction-to-block", InstrToBlockAgrees},
       {IRContext::kAnalysisCFG, "CFG", CfgAgrees},
-      {IRContext::kAnalysisIdToFuncMapping, "id-to-function",
-       IdToFunctionAgrees},
+      {IRContext::kAnalysisIdToFuncMapping, "id-to-function", IdToFunctionAgrees},
   };
   for (const Check& c : kChecks) {
     if (Valid(context, c.analysis) && !c.agrees(context)) {

@@ -74,8 +74,7 @@ bool FieldExtract(bool sign, const uint64_t* x, uint32_t w, uint64_t* out) {
     return true;
   }
   const uint64_t field = MaskTo(U(0) >> o, static_cast<uint32_t>(n));
-  *out = sign ? static_cast<uint64_t>(SignExtend(field, static_cast<uint32_t>(n)))
-              : field;
+  *out = sign ? static_cast<uint64_t>(SignExtend(field, static_cast<uint32_t>(n))) : field;
   return true;
 }
 
@@ -88,11 +87,10 @@ uint64_t Reverse(uint64_t v, uint32_t w) {
 }
 
 // GLSL.std.450 numbers.
-constexpr uint32_t kSAbs = 5, kSSign = 7, kUMin = 38, kSMin = 39, kUMax = 41,
-                   kSMax = 42, kUClamp = 44, kSClamp = 45;
+constexpr uint32_t kSAbs = 5, kSSign = 7, kUMin = 38, kSMin = 39, kUMax = 41, kSMax = 42,
+                   kUClamp = 44, kSClamp = 45;
 
-constexpr IntResult kSame = IntResult::kSame, kBool = IntResult::kBool,
-                    kConv = IntResult::kConvert;
+constexpr IntResult kSame = IntResult::kSame, kBool = IntResult::kBool, kConv = IntResult::kConvert;
 
 // clang-format off
 const std::vector<IntOp>& Table() {
@@ -207,8 +205,8 @@ const IntOp* FindIntOp(spv::Op op, uint32_t ext) {
   return nullptr;
 }
 
-bool FoldInt(const IntOp& op, const uint64_t* x, uint32_t width,
-             uint32_t result_width, uint64_t* out) {
+bool FoldInt(const IntOp& op, const uint64_t* x, uint32_t width, uint32_t result_width,
+             uint64_t* out) {
   uint64_t r = 0;
   if (!op.fold(x, width, &r)) return false;
   const uint32_t w = op.result == IntResult::kBool      ? 1

@@ -28,12 +28,12 @@ enum class IntResult : uint8_t {
 
 struct IntOp {
   spv::Op op;
-  uint32_t ext;        // GLSL.std.450 instruction when op is OpExtInst, else 0
-  const char* name;    // for messages and tests
-  uint8_t arity;       // operands (the import and instruction not counted)
+  uint32_t ext;      // GLSL.std.450 instruction when op is OpExtInst, else 0
+  const char* name;  // for messages and tests
+  uint8_t arity;     // operands (the import and instruction not counted)
   IntResult result;
-  bool logical;        // operands and result are booleans (width 1)
-  bool signed_read;    // operands are read sign-extended
+  bool logical;      // operands and result are booleans (width 1)
+  bool signed_read;  // operands are read sign-extended
   // Folds |x| (|arity| operands of |width| bits) into |*out|, not yet
   // reduced to the result's width; false where the result is undefined.
   bool (*fold)(const uint64_t* x, uint32_t width, uint64_t* out);
@@ -47,8 +47,8 @@ const IntOp* FindIntOp(spv::Op op, uint32_t ext = 0);
 // Folds |op| on |x| (operands of |width| bits) into |*out|, reduced to
 // |result_width| (ignored unless the result is kConvert: kSame gives
 // |width|, kBool 1). False where undefined.
-bool FoldInt(const IntOp& op, const uint64_t* x, uint32_t width,
-             uint32_t result_width, uint64_t* out);
+bool FoldInt(const IntOp& op, const uint64_t* x, uint32_t width, uint32_t result_width,
+             uint64_t* out);
 
 // |v| reduced modulo 2^|width|; |v| sign-extended from |width| bits (also
 // declared in loops.h, where the passes find them).

@@ -10,10 +10,10 @@ namespace {
 
 // The literal words of |inst| (an OpConstant or OpSpecConstant of a
 // numeric scalar type |type|) as one value, and the type's width.
-bool ScalarWords(const Instruction* inst, const Instruction* type,
-                 uint64_t* bits, uint32_t* width) {
-  if (type == nullptr || (type->opcode() != spv::Op::OpTypeInt &&
-                          type->opcode() != spv::Op::OpTypeFloat)) {
+bool ScalarWords(const Instruction* inst, const Instruction* type, uint64_t* bits,
+                 uint32_t* width) {
+  if (type == nullptr ||
+      (type->opcode() != spv::Op::OpTypeInt && type->opcode() != spv::Op::OpTypeFloat)) {
     return false;
   }
   if (width != nullptr) *width = type->GetSingleWordInOperand(0);
@@ -34,43 +34,36 @@ const Instruction* TypeOf(IRContext* context, const Instruction* inst) {
 
 }  // namespace
 
-bool ScalarConstant(IRContext* context, const Instruction* inst, uint64_t* bits,
-                    uint32_t* width) {
-  if (inst == nullptr || (inst->opcode() != spv::Op::OpConstant &&
-                          inst->opcode() != spv::Op::OpConstantNull)) {
+bool ScalarConstant(IRContext* context, const Instruction* inst, uint64_t* bits, uint32_t* width) {
+  if (inst == nullptr ||
+      (inst->opcode() != spv::Op::OpConstant && inst->opcode() != spv::Op::OpConstantNull)) {
     return false;
   }
   return ScalarWords(inst, TypeOf(context, inst), bits, width);
 }
 
-bool IntConstant(IRContext* context, const Instruction* inst, uint64_t* value,
-                 uint32_t* width) {
+bool IntConstant(IRContext* context, const Instruction* inst, uint64_t* value, uint32_t* width) {
   if (inst == nullptr) return false;
   const Instruction* type = TypeOf(context, inst);
   if (type == nullptr || type->opcode() != spv::Op::OpTypeInt) return false;
   return ScalarConstant(context, inst, value, width);
 }
 
-bool IntSpecDefault(IRContext* context, const Instruction* inst,
-                    uint64_t* value, uint32_t* width) {
+bool IntSpecDefault(IRContext* context, const Instruction* inst, uint64_t* value, uint32_t* width) {
   if (inst == nullptr || inst->opcode() != spv::Op::OpSpecConstant) return false;
   const Instruction* type = TypeOf(context, inst);
   if (type == nullptr || type->opcode() != spv::Op::OpTypeInt) return false;
   return ScalarWords(inst, type, value, width);
 }
 
-bool IntConstantId(IRContext* context, uint32_t id, uint64_t* value,
-                   uint32_t* width) {
-  return IntConstant(context, context->get_def_use_mgr()->GetDef(id), value,
-                     width);
+bool IntConstantId(IRContext* context, uint32_t id, uint64_t* value, uint32_t* width) {
+  return IntConstant(context, context->get_def_use_mgr()->GetDef(id), value, width);
 }
 
 spv::BuiltIn BuiltInOf(IRContext* context, uint32_t id) {
-  for (Instruction* dec :
-       context->get_decoration_mgr()->GetDecorationsFor(id, false)) {
+  for (Instruction* dec : context->get_decoration_mgr()->GetDecorationsFor(id, false)) {
     if (dec->opcode() == spv::Op::OpDecorate &&
-        spv::Decoration(dec->GetSingleWordInOperand(1)) ==
-            spv::Decoration::BuiltIn) {
+        spv::Decoration(dec->GetSingleWordInOperand(1)) == spv::Decoration::BuiltIn) {
       return spv::BuiltIn(dec->GetSingleWordInOperand(2));
     }
   }
@@ -80,8 +73,7 @@ spv::BuiltIn BuiltInOf(IRContext* context, uint32_t id) {
 uint32_t FindBuiltInInput(IRContext* context, spv::BuiltIn builtin) {
   for (Instruction& inst : context->types_values()) {
     if (inst.opcode() == spv::Op::OpVariable &&
-        spv::StorageClass(inst.GetSingleWordInOperand(0)) ==
-            spv::StorageClass::Input &&
+        spv::StorageClass(inst.GetSingleWordInOperand(0)) == spv::StorageClass::Input &&
         BuiltInOf(context, inst.result_id()) == builtin) {
       return inst.result_id();
     }

@@ -18,29 +18,25 @@ namespace waveopt {
 // width. Specialization constants, booleans and composites are not. The
 // one constant reader of the analyses and the passes; IntConstant and
 // IntSpecDefault are it for integers only.
-bool ScalarConstant(spvtools::opt::IRContext* context,
-                    const spvtools::opt::Instruction* inst, uint64_t* bits,
-                    uint32_t* width = nullptr);
+bool ScalarConstant(spvtools::opt::IRContext* context, const spvtools::opt::Instruction* inst,
+                    uint64_t* bits, uint32_t* width = nullptr);
 // Same for integer types only: the value of an integer constant.
-bool IntConstant(spvtools::opt::IRContext* context,
-                 const spvtools::opt::Instruction* inst, uint64_t* value,
-                 uint32_t* width = nullptr);
+bool IntConstant(spvtools::opt::IRContext* context, const spvtools::opt::Instruction* inst,
+                 uint64_t* value, uint32_t* width = nullptr);
 // Same, for the definition of |id|.
-bool IntConstantId(spvtools::opt::IRContext* context, uint32_t id,
-                   uint64_t* value, uint32_t* width = nullptr);
+bool IntConstantId(spvtools::opt::IRContext* context, uint32_t id, uint64_t* value,
+                   uint32_t* width = nullptr);
 // The default value of an integer OpSpecConstant (what it is unless the
 // pipeline specializes it) and its width.
-bool IntSpecDefault(spvtools::opt::IRContext* context,
-                    const spvtools::opt::Instruction* inst, uint64_t* value,
-                    uint32_t* width = nullptr);
+bool IntSpecDefault(spvtools::opt::IRContext* context, const spvtools::opt::Instruction* inst,
+                    uint64_t* value, uint32_t* width = nullptr);
 
 // The BuiltIn decoration of |id| (a variable or a structure member's
 // owner), or spv::BuiltIn::Max when it has none.
 spv::BuiltIn BuiltInOf(spvtools::opt::IRContext* context, uint32_t id);
 // The module's first module-scope Input variable decorated BuiltIn
 // |builtin|, or 0.
-uint32_t FindBuiltInInput(spvtools::opt::IRContext* context,
-                          spv::BuiltIn builtin);
+uint32_t FindBuiltInInput(spvtools::opt::IRContext* context, spv::BuiltIn builtin);
 
 // Whether |c| is one of the subgroup capabilities of SPIR-V 1.3 and its
 // extensions (GroupNonUniform*): what needs SPIR-V 1.3 or

@@ -25,6 +25,7 @@
 #include "analysis/int_eval.h"
 #include "analysis/ir_util.h"
 #include "analysis/uniformity.h"
+#include "source/opcode.h"
 #include "source/opt/cfg.h"
 #include "source/opt/control_dependence.h"
 #include "source/opt/decoration_manager.h"
@@ -36,7 +37,6 @@
 #include "source/opt/loop_descriptor.h"
 #include "source/opt/module.h"
 #include "source/opt/type_manager.h"
-#include "source/opcode.h"
 
 namespace waveopt {
 
@@ -60,13 +60,11 @@ constexpr uint8_t kReadsIndex = 1;
 constexpr uint8_t kReadsSubgroupSize = 2;
 constexpr uint8_t kReadsWorkgroupId = 4;
 
-uint64_t Mask(uint32_t width) {
-  return width >= 64 ? ~uint64_t{0} : ((uint64_t{1} << width) - 1);
-}
+uint64_t Mask(uint32_t width) { return width >= 64 ? ~uint64_t{0} : ((uint64_t{1} << width) - 1); }
 
 bool IsChain(Op op) {
-  return op == Op::OpAccessChain || op == Op::OpInBoundsAccessChain ||
-         op == Op::OpPtrAccessChain || op == Op::OpInBoundsPtrAccessChain;
+  return op == Op::OpAccessChain || op == Op::OpInBoundsAccessChain || op == Op::OpPtrAccessChain ||
+         op == Op::OpInBoundsPtrAccessChain;
 }
 
 // Opcodes whose in-operand 1 is the coordinate of an image access.
@@ -89,9 +87,8 @@ bool IsImageAccess(Op op) {
 }
 
 bool IsSampling(Op op) {
-  return spvOpcodeIsImageSample(op) || op == Op::OpImageGather ||
-         op == Op::OpImageDrefGather || op == Op::OpImageSparseGather ||
-         op == Op::OpImageSparseDrefGather;
+  return spvOpcodeIsImageSample(op) || op == Op::OpImageGather || op == Op::OpImageDrefGather ||
+         op == Op::OpImageSparseGather || op == Op::OpImageSparseDrefGather;
 }
 
 int64_t Gcd(int64_t a, int64_t b) {
@@ -114,18 +111,14 @@ uint64_t Upward(uint64_t u, uint32_t width) {
 
 // Component |sk| of |src| becomes component |dk| of |dst| (its bits,
 // probe flag and unknown part).
-void CopyComponent(LaneValue* dst, uint32_t dk, const LaneValue& src,
-                   uint32_t sk) {
+void CopyComponent(LaneValue* dst, uint32_t dk, const LaneValue& src, uint32_t sk) {
   dst->bits[dk] = src.bits[sk];
   dst->unknown[dk] = src.unknown[sk];
   const uint8_t bit = static_cast<uint8_t>(1u << dk);
-  dst->probe_mask = static_cast<uint8_t>((dst->probe_mask & ~bit) |
-                                         (src.IsProbe(sk) ? bit : 0));
-  dst->linear = static_cast<uint8_t>((dst->linear & ~bit) |
-                                     (src.IsLinear(sk) ? bit : 0));
+  dst->probe_mask = static_cast<uint8_t>((dst->probe_mask & ~bit) | (src.IsProbe(sk) ? bit : 0));
+  dst->linear = static_cast<uint8_t>((dst->linear & ~bit) | (src.IsLinear(sk) ? bit : 0));
   const uint8_t axis_mask = static_cast<uint8_t>(3u << (2 * dk));
-  dst->axes = static_cast<uint8_t>((dst->axes & ~axis_mask) |
-                                   (src.Axis(sk) << (2 * dk)));
+  dst->axes = static_cast<uint8_t>((dst->axes & ~axis_mask) | (src.Axis(sk) << (2 * dk)));
 }
 
 // Component |k| of |v| as known bits and a mask of unknown ones (a linear
@@ -138,21 +131,17 @@ void ToMask(LaneValue* v, uint32_t k) {
 }
 
 // Sets component |k| of |v| to bits + c·W[axis] (just |bits| when c is 0).
-void SetLinear(LaneValue* v, uint32_t k, uint64_t bits, uint64_t c,
-               uint32_t axis) {
+void SetLinear(LaneValue* v, uint32_t k, uint64_t bits, uint64_t c, uint32_t axis) {
   const uint64_t m = Mask(v->width);
   v->bits[k] = bits & m;
   v->unknown[k] = c & m;
   const uint8_t bit = static_cast<uint8_t>(1u << k);
-  v->linear = static_cast<uint8_t>(v->unknown[k] != 0 ? v->linear | bit
-                                                      : v->linear & ~bit);
+  v->linear = static_cast<uint8_t>(v->unknown[k] != 0 ? v->linear | bit : v->linear & ~bit);
   const uint8_t axis_mask = static_cast<uint8_t>(3u << (2 * k));
   v->axes = static_cast<uint8_t>((v->axes & ~axis_mask) | (axis << (2 * k)));
 }
 
-ReachResult Known(bool yes) {
-  return ReachResult{yes ? Reach::kYes : Reach::kNo, nullptr};
-}
+ReachResult Known(bool yes) { return ReachResult{yes ? Reach::kYes : Reach::kNo, nullptr}; }
 
 ReachResult Unknown(const Instruction* why) {
   return ReachResult{Reach::kUnknown, const_cast<Instruction*>(why)};
@@ -175,9 +164,8 @@ ReachResult Or(const ReachResult& a, const ReachResult& b) {
 // Instructions after which an invocation does not go on in this function
 // and does not return to its caller.
 bool Stops(Op op) {
-  return op == Op::OpKill || op == Op::OpTerminateInvocation ||
-         op == Op::OpUnreachable || op == Op::OpTerminateRayKHR ||
-         op == Op::OpIgnoreIntersectionKHR;
+  return op == Op::OpKill || op == Op::OpTerminateInvocation || op == Op::OpUnreachable ||
+         op == Op::OpTerminateRayKHR || op == Op::OpIgnoreIntersectionKHR;
 }
 
 }  // namespace
@@ -205,8 +193,7 @@ const char* MemoryKindName(MemoryKind kind) {
 }
 
 bool IsTiled(MemoryKind kind) {
-  return kind == MemoryKind::kStorageImage ||
-         kind == MemoryKind::kSampledTexture;
+  return kind == MemoryKind::kStorageImage || kind == MemoryKind::kSampledTexture;
 }
 
 // ---------------------------------------------------------------------------
@@ -237,7 +224,7 @@ struct InvocationEvaluator::Impl {
   struct Memo {
     uint32_t env_epoch = 0;
     uint32_t lane_epoch = 0;
-    uint8_t deps = 0;  // kReads* bits of what the answer read
+    uint8_t deps = 0;   // kReads* bits of what the answer read
     bool busy = false;  // being computed: a question that depends on itself
     bool ok = false;
     bool done = false;
@@ -266,7 +253,7 @@ struct InvocationEvaluator::Impl {
 
   std::vector<Frame> frames;
   std::unordered_map<const Function*, std::vector<uint32_t>> frames_of;
-  std::unordered_map<uint64_t, uint32_t> child;  // (frame, call id) → frame
+  std::unordered_map<uint64_t, uint32_t> child;       // (frame, call id) → frame
   std::unordered_map<uint32_t, uint32_t> builtin_of;  // Input var → BuiltIn
   std::unordered_map<uint32_t, bool> is_workgroup_size;
   std::unordered_map<uint32_t, VarInfo> vars;
@@ -296,8 +283,7 @@ struct InvocationEvaluator::Impl {
       : context(c), entry(e), size(s), uniformity(u) {
     for (Instruction& a : context->module()->annotations()) {
       if (a.opcode() != Op::OpDecorate ||
-          a.GetSingleWordInOperand(1) !=
-              static_cast<uint32_t>(spv::Decoration::BuiltIn)) {
+          a.GetSingleWordInOperand(1) != static_cast<uint32_t>(spv::Decoration::BuiltIn)) {
         continue;
       }
       const uint32_t target = a.GetSingleWordInOperand(0);
@@ -321,8 +307,7 @@ struct InvocationEvaluator::Impl {
       frames[f].function->ForEachInst([&](Instruction* inst) {
         if (inst->opcode() != Op::OpFunctionCall) return;
         if (frames.size() >= kMaxFrames) return;
-        Function* callee =
-            context->GetFunction(inst->GetSingleWordInOperand(0));
+        Function* callee = context->GetFunction(inst->GetSingleWordInOperand(0));
         if (callee == nullptr) return;
         const uint32_t id = static_cast<uint32_t>(frames.size());
         frames.push_back(Frame{f, inst, callee});
@@ -378,8 +363,7 @@ struct InvocationEvaluator::Impl {
 
   bool Constant(uint32_t id, uint64_t* value) {
     uint32_t width = 0;
-    if (!ScalarConstant(context, context->get_def_use_mgr()->GetDef(id), value,
-                        &width)) {
+    if (!ScalarConstant(context, context->get_def_use_mgr()->GetDef(id), value, &width)) {
       return false;
     }
     *value &= Mask(width);
@@ -388,15 +372,12 @@ struct InvocationEvaluator::Impl {
 
   // Starts the memo over when the invocation or the environment changes.
   void Select(uint32_t new_index, const LaneEnv& new_env) {
-    if (env_valid && index == new_index &&
-        env.workgroup_id == new_env.workgroup_id &&
-        env.subgroup_size == new_env.subgroup_size &&
-        env.probes == new_env.probes &&
+    if (env_valid && index == new_index && env.workgroup_id == new_env.workgroup_id &&
+        env.subgroup_size == new_env.subgroup_size && env.probes == new_env.probes &&
         env.workgroup_unknown == new_env.workgroup_unknown) {
       return;
     }
-    const bool same_env = env_valid &&
-                          env.workgroup_id == new_env.workgroup_id &&
+    const bool same_env = env_valid && env.workgroup_id == new_env.workgroup_id &&
                           env.subgroup_size == new_env.subgroup_size &&
                           env.probes == new_env.probes &&
                           env.workgroup_unknown == new_env.workgroup_unknown;
@@ -423,9 +404,8 @@ struct InvocationEvaluator::Impl {
       memo.emplace_back();
     }
     Memo& m = memo[*slot];
-    const bool current =
-        m.env_epoch == env_epoch &&
-        (m.lane_epoch == lane_epoch || (m.done && !(m.deps & kReadsIndex)));
+    const bool current = m.env_epoch == env_epoch &&
+                         (m.lane_epoch == lane_epoch || (m.done && !(m.deps & kReadsIndex)));
     if (!current) {
       m = Memo{};
       m.env_epoch = env_epoch;
@@ -444,8 +424,7 @@ struct InvocationEvaluator::Impl {
       }
       // Failed, or in progress (a value that depends on itself).
       if (m.done || m.busy) {
-        fail_at = m.fail != nullptr ? m.fail
-                                    : context->get_def_use_mgr()->GetDef(id);
+        fail_at = m.fail != nullptr ? m.fail : context->get_def_use_mgr()->GetDef(id);
         return false;
       }
       if (depth >= kMaxDepth) {
@@ -494,8 +473,7 @@ struct InvocationEvaluator::Impl {
       if (Stops(inst->opcode())) {
         stops = true;
       } else if (inst->opcode() == Op::OpFunctionCall) {
-        const Function* callee =
-            context->GetFunction(inst->GetSingleWordInOperand(0));
+        const Function* callee = context->GetFunction(inst->GetSingleWordInOperand(0));
         stops = callee == nullptr || MayStop(callee);
       }
       return !stops;
@@ -508,16 +486,15 @@ struct InvocationEvaluator::Impl {
     std::unique_ptr<FlowInfo>& info = flow[func];
     if (info != nullptr) return *info;
     info = std::make_unique<FlowInfo>();
-    info->cda.ComputeControlDependenceGraph(
-        *context->cfg(), *context->GetPostDominatorAnalysis(func));
+    info->cda.ComputeControlDependenceGraph(*context->cfg(),
+                                            *context->GetPostDominatorAnalysis(func));
     std::list<BasicBlock*> order;
     context->cfg()->ComputeStructuredOrder(func, &*func->begin(), &order);
     uint32_t n = 0;
     for (BasicBlock* b : order) info->order[b->id()] = n++;
     func->WhileEachInst([&](Instruction* inst) {
       if (inst->opcode() == Op::OpFunctionCall) {
-        const Function* callee =
-            context->GetFunction(inst->GetSingleWordInOperand(0));
+        const Function* callee = context->GetFunction(inst->GetSingleWordInOperand(0));
         if (callee == nullptr || MayStop(callee)) info->stopping_call = inst;
       }
       return info->stopping_call == nullptr;
@@ -586,8 +563,7 @@ struct InvocationEvaluator::Impl {
     }
     auto* dom = context->GetDominatorAnalysis(func);
     ReachResult r = Known(false);
-    for (const ControlDependence& dep :
-         info.cda.GetDependenceSources(block->id())) {
+    for (const ControlDependence& dep : info.cda.GetDependenceSources(block->id())) {
       ReachResult here;
       if (dep.source_bb_id() == ControlDependenceAnalysis::kPseudoEntryBlock) {
         here = EntersFrame(frame);
@@ -614,8 +590,7 @@ struct InvocationEvaluator::Impl {
 
   // Whether the current invocation, having reached |source|, leaves it to
   // |target|.
-  ReachResult Takes(uint32_t frame, const BasicBlock* source,
-                    uint32_t target) {
+  ReachResult Takes(uint32_t frame, const BasicBlock* source, uint32_t target) {
     const Instruction* term = source->terminator();
     auto* def_use = context->get_def_use_mgr();
     switch (term->opcode()) {
@@ -671,8 +646,7 @@ struct InvocationEvaluator::Impl {
     auto* dom = context->GetDominatorAnalysis(frames[frame].function);
     uint32_t chosen = 0;
     for (uint32_t i = 0; i + 1 < phi->NumInOperands(); i += 2) {
-      const BasicBlock* pred =
-          context->cfg()->block(phi->GetSingleWordInOperand(i + 1));
+      const BasicBlock* pred = context->cfg()->block(phi->GetSingleWordInOperand(i + 1));
       // A back edge: the value of an earlier iteration.
       if (pred == nullptr || dom->Dominates(block, pred)) return false;
       ReachResult r = Reaches(frame, pred);
@@ -708,8 +682,7 @@ struct InvocationEvaluator::Impl {
 
   // Whether |id| is the same in every invocation of the workgroup.
   bool Uniform(uint32_t id) const {
-    return uniformity != nullptr &&
-           uniformity->ValueLevel(id) == Uniformity::kWorkgroupUniform;
+    return uniformity != nullptr && uniformity->ValueLevel(id) == Uniformity::kWorkgroupUniform;
   }
 
   LaneValue Scalar(uint64_t v, uint32_t width) {
@@ -725,8 +698,7 @@ struct InvocationEvaluator::Impl {
     uint32_t count = 0, width = 0;
     if (!TypeShape(type_id, &count, &width) || width == 1) return false;
     const uint32_t l = index;
-    const uint32_t local[3] = {l % size.x, (l / size.x) % size.y,
-                               l / (size.x * size.y)};
+    const uint32_t local[3] = {l % size.x, (l / size.x) % size.y, l / (size.x * size.y)};
     const uint32_t dims[3] = {size.x, size.y, size.z};
     uint64_t v[3] = {0, 0, 0};
     uint64_t coef[3] = {0, 0, 0};  // of the unknown workgroup id
@@ -811,28 +783,26 @@ struct InvocationEvaluator::Impl {
   bool OnlyRead(uint32_t ptr, int depth_left) {
     if (depth_left <= 0) return false;
     auto* def_use = context->get_def_use_mgr();
-    return def_use->WhileEachUse(
-        ptr, [&](Instruction* user, uint32_t operand_index) {
-          const Op op = user->opcode();
-          if (op == Op::OpLoad) return true;
-          if (op == Op::OpName || op == Op::OpDecorate) return true;
-          if (IsChain(op) && operand_index == 2) {
-            return OnlyRead(user->result_id(), depth_left - 1);
-          }
-          if (op == Op::OpExtInst && IsDebugExtInst(user)) return true;
-          if (op == Op::OpFunctionCall && operand_index >= 3) {
-            Function* callee =
-                context->GetFunction(user->GetSingleWordInOperand(0));
-            if (callee == nullptr) return false;
-            uint32_t i = 0;
-            uint32_t param = 0;
-            callee->ForEachParam([&](Instruction* p) {
-              if (i++ == operand_index - 3) param = p->result_id();
-            });
-            return param != 0 && ParamReadOnly(param, depth_left - 1);
-          }
-          return false;
+    return def_use->WhileEachUse(ptr, [&](Instruction* user, uint32_t operand_index) {
+      const Op op = user->opcode();
+      if (op == Op::OpLoad) return true;
+      if (op == Op::OpName || op == Op::OpDecorate) return true;
+      if (IsChain(op) && operand_index == 2) {
+        return OnlyRead(user->result_id(), depth_left - 1);
+      }
+      if (op == Op::OpExtInst && IsDebugExtInst(user)) return true;
+      if (op == Op::OpFunctionCall && operand_index >= 3) {
+        Function* callee = context->GetFunction(user->GetSingleWordInOperand(0));
+        if (callee == nullptr) return false;
+        uint32_t i = 0;
+        uint32_t param = 0;
+        callee->ForEachParam([&](Instruction* p) {
+          if (i++ == operand_index - 3) param = p->result_id();
         });
+        return param != 0 && ParamReadOnly(param, depth_left - 1);
+      }
+      return false;
+    });
   }
 
   bool ParamReadOnly(uint32_t param, int depth_left = 8) {
@@ -844,12 +814,10 @@ struct InvocationEvaluator::Impl {
   }
 
   bool IsDebugExtInst(Instruction* inst) {
-    Instruction* set = context->get_def_use_mgr()->GetDef(
-        inst->GetSingleWordInOperand(0));
+    Instruction* set = context->get_def_use_mgr()->GetDef(inst->GetSingleWordInOperand(0));
     if (set == nullptr || set->opcode() != Op::OpExtInstImport) return false;
     const std::string name = set->GetInOperand(0).AsString();
-    return name.rfind("NonSemantic.", 0) == 0 ||
-           name == "OpenCL.DebugInfo.100";
+    return name.rfind("NonSemantic.", 0) == 0 || name == "OpenCL.DebugInfo.100";
   }
 
   // The stores of Function variable |var| (whole or through constant
@@ -861,8 +829,7 @@ struct InvocationEvaluator::Impl {
     if (var->NumInOperands() > 1) {
       info.stores.push_back(Store{nullptr, {}, var->GetSingleWordInOperand(1)});
     }
-    std::vector<std::pair<uint32_t, std::vector<uint32_t>>> work = {
-        {var->result_id(), {}}};
+    std::vector<std::pair<uint32_t, std::vector<uint32_t>>> work = {{var->result_id(), {}}};
     auto* def_use = context->get_def_use_mgr();
     while (!work.empty() && info.ok) {
       const uint32_t ptr = work.back().first;
@@ -875,13 +842,11 @@ struct InvocationEvaluator::Impl {
           return;
         }
         if (op == Op::OpStore && operand_index == 0) {
-          info.stores.push_back(
-              Store{user, path, user->GetSingleWordInOperand(1)});
+          info.stores.push_back(Store{user, path, user->GetSingleWordInOperand(1)});
           return;
         }
         if (op == Op::OpCopyMemory && operand_index == 1) return;  // source
-        if ((op == Op::OpAccessChain || op == Op::OpInBoundsAccessChain) &&
-            operand_index == 2) {
+        if ((op == Op::OpAccessChain || op == Op::OpInBoundsAccessChain) && operand_index == 2) {
           std::vector<uint32_t> sub = path;
           bool constant = true;
           for (uint32_t i = 1; i < user->NumInOperands(); ++i) {
@@ -901,8 +866,7 @@ struct InvocationEvaluator::Impl {
         }
         if (op == Op::OpExtInst && IsDebugExtInst(user)) return;
         if (op == Op::OpFunctionCall && operand_index >= 3) {
-          Function* callee =
-              context->GetFunction(user->GetSingleWordInOperand(0));
+          Function* callee = context->GetFunction(user->GetSingleWordInOperand(0));
           uint32_t i = 0, param = 0;
           if (callee != nullptr) {
             callee->ForEachParam([&](Instruction* p) {
@@ -923,15 +887,14 @@ struct InvocationEvaluator::Impl {
   bool SharesLoop(Function* func, Instruction* a, Instruction* b) {
     auto* loops = context->GetLoopDescriptor(func);
     BasicBlock* block_b = context->get_instr_block(b);
-    for (spvtools::opt::Loop* loop = (*loops)[context->get_instr_block(a)];
-         loop != nullptr; loop = loop->GetParent()) {
+    for (spvtools::opt::Loop* loop = (*loops)[context->get_instr_block(a)]; loop != nullptr;
+         loop = loop->GetParent()) {
       if (loop->IsInsideLoop(block_b)) return true;
     }
     return false;
   }
 
-  static bool IsPrefix(const std::vector<uint32_t>& a,
-                       const std::vector<uint32_t>& b) {
+  static bool IsPrefix(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b) {
     return a.size() <= b.size() && std::equal(a.begin(), a.end(), b.begin());
   }
 
@@ -943,9 +906,8 @@ struct InvocationEvaluator::Impl {
   // structured order (FlowInfo::order). A store in a loop that also
   // contains |at| could be an earlier iteration's: that fails, as does a
   // store the invocation may or may not execute.
-  bool ReachingStore(uint32_t frame, const VarInfo& info,
-                     const std::vector<uint32_t>& path, Instruction* at,
-                     const Store** out) {
+  bool ReachingStore(uint32_t frame, const VarInfo& info, const std::vector<uint32_t>& path,
+                     Instruction* at, const Store** out) {
     Function* func = frames[frame].function;
     auto* dom = context->GetDominatorAnalysis(func);
     const Store* latest = nullptr;
@@ -969,28 +931,24 @@ struct InvocationEvaluator::Impl {
       // the initializer comes first, an unreachable block last.
       auto position = [&](const Instruction* inst) {
         if (inst == nullptr) return std::make_pair(int64_t{-1}, int64_t{0});
-        const BasicBlock* b = context->get_instr_block(
-            const_cast<Instruction*>(inst));
+        const BasicBlock* b = context->get_instr_block(const_cast<Instruction*>(inst));
         auto it = flow_info.order.find(b->id());
         int64_t k = 0;
         for (const Instruction& i : *b) {
           if (&i == inst) break;
           ++k;
         }
-        return std::make_pair(
-            it == flow_info.order.end() ? INT64_MAX : int64_t{it->second}, k);
+        return std::make_pair(it == flow_info.order.end() ? INT64_MAX : int64_t{it->second}, k);
       };
       const auto at_position = position(at);
       const BasicBlock* at_block = context->get_instr_block(at);
       for (const Store* s : maybe) {
         const auto here = position(s->inst);
         // Runs after |at|, or on no way to it.
-        if (here >= at_position ||
-            !Path(func, context->get_instr_block(s->inst), at_block)) {
+        if (here >= at_position || !Path(func, context->get_instr_block(s->inst), at_block)) {
           continue;
         }
-        const ReachResult r =
-            Reaches(frame, context->get_instr_block(s->inst));
+        const ReachResult r = Reaches(frame, context->get_instr_block(s->inst));
         if (r.reach == Reach::kUnknown) {
           fail_at = r.unknown;
           return false;
@@ -1005,24 +963,21 @@ struct InvocationEvaluator::Impl {
 
   // The value of |path| below Function variable |var| at |at| (in the
   // function of |frame|), of type |type_id|.
-  bool LoadVar(uint32_t frame, Instruction* var,
-               const std::vector<uint32_t>& path, Instruction* at,
+  bool LoadVar(uint32_t frame, Instruction* var, const std::vector<uint32_t>& path, Instruction* at,
                uint32_t type_id, LaneValue* out) {
     const VarInfo& info = Var(var);
     if (!info.ok) return false;
     const Store* latest = nullptr;
     if (!ReachingStore(frame, info, path, at, &latest)) return false;
     if (IsPrefix(latest->path, path)) {
-      std::vector<uint32_t> rest(path.begin() + latest->path.size(),
-                                 path.end());
+      std::vector<uint32_t> rest(path.begin() + latest->path.size(), path.end());
       return Extract(frame, latest->value, rest, out);
     }
     // Stored component by component: a vector built from its parts.
     const auto* type = context->get_type_mgr()->GetType(type_id);
     if (type == nullptr || type->AsVector() == nullptr) return false;
     const uint32_t n = type->AsVector()->element_count();
-    const uint32_t elem =
-        context->get_type_mgr()->GetId(type->AsVector()->element_type());
+    const uint32_t elem = context->get_type_mgr()->GetId(type->AsVector()->element_type());
     if (n > 4 || elem == 0) return false;
     LaneValue r;
     r.count = n;
@@ -1041,8 +996,7 @@ struct InvocationEvaluator::Impl {
   }
 
   // Component |path| of value |id|.
-  bool Extract(uint32_t frame, uint32_t id, std::vector<uint32_t> path,
-               LaneValue* out) {
+  bool Extract(uint32_t frame, uint32_t id, std::vector<uint32_t> path, LaneValue* out) {
     auto* def_use = context->get_def_use_mgr();
     for (int guard = 0; guard < 16 && !path.empty(); ++guard) {
       Instruction* def = def_use->GetDef(id);
@@ -1058,8 +1012,7 @@ struct InvocationEvaluator::Impl {
         *out = r;
         return true;
       }
-      if (def->opcode() == Op::OpCompositeConstruct ||
-          def->opcode() == Op::OpConstantComposite) {
+      if (def->opcode() == Op::OpCompositeConstruct || def->opcode() == Op::OpConstantComposite) {
         if (path[0] >= def->NumInOperands()) return false;
         id = def->GetSingleWordInOperand(path[0]);
         path.erase(path.begin());
@@ -1099,8 +1052,8 @@ struct InvocationEvaluator::Impl {
         std::vector<uint32_t> indices;
         for (uint32_t i = 1; i < def->NumInOperands(); ++i) {
           LaneValue v;
-          if (!Eval(frame, def->GetSingleWordInOperand(i), &v) ||
-              v.count != 1 || v.probe_mask != 0 || v.HasUnknown()) {
+          if (!Eval(frame, def->GetSingleWordInOperand(i), &v) || v.count != 1 ||
+              v.probe_mask != 0 || v.HasUnknown()) {
             return false;
           }
           indices.push_back(static_cast<uint32_t>(v.bits[0]));
@@ -1166,8 +1119,8 @@ struct InvocationEvaluator::Impl {
   // A probe operand takes the neutral element |na| / |nb|; two probes give
   // a probe.
   template <typename Fn>
-  bool Binary(const LaneValue& a, const LaneValue& b, uint32_t count,
-              uint32_t width, Neutral na, Neutral nb, Fn fn, LaneValue* out) {
+  bool Binary(const LaneValue& a, const LaneValue& b, uint32_t count, uint32_t width, Neutral na,
+              Neutral nb, Fn fn, LaneValue* out) {
     if (a.count != count || b.count != count) return false;
     LaneValue r;
     r.count = count;
@@ -1214,10 +1167,9 @@ struct InvocationEvaluator::Impl {
   // (LaneValue::unknown): the result's known bits and which bits are
   // unknown. False when the result needs an unknown bit in a way this does
   // not follow (comparisons, divisions by other numbers, shift amounts).
-  bool KnownBits(Op op, const LaneValue& a, const LaneValue& b,
-                 uint32_t count, uint32_t width, LaneValue* out) {
-    if ((a.probe_mask | b.probe_mask) != 0 || a.count != count ||
-        b.count != count) {
+  bool KnownBits(Op op, const LaneValue& a, const LaneValue& b, uint32_t count, uint32_t width,
+                 LaneValue* out) {
+    if ((a.probe_mask | b.probe_mask) != 0 || a.count != count || b.count != count) {
       return false;
     }
     const uint64_t m = Mask(width);
@@ -1326,8 +1278,8 @@ struct InvocationEvaluator::Impl {
   // Component |k| of |a| op |b| into |r| when both are linear in the same
   // axis of the unknown workgroup id (or known) and |op| keeps that:
   // + and -, · and << by a known value. False otherwise.
-  static bool LinearBinary(Op op, const LaneValue& a, const LaneValue& b,
-                           uint32_t k, LaneValue* r) {
+  static bool LinearBinary(Op op, const LaneValue& a, const LaneValue& b, uint32_t k,
+                           LaneValue* r) {
     const bool la = a.IsLinear(k) || a.unknown[k] == 0;
     const bool lb = b.IsLinear(k) || b.unknown[k] == 0;
     const uint64_t ca = a.unknown[k], cb = b.unknown[k];
@@ -1364,11 +1316,10 @@ struct InvocationEvaluator::Impl {
   // ==, != over operands with unknown bits: known when a known bit
   // differs, or when both owe the same multiple of the same workgroup id
   // component (then the rest decides).
-  bool KnownEquality(Op op, const LaneValue& a, const LaneValue& b,
-                     uint32_t count, LaneValue* out) {
-    if ((op != Op::OpIEqual && op != Op::OpINotEqual) ||
-        (a.probe_mask | b.probe_mask) != 0 || a.count != count ||
-        b.count != count) {
+  bool KnownEquality(Op op, const LaneValue& a, const LaneValue& b, uint32_t count,
+                     LaneValue* out) {
+    if ((op != Op::OpIEqual && op != Op::OpINotEqual) || (a.probe_mask | b.probe_mask) != 0 ||
+        a.count != count || b.count != count) {
       return false;
     }
     LaneValue r;
@@ -1385,8 +1336,7 @@ struct InvocationEvaluator::Impl {
       ToMask(&ma, k);
       ToMask(&mb, k);
       const uint64_t u = ma.unknown[k] | mb.unknown[k];
-      const bool differ =
-          ((ma.bits[k] ^ mb.bits[k]) & ~u & Mask(a.width)) != 0;
+      const bool differ = ((ma.bits[k] ^ mb.bits[k]) & ~u & Mask(a.width)) != 0;
       if (!differ && u != 0) return false;
       r.bits[k] = (op == Op::OpIEqual) != differ ? 1 : 0;
     }
@@ -1396,8 +1346,7 @@ struct InvocationEvaluator::Impl {
 
   // An operand of |def|, also one with bits that depend on the unknown
   // workgroup id (LaneValue::unknown).
-  bool Partial(uint32_t frame, const Instruction* def, uint32_t i,
-               LaneValue* v) {
+  bool Partial(uint32_t frame, const Instruction* def, uint32_t i, LaneValue* v) {
     return Eval(frame, def->GetSingleWordInOperand(i), v);
   }
   // An operand of |def| with every bit known.
@@ -1423,10 +1372,8 @@ struct InvocationEvaluator::Impl {
     Instruction* def = context->get_def_use_mgr()->GetDef(id);
     if (def == nullptr) return false;
     Shape shape;
-    shape.shaped = def->type_id() != 0 &&
-                   TypeShape(def->type_id(), &shape.count, &shape.width);
-    if (is_workgroup_size.count(id) && shape.shaped && shape.count == 3 &&
-        shape.width > 1) {
+    shape.shaped = def->type_id() != 0 && TypeShape(def->type_id(), &shape.count, &shape.width);
+    if (is_workgroup_size.count(id) && shape.shaped && shape.count == 3 && shape.width > 1) {
       *out = LaneValue{};
       out->count = 3;
       out->width = shape.width;
@@ -1458,8 +1405,8 @@ struct InvocationEvaluator::Impl {
 
   // Constants, composites, copies, loads, parameters, calls and phis;
   // |*handled| false for any other instruction.
-  bool Structural(uint32_t frame, Instruction* def, const Shape& shape,
-                  LaneValue* out, bool* handled) {
+  bool Structural(uint32_t frame, Instruction* def, const Shape& shape, LaneValue* out,
+                  bool* handled) {
     const uint32_t id = def->result_id();
     switch (def->opcode()) {
       case Op::OpConstant: {
@@ -1528,8 +1475,7 @@ struct InvocationEvaluator::Impl {
     }
   }
 
-  bool Construct(uint32_t frame, Instruction* def, const Shape& shape,
-                 LaneValue* out) {
+  bool Construct(uint32_t frame, Instruction* def, const Shape& shape, LaneValue* out) {
     if (!shape.shaped) return false;
     LaneValue r;
     r.width = shape.width;
@@ -1547,12 +1493,10 @@ struct InvocationEvaluator::Impl {
     return true;
   }
 
-  bool CompositeExtract(uint32_t frame, Instruction* def, const Shape& shape,
-                        LaneValue* out) {
+  bool CompositeExtract(uint32_t frame, Instruction* def, const Shape& shape, LaneValue* out) {
     if (!shape.shaped) return false;
     uint32_t vcount = 0, vwidth = 0;
-    Instruction* composite =
-        context->get_def_use_mgr()->GetDef(def->GetSingleWordInOperand(0));
+    Instruction* composite = context->get_def_use_mgr()->GetDef(def->GetSingleWordInOperand(0));
     if (def->NumInOperands() == 2 && shape.count == 1 && composite != nullptr &&
         TypeShape(composite->type_id(), &vcount, &vwidth)) {
       // A component of an integer or boolean vector.
@@ -1570,8 +1514,7 @@ struct InvocationEvaluator::Impl {
     return Extract(frame, def->GetSingleWordInOperand(0), path, out);
   }
 
-  bool Shuffle(uint32_t frame, Instruction* def, const Shape& shape,
-               LaneValue* out) {
+  bool Shuffle(uint32_t frame, Instruction* def, const Shape& shape, LaneValue* out) {
     if (!shape.shaped) return false;
     LaneValue a, b;
     if (!Partial(frame, def, 0, &a) || !Partial(frame, def, 1, &b)) return false;
@@ -1603,12 +1546,10 @@ struct InvocationEvaluator::Impl {
     });
     Instruction* call = frames[frame].call;
     if (!found || position + 1 >= call->NumInOperands()) return false;
-    return Eval(frames[frame].parent,
-                call->GetSingleWordInOperand(position + 1), out);
+    return Eval(frames[frame].parent, call->GetSingleWordInOperand(position + 1), out);
   }
 
-  bool AllAny(uint32_t frame, Instruction* def, const Shape& shape,
-              LaneValue* out) {
+  bool AllAny(uint32_t frame, Instruction* def, const Shape& shape, LaneValue* out) {
     LaneValue a;
     if (!Operand(frame, def, 0, &a) || a.probe_mask != 0 || shape.count != 1) {
       return false;
@@ -1624,17 +1565,16 @@ struct InvocationEvaluator::Impl {
 
   // The table's unary operations (negations, bit counts and reversals,
   // conversions and bitcasts).
-  bool Unary(uint32_t frame, Instruction* def, const IntOp& entry,
-             const Shape& shape, LaneValue* out) {
+  bool Unary(uint32_t frame, Instruction* def, const IntOp& entry, const Shape& shape,
+             LaneValue* out) {
     const Op op = entry.op;
     const uint32_t count = shape.count, width = shape.width;
     LaneValue a;
     if (!Partial(frame, def, 0, &a) || a.count != count) return false;
     if (op == Op::OpBitcast && a.width != width) return false;
     // Unknown bits: these carry them; the others need every bit.
-    if (a.HasUnknown() &&
-        (a.probe_mask != 0 || op == Op::OpLogicalNot ||
-         op == Op::OpBitReverse || op == Op::OpBitCount)) {
+    if (a.HasUnknown() && (a.probe_mask != 0 || op == Op::OpLogicalNot || op == Op::OpBitReverse ||
+                           op == Op::OpBitCount)) {
       fail_at = def;
       return false;
     }
@@ -1645,9 +1585,8 @@ struct InvocationEvaluator::Impl {
     for (uint32_t k = 0; k < count; ++k) {
       // Linear in the workgroup id: -(x + cW) = -x - cW, ~ = - - 1,
       // and a bitcast or truncation keeps it modulo 2^width.
-      if (a.IsLinear(k) &&
-          (op == Op::OpSNegate || op == Op::OpNot || op == Op::OpBitcast ||
-           (op == Op::OpUConvert && width <= a.width))) {
+      if (a.IsLinear(k) && (op == Op::OpSNegate || op == Op::OpNot || op == Op::OpBitcast ||
+                            (op == Op::OpUConvert && width <= a.width))) {
         const uint64_t c = a.unknown[k];
         const bool negate = op == Op::OpSNegate || op == Op::OpNot;
         SetLinear(&r, k,
@@ -1660,11 +1599,10 @@ struct InvocationEvaluator::Impl {
       ToMask(&a, k);
       const uint64_t u = a.unknown[k];
       const uint64_t sign = uint64_t{1} << (a.width - 1);
-      r.unknown[k] =
-          (op == Op::OpSNegate                      ? Upward(u, width)
-           : op == Op::OpSConvert && (u & sign) != 0 ? u | ~Mask(a.width)
-                                                     : u) &
-          Mask(width);
+      r.unknown[k] = (op == Op::OpSNegate                       ? Upward(u, width)
+                      : op == Op::OpSConvert && (u & sign) != 0 ? u | ~Mask(a.width)
+                                                                : u) &
+                     Mask(width);
       if (a.IsProbe(k) && (op == Op::OpBitReverse || op == Op::OpBitCount)) {
         return false;
       }
@@ -1726,8 +1664,8 @@ struct InvocationEvaluator::Impl {
   // workgroup-uniform values stays a probe (size - 1 is as unknown as
   // size); combined with a value that varies across the workgroup it takes
   // the operation's neutral element.
-  bool BinaryOp(uint32_t frame, Instruction* def, const IntOp& entry,
-                const Shape& shape, LaneValue* out) {
+  bool BinaryOp(uint32_t frame, Instruction* def, const IntOp& entry, const Shape& shape,
+                LaneValue* out) {
     const ProbeRule* rule = ProbeRuleOf(entry.op);
     if (rule == nullptr) return false;
     const uint32_t count = shape.count;
@@ -1742,8 +1680,7 @@ struct InvocationEvaluator::Impl {
       fail_at = def;
       return false;
     }
-    if ((a.probe_mask | b.probe_mask) != 0 &&
-        Uniform(def->GetSingleWordInOperand(0)) &&
+    if ((a.probe_mask | b.probe_mask) != 0 && Uniform(def->GetSingleWordInOperand(0)) &&
         Uniform(def->GetSingleWordInOperand(1))) {
       *out = LaneValue{};
       out->count = count;
@@ -1751,20 +1688,18 @@ struct InvocationEvaluator::Impl {
       out->probe_mask = static_cast<uint8_t>((1u << count) - 1);
       return true;
     }
-    return Binary(a, b, count, width, rule->a, rule->b,
-                  [&entry](uint64_t x, uint64_t y, uint32_t wx, uint32_t,
-                           uint64_t* z) {
-                    const uint64_t in[2] = {x, y};
-                    return FoldInt(entry, in, wx, wx, z);
-                  },
-                  out);
+    return Binary(
+        a, b, count, width, rule->a, rule->b,
+        [&entry](uint64_t x, uint64_t y, uint32_t wx, uint32_t, uint64_t* z) {
+          const uint64_t in[2] = {x, y};
+          return FoldInt(entry, in, wx, wx, z);
+        },
+        out);
   }
 
-  bool SelectOp(uint32_t frame, Instruction* def, const Shape& shape,
-                LaneValue* out) {
+  bool SelectOp(uint32_t frame, Instruction* def, const Shape& shape, LaneValue* out) {
     LaneValue c, a, b;
-    if (!Operand(frame, def, 0, &c) || !Partial(frame, def, 1, &a) ||
-        !Partial(frame, def, 2, &b)) {
+    if (!Operand(frame, def, 0, &c) || !Partial(frame, def, 1, &a) || !Partial(frame, def, 2, &b)) {
       return false;
     }
     if (a.count != shape.count || b.count != shape.count) return false;
@@ -1783,8 +1718,8 @@ struct InvocationEvaluator::Impl {
 
   // OpBitFieldInsert, OpBitFieldSExtract, OpBitFieldUExtract: the offset
   // and count are scalars.
-  bool BitField(uint32_t frame, Instruction* def, const IntOp& entry,
-                const Shape& shape, LaneValue* out) {
+  bool BitField(uint32_t frame, Instruction* def, const IntOp& entry, const Shape& shape,
+                LaneValue* out) {
     std::vector<LaneValue> in(entry.arity);
     for (uint32_t i = 0; i < entry.arity; ++i) {
       if (!Operand(frame, def, i, &in[i])) return false;
@@ -1808,8 +1743,7 @@ struct InvocationEvaluator::Impl {
   }
 
   // GLSL.std.450 integer instructions.
-  bool GlslStd(uint32_t frame, Instruction* def, uint32_t count,
-               uint32_t width, LaneValue* out) {
+  bool GlslStd(uint32_t frame, Instruction* def, uint32_t count, uint32_t width, LaneValue* out) {
     if (glsl_std == 0 || def->GetSingleWordInOperand(0) != glsl_std) {
       return false;
     }
@@ -1818,8 +1752,7 @@ struct InvocationEvaluator::Impl {
     bool all_uniform = true, any_probe = false;
     for (uint32_t i = 2; i < def->NumInOperands(); ++i) {
       LaneValue v;
-      if (!Eval(frame, def->GetSingleWordInOperand(i), &v) ||
-          v.count != count) {
+      if (!Eval(frame, def->GetSingleWordInOperand(i), &v) || v.count != count) {
         return false;
       }
       if (v.HasUnknown()) {
@@ -1839,8 +1772,8 @@ struct InvocationEvaluator::Impl {
     }
     // min/max/clamp against a uniform unknown bound: the bound does not
     // bind (its neutral element); anything else with a probe fails.
-    const bool bounds = inst == 38 || inst == 39 || inst == 41 || inst == 42 ||
-                        inst == 44 || inst == 45;
+    const bool bounds =
+        inst == 38 || inst == 39 || inst == 41 || inst == 42 || inst == 44 || inst == 45;
     if (any_probe) {
       if (!bounds || args[0].probe_mask != 0) return false;
       if (inst == 44 || inst == 45) {
@@ -1867,13 +1800,11 @@ struct InvocationEvaluator::Impl {
         if (args[1].IsProbe(k)) continue;
         const bool is_min = inst == 38 || inst == 39;
         if (inst == 38 || inst == 41) {
-          r.bits[k] = is_min ? std::min(r.bits[k], args[1].bits[k])
-                             : std::max(r.bits[k], args[1].bits[k]);
+          r.bits[k] =
+              is_min ? std::min(r.bits[k], args[1].bits[k]) : std::max(r.bits[k], args[1].bits[k]);
         } else {
           const int64_t a = r.Signed(k), b = args[1].Signed(k);
-          r.bits[k] = static_cast<uint64_t>(is_min ? std::min(a, b)
-                                                   : std::max(a, b)) &
-                      Mask(width);
+          r.bits[k] = static_cast<uint64_t>(is_min ? std::min(a, b) : std::max(a, b)) & Mask(width);
         }
       }
       *out = r;
@@ -1914,9 +1845,8 @@ struct InvocationEvaluator::Impl {
       const auto* type = types->GetType(def->type_id());
       const auto* vec = type != nullptr ? type->AsVector() : nullptr;
       const bool is_float =
-          type != nullptr &&
-          (type->AsFloat() != nullptr ||
-           (vec != nullptr && vec->element_type()->AsFloat() != nullptr));
+          type != nullptr && (type->AsFloat() != nullptr ||
+                              (vec != nullptr && vec->element_type()->AsFloat() != nullptr));
       if (!is_float) return false;
       const uint32_t n = vec != nullptr ? vec->element_count() : 1;
       auto size_of = [&](uint32_t operand_id) -> uint32_t {
@@ -2014,13 +1944,11 @@ struct InvocationEvaluator::Impl {
         return 4;
       case Op::OpTypeVector:
       case Op::OpTypeMatrix:
-        return NaturalSize(t->GetSingleWordInOperand(0), depth + 1) *
-               t->GetSingleWordInOperand(1);
+        return NaturalSize(t->GetSingleWordInOperand(0), depth + 1) * t->GetSingleWordInOperand(1);
       case Op::OpTypeArray: {
         uint64_t n = 0;
         if (!Constant(t->GetSingleWordInOperand(1), &n)) return 0;
-        return NaturalSize(t->GetSingleWordInOperand(0), depth + 1) *
-               static_cast<int64_t>(n);
+        return NaturalSize(t->GetSingleWordInOperand(0), depth + 1) * static_cast<int64_t>(n);
       }
       case Op::OpTypeStruct: {
         int64_t total = 0;
@@ -2038,23 +1966,22 @@ struct InvocationEvaluator::Impl {
 
   // Strides and member offsets along |chain|'s indices (outermost first),
   // from the pointee type of its root; decorations when |decorated|.
-  bool Layout(const std::vector<Instruction*>& chains, uint32_t pointee,
-              bool decorated, Needed* n) {
+  bool Layout(const std::vector<Instruction*>& chains, uint32_t pointee, bool decorated,
+              Needed* n) {
     auto* def_use = context->get_def_use_mgr();
     auto* decorations = context->get_decoration_mgr();
     uint32_t type = pointee;
     auto decoration = [&](uint32_t target, spv::Decoration d, int64_t* v) {
       bool found = false;
-      decorations->ForEachDecoration(
-          target, static_cast<uint32_t>(d), [&](const Instruction& a) {
-            *v = a.GetSingleWordInOperand(2);
-            found = true;
-          });
+      decorations->ForEachDecoration(target, static_cast<uint32_t>(d), [&](const Instruction& a) {
+        *v = a.GetSingleWordInOperand(2);
+        found = true;
+      });
       return found;
     };
     for (Instruction* c : chains) {
-      const bool ptr_chain = c->opcode() == Op::OpPtrAccessChain ||
-                             c->opcode() == Op::OpInBoundsPtrAccessChain;
+      const bool ptr_chain =
+          c->opcode() == Op::OpPtrAccessChain || c->opcode() == Op::OpInBoundsPtrAccessChain;
       for (uint32_t i = 1; i < c->NumInOperands(); ++i) {
         Instruction* t = def_use->GetDef(type);
         if (t == nullptr) return false;
@@ -2063,8 +1990,7 @@ struct InvocationEvaluator::Impl {
           int64_t stride = 0;
           Instruction* ptr_type = def_use->GetDef(c->type_id());
           if (!(decorated && ptr_type != nullptr &&
-                decoration(ptr_type->result_id(), spv::Decoration::ArrayStride,
-                           &stride))) {
+                decoration(ptr_type->result_id(), spv::Decoration::ArrayStride, &stride))) {
             stride = NaturalSize(type);
           }
           if (stride == 0) return false;
@@ -2077,9 +2003,7 @@ struct InvocationEvaluator::Impl {
           case Op::OpTypeRuntimeArray: {
             int64_t stride = 0;
             const uint32_t elem = t->GetSingleWordInOperand(0);
-            if (!(decorated &&
-                  decoration(t->result_id(), spv::Decoration::ArrayStride,
-                             &stride))) {
+            if (!(decorated && decoration(t->result_id(), spv::Decoration::ArrayStride, &stride))) {
               stride = decorated ? 0 : NaturalSize(elem);
             }
             if (stride == 0) return false;
@@ -2107,8 +2031,7 @@ struct InvocationEvaluator::Impl {
               if (decorated) {
                 bool found = false;
                 for (auto* d : decorations->GetDecorationsFor(t->result_id(), false)) {
-                  if (d->opcode() == Op::OpMemberDecorate &&
-                      d->GetSingleWordInOperand(1) == m &&
+                  if (d->opcode() == Op::OpMemberDecorate && d->GetSingleWordInOperand(1) == m &&
                       d->GetSingleWordInOperand(2) ==
                           static_cast<uint32_t>(spv::Decoration::Offset)) {
                     off = d->GetSingleWordInOperand(3);
@@ -2124,8 +2047,7 @@ struct InvocationEvaluator::Impl {
             n->members.push_back(offsets);
             // The member index is a constant: its type follows below.
             uint64_t member = 0;
-            if (!Constant(c->GetSingleWordInOperand(i), &member) ||
-                member >= t->NumInOperands()) {
+            if (!Constant(c->GetSingleWordInOperand(i), &member) || member >= t->NumInOperands()) {
               return false;
             }
             type = t->GetSingleWordInOperand(static_cast<uint32_t>(member));
@@ -2181,8 +2103,7 @@ struct InvocationEvaluator::Impl {
     if (access.is_chain) {
       Instruction* c = def_use->GetDef(access.location);
       std::vector<Instruction*> chains;
-      for (int guard = 0; guard < 32 && c != nullptr && IsChain(c->opcode());
-           ++guard) {
+      for (int guard = 0; guard < 32 && c != nullptr && IsChain(c->opcode()); ++guard) {
         std::vector<std::pair<uint32_t, uint32_t>> here;
         for (uint32_t i = 1; i < c->NumInOperands(); ++i) {
           here.push_back({c->GetSingleWordInOperand(i), 0});
@@ -2193,12 +2114,10 @@ struct InvocationEvaluator::Impl {
       }
       n.chain = true;
       n.ok = true;
-      Instruction* ptr_type =
-          c != nullptr ? def_use->GetDef(c->type_id()) : nullptr;
+      Instruction* ptr_type = c != nullptr ? def_use->GetDef(c->type_id()) : nullptr;
       if (ptr_type != nullptr && ptr_type->opcode() == Op::OpTypePointer) {
         const bool shared = access.kind == MemoryKind::kSharedMemory;
-        n.layout = Layout(chains, ptr_type->GetSingleWordInOperand(1),
-                          !shared, &n);
+        n.layout = Layout(chains, ptr_type->GetSingleWordInOperand(1), !shared, &n);
       }
       if (!n.layout) {
         n.strides.clear();
@@ -2217,8 +2136,7 @@ struct InvocationEvaluator::Impl {
         t = def_use->GetDef(t->GetSingleWordInOperand(0));
       }
       if (t != nullptr && t->opcode() == Op::OpTypeImage) {
-        n.texel_bytes = TexelBytes(
-            static_cast<spv::ImageFormat>(t->GetSingleWordInOperand(6)));
+        n.texel_bytes = TexelBytes(static_cast<spv::ImageFormat>(t->GetSingleWordInOperand(6)));
       }
     }
     for (uint32_t k = 0; k < dims; ++k) {
@@ -2231,23 +2149,20 @@ struct InvocationEvaluator::Impl {
   }
 };
 
-InvocationEvaluator::InvocationEvaluator(IRContext* context, Function* entry,
-                                         WorkgroupSize size,
+InvocationEvaluator::InvocationEvaluator(IRContext* context, Function* entry, WorkgroupSize size,
                                          const UniformityAnalysis* uniformity)
     : impl_(std::make_unique<Impl>(context, entry, size, uniformity)) {}
 
 InvocationEvaluator::~InvocationEvaluator() = default;
 
-const std::vector<uint32_t>& InvocationEvaluator::Frames(
-    const Function* f) const {
+const std::vector<uint32_t>& InvocationEvaluator::Frames(const Function* f) const {
   static const std::vector<uint32_t> kNone;
   auto it = impl_->frames_of.find(f);
   return it == impl_->frames_of.end() ? kNone : it->second;
 }
 
 Function* InvocationEvaluator::FrameFunction(uint32_t frame) const {
-  return frame < impl_->frames.size() ? impl_->frames[frame].function
-                                      : nullptr;
+  return frame < impl_->frames.size() ? impl_->frames[frame].function : nullptr;
 }
 
 Instruction* InvocationEvaluator::FrameCall(uint32_t frame) const {
@@ -2258,8 +2173,8 @@ uint32_t InvocationEvaluator::FrameParent(uint32_t frame) const {
   return frame < impl_->frames.size() ? impl_->frames[frame].parent : 0;
 }
 
-bool InvocationEvaluator::Eval(uint32_t frame, uint32_t id, uint32_t index,
-                               const LaneEnv& env, LaneValue* out) {
+bool InvocationEvaluator::Eval(uint32_t frame, uint32_t id, uint32_t index, const LaneEnv& env,
+                               LaneValue* out) {
   Impl& m = *impl_;
   m.fail_at = nullptr;
   m.deps = 0;
@@ -2275,9 +2190,8 @@ bool InvocationEvaluator::Eval(uint32_t frame, uint32_t id, uint32_t index,
 
 Instruction* InvocationEvaluator::FailedAt() const { return impl_->fail_at; }
 
-ReachResult InvocationEvaluator::Reaches(uint32_t frame,
-                                         const BasicBlock* block,
-                                         uint32_t index, const LaneEnv& env) {
+ReachResult InvocationEvaluator::Reaches(uint32_t frame, const BasicBlock* block, uint32_t index,
+                                         const LaneEnv& env) {
   Impl& m = *impl_;
   if (frame >= m.frames.size() || block == nullptr ||
       block->GetParent() != m.frames[frame].function) {
@@ -2357,8 +2271,7 @@ std::vector<LaneAccess> CollectLaneAccesses(IRContext* context,
       }
       // Loads, stores and atomics through access chains.
       uint32_t ptr = 0;
-      if (op == Op::OpLoad || op == Op::OpStore ||
-          spvOpcodeIsAtomicOp(op)) {
+      if (op == Op::OpLoad || op == Op::OpStore || spvOpcodeIsAtomicOp(op)) {
         if (inst->NumInOperands() == 0) return;
         ptr = inst->GetSingleWordInOperand(0);
       } else if (op == Op::OpCopyMemory) {
@@ -2369,8 +2282,7 @@ std::vector<LaneAccess> CollectLaneAccesses(IRContext* context,
       Instruction* chain = def_use->GetDef(ptr);
       if (chain == nullptr || !IsChain(chain->opcode())) return;
       Instruction* root = chain;
-      for (int guard = 0; guard < 32 && root != nullptr && IsChain(root->opcode());
-           ++guard) {
+      for (int guard = 0; guard < 32 && root != nullptr && IsChain(root->opcode()); ++guard) {
         root = def_use->GetDef(root->GetSingleWordInOperand(0));
       }
       if (root == nullptr) return;
@@ -2378,8 +2290,7 @@ std::vector<LaneAccess> CollectLaneAccesses(IRContext* context,
       if (ptr_type == nullptr || ptr_type->opcode() != Op::OpTypePointer) {
         return;
       }
-      const auto sc =
-          static_cast<spv::StorageClass>(ptr_type->GetSingleWordInOperand(0));
+      const auto sc = static_cast<spv::StorageClass>(ptr_type->GetSingleWordInOperand(0));
       LaneAccess a;
       a.inst = inst;
       a.function = func;
@@ -2392,10 +2303,10 @@ std::vector<LaneAccess> CollectLaneAccesses(IRContext* context,
           break;
         case spv::StorageClass::Uniform: {
           const uint32_t block = ptr_type->GetSingleWordInOperand(1);
-          a.kind = decorations->HasDecoration(
-                       block, static_cast<uint32_t>(spv::Decoration::BufferBlock))
-                       ? MemoryKind::kStorageBuffer
-                       : MemoryKind::kUniformBuffer;
+          a.kind =
+              decorations->HasDecoration(block, static_cast<uint32_t>(spv::Decoration::BufferBlock))
+                  ? MemoryKind::kStorageBuffer
+                  : MemoryKind::kUniformBuffer;
           break;
         }
         case spv::StorageClass::Workgroup:
@@ -2413,8 +2324,8 @@ std::vector<LaneAccess> CollectLaneAccesses(IRContext* context,
 // ---------------------------------------------------------------------------
 // Lane maps.
 
-std::vector<LaneMap> InvocationEvaluator::EvaluateLaneMaps(
-    const std::vector<LaneItem>& items, const LaneEnv& env) {
+std::vector<LaneMap> InvocationEvaluator::EvaluateLaneMaps(const std::vector<LaneItem>& items,
+                                                           const LaneEnv& env) {
   Impl* m = impl_.get();
   std::vector<LaneMap> maps(items.size());
   const uint32_t n = m->size.Count();
@@ -2433,8 +2344,7 @@ std::vector<LaneMap> InvocationEvaluator::EvaluateLaneMaps(
       if (!ok[i]) continue;
       for (size_t p = 0; p < needed[i].parts.size() && ok[i]; ++p) {
         LaneValue v;
-        const bool evaluated =
-            Eval(items[i].frame, needed[i].parts[p].first, l, env, &v);
+        const bool evaluated = Eval(items[i].frame, needed[i].parts[p].first, l, env, &v);
         reads[i] |= m->deps;
         if (!evaluated) {
           ok[i] = false;
@@ -2490,8 +2400,7 @@ std::vector<LaneMap> InvocationEvaluator::EvaluateLaneMaps(
     std::vector<size_t> varying;
     for (size_t p = needed[i].parts.size(); p-- > 0;) {
       const auto& vals = raw[i][p];
-      if (std::any_of(vals.begin(), vals.end(),
-                      [&](int64_t v) { return v != vals[0]; })) {
+      if (std::any_of(vals.begin(), vals.end(), [&](int64_t v) { return v != vals[0]; })) {
         varying.push_back(p);
       }
       if (varying.size() == 2) break;
@@ -2506,8 +2415,7 @@ std::vector<LaneMap> InvocationEvaluator::EvaluateLaneMaps(
   return maps;
 }
 
-LaneMap EvaluateLaneMap(InvocationEvaluator* evaluator,
-                        const LaneAccess& access, uint32_t frame,
+LaneMap EvaluateLaneMap(InvocationEvaluator* evaluator, const LaneAccess& access, uint32_t frame,
                         const LaneEnv& env) {
   LaneItem item;
   item.access = &access;
@@ -2529,8 +2437,7 @@ std::vector<LaneItem> LaneItems(const InvocationEvaluator& evaluator,
   return items;
 }
 
-uint64_t LinesPerQuadGroup(const std::vector<int64_t>& bytes,
-                           const std::vector<uint32_t>* perm) {
+uint64_t LinesPerQuadGroup(const std::vector<int64_t>& bytes, const std::vector<uint32_t>* perm) {
   uint64_t total = 0;
   const size_t n = bytes.size();
   for (size_t q = 0; q < n; q += 4) {
@@ -2545,8 +2452,8 @@ uint64_t LinesPerQuadGroup(const std::vector<int64_t>& bytes,
   return total;
 }
 
-uint64_t BankConflicts(const std::vector<int64_t>& bytes,
-                       const std::vector<uint32_t>* perm, uint32_t wave) {
+uint64_t BankConflicts(const std::vector<int64_t>& bytes, const std::vector<uint32_t>* perm,
+                       uint32_t wave) {
   uint64_t total = 0;
   const size_t n = bytes.size();
   for (size_t w = 0; w < n; w += wave) {
@@ -2614,9 +2521,8 @@ bool QuadOrdered1D(const std::vector<LanePosition>& pos) {
 
 // Rows of |w| lanes (or, |transposed|, columns of |w| lanes) in blocks of
 // |b| lanes, steps |sx|, |sy|.
-bool IsBlockDecomposition(const std::vector<LanePosition>& pos, uint32_t b,
-                          uint32_t w, bool transposed, int64_t sx,
-                          int64_t sy) {
+bool IsBlockDecomposition(const std::vector<LanePosition>& pos, uint32_t b, uint32_t w,
+                          bool transposed, int64_t sx, int64_t sy) {
   for (size_t l = 0; l < pos.size(); ++l) {
     const size_t base = l - l % b;
     const size_t j = l % b;
@@ -2665,8 +2571,7 @@ LaneLayout ClassifyLaneMap(const LaneMap& map) {
   // Rows (or columns) of lanes in blocks.
   for (int transposed = 0; transposed < 2; ++transposed) {
     uint32_t w = 1;
-    while (w < n &&
-           pos[w][0] == pos[0][0] + (transposed ? 0 : static_cast<int64_t>(w) * sx) &&
+    while (w < n && pos[w][0] == pos[0][0] + (transposed ? 0 : static_cast<int64_t>(w) * sx) &&
            pos[w][1] == pos[0][1] + (transposed ? static_cast<int64_t>(w) * sy : 0)) {
       ++w;
     }
@@ -2709,8 +2614,7 @@ std::vector<LaneEnv> StandardLaneEnvs(bool subgroup_sizes) {
   return envs;
 }
 
-LaneMaps::LaneMaps(InvocationEvaluator* evaluator,
-                   const std::vector<LaneAccess>& accesses)
+LaneMaps::LaneMaps(InvocationEvaluator* evaluator, const std::vector<LaneAccess>& accesses)
     : evaluator_(evaluator),
       envs_(StandardLaneEnvs(evaluator->ReadsSubgroupBuiltIns())),
       items_(LaneItems(*evaluator, accesses)),
@@ -2730,12 +2634,9 @@ void LaneMaps::Evaluate(size_t env, const std::vector<size_t>& items) {
     for (size_t e = 0; e < envs_.size() && !copied; ++e) {
       const LaneMap& other = maps_[e][i];
       if (e == env || !done_[e][i] ||
-          (other.reads_workgroup_id &&
-           envs_[e].workgroup_id != here.workgroup_id) ||
-          (other.reads_subgroup_size &&
-           envs_[e].subgroup_size != here.subgroup_size) ||
-          envs_[e].probes != here.probes ||
-          envs_[e].workgroup_unknown != here.workgroup_unknown) {
+          (other.reads_workgroup_id && envs_[e].workgroup_id != here.workgroup_id) ||
+          (other.reads_subgroup_size && envs_[e].subgroup_size != here.subgroup_size) ||
+          envs_[e].probes != here.probes || envs_[e].workgroup_unknown != here.workgroup_unknown) {
         continue;
       }
       maps_[env][i] = other;
@@ -2792,8 +2693,7 @@ int FirstQuadOrderedItem(LaneMaps* maps) {
   // and the rest.
   const size_t n = maps->items().size();
   if (maps->envs().empty()) return -1;
-  for (size_t begin = 0, end = 1; begin < n;
-       begin = end, end = end == 1 ? 4 : n) {
+  for (size_t begin = 0, end = 1; begin < n; begin = end, end = end == 1 ? 4 : n) {
     std::vector<size_t> group;
     for (size_t i = begin; i < std::min(end, n); ++i) group.push_back(i);
     maps->Evaluate(0, group);

@@ -139,10 +139,10 @@ struct LaneEnv {
 
 // An evaluated value: up to 4 components of an integer or boolean type.
 struct LaneValue {
-  uint32_t count = 0;  // components (1 for a scalar)
-  uint32_t width = 0;  // bits per component; 1 for booleans
+  uint32_t count = 0;                           // components (1 for a scalar)
+  uint32_t width = 0;                           // bits per component; 1 for booleans
   std::array<uint64_t, 4> bits = {0, 0, 0, 0};  // zero-extended to 64 bits
-  uint8_t probe_mask = 0;  // bit k: component k is a probe
+  uint8_t probe_mask = 0;                       // bit k: component k is a probe
   // What component k owes to the unknown workgroup id W
   // (LaneEnv::workgroup_unknown). Internal to the evaluator: Eval() never
   // returns a value with an unknown part. Either |unknown|[k] is the mask of
@@ -153,9 +153,7 @@ struct LaneValue {
   std::array<uint64_t, 4> unknown = {0, 0, 0, 0};
   uint8_t linear = 0;
   uint8_t axes = 0;
-  bool HasUnknown() const {
-    return (unknown[0] | unknown[1] | unknown[2] | unknown[3]) != 0;
-  }
+  bool HasUnknown() const { return (unknown[0] | unknown[1] | unknown[2] | unknown[3]) != 0; }
   bool IsLinear(uint32_t k) const { return (linear >> k) & 1u; }
   uint32_t Axis(uint32_t k) const { return (axes >> (2 * k)) & 3u; }
   bool IsProbe(uint32_t k) const { return (probe_mask >> k) & 1u; }
@@ -168,9 +166,8 @@ class InvocationEvaluator {
   // Evaluates values of |entry| (a GLCompute entry point's function) for a
   // workgroup of |size|. |uniformity| may be null (no probes). |context|
   // must outlive this object and must not change while it is used.
-  InvocationEvaluator(spvtools::opt::IRContext* context,
-                      spvtools::opt::Function* entry, WorkgroupSize size,
-                      const UniformityAnalysis* uniformity);
+  InvocationEvaluator(spvtools::opt::IRContext* context, spvtools::opt::Function* entry,
+                      WorkgroupSize size, const UniformityAnalysis* uniformity);
   ~InvocationEvaluator();
   InvocationEvaluator(const InvocationEvaluator&) = delete;
   InvocationEvaluator& operator=(const InvocationEvaluator&) = delete;
@@ -190,8 +187,7 @@ class InvocationEvaluator {
   // Evaluates |id| (defined in, or visible to, the function of |frame|) for
   // invocation |index| under |env|. False when it is not a function of the
   // identity and constants (and probes); see the contract above.
-  bool Eval(uint32_t frame, uint32_t id, uint32_t index, const LaneEnv& env,
-            LaneValue* out);
+  bool Eval(uint32_t frame, uint32_t id, uint32_t index, const LaneEnv& env, LaneValue* out);
 
   // After Eval() returned false: the instruction whose value could not be
   // evaluated (the innermost one found; never one that was evaluated).
@@ -200,8 +196,8 @@ class InvocationEvaluator {
   // Whether invocation |index| under |env| executes |block| (a block of the
   // function of |frame|) at least once; see "The execution predicate"
   // above. Only the branches |block| depends on are evaluated.
-  ReachResult Reaches(uint32_t frame, const spvtools::opt::BasicBlock* block,
-                      uint32_t index, const LaneEnv& env);
+  ReachResult Reaches(uint32_t frame, const spvtools::opt::BasicBlock* block, uint32_t index,
+                      const LaneEnv& env);
 
   // Whether the module declares SubgroupLocalInvocationId, SubgroupId,
   // SubgroupSize or NumSubgroups (layouts built on them need LaneEnvs with
@@ -212,8 +208,7 @@ class InvocationEvaluator {
 
   // One access's position for every invocation, for many (access, frame)
   // pairs at once (one pass over the invocations); see LaneMap.
-  std::vector<LaneMap> EvaluateLaneMaps(const std::vector<LaneItem>& items,
-                                        const LaneEnv& env);
+  std::vector<LaneMap> EvaluateLaneMaps(const std::vector<LaneItem>& items, const LaneEnv& env);
 
  private:
   struct Impl;
@@ -264,9 +259,8 @@ std::vector<LaneItem> LaneItems(const InvocationEvaluator& evaluator,
 // pointers; loads, stores and atomics through access chains into storage,
 // uniform and shared memory. Accesses through a whole variable (one address
 // for every lane) and push constants are not listed.
-std::vector<LaneAccess> CollectLaneAccesses(
-    spvtools::opt::IRContext* context,
-    const std::vector<spvtools::opt::Function*>& functions);
+std::vector<LaneAccess> CollectLaneAccesses(spvtools::opt::IRContext* context,
+                                            const std::vector<spvtools::opt::Function*>& functions);
 
 // A position: 2 coordinates for tiled accesses (x, y; the layer and z are
 // dropped), the varying indices for linear ones.
@@ -292,8 +286,7 @@ struct LaneMap {
   bool reads_workgroup_id = true;
   bool reads_subgroup_size = true;
 };
-LaneMap EvaluateLaneMap(InvocationEvaluator* evaluator,
-                        const LaneAccess& access, uint32_t frame,
+LaneMap EvaluateLaneMap(InvocationEvaluator* evaluator, const LaneAccess& access, uint32_t frame,
                         const LaneEnv& env);
 
 // What a lane -> position map is.
@@ -319,9 +312,7 @@ struct LaneLayout {
   uint32_t block = 0;
   uint32_t block_width = 0;
   bool transposed = false;
-  uint32_t BlockHeight() const {
-    return block_width == 0 ? 0 : block / block_width;
-  }
+  uint32_t BlockHeight() const { return block_width == 0 ? 0 : block / block_width; }
 };
 LaneLayout ClassifyLaneMap(const LaneMap& map);
 
@@ -332,13 +323,12 @@ LaneLayout ClassifyLaneMap(const LaneMap& map);
 //    aligned groups of 4 invocations, single-channel ones coalesced when a
 //    group of 4 touches one block of consecutive addresses: the sum over
 //    aligned 4-lane groups of the distinct 64-byte lines they touch.
-uint64_t LinesPerQuadGroup(const std::vector<int64_t>& bytes,
-                           const std::vector<uint32_t>* perm);
+uint64_t LinesPerQuadGroup(const std::vector<int64_t>& bytes, const std::vector<uint32_t>* perm);
 //  - Shared memory: 32 banks of 4 bytes; per wave of |wave| lanes, the most
 //    distinct dwords any one bank serves (1 = conflict-free), summed over
 //    waves.
-uint64_t BankConflicts(const std::vector<int64_t>& bytes,
-                       const std::vector<uint32_t>* perm, uint32_t wave);
+uint64_t BankConflicts(const std::vector<int64_t>& bytes, const std::vector<uint32_t>* perm,
+                       uint32_t wave);
 
 // Whether the positions |pos| of lanes 0..N-1 put every quad on a 2x2 block
 // (the 2-D rule of LaneLayout::quad_ordered).
@@ -358,8 +348,7 @@ class LaneMaps {
   LaneMaps() = default;
   // Every item of |accesses| (LaneItems) in
   // StandardLaneEnvs(evaluator->ReadsSubgroupBuiltIns()).
-  LaneMaps(InvocationEvaluator* evaluator,
-           const std::vector<LaneAccess>& accesses);
+  LaneMaps(InvocationEvaluator* evaluator, const std::vector<LaneAccess>& accesses);
 
   const std::vector<LaneEnv>& envs() const { return envs_; }
   const std::vector<LaneItem>& items() const { return items_; }
@@ -376,8 +365,8 @@ class LaneMaps {
   InvocationEvaluator* evaluator_ = nullptr;
   std::vector<LaneEnv> envs_;
   std::vector<LaneItem> items_;
-  std::vector<std::vector<LaneMap>> maps_;   // [env][item]
-  std::vector<std::vector<bool>> done_;      // [env][item]
+  std::vector<std::vector<LaneMap>> maps_;  // [env][item]
+  std::vector<std::vector<bool>> done_;     // [env][item]
 };
 
 // Item |i| is quad-ordered: its map could be evaluated in at least one

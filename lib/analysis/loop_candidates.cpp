@@ -78,18 +78,18 @@ std::vector<uint32_t> ReadAddress(IRContext* ctx, const Instruction* inst) {
 
 }  // namespace
 
-bool PrintLoopCandidates(const std::vector<uint32_t>& words, spv_target_env env,
-                         std::string* out, std::string* error) {
+bool PrintLoopCandidates(const std::vector<uint32_t>& words, spv_target_env env, std::string* out,
+                         std::string* error) {
   std::string first_message;
-  auto consumer = [&first_message](spv_message_level_t, const char*,
-                                   const spv_position_t&, const char* message) {
+  auto consumer = [&first_message](spv_message_level_t, const char*, const spv_position_t&,
+                                   const char* message) {
     if (first_message.empty()) first_message = message;
   };
   std::unique_ptr<IRContext> context =
       spvtools::BuildModule(env, consumer, words.data(), words.size());
   if (!context) {
-    *error = "cannot load the module" +
-             (first_message.empty() ? std::string() : ": " + first_message);
+    *error =
+        "cannot load the module" + (first_message.empty() ? std::string() : ": " + first_message);
     return false;
   }
   IRContext* ctx = context.get();
@@ -151,9 +151,8 @@ bool PrintLoopCandidates(const std::vector<uint32_t>& words, spv_target_env env,
         }
       }
     }
-    std::string fname = names.count(func.result_id())
-                            ? names[func.result_id()]
-                            : "%" + std::to_string(func.result_id());
+    std::string fname = names.count(func.result_id()) ? names[func.result_id()]
+                                                      : "%" + std::to_string(func.result_id());
     for (BasicBlock& block : func) {
       Instruction* merge = block.GetLoopMergeInst();
       if (merge == nullptr) continue;

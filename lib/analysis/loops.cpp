@@ -37,8 +37,7 @@ bool IsImpureGlslExt(uint32_t number) {
 
 // The integer type |type_id| is: its width and signedness; false for
 // other types.
-bool IntType(IRContext* context, uint32_t type_id, uint32_t* width,
-             bool* is_signed) {
+bool IntType(IRContext* context, uint32_t type_id, uint32_t* width, bool* is_signed) {
   const Instruction* type = context->get_def_use_mgr()->GetDef(type_id);
   if (type == nullptr || type->opcode() != spv::Op::OpTypeInt) return false;
   *width = type->GetSingleWordInOperand(0);
@@ -51,11 +50,9 @@ bool IntType(IRContext* context, uint32_t type_id, uint32_t* width,
 // ---------------------------------------------------------------------------
 // Small facts.
 
-bool CompareInts(spv::Op op, uint64_t a, uint64_t b, uint32_t width,
-                 bool* known) {
+bool CompareInts(spv::Op op, uint64_t a, uint64_t b, uint32_t width, bool* known) {
   const IntOp* entry = FindIntOp(op);
-  *known = entry != nullptr && entry->result == IntResult::kBool &&
-           !entry->logical;
+  *known = entry != nullptr && entry->result == IntResult::kBool && !entry->logical;
   const uint64_t x[2] = {a, b};
   uint64_t r = 0;
   return *known && FoldInt(*entry, x, width, 1, &r) && r != 0;
@@ -134,10 +131,8 @@ bool IsImageRead(spv::Op op) {
   }
 }
 
-bool HasDecoration(IRContext* context, uint32_t id,
-                   spv::Decoration decoration) {
-  for (Instruction* dec :
-       context->get_decoration_mgr()->GetDecorationsFor(id, false)) {
+bool HasDecoration(IRContext* context, uint32_t id, spv::Decoration decoration) {
+  for (Instruction* dec : context->get_decoration_mgr()->GetDecorationsFor(id, false)) {
     if (dec->opcode() == spv::Op::OpDecorate &&
         spv::Decoration(dec->GetSingleWordInOperand(1)) == decoration) {
       return true;
@@ -146,12 +141,10 @@ bool HasDecoration(IRContext* context, uint32_t id,
   return false;
 }
 
-bool HasMemberDecoration(IRContext* context, uint32_t struct_id,
-                         uint32_t member, spv::Decoration decoration) {
-  for (Instruction* dec :
-       context->get_decoration_mgr()->GetDecorationsFor(struct_id, false)) {
-    if (dec->opcode() == spv::Op::OpMemberDecorate &&
-        dec->GetSingleWordInOperand(1) == member &&
+bool HasMemberDecoration(IRContext* context, uint32_t struct_id, uint32_t member,
+                         spv::Decoration decoration) {
+  for (Instruction* dec : context->get_decoration_mgr()->GetDecorationsFor(struct_id, false)) {
+    if (dec->opcode() == spv::Op::OpMemberDecorate && dec->GetSingleWordInOperand(1) == member &&
         spv::Decoration(dec->GetSingleWordInOperand(2)) == decoration) {
       return true;
     }
@@ -226,8 +219,7 @@ bool IsRecomputable(IRContext* context, const Instruction* inst) {
     case spv::Op::OpImage:
       return true;
     case spv::Op::OpExtInst:
-      return IsGlslStd450(context, inst) &&
-             !IsImpureGlslExt(inst->GetSingleWordInOperand(1));
+      return IsGlslStd450(context, inst) && !IsImpureGlslExt(inst->GetSingleWordInOperand(1));
     default:
       return false;
   }
@@ -269,8 +261,7 @@ uint32_t LookThroughPhis(IRContext* context, uint32_t id) {
 
 namespace {
 
-void AffineOfImpl(IRContext* context, uint32_t id, uint32_t* base,
-                  uint64_t* offset, int depth) {
+void AffineOfImpl(IRContext* context, uint32_t id, uint32_t* base, uint64_t* offset, int depth) {
   auto* def_use = context->get_def_use_mgr();
   Instruction* inst = def_use->GetDef(id);
   *base = id;
@@ -308,8 +299,7 @@ void AffineOfImpl(IRContext* context, uint32_t id, uint32_t* base,
       const Instruction* from = def_use->GetDef(inst->GetSingleWordInOperand(0));
       const Instruction* t1 = def_use->GetDef(inst->type_id());
       const Instruction* t0 = from ? def_use->GetDef(from->type_id()) : nullptr;
-      if (t0 && t1 && t0->opcode() == spv::Op::OpTypeInt &&
-          t1->opcode() == spv::Op::OpTypeInt &&
+      if (t0 && t1 && t0->opcode() == spv::Op::OpTypeInt && t1->opcode() == spv::Op::OpTypeInt &&
           t0->GetSingleWordInOperand(0) == t1->GetSingleWordInOperand(0)) {
         AffineOfImpl(context, inst->GetSingleWordInOperand(0), base, offset, depth + 1);
       }
@@ -322,8 +312,7 @@ void AffineOfImpl(IRContext* context, uint32_t id, uint32_t* base,
 
 }  // namespace
 
-void AffineOf(IRContext* context, uint32_t id, uint32_t* base,
-              uint64_t* offset) {
+void AffineOf(IRContext* context, uint32_t id, uint32_t* base, uint64_t* offset) {
   AffineOfImpl(context, id, base, offset, 0);
 }
 
@@ -331,13 +320,11 @@ void AffineOf(IRContext* context, uint32_t id, uint32_t* base,
 // Inductions.
 
 uint64_t Induction::Next(uint64_t value) const {
-  const spv::Op op = kind == Kind::kAdd   ? spv::Op::OpIAdd
-                     : kind == Kind::kMul ? spv::Op::OpIMul
-                     : kind == Kind::kShiftLeft
-                         ? spv::Op::OpShiftLeftLogical
-                     : kind == Kind::kShiftRightLogical
-                         ? spv::Op::OpShiftRightLogical
-                         : spv::Op::OpShiftRightArithmetic;
+  const spv::Op op = kind == Kind::kAdd                 ? spv::Op::OpIAdd
+                     : kind == Kind::kMul               ? spv::Op::OpIMul
+                     : kind == Kind::kShiftLeft         ? spv::Op::OpShiftLeftLogical
+                     : kind == Kind::kShiftRightLogical ? spv::Op::OpShiftRightLogical
+                                                        : spv::Op::OpShiftRightArithmetic;
   // StepOf makes no shift by the width or more (undefined: 0 here).
   const uint64_t x[2] = {MaskTo(value, width), step};
   uint64_t next = 0;
@@ -346,8 +333,7 @@ uint64_t Induction::Next(uint64_t value) const {
 }
 
 uint32_t Induction::id() const {
-  return phi != nullptr ? phi->result_id()
-                        : variable != nullptr ? variable->result_id() : 0;
+  return phi != nullptr ? phi->result_id() : variable != nullptr ? variable->result_id() : 0;
 }
 
 namespace {
@@ -356,8 +342,7 @@ namespace {
 // bits): |current| +/- a constant through additions, subtractions and
 // bitcasts, or |current| * c, << c, >> c (and unsigned / 2^c, which is
 // >> c). False when it is none of them, or the step changes nothing.
-bool StepOf(IRContext* context, uint32_t next, uint32_t current,
-            uint32_t width, Induction* iv) {
+bool StepOf(IRContext* context, uint32_t next, uint32_t current, uint32_t width, Induction* iv) {
   auto* def_use = context->get_def_use_mgr();
   uint32_t base = 0;
   uint64_t offset = 0;
@@ -398,12 +383,10 @@ bool StepOf(IRContext* context, uint32_t next, uint32_t current,
     case spv::Op::OpShiftLeftLogical:
     case spv::Op::OpShiftRightLogical:
     case spv::Op::OpShiftRightArithmetic:
-      if (!is_current(a) || !IntConstant(context, def_use->GetDef(b), &c) ||
-          c == 0 || c >= width) {
+      if (!is_current(a) || !IntConstant(context, def_use->GetDef(b), &c) || c == 0 || c >= width) {
         return false;
       }
-      iv->kind = inst->opcode() == spv::Op::OpShiftLeftLogical
-                     ? Induction::Kind::kShiftLeft
+      iv->kind = inst->opcode() == spv::Op::OpShiftLeftLogical ? Induction::Kind::kShiftLeft
                  : inst->opcode() == spv::Op::OpShiftRightLogical
                      ? Induction::Kind::kShiftRightLogical
                      : Induction::Kind::kShiftRightArithmetic;
@@ -427,8 +410,7 @@ bool StepOf(IRContext* context, uint32_t next, uint32_t current,
 
 }  // namespace
 
-bool LoopAnalysis::PhiInduction(const BasicBlock* latch, Instruction* phi,
-                                Induction* iv) {
+bool LoopAnalysis::PhiInduction(const BasicBlock* latch, Instruction* phi, Induction* iv) {
   uint32_t width = 0;
   bool is_signed = false;
   if (!IntType(context_, phi->type_id(), &width, &is_signed)) return false;
@@ -448,8 +430,7 @@ std::vector<Induction> LoopAnalysis::Inductions(const LoopShape& shape) {
   return Inductions(shape.header, shape.latch);
 }
 
-std::vector<Induction> LoopAnalysis::Inductions(BasicBlock* header,
-                                                BasicBlock* latch) {
+std::vector<Induction> LoopAnalysis::Inductions(BasicBlock* header, BasicBlock* latch) {
   std::vector<Induction> ivs;
   if (latch == nullptr) return ivs;
   header->ForEachPhiInst([&](Instruction* phi) {
@@ -459,8 +440,7 @@ std::vector<Induction> LoopAnalysis::Inductions(BasicBlock* header,
   return ivs;
 }
 
-bool LoopAnalysis::StartValue(const BasicBlock* latch, const Induction& iv,
-                              uint64_t* start) {
+bool LoopAnalysis::StartValue(const BasicBlock* latch, const Induction& iv, uint64_t* start) {
   if (iv.phi == nullptr) return false;
   auto* def_use = context_->get_def_use_mgr();
   uint64_t value = 0;
@@ -468,8 +448,7 @@ bool LoopAnalysis::StartValue(const BasicBlock* latch, const Induction& iv,
   for (uint32_t k = 0; k + 1 < iv.phi->NumInOperands(); k += 2) {
     if (iv.phi->GetSingleWordInOperand(k + 1) == latch->id()) continue;
     uint64_t v = 0;
-    if (!IntConstant(context_, def_use->GetDef(iv.phi->GetSingleWordInOperand(k)),
-                     &v) ||
+    if (!IntConstant(context_, def_use->GetDef(iv.phi->GetSingleWordInOperand(k)), &v) ||
         (have && v != value)) {
       return false;
     }
@@ -480,21 +459,18 @@ bool LoopAnalysis::StartValue(const BasicBlock* latch, const Induction& iv,
   return have;
 }
 
-bool LoopAnalysis::MemoryInduction(Loop* loop, Instruction* load,
-                                   Induction* iv, uint64_t* start) {
+bool LoopAnalysis::MemoryInduction(Loop* loop, Instruction* load, Induction* iv, uint64_t* start) {
   auto* def_use = context_->get_def_use_mgr();
   if (load == nullptr || load->opcode() != spv::Op::OpLoad) return false;
   Instruction* var = def_use->GetDef(load->GetSingleWordInOperand(0));
   if (var == nullptr || var->opcode() != spv::Op::OpVariable ||
-      var->GetSingleWordInOperand(0) !=
-          static_cast<uint32_t>(spv::StorageClass::Function) ||
+      var->GetSingleWordInOperand(0) != static_cast<uint32_t>(spv::StorageClass::Function) ||
       var->NumInOperands() != 1) {
     return false;
   }
   uint32_t width = 0;
   bool is_signed = false;
-  if (!IntType(context_, load->type_id(), &width, &is_signed) ||
-      (width != 32 && width != 64)) {
+  if (!IntType(context_, load->type_id(), &width, &is_signed) || (width != 32 && width != 64)) {
     return false;
   }
   iv->variable = var;
@@ -505,8 +481,7 @@ bool LoopAnalysis::MemoryInduction(Loop* loop, Instruction* load,
   bool other = false;
   def_use->ForEachUse(var, [&](Instruction* user, uint32_t operand_index) {
     const spv::Op op = user->opcode();
-    if (op == spv::Op::OpLoad || op == spv::Op::OpName ||
-        op == spv::Op::OpDecorate) {
+    if (op == spv::Op::OpLoad || op == spv::Op::OpName || op == spv::Op::OpDecorate) {
       return;
     }
     if (op != spv::Op::OpStore || operand_index != 0) {
@@ -522,9 +497,7 @@ bool LoopAnalysis::MemoryInduction(Loop* loop, Instruction* load,
     ++stores_in;
     Instruction* next = def_use->GetDef(value);
     bool stepped = false;
-    for (uint32_t i = 0; next != nullptr && i < next->NumInOperands() &&
-                         i < 2 && !stepped;
-         ++i) {
+    for (uint32_t i = 0; next != nullptr && i < next->NumInOperands() && i < 2 && !stepped; ++i) {
       Instruction* o = def_use->GetDef(next->GetSingleWordInOperand(i));
       stepped = o != nullptr && o->opcode() == spv::Op::OpLoad &&
                 o->GetSingleWordInOperand(0) == var->result_id() &&
@@ -535,13 +508,11 @@ bool LoopAnalysis::MemoryInduction(Loop* loop, Instruction* load,
   return !other && stores_in == 1 && stores_out == 1;
 }
 
-size_t LoopAnalysis::CounterIndex(uint32_t id,
-                                  const std::vector<Induction>& ivs) {
+size_t LoopAnalysis::CounterIndex(uint32_t id, const std::vector<Induction>& ivs) {
   const Instruction* inst = context_->get_def_use_mgr()->GetDef(id);
   for (size_t i = 0; i < ivs.size(); ++i) {
     if (ivs[i].phi != nullptr && ivs[i].phi->result_id() == id) return i;
-    if (ivs[i].variable != nullptr && inst != nullptr &&
-        inst->opcode() == spv::Op::OpLoad &&
+    if (ivs[i].variable != nullptr && inst != nullptr && inst->opcode() == spv::Op::OpLoad &&
         inst->GetSingleWordInOperand(0) == ivs[i].variable->result_id()) {
       return i;
     }
@@ -560,8 +531,7 @@ BasicBlock* LoopAnalysis::SingleExitBlock(Function* func, Loop* loop) {
     if (!loop->IsInsideLoop(&bb)) continue;
     const Instruction* term = bb.terminator();
     const spv::Op op = term->opcode();
-    if (op != spv::Op::OpBranch && op != spv::Op::OpBranchConditional &&
-        op != spv::Op::OpSwitch) {
+    if (op != spv::Op::OpBranch && op != spv::Op::OpBranchConditional && op != spv::Op::OpSwitch) {
       return nullptr;  // returns, kills inside the loop
     }
     bool leaves = false, bad = false;
@@ -576,8 +546,7 @@ BasicBlock* LoopAnalysis::SingleExitBlock(Function* func, Loop* loop) {
   return exit_block;
 }
 
-bool LoopAnalysis::AsExitTest(uint32_t cond, bool negate,
-                              const std::vector<Induction>& ivs,
+bool LoopAnalysis::AsExitTest(uint32_t cond, bool negate, const std::vector<Induction>& ivs,
                               ExitTest* test) {
   auto* def_use = context_->get_def_use_mgr();
   Instruction* c = def_use->GetDef(cond);
@@ -604,18 +573,15 @@ bool LoopAnalysis::AsExitTest(uint32_t cond, bool negate,
           (other->GetSingleWordInOperand(1) == 38 /* UMin */ ||
            other->GetSingleWordInOperand(1) == 39 /* SMin */)) {
         for (uint32_t k = 2; k < 4 && !is_max; ++k) {
-          if (IntConstant(context_,
-                          def_use->GetDef(other->GetSingleWordInOperand(k)),
-                          &bound)) {
+          if (IntConstant(context_, def_use->GetDef(other->GetSingleWordInOperand(k)), &bound)) {
             is_max = true;
           }
         }
       }
       // Only where the loop goes on while the counter stays below it.
-      const bool less = c->opcode() == spv::Op::OpULessThan ||
-                        c->opcode() == spv::Op::OpSLessThan ||
-                        c->opcode() == spv::Op::OpULessThanEqual ||
-                        c->opcode() == spv::Op::OpSLessThanEqual;
+      const bool less =
+          c->opcode() == spv::Op::OpULessThan || c->opcode() == spv::Op::OpSLessThan ||
+          c->opcode() == spv::Op::OpULessThanEqual || c->opcode() == spv::Op::OpSLessThanEqual;
       if (!is_max || !less || side != 0 || !negate) continue;
     }
     test->op = c->opcode();
@@ -652,10 +618,8 @@ int64_t LoopAnalysis::SimulateTrips(const std::vector<Induction>& ivs,
   return -1;
 }
 
-TripCount LoopAnalysis::CountTrips(const LoopShape& shape,
-                                   const std::vector<Induction>& ivs,
-                                   const LoopExits& exits,
-                                   const std::vector<size_t>& before) {
+TripCount LoopAnalysis::CountTrips(const LoopShape& shape, const std::vector<Induction>& ivs,
+                                   const LoopExits& exits, const std::vector<size_t>& before) {
   TripCount result;
   // The exits that compare a counter with a constant, run from a constant
   // start.
@@ -663,8 +627,7 @@ TripCount LoopAnalysis::CountTrips(const LoopShape& shape,
   bool all_simple = !exits.unpredictable;
   for (size_t e = 0; e < exits.predictable.size(); ++e) {
     ExitTest test;
-    if (AsExitTest(exits.predictable[e].cond, !exits.predictable[e].fires_when_true,
-                   ivs, &test)) {
+    if (AsExitTest(exits.predictable[e].cond, !exits.predictable[e].fires_when_true, ivs, &test)) {
       test.exit = e;
       tests.push_back(test);
       if (test.bound_is_max) all_simple = false;
@@ -693,16 +656,14 @@ TripCount LoopAnalysis::CountTrips(const LoopShape& shape,
   return result;
 }
 
-int64_t LoopAnalysis::SingleExitTripCount(Function* func, Loop* loop,
-                                          int64_t max_trips) {
+int64_t LoopAnalysis::SingleExitTripCount(Function* func, Loop* loop, int64_t max_trips) {
   auto* def_use = context_->get_def_use_mgr();
   BasicBlock* exit_block = SingleExitBlock(func, loop);
   BasicBlock* latch = loop == nullptr ? nullptr : loop->GetLatchBlock();
   if (exit_block == nullptr || latch == nullptr) return -1;
   const Instruction* branch = exit_block->terminator();
   const uint32_t cond = branch->GetSingleWordInOperand(0);
-  const bool continue_on_true =
-      loop->IsInsideLoop(branch->GetSingleWordInOperand(1));
+  const bool continue_on_true = loop->IsInsideLoop(branch->GetSingleWordInOperand(1));
   // The counters: header phis, and the variables of the loads the test
   // reads (memory form).
   std::vector<Induction> ivs = Inductions(loop->GetHeaderBlock(), latch);
@@ -712,9 +673,7 @@ int64_t LoopAnalysis::SingleExitTripCount(Function* func, Loop* loop,
     known[i] = StartValue(latch, ivs[i], &starts[i]);
   }
   Instruction* cmp = def_use->GetDef(cond);
-  for (uint32_t side = 0; cmp != nullptr && side < 2 &&
-                          side < cmp->NumInOperands();
-       ++side) {
+  for (uint32_t side = 0; cmp != nullptr && side < 2 && side < cmp->NumInOperands(); ++side) {
     uint32_t base = 0;
     uint64_t offset = 0;
     AffineOf(context_, cmp->GetSingleWordInOperand(side), &base, &offset);
@@ -734,16 +693,13 @@ int64_t LoopAnalysis::SingleExitTripCount(Function* func, Loop* loop,
   }
   // A test in the back-edge block runs after the body; anywhere else the
   // body runs once less than the test.
-  const bool test_after_body =
-      exit_block == latch && exit_block != loop->GetHeaderBlock();
+  const bool test_after_body = exit_block == latch && exit_block != loop->GetHeaderBlock();
   return SimulateTrips(ivs, starts, {test}, {!test_after_body}, max_trips);
 }
 
-LoopExits LoopAnalysis::Exits(const LoopShape& shape,
-                              const std::vector<Induction>& ivs) {
+LoopExits LoopAnalysis::Exits(const LoopShape& shape, const std::vector<Induction>& ivs) {
   LoopExits out;
-  spvtools::opt::DominatorAnalysis* dom =
-      context_->GetDominatorAnalysis(shape.function);
+  spvtools::opt::DominatorAnalysis* dom = context_->GetDominatorAnalysis(shape.function);
   // A block "reaches the latch" when the iteration can still go on from
   // it; an edge from such a block to one that cannot is a way out.
   std::unordered_set<uint32_t> reaching;
@@ -757,8 +713,7 @@ LoopExits LoopAnalysis::Exits(const LoopShape& shape,
     }
   }
   auto leaves = [&](uint32_t succ) {
-    return succ == shape.merge->id() ||
-           (shape.block_ids.count(succ) && !reaching.count(succ));
+    return succ == shape.merge->id() || (shape.block_ids.count(succ) && !reaching.count(succ));
   };
   std::vector<BasicBlock*> exit_blocks;  // every block a way out starts from
   for (BasicBlock* block : shape.blocks) {
@@ -779,8 +734,8 @@ LoopExits LoopAnalysis::Exits(const LoopShape& shape,
   }
   for (BasicBlock* block : exit_blocks) {
     Instruction* term = block->terminator();
-    bool predictable = shape.dominate_latch.count(block->id()) &&
-                       term->opcode() == spv::Op::OpBranchConditional;
+    bool predictable =
+        shape.dominate_latch.count(block->id()) && term->opcode() == spv::Op::OpBranchConditional;
     LoopExit exit;
     if (predictable) {
       const bool t = leaves(term->GetSingleWordInOperand(1));
@@ -848,8 +803,7 @@ const LoopWrites& LoopAnalysis::Writes(Loop& loop) {
     }
     writes.roots.insert(target->result_id());
     const auto root_sc = spv::StorageClass(target->GetSingleWordInOperand(0));
-    if (root_sc == spv::StorageClass::StorageBuffer ||
-        root_sc == spv::StorageClass::Uniform) {
+    if (root_sc == spv::StorageClass::StorageBuffer || root_sc == spv::StorageClass::Uniform) {
       writes.buffers = true;
     }
     if (HasDecoration(context_, target->result_id(), spv::Decoration::Aliased)) {
@@ -901,11 +855,9 @@ namespace {
 // The header's predecessors split into the back-edge block and the entries
 // (by id); false with |why| when the loop has not exactly one back edge,
 // no entry, or an unreachable one.
-bool FindLatchAndEntries(IRContext* context, LoopShape* shape,
-                         std::string* why) {
+bool FindLatchAndEntries(IRContext* context, LoopShape* shape, std::string* why) {
   spvtools::opt::CFG* cfg = context->cfg();
-  spvtools::opt::DominatorAnalysis* dom =
-      context->GetDominatorAnalysis(shape->function);
+  spvtools::opt::DominatorAnalysis* dom = context->GetDominatorAnalysis(shape->function);
   for (uint32_t pred : cfg->preds(shape->header->id())) {
     BasicBlock* p = cfg->block(pred);
     if (!dom->IsReachable(pred)) continue;
@@ -962,8 +914,7 @@ bool CheckWaysOut(IRContext* context, LoopShape* shape, std::string* why) {
       }
     }
   }
-  spvtools::opt::DominatorAnalysis* dom =
-      context->GetDominatorAnalysis(shape->function);
+  spvtools::opt::DominatorAnalysis* dom = context->GetDominatorAnalysis(shape->function);
   for (uint32_t pred : context->cfg()->preds(merge->id())) {
     if (!shape->block_ids.count(pred) && dom->IsReachable(pred)) {
       *why = "the merge block is also entered from outside the loop";
@@ -1024,8 +975,8 @@ bool FindPreheader(LoopShape* shape, std::string* why) {
 
 }  // namespace
 
-bool LoopAnalysis::Shape(Function* func, Loop* loop, LoopShape* shape,
-                         std::string* why, Instruction** where) {
+bool LoopAnalysis::Shape(Function* func, Loop* loop, LoopShape* shape, std::string* why,
+                         Instruction** where) {
   shape->function = func;
   shape->loop = loop;
   shape->header = loop->GetHeaderBlock();
@@ -1036,8 +987,7 @@ bool LoopAnalysis::Shape(Function* func, Loop* loop, LoopShape* shape,
     *why = "the loop has no merge block outside it";
     return false;
   }
-  if (!FindLatchAndEntries(context_, shape, why) ||
-      !CheckWaysOut(context_, shape, why) ||
+  if (!FindLatchAndEntries(context_, shape, why) || !CheckWaysOut(context_, shape, why) ||
       !CheckBackEdge(shape, why, where) || !FindPreheader(shape, why)) {
     return false;
   }
@@ -1055,12 +1005,18 @@ bool LoopAnalysis::Shape(Function* func, Loop* loop, LoopShape* shape,
 
 const char* LoadHazardName(LoadHazard hazard) {
   switch (hazard) {
-    case LoadHazard::kNone: return "";
-    case LoadHazard::kUnknownMemory: return "UnknownMemory";
-    case LoadHazard::kCoherentOrVolatile: return "CoherentOrVolatile";
-    case LoadHazard::kLoopWritesMemory: return "LoopWritesMemory";
-    case LoadHazard::kBarrierInLoop: return "BarrierInLoop";
-    case LoadHazard::kUnknownInstruction: return "UnknownInstruction";
+    case LoadHazard::kNone:
+      return "";
+    case LoadHazard::kUnknownMemory:
+      return "UnknownMemory";
+    case LoadHazard::kCoherentOrVolatile:
+      return "CoherentOrVolatile";
+    case LoadHazard::kLoopWritesMemory:
+      return "LoopWritesMemory";
+    case LoadHazard::kBarrierInLoop:
+      return "BarrierInLoop";
+    case LoadHazard::kUnknownInstruction:
+      return "UnknownInstruction";
   }
   return "";
 }
@@ -1077,12 +1033,10 @@ int32_t FirstMember(IRContext* context, uint32_t ptr, const Instruction* root,
          chain->GetSingleWordInOperand(0) != root->result_id()) {
     chain = def_use->GetDef(chain->GetSingleWordInOperand(0));
   }
-  if (chain != nullptr && chain->opcode() != spv::Op::OpVariable &&
-      chain->NumInOperands() > 1 && pointee != nullptr &&
-      pointee->opcode() == spv::Op::OpTypeStruct) {
+  if (chain != nullptr && chain->opcode() != spv::Op::OpVariable && chain->NumInOperands() > 1 &&
+      pointee != nullptr && pointee->opcode() == spv::Op::OpTypeStruct) {
     uint64_t m = 0;
-    if (IntConstant(context, def_use->GetDef(chain->GetSingleWordInOperand(1)),
-                    &m)) {
+    if (IntConstant(context, def_use->GetDef(chain->GetSingleWordInOperand(1)), &m)) {
       return static_cast<int32_t>(m);
     }
   }
@@ -1092,20 +1046,22 @@ int32_t FirstMember(IRContext* context, uint32_t ptr, const Instruction* root,
 // Hazards of a load through a pointer with no root variable: a
 // PhysicalStorageBuffer pointer (buffer device address) may point into any
 // buffer, so the loop must write no buffer memory at all.
-LoadHazard RootlessHazard(IRContext* context, uint32_t ptr,
-                          const LoopWrites& writes, std::string* why) {
+LoadHazard RootlessHazard(IRContext* context, uint32_t ptr, const LoopWrites& writes,
+                          std::string* why) {
   if (PointerClass(context, ptr) != spv::StorageClass::PhysicalStorageBuffer) {
     *why = "the loaded pointer does not come from a variable";
     return LoadHazard::kUnknownMemory;
   }
   if (writes.barrier) {
-    *why = "a barrier in the loop lets other invocations write the memory "
-           "between iterations";
+    *why =
+        "a barrier in the loop lets other invocations write the memory "
+        "between iterations";
     return LoadHazard::kBarrierInLoop;
   }
   if (writes.buffers || writes.unknown || writes.physical) {
-    *why = "the loop writes buffer memory, which the buffer device address "
-           "may point into";
+    *why =
+        "the loop writes buffer memory, which the buffer device address "
+        "may point into";
     return LoadHazard::kLoopWritesMemory;
   }
   return LoadHazard::kNone;
@@ -1113,8 +1069,7 @@ LoadHazard RootlessHazard(IRContext* context, uint32_t ptr,
 
 }  // namespace
 
-LoadHazard LoopAnalysis::Hazard(const LoopShape& shape, Instruction* load,
-                                std::string* why) {
+LoadHazard LoopAnalysis::Hazard(const LoopShape& shape, Instruction* load, std::string* why) {
   auto* def_use = context_->get_def_use_mgr();
   const bool image = IsImageRead(load->opcode());
   Instruction* root = nullptr;
@@ -1148,11 +1103,9 @@ LoadHazard LoopAnalysis::Hazard(const LoopShape& shape, Instruction* load,
       return LoadHazard::kCoherentOrVolatile;
     }
   }
-  if (root != nullptr &&
-      IsPrivateClass(spv::StorageClass(root->GetSingleWordInOperand(0)))) {
+  if (root != nullptr && IsPrivateClass(spv::StorageClass(root->GetSingleWordInOperand(0)))) {
     // A local: only the loop's own stores change it.
-    if (writes.unknown || writes.unknown_private ||
-        writes.roots.count(root->result_id())) {
+    if (writes.unknown || writes.unknown_private || writes.roots.count(root->result_id())) {
       *why = "the loop writes the variable it loads from";
       return LoadHazard::kLoopWritesMemory;
     }
@@ -1161,8 +1114,8 @@ LoadHazard LoopAnalysis::Hazard(const LoopShape& shape, Instruction* load,
   if (root == nullptr) return RootlessHazard(context_, ptr, writes, why);
   const auto storage = spv::StorageClass(root->GetSingleWordInOperand(0));
   // The block type and the member the chain enters first.
-  Instruction* pointee = def_use->GetDef(
-      def_use->GetDef(root->type_id())->GetSingleWordInOperand(1));
+  Instruction* pointee =
+      def_use->GetDef(def_use->GetDef(root->type_id())->GetSingleWordInOperand(1));
   while (pointee != nullptr && (pointee->opcode() == spv::Op::OpTypeArray ||
                                 pointee->opcode() == spv::Op::OpTypeRuntimeArray)) {
     pointee = def_use->GetDef(pointee->GetSingleWordInOperand(0));  // arrays of descriptors
@@ -1170,15 +1123,13 @@ LoadHazard LoopAnalysis::Hazard(const LoopShape& shape, Instruction* load,
   const int32_t member = image ? -1 : FirstMember(context_, ptr, root, pointee);
   auto decorated = [&](spv::Decoration d) {
     return HasDecoration(context_, root->result_id(), d) ||
-           (pointee != nullptr && pointee->opcode() == spv::Op::OpTypeStruct &&
-            member >= 0 &&
-            HasMemberDecoration(context_, pointee->result_id(),
-                                static_cast<uint32_t>(member), d));
+           (pointee != nullptr && pointee->opcode() == spv::Op::OpTypeStruct && member >= 0 &&
+            HasMemberDecoration(context_, pointee->result_id(), static_cast<uint32_t>(member), d));
   };
-  if (decorated(spv::Decoration::Coherent) ||
-      decorated(spv::Decoration::Volatile)) {
-    *why = "the memory is Coherent or Volatile: other invocations may change "
-           "it while the loop runs";
+  if (decorated(spv::Decoration::Coherent) || decorated(spv::Decoration::Volatile)) {
+    *why =
+        "the memory is Coherent or Volatile: other invocations may change "
+        "it while the loop runs";
     return LoadHazard::kCoherentOrVolatile;
   }
   bool read_only = false;
@@ -1186,10 +1137,9 @@ LoadHazard LoopAnalysis::Hazard(const LoopShape& shape, Instruction* load,
     // Sampled images and texel buffers cannot be written by shaders.
     Instruction* image_type = pointee;
     read_only = decorated(spv::Decoration::NonWritable) ||
-                (image_type != nullptr &&
-                 ((image_type->opcode() == spv::Op::OpTypeImage &&
-                   image_type->GetSingleWordInOperand(5) == 1) ||
-                  image_type->opcode() == spv::Op::OpTypeSampledImage));
+                (image_type != nullptr && ((image_type->opcode() == spv::Op::OpTypeImage &&
+                                            image_type->GetSingleWordInOperand(5) == 1) ||
+                                           image_type->opcode() == spv::Op::OpTypeSampledImage));
   } else {
     const bool buffer_block =
         storage == spv::StorageClass::Uniform && pointee != nullptr &&
@@ -1204,26 +1154,27 @@ LoadHazard LoopAnalysis::Hazard(const LoopShape& shape, Instruction* load,
   // Writable memory: no write to this variable, no barrier, in the loop or
   // in anything it calls.
   if (writes.barrier) {
-    *why = "a barrier in the loop lets other invocations write the memory "
-           "between iterations";
+    *why =
+        "a barrier in the loop lets other invocations write the memory "
+        "between iterations";
     return LoadHazard::kBarrierInLoop;
   }
-  const bool buffer_memory = storage == spv::StorageClass::StorageBuffer ||
-                             storage == spv::StorageClass::Uniform;
+  const bool buffer_memory =
+      storage == spv::StorageClass::StorageBuffer || storage == spv::StorageClass::Uniform;
   if (writes.unknown || writes.aliased || writes.roots.count(root->result_id()) ||
       (buffer_memory && writes.physical) ||
       (HasDecoration(context_, root->result_id(), spv::Decoration::Aliased) &&
        !writes.roots.empty())) {
-    *why = "the loop writes the memory it loads from (or memory that may "
-           "alias it)";
+    *why =
+        "the loop writes the memory it loads from (or memory that may "
+        "alias it)";
     return LoadHazard::kLoopWritesMemory;
   }
   return LoadHazard::kNone;
 }
 
 bool LoopAnalysis::IsInvariant(uint32_t id, const LoopShape& shape,
-                               const std::unordered_set<uint32_t>* prefix,
-                               int depth) {
+                               const std::unordered_set<uint32_t>* prefix, int depth) {
   if (depth > 24) return false;
   id = LookThroughPhis(context_, id);
   Instruction* inst = context_->get_def_use_mgr()->GetDef(id);
@@ -1258,8 +1209,7 @@ bool LoopAnalysis::IsInvariant(uint32_t id, const LoopShape& shape,
 
 bool LoopAnalysis::IsPredictable(uint32_t id, const LoopShape& shape,
                                  const std::vector<Induction>& ivs,
-                                 const std::unordered_set<uint32_t>* prefix,
-                                 int depth) {
+                                 const std::unordered_set<uint32_t>* prefix, int depth) {
   for (const Induction& iv : ivs) {
     if (iv.id() == id) return true;
   }
@@ -1281,8 +1231,7 @@ bool LoopAnalysis::IsPredictable(uint32_t id, const LoopShape& shape,
 }
 
 bool LoopAnalysis::IsAddressOf(uint32_t id, const LoopShape& shape,
-                               const std::vector<Induction>& ivs,
-                               bool allow_loads, bool* uses_iv,
+                               const std::vector<Induction>& ivs, bool allow_loads, bool* uses_iv,
                                bool* indexed_load, int depth) {
   auto is_iv = [&](uint32_t v) {
     for (const Induction& iv : ivs) {
@@ -1315,8 +1264,7 @@ bool LoopAnalysis::IsAddressOf(uint32_t id, const LoopShape& shape,
     if (IsPrivateClass(sc) || sc == spv::StorageClass::Max) return false;
     std::string ignored;
     bool inner_uses = false;
-    if (!IsAddressOf(ptr, shape, ivs, allow_loads, &inner_uses, indexed_load,
-                     depth + 1) ||
+    if (!IsAddressOf(ptr, shape, ivs, allow_loads, &inner_uses, indexed_load, depth + 1) ||
         Hazard(shape, inst, &ignored) != LoadHazard::kNone) {
       return false;
     }
@@ -1329,8 +1277,7 @@ bool LoopAnalysis::IsAddressOf(uint32_t id, const LoopShape& shape,
   if (!IsRecomputable(context_, inst)) return false;
   bool ok = true;
   inst->ForEachInId([&](const uint32_t* operand) {
-    if (ok && !IsAddressOf(*operand, shape, ivs, allow_loads, uses_iv,
-                           indexed_load, depth + 1)) {
+    if (ok && !IsAddressOf(*operand, shape, ivs, allow_loads, uses_iv, indexed_load, depth + 1)) {
       ok = false;
     }
   });
@@ -1340,8 +1287,7 @@ bool LoopAnalysis::IsAddressOf(uint32_t id, const LoopShape& shape,
 // ---------------------------------------------------------------------------
 // Recomputation.
 
-uint32_t LoopAnalysis::CloneAt(uint32_t id, const LoopShape& shape,
-                               BasicBlock* block,
+uint32_t LoopAnalysis::CloneAt(uint32_t id, const LoopShape& shape, BasicBlock* block,
                                std::unordered_map<uint32_t, uint32_t>* map) {
   auto* def_use = context_->get_def_use_mgr();
   Instruction* inst = def_use->GetDef(id);
@@ -1350,14 +1296,12 @@ uint32_t LoopAnalysis::CloneAt(uint32_t id, const LoopShape& shape,
   const bool sampled_image = inst->opcode() == spv::Op::OpSampledImage;
   auto found = map->find(id);
   if (found != map->end()) {
-    if (!sampled_image ||
-        context_->get_instr_block(def_use->GetDef(found->second)) == block) {
+    if (!sampled_image || context_->get_instr_block(def_use->GetDef(found->second)) == block) {
       return found->second;
     }
   }
   BasicBlock* def_block = context_->get_instr_block(inst);
-  if (!sampled_image &&
-      (def_block == nullptr || !shape.block_ids.count(def_block->id()))) {
+  if (!sampled_image && (def_block == nullptr || !shape.block_ids.count(def_block->id()))) {
     return id;
   }
   if (inst->opcode() == spv::Op::OpPhi) {
@@ -1379,8 +1323,8 @@ uint32_t LoopAnalysis::CloneAt(uint32_t id, const LoopShape& shape,
   }
   const uint32_t result = context_->TakeNextId();
   if (result == 0) return 0;
-  auto clone = std::make_unique<Instruction>(context_, inst->opcode(),
-                                             inst->type_id(), result, operands);
+  auto clone =
+      std::make_unique<Instruction>(context_, inst->opcode(), inst->type_id(), result, operands);
   Instruction* raw = &*block->end().InsertBefore(std::move(clone));
   def_use->AnalyzeInstDefUse(raw);
   context_->set_instr_block(raw, block);

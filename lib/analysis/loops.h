@@ -54,35 +54,29 @@ uint64_t MaskTo(uint64_t v, uint32_t width);
 int64_t SignExtend(uint64_t v, uint32_t width);
 // The result of integer comparison |op| on |a| and |b| of |width| bits;
 // |*known| is false when |op| is no integer comparison.
-bool CompareInts(spv::Op op, uint64_t a, uint64_t b, uint32_t width,
-                 bool* known);
+bool CompareInts(spv::Op op, uint64_t a, uint64_t b, uint32_t width, bool* known);
 
 // The OpVariable a pointer is derived from through access chains (and the
 // image variable behind a texel pointer), or null.
-spvtools::opt::Instruction* RootVariable(spvtools::opt::IRContext* context,
-                                         uint32_t ptr);
+spvtools::opt::Instruction* RootVariable(spvtools::opt::IRContext* context, uint32_t ptr);
 // The variable an image (or sampled image) value was loaded from, or null.
-spvtools::opt::Instruction* ImageVariable(spvtools::opt::IRContext* context,
-                                          uint32_t image);
+spvtools::opt::Instruction* ImageVariable(spvtools::opt::IRContext* context, uint32_t image);
 // The storage class of pointer |ptr|'s type, or Max when it is no pointer.
-spv::StorageClass PointerClass(spvtools::opt::IRContext* context,
-                               uint32_t ptr);
+spv::StorageClass PointerClass(spvtools::opt::IRContext* context, uint32_t ptr);
 // Function, Private, Input, Output: memory of one invocation.
 bool IsPrivateClass(spv::StorageClass sc);
 // Image instructions that read a texel (fetch, read, explicit-lod samples
 // and gathers).
 bool IsImageRead(spv::Op op);
-bool HasDecoration(spvtools::opt::IRContext* context, uint32_t id,
-                   spv::Decoration decoration);
-bool HasMemberDecoration(spvtools::opt::IRContext* context, uint32_t struct_id,
-                         uint32_t member, spv::Decoration decoration);
+bool HasDecoration(spvtools::opt::IRContext* context, uint32_t id, spv::Decoration decoration);
+bool HasMemberDecoration(spvtools::opt::IRContext* context, uint32_t struct_id, uint32_t member,
+                         spv::Decoration decoration);
 
 // Operations whose result a rewrite may recompute elsewhere: pure functions
 // of their operands (a division by zero gives an undefined value, not
 // undefined behaviour, and is only used where the original computes the
 // same).
-bool IsRecomputable(spvtools::opt::IRContext* context,
-                    const spvtools::opt::Instruction* inst);
+bool IsRecomputable(spvtools::opt::IRContext* context, const spvtools::opt::Instruction* inst);
 
 // |id| with the phis that only pass one value on looked through: a phi
 // whose incoming values are all one value (or itself: a loop phi the loop
@@ -93,8 +87,7 @@ uint32_t LookThroughPhis(spvtools::opt::IRContext* context, uint32_t id);
 // If |id| is |*base| + |*offset| through integer additions, subtractions of
 // constants and same-width bitcasts (offset modulo 2^width), with |*base|
 // the first value that is not such an operation.
-void AffineOf(spvtools::opt::IRContext* context, uint32_t id, uint32_t* base,
-              uint64_t* offset);
+void AffineOf(spvtools::opt::IRContext* context, uint32_t id, uint32_t* base, uint64_t* offset);
 
 // ---------------------------------------------------------------------------
 // Loop facts.
@@ -115,7 +108,7 @@ struct LoopShape {
   std::vector<spvtools::opt::Instruction*> merges_naming_header;
   std::vector<spvtools::opt::BasicBlock*> blocks;  // function order
   std::unordered_set<uint32_t> block_ids;
-  std::unordered_set<uint32_t> dominate_latch;  // loop blocks that do
+  std::unordered_set<uint32_t> dominate_latch;           // loop blocks that do
   std::vector<spvtools::opt::BasicBlock*> exit_sources;  // branch to merge
 };
 
@@ -165,7 +158,7 @@ struct LoopExits {
 // "The exit fires when (counter + offset) op bound" (negated when |negate|),
 // the counter on the left of |op| or on its right.
 struct ExitTest {
-  size_t exit = 0;     // which exit (the caller's numbering)
+  size_t exit = 0;  // which exit (the caller's numbering)
   spv::Op op = spv::Op::OpNop;
   bool counter_left = true;
   size_t counter = 0;  // index into the inductions
@@ -185,12 +178,12 @@ struct TripCount {
 // What a loop (and what it calls) writes.
 struct LoopWrites {
   bool barrier = false;
-  bool unknown = false;  // a write through a pointer with no root variable
-  bool unknown_private = false;  // the same, to Function/Private memory
-  bool physical = false;  // a write through a PhysicalStorageBuffer pointer
-  bool buffers = false;   // a write to any buffer memory
+  bool unknown = false;                // a write through a pointer with no root variable
+  bool unknown_private = false;        // the same, to Function/Private memory
+  bool physical = false;               // a write through a PhysicalStorageBuffer pointer
+  bool buffers = false;                // a write to any buffer memory
   std::unordered_set<uint32_t> roots;  // written variables (images too)
-  bool aliased = false;  // a written variable is decorated Aliased
+  bool aliased = false;                // a written variable is decorated Aliased
   // The first instruction (in block order) whose effect on memory is not
   // known (lib/analysis/memory_effects.h); null when there is none.
   const spvtools::opt::Instruction* unknown_inst = nullptr;
@@ -211,14 +204,12 @@ const char* LoadHazardName(LoadHazard hazard);
 class LoopAnalysis {
  public:
   // |context| must outlive this object.
-  explicit LoopAnalysis(spvtools::opt::IRContext* context)
-      : context_(context) {}
+  explicit LoopAnalysis(spvtools::opt::IRContext* context) : context_(context) {}
   // Forgets what was cached (call after changing the module).
   void Clear();
 
   // The blocks of |loop| in function order (cached per loop).
-  const std::vector<spvtools::opt::BasicBlock*>& Blocks(
-      spvtools::opt::Loop& loop);
+  const std::vector<spvtools::opt::BasicBlock*>& Blocks(spvtools::opt::Loop& loop);
   // What the loop (and what it calls) writes (cached per loop).
   const LoopWrites& Writes(spvtools::opt::Loop& loop);
 
@@ -228,9 +219,8 @@ class LoopAnalysis {
   // possibly the merge block) and heads no construct, no construct inside
   // naming the loop's merge block. False with |why| (and |*where|, when an
   // instruction is to blame) otherwise.
-  bool Shape(spvtools::opt::Function* func, spvtools::opt::Loop* loop,
-             LoopShape* shape, std::string* why,
-             spvtools::opt::Instruction** where);
+  bool Shape(spvtools::opt::Function* func, spvtools::opt::Loop* loop, LoopShape* shape,
+             std::string* why, spvtools::opt::Instruction** where);
 
   // The induction variables of |shape|'s loop among the header phis of a
   // 32- or 64-bit integer type, in header order.
@@ -242,14 +232,12 @@ class LoopAnalysis {
   // variable stored a constant once before the loop and its own load
   // +/- a constant once in it); false when it is none. |*start| gets the
   // stored constant.
-  bool MemoryInduction(spvtools::opt::Loop* loop,
-                       spvtools::opt::Instruction* load, Induction* iv,
+  bool MemoryInduction(spvtools::opt::Loop* loop, spvtools::opt::Instruction* load, Induction* iv,
                        uint64_t* start);
   // The constant every entry gives the header phi |iv| of the loop whose
   // back-edge block is |latch| (false when they differ or are not
   // constants).
-  bool StartValue(const spvtools::opt::BasicBlock* latch, const Induction& iv,
-                  uint64_t* start);
+  bool StartValue(const spvtools::opt::BasicBlock* latch, const Induction& iv, uint64_t* start);
 
   // The exits of |shape|'s loop; see LoopExits.
   LoopExits Exits(const LoopShape& shape, const std::vector<Induction>& ivs);
@@ -265,83 +253,72 @@ class LoopAnalysis {
   // (on the bound side of a less-than that keeps the loop going)
   // min(x, constant); false when it is neither. A memory-form induction is
   // matched by any load of its variable.
-  bool AsExitTest(uint32_t cond, bool negate, const std::vector<Induction>& ivs,
-                  ExitTest* test);
+  bool AsExitTest(uint32_t cond, bool negate, const std::vector<Induction>& ivs, ExitTest* test);
   // Simulates the counters from |starts| until a test fires, iteration j
   // from 0 to |max_iteration|; a test fires in iteration j before the point
   // counted when |before_point(test.exit)|. Returns the iterations the
   // point runs, or -1 when no test fires.
-  int64_t SimulateTrips(const std::vector<Induction>& ivs,
-                        const std::vector<uint64_t>& starts,
-                        const std::vector<ExitTest>& tests,
-                        const std::vector<bool>& before_point,
+  int64_t SimulateTrips(const std::vector<Induction>& ivs, const std::vector<uint64_t>& starts,
+                        const std::vector<ExitTest>& tests, const std::vector<bool>& before_point,
                         int64_t max_iteration) const;
   // The trip count of the point of |shape|'s loop that |before| exits
   // precede (indices into |exits.predictable|): exact when every exit is
   // such a test, an upper bound when some are.
-  TripCount CountTrips(const LoopShape& shape,
-                       const std::vector<Induction>& ivs,
-                       const LoopExits& exits,
-                       const std::vector<size_t>& before);
+  TripCount CountTrips(const LoopShape& shape, const std::vector<Induction>& ivs,
+                       const LoopExits& exits, const std::vector<size_t>& before);
   // The trip count of a loop with a single exit (SingleExitBlock) that
   // tests a counter (a header phi or a memory-form induction) against a
   // constant: the times its body runs (the header once more when the test
   // is in the header or the body; as often when it is in the back-edge
   // block). -1 when unknown or more than |max_trips| + 1.
-  int64_t SingleExitTripCount(spvtools::opt::Function* func,
-                              spvtools::opt::Loop* loop, int64_t max_trips);
+  int64_t SingleExitTripCount(spvtools::opt::Function* func, spvtools::opt::Loop* loop,
+                              int64_t max_trips);
 
   // Whether a load in |shape|'s loop may see a write made in the loop:
   // stores/atomics/image writes to its memory, barriers, calls that do
   // either; |why| says how.
-  LoadHazard Hazard(const LoopShape& shape, spvtools::opt::Instruction* load,
-                    std::string* why);
+  LoadHazard Hazard(const LoopShape& shape, spvtools::opt::Instruction* load, std::string* why);
 
   // Whether |id| has the same value in every iteration of |shape|'s loop:
   // defined outside it, or recomputable from such values and loads of
   // memory the loop cannot change (loads only in |prefix| blocks, which
   // every iteration runs before it can leave, when |prefix| is not null).
-  bool IsInvariant(uint32_t id, const LoopShape& shape,
-                   const std::unordered_set<uint32_t>* prefix, int depth = 0);
+  bool IsInvariant(uint32_t id, const LoopShape& shape, const std::unordered_set<uint32_t>* prefix,
+                   int depth = 0);
   // Whether |id| is computed from the induction variables |ivs| and values
   // invariant in the loop (loads only in |prefix| blocks) through
   // recomputable operations: a later iteration's value can be computed
   // ahead of time.
-  bool IsPredictable(uint32_t id, const LoopShape& shape,
-                     const std::vector<Induction>& ivs,
-                     const std::unordered_set<uint32_t>* prefix,
-                     int depth = 0);
+  bool IsPredictable(uint32_t id, const LoopShape& shape, const std::vector<Induction>& ivs,
+                     const std::unordered_set<uint32_t>* prefix, int depth = 0);
   // Whether |id| is computed only from |ivs|, values defined outside the
   // loop and constants, through recomputable operations (and loads of
   // memory the loop cannot change when |allow_loads|). |*uses_iv| is set
   // when it depends on an induction variable; |*indexed_load| when it goes
   // through a load that does.
-  bool IsAddressOf(uint32_t id, const LoopShape& shape,
-                   const std::vector<Induction>& ivs, bool allow_loads,
-                   bool* uses_iv, bool* indexed_load, int depth = 0);
+  bool IsAddressOf(uint32_t id, const LoopShape& shape, const std::vector<Induction>& ivs,
+                   bool allow_loads, bool* uses_iv, bool* indexed_load, int depth = 0);
 
   // Recomputes the in-loop part of |id|'s computation at the end of |block|
   // with each value that |map| maps replaced (the induction phis, typically;
   // |map| also memoises the clones). Returns the clone's id, |id| itself when
   // it is defined outside the loop, 0 on failure (an unmapped induction phi,
   // ids ran out).
-  uint32_t CloneAt(uint32_t id, const LoopShape& shape,
-                   spvtools::opt::BasicBlock* block,
+  uint32_t CloneAt(uint32_t id, const LoopShape& shape, spvtools::opt::BasicBlock* block,
                    std::unordered_map<uint32_t, uint32_t>* map);
 
  private:
   // Whether the header phi |phi| of the loop whose back-edge block is
   // |latch| is an induction; fills |iv|.
-  bool PhiInduction(const spvtools::opt::BasicBlock* latch,
-                    spvtools::opt::Instruction* phi, Induction* iv);
+  bool PhiInduction(const spvtools::opt::BasicBlock* latch, spvtools::opt::Instruction* phi,
+                    Induction* iv);
   // The index in |ivs| whose value |id| is (the phi, or a load of the
   // memory-form variable); |ivs.size()| when none.
   size_t CounterIndex(uint32_t id, const std::vector<Induction>& ivs);
 
   spvtools::opt::IRContext* context_;
-  std::unordered_map<uint32_t, std::vector<spvtools::opt::BasicBlock*>>
-      blocks_;  // by header id
-  std::unordered_map<uint32_t, LoopWrites> writes_;  // by header id
+  std::unordered_map<uint32_t, std::vector<spvtools::opt::BasicBlock*>> blocks_;  // by header id
+  std::unordered_map<uint32_t, LoopWrites> writes_;                               // by header id
 };
 
 }  // namespace waveopt

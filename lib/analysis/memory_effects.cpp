@@ -99,8 +99,7 @@ bool Orders(Op op) {
 bool NoEffect(Op op) {
   if (spvOpcodeIsBranch(op) || spvOpcodeIsReturnOrAbort(op) ||
       spvOpcodeIsNonUniformGroupOperation(op) || spvOpcodeIsDebug(op) ||
-      spvOpcodeIsDecoration(op) || spvOpcodeIsConstant(op) ||
-      spvOpcodeGeneratesType(op)) {
+      spvOpcodeIsDecoration(op) || spvOpcodeIsConstant(op) || spvOpcodeGeneratesType(op)) {
     return true;
   }
   switch (op) {
@@ -203,8 +202,7 @@ MemoryEffect ExtInstEffect(spvtools::opt::IRContext* context, const Instruction*
     return MemoryEffect::kNone;
   }
   const std::string set = ExtInstSetName(context, inst);
-  if (set.rfind("NonSemantic.", 0) == 0 || set == "DebugInfo" ||
-      set == "OpenCL.DebugInfo.100") {
+  if (set.rfind("NonSemantic.", 0) == 0 || set == "DebugInfo" || set == "OpenCL.DebugInfo.100") {
     return MemoryEffect::kNone;
   }
   return MemoryEffect::kUnknown;

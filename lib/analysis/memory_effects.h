@@ -45,8 +45,7 @@ MemoryEffect MemoryEffectOf(spvtools::opt::IRContext* context,
 // For a kWrite instruction: the in-operand index of the pointer (or image)
 // it writes through, or -1 when it writes memory no operand names (ray
 // payloads, mesh outputs, EmitVertex's outputs).
-int WrittenOperand(spvtools::opt::IRContext* context,
-                   const spvtools::opt::Instruction* inst);
+int WrittenOperand(spvtools::opt::IRContext* context, const spvtools::opt::Instruction* inst);
 
 }  // namespace waveopt
 

@@ -221,8 +221,8 @@ bool IsPureOpcode(Op op) {
 }
 
 bool IsAccessChain(Op op) {
-  return op == Op::OpAccessChain || op == Op::OpInBoundsAccessChain ||
-         op == Op::OpPtrAccessChain || op == Op::OpInBoundsPtrAccessChain;
+  return op == Op::OpAccessChain || op == Op::OpInBoundsAccessChain || op == Op::OpPtrAccessChain ||
+         op == Op::OpInBoundsPtrAccessChain;
 }
 
 // Instructions after which the executing lane may be gone (or a helper).
@@ -271,8 +271,8 @@ struct FuncInfo {
   std::vector<uint32_t> divergent_exits;  // blocks with a divergent lane exit
   Uniformity entry = kW;                  // control level at the call sites
   Uniformity ret = kW;                    // level of the returned value
-  Uniformity kill = kW;        // level of the lane exits inside (kill/demote)
-  bool has_lane_exit = false;  // may kill/demote lanes (itself or callees)
+  Uniformity kill = kW;                   // level of the lane exits inside (kill/demote)
+  bool has_lane_exit = false;             // may kill/demote lanes (itself or callees)
   bool is_entry_point = false;
   bool irreducible = false;
   int return_value_blocks = 0;
@@ -312,8 +312,7 @@ const char* UniformityName(Uniformity u) {
 }
 
 struct UniformityAnalysis::Impl {
-  explicit Impl(IRContext* context)
-      : ctx(context), du(context->get_def_use_mgr()) {}
+  explicit Impl(IRContext* context) : ctx(context), du(context->get_def_use_mgr()) {}
 
   IRContext* ctx;
   spvtools::opt::analysis::DefUseManager* du;
@@ -360,14 +359,12 @@ struct UniformityAnalysis::Impl {
   }
   bool IsPrivatePtr(uint32_t id) {
     spv::StorageClass sc = PointerClass(id);
-    return sc == spv::StorageClass::Function ||
-           sc == spv::StorageClass::Private;
+    return sc == spv::StorageClass::Function || sc == spv::StorageClass::Private;
   }
   // The variable (or parameter, or other pointer source) |ptr| points into.
   Instruction* RootOf(uint32_t ptr) {
     Instruction* def = du->GetDef(ptr);
-    while (def && (IsAccessChain(def->opcode()) ||
-                   def->opcode() == Op::OpCopyObject)) {
+    while (def && (IsAccessChain(def->opcode()) || def->opcode() == Op::OpCopyObject)) {
       def = du->GetDef(def->GetSingleWordInOperand(0));
     }
     return def;
@@ -430,17 +427,14 @@ struct UniformityAnalysis::Impl {
     const bool arithmetic =
         (op_code >= uint32_t(Op::OpGroupNonUniformIAdd) &&
          op_code <= uint32_t(Op::OpGroupNonUniformLogicalXor)) ||
-        (op_code >= uint32_t(Op::OpGroupIAdd) &&
-         op_code <= uint32_t(Op::OpGroupSMax)) ||
+        (op_code >= uint32_t(Op::OpGroupIAdd) && op_code <= uint32_t(Op::OpGroupSMax)) ||
         (op_code >= uint32_t(Op::OpGroupIAddNonUniformAMD) &&
          op_code <= uint32_t(Op::OpGroupSMaxNonUniformAMD)) ||
-        (op_code >= uint32_t(Op::OpGroupIMulKHR) &&
-         op_code <= uint32_t(Op::OpGroupLogicalXorKHR));
+        (op_code >= uint32_t(Op::OpGroupIMulKHR) && op_code <= uint32_t(Op::OpGroupLogicalXorKHR));
     if (arithmetic) {
       if (n < 3) return kD;
       // Only a full reduction gives every lane the same result.
-      return static_cast<spv::GroupOperation>(in(1)) ==
-                     spv::GroupOperation::Reduce
+      return static_cast<spv::GroupOperation>(in(1)) == spv::GroupOperation::Reduce
                  ? ScopeLevel(in(0))
                  : kD;
     }
@@ -460,10 +454,8 @@ struct UniformityAnalysis::Impl {
         return Max(ScopeLevel(in(0)), L(in(2)));
       case Op::OpGroupNonUniformBallotBitCount:
         // Reduce counts the bits of the ballot: a function of the operand.
-        return static_cast<spv::GroupOperation>(in(1)) ==
-                       spv::GroupOperation::Reduce
-                   ? L(in(2))
-                   : kD;
+        return static_cast<spv::GroupOperation>(in(1)) == spv::GroupOperation::Reduce ? L(in(2))
+                                                                                      : kD;
       case Op::OpGroupNonUniformBallotBitExtract:
       case Op::OpGroupNonUniformBallotFindLSB:
       case Op::OpGroupNonUniformBallotFindMSB: {
@@ -503,8 +495,7 @@ struct UniformityAnalysis::Impl {
     Instruction* root = RootOf(ptr);
     auto* decos = ctx->get_decoration_mgr();
     if (root && root->result_id() != 0 &&
-        decos->HasDecoration(root->result_id(),
-                             uint32_t(spv::Decoration::Volatile))) {
+        decos->HasDecoration(root->result_id(), uint32_t(spv::Decoration::Volatile))) {
       return kD;
     }
     const Uniformity addr = L(ptr);
@@ -527,12 +518,11 @@ struct UniformityAnalysis::Impl {
       case spv::StorageClass::Input: {
         if (!root || root->opcode() != Op::OpVariable) return kD;
         Uniformity u = kD;
-        decos->WhileEachDecoration(
-            root->result_id(), uint32_t(spv::Decoration::BuiltIn),
-            [&](const Instruction& d) {
-              u = BuiltInLevel(d.GetSingleWordInOperand(2));
-              return false;
-            });
+        decos->WhileEachDecoration(root->result_id(), uint32_t(spv::Decoration::BuiltIn),
+                                   [&](const Instruction& d) {
+                                     u = BuiltInLevel(d.GetSingleWordInOperand(2));
+                                     return false;
+                                   });
         return Max(addr, u);
       }
       default:
@@ -546,13 +536,13 @@ struct UniformityAnalysis::Impl {
     Instruction* type = du->GetDef(root->type_id());
     if (!type || type->opcode() != Op::OpTypePointer) return true;
     type = du->GetDef(type->GetSingleWordInOperand(1));
-    while (type && (type->opcode() == Op::OpTypeArray ||
-                    type->opcode() == Op::OpTypeRuntimeArray)) {
+    while (type &&
+           (type->opcode() == Op::OpTypeArray || type->opcode() == Op::OpTypeRuntimeArray)) {
       type = du->GetDef(type->GetSingleWordInOperand(0));
     }
     if (!type) return true;
-    return ctx->get_decoration_mgr()->HasDecoration(
-        type->result_id(), uint32_t(spv::Decoration::BufferBlock));
+    return ctx->get_decoration_mgr()->HasDecoration(type->result_id(),
+                                                    uint32_t(spv::Decoration::BufferBlock));
   }
 
   Uniformity ValueTransfer(Instruction* inst) {
@@ -584,9 +574,8 @@ struct UniformityAnalysis::Impl {
         return it == func_by_id.end() ? kD : it->second->ret;
       }
       case Op::OpLoad:
-        return LoadLevel(
-            inst->GetSingleWordInOperand(0),
-            inst->NumInOperands() > 1 ? inst->GetSingleWordInOperand(1) : 0);
+        return LoadLevel(inst->GetSingleWordInOperand(0),
+                         inst->NumInOperands() > 1 ? inst->GetSingleWordInOperand(1) : 0);
       case Op::OpVariable:
       case Op::OpUndef:
         // An undefined value may be taken to be the same in every lane.
@@ -609,12 +598,10 @@ struct UniformityAnalysis::Impl {
     const uint32_t code = static_cast<uint32_t>(op);
     if ((code >= uint32_t(Op::OpGroupNonUniformElect) &&
          code <= uint32_t(Op::OpGroupNonUniformQuadSwap)) ||
-        (code >= uint32_t(Op::OpGroupAll) &&
-         code <= uint32_t(Op::OpGroupSMax)) ||
+        (code >= uint32_t(Op::OpGroupAll) && code <= uint32_t(Op::OpGroupSMax)) ||
         (code >= uint32_t(Op::OpGroupIAddNonUniformAMD) &&
          code <= uint32_t(Op::OpGroupSMaxNonUniformAMD)) ||
-        (code >= uint32_t(Op::OpGroupIMulKHR) &&
-         code <= uint32_t(Op::OpGroupLogicalXorKHR)) ||
+        (code >= uint32_t(Op::OpGroupIMulKHR) && code <= uint32_t(Op::OpGroupLogicalXorKHR)) ||
         op == Op::OpGroupNonUniformRotateKHR || op == Op::OpSubgroupBallotKHR ||
         op == Op::OpSubgroupFirstInvocationKHR || op == Op::OpSubgroupAllKHR ||
         op == Op::OpSubgroupAnyKHR || op == Op::OpSubgroupAllEqualKHR ||
@@ -718,8 +705,7 @@ struct UniformityAnalysis::Impl {
           });
           if (used_outside) Raise(inst.result_id(), u);
         }
-        if ((inst.opcode() == Op::OpStore ||
-             inst.opcode() == Op::OpCopyMemory ||
+        if ((inst.opcode() == Op::OpStore || inst.opcode() == Op::OpCopyMemory ||
              inst.opcode() == Op::OpCopyMemorySized) &&
             IsPrivatePtr(inst.GetSingleWordInOperand(0))) {
           RaiseContent(inst.GetSingleWordInOperand(0), u);
@@ -738,10 +724,8 @@ struct UniformityAnalysis::Impl {
   void ComputeJoins(BlockInfo* b) {
     b->joins_computed = true;
     Function* func = b->fn->func;
-    BasicBlock* ipdom =
-        ctx->GetPostDominatorAnalysis(func)->ImmediateDominator(b->bb);
-    uint32_t stop =
-        (!ipdom || ctx->cfg()->IsPseudoExitBlock(ipdom)) ? 0 : ipdom->id();
+    BasicBlock* ipdom = ctx->GetPostDominatorAnalysis(func)->ImmediateDominator(b->bb);
+    uint32_t stop = (!ipdom || ctx->cfg()->IsPseudoExitBlock(ipdom)) ? 0 : ipdom->id();
     constexpr int kMany = -1;
     std::unordered_map<uint32_t, int> label;
     for (int i = 0; i < static_cast<int>(b->succs.size()); ++i) {
@@ -761,9 +745,8 @@ struct UniformityAnalysis::Impl {
     for (const auto& e : label) {
       if (e.second == kMany) b->joins.push_back(e.first);
     }
-    std::sort(b->joins.begin(), b->joins.end(), [this](uint32_t x, uint32_t y) {
-      return Block(x)->order < Block(y)->order;
-    });
+    std::sort(b->joins.begin(), b->joins.end(),
+              [this](uint32_t x, uint32_t y) { return Block(x)->order < Block(y)->order; });
   }
 
   void RaiseBranch(BlockInfo* b, Uniformity u) {
@@ -835,8 +818,8 @@ struct UniformityAnalysis::Impl {
       case Op::OpStore: {
         const uint32_t ptr = inst->GetSingleWordInOperand(0);
         if (!IsPrivatePtr(ptr) || !block()) return;
-        RaiseContent(ptr, Max(Max(L(inst->GetSingleWordInOperand(1)), L(ptr)),
-                              Max(b->ctl, b->fn->entry)));
+        RaiseContent(
+            ptr, Max(Max(L(inst->GetSingleWordInOperand(1)), L(ptr)), Max(b->ctl, b->fn->entry)));
         return;
       }
       case Op::OpCopyMemory:
@@ -858,8 +841,7 @@ struct UniformityAnalysis::Impl {
         const Uniformity site = Max(b->ctl, b->fn->entry);
         for (uint32_t i = 1; i < inst->NumInOperands(); ++i) {
           if (i - 1 < callee->params.size()) {
-            Raise(callee->params[i - 1],
-                  Max(L(inst->GetSingleWordInOperand(i)), site));
+            Raise(callee->params[i - 1], Max(L(inst->GetSingleWordInOperand(i)), site));
           }
         }
         RaiseEntry(callee, site);
@@ -951,9 +933,8 @@ void UniformityAnalysis::Impl::ComputeLoops(FuncInfo* f) {
       }
     }
   }
-  std::sort(headers.begin(), headers.end(), [this](uint32_t x, uint32_t y) {
-    return Block(x)->order < Block(y)->order;
-  });
+  std::sort(headers.begin(), headers.end(),
+            [this](uint32_t x, uint32_t y) { return Block(x)->order < Block(y)->order; });
   headers.erase(std::unique(headers.begin(), headers.end()), headers.end());
   for (uint32_t h : headers) {
     LoopInfo loop;
@@ -972,9 +953,7 @@ void UniformityAnalysis::Impl::ComputeLoops(FuncInfo* f) {
     }
     loop.block_order.assign(loop.blocks.begin(), loop.blocks.end());
     std::sort(loop.block_order.begin(), loop.block_order.end(),
-              [this](uint32_t x, uint32_t y) {
-                return Block(x)->order < Block(y)->order;
-              });
+              [this](uint32_t x, uint32_t y) { return Block(x)->order < Block(y)->order; });
     for (uint32_t id : loop.block_order) {
       for (uint32_t s : Block(id)->succs) {
         if (!loop.blocks.count(s)) loop.exiting.insert(id);
@@ -997,8 +976,7 @@ void UniformityAnalysis::Impl::SetUpFunction(FuncInfo* f) {
     info.bb = &bb;
     info.order = static_cast<uint32_t>(blocks.size());
     bb.ForEachSuccessorLabel([&info](uint32_t s) {
-      if (std::find(info.succs.begin(), info.succs.end(), s) ==
-          info.succs.end()) {
+      if (std::find(info.succs.begin(), info.succs.end(), s) == info.succs.end()) {
         info.succs.push_back(s);
       }
     });
@@ -1007,8 +985,7 @@ void UniformityAnalysis::Impl::SetUpFunction(FuncInfo* f) {
       ++f->return_value_blocks;
     }
   }
-  f->cda.ComputeControlDependenceGraph(*ctx->cfg(),
-                                       *ctx->GetPostDominatorAnalysis(func));
+  f->cda.ComputeControlDependenceGraph(*ctx->cfg(), *ctx->GetPostDominatorAnalysis(func));
   func->ForEachParam([this, f](Instruction* p) {
     f->params.push_back(p->result_id());
     analysed[p->result_id()] = true;
@@ -1051,10 +1028,9 @@ void UniformityAnalysis::Impl::SetUpMemory() {
         const uint32_t use = operand.words[0];
         if (!IsPrivatePtr(use)) continue;
         if ((op == Op::OpLoad && i == 0) || (op == Op::OpStore && i == 0) ||
-            ((op == Op::OpCopyMemory || op == Op::OpCopyMemorySized) &&
-             i < 2) ||
-            ((IsAccessChain(op) || op == Op::OpCopyObject) && i == 0) ||
-            op == Op::OpPhi || (op == Op::OpSelect && i > 0)) {
+            ((op == Op::OpCopyMemory || op == Op::OpCopyMemorySized) && i < 2) ||
+            ((IsAccessChain(op) || op == Op::OpCopyObject) && i == 0) || op == Op::OpPhi ||
+            (op == Op::OpSelect && i > 0)) {
           continue;
         }
         if (op == Op::OpFunctionCall && i > 0) {
@@ -1152,8 +1128,7 @@ void UniformityAnalysis::Impl::Run() {
     }
   }
   for (auto& fp : funcs) {
-    fp->func->ForEachInst([this](Instruction* inst) { Push(inst); }, true,
-                          false);
+    fp->func->ForEachInst([this](Instruction* inst) { Push(inst); }, true, false);
   }
   // Process in program order first: most values settle in one sweep.
   std::reverse(worklist.begin(), worklist.end());
@@ -1164,8 +1139,7 @@ void UniformityAnalysis::Impl::Run() {
   }
 }
 
-const std::vector<uint32_t>& UniformityAnalysis::Impl::Deps(
-    uint32_t block_id) const {
+const std::vector<uint32_t>& UniformityAnalysis::Impl::Deps(uint32_t block_id) const {
   static const std::vector<uint32_t> kNone;
   const BlockInfo* b = Block(block_id);
   if (!b || b->ctl != kD) return kNone;
@@ -1176,8 +1150,7 @@ const std::vector<uint32_t>& UniformityAnalysis::Impl::Deps(
     for (const auto& fp : funcs) {
       for (uint32_t x : fp->divergent_exits) {
         std::unordered_set<uint32_t> seen;
-        std::vector<uint32_t> stack(Block(x)->succs.begin(),
-                                    Block(x)->succs.end());
+        std::vector<uint32_t> stack(Block(x)->succs.begin(), Block(x)->succs.end());
         while (!stack.empty()) {
           uint32_t id = PopBack(&stack);
           if (!seen.insert(id).second) continue;
@@ -1211,14 +1184,12 @@ const std::vector<uint32_t>& UniformityAnalysis::Impl::Deps(
       }
     }
   }
-  std::sort(deps.begin(), deps.end(), [this](uint32_t x, uint32_t y) {
-    return Block(x)->order < Block(y)->order;
-  });
+  std::sort(deps.begin(), deps.end(),
+            [this](uint32_t x, uint32_t y) { return Block(x)->order < Block(y)->order; });
   return deps_cache[block_id] = std::move(deps);
 }
 
-UniformityAnalysis::UniformityAnalysis(IRContext* context)
-    : impl_(new Impl(context)) {
+UniformityAnalysis::UniformityAnalysis(IRContext* context) : impl_(new Impl(context)) {
   impl_->Run();
 }
 
@@ -1269,8 +1240,7 @@ Uniformity UniformityAnalysis::BlockLevel(uint32_t block_id) const {
   return b ? b->ctl : kD;
 }
 
-const std::vector<uint32_t>& UniformityAnalysis::DivergentBranches(
-    uint32_t block_id) const {
+const std::vector<uint32_t>& UniformityAnalysis::DivergentBranches(uint32_t block_id) const {
   return impl_->Deps(block_id);
 }
 
@@ -1290,8 +1260,7 @@ void UniformityAnalysis::Print(std::ostream& out) const {
   std::unordered_map<uint32_t, std::string> names;
   for (auto& inst : ctx->module()->debugs2()) {
     if (inst.opcode() != Op::OpName) continue;
-    names.try_emplace(inst.GetSingleWordInOperand(0),
-                      inst.GetInOperand(1).AsString());
+    names.try_emplace(inst.GetSingleWordInOperand(0), inst.GetInOperand(1).AsString());
   }
   auto name = [&](uint32_t id) {
     auto it = names.find(id);

@@ -57,9 +57,7 @@ class UniformityAnalysis {
   UniformityAnalysis& operator=(const UniformityAnalysis&) = delete;
 
   Uniformity ValueLevel(uint32_t id) const;
-  bool IsSubgroupUniform(uint32_t id) const {
-    return ValueLevel(id) != Uniformity::kDivergent;
-  }
+  bool IsSubgroupUniform(uint32_t id) const { return ValueLevel(id) != Uniformity::kDivergent; }
   bool IsBlockUniform(uint32_t block_id) const;
   // Empty exactly when IsBlockUniform(block_id). Besides divergent branches
   // it lists the blocks holding a divergent early exit that does not end a
@@ -129,8 +127,7 @@ class SharedUniformity {
 
 // The uniformity of |context| for a pass that has not changed it yet:
 // |shared|'s when set, else a new one, held in |own|.
-const UniformityAnalysis& UniformityOf(spvtools::opt::IRContext* context,
-                                       SharedUniformity* shared,
+const UniformityAnalysis& UniformityOf(spvtools::opt::IRContext* context, SharedUniformity* shared,
                                        std::unique_ptr<UniformityAnalysis>* own);
 
 }  // namespace waveopt

@@ -41,8 +41,7 @@ struct Val {
   TraceStoreValue made;  // kLoaded: made.a is the event; kCombined: all
   bool Known() const { return kind == Kind::kInt; }
   bool FromArray() const {
-    return kind == Kind::kLoaded || kind == Kind::kCombined ||
-           kind == Kind::kTainted;
+    return kind == Kind::kLoaded || kind == Kind::kCombined || kind == Kind::kTainted;
   }
 };
 
@@ -82,21 +81,19 @@ bool IsCombiningOp(spv::Op op) {
 }  // namespace
 
 struct WorkgroupTrace::Impl {
-  Impl(IRContext* c, Function* e, uint32_t a) : context(c), entry(e), array(a) {
-    FindBuiltIns();
-  }
+  Impl(IRContext* c, Function* e, uint32_t a) : context(c), entry(e), array(a) { FindBuiltIns(); }
 
   IRContext* context;
   Function* entry;
   uint32_t array;
   std::unordered_map<uint32_t, spv::BuiltIn> builtins;  // input variables
-  uint32_t workgroup_size_const = 0;  // the WorkgroupSize-decorated constant
+  uint32_t workgroup_size_const = 0;                    // the WorkgroupSize-decorated constant
 
   // The current run.
   TraceConfig config;
   uint32_t size[3] = {1, 1, 1};
-  uint64_t index = 0;            // the invocation
-  bool identity_known = true;    // false: builtins of the identity unknown
+  uint64_t index = 0;          // the invocation
+  bool identity_known = true;  // false: builtins of the identity unknown
   std::unordered_map<uint32_t, Val> env;
   std::unordered_map<uint32_t, Val> constants;  // per config
   std::vector<TraceEvent>* events = nullptr;
@@ -118,8 +115,7 @@ struct WorkgroupTrace::Impl {
   void FindBuiltIns() {
     for (Instruction& inst : context->annotations()) {
       if (inst.opcode() != spv::Op::OpDecorate ||
-          spv::Decoration(inst.GetSingleWordInOperand(1)) !=
-              spv::Decoration::BuiltIn) {
+          spv::Decoration(inst.GetSingleWordInOperand(1)) != spv::Decoration::BuiltIn) {
         continue;
       }
       const auto b = spv::BuiltIn(inst.GetSingleWordInOperand(2));
@@ -150,8 +146,8 @@ struct WorkgroupTrace::Impl {
     uint32_t width = 32;
     if (type->opcode() == spv::Op::OpTypeInt) width = type->GetSingleWordInOperand(0);
     if (type->opcode() == spv::Op::OpTypeBool) width = 1;
-    const bool scalar = type->opcode() == spv::Op::OpTypeInt ||
-                        type->opcode() == spv::Op::OpTypeBool;
+    const bool scalar =
+        type->opcode() == spv::Op::OpTypeInt || type->opcode() == spv::Op::OpTypeBool;
     switch (def->opcode()) {
       case spv::Op::OpConstant: {
         if (type->opcode() != spv::Op::OpTypeInt) return Unknown();
@@ -159,8 +155,10 @@ struct WorkgroupTrace::Impl {
         IntConstant(context, def, &value);
         return Int(value, width);
       }
-      case spv::Op::OpConstantTrue: return Int(1, 1);
-      case spv::Op::OpConstantFalse: return Int(0, 1);
+      case spv::Op::OpConstantTrue:
+        return Int(1, 1);
+      case spv::Op::OpConstantFalse:
+        return Int(0, 1);
       case spv::Op::OpConstantNull:
         if (scalar) return Int(0, width);
         return Unknown();
@@ -182,8 +180,7 @@ struct WorkgroupTrace::Impl {
   }
 
   bool SpecValue(uint32_t id, uint64_t* value) {
-    for (Instruction* dec :
-         context->get_decoration_mgr()->GetDecorationsFor(id, false)) {
+    for (Instruction* dec : context->get_decoration_mgr()->GetDecorationsFor(id, false)) {
       if (dec->opcode() == spv::Op::OpDecorate &&
           spv::Decoration(dec->GetSingleWordInOperand(1)) == spv::Decoration::SpecId) {
         auto it = config.spec.find(dec->GetSingleWordInOperand(2));
@@ -265,10 +262,9 @@ struct WorkgroupTrace::Impl {
   // The builtin input |b| of the current invocation, component |k|.
   Val BuiltIn(spv::BuiltIn b, uint32_t type_id) {
     const Instruction* type = context->get_def_use_mgr()->GetDef(type_id);
-    const uint32_t count =
-        type != nullptr && type->opcode() == spv::Op::OpTypeVector
-            ? type->GetSingleWordInOperand(1)
-            : 1;
+    const uint32_t count = type != nullptr && type->opcode() == spv::Op::OpTypeVector
+                               ? type->GetSingleWordInOperand(1)
+                               : 1;
     if (!identity_known) return Unknown();
     switch (b) {
       case spv::BuiltIn::LocalInvocationIndex:
@@ -314,8 +310,7 @@ struct WorkgroupTrace::Impl {
         chain->opcode() != spv::Op::OpInBoundsAccessChain) {
       return Unknown();
     }
-    if (chain->NumInOperands() != 2 ||
-        chain->GetSingleWordInOperand(0) != root->result_id()) {
+    if (chain->NumInOperands() != 2 || chain->GetSingleWordInOperand(0) != root->result_id()) {
       return Unknown();
     }
     Val vb = BuiltIn(b->second, root->type_id() == 0 ? 0 : PointeeType(root));
@@ -325,8 +320,7 @@ struct WorkgroupTrace::Impl {
   }
 
   uint32_t PointeeType(const Instruction* var) {
-    const Instruction* ptr_type =
-        context->get_def_use_mgr()->GetDef(var->type_id());
+    const Instruction* ptr_type = context->get_def_use_mgr()->GetDef(var->type_id());
     return ptr_type->GetSingleWordInOperand(1);
   }
 
@@ -334,15 +328,15 @@ struct WorkgroupTrace::Impl {
   // innermost array level, the row (the outer levels' indices, flattened)
   // and the vector component (-1: the whole element); false (Fail) when the
   // access is not to one element or one component of one.
-  bool Element(uint32_t ptr, Instruction* at, int64_t* element,
-               int64_t* row = nullptr, int32_t* component = nullptr) {
+  bool Element(uint32_t ptr, Instruction* at, int64_t* element, int64_t* row = nullptr,
+               int32_t* component = nullptr) {
     Instruction* chain = context->get_def_use_mgr()->GetDef(ptr);
-    if (chain == nullptr || (chain->opcode() != spv::Op::OpAccessChain &&
-                             chain->opcode() != spv::Op::OpInBoundsAccessChain) ||
-        chain->NumInOperands() < 2 ||
-        chain->GetSingleWordInOperand(0) != array) {
-      return Fail("UnsupportedAccess",
-                  "the array is accessed other than one element at a time", at);
+    if (chain == nullptr ||
+        (chain->opcode() != spv::Op::OpAccessChain &&
+         chain->opcode() != spv::Op::OpInBoundsAccessChain) ||
+        chain->NumInOperands() < 2 || chain->GetSingleWordInOperand(0) != array) {
+      return Fail("UnsupportedAccess", "the array is accessed other than one element at a time",
+                  at);
     }
     std::vector<uint32_t> lengths;  // the array levels' lengths, outer first
     uint32_t vector_size = 0;
@@ -350,8 +344,8 @@ struct WorkgroupTrace::Impl {
     const size_t indices = chain->NumInOperands() - 1;
     if (lengths.empty() || indices < lengths.size() ||
         indices > lengths.size() + (vector_size != 0 ? 1 : 0)) {
-      return Fail("UnsupportedAccess",
-                  "the array is accessed other than one element at a time", at);
+      return Fail("UnsupportedAccess", "the array is accessed other than one element at a time",
+                  at);
     }
     std::vector<int64_t> idx;
     for (size_t k = 0; k < indices; ++k) {
@@ -388,8 +382,8 @@ struct WorkgroupTrace::Impl {
   // component; outer indices and components must be in bounds (the
   // innermost index is checked by the caller's replay).
   bool Flatten(const std::vector<uint32_t>& lengths, uint32_t vector_size,
-               const std::vector<int64_t>& idx, Instruction* at,
-               int64_t* element, int64_t* row, int32_t* component) {
+               const std::vector<int64_t>& idx, Instruction* at, int64_t* element, int64_t* row,
+               int32_t* component) {
     int64_t flat = 0;
     for (size_t k = 0; k + 1 < lengths.size(); ++k) {
       const Val n = Get(lengths[k]);
@@ -410,8 +404,7 @@ struct WorkgroupTrace::Impl {
     int32_t c = -1;
     if (idx.size() > lengths.size()) {
       if (idx.back() < 0 || static_cast<uint64_t>(idx.back()) >= vector_size) {
-        return Fail("OutOfBounds", "a component past the end of a vector element is accessed",
-                    at);
+        return Fail("OutOfBounds", "a component past the end of a vector element is accessed", at);
       }
       c = static_cast<int32_t>(idx.back());
     }
@@ -422,8 +415,7 @@ struct WorkgroupTrace::Impl {
   // Applies |op| to the values of |ids| (|literals| for composite
   // extracts, shuffles, ext numbers).
   Val Apply(spv::Op op, uint32_t type_id, const std::vector<uint32_t>& ids,
-            const std::vector<uint32_t>& literals, const Instruction* inst,
-            int depth) {
+            const std::vector<uint32_t>& literals, const Instruction* inst, int depth) {
     std::vector<Val> in;
     in.reserve(ids.size());
     bool from_array = false;
@@ -455,8 +447,8 @@ struct WorkgroupTrace::Impl {
 
   // A value computed from values read from the array: a combining operation
   // of two loaded values, or tainted.
-  Val Combine(spv::Op op, const std::vector<Val>& in,
-              const std::vector<uint32_t>& literals, const Instruction* inst) {
+  Val Combine(spv::Op op, const std::vector<Val>& in, const std::vector<uint32_t>& literals,
+              const Instruction* inst) {
     uint32_t ext = 0;
     std::vector<Val> operands = in;
     if (op == spv::Op::OpExtInst) {
@@ -480,7 +472,6 @@ struct WorkgroupTrace::Impl {
     v.made.b = operands[1].made.a;
     return v;
   }
-
 
   Val ApplyInt(spv::Op op, uint32_t width, const std::vector<Val>& in,
                const std::vector<uint32_t>& literals) {
@@ -584,9 +575,8 @@ struct WorkgroupTrace::Impl {
       for (Instruction& inst : block) {
         const spv::Op op = inst.opcode();
         if (op == spv::Op::OpControlBarrier || op == spv::Op::OpFunctionCall ||
-            op == spv::Op::OpReturn || op == spv::Op::OpReturnValue ||
-            op == spv::Op::OpKill || op == spv::Op::OpUnreachable ||
-            op == spv::Op::OpTerminateInvocation) {
+            op == spv::Op::OpReturn || op == spv::Op::OpReturnValue || op == spv::Op::OpKill ||
+            op == spv::Op::OpUnreachable || op == spv::Op::OpTerminateInvocation) {
           ok = false;
         }
         if (TouchesArray(&inst)) ok = false;
@@ -598,8 +588,8 @@ struct WorkgroupTrace::Impl {
 
   bool TouchesArray(const Instruction* inst) {
     const spv::Op op = inst->opcode();
-    if (op == spv::Op::OpLoad || op == spv::Op::OpStore ||
-        op == spv::Op::OpCopyMemory || spvOpcodeIsAtomicOp(op)) {
+    if (op == spv::Op::OpLoad || op == spv::Op::OpStore || op == spv::Op::OpCopyMemory ||
+        spvOpcodeIsAtomicOp(op)) {
       Instruction* root = RootVariable(context, inst->GetSingleWordInOperand(0));
       if (root != nullptr && root->result_id() == array) return true;
       if (op == spv::Op::OpCopyMemory) {
@@ -641,12 +631,11 @@ struct WorkgroupTrace::Impl {
       default:
         break;
     }
-    if (spvOpcodeIsAtomicOp(op) || op == spv::Op::OpMemoryBarrier ||
-        op == spv::Op::OpImageWrite || op == spv::Op::OpCopyMemory ||
-        op == spv::Op::OpCopyMemorySized) {
+    if (spvOpcodeIsAtomicOp(op) || op == spv::Op::OpMemoryBarrier || op == spv::Op::OpImageWrite ||
+        op == spv::Op::OpCopyMemory || op == spv::Op::OpCopyMemorySized) {
       if (TouchesArray(inst)) {
-        return Fail("UnsupportedAccess",
-                    "the array is accessed by an atomic or a memory copy", inst);
+        return Fail("UnsupportedAccess", "the array is accessed by an atomic or a memory copy",
+                    inst);
       }
       TraceEvent e;
       e.kind = TraceEvent::Kind::kMemoryWrite;
@@ -681,8 +670,8 @@ struct WorkgroupTrace::Impl {
       e.inst = store;
       // Function variables are the invocation's own (code not in SSA
       // form): not a write anyone else sees.
-      if (root != nullptr && spv::StorageClass(root->GetSingleWordInOperand(0)) ==
-                                 spv::StorageClass::Function) {
+      if (root != nullptr &&
+          spv::StorageClass(root->GetSingleWordInOperand(0)) == spv::StorageClass::Function) {
         return true;
       }
       events->push_back(e);
@@ -736,16 +725,14 @@ struct WorkgroupTrace::Impl {
       case spv::Op::OpSwitch: {
         const Val c = Get(term->GetSingleWordInOperand(0));
         if (c.FromArray()) {
-          return Fail("BranchOnArrayValue",
-                      "a branch depends on values read from the array", term);
+          return Fail("BranchOnArrayValue", "a branch depends on values read from the array", term);
         }
         if (!c.Known()) return SkipOrFail(block, next, skipped);
         target = context->get_instr_block(BranchTarget(term, c.bits[0]));
         break;
       }
       default:
-        return Fail("UnsupportedControlFlow",
-                    "an invocation ends other than by returning", term);
+        return Fail("UnsupportedControlFlow", "an invocation ends other than by returning", term);
     }
     *next = target;
     return true;
@@ -785,8 +772,7 @@ struct WorkgroupTrace::Impl {
       for (; it != block->end(); ++it) {
         if (&*it == block->terminator()) break;
         if (++steps > kInvocationBudget || ++total_steps > kTotalBudget) {
-          return Fail("TraceTooLong",
-                      "following every invocation takes too many steps", start);
+          return Fail("TraceTooLong", "following every invocation takes too many steps", start);
         }
         if (!Execute(&*it)) return false;
       }
@@ -795,16 +781,14 @@ struct WorkgroupTrace::Impl {
       if (!Next(block, &next, &skipped, &done)) return false;
       if (done) return true;
       if (next == nullptr) {
-        return Fail("UnsupportedControlFlow", "a branch target is missing",
-                    block->terminator());
+        return Fail("UnsupportedControlFlow", "a branch target is missing", block->terminator());
       }
       BasicBlock* pred = skipped ? nullptr : block;
       // A loop entered from outside that touches nothing traced: skipped.
       if (Instruction* lm = next->GetLoopMergeInst()) {
         auto* loops = context->GetLoopDescriptor(entry);
         spvtools::opt::Loop* loop = (*loops)[next->id()];
-        const bool from_outside = loop == nullptr || pred == nullptr ||
-                                  !loop->IsInsideLoop(pred);
+        const bool from_outside = loop == nullptr || pred == nullptr || !loop->IsInsideLoop(pred);
         if (from_outside && Clean(next, lm->GetSingleWordInOperand(0), true)) {
           next = context->get_instr_block(lm->GetSingleWordInOperand(0));
           pred = nullptr;
@@ -817,8 +801,7 @@ struct WorkgroupTrace::Impl {
   }
 };
 
-WorkgroupTrace::WorkgroupTrace(IRContext* context, Function* entry,
-                               uint32_t array)
+WorkgroupTrace::WorkgroupTrace(IRContext* context, Function* entry, uint32_t array)
     : impl_(std::make_unique<Impl>(context, entry, array)) {}
 
 WorkgroupTrace::~WorkgroupTrace() = default;
@@ -860,8 +843,7 @@ bool WorkgroupTrace::Reaches(Instruction* start, const TraceConfig& config) {
   m.constants.clear();
   m.env.clear();
   m.identity_known = false;
-  spvtools::opt::DominatorAnalysis* dom =
-      m.context->GetDominatorAnalysis(m.entry);
+  spvtools::opt::DominatorAnalysis* dom = m.context->GetDominatorAnalysis(m.entry);
   BasicBlock* target = m.context->get_instr_block(start);
   for (BasicBlock* b = dom->ImmediateDominator(target); b != nullptr;
        b = dom->ImmediateDominator(b)) {
@@ -878,9 +860,8 @@ bool WorkgroupTrace::Reaches(Instruction* start, const TraceConfig& config) {
   return true;
 }
 
-bool WorkgroupTrace::Run(Instruction* start, const TraceConfig& config,
-                         std::string* reason, std::string* why,
-                         Instruction** where) {
+bool WorkgroupTrace::Run(Instruction* start, const TraceConfig& config, std::string* reason,
+                         std::string* why, Instruction** where) {
   Impl& m = *impl_;
   uint32_t size[3];
   if (!WorkgroupCount(config, size)) {
@@ -917,8 +898,8 @@ const std::vector<std::vector<TraceEvent>>& WorkgroupTrace::events() const {
   return impl_->all_events;
 }
 
-bool WorkgroupTrace::EvalFor(uint32_t id, uint32_t index,
-                             const TraceConfig& config, uint64_t* value) {
+bool WorkgroupTrace::EvalFor(uint32_t id, uint32_t index, const TraceConfig& config,
+                             uint64_t* value) {
   Impl& m = *impl_;
   uint32_t size[3];
   if (!WorkgroupCount(config, size)) return false;

@@ -60,8 +60,8 @@ struct TraceStoreValue {
     kCombined,  // |op|/|ext| applied to loads |a| and |b|
   };
   Kind kind = Kind::kOther;
-  uint32_t op = 0;   // spv::Op of the combining instruction
-  uint32_t ext = 0;  // GLSL.std.450 number when op is OpExtInst
+  uint32_t op = 0;        // spv::Op of the combining instruction
+  uint32_t ext = 0;       // GLSL.std.450 number when op is OpExtInst
   uint32_t a = 0, b = 0;  // indices into the invocation's events
   uint32_t id = 0;        // kOther: the stored value's id
 };
@@ -76,10 +76,10 @@ struct TraceEvent {
   };
   Kind kind = Kind::kLoad;
   spvtools::opt::Instruction* inst = nullptr;
-  int64_t element = -1;  // loads and stores: the innermost array index
-  int64_t row = 0;        // the outer levels' indices, flattened
+  int64_t element = -1;    // loads and stores: the innermost array index
+  int64_t row = 0;         // the outer levels' indices, flattened
   int32_t component = -1;  // a vector element's component; -1: all of it
-  TraceStoreValue value;  // stores
+  TraceStoreValue value;   // stores
 };
 
 class WorkgroupTrace {
@@ -87,8 +87,7 @@ class WorkgroupTrace {
   // Traces accesses to the Workgroup variable |array| (an array, or array
   // of arrays, of scalars or vectors)
   // in |entry|, a GLCompute entry point's function of a module in SSA form.
-  WorkgroupTrace(spvtools::opt::IRContext* context,
-                 spvtools::opt::Function* entry, uint32_t array);
+  WorkgroupTrace(spvtools::opt::IRContext* context, spvtools::opt::Function* entry, uint32_t array);
   ~WorkgroupTrace();
   WorkgroupTrace(const WorkgroupTrace&) = delete;
   WorkgroupTrace& operator=(const WorkgroupTrace&) = delete;
@@ -105,17 +104,15 @@ class WorkgroupTrace {
   // remark name in |*reason|, a sentence in |*why| and the instruction to
   // blame in |*where| when an invocation cannot be followed (see the
   // contract).
-  bool Run(spvtools::opt::Instruction* start, const TraceConfig& config,
-           std::string* reason, std::string* why,
-           spvtools::opt::Instruction** where);
+  bool Run(spvtools::opt::Instruction* start, const TraceConfig& config, std::string* reason,
+           std::string* why, spvtools::opt::Instruction** where);
 
   // After a successful Run(): events[invocation].
   const std::vector<std::vector<TraceEvent>>& events() const;
 
   // Evaluates |id| (an integer or boolean, a function of the identity of
   // invocation |index| and constants) under |config|; false when unknown.
-  bool EvalFor(uint32_t id, uint32_t index, const TraceConfig& config,
-               uint64_t* value);
+  bool EvalFor(uint32_t id, uint32_t index, const TraceConfig& config, uint64_t* value);
 
  private:
   struct Impl;

@@ -19,8 +19,8 @@ constexpr uint32_t kSpirvMagic = 0x07230203u;
 struct BinaryInstruction {
   uint32_t op = 0;
   uint32_t word_count = 0;
-  uint32_t type = 0;    // result type id, 0 if none
-  uint32_t result = 0;  // result id, 0 if none
+  uint32_t type = 0;              // result type id, 0 if none
+  uint32_t result = 0;            // result id, 0 if none
   const uint32_t* ops = nullptr;  // the operands after the result type and id
   uint32_t num_ops = 0;
   const uint32_t* words = nullptr;  // every word after the opcode word

@@ -26,7 +26,7 @@ struct Resource {
     kSampler,             // no data; every sampler is nearest, clamp to edge
     kUniformTexelBuffer,  // texels, |width| of them
     kStorageTexelBuffer,
-    kDeviceBuffer,        // no binding: reached through |device_address|
+    kDeviceBuffer,  // no binding: reached through |device_address|
   };
   Kind kind = Kind::kStorageBuffer;
   uint32_t set = 0;
@@ -46,9 +46,9 @@ struct Resource {
 
 // Per-instruction execution counts of one dispatch (Launch::count_instructions).
 struct InstructionCount {
-  uint32_t word = 0;        // the instruction's first word in the module
-  uint64_t subgroups = 0;   // times a subgroup executed it
-  uint64_t lanes = 0;       // the same, times the active lanes
+  uint32_t word = 0;       // the instruction's first word in the module
+  uint64_t subgroups = 0;  // times a subgroup executed it
+  uint64_t lanes = 0;      // the same, times the active lanes
 };
 
 // What to run besides the module.
@@ -91,7 +91,7 @@ struct Race {
   // may be empty) with |offset| bytes into it.
   int32_t resource = -1;
   std::string variable;
-  uint64_t offset = 0;  // the first byte of the 4-byte word
+  uint64_t offset = 0;                                // the first byte of the 4-byte word
   uint32_t workgroup[2][3] = {{0, 0, 0}, {0, 0, 0}};  // WorkgroupId
   uint32_t local[2][3] = {{0, 0, 0}, {0, 0, 0}};      // LocalInvocationId
   uint32_t global[2][3] = {{0, 0, 0}, {0, 0, 0}};     // GlobalInvocationId
@@ -129,7 +129,7 @@ struct Counters {
   // largest number of different words the active lanes touched in one bank,
   // minus one (lanes reading the same word do not conflict), summed.
   uint64_t bank_conflicts = 0;
-  uint64_t barriers = 0;       // workgroup barriers completed (per workgroup)
+  uint64_t barriers = 0;  // workgroup barriers completed (per workgroup)
   // Lane accesses outside their memory: buffer and image loads give zero
   // (as with Vulkan's robustness2), other loads the poison value, stores are
   // dropped; includes accesses through a descriptor index past the array.

@@ -1118,7 +1118,7 @@ bool Machine::AddResource(Resource& r) {
   bool image = r.kind == K::kStorageImage || r.kind == K::kSampledImage ||
                r.kind == K::kSeparateImage || r.kind == K::kUniformTexelBuffer ||
                r.kind == K::kStorageTexelBuffer;
-  mo.kind = image ? MemObj::Kind::kImage
+  mo.kind = image                   ? MemObj::Kind::kImage
             : r.kind == K::kSampler ? MemObj::Kind::kSampler
                                     : MemObj::Kind::kBuffer;
   mo.data = r.data.data();
@@ -1136,14 +1136,14 @@ bool Machine::AddResource(Resource& r) {
                           ? "the device buffer at address " + std::to_string(r.device_address)
                           : "binding " + std::to_string(r.set) + "." + std::to_string(r.binding);
   if (image && (r.format == TexelFormat::kUnknown ||
-                uint64_t{r.width} * mo.height * mo.depth * TexelBytes(r.format) >
-                    r.data.size())) {
+                uint64_t{r.width} * mo.height * mo.depth * TexelBytes(r.format) > r.data.size())) {
     return Fail(where + ": image data is smaller than its size and format");
   }
   if (mo.device) {
     if (r.device_address == 0 || (r.device_address & 0xffffffffu) != 0 ||
         r.data.size() > (uint64_t{1} << 32)) {
-      return Fail(where + ": device addresses must be nonzero multiples of 2^32 and buffers "
+      return Fail(where +
+                  ": device addresses must be nonzero multiples of 2^32 and buffers "
                   "at most 4 GiB");
     }
     for (uint32_t d : device_objs_) {

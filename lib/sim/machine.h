@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "lib/sim/module.h"
 #include "lib/sim/launch.h"
+#include "lib/sim/module.h"
 
 namespace waveopt {
 namespace sim {

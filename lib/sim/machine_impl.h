@@ -171,13 +171,13 @@ bool ParseImageOperands(const Inst& in, uint32_t k, ImageOperands* out, std::str
 
 struct MemObj {
   enum class Kind {
-    kNone,        // object 0: the null pointer, and unbound resources
-    kBuffer,      // storage/uniform buffers and device buffers
-    kImage,       // images and texel buffers
+    kNone,    // object 0: the null pointer, and unbound resources
+    kBuffer,  // storage/uniform buffers and device buffers
+    kImage,   // images and texel buffers
     kSampler,
-    kTable,       // a descriptor array: |table| holds its elements' objects
-    kEmpty,       // what a descriptor index past the array reaches: no bytes, no texels
-    kWild,        // what a device address in no buffer reaches
+    kTable,  // a descriptor array: |table| holds its elements' objects
+    kEmpty,  // what a descriptor index past the array reaches: no bytes, no texels
+    kWild,   // what a device address in no buffer reaches
     kPush,
     kOutput,
     kWorkgroup,
@@ -189,11 +189,11 @@ struct MemObj {
   // Images.
   uint32_t width = 0, height = 0, depth = 0;
   TexelFormat format = TexelFormat::kRgba32f;
-  bool linear = false;           // texel buffers: addressed like buffers
-  uint64_t address = 0;          // device buffers: the address of byte 0
-  bool device = false;           // a device buffer
-  std::vector<uint32_t> table;   // kTable
-  bool tracked = false;          // shared memory a race can happen in (Launch::detect_races)
+  bool linear = false;          // texel buffers: addressed like buffers
+  uint64_t address = 0;         // device buffers: the address of byte 0
+  bool device = false;          // a device buffer
+  std::vector<uint32_t> table;  // kTable
+  bool tracked = false;         // shared memory a race can happen in (Launch::detect_races)
   // Memory that Vulkan's robustness2 covers: out-of-bounds loads give zero.
   bool Robust() const {
     return kind == Kind::kBuffer || kind == Kind::kImage || kind == Kind::kEmpty ||
@@ -481,7 +481,7 @@ class Machine {
   uint32_t wg_id_[3] = {0, 0, 0};
   uint64_t executed_ = 0;
   uint32_t empty_obj_ = 0, wild_obj_ = 0;
-  std::vector<uint32_t> device_objs_;  // device buffers, by address
+  std::vector<uint32_t> device_objs_;                  // device buffers, by address
   std::vector<uint64_t> inst_subgroups_, inst_lanes_;  // by Inst::index
   uint64_t junk_ = 0;  // the junk byte pattern (Launch::junk_seed), 0: none
   // Current subgroup (for subgroup operations), and the local invocation

@@ -103,8 +103,7 @@ const uint32_t* Machine::GroupOperands(const Inst& in) {
     return in.ops;  // a KHR form
   }
   if (ScopeOf(in.ops[0]) != spv::ScopeSubgroup) {
-    return Fail(OpcodeName(in.op) + " with a scope other than Subgroup is not supported"),
-           nullptr;
+    return Fail(OpcodeName(in.op) + " with a scope other than Subgroup is not supported"), nullptr;
   }
   return in.ops + 1;
 }
@@ -130,8 +129,9 @@ int Machine::Ext(const Inst& in, const uint32_t* invs, uint32_t n) {
   if (run != nullptr) return (this->*run)(in, invs, n);
   switch (e) {
     case GLSLstd450IMix:
-      return Fail("unsupported GLSL.std.450 instruction IMix (the specification leaves it "
-                  "undefined)"),
+      return Fail(
+                 "unsupported GLSL.std.450 instruction IMix (the specification leaves it "
+                 "undefined)"),
              -1;
     case GLSLstd450InterpolateAtCentroid:
     case GLSLstd450InterpolateAtSample:
@@ -139,7 +139,7 @@ int Machine::Ext(const Inst& in, const uint32_t* invs, uint32_t n) {
       return Fail("unsupported GLSL.std.450 instruction InterpolateAt" +
                   std::string(e == GLSLstd450InterpolateAtCentroid ? "Centroid"
                               : e == GLSLstd450InterpolateAtSample ? "Sample"
-                                                                    : "Offset") +
+                                                                   : "Offset") +
                   " (fragment shaders only)"),
              -1;
     default:

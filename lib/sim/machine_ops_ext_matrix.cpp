@@ -22,8 +22,8 @@ int Machine::ExtMatrix(const Inst& in, const uint32_t* invs, uint32_t n) {
       const TypeInfo& mt = TypeOf(a[0]);
       uint32_t dim = mt.count;
       if (dim < 2 || dim > 4 || I_.types[mt.elem].count != dim) {
-        return Fail("GLSL.std.450 " + std::string(e == GLSLstd450Determinant ? "Determinant"
-                                                                               : "MatrixInverse") +
+        return Fail("GLSL.std.450 " +
+                    std::string(e == GLSLstd450Determinant ? "Determinant" : "MatrixInverse") +
                     " of a matrix that is not 2x2, 3x3 or 4x4"),
                -1;
       }

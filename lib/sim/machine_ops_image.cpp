@@ -13,8 +13,8 @@ bool ParseImageOperands(const Inst& in, uint32_t k, ImageOperands* out, std::str
   static const struct {
     uint32_t bit;
     uint32_t ids;
-  } kOperands[] = {{0x1, 1},  {0x2, 1},  {0x4, 2},    {0x8, 1},    {0x10, 1},   {0x20, 1},
-                   {0x40, 1}, {0x80, 1}, {0x100, 1},  {0x200, 1},  {0x400, 0},  {0x800, 0},
+  } kOperands[] = {{0x1, 1},    {0x2, 1},    {0x4, 2},    {0x8, 1},    {0x10, 1},  {0x20, 1},
+                   {0x40, 1},   {0x80, 1},   {0x100, 1},  {0x200, 1},  {0x400, 0}, {0x800, 0},
                    {0x1000, 0}, {0x2000, 0}, {0x4000, 0}, {0x10000, 1}};
   uint32_t known = 0;
   for (const auto& op : kOperands) known |= op.bit;
@@ -107,11 +107,11 @@ bool Machine::ImageUnsupported(const Inst& in, Subgroup* sg, Frame* f) {
     case spv::OpImageSampleProjDrefImplicitLod:
     case spv::OpImageSampleProjDrefExplicitLod:
     case spv::OpImageDrefGather:
-      return Fail("unsupported instruction " + OpcodeName(in.op) +
-                  " (depth-comparison sampling)");
+      return Fail("unsupported instruction " + OpcodeName(in.op) + " (depth-comparison sampling)");
     case spv::OpImageQueryLod:
-      return Fail("unsupported instruction OpImageQueryLod (implicit level of detail: fragment "
-                  "shaders only)");
+      return Fail(
+          "unsupported instruction OpImageQueryLod (implicit level of detail: fragment "
+          "shaders only)");
     case spv::OpImageQueryFormat:
     case spv::OpImageQueryOrder:
       return Fail("unsupported instruction " + OpcodeName(in.op) + " (OpenCL kernels only)");

@@ -12,7 +12,8 @@ bool Machine::ImageFetch(const Inst& in, Subgroup* sg, Frame* f) {
   const TypeInfo& it = ImageTypeOf(o[0]);
   ImageOperands ops;
   if (!ParseImageOperands(in, 2, &ops, &error)) return Fail(error);
-  if (ops.sample != 0) return Fail(OpcodeName(in.op) + " with a Sample operand (multisampled images)");
+  if (ops.sample != 0)
+    return Fail(OpcodeName(in.op) + " with a Sample operand (multisampled images)");
   for (uint32_t lane : f->active) {
     uint32_t inv = cur_inv_ = sg->base + lane;
     MemObj* img;
@@ -21,7 +22,8 @@ bool Machine::ImageFetch(const Inst& in, Subgroup* sg, Frame* f) {
     TexelCoord(it, o[1], inv, c);
     if (ops.offset) {
       c[0] += LaneInt(ops.offset, 0, inv);
-      if (it.image_dim == spv::Dim2D || it.image_dim == spv::Dim3D) c[1] += LaneInt(ops.offset, 1, inv);
+      if (it.image_dim == spv::Dim2D || it.image_dim == spv::Dim3D)
+        c[1] += LaneInt(ops.offset, 1, inv);
       if (it.image_dim == spv::Dim3D) c[2] += LaneInt(ops.offset, 2, inv);
     }
     if (ops.lod && LaneInt(ops.lod, 0, inv) != 0) c[0] = -1;  // one mip level: out of bounds
@@ -81,14 +83,13 @@ bool Machine::ImageTexelPointer(const Inst& in, Subgroup* sg, Frame* f) {
     if (mo == nullptr) return Fail("OpImageTexelPointer on an unbound image");
     int64_t c[3];
     TexelCoord(it, o[1], inv, c);
-    bool oob = c[0] < 0 || c[1] < 0 || c[2] < 0 || c[0] >= mo->width ||
-               c[1] >= mo->height || c[2] >= mo->depth;
-    uint64_t off =
-        oob ? kOffsetMask
-            : ((static_cast<uint64_t>(c[2]) * mo->height + static_cast<uint64_t>(c[1])) *
-                   mo->width +
-               static_cast<uint64_t>(c[0])) *
-                  TexelBytes(mo->format);
+    bool oob = c[0] < 0 || c[1] < 0 || c[2] < 0 || c[0] >= mo->width || c[1] >= mo->height ||
+               c[2] >= mo->depth;
+    uint64_t off = oob ? kOffsetMask
+                       : ((static_cast<uint64_t>(c[2]) * mo->height + static_cast<uint64_t>(c[1])) *
+                              mo->width +
+                          static_cast<uint64_t>(c[0])) *
+                             TexelBytes(mo->format);
     R(in.result, 0, inv) = (h << kObjShift) | off;
   }
   return true;

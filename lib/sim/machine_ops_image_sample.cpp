@@ -135,8 +135,8 @@ bool Machine::ImageSample(const Inst& in, Subgroup* sg, Frame* f) {
   Accesses acc;
   const TypeInfo& it = ImageTypeOf(o[0]);
   bool gather = in.op == spv::OpImageGather;
-  bool proj = in.op == spv::OpImageSampleProjImplicitLod ||
-              in.op == spv::OpImageSampleProjExplicitLod;
+  bool proj =
+      in.op == spv::OpImageSampleProjImplicitLod || in.op == spv::OpImageSampleProjExplicitLod;
   ImageOperands ops;
   if (!ParseImageOperands(in, gather ? 3 : 2, &ops, &error)) return Fail(error);
   if (ops.gather_offsets) {

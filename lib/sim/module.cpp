@@ -201,120 +201,123 @@ bool ModuleData::Parse(const std::vector<uint32_t>& in_words, const std::string&
   uint32_t entry_id = 0;
   std::vector<std::pair<uint32_t, std::vector<uint32_t>>> modes;  // (fn, words)
   std::unordered_map<uint32_t, std::vector<uint32_t>> group_decorations;
-  bool ok = ReadBinary(words, [&](const BinaryInstruction& bi) {
-    Inst in;
-    in.op = bi.op;
-    in.type = bi.type;
-    in.result = bi.result;
-    in.ops = bi.ops;
-    in.num_ops = bi.num_ops;
-    in.word = bi.word;
-    uint32_t op = bi.op;
-    uint32_t wc = bi.word_count;
-    const uint32_t* w = bi.words;  // all operands, raw
-    switch (op) {
-      case spv::OpCapability:
-      case spv::OpExtension:
-      case spv::OpMemoryModel:
-      case spv::OpSource:
-      case spv::OpSourceContinued:
-      case spv::OpSourceExtension:
-      case spv::OpString:
-      case spv::OpMemberName:
-      case spv::OpModuleProcessed:
-      case spv::OpLine:
-      case spv::OpNoLine:
-      case spv::OpNop:
-      case spv::OpDecorateString:
-      case spv::OpMemberDecorateString:
-      case spv::OpDecorationGroup:
-        return true;
-      case spv::OpName:
-        if (wc >= 3) names[w[0]] = LiteralString(w + 1, wc - 2);
-        return true;
-      case spv::OpExtInstImport: {
-        std::string name = LiteralString(in.ops, in.num_ops);
-        if (name == "GLSL.std.450") glsl_set = in.result;
-        if (name.rfind("NonSemantic.", 0) == 0) ignored_sets.push_back(in.result);
-        return true;
-      }
-      case spv::OpEntryPoint: {
-        std::string name = LiteralString(w + 2, wc - 3);
-        if (!found_entry && w[0] == spv::ExecutionModelGLCompute &&
-            (entry.empty() || entry == name)) {
-          found_entry = true;
-          entry_id = w[1];
+  bool ok = ReadBinary(
+      words,
+      [&](const BinaryInstruction& bi) {
+        Inst in;
+        in.op = bi.op;
+        in.type = bi.type;
+        in.result = bi.result;
+        in.ops = bi.ops;
+        in.num_ops = bi.num_ops;
+        in.word = bi.word;
+        uint32_t op = bi.op;
+        uint32_t wc = bi.word_count;
+        const uint32_t* w = bi.words;  // all operands, raw
+        switch (op) {
+          case spv::OpCapability:
+          case spv::OpExtension:
+          case spv::OpMemoryModel:
+          case spv::OpSource:
+          case spv::OpSourceContinued:
+          case spv::OpSourceExtension:
+          case spv::OpString:
+          case spv::OpMemberName:
+          case spv::OpModuleProcessed:
+          case spv::OpLine:
+          case spv::OpNoLine:
+          case spv::OpNop:
+          case spv::OpDecorateString:
+          case spv::OpMemberDecorateString:
+          case spv::OpDecorationGroup:
+            return true;
+          case spv::OpName:
+            if (wc >= 3) names[w[0]] = LiteralString(w + 1, wc - 2);
+            return true;
+          case spv::OpExtInstImport: {
+            std::string name = LiteralString(in.ops, in.num_ops);
+            if (name == "GLSL.std.450") glsl_set = in.result;
+            if (name.rfind("NonSemantic.", 0) == 0) ignored_sets.push_back(in.result);
+            return true;
+          }
+          case spv::OpEntryPoint: {
+            std::string name = LiteralString(w + 2, wc - 3);
+            if (!found_entry && w[0] == spv::ExecutionModelGLCompute &&
+                (entry.empty() || entry == name)) {
+              found_entry = true;
+              entry_id = w[1];
+            }
+            return true;
+          }
+          case spv::OpExecutionMode:
+          case spv::OpExecutionModeId:
+            modes.push_back({w[0], std::vector<uint32_t>(w + 1, w + wc - 1)});
+            return true;
+          case spv::OpDecorate:
+          case spv::OpDecorateId:
+            ReadDecoration(w, wc);
+            return true;
+          case spv::OpMemberDecorate:
+            ReadMemberDecoration(w, wc);
+            return true;
+          case spv::OpGroupDecorate:
+          case spv::OpGroupMemberDecorate:
+            *error = "unsupported instruction " + OpcodeName(op) + " (decoration groups)";
+            return false;
+          case spv::OpFunction:
+            functions.emplace_back();
+            fn = &functions.back();
+            fn->id = in.result;
+            fn->return_type = in.type;
+            block = nullptr;
+            return true;
+          case spv::OpFunctionEnd:
+            fn = nullptr;
+            block = nullptr;
+            return true;
+          default:
+            break;
         }
+        if (fn == nullptr) {
+          if (op == spv::OpExtInst && std::find(ignored_sets.begin(), ignored_sets.end(),
+                                                in.ops[0]) != ignored_sets.end()) {
+            return true;
+          }
+          globals.push_back(in);
+          return true;
+        }
+        in.index = num_function_insts++;
+        if (op == spv::OpFunctionParameter) {
+          fn->params.push_back(in.result);
+          fn->insts.push_back(in);
+          return true;
+        }
+        if (op == spv::OpLabel) {
+          fn->block_index[in.result] = static_cast<uint32_t>(fn->blocks.size());
+          fn->blocks.emplace_back();
+          block = &fn->blocks.back();
+          block->label = in.result;
+          block->begin = block->end = static_cast<uint32_t>(fn->insts.size());
+          return true;
+        }
+        if (block == nullptr) {
+          // SPIRV-Tools writes a DebugNoScope between a function's last
+          // terminator and OpFunctionEnd when the scope changes there; it
+          // carries no semantics.
+          if (op == spv::OpExtInst && std::find(ignored_sets.begin(), ignored_sets.end(),
+                                                in.ops[0]) != ignored_sets.end()) {
+            return true;
+          }
+          *error = "malformed SPIR-V: " + OpcodeName(op) + " outside a block";
+          return false;
+        }
+        if (op == spv::OpSelectionMerge || op == spv::OpLoopMerge) block->merge = in.ops[0];
+        fn->insts.push_back(in);
+        block->end = static_cast<uint32_t>(fn->insts.size());
+        if (IsTerminator(op)) block = nullptr;
         return true;
-      }
-      case spv::OpExecutionMode:
-      case spv::OpExecutionModeId:
-        modes.push_back({w[0], std::vector<uint32_t>(w + 1, w + wc - 1)});
-        return true;
-      case spv::OpDecorate:
-      case spv::OpDecorateId:
-        ReadDecoration(w, wc);
-        return true;
-      case spv::OpMemberDecorate:
-        ReadMemberDecoration(w, wc);
-        return true;
-      case spv::OpGroupDecorate:
-      case spv::OpGroupMemberDecorate:
-        *error = "unsupported instruction " + OpcodeName(op) + " (decoration groups)";
-        return false;
-      case spv::OpFunction:
-        functions.emplace_back();
-        fn = &functions.back();
-        fn->id = in.result;
-        fn->return_type = in.type;
-        block = nullptr;
-        return true;
-      case spv::OpFunctionEnd:
-        fn = nullptr;
-        block = nullptr;
-        return true;
-      default:
-        break;
-    }
-    if (fn == nullptr) {
-      if (op == spv::OpExtInst &&
-          std::find(ignored_sets.begin(), ignored_sets.end(), in.ops[0]) != ignored_sets.end()) {
-        return true;
-      }
-      globals.push_back(in);
-      return true;
-    }
-    in.index = num_function_insts++;
-    if (op == spv::OpFunctionParameter) {
-      fn->params.push_back(in.result);
-      fn->insts.push_back(in);
-      return true;
-    }
-    if (op == spv::OpLabel) {
-      fn->block_index[in.result] = static_cast<uint32_t>(fn->blocks.size());
-      fn->blocks.emplace_back();
-      block = &fn->blocks.back();
-      block->label = in.result;
-      block->begin = block->end = static_cast<uint32_t>(fn->insts.size());
-      return true;
-    }
-    if (block == nullptr) {
-      // SPIRV-Tools writes a DebugNoScope between a function's last
-      // terminator and OpFunctionEnd when the scope changes there; it
-      // carries no semantics.
-      if (op == spv::OpExtInst &&
-          std::find(ignored_sets.begin(), ignored_sets.end(), in.ops[0]) != ignored_sets.end()) {
-        return true;
-      }
-      *error = "malformed SPIR-V: " + OpcodeName(op) + " outside a block";
-      return false;
-    }
-    if (op == spv::OpSelectionMerge || op == spv::OpLoopMerge) block->merge = in.ops[0];
-    fn->insts.push_back(in);
-    block->end = static_cast<uint32_t>(fn->insts.size());
-    if (IsTerminator(op)) block = nullptr;
-      return true;
-  }, error);
+      },
+      error);
   if (!ok) return false;
   if (!found_entry) {
     *error = entry.empty() ? "the module has no GLCompute entry point"
@@ -403,8 +406,7 @@ bool Instance::Build(const ModuleData& md, const std::map<uint32_t, uint64_t>& s
   stack_base = RoundUp(input_private, 16);
   workgroup_arena = workgroup;
   std::vector<std::vector<uint32_t>> callees;
-  return LayOutFunctions(&callees, error) && SizeStack(callees, error) &&
-         SetWorkgroupSize(error);
+  return LayOutFunctions(&callees, error) && SizeStack(callees, error) && SetWorkgroupSize(error);
 }
 
 // The layout of a type: its slots, natural and explicit sizes.
@@ -565,8 +567,9 @@ bool Instance::LayOutImage(const Inst& in, TypeInfo* t, std::string* error) {
     return false;
   }
   if (t->image_dim == spv::DimSubpassData) {
-    *error = "unsupported image type: subpass inputs (input attachments) exist only in "
-             "fragment shaders";
+    *error =
+        "unsupported image type: subpass inputs (input attachments) exist only in "
+        "fragment shaders";
     return false;
   }
   if (t->image_dim == spv::DimRect || t->image_dim > spv::DimSubpassData) {
@@ -578,7 +581,7 @@ bool Instance::LayOutImage(const Inst& in, TypeInfo* t, std::string* error) {
 
 // Pointers, sampled images and samplers: one 8-byte slot.
 void Instance::LayOutHandle(const Inst& in, TypeInfo* t) {
-  t->kind = in.op == spv::OpTypePointer       ? TypeKind::kPointer
+  t->kind = in.op == spv::OpTypePointer        ? TypeKind::kPointer
             : in.op == spv::OpTypeSampledImage ? TypeKind::kSampledImage
                                                : TypeKind::kSampler;
   if (in.op == spv::OpTypePointer) {
@@ -700,8 +703,7 @@ bool Instance::PlaceGlobal(const Inst& in, uint64_t* input_private, uint64_t* wo
 
 // Function results and variables: slots, frames, return slots; |callees|
 // of each function.
-bool Instance::LayOutFunctions(std::vector<std::vector<uint32_t>>* callees,
-                               std::string* error) {
+bool Instance::LayOutFunctions(std::vector<std::vector<uint32_t>>* callees, std::string* error) {
   const ModuleData& md = *m;
   frame_size.assign(md.functions.size(), 0);
   return_slot.assign(md.functions.size(), 0);

@@ -79,10 +79,10 @@ class ModuleData {
   std::unordered_map<uint32_t, std::pair<uint32_t, bool>> matrix_layout;
   uint32_t entry_function = 0;
   uint32_t local_size[3] = {1, 1, 1};
-  uint32_t local_size_ids[3] = {0, 0, 0};  // LocalSizeId execution mode
-  uint32_t num_function_insts = 0;         // Inst::index runs to this
-  uint32_t glsl_set = 0;                   // GLSL.std.450 import id
-  std::vector<uint32_t> ignored_sets;      // NonSemantic.* imports
+  uint32_t local_size_ids[3] = {0, 0, 0};           // LocalSizeId execution mode
+  uint32_t num_function_insts = 0;                  // Inst::index runs to this
+  uint32_t glsl_set = 0;                            // GLSL.std.450 import id
+  std::vector<uint32_t> ignored_sets;               // NonSemantic.* imports
   std::unordered_map<uint32_t, std::string> names;  // OpName
 
  private:
@@ -135,7 +135,7 @@ struct TypeInfo {
   uint32_t matrix_stride = 0;      // matrices
   bool row_major = false;
   // Images (kImage; kSampledImage's elem is its image type).
-  uint32_t image_dim = 0;      // spv::Dim
+  uint32_t image_dim = 0;  // spv::Dim
   bool image_arrayed = false;
   uint32_t image_sampled = 0;  // 1: sampled, 2: storage
   uint32_t image_format = 0;   // spv::ImageFormat
@@ -212,8 +212,8 @@ class Instance {
   void LayOutStruct(const Inst& in, TypeInfo* t);
   bool LayOutImage(const Inst& in, TypeInfo* t, std::string* error);
   void LayOutHandle(const Inst& in, TypeInfo* t);
-  bool EvalConstant(const Inst& in, const std::map<uint32_t, uint64_t>& spec,
-                    ConstantOpEval eval, bool* ok, std::string* error);
+  bool EvalConstant(const Inst& in, const std::map<uint32_t, uint64_t>& spec, ConstantOpEval eval,
+                    bool* ok, std::string* error);
   uint64_t ScalarConstant(const Inst& in, const std::map<uint32_t, uint64_t>& spec) const;
   bool PlaceGlobal(const Inst& in, uint64_t* input_private, uint64_t* workgroup,
                    std::string* error);

@@ -192,8 +192,7 @@ void RaceDetector::Write(uint32_t obj, const uint8_t* data, uint64_t off, uint32
     bool changed = ((before ^ after) & MaskBits(mask)) != 0;
     if (changed) {
       const Rec& wr = w->write;
-      if (wr.wg != UINT32_MAX && (wr.mask & mask) && !(wr.atomic && atomic) &&
-          !Ordered(wr, inv)) {
+      if (wr.wg != UINT32_MAX && (wr.mask & mask) && !(wr.atomic && atomic) && !Ordered(wr, inv)) {
         Report(obj, wd * 4, wr, true, inv, true);
       }
       for (const Rec& rd : w->read) {

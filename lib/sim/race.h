@@ -59,8 +59,8 @@ class RaceDetector {
   void Read(uint32_t obj, const uint8_t* data, uint64_t off, uint32_t size, uint32_t inv,
             bool atomic);
   // ... writes |value| (|size| bytes) there; call before the bytes change.
-  void Write(uint32_t obj, const uint8_t* data, uint64_t off, uint32_t size,
-             const uint8_t* value, uint32_t inv, bool atomic);
+  void Write(uint32_t obj, const uint8_t* data, uint64_t off, uint32_t size, const uint8_t* value,
+             uint32_t inv, bool atomic);
   // After an atomic's access: acquire and release on its address.
   void Synchronize(uint32_t obj, uint64_t off, uint32_t inv);
 
@@ -114,8 +114,8 @@ class RaceDetector {
   uint32_t phase_ = 0;
   std::vector<uint32_t> sgphase_;  // per local invocation
   uint64_t seq_ = 0;
-  Clock shared_;                 // what every invocation of the workgroup knows
-  std::vector<Clock> own_;       // per local invocation, since the last barrier
+  Clock shared_;                              // what every invocation of the workgroup knows
+  std::vector<Clock> own_;                    // per local invocation, since the last barrier
   std::unordered_map<uint64_t, Clock> sync_;  // per atomic address (obj << 40 | word)
   uint64_t races_ = 0;
   Found first_;

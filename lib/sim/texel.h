@@ -14,32 +14,67 @@ namespace sim {
 
 enum class TexelFormat {
   kUnknown,
-  kRgba32f, kRgba16f, kR32f, kRgba8, kRgba8Snorm, kRg32f, kRg16f, kR11fG11fB10f, kR16f,
-  kRgba16, kRgb10A2, kRg16, kRg8, kR16, kR8, kRgba16Snorm, kRg16Snorm, kRg8Snorm, kR16Snorm,
+  kRgba32f,
+  kRgba16f,
+  kR32f,
+  kRgba8,
+  kRgba8Snorm,
+  kRg32f,
+  kRg16f,
+  kR11fG11fB10f,
+  kR16f,
+  kRgba16,
+  kRgb10A2,
+  kRg16,
+  kRg8,
+  kR16,
+  kR8,
+  kRgba16Snorm,
+  kRg16Snorm,
+  kRg8Snorm,
+  kR16Snorm,
   kR8Snorm,
-  kRgba32i, kRgba16i, kRgba8i, kR32i, kRg32i, kRg16i, kRg8i, kR16i, kR8i,
-  kRgba32ui, kRgba16ui, kRgba8ui, kR32ui, kRgb10A2ui, kRg32ui, kRg16ui, kRg8ui, kR16ui, kR8ui,
-  kR64ui, kR64i,
+  kRgba32i,
+  kRgba16i,
+  kRgba8i,
+  kR32i,
+  kRg32i,
+  kRg16i,
+  kRg8i,
+  kR16i,
+  kR8i,
+  kRgba32ui,
+  kRgba16ui,
+  kRgba8ui,
+  kR32ui,
+  kRgb10A2ui,
+  kRg32ui,
+  kRg16ui,
+  kRg8ui,
+  kR16ui,
+  kR8ui,
+  kR64ui,
+  kR64i,
   kCount,
 };
 
 // How the components are stored and what the shader sees.
 enum class TexelNumeric {
-  kFloat,   // IEEE float (16/32 bits), or the packed unsigned floats of r11f_g11f_b10f
-  kUnorm,   // unsigned normalized: the shader sees floats in [0, 1]
-  kSnorm,   // signed normalized: floats in [-1, 1]
-  kSint,    // the shader sees signed integers
-  kUint,    // the shader sees unsigned integers
+  kFloat,  // IEEE float (16/32 bits), or the packed unsigned floats of r11f_g11f_b10f
+  kUnorm,  // unsigned normalized: the shader sees floats in [0, 1]
+  kSnorm,  // signed normalized: floats in [-1, 1]
+  kSint,   // the shader sees signed integers
+  kUint,   // the shader sees unsigned integers
 };
 
 struct TexelFormatInfo {
-  const char* name;       // the GLSL layout qualifier: "rgba8", "r11f_g11f_b10f"
-  uint32_t spirv;         // spv::ImageFormat
-  uint32_t components;    // 1..4
-  uint32_t bytes;         // bytes per texel
+  const char* name;     // the GLSL layout qualifier: "rgba8", "r11f_g11f_b10f"
+  uint32_t spirv;       // spv::ImageFormat
+  uint32_t components;  // 1..4
+  uint32_t bytes;       // bytes per texel
   TexelNumeric numeric;
-  uint32_t bits[4];       // bits per component (packed formats differ per component)
-  bool packed;            // components share one 32-bit word (r11f_g11f_b10f, rgb10_a2)
+  uint32_t bits[4];  // bits per component (packed formats differ per component)
+  bool packed;       // components share one 32-bit word (r11f_g11f_b10f, rgb10_a2)
 };
 
 const TexelFormatInfo& GetTexelFormatInfo(TexelFormat format);
@@ -52,9 +87,7 @@ inline bool TexelIsFloat(TexelFormat f) {
   TexelNumeric n = GetTexelFormatInfo(f).numeric;
   return n == TexelNumeric::kFloat || n == TexelNumeric::kUnorm || n == TexelNumeric::kSnorm;
 }
-inline bool TexelIs64(TexelFormat f) {
-  return f == TexelFormat::kR64ui || f == TexelFormat::kR64i;
-}
+inline bool TexelIs64(TexelFormat f) { return f == TexelFormat::kR64ui || f == TexelFormat::kR64i; }
 
 // Reads one texel at |p| as the shader sees it: four components, each the
 // bit pattern of a 32-bit float or integer (64-bit for r64ui/r64i); missing

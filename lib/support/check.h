@@ -11,13 +11,13 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define WAVEOPT_ASSERT(cond, what)                                          \
-  do {                                                                      \
-    if (!(cond)) {                                                          \
-      std::fprintf(stderr, "%s:%d: waveopt invariant broken: %s (%s)\n",    \
-                   __FILE__, __LINE__, what, #cond);                        \
-      std::abort();                                                         \
-    }                                                                       \
+#define WAVEOPT_ASSERT(cond, what)                                                                 \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      std::fprintf(stderr, "%s:%d: waveopt invariant broken: %s (%s)\n", __FILE__, __LINE__, what, \
+                   #cond);                                                                         \
+      std::abort();                                                                                \
+    }                                                                                              \
   } while (false)
 #else
 #define WAVEOPT_ASSERT(cond, what) \

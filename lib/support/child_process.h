@@ -72,10 +72,10 @@ struct ChildResult {
   Status status = Status::kFailedToStart;
   int exit_code = 0;
   int signal = 0;
-  std::string channel;  // what the body wrote to its channel, in order
-  std::string out;      // captured standard output (StreamMode::kCapture)
-  std::string err;      // captured standard error
-  std::string error;    // kFailedToStart: why
+  std::string channel;   // what the body wrote to its channel, in order
+  std::string out;       // captured standard output (StreamMode::kCapture)
+  std::string err;       // captured standard error
+  std::string error;     // kFailedToStart: why
   double timeout_s = 0;  // kTimedOut: the limit it ran into
 
   bool ok() const { return status == Status::kExited && exit_code == 0; }
@@ -148,7 +148,7 @@ class ChildProcess {
   double deadline_ = 0;  // CLOCK_MONOTONIC seconds; 0: none
   double timeout_s_ = 0;
   double pipes_closed_at_ = 0;  // when the last pipe reached its end
-  Pipe pipes_[3];  // channel, out, err
+  Pipe pipes_[3];               // channel, out, err
   ChildResult result_;
 };
 

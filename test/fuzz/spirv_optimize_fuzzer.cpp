@@ -33,10 +33,10 @@ namespace {
 }
 
 spv_target_env EnvFromBits(unsigned bits, bool* has) {
-  static const spv_target_env kEnvs[] = {
-      SPV_ENV_UNIVERSAL_1_0, SPV_ENV_VULKAN_1_0, SPV_ENV_VULKAN_1_1,
-      SPV_ENV_VULKAN_1_2,    SPV_ENV_VULKAN_1_3, SPV_ENV_UNIVERSAL_1_6,
-      SPV_ENV_VULKAN_1_1_SPIRV_1_4, SPV_ENV_UNIVERSAL_1_3};
+  static const spv_target_env kEnvs[] = {SPV_ENV_UNIVERSAL_1_0,        SPV_ENV_VULKAN_1_0,
+                                         SPV_ENV_VULKAN_1_1,           SPV_ENV_VULKAN_1_2,
+                                         SPV_ENV_VULKAN_1_3,           SPV_ENV_UNIVERSAL_1_6,
+                                         SPV_ENV_VULKAN_1_1_SPIRV_1_4, SPV_ENV_UNIVERSAL_1_3};
   *has = bits != 0;
   return kEnvs[bits & 7];
 }

@@ -224,7 +224,8 @@ void main() {
   uint tid = gl_LocalInvocationIndex;
   body(tid, data[tid]);
 }
-)", /*ssa=*/false);
+)",
+                  /*ssa=*/false);
   ASSERT_TRUE(m.ok());
   std::vector<Instruction*> barriers;
   spvtools::opt::Function* callee = nullptr;

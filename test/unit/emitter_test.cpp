@@ -127,9 +127,9 @@ TEST(EmitterBuilder, DoWhileLoopWithNestedIfValidates) {
   Emitter::Loop loop = e.PushLoop(end);
   const uint32_t i = e.LoopPhi(&loop, uint_type, e.UInt(0));
   e.LoopWhile(&loop, 0);
-  const uint32_t odd = e.EmitIds(spv::Op::OpINotEqual, e.BoolType(),
-                                 {e.EmitIds(spv::Op::OpBitwiseAnd, uint_type, {i, e.UInt(1)}),
-                                  e.UInt(0)});
+  const uint32_t odd =
+      e.EmitIds(spv::Op::OpINotEqual, e.BoolType(),
+                {e.EmitIds(spv::Op::OpBitwiseAnd, uint_type, {i, e.UInt(1)}), e.UInt(0)});
   Emitter::If s = e.PushIf(odd, Emitter::Arms::kElse);
   const uint32_t doubled = e.EmitIds(spv::Op::OpIAdd, uint_type, {i, i});
   ASSERT_TRUE(e.PopIf(&s));
@@ -245,8 +245,7 @@ TEST(EmitterBuilder, WrapsAnExistingLoopInANewOne) {
   head->GetLoopMergeInst()->SetInOperand(0, {inner_merge->id()});
   head->terminator()->SetInOperand(2, {inner_merge->id()});
   const uint32_t j_next = e.EmitIds(spv::Op::OpIAdd, uint_type, {j, e.UInt(1)});
-  const uint32_t done =
-      e.EmitIds(spv::Op::OpUGreaterThanEqual, e.BoolType(), {j_next, e.UInt(4)});
+  const uint32_t done = e.EmitIds(spv::Op::OpUGreaterThanEqual, e.BoolType(), {j_next, e.UInt(4)});
   ASSERT_TRUE(e.PopLoop(&outer, {j_next}, done));
   EXPECT_EQ(e.block(), end);
   bool valid = false;
@@ -255,9 +254,9 @@ TEST(EmitterBuilder, WrapsAnExistingLoopInANewOne) {
   // Layout: entry, pre, outer header, body, head, inner merge, latch, end.
   std::vector<uint32_t> order;
   for (BasicBlock& b : *context->module()->begin()) order.push_back(b.id());
-  EXPECT_EQ(order, (std::vector<uint32_t>{entry->id(), pre->id(), outer.header->id(),
-                                          outer.body->id(), head->id(), inner_merge->id(),
-                                          outer.cont->id(), end->id()}));
+  EXPECT_EQ(order,
+            (std::vector<uint32_t>{entry->id(), pre->id(), outer.header->id(), outer.body->id(),
+                                   head->id(), inner_merge->id(), outer.cont->id(), end->id()}));
 }
 
 // A loop header with a continue block of its own: the rewrites that put an
@@ -314,8 +313,7 @@ TEST(EmitterBuilder, SplitsALoopHeaderForAnIfWhereAnInstructionIs) {
   // The header keeps its phi and OpLoopMerge, with a branch to the body.
   std::vector<spv::Op> kept;
   for (spvtools::opt::Instruction& inst : *head) kept.push_back(inst.opcode());
-  EXPECT_EQ(kept, (std::vector<spv::Op>{spv::Op::OpPhi, spv::Op::OpLoopMerge,
-                                        spv::Op::OpBranch}));
+  EXPECT_EQ(kept, (std::vector<spv::Op>{spv::Op::OpPhi, spv::Op::OpLoopMerge, spv::Op::OpBranch}));
   bool valid = false;
   const std::string text = Text(context.get(), &valid);
   EXPECT_TRUE(valid) << text;

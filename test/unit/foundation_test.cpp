@@ -61,8 +61,8 @@ TEST(BytesToWords, AcceptsBothEndiannesses) {
 }
 
 TEST(TargetEnv, NamesRoundTrip) {
-  for (const char* name : {"vulkan1.0", "vulkan1.1", "vulkan1.1spv1.4", "vulkan1.2",
-                           "vulkan1.3", "spv1.0", "spv1.3", "spv1.6"}) {
+  for (const char* name : {"vulkan1.0", "vulkan1.1", "vulkan1.1spv1.4", "vulkan1.2", "vulkan1.3",
+                           "spv1.0", "spv1.3", "spv1.6"}) {
     spv_target_env env;
     ASSERT_TRUE(ParseTargetEnv(name, &env)) << name;
     EXPECT_EQ(TargetEnvName(env), name);
@@ -128,7 +128,8 @@ TEST(Remarks, MergePerSite) {
       make(kMissed, "prereduce-atomics", "DistinctAddresses", 21, "own index"),
       make(kMissed, "prereduce-atomics", "NoLine", 0, "x"),
       make(kMissed, "prereduce-atomics", "NoLine", 0, "y"),
-      make(kApplied, "prereduce-atomics", "SmallBinSet", 18, "one atomic per bin (in the "
+      make(kApplied, "prereduce-atomics", "SmallBinSet", 18,
+           "one atomic per bin (in the "
            "versions for amd and nvidia, SpecId 1000 or 1001)"),
   };
   std::vector<Remark> out = MergeRemarksPerSite(in);
@@ -143,14 +144,15 @@ TEST(Remarks, MergePerSite) {
   EXPECT_EQ(out[3].message, "x");
   EXPECT_EQ(out[4].message, "y");
   // A loop's remarks sit on different lines: the loop tag is their site.
-  out = MergeRemarksPerSite({
-      make(kMissed, "batch-uniform-loads", "DriverScalarizes", 18, "scalar loads [loop %56]"),
-      make(kApplied, "batch-uniform-loads", "BatchedLoads", 17, "batched [loop %56] (nvidia)"),
-      make(kMissed, "batch-uniform-loads", "DriverScalarizes", 30, "scalar loads [loop %70]")});
+  out = MergeRemarksPerSite(
+      {make(kMissed, "batch-uniform-loads", "DriverScalarizes", 18, "scalar loads [loop %56]"),
+       make(kApplied, "batch-uniform-loads", "BatchedLoads", 17, "batched [loop %56] (nvidia)"),
+       make(kMissed, "batch-uniform-loads", "DriverScalarizes", 30, "scalar loads [loop %70]")});
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].line, 17u);
-  EXPECT_EQ(out[0].message,
-            "batched [loop %56] (nvidia); here also missed DriverScalarizes: scalar loads [loop %56]");
+  EXPECT_EQ(
+      out[0].message,
+      "batched [loop %56] (nvidia); here also missed DriverScalarizes: scalar loads [loop %56]");
   EXPECT_EQ(out[1].line, 30u);
 }
 
@@ -185,7 +187,8 @@ TEST(Optimize, SpirvOptFlagsRunInOrder) {
   std::vector<uint32_t> words = Assemble(kTrivialCompute);
   Options options;
   options.pipeline.push_back({PipelineStep::Kind::kSpirvOpt, "--merge-blocks", ""});
-  options.pipeline.push_back({PipelineStep::Kind::kSpirvOpt, "--eliminate-dead-code-aggressive", ""});
+  options.pipeline.push_back(
+      {PipelineStep::Kind::kSpirvOpt, "--eliminate-dead-code-aggressive", ""});
   Result result;
   ASSERT_TRUE(Optimize(words, options, &result));
   ASSERT_EQ(result.timings.size(), 1u);

@@ -76,8 +76,7 @@ TEST(MemoryEffects, KnownInstructions) {
             MemoryEffect::kWrite);
   EXPECT_EQ(EffectOf("%v = OpFAdd %float %float_1 %float_1"), MemoryEffect::kNone);
   EXPECT_EQ(EffectOf("%v = OpExtInst %float %1 Sqrt %float_1"), MemoryEffect::kNone);
-  EXPECT_EQ(EffectOf("%v = OpExtInst %float %1 Modf %float_1 %local"),
-            MemoryEffect::kWrite);
+  EXPECT_EQ(EffectOf("%v = OpExtInst %float %1 Modf %float_1 %local"), MemoryEffect::kWrite);
   EXPECT_EQ(EffectOf("OpControlBarrier %uint_3 %uint_3 %uint_0"), MemoryEffect::kBarrier);
   EXPECT_EQ(EffectOf("%m = OpCooperativeMatrixLoadKHR %mat %p %uint_0 %uint_8"),
             MemoryEffect::kRead);
@@ -90,8 +89,7 @@ TEST(MemoryEffects, AnythingElseIsUnknown) {
   // An extended-instruction set the lists do not name, whatever it does.
   EXPECT_EQ(EffectOf("%v = OpExtInst %float %3 FMin3AMD %float_1 %float_1 %float_1"),
             MemoryEffect::kUnknown);
-  EXPECT_EQ(EffectOf("%v = OpExtInst %void %2 DebugNoScope"),
-            MemoryEffect::kNone);
+  EXPECT_EQ(EffectOf("%v = OpExtInst %void %2 DebugNoScope"), MemoryEffect::kNone);
 }
 
 TEST(MemoryEffects, WrittenOperandNamesThePointer) {
@@ -105,8 +103,8 @@ TEST(MemoryEffects, WrittenOperandNamesThePointer) {
   const auto* modf = insts[insts.size() - 2];
   EXPECT_EQ(WrittenOperand(context.get(), store), 0);
   EXPECT_EQ(WrittenOperand(context.get(), modf), 3);
-  EXPECT_EQ(modf->GetSingleWordInOperand(3), context->get_def_use_mgr()->GetDef(
-                                                 modf->GetSingleWordInOperand(3))->result_id());
+  EXPECT_EQ(modf->GetSingleWordInOperand(3),
+            context->get_def_use_mgr()->GetDef(modf->GetSingleWordInOperand(3))->result_id());
 }
 
 std::vector<std::string> Args(std::initializer_list<const char*> a) {
@@ -138,8 +136,7 @@ TEST(BindingOptions, GlslangSpellings) {
   ASSERT_EQ(ParseBindingOption(args, &i, &b, &error), BindingOptionStatus::kOk);
   ASSERT_EQ(b.resource_set_binding.size(), 1u);
   EXPECT_EQ(b.resource_set_binding[0].stage, "comp");
-  EXPECT_EQ(b.resource_set_binding[0].values,
-            Args({"t0", "1", "2", "u3", "0", "4"}));
+  EXPECT_EQ(b.resource_set_binding[0].values, Args({"t0", "1", "2", "u3", "0", "4"}));
   EXPECT_EQ(i, 7u);
 
   args = Args({"--auto-map-bindings"});
@@ -169,8 +166,8 @@ TEST(BindingOptions, DxcSpellings) {
   EXPECT_EQ(b.resource_set_binding[1].values, Args({"2"}));
 
   for (auto bad : {Args({"-fvk-t-shift", "1"}), Args({"-fvk-t-shift", "x", "0"}),
-                   Args({"-fvk-bind-register", "q1", "0", "1", "2"}),
-                   Args({"--shift-ubo-binding"}), Args({"-auto-binding-space"})}) {
+                   Args({"-fvk-bind-register", "q1", "0", "1", "2"}), Args({"--shift-ubo-binding"}),
+                   Args({"-auto-binding-space"})}) {
     size_t i = 0;
     error.clear();
     EXPECT_EQ(ParseBindingOption(bad, &i, &b, &error), BindingOptionStatus::kError) << bad[0];
@@ -218,7 +215,9 @@ TEST(BindingCollisions, DifferentTypesOnOneBindingOnly) {
           %l = OpLabel
                OpReturn
                OpFunctionEnd
-)", SPV_ENV_UNIVERSAL_1_3, &words, &error)) << error;
+)",
+                           SPV_ENV_UNIVERSAL_1_3, &words, &error))
+      << error;
   std::vector<BindingCollision> found = FindBindingCollisions(words);
   ASSERT_EQ(found.size(), 1u);  // the two storage buffers alias legally
   EXPECT_EQ(found[0].first, "tex");

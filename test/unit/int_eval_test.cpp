@@ -30,8 +30,7 @@ std::string IntType(uint32_t width, bool is_signed) {
 
 // The result type of |op| on operands of |width| bits (|is_signed| types),
 // and its width.
-std::string ResultType(const IntOp& op, uint32_t width, bool is_signed,
-                       uint32_t* result_width) {
+std::string ResultType(const IntOp& op, uint32_t width, bool is_signed, uint32_t* result_width) {
   *result_width = op.result == IntResult::kBool || op.logical ? 1 : width;
   if (*result_width == 1) return "%bool";
   if (op.op == spv::Op::OpUConvert || op.op == spv::Op::OpSConvert) {
@@ -46,8 +45,8 @@ std::string ResultType(const IntOp& op, uint32_t width, bool is_signed,
 // 0, applies each of |ops| to its first operands converted to |width|-bit
 // (|is_signed|) integers, or booleans for logical ops, and writes result j
 // zero-extended to out[j * count + i] (binding 1).
-std::string Shader(const std::vector<const IntOp*>& ops, uint32_t width,
-                   bool is_signed, uint32_t count) {
+std::string Shader(const std::vector<const IntOp*>& ops, uint32_t width, bool is_signed,
+                   uint32_t count) {
   std::ostringstream s;
   s << "OpCapability Shader\nOpCapability Int64\nOpCapability Int16\n"
        "OpCapability Int8\n%glsl = OpExtInstImport \"GLSL.std.450\"\n"
@@ -105,8 +104,8 @@ std::string Shader(const std::vector<const IntOp*>& ops, uint32_t width,
     } else {
       const std::string rtu = IntType(rw, false);
       s << "%n" << j << " = OpBitcast " << rtu << " %r" << j << "\n"
-        << "%q" << j << " = "
-        << (rw < 64 ? "OpUConvert %i64u %n" : "OpCopyObject %i64u %n") << j << "\n";
+        << "%q" << j << " = " << (rw < 64 ? "OpUConvert %i64u %n" : "OpCopyObject %i64u %n") << j
+        << "\n";
     }
     s << "%d" << j << " = OpIAdd %i32u %i %slot" << j << "\n"
       << "%pd" << j << " = OpAccessChain %pu64 %out %c0 %d" << j << "\n"
@@ -118,9 +117,8 @@ std::string Shader(const std::vector<const IntOp*>& ops, uint32_t width,
 
 // The simulator's results of |ops| on |tuples|: out[j][i]. Empty on failure
 // (a test failure).
-std::vector<std::vector<uint64_t>> Simulate(const std::vector<const IntOp*>& ops,
-                                            uint32_t width, bool is_signed,
-                                            const std::vector<Tuple>& tuples) {
+std::vector<std::vector<uint64_t>> Simulate(const std::vector<const IntOp*>& ops, uint32_t width,
+                                            bool is_signed, const std::vector<Tuple>& tuples) {
   const uint32_t count = static_cast<uint32_t>(tuples.size());
   const std::string text = Shader(ops, width, is_signed, count);
   std::vector<uint32_t> words;
@@ -157,8 +155,8 @@ uint64_t AllOnes(uint32_t w) { return MaskTo(~uint64_t{0}, w); }
 // counts near the width.
 std::vector<uint64_t> Edges(uint32_t w) {
   const uint64_t sign = uint64_t{1} << (w - 1);
-  return {0,    1,        2,        3,          7,     w - 1u, w, w + 1u,
-          sign, sign - 1, sign + 1, AllOnes(w), AllOnes(w) - 1, 0x5a5a5a5a5a5a5a5aull};
+  return {0,      1,    2,        3,        7,          w - 1u,         w,
+          w + 1u, sign, sign - 1, sign + 1, AllOnes(w), AllOnes(w) - 1, 0x5a5a5a5a5a5a5a5aull};
 }
 
 // Every pair of edge values as the first two operands (the others cycle
@@ -205,7 +203,7 @@ bool Undefined(const IntOp& op, const uint64_t* x, uint32_t w) {
     case spv::Op::OpBitFieldUExtract:
       return x[1] + x[2] > w || x[1] > w || x[2] > w;
     case spv::Op::OpExtInst:
-      if (op.ext == 44) return x[1] > x[2];  // UClamp
+      if (op.ext == 44) return x[1] > x[2];              // UClamp
       if (op.ext == 45) return b > SignExtend(x[2], w);  // SClamp
       return false;
     default:
@@ -217,10 +215,10 @@ bool Undefined(const IntOp& op, const uint64_t* x, uint32_t w) {
 // number of disagreements (each one a test failure when |report|).
 int Compare(const IntOp& op, uint32_t width, bool is_signed, bool report) {
   const uint32_t w = op.logical ? 1 : width;
-  std::vector<Tuple> tuples = op.logical
-                                  ? std::vector<Tuple>{{{0, 0, 0, 0}}, {{0, 1, 0, 0}},
-                                                       {{1, 0, 0, 0}}, {{1, 1, 0, 0}}}
-                                  : Tuples(width);
+  std::vector<Tuple> tuples =
+      op.logical
+          ? std::vector<Tuple>{{{0, 0, 0, 0}}, {{0, 1, 0, 0}}, {{1, 0, 0, 0}}, {{1, 1, 0, 0}}}
+          : Tuples(width);
   const auto sim = Simulate({&op}, width, is_signed, tuples);
   if (sim.empty()) return 1;
   int wrong = 0;
@@ -238,8 +236,7 @@ int Compare(const IntOp& op, uint32_t width, bool is_signed, bool report) {
         ADD_FAILURE() << op.name << " at " << width << (is_signed ? " signed" : " unsigned")
                       << " on " << x[0] << ", " << x[1] << ", " << x[2] << ", " << x[3]
                       << ": analyses " << (known ? std::to_string(got) : "undefined")
-                      << ", simulator " << sim[0][i]
-                      << (undefined ? " (undefined in SPIR-V)" : "");
+                      << ", simulator " << sim[0][i] << (undefined ? " (undefined in SPIR-V)" : "");
       }
     }
   }

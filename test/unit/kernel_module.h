@@ -32,9 +32,9 @@ inline std::vector<uint32_t> CompileKernel(const std::string& source, bool ssa,
   }
   if (!ssa) return words;
   Options o;
-  for (const char* flag : {"--inline-entry-points-exhaustive", "--eliminate-dead-functions",
-                           "--scalar-replacement", "--convert-local-access-chains",
-                           "--ssa-rewrite"}) {
+  for (const char* flag :
+       {"--inline-entry-points-exhaustive", "--eliminate-dead-functions", "--scalar-replacement",
+        "--convert-local-access-chains", "--ssa-rewrite"}) {
     PipelineStep step;
     step.kind = PipelineStep::Kind::kSpirvOpt;
     step.name = flag;

@@ -40,8 +40,7 @@ class Kernel {
         body;
     const std::vector<uint32_t> words = testing_kernels::CompileKernel(source, ssa);
     if (words.empty()) return;
-    context_ = spvtools::BuildModule(SPV_ENV_VULKAN_1_1, nullptr, words.data(),
-                                     words.size());
+    context_ = spvtools::BuildModule(SPV_ENV_VULKAN_1_1, nullptr, words.data(), words.size());
     if (!context_) {
       ADD_FAILURE() << "BuildModule failed";
       return;
@@ -49,8 +48,8 @@ class Kernel {
     uniformity_ = std::make_unique<UniformityAnalysis>(context_.get());
     entry_ = context_->GetFunction(
         context_->module()->entry_points().begin()->GetSingleWordInOperand(1));
-    evaluator_ = std::make_unique<InvocationEvaluator>(context_.get(), entry_,
-                                                       size, uniformity_.get());
+    evaluator_ =
+        std::make_unique<InvocationEvaluator>(context_.get(), entry_, size, uniformity_.get());
     std::vector<spvtools::opt::Function*> functions;
     for (auto& f : *context_->module()) functions.push_back(&f);
     accesses_ = CollectLaneAccesses(context_.get(), functions);
@@ -285,17 +284,14 @@ TEST(LaneLayout, ExecutionPredicateSameForEverySpelling) {
   };
   for (const char* guard : guards) {
     for (bool ssa : {false, true}) {
-      Kernel k(std::string("void main() { ") +
-                   "uvec2 l = gl_LocalInvocationID.xy; " + guard +
+      Kernel k(std::string("void main() { ") + "uvec2 l = gl_LocalInvocationID.xy; " + guard +
                    " imageStore(img, ivec2(l), vec4(1.0)); } }",
                {8, 8, 1}, ssa);
       ASSERT_TRUE(k.ok()) << guard;
       ASSERT_EQ(k.accesses().size(), 1u) << guard;
-      const auto* block =
-          k.context()->get_instr_block(k.accesses()[0].inst);
+      const auto* block = k.context()->get_instr_block(k.accesses()[0].inst);
       for (uint32_t i = 0; i < 64; ++i) {
-        const ReachResult r =
-            k.evaluator()->Reaches(0, block, i, LaneEnv());
+        const ReachResult r = k.evaluator()->Reaches(0, block, i, LaneEnv());
         const bool even = (i % 8) % 2 == 0 && (i / 8) % 2 == 0;
         ASSERT_EQ(r.reach, even ? Reach::kYes : Reach::kNo)
             << guard << (ssa ? " (SSA)" : " (raw)") << ", invocation " << i;
@@ -393,22 +389,19 @@ TEST(LaneLayout, WorkgroupUnknownIsSound) {
       for (uint32_t i = 0; i < 64; i += 7) {
         LaneValue v;
         const bool known = k.evaluator()->Eval(0, value, i, unknown, &v);
-        ASSERT_EQ(known, cases[c].known)
-            << cases[c].expr << ", invocation " << i;
+        ASSERT_EQ(known, cases[c].known) << cases[c].expr << ", invocation " << i;
         if (!known) {
           EXPECT_NE(k.evaluator()->FailedAt(), nullptr);
           continue;
         }
-        for (const auto& wg : {std::array<uint32_t, 3>{0, 0, 0},
-                               std::array<uint32_t, 3>{3, 5, 2},
+        for (const auto& wg : {std::array<uint32_t, 3>{0, 0, 0}, std::array<uint32_t, 3>{3, 5, 2},
                                std::array<uint32_t, 3>{0x1fffffffu, 77, 1}}) {
           LaneEnv concrete;
           concrete.probes = false;
           concrete.workgroup_id = wg;
           LaneValue w;
           ASSERT_TRUE(k.evaluator()->Eval(0, value, i, concrete, &w));
-          EXPECT_EQ(v.bits[0], w.bits[0])
-              << cases[c].expr << ", workgroup " << wg[0];
+          EXPECT_EQ(v.bits[0], w.bits[0]) << cases[c].expr << ", workgroup " << wg[0];
         }
       }
     }

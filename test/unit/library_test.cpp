@@ -257,10 +257,10 @@ bool RunWithFreeIds(const std::vector<uint32_t>& words, uint32_t free_ids,
   PassConfig config;
   config.remarks = collected;
   spvtools::Optimizer optimizer(SPV_ENV_VULKAN_1_1);
-  optimizer.SetMessageConsumer([errors](spv_message_level_t level, const char*,
-                                        const spv_position_t&, const char* m) {
-    if (level <= SPV_MSG_ERROR) errors->push_back(m);
-  });
+  optimizer.SetMessageConsumer(
+      [errors](spv_message_level_t level, const char*, const spv_position_t&, const char* m) {
+        if (level <= SPV_MSG_ERROR) errors->push_back(m);
+      });
   optimizer.RegisterPass(CreatePrereduceAtomicsPass(config));
   spvtools::OptimizerOptions options;
   options.set_max_id_bound(words[3] + free_ids);
@@ -332,10 +332,10 @@ TEST(OwnOptimizer, ASpirv10ModuleIsRaisedWhereTheTargetAllows) {
 TEST(ParseOptionFlag, TheCommandLinesSpellings) {
   Options options;
   std::string error;
-  for (const char* flag : {"-O", "--target-env=vulkan1.2", "--subgroup-size=32",
-                           "--assume-driver=radv", "--pass-params=prereduce-atomics:max-bins=8",
-                           "--merge-blocks", "--inline-loop-callees", "--prereduce-atomics=max-bins=4",
-                           "--scalar-block-layout"}) {
+  for (const char* flag :
+       {"-O", "--target-env=vulkan1.2", "--subgroup-size=32", "--assume-driver=radv",
+        "--pass-params=prereduce-atomics:max-bins=8", "--merge-blocks", "--inline-loop-callees",
+        "--prereduce-atomics=max-bins=4", "--scalar-block-layout"}) {
     EXPECT_TRUE(ParseOptionFlag(flag, &options, &error)) << flag << ": " << error;
   }
   EXPECT_TRUE(options.has_target_env);
@@ -433,14 +433,18 @@ void main() {
     return std::find(v.begin(), v.end(), name) != v.end();
   };
   EXPECT_TRUE(has(CApiRemarks(words, {"--prereduce-atomics"}, &error),
-                  "applied:UniformAddressUniformValue")) << error;
+                  "applied:UniformAddressUniformValue"))
+      << error;
   EXPECT_TRUE(has(CApiRemarks(words, {"--prereduce-atomics", "--emit=glsl"}, &error),
-                  "applied:UniformAddressUniformValue")) << error;
+                  "applied:UniformAddressUniformValue"))
+      << error;
   EXPECT_TRUE(has(CApiRemarks(words, {"--prereduce-atomics", "--emit=hlsl"}, &error),
-                  "missed:NotExpressibleInHlsl")) << error;
-  EXPECT_TRUE(has(CApiRemarks(words, {"--emit=hlsl", "--hlsl-dialect=dxc", "--prereduce-atomics"},
-                              &error),
-                  "applied:UniformAddressUniformValue")) << error;
+                  "missed:NotExpressibleInHlsl"))
+      << error;
+  EXPECT_TRUE(
+      has(CApiRemarks(words, {"--emit=hlsl", "--hlsl-dialect=dxc", "--prereduce-atomics"}, &error),
+          "applied:UniformAddressUniformValue"))
+      << error;
   CApiRemarks(words, {"--emit=dxil"}, &error);
   EXPECT_EQ(error, "--emit=dxil: --emit takes glsl, hlsl, spv or spvasm");
 }

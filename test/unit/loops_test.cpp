@@ -41,8 +41,7 @@ class Kernel {
         body;
     const std::vector<uint32_t> words = testing_kernels::CompileKernel(source, ssa);
     if (words.empty()) return;
-    context_ = spvtools::BuildModule(SPV_ENV_VULKAN_1_1, nullptr, words.data(),
-                                     words.size());
+    context_ = spvtools::BuildModule(SPV_ENV_VULKAN_1_1, nullptr, words.data(), words.size());
     if (!context_) {
       ADD_FAILURE() << "BuildModule failed";
       return;
@@ -131,16 +130,15 @@ TEST(Loops, ReturnInLoopIsUnpredictableExit) {
       if (ro[i] == 7u) { data[0] = i; return; }
     }
     data[1] = 1u;
-  })", /*ssa=*/false);
+  })",
+           /*ssa=*/false);
   ASSERT_TRUE(k.ok());
   ASSERT_EQ(k.loop_count(), 1u);
   LoopShape shape;
   std::string why;
   Instruction* where = nullptr;
-  ASSERT_TRUE(k.analysis().Shape(k.func(), k.loop(0), &shape, &why, &where))
-      << why;
-  const LoopExits exits =
-      k.analysis().Exits(shape, k.analysis().Inductions(shape));
+  ASSERT_TRUE(k.analysis().Shape(k.func(), k.loop(0), &shape, &why, &where)) << why;
+  const LoopExits exits = k.analysis().Exits(shape, k.analysis().Inductions(shape));
   EXPECT_TRUE(exits.unpredictable);
   ASSERT_NE(exits.unpredictable_where, nullptr);
   EXPECT_EQ(exits.unpredictable_where->opcode(), spv::Op::OpBranchConditional);
@@ -250,13 +248,12 @@ TEST(Loops, SingleExitTripCountInMemoryForm) {
       for (uint i = 0u; i < 8u; ++i) a += ro[i];
       for (uint s = 128u; s > 1u; s >>= 1u) a += ro[s];
       data[0] = a;
-    })", ssa);
+    })",
+             ssa);
     ASSERT_TRUE(k.ok());
     ASSERT_EQ(k.loop_count(), 2u);
-    EXPECT_EQ(k.analysis().SingleExitTripCount(k.func(), k.loop(0), 4096), 8)
-        << "ssa=" << ssa;
-    EXPECT_EQ(k.analysis().SingleExitTripCount(k.func(), k.loop(1), 4096), 7)
-        << "ssa=" << ssa;
+    EXPECT_EQ(k.analysis().SingleExitTripCount(k.func(), k.loop(0), 4096), 8) << "ssa=" << ssa;
+    EXPECT_EQ(k.analysis().SingleExitTripCount(k.func(), k.loop(1), 4096), 7) << "ssa=" << ssa;
     // Over the limit: unknown.
     EXPECT_EQ(k.analysis().SingleExitTripCount(k.func(), k.loop(0), 6), -1);
   }
@@ -336,8 +333,7 @@ TEST(Loops, WritesAndHazards) {
   ASSERT_EQ(loads.size(), 2u);
   std::string why;
   EXPECT_EQ(k.analysis().Hazard(shape, loads[0], &why), LoadHazard::kNone);
-  EXPECT_EQ(k.analysis().Hazard(shape, loads[1], &why),
-            LoadHazard::kLoopWritesMemory);
+  EXPECT_EQ(k.analysis().Hazard(shape, loads[1], &why), LoadHazard::kLoopWritesMemory);
   EXPECT_STREQ(LoadHazardName(LoadHazard::kLoopWritesMemory), "LoopWritesMemory");
   EXPECT_FALSE(why.empty());
 
@@ -353,8 +349,7 @@ TEST(Loops, WritesAndHazards) {
     }
   }
   ASSERT_NE(shared_load, nullptr);
-  EXPECT_EQ(k.analysis().Hazard(shape1, shared_load, &why),
-            LoadHazard::kBarrierInLoop);
+  EXPECT_EQ(k.analysis().Hazard(shape1, shared_load, &why), LoadHazard::kBarrierInLoop);
 }
 
 TEST(Loops, InvariancePredictabilityAndClone) {
@@ -379,8 +374,8 @@ TEST(Loops, InvariancePredictabilityAndClone) {
     for (Instruction& inst : *block) {
       if (inst.opcode() != spv::Op::OpLoad) continue;
       Instruction* root = RootVariable(k.context(), inst.GetSingleWordInOperand(0));
-      if (root == nullptr || PointerClass(k.context(), root->result_id()) !=
-                                 spv::StorageClass::StorageBuffer) {
+      if (root == nullptr ||
+          PointerClass(k.context(), root->result_id()) != spv::StorageClass::StorageBuffer) {
         continue;
       }
       (ro_load == nullptr ? ro_load : rw_load) = &inst;
@@ -393,21 +388,18 @@ TEST(Loops, InvariancePredictabilityAndClone) {
   EXPECT_FALSE(k.analysis().IsInvariant(ro_ptr, shape, nullptr));
   EXPECT_TRUE(k.analysis().IsPredictable(ro_ptr, shape, ivs, nullptr));
   bool uses_iv = false, indexed = false;
-  EXPECT_TRUE(k.analysis().IsAddressOf(ro_ptr, shape, ivs, true, &uses_iv,
-                                       &indexed));
+  EXPECT_TRUE(k.analysis().IsAddressOf(ro_ptr, shape, ivs, true, &uses_iv, &indexed));
   EXPECT_TRUE(uses_iv);
   EXPECT_FALSE(indexed);
   uses_iv = false;
-  EXPECT_FALSE(k.analysis().IsAddressOf(rw_ptr, shape, ivs, true, &uses_iv,
-                                        &indexed));
+  EXPECT_FALSE(k.analysis().IsAddressOf(rw_ptr, shape, ivs, true, &uses_iv, &indexed));
   // The exit test reads the counter; its bound is invariant (a push
   // constant loaded in the loop).
   const uint32_t cond = k.analysis().Exits(shape, ivs).predictable[0].cond;
   EXPECT_FALSE(k.analysis().IsInvariant(cond, shape, nullptr));
   Instruction* cmp = k.context()->get_def_use_mgr()->GetDef(cond);
   ASSERT_EQ(cmp->opcode(), spv::Op::OpULessThan);
-  EXPECT_TRUE(k.analysis().IsInvariant(cmp->GetSingleWordInOperand(1), shape,
-                                       nullptr));
+  EXPECT_TRUE(k.analysis().IsInvariant(cmp->GetSingleWordInOperand(1), shape, nullptr));
 
   // Recompute the readonly address in the preheader for the first
   // iteration (the counter's start value).

@@ -28,9 +28,8 @@ Pos At(uint32_t j, uint32_t w, uint32_t h) {
 }
 
 const std::pair<uint32_t, uint32_t> kShapes[] = {
-    {8, 8},  {16, 16}, {8, 16}, {24, 8}, {32, 8},  {16, 8}, {8, 4},
-    {32, 32}, {4, 4},  {2, 2},  {6, 6},  {12, 12}, {2, 8},  {8, 2},
-    {4, 8},  {16, 4},  {64, 2}, {6, 10}, {10, 4}};
+    {8, 8}, {16, 16}, {8, 16}, {24, 8}, {32, 8}, {16, 8}, {8, 4},  {32, 32}, {4, 4}, {2, 2},
+    {6, 6}, {12, 12}, {2, 8},  {8, 2},  {4, 8},  {16, 4}, {64, 2}, {6, 10},  {10, 4}};
 
 TEST(MortonRemap, PermutesEveryShape) {
   for (auto [w, h] : kShapes) {
@@ -61,8 +60,7 @@ TEST(MortonRemap, QuadsAreTwoByTwoInStandardOrder) {
 }
 
 // Lanes [base, base + n) of a w x h grid cover a bw x bh rectangle.
-void ExpectBlock(uint32_t w, uint32_t h, uint32_t base, uint32_t n,
-                 uint32_t bw, uint32_t bh) {
+void ExpectBlock(uint32_t w, uint32_t h, uint32_t base, uint32_t n, uint32_t bw, uint32_t bh) {
   uint32_t min_x = w, min_y = h, max_x = 0, max_y = 0;
   for (uint32_t j = base; j < base + n; ++j) {
     Pos p = At(j, w, h);
@@ -132,9 +130,8 @@ TEST(MortonRemap, IndexPathQuadsAreTwoByTwo) {
       for (uint32_t k = 0; k < 4; ++k) {
         p[k] = split(MortonRemapPass::RemapIndex(l + k, c.n, c.d));
       }
-      EXPECT_TRUE(p[1].x == p[0].x + 1 && p[1].y == p[0].y &&
-                  p[2].x == p[0].x && p[2].y == p[0].y + 1 &&
-                  p[3].x == p[0].x + 1 && p[3].y == p[0].y + 1)
+      EXPECT_TRUE(p[1].x == p[0].x + 1 && p[1].y == p[0].y && p[2].x == p[0].x &&
+                  p[2].y == p[0].y + 1 && p[3].x == p[0].x + 1 && p[3].y == p[0].y + 1)
           << "block " << c.d.block << " width " << c.d.width << " lane " << l;
     }
   }
@@ -173,13 +170,10 @@ TEST(MortonRemap, Params) {
 
 // An 8x8 shader writing an image at GlobalInvocationId, with an optional
 // extra line in the body.
-std::string Module(const std::string& extra_decorations,
-                   const std::string& extra_globals,
+std::string Module(const std::string& extra_decorations, const std::string& extra_globals,
                    const std::string& extra_body) {
   const std::string extra_var =
-      extra_globals.empty()
-          ? ""
-          : " " + extra_globals.substr(0, extra_globals.find(' '));
+      extra_globals.empty() ? "" : " " + extra_globals.substr(0, extra_globals.find(' '));
   return R"(
                OpCapability Shader
                OpCapability GroupNonUniform
@@ -249,16 +243,14 @@ std::vector<std::string> RunPass(const std::string& text, bool* changed) {
 
 TEST(MortonRemap, RemapsImageShader) {
   bool changed = false;
-  EXPECT_EQ(RunPass(Module("", "", ""), &changed),
-            std::vector<std::string>{"Remapped"});
+  EXPECT_EQ(RunPass(Module("", "", ""), &changed), std::vector<std::string>{"Remapped"});
   EXPECT_TRUE(changed);
 }
 
 TEST(MortonRemap, NoOp_SubgroupLocalInvocationId) {
   bool changed = true;
   EXPECT_EQ(RunPass(Module("OpDecorate %slid BuiltIn SubgroupLocalInvocationId",
-                           "%slid = OpVariable %ptr_in_uint Input",
-                           "%s = OpLoad %uint %slid"),
+                           "%slid = OpVariable %ptr_in_uint Input", "%s = OpLoad %uint %slid"),
                     &changed),
             std::vector<std::string>{"UsesSubgroupBuiltIn"});
   EXPECT_FALSE(changed);
@@ -267,8 +259,7 @@ TEST(MortonRemap, NoOp_SubgroupLocalInvocationId) {
 TEST(MortonRemap, SubgroupSizeDoesNotStopIt) {
   bool changed = false;
   EXPECT_EQ(RunPass(Module("OpDecorate %sgs BuiltIn SubgroupSize",
-                           "%sgs = OpVariable %ptr_in_uint Input",
-                           "%s = OpLoad %uint %sgs"),
+                           "%sgs = OpVariable %ptr_in_uint Input", "%s = OpLoad %uint %sgs"),
                     &changed),
             std::vector<std::string>{"Remapped"});
   EXPECT_TRUE(changed);

@@ -74,9 +74,8 @@ TEST(Factories, RunInsideAPlainOptimizerAndReportRemarks) {
   EXPECT_NE(out, words);
   std::string error;
   EXPECT_TRUE(ValidateModule(out, SPV_ENV_VULKAN_1_1, &error)) << error;
-  EXPECT_EQ(Names(remarks->remarks()),
-            (std::vector<std::string>{"UniformAddressUniformValue",
-                                      "UniformAddressDivergentValue"}));
+  EXPECT_EQ(Names(remarks->remarks()), (std::vector<std::string>{"UniformAddressUniformValue",
+                                                                 "UniformAddressDivergentValue"}));
   // Remarks carry the function and, from glslang's OpLine, the source line.
   EXPECT_EQ(remarks->remarks()[0].function, "main");
   EXPECT_EQ(remarks->remarks()[0].line, 6u);
@@ -87,16 +86,15 @@ TEST(Factories, WithoutASinkRemarksGoToTheMessageConsumer) {
   std::vector<uint32_t> words = Compile(kCounterGlsl);
   std::vector<std::string> messages;
   spvtools::Optimizer optimizer(SPV_ENV_VULKAN_1_1);
-  optimizer.SetMessageConsumer([&messages](spv_message_level_t level, const char*,
-                                           const spv_position_t&, const char* m) {
-    if (level == SPV_MSG_INFO) messages.push_back(m);
-  });
+  optimizer.SetMessageConsumer(
+      [&messages](spv_message_level_t level, const char*, const spv_position_t&, const char* m) {
+        if (level == SPV_MSG_INFO) messages.push_back(m);
+      });
   optimizer.RegisterPass(CreatePrereduceAtomicsPass(PassConfig()));
   std::vector<uint32_t> out;
   ASSERT_TRUE(optimizer.Run(words.data(), words.size(), &out));
   ASSERT_EQ(messages.size(), 2u);
-  EXPECT_NE(messages[0].find("applied UniformAddressUniformValue in main"),
-            std::string::npos);
+  EXPECT_NE(messages[0].find("applied UniformAddressUniformValue in main"), std::string::npos);
 }
 
 TEST(Optimize, PassesAreIdempotentAndDeterministic) {
@@ -146,8 +144,7 @@ TEST(Factories, TheTargetsFactsReachThePass) {
     } else {
       EXPECT_NE(out, words);
       EXPECT_EQ(Names(remarks->remarks()),
-                (std::vector<std::string>{"NotProfitableOnCpu",
-                                          "UniformAddressDivergentValue"}));
+                (std::vector<std::string>{"NotProfitableOnCpu", "UniformAddressDivergentValue"}));
     }
   }
   Target parsed = Target::kNone;
@@ -199,11 +196,10 @@ void main() {
 // every "key=N (default D)" there must be the default the code uses.
 TEST(Registry, BatchUniformLoadsHelpStatesTheCodesDefaults) {
   const BatchUniformLoadsPass::Params code;
-  const std::map<std::string, uint32_t> defaults = {
-      {"min-trip", code.min_trip},
-      {"max-components", code.max_components},
-      {"max-live", code.max_live},
-      {"driver-unroll", code.driver_unroll}};
+  const std::map<std::string, uint32_t> defaults = {{"min-trip", code.min_trip},
+                                                    {"max-components", code.max_components},
+                                                    {"max-live", code.max_live},
+                                                    {"driver-unroll", code.driver_unroll}};
   std::string help;
   for (const PassInfo& info : RegisteredPasses()) {
     if (std::string(info.name) == "batch-uniform-loads") help = info.params;

@@ -1,7 +1,7 @@
 // Site markers (lib/site_markers.h): put in and taken out word for word,
 // only into modules without lines, and read back as the input's ids.
-#include "gtest/gtest.h"
 #include "lib/site_markers.h"
+#include "gtest/gtest.h"
 #include "waveopt/waveopt.h"
 
 namespace waveopt {
@@ -65,8 +65,7 @@ TEST(SiteMarkers, AddedBeforeEachBodyInstructionAndStrippedExactly) {
 TEST(SiteMarkers, NotForModulesWithLines) {
   std::string text = kLoop;
   const std::string label = "          %7 = OpLabel\n";
-  text.replace(text.find(label), label.size(),
-               label + "               OpLine %10 3 1\n");
+  text.replace(text.find(label), label.size(), label + "               OpLine %10 3 1\n");
   text.insert(text.find("          %2 = OpTypeVoid"), "         %10 = OpString \"a.comp\"\n");
   EXPECT_FALSE(WantsSiteMarkers(Assemble(text)));
   EXPECT_FALSE(WantsSiteMarkers({}));
@@ -90,8 +89,7 @@ TEST(SiteMarkers, DescribeSitesNamesTheInputsInstruction) {
   DescribeSites(input, &remarks);
   EXPECT_EQ(remarks[0].site, "OpStore 2 after %8");
   EXPECT_EQ(remarks[1].site, "near %9 (OpLoad)");
-  EXPECT_EQ(FormatRemark(remarks[1]).find("remark: : analysis  in %1 near %9 (OpLoad): "),
-            0u);
+  EXPECT_EQ(FormatRemark(remarks[1]).find("remark: : analysis  in %1 near %9 (OpLoad): "), 0u);
 }
 
 }  // namespace

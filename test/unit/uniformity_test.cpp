@@ -153,8 +153,7 @@ const char* kMainStart = R"(
 std::string WithNames(const std::string& text) {
   std::string names;
   const std::regex def("%([A-Za-z_][A-Za-z0-9_]*)\\s*=");
-  for (std::sregex_iterator it(text.begin(), text.end(), def), end; it != end;
-       ++it) {
+  for (std::sregex_iterator it(text.begin(), text.end(), def), end; it != end; ++it) {
     names += "OpName %" + (*it)[1].str() + " \"" + (*it)[1].str() + "\"\n";
   }
   const size_t mode = text.find("OpExecutionMode");
@@ -164,36 +163,28 @@ std::string WithNames(const std::string& text) {
 
 class Analysed {
  public:
-  explicit Analysed(const std::string& text,
-                    spv_target_env env = SPV_ENV_UNIVERSAL_1_6) {
+  explicit Analysed(const std::string& text, spv_target_env env = SPV_ENV_UNIVERSAL_1_6) {
     context_ = spvtools::BuildModule(
         env,
-        [](spv_message_level_t, const char*, const spv_position_t& pos,
-           const char* message) {
+        [](spv_message_level_t, const char*, const spv_position_t& pos, const char* message) {
           ADD_FAILURE() << "line " << pos.line << ": " << message;
         },
         WithNames(text));
-    if (context_)
-      analysis_ = std::make_unique<UniformityAnalysis>(context_.get());
+    if (context_) analysis_ = std::make_unique<UniformityAnalysis>(context_.get());
   }
   bool ok() const { return analysis_ != nullptr; }
   // The id OpName gives |name|; a test failure if there is none.
   uint32_t Id(const std::string& name) const {
     for (auto& inst : context_->module()->debugs2()) {
-      if (inst.opcode() == spv::Op::OpName &&
-          inst.GetInOperand(1).AsString() == name) {
+      if (inst.opcode() == spv::Op::OpName && inst.GetInOperand(1).AsString() == name) {
         return inst.GetSingleWordInOperand(0);
       }
     }
     ADD_FAILURE() << "no OpName " << name;
     return 0;
   }
-  Uniformity V(const std::string& name) const {
-    return analysis_->ValueLevel(Id(name));
-  }
-  bool Uniform(const std::string& block) const {
-    return analysis_->IsBlockUniform(Id(block));
-  }
+  Uniformity V(const std::string& name) const { return analysis_->ValueLevel(Id(name)); }
+  bool Uniform(const std::string& block) const { return analysis_->IsBlockUniform(Id(block)); }
   std::vector<uint32_t> Deps(const std::string& block) const {
     return analysis_->DivergentBranches(Id(block));
   }
@@ -214,10 +205,9 @@ class Analysed {
   std::unique_ptr<UniformityAnalysis> analysis_;
 };
 
-std::string Compute(const std::string& main_body,
-                    const std::string& more_functions = "") {
-  return std::string(kComputeHeader) + kMainStart + main_body +
-         "\nOpFunctionEnd\n" + more_functions;
+std::string Compute(const std::string& main_body, const std::string& more_functions = "") {
+  return std::string(kComputeHeader) + kMainStart + main_body + "\nOpFunctionEnd\n" +
+         more_functions;
 }
 
 TEST(UniformityBuiltins, InvocationIdsDivergentGroupIdsUniform) {
@@ -934,18 +924,15 @@ TEST(UniformityPrint, FormatIsStableAndInProgramOrder) {
   EXPECT_EQ(printed, b.Printed());
   auto id = [&](const char* n) { return std::to_string(a.Id(n)); };
   const std::string expected =
-      "function %" + id("main") + " \"main\"\n" + "  value %" + id("tid") +
-      " \"tid\" divergent\n" + "  value %" + id("wg_p") +
-      " \"wg_p\" workgroup\n" + "  value %" + id("wg") + " \"wg\" workgroup\n" +
-      "  value %" + id("sg") + " \"sg\" subgroup\n" + "  value %" +
-      id("pcv_p") + " \"pcv_p\" workgroup\n" + "  value %" + id("pcv") +
-      " \"pcv\" workgroup\n" + "  value %" + id("cd") + " \"cd\" divergent\n" +
-      "  value %" + id("cs") + " \"cs\" subgroup\n" + "  value %" + id("cw") +
-      " \"cw\" workgroup\n" + "  value %" + id("phi_d") +
-      " \"phi_d\" divergent\n" + "  block %" + id("entry") +
-      " \"entry\" uniform\n" + "  block %" + id("t1") +
-      " \"t1\" divergent deps %" + id("entry") + "\n" + "  block %" + id("m1") +
-      " \"m1\" uniform\n";
+      "function %" + id("main") + " \"main\"\n" + "  value %" + id("tid") + " \"tid\" divergent\n" +
+      "  value %" + id("wg_p") + " \"wg_p\" workgroup\n" + "  value %" + id("wg") +
+      " \"wg\" workgroup\n" + "  value %" + id("sg") + " \"sg\" subgroup\n" + "  value %" +
+      id("pcv_p") + " \"pcv_p\" workgroup\n" + "  value %" + id("pcv") + " \"pcv\" workgroup\n" +
+      "  value %" + id("cd") + " \"cd\" divergent\n" + "  value %" + id("cs") +
+      " \"cs\" subgroup\n" + "  value %" + id("cw") + " \"cw\" workgroup\n" + "  value %" +
+      id("phi_d") + " \"phi_d\" divergent\n" + "  block %" + id("entry") + " \"entry\" uniform\n" +
+      "  block %" + id("t1") + " \"t1\" divergent deps %" + id("entry") + "\n" + "  block %" +
+      id("m1") + " \"m1\" uniform\n";
   EXPECT_EQ(printed, expected);
 }
 
@@ -984,36 +971,32 @@ std::string ScalingModule(int segments) {
       << "OpBranchConditional %cc" << n << " %t" << n << " %e" << n << "\n"
       << "%t" << n << " = OpLabel\n";
     for (int r = 0; r < 8; ++r) {
-      s << "%ta" << n << "_" << r << " = OpIAdd %uint %y" << n << " %c"
-        << (r % 2 ? "1" : "4") << "\n";
+      s << "%ta" << n << "_" << r << " = OpIAdd %uint %y" << n << " %c" << (r % 2 ? "1" : "4")
+        << "\n";
     }
     s << "OpBranch %m" << n << "\n"
       << "%e" << n << " = OpLabel\n"
       << "%ea" << n << " = OpIMul %uint %y" << n << " %c1\n"
       << "OpBranch %m" << n << "\n"
       << "%m" << n << " = OpLabel\n"
-      << "%phi" << n << " = OpPhi %uint %ta" << n << "_7 %t" << n << " %ea" << n
-      << " %e" << n << "\n"
+      << "%phi" << n << " = OpPhi %uint %ta" << n << "_7 %t" << n << " %ea" << n << " %e" << n
+      << "\n"
       << "OpStore %acc %phi" << n
       << "\n"
       // Workgroup-uniform loop.
       << "OpBranch %uh" << n << "\n"
       << "%uh" << n << " = OpLabel\n"
-      << "%ui" << n << " = OpPhi %uint %c0 %m" << n << " %un" << n << " %uc"
-      << n << "\n"
+      << "%ui" << n << " = OpPhi %uint %c0 %m" << n << " %un" << n << " %uc" << n << "\n"
       << "OpLoopMerge %ux" << n << " %uc" << n << " None\n"
       << "%ul" << n << " = OpULessThan %bool %ui" << n << " %pcv\n"
       << "OpBranchConditional %ul" << n << " %ub" << n << " %ux" << n << "\n"
       << "%ub" << n << " = OpLabel\n";
     for (int r = 0; r < 16; ++r) {
-      s << "%ua" << n << "_" << r << " = OpIAdd %uint %ui" << n << " %y" << n
-        << "\n";
+      s << "%ua" << n << "_" << r << " = OpIAdd %uint %ui" << n << " %y" << n << "\n";
     }
-    s << "%up" << n << " = OpAccessChain %ptr_sb_uint %buf %i0 %ua" << n
-      << "_15\n"
+    s << "%up" << n << " = OpAccessChain %ptr_sb_uint %buf %i0 %ua" << n << "_15\n"
       << "%uv" << n << " = OpLoad %uint %up" << n << "\n"
-      << "%ured" << n << " = OpGroupNonUniformIAdd %uint %sub Reduce %x" << n
-      << "\n"
+      << "%ured" << n << " = OpGroupNonUniformIAdd %uint %sub Reduce %x" << n << "\n"
       << "OpStore %wacc %ua" << n << "_3\n"
       << "OpBranch %uc" << n << "\n"
       << "%uc" << n << " = OpLabel\n"
@@ -1025,15 +1008,14 @@ std::string ScalingModule(int segments) {
       // Loop with a divergent break, counter used after it.
       << "OpBranch %dh" << n << "\n"
       << "%dh" << n << " = OpLabel\n"
-      << "%di" << n << " = OpPhi %uint %c0 %ux" << n << " %dn" << n << " %dc"
-      << n << "\n"
+      << "%di" << n << " = OpPhi %uint %c0 %ux" << n << " %dn" << n << " %dc" << n << "\n"
       << "OpLoopMerge %dx" << n << " %dc" << n << " None\n"
       << "%dl" << n << " = OpULessThan %bool %di" << n << " %pcv\n"
       << "OpBranchConditional %dl" << n << " %db" << n << " %dx" << n << "\n"
       << "%db" << n << " = OpLabel\n";
     for (int r = 0; r < 16; ++r) {
-      s << "%da" << n << "_" << r << " = OpIMul %uint %di" << n << " %c"
-        << (r % 2 ? "1" : "4") << "\n";
+      s << "%da" << n << "_" << r << " = OpIMul %uint %di" << n << " %c" << (r % 2 ? "1" : "4")
+        << "\n";
     }
     s << "%dbrk" << n << " = OpIEqual %bool %da" << n << "_15 %tid\n"
       << "OpBranchConditional %dbrk" << n << " %dx" << n << " %dc" << n << "\n"
@@ -1045,8 +1027,7 @@ std::string ScalingModule(int segments) {
       << "%lacc" << n << " = OpLoad %uint %acc\n"
       << "%lwacc" << n << " = OpLoad %uint %wacc\n";
     for (int r = 0; r < 20; ++r) {
-      s << "%w" << n << "_" << r << " = OpIAdd %uint %uafter" << n << " %y" << n
-        << "\n";
+      s << "%w" << n << "_" << r << " = OpIAdd %uint %uafter" << n << " %y" << n << "\n";
     }
     s << "OpBranch " << next << "\n";
   }
@@ -1069,13 +1050,12 @@ TEST(UniformityScaling, GeneratedModule) {
   constexpr int kSegmentsPerScale = 925;  // ~108 instructions each
   for (int scale : scales) {
     const int segments = kSegmentsPerScale * scale;
-    auto context = spvtools::BuildModule(SPV_ENV_UNIVERSAL_1_6, nullptr,
-                                         WithNames(ScalingModule(segments)));
+    auto context =
+        spvtools::BuildModule(SPV_ENV_UNIVERSAL_1_6, nullptr, WithNames(ScalingModule(segments)));
     ASSERT_NE(context, nullptr);
     size_t instructions = 0;  // inside functions; OpNames not counted
     for (auto& func : *context->module()) {
-      func.ForEachInst(
-          [&](const spvtools::opt::Instruction*) { ++instructions; });
+      func.ForEachInst([&](const spvtools::opt::Instruction*) { ++instructions; });
     }
     // Timed: (1) SPIRV-Tools' def-use manager, CFG and instruction-to-block
     // map, which a pass usually has already; (2) the analysis itself (with
@@ -1088,18 +1068,16 @@ TEST(UniformityScaling, GeneratedModule) {
     const auto t0 = Clock::now();
     context->get_def_use_mgr();
     context->cfg();
-    context->get_instr_block(
-        context->module()->begin()->entry()->GetLabelInst());
+    context->get_instr_block(context->module()->begin()->entry()->GetLabelInst());
     const auto t1 = Clock::now();
     UniformityAnalysis analysis(context.get());
     const auto t2 = Clock::now();
     std::cout << "[ uniformity ] scale " << scale << ": " << instructions
-              << " instructions, def-use/cfg " << ms(t0, t1) << " ms, analysis "
-              << ms(t1, t2) << " ms\n";
+              << " instructions, def-use/cfg " << ms(t0, t1) << " ms, analysis " << ms(t1, t2)
+              << " ms\n";
     auto id = [&](const std::string& name) {
       for (auto& inst : context->module()->debugs2()) {
-        if (inst.opcode() == spv::Op::OpName &&
-            inst.GetInOperand(1).AsString() == name) {
+        if (inst.opcode() == spv::Op::OpName && inst.GetInOperand(1).AsString() == name) {
           return inst.GetSingleWordInOperand(0);
         }
       }

@@ -50,11 +50,11 @@ std::string Outcome(const std::vector<uint32_t>& input, bool reuse, int* steps) 
 std::vector<std::string> Shaders() {
   const std::string root = WAVEOPT_SOURCE_DIR;
   std::vector<std::string> files;
-  for (const char* dir : {"/test/lit/morton-remap", "/test/lit/quad-exchange",
-                          "/test/lit/batch-uniform-loads", "/test/lit/prereduce-atomics",
-                          "/test/lit/workgroup-reduce", "/test/bench/kernels/light_loop",
-                          "/test/bench/kernels/histogram_global",
-                          "/test/bench/kernels/downsample"}) {
+  for (const char* dir :
+       {"/test/lit/morton-remap", "/test/lit/quad-exchange", "/test/lit/batch-uniform-loads",
+        "/test/lit/prereduce-atomics", "/test/lit/workgroup-reduce",
+        "/test/bench/kernels/light_loop", "/test/bench/kernels/histogram_global",
+        "/test/bench/kernels/downsample"}) {
     DIR* d = opendir((root + dir).c_str());
     if (d == nullptr) continue;
     while (dirent* e = readdir(d)) {
@@ -93,8 +93,8 @@ TEST(VersionReuse, SameOutcomeAsBuildingEveryVersionAndFewerSteps) {
   // the reuse ran fewer spirv-opt steps (the SSA preparation is shared).
   EXPECT_GE(compiled, 30);
   EXPECT_GE(versioned, 5);
-  EXPECT_LT(with_reuse * 2, without) << with_reuse << " steps with reuse, " << without
-                                     << " without";
+  EXPECT_LT(with_reuse * 2, without)
+      << with_reuse << " steps with reuse, " << without << " without";
 }
 
 std::atomic<int> g_contexts{0};

@@ -29,8 +29,7 @@ class Kernel {
   explicit Kernel(const std::string& source) {
     const std::vector<uint32_t> words = testing_kernels::CompileKernel(source, true);
     if (words.empty()) return;
-    context_ = spvtools::BuildModule(SPV_ENV_VULKAN_1_1, nullptr, words.data(),
-                                     words.size());
+    context_ = spvtools::BuildModule(SPV_ENV_VULKAN_1_1, nullptr, words.data(), words.size());
     if (!context_) return;
     entry_ = context_->GetFunction(
         context_->module()->entry_points().begin()->GetSingleWordInOperand(1));
@@ -253,8 +252,7 @@ TEST(WorkgroupTrace, EvaluatesIdentityPerInvocation) {
   Instruction* store = k.barrier();
   while (store->opcode() != spv::Op::OpStore) store = store->PreviousNode();
   IRContext* context = store->context();
-  const Instruction* chain =
-      context->get_def_use_mgr()->GetDef(store->GetSingleWordInOperand(0));
+  const Instruction* chain = context->get_def_use_mgr()->GetDef(store->GetSingleWordInOperand(0));
   ASSERT_EQ(chain->opcode(), spv::Op::OpAccessChain);
   for (uint32_t t : {0u, 5u, 7u}) {
     uint64_t v = 99;

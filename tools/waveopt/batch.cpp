@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -29,10 +29,14 @@ using waveopt::support::ChildResult;
 // The extension of the outputs: the --emit format's, else .spv.
 std::string OutputExtension(Format emit) {
   switch (emit) {
-    case Format::kSpvAsm: return ".spvasm";
-    case Format::kGlsl: return ".glsl";
-    case Format::kHlsl: return ".hlsl";
-    default: return ".spv";
+    case Format::kSpvAsm:
+      return ".spvasm";
+    case Format::kGlsl:
+      return ".glsl";
+    case Format::kHlsl:
+      return ".hlsl";
+    default:
+      return ".spv";
   }
 }
 
@@ -57,8 +61,8 @@ bool ListDirectory(const Cli& cli, std::vector<Job>* jobs, std::string* error) {
   for (const fs::path& f : files) {
     Job job;
     job.input = f.string();
-    job.output = (fs::path(cli.out_dir) / fs::relative(f, cli.batch)).string() +
-                 OutputExtension(cli.emit);
+    job.output =
+        (fs::path(cli.out_dir) / fs::relative(f, cli.batch)).string() + OutputExtension(cli.emit);
     jobs->push_back(job);
   }
   return true;
@@ -70,23 +74,28 @@ const char* const kListLine =
 
 // One setting of a list line: |token|, with its value from |in| where it
 // takes one. False with |error|.
-bool ParseListFlag(const std::string& token, std::istringstream& in, Job* job,
-                   std::string* output, std::string* error) {
+bool ParseListFlag(const std::string& token, std::istringstream& in, Job* job, std::string* output,
+                   std::string* error) {
   auto value = [&](const char* flag) {
     std::string v = token.size() > std::strlen(flag) ? token.substr(std::strlen(flag)) : "";
     if (v.empty()) in >> v;
     return v;
   };
   auto starts = [&](const char* p) { return token.rfind(p, 0) == 0; };
-  if (token == "-o") *output = value("-o");
-  else if (starts("-D") && token.size() > 2) job->defines.push_back(token.substr(2));
-  else if (starts("-I") && token.size() > 2) job->include_dirs.push_back(token.substr(2));
-  else if (starts("-S")) job->stage = value("-S");
+  if (token == "-o")
+    *output = value("-o");
+  else if (starts("-D") && token.size() > 2)
+    job->defines.push_back(token.substr(2));
+  else if (starts("-I") && token.size() > 2)
+    job->include_dirs.push_back(token.substr(2));
+  else if (starts("-S"))
+    job->stage = value("-S");
   else if (starts("-T")) {
     const std::string profile = value("-T");
     job->stage = StageForProfile(profile);
     if (job->stage.empty()) *error = "-T " + profile + ": not one of DXC's stage profiles";
-  } else if (starts("-e") || starts("-E")) job->entry_point = value(token.substr(0, 2).c_str());
+  } else if (starts("-e") || starts("-E"))
+    job->entry_point = value(token.substr(0, 2).c_str());
   else if (starts("--emit=")) {
     if (!ParseFormat(token.substr(7), &job->emit)) *error = "unknown format in " + token;
   } else if (starts("--target=") || starts("--assume-driver=") || starts("--target-env=")) {
@@ -169,8 +178,8 @@ class Progress {
   void Draw(size_t done, size_t failed, const std::string& last) const {
     if (!tty_) return;
     struct winsize ws = {};
-    const size_t width = ioctl(fileno(stderr), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 40
-                             ? ws.ws_col : 80;
+    const size_t width =
+        ioctl(fileno(stderr), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 40 ? ws.ws_col : 80;
     const size_t bar = 30, filled = total_ == 0 ? bar : bar * done / total_;
     std::string line = "[" + std::string(filled, '#') + std::string(bar - filled, '.') + "] " +
                        std::to_string(done) + "/" + std::to_string(total_) +
@@ -228,8 +237,8 @@ int RunBatch(const Cli& cli) {
   }
   for (Job& job : jobs) job.deps = cli.deps;
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  const size_t parallel = cli.jobs > 0 ? static_cast<size_t>(cli.jobs)
-                                       : static_cast<size_t>(std::max(1L, cpus));
+  const size_t parallel =
+      cli.jobs > 0 ? static_cast<size_t>(cli.jobs) : static_cast<size_t>(std::max(1L, cpus));
   waveopt::support::ChildOptions child_options;
   child_options.out = waveopt::support::StreamMode::kCapture;
   child_options.err = waveopt::support::StreamMode::kCapture;

@@ -17,10 +17,10 @@ enum class Format { kUnknown, kSpv, kSpvAsm, kGlsl, kHlsl };
 
 // Dependency output, glslc's flags.
 struct Deps {
-  bool only = false;    // -M/-MM: print the rule instead of compiling
-  bool write = false;   // -MD: compile and write the depfile
-  std::string file;     // -MF: where the rule goes ("" : stdout for -M, <output>.d for -MD)
-  std::string target;   // -MT: the rule's target ("" : the output file)
+  bool only = false;   // -M/-MM: print the rule instead of compiling
+  bool write = false;  // -MD: compile and write the depfile
+  std::string file;    // -MF: where the rule goes ("" : stdout for -M, <output>.d for -MD)
+  std::string target;  // -MT: the rule's target ("" : the output file)
 };
 
 // --source-prefix-map's OLD (normalized) → NEW pairs, in the order given.
@@ -41,11 +41,11 @@ struct Cli {
   std::string remarks_applied, remarks_missed, remarks_analysis;
   std::string remarks_output;
   Deps deps;
-  std::string batch;    // --batch: a list file or a directory
-  std::string out_dir;  // --out-dir
-  int jobs = 0;         // --jobs; 0: one per processor
-  PrefixMap prefix_map;     // --source-prefix-map
-  std::string source_name;  // --source-name: the input's recorded name
+  std::string batch;                      // --batch: a list file or a directory
+  std::string out_dir;                    // --out-dir
+  int jobs = 0;                           // --jobs; 0: one per processor
+  PrefixMap prefix_map;                   // --source-prefix-map
+  std::string source_name;                // --source-name: the input's recorded name
   bool print_cache_key = false;           // --print-cache-key
   bool print_cache_key_material = false;  // --print-cache-key-material
   // The flags that can change the output, as given, in order: everything

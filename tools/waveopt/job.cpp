@@ -44,9 +44,8 @@ spv_target_env TextEnv(const Cli& cli, const std::string& bytes) {
   const std::string head = bytes.substr(0, 512);
   if (std::regex_search(head, m, kVersion)) {
     static const spv_target_env kUniversal[] = {
-        SPV_ENV_UNIVERSAL_1_0, SPV_ENV_UNIVERSAL_1_1, SPV_ENV_UNIVERSAL_1_2,
-        SPV_ENV_UNIVERSAL_1_3, SPV_ENV_UNIVERSAL_1_4, SPV_ENV_UNIVERSAL_1_5,
-        SPV_ENV_UNIVERSAL_1_6};
+        SPV_ENV_UNIVERSAL_1_0, SPV_ENV_UNIVERSAL_1_1, SPV_ENV_UNIVERSAL_1_2, SPV_ENV_UNIVERSAL_1_3,
+        SPV_ENV_UNIVERSAL_1_4, SPV_ENV_UNIVERSAL_1_5, SPV_ENV_UNIVERSAL_1_6};
     return kUniversal[m[2].str()[0] - '0'];
   }
   return cli.options.has_target_env ? cli.options.target_env : SPV_ENV_UNIVERSAL_1_3;
@@ -72,10 +71,9 @@ bool LoadModule(const Cli& cli, const Job& job, Format format, const std::string
     case Format::kGlsl:
     case Format::kHlsl: {
       waveopt::CompileOptions compile = cli.compile;
-      compile.language = format == Format::kHlsl ? waveopt::SourceLanguage::kHlsl
-                                                 : waveopt::SourceLanguage::kGlsl;
-      compile.target_env = cli.options.has_target_env ? cli.options.target_env
-                                                      : SPV_ENV_VULKAN_1_1;
+      compile.language =
+          format == Format::kHlsl ? waveopt::SourceLanguage::kHlsl : waveopt::SourceLanguage::kGlsl;
+      compile.target_env = cli.options.has_target_env ? cli.options.target_env : SPV_ENV_VULKAN_1_1;
       compile.defines.insert(compile.defines.end(), job.defines.begin(), job.defines.end());
       compile.include_dirs.insert(compile.include_dirs.end(), job.include_dirs.begin(),
                                   job.include_dirs.end());
@@ -135,8 +133,8 @@ bool Matches(const std::string& pattern, const waveopt::Remark& r) {
 // no filter is given) for --remarks-output.
 void ReportRemarks(const Cli& cli, const std::vector<waveopt::Remark>& remarks,
                    std::vector<waveopt::Remark>* selected) {
-  const bool any_filter = !cli.remarks_applied.empty() || !cli.remarks_missed.empty() ||
-                          !cli.remarks_analysis.empty();
+  const bool any_filter =
+      !cli.remarks_applied.empty() || !cli.remarks_missed.empty() || !cli.remarks_analysis.empty();
   for (const waveopt::Remark& r : remarks) {
     const std::string& pattern = r.kind == waveopt::RemarkKind::kApplied  ? cli.remarks_applied
                                  : r.kind == waveopt::RemarkKind::kMissed ? cli.remarks_missed
@@ -154,8 +152,7 @@ void ReportTimes(const waveopt::Result& result) {
   double total = 0;
   std::fprintf(stderr, "%-60s %10s %s\n", "step", "wall ms", "changed");
   for (const waveopt::PassTiming& t : result.timings) {
-    std::fprintf(stderr, "%-60s %10.3f %s\n", t.pass.c_str(), t.wall_ms,
-                 t.changed ? "yes" : "no");
+    std::fprintf(stderr, "%-60s %10.3f %s\n", t.pass.c_str(), t.wall_ms, t.changed ? "yes" : "no");
     total += t.wall_ms;
   }
   std::fprintf(stderr, "%-60s %10.3f\n", "total", total);
@@ -165,8 +162,8 @@ void ReportTimes(const waveopt::Result& result) {
 int PrintAnalysis(const Cli& cli, const std::string& in, const std::vector<uint32_t>& words) {
   std::string text, error;
   if (cli.print_uniformity) {
-    const spv_target_env env = cli.options.has_target_env ? cli.options.target_env
-                                                          : waveopt::DefaultTargetEnv(words);
+    const spv_target_env env =
+        cli.options.has_target_env ? cli.options.target_env : waveopt::DefaultTargetEnv(words);
     if (cli.options.validate_input &&
         !waveopt::ValidateModule(words, env, &error, cli.options.block_layout)) {
       return Fail(in, "input is not valid for " + waveopt::TargetEnvName(env) + ": " + error);
@@ -182,8 +179,8 @@ int PrintAnalysis(const Cli& cli, const std::string& in, const std::vector<uint3
     }
     waveopt::Result prepared;
     if (!waveopt::Optimize(words, prepare, &prepared)) {
-      return Fail(in, prepared.diagnostics.empty() ? "preparation failed"
-                                                   : prepared.diagnostics.back());
+      return Fail(
+          in, prepared.diagnostics.empty() ? "preparation failed" : prepared.diagnostics.back());
     }
     if (!waveopt::PrintLoopCandidates(prepared.words, prepared.target_env, &text, &error)) {
       return Fail(in, error);
@@ -197,9 +194,12 @@ int PrintAnalysis(const Cli& cli, const std::string& in, const std::vector<uint3
 Format OutputFormat(const Cli& cli, const Job& job) {
   Format format = cli.emit;
   if (format == Format::kUnknown) {
-    if (job.output.empty()) format = Format::kSpvAsm;
-    else if (job.output == "-") format = Format::kSpv;
-    else format = FormatForExtension(Extension(job.output));
+    if (job.output.empty())
+      format = Format::kSpvAsm;
+    else if (job.output == "-")
+      format = Format::kSpv;
+    else
+      format = FormatForExtension(Extension(job.output));
     if (format == Format::kUnknown) format = Format::kSpv;
   }
   return format;
@@ -269,8 +269,7 @@ int PrintCacheKey(const Cli& cli, const Job& job, Format format, const std::stri
     k.files.emplace_back(Recorded(cli, job, file), text);
   }
   const std::string material = CacheKeyMaterial(k);
-  std::fputs(cli.print_cache_key_material ? material.c_str()
-                                          : (Sha256Hex(material) + "\n").c_str(),
+  std::fputs(cli.print_cache_key_material ? material.c_str() : (Sha256Hex(material) + "\n").c_str(),
              stdout);
   return 0;
 }

@@ -55,20 +55,25 @@ std::string UnknownOutputExtension(const Cli& cli, const std::string& output) {
 }
 
 bool ParseFormat(const std::string& s, Format* f) {
-  if (s == "spv") *f = Format::kSpv;
-  else if (s == "spvasm") *f = Format::kSpvAsm;
-  else if (s == "glsl") *f = Format::kGlsl;
-  else if (s == "hlsl") *f = Format::kHlsl;
-  else return false;
+  if (s == "spv")
+    *f = Format::kSpv;
+  else if (s == "spvasm")
+    *f = Format::kSpvAsm;
+  else if (s == "glsl")
+    *f = Format::kGlsl;
+  else if (s == "hlsl")
+    *f = Format::kHlsl;
+  else
+    return false;
   return true;
 }
 
 // DXC's -T <profile> (ps_6_0, cs_6_5, ...) as a stage: its prefix before
 // '_'; the shader model is glslang's business. "" for lib_ and unknowns.
 std::string StageForProfile(const std::string& profile) {
-  static const char* const kProfiles[][2] = {
-      {"ps", "frag"}, {"vs", "vert"}, {"cs", "comp"}, {"gs", "geom"},
-      {"hs", "tesc"}, {"ds", "tese"}, {"ms", "mesh"}, {"as", "task"}};
+  static const char* const kProfiles[][2] = {{"ps", "frag"}, {"vs", "vert"}, {"cs", "comp"},
+                                             {"gs", "geom"}, {"hs", "tesc"}, {"ds", "tese"},
+                                             {"ms", "mesh"}, {"as", "task"}};
   const std::string prefix = profile.substr(0, profile.find('_'));
   for (const auto& p : kProfiles) {
     if (prefix == p[0]) return p[1];
@@ -205,9 +210,7 @@ void PrintHelp() {
   PrintTargets();
 }
 
-bool StartsWith(const std::string& s, const char* prefix) {
-  return s.rfind(prefix, 0) == 0;
-}
+bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
 void PrintVersion() {
   std::printf("waveopt %s (SPIRV-Tools %s)\n", waveopt::Version(), waveopt::SpirvToolsVersion());
@@ -239,20 +242,24 @@ bool ParseCliFlag(const std::vector<std::string>& args, size_t* i, Cli* cli) {
     return args[++*i];
   };
   std::string error;
-  if (a == "-o") cli->output = value();
+  if (a == "-o")
+    cli->output = value();
   else if (a == "-x") {
     if (!ParseFormat(value(), &cli->input_format)) UsageError("unknown input format after -x");
   } else if (StartsWith(a, "--emit=")) {
     if (!ParseFormat(a.substr(7), &cli->emit)) UsageError("unknown format in " + a);
-  } else if (a == "-S") SetStage(cli, a, value());
+  } else if (a == "-S")
+    SetStage(cli, a, value());
   else if (a == "-T") {
     const std::string profile = value(), stage = StageForProfile(profile);
     if (stage.empty()) {
-      UsageError("-T " + profile + ": waveopt takes DXC's stage profiles (ps_, vs_, cs_, gs_, "
+      UsageError("-T " + profile +
+                 ": waveopt takes DXC's stage profiles (ps_, vs_, cs_, gs_, "
                  "hs_, ds_, ms_, as_), or give -S <stage>");
     }
     SetStage(cli, a, stage);
-  } else if (a == "-e" || a == "-E") cli->compile.entry_point = value();
+  } else if (a == "-e" || a == "-E")
+    cli->compile.entry_point = value();
   else if (auto st = waveopt::ParseBindingOption(args, i, &cli->compile.bindings, &error);
            st != waveopt::BindingOptionStatus::kNotBinding) {
     if (st == waveopt::BindingOptionStatus::kError) UsageError(error);
@@ -260,36 +267,57 @@ bool ParseCliFlag(const std::vector<std::string>& args, size_t* i, Cli* cli) {
     cli->compile.defines.push_back(a.size() > 2 ? a.substr(2) : value());
   } else if (StartsWith(a, "-I")) {
     cli->compile.include_dirs.push_back(a.size() > 2 ? a.substr(2) : value());
-  } else if (StartsWith(a, "--remarks=")) cli->remarks_applied = a.substr(10);
-  else if (StartsWith(a, "--remarks-missed=")) cli->remarks_missed = a.substr(17);
-  else if (StartsWith(a, "--remarks-analysis=")) cli->remarks_analysis = a.substr(19);
-  else if (StartsWith(a, "--remarks-output=")) cli->remarks_output = a.substr(17);
-  else if (a == "--print-all") cli->print_all = true;
-  else if (a == "--print-uniformity") cli->print_uniformity = true;
-  else if (a == "--print-loop-candidates") cli->print_loop_candidates = true;
-  else if (a == "--print-spec-constants") cli->print_spec_constants = true;
-  else if (a == "--time-report") cli->time_report = true;
-  else if (a == "-M" || a == "-MM") cli->deps.only = true;
-  else if (a == "-MD") cli->deps.write = true;
-  else if (a == "-MF") cli->deps.file = value();
-  else if (a == "-MT") cli->deps.target = value();
-  else if (a == "--batch") cli->batch = value();
-  else if (a == "--out-dir") cli->out_dir = value();
+  } else if (StartsWith(a, "--remarks="))
+    cli->remarks_applied = a.substr(10);
+  else if (StartsWith(a, "--remarks-missed="))
+    cli->remarks_missed = a.substr(17);
+  else if (StartsWith(a, "--remarks-analysis="))
+    cli->remarks_analysis = a.substr(19);
+  else if (StartsWith(a, "--remarks-output="))
+    cli->remarks_output = a.substr(17);
+  else if (a == "--print-all")
+    cli->print_all = true;
+  else if (a == "--print-uniformity")
+    cli->print_uniformity = true;
+  else if (a == "--print-loop-candidates")
+    cli->print_loop_candidates = true;
+  else if (a == "--print-spec-constants")
+    cli->print_spec_constants = true;
+  else if (a == "--time-report")
+    cli->time_report = true;
+  else if (a == "-M" || a == "-MM")
+    cli->deps.only = true;
+  else if (a == "-MD")
+    cli->deps.write = true;
+  else if (a == "-MF")
+    cli->deps.file = value();
+  else if (a == "-MT")
+    cli->deps.target = value();
+  else if (a == "--batch")
+    cli->batch = value();
+  else if (a == "--out-dir")
+    cli->out_dir = value();
   else if (a == "--jobs" || a == "-j") {
     const std::string v = value();
     char* end = nullptr;
     const long n = std::strtol(v.c_str(), &end, 10);
-    if (v.empty() || *end != '\0' || n < 1 || n > 1024) UsageError("--jobs takes a number from 1 to 1024");
+    if (v.empty() || *end != '\0' || n < 1 || n > 1024)
+      UsageError("--jobs takes a number from 1 to 1024");
     cli->jobs = static_cast<int>(n);
   } else if (StartsWith(a, "--step-timeout=")) {
     cli->options.isolation_timeout_s = ParseSeconds("--step-timeout", a.substr(15));
-  } else if (a == "--no-isolation") cli->options.isolation = waveopt::Isolation::kNone;
+  } else if (a == "--no-isolation")
+    cli->options.isolation = waveopt::Isolation::kNone;
   else if (StartsWith(a, "--source-prefix-map=")) {
     if (!ParsePrefixMap(a.substr(20), &cli->prefix_map, &error)) UsageError(error);
-  } else if (StartsWith(a, "--source-name=")) cli->source_name = a.substr(14);
-  else if (a == "--print-cache-key") cli->print_cache_key = true;
-  else if (a == "--print-cache-key-material") cli->print_cache_key_material = true;
-  else return false;
+  } else if (StartsWith(a, "--source-name="))
+    cli->source_name = a.substr(14);
+  else if (a == "--print-cache-key")
+    cli->print_cache_key = true;
+  else if (a == "--print-cache-key-material")
+    cli->print_cache_key_material = true;
+  else
+    return false;
   return true;
 }
 
@@ -298,13 +326,36 @@ bool ParseCliFlag(const std::vector<std::string>& args, size_t* i, Cli* cli) {
 // output format canonically, and the files -I found by content). Flags not
 // listed here count: a new one is keyed until it is known not to matter.
 bool KeyedCliFlag(const std::string& a) {
-  static const char* const kExact[] = {
-      "-o", "-x", "-S", "-T", "-e", "-E", "-M", "-MM", "-MD", "-MF", "-MT", "--batch",
-      "--out-dir", "--jobs", "-j", "--time-report", "--no-isolation", "--print-all",
-      "--print-uniformity", "--print-loop-candidates", "--print-spec-constants",
-      "--print-cache-key", "--print-cache-key-material"};
-  static const char* const kPrefix[] = {"-D", "-I", "--emit=", "--remarks", "--step-timeout=",
-                                        "--source-prefix-map=", "--source-name="};
+  static const char* const kExact[] = {"-o",
+                                       "-x",
+                                       "-S",
+                                       "-T",
+                                       "-e",
+                                       "-E",
+                                       "-M",
+                                       "-MM",
+                                       "-MD",
+                                       "-MF",
+                                       "-MT",
+                                       "--batch",
+                                       "--out-dir",
+                                       "--jobs",
+                                       "-j",
+                                       "--time-report",
+                                       "--no-isolation",
+                                       "--print-all",
+                                       "--print-uniformity",
+                                       "--print-loop-candidates",
+                                       "--print-spec-constants",
+                                       "--print-cache-key",
+                                       "--print-cache-key-material"};
+  static const char* const kPrefix[] = {"-D",
+                                        "-I",
+                                        "--emit=",
+                                        "--remarks",
+                                        "--step-timeout=",
+                                        "--source-prefix-map=",
+                                        "--source-name="};
   for (const char* e : kExact) {
     if (a == e) return false;
   }
@@ -317,9 +368,12 @@ bool KeyedCliFlag(const std::string& a) {
 // --print-cache-key and --source-name: one input, a module at the end.
 void CheckKeyCombinations(const Cli& cli) {
   if (!cli.print_cache_key && !cli.print_cache_key_material) return;
-  if (!cli.batch.empty()) UsageError("--print-cache-key is for one input; run it per input, not with --batch");
+  if (!cli.batch.empty())
+    UsageError("--print-cache-key is for one input; run it per input, not with --batch");
   if (cli.deps.only || cli.print_uniformity || cli.print_loop_candidates) {
-    UsageError("--print-cache-key keys a module output, not -M, --print-uniformity or --print-loop-candidates");
+    UsageError(
+        "--print-cache-key keys a module output, not -M, --print-uniformity or "
+        "--print-loop-candidates");
   }
 }
 
@@ -330,7 +384,8 @@ void CheckCombinations(const Cli& cli) {
     UsageError("--source-name names one input; --batch inputs are named by their paths");
   }
   if (!cli.batch.empty()) {
-    if (!cli.input.empty()) UsageError("--batch takes its inputs from " + cli.batch + ", not " + cli.input);
+    if (!cli.input.empty())
+      UsageError("--batch takes its inputs from " + cli.batch + ", not " + cli.input);
     if (cli.out_dir.empty()) UsageError("--batch needs --out-dir");
     if (!cli.output.empty()) UsageError("-o names one output; --batch writes to --out-dir");
     if (cli.deps.only || !cli.deps.file.empty() || !cli.deps.target.empty()) {
@@ -346,7 +401,8 @@ void CheckCombinations(const Cli& cli) {
   if (cli.print_spec_constants && (cli.output.empty() || cli.output == "-")) {
     UsageError("--print-spec-constants prints to stdout: give the module a file with -o");
   }
-  if (const std::string bad = UnknownOutputExtension(cli, cli.output); !bad.empty()) UsageError(bad);
+  if (const std::string bad = UnknownOutputExtension(cli, cli.output); !bad.empty())
+    UsageError(bad);
   if (!cli.out_dir.empty()) UsageError("--out-dir is for --batch; give one output with -o");
   if (cli.deps.write && cli.deps.file.empty() && (cli.output.empty() || cli.output == "-")) {
     UsageError("-MD writes <output>.d: give -o <file>, or -MF <file>");

@@ -112,11 +112,16 @@ std::string CacheKeyMaterial(const KeyInputs& k) {
 
 const char* FormatName(Format format) {
   switch (format) {
-    case Format::kSpv: return "spv";
-    case Format::kSpvAsm: return "spvasm";
-    case Format::kGlsl: return "glsl";
-    case Format::kHlsl: return "hlsl";
-    case Format::kUnknown: break;
+    case Format::kSpv:
+      return "spv";
+    case Format::kSpvAsm:
+      return "spvasm";
+    case Format::kGlsl:
+      return "glsl";
+    case Format::kHlsl:
+      return "hlsl";
+    case Format::kUnknown:
+      break;
   }
   return "unknown";
 }

@@ -115,10 +115,10 @@ std::vector<std::vector<uint32_t>> Grids(const ModuleInterface& iface) {
 
 // What one candidate did on the simulator.
 struct Probe {
-  std::string error;     // the simulator could not run it (or its plan failed)
-  std::string race;      // a's first race at some size
+  std::string error;              // the simulator could not run it (or its plan failed)
+  std::string race;               // a's first race at some size
   bool nondeterministic = false;  // a reads memory it never wrote (first size)
-  bool unsafe = false;   // device addresses outside the buffers (would crash a device)
+  bool unsafe = false;            // device addresses outside the buffers (would crash a device)
   std::string unsafe_what;
   size_t covered = SIZE_MAX;  // fewest of b's added instructions run at any size
   size_t added = 0;
@@ -222,7 +222,8 @@ Probe Search::Try(const RunSpec& spec) {
             c->wild_pointer_accesses > 0
                 ? std::to_string(c->wild_pointer_accesses) +
                       " accesses through device addresses in none of the buffers --auto "
-                      "allocated (size " + std::to_string(w) + ")"
+                      "allocated (size " +
+                      std::to_string(w) + ")"
                 : "an access through a device address " + std::to_string(c->device_overrun) +
                       " bytes past the end of its buffer (size " + std::to_string(w) + ")";
         return probe;
@@ -326,10 +327,12 @@ done:
                      " on the simulator at size " + sizes + "; chose " + best_note;
   if (!best_score.safe) {
     if (!cli_.sim) {
-      *error = "every input --auto tried makes the module reach device addresses outside the "
-               "buffers it allocated (" + best_probe.unsafe_what +
-               "): refused on a device, where that can crash the driver; the simulator (--sim) "
-               "runs it";
+      *error =
+          "every input --auto tried makes the module reach device addresses outside the "
+          "buffers it allocated (" +
+          best_probe.unsafe_what +
+          "): refused on a device, where that can crash the driver; the simulator (--sim) "
+          "runs it";
       return false;
     }
     what += "; " + best_probe.unsafe_what;
@@ -338,10 +341,9 @@ done:
   } else if (!best_score.deterministic) {
     what += "; a reads memory it never wrote with every one (NONDETERMINISTIC)";
   } else if (coverage_matters) {
-    what += best_probe.covered > 0
-                ? ": " + std::to_string(best_probe.covered) + " of " +
-                      std::to_string(added_.size()) + " instructions b adds run"
-                : ": none runs the instructions b adds (NOT COVERED)";
+    what += best_probe.covered > 0 ? ": " + std::to_string(best_probe.covered) + " of " +
+                                         std::to_string(added_.size()) + " instructions b adds run"
+                                   : ": none runs the instructions b adds (NOT COVERED)";
   }
   notes->push_back(what);
   return true;
@@ -366,7 +368,8 @@ bool SetDisagreeingSpecConstants(const std::vector<Module>& modules, RunSpec* sp
                        std::to_string(c.largest_default) +
                        "; glslang gives a local_size_x_id workgroup size its own default of 1): "
                        "set to the largest, as an application that specializes it would (a spec "
-                       "line `const " + id + " = N` sets another)");
+                       "line `const " +
+                       id + " = N` sets another)");
       set = true;
     }
   }
@@ -386,7 +389,8 @@ int AutoSpecText(const Cli& cli, std::string* text) {
     if (LoadAndReflect(cli, cli.inputs[i], spec, &modules[i], &err)) continue;
     // Variables of different kinds on one binding cannot be bound as they
     // are; moved to a binding per kind (in both modules alike), they can.
-    if (spec.separate_kinds || err.find("variables of different kinds share it") == std::string::npos) {
+    if (spec.separate_kinds ||
+        err.find("variables of different kinds share it") == std::string::npos) {
       return Error(err);
     }
     std::string what = err.substr(err.find("binding "));
@@ -442,8 +446,7 @@ int AutoSpecText(const Cli& cli, std::string* text) {
     return Error(modules.back().path + ": " + err);
   } else {
     // The simulator cannot run the modules: the large default, unsearched.
-    search_notes.push_back("--auto: no search (the simulator cannot run the modules: " + err +
-                           ")");
+    search_notes.push_back("--auto: no search (the simulator cannot run the modules: " + err + ")");
     AutoSpec(iface, DefaultAutoFills(), &spec, &notes);
   }
   for (const std::string& n : search_notes) notes.push_back(n);

@@ -180,8 +180,10 @@ void AutoSpec(const ModuleInterface& iface, const AutoFills& fills, RunSpec* spe
     PointerSpec& ps = spec->pointers[p.label];
     if (ps.origin.empty()) ps.origin = "--auto";
     if (!ps.elements) {
-      uint64_t stride = std::max<uint64_t>(p.layout.array_stride ? p.layout.array_stride : p.layout.head_bytes, 4);
-      ps.elements = std::max<uint64_t>(1, std::min(std::max(kMinElements, total), kMaxBufferBytes / stride));
+      uint64_t stride = std::max<uint64_t>(
+          p.layout.array_stride ? p.layout.array_stride : p.layout.head_bytes, 4);
+      ps.elements =
+          std::max<uint64_t>(1, std::min(std::max(kMinElements, total), kMaxBufferBytes / stride));
     }
     if (!ps.fill) ps.fill = data;
   }

@@ -53,20 +53,20 @@ struct Cli {
   int jobs = 0;
   int lp_threads = 1;
   bool validate = true;
-  bool sim = false;        // run on the wave simulator
-  bool counters = false;   // print the simulator's counters
-  bool check_sim = false;  // diff: check the simulator against the device
-  int sim_limit = 0;       // the simulator's instruction limit (0: its default)
-  bool auto_spec = false;  // --auto
-  bool auto_resolved = false;  // the parent turned --auto into spec lines
+  bool sim = false;             // run on the wave simulator
+  bool counters = false;        // print the simulator's counters
+  bool check_sim = false;       // diff: check the simulator against the device
+  int sim_limit = 0;            // the simulator's instruction limit (0: its default)
+  bool auto_spec = false;       // --auto
+  bool auto_resolved = false;   // the parent turned --auto into spec lines
   bool auto_simulated = false;  // ... and its search ran the modules on the simulator
-  bool self_check = true;  // diff: run the first module twice
-  bool race_check = true;  // diff: look for data races in the modules (simulator)
-  bool coverage = false;   // diff: report the coverage of b's added instructions
+  bool self_check = true;       // diff: run the first module twice
+  bool race_check = true;       // diff: look for data races in the modules (simulator)
+  bool coverage = false;        // diff: report the coverage of b's added instructions
   bool require_coverage = false;
   int timeout_s = kDefaultTimeoutS;
   double compile_budget_s = -1;  // --compile-budget; -1: kDefaultCompileBudgetS
-  IsaOptions isa;          // isa: families, wave sizes, format
+  IsaOptions isa;                // isa: families, wave sizes, format
 };
 
 // Prints "waverun: error: MSG" to stderr and returns kExitError.

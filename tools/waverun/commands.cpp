@@ -52,8 +52,9 @@ bool SetUpEnvironment(const Cli& cli, uint32_t width, std::string* error) {
   if (icd.empty() && !cli.system_icds) {
     icd = FindIcd("lvp_icd*.json");
     if (icd.empty()) {
-      *error = "no Vulkan device: lavapipe's ICD (lvp_icd*.json) is not installed "
-               "(mesa-vulkan-drivers); use --system-icds or --icd=FILE for another driver";
+      *error =
+          "no Vulkan device: lavapipe's ICD (lvp_icd*.json) is not installed "
+          "(mesa-vulkan-drivers); use --system-icds or --icd=FILE for another driver";
       return false;
     }
   }
@@ -144,8 +145,8 @@ bool CheckWidth(Device* device, uint32_t width, uint32_t* lanes_out, std::string
                std::to_string(width) + "; it can run 4, 8 and 16";
     } else {
       *error = "device '" + info.name + "' has subgroup size " +
-               std::to_string(info.subgroup_size) + "; --subgroup-size=" +
-               std::to_string(width) + " can be chosen only on lavapipe";
+               std::to_string(info.subgroup_size) + "; --subgroup-size=" + std::to_string(width) +
+               " can be chosen only on lavapipe";
     }
     return false;
   }
@@ -154,8 +155,8 @@ bool CheckWidth(Device* device, uint32_t width, uint32_t* lanes_out, std::string
   if (lanes_out) *lanes_out = lanes;
   if (lanes != info.subgroup_size) {
     std::string what = "device '" + info.name + "' reports subgroup size " +
-                       std::to_string(info.subgroup_size) + " but runs " +
-                       std::to_string(lanes) + " lanes per subgroup";
+                       std::to_string(info.subgroup_size) + " but runs " + std::to_string(lanes) +
+                       " lanes per subgroup";
     if (info.is_lavapipe && info.subgroup_size > 16) {
       *error = "subgroup size " + std::to_string(info.subgroup_size) +
                " is not available: lavapipe (LP_NATIVE_VECTOR_WIDTH=" +
@@ -192,16 +193,16 @@ namespace {
 
 int CommandRun(const Cli& cli, Device* device, Module* m) {
   std::string err;
-  std::unique_ptr<Program> program = device->CreateProgram(m->words, m->iface.entry_point,
-                                                           m->plan, &err);
+  std::unique_ptr<Program> program =
+      device->CreateProgram(m->words, m->iface.entry_point, m->plan, &err);
   Outputs out;
   double ns;
   if (!program || !program->Run(&out, &ns, &err)) return Error(m->path + ": " + err);
   if (cli.counters) PrintCounters("", program.get());
   for (size_t i = 0; i < m->plan.resources.size(); ++i) {
     const ResourcePlan& r = m->plan.resources[i];
-    bool listed = std::find(cli.dump_keys.begin(), cli.dump_keys.end(), r.key) !=
-                  cli.dump_keys.end();
+    bool listed =
+        std::find(cli.dump_keys.begin(), cli.dump_keys.end(), r.key) != cli.dump_keys.end();
     if (!(cli.dump_keys.empty() ? r.res.writable : listed)) continue;
     if (r.element_bytes == 0) continue;
     size_t words = out[i].size() / 4;
@@ -256,10 +257,9 @@ int CommandTime(const Cli& cli, Device* device, std::vector<Module>* modules) {
       if (!program->Run(&out, &ns, &err)) return Error(m.path + ": " + err);
       times.push_back(ns / 1000.0);
       std::vector<std::string> report;
-      if (CompareOutputs(m.plan, first, out, "first", "rep" + std::to_string(rep + 1),
-                         &report) != 0) {
-        std::printf("%s: rep %u's outputs differ from the first run's:\n", m.path.c_str(),
-                    rep + 1);
+      if (CompareOutputs(m.plan, first, out, "first", "rep" + std::to_string(rep + 1), &report) !=
+          0) {
+        std::printf("%s: rep %u's outputs differ from the first run's:\n", m.path.c_str(), rep + 1);
         for (const std::string& line : report) std::printf("  %s\n", line.c_str());
         status = kExitDiffer;
         break;
@@ -273,8 +273,8 @@ int CommandTime(const Cli& cli, Device* device, std::vector<Module>* modules) {
   }
   size_t width = 6;
   for (const Row& r : rows) width = std::max(width, r.name.size());
-  std::printf("%-*s %12s %12s %6s %10s\n", static_cast<int>(width), "module", "min_us",
-              "median_us", "reps", "vs_first");
+  std::printf("%-*s %12s %12s %6s %10s\n", static_cast<int>(width), "module", "min_us", "median_us",
+              "reps", "vs_first");
   for (size_t i = 0; i < rows.size(); ++i) {
     std::printf("%-*s %12.3f %12.3f %6u %9.2fx\n", static_cast<int>(width), rows[i].name.c_str(),
                 rows[i].min_us, rows[i].median_us, (*modules)[i].plan.reps,
@@ -289,9 +289,10 @@ bool CheckDeviceFeatures(const DeviceInfo& info, const Module& m, std::string* e
   for (const ResourcePlan& r : m.plan.resources) {
     if (r.declared && r.res.descriptor_array && r.res.descriptor_count == 0 &&
         !info.runtime_descriptor_arrays) {
-      *error = ResourceLabel(r) + ": a runtime-sized descriptor array needs "
-               "runtimeDescriptorArray, which device '" + info.name +
-               "' does not have; run it on the simulator (--sim)";
+      *error = ResourceLabel(r) +
+               ": a runtime-sized descriptor array needs "
+               "runtimeDescriptorArray, which device '" +
+               info.name + "' does not have; run it on the simulator (--sim)";
       return false;
     }
   }

@@ -67,7 +67,7 @@ std::string ShowTexel(const ResourcePlan& r, const std::vector<uint8_t>& bytes, 
       std::snprintf(buf, sizeof(buf), "%.9g", static_cast<double>(f));
     } else if (info.numeric == waveopt::sim::TexelNumeric::kSint) {
       const int64_t v = waveopt::sim::TexelIs64(r.format) ? static_cast<int64_t>(c[i])
-                                                         : static_cast<int32_t>(c[i]);
+                                                          : static_cast<int32_t>(c[i]);
       std::snprintf(buf, sizeof(buf), "%" PRId64, v);
     } else {
       std::snprintf(buf, sizeof(buf), "%" PRIu64, c[i]);
@@ -99,8 +99,8 @@ bool WithinUlps(uint32_t a, uint32_t b, uint32_t ulps, bool half) {
 // Exact or ULP comparison of bytes [begin, end). Returns false and sets
 // |message| on a difference.
 bool CompareFlat(const ResourcePlan* r, const Compare& compare, const std::vector<uint8_t>& a,
-                 const std::vector<uint8_t>& b, size_t begin, size_t end,
-                 const std::string& na, const std::string& nb, std::string* message) {
+                 const std::vector<uint8_t>& b, size_t begin, size_t end, const std::string& na,
+                 const std::string& nb, std::string* message) {
   bool ulp = compare.kind == Compare::Kind::kUlp;
   bool half = ulp && r && r->width != 0 &&
               GetFormatInfo(r->format).numeric == waveopt::sim::TexelNumeric::kFloat &&
@@ -121,14 +121,14 @@ bool CompareFlat(const ResourcePlan* r, const Compare& compare, const std::vecto
   size_t word_off = first & ~size_t{3};
   std::string va = ShowWord(Word(a, word_off), ulp), vb = ShowWord(Word(b, word_off), ulp);
   if (r && r->width != 0) {  // texels as values, not the words that pack them
-    const size_t texel = begin + (first - begin) / GetFormatInfo(r->format).bytes *
-                                     GetFormatInfo(r->format).bytes;
+    const size_t texel =
+        begin + (first - begin) / GetFormatInfo(r->format).bytes * GetFormatInfo(r->format).bytes;
     va = ShowTexel(*r, a, texel);
     vb = ShowTexel(*r, b, texel);
   }
   *message = std::to_string(differing) + " of " + std::to_string((end - begin + unit - 1) / unit) +
-             (half ? " halves" : " words") + " differ, first at " + Position(r, first - begin) + ": " +
-             na + "=" + va + " " + nb + "=" + vb;
+             (half ? " halves" : " words") + " differ, first at " + Position(r, first - begin) +
+             ": " + na + "=" + va + " " + nb + "=" + vb;
   return false;
 }
 
@@ -183,8 +183,8 @@ bool CompareMultiset(const Plan& plan, const ResourcePlan* r, const BufferLayout
     count_a = std::min<uint64_t>(CounterValue(plan, oa, compare), total);
     count_b = std::min<uint64_t>(CounterValue(plan, ob, compare), total);
     if (count_a != count_b) {
-      *message = "counts differ: " + na + " has " + std::to_string(count_a) + " elements, " +
-                 nb + " has " + std::to_string(count_b);
+      *message = "counts differ: " + na + " has " + std::to_string(count_a) + " elements, " + nb +
+                 " has " + std::to_string(count_b);
       return false;
     }
     what = "counted elements";
@@ -218,8 +218,8 @@ bool CompareMultiset(const Plan& plan, const ResourcePlan* r, const BufferLayout
   }
   if (only_a == 0) return true;
   *message = std::to_string(only_a) + " of " + std::to_string(count_a) + " " + what +
-             " differ as multisets, e.g. " + na + " has " + ShowElement(*first_a) +
-             " that " + nb + " lacks" +
+             " differ as multisets, e.g. " + na + " has " + ShowElement(*first_a) + " that " + nb +
+             " lacks" +
              (first_b ? ", " + nb + " has " + ShowElement(*first_b) + " that " + na + " lacks"
                       : std::string());
   return false;
@@ -256,9 +256,9 @@ std::vector<CompareUnit> ComparedUnits(const Plan& plan) {
   return units;
 }
 
-int CompareOutputs(const Plan& plan, const Outputs& a, const Outputs& b,
-                   const std::string& name_a, const std::string& name_b,
-                   std::vector<std::string>* report, const std::vector<std::string>* skip,
+int CompareOutputs(const Plan& plan, const Outputs& a, const Outputs& b, const std::string& name_a,
+                   const std::string& name_b, std::vector<std::string>* report,
+                   const std::vector<std::string>* skip,
                    std::vector<std::string>* differing_labels) {
   int differing = 0;
   for (const CompareUnit& u : ComparedUnits(plan)) {

@@ -17,8 +17,8 @@ using Outputs = std::vector<std::vector<uint8_t>>;
 
 // One compared unit: a resource's descriptor, or a pointee.
 struct CompareUnit {
-  std::string label;     // "binding 0.1 ('Out')", "binding 0.2 ('Tex')[3]", "pointer 0.0+8"
-  size_t output = 0;     // index into Outputs
+  std::string label;            // "binding 0.1 ('Out')", "binding 0.2 ('Tex')[3]", "pointer 0.0+8"
+  size_t output = 0;            // index into Outputs
   uint64_t begin = 0, end = 0;  // byte range in that output
 };
 
@@ -32,9 +32,8 @@ std::vector<CompareUnit> ComparedUnits(const Plan& plan);
 // elements, the first index and both values, with |name_a| and |name_b| as
 // the labels); |skip| (may be null) lists unit labels not to compare. Returns
 // the number of differing units; |differing| (may be null) gets their labels.
-int CompareOutputs(const Plan& plan, const Outputs& a, const Outputs& b,
-                   const std::string& name_a, const std::string& name_b,
-                   std::vector<std::string>* report,
+int CompareOutputs(const Plan& plan, const Outputs& a, const Outputs& b, const std::string& name_a,
+                   const std::string& name_b, std::vector<std::string>* report,
                    const std::vector<std::string>* skip = nullptr,
                    std::vector<std::string>* differing = nullptr);
 

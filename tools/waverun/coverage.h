@@ -25,10 +25,10 @@ std::vector<uint32_t> AddedInstructions(const std::vector<uint32_t>& a,
                                         const std::vector<uint32_t>& b);
 
 struct Coverage {
-  size_t added = 0;          // instructions b adds
-  size_t executed = 0;       // ... of which ran
-  uint64_t subgroups = 0;    // their executions, per subgroup
-  uint64_t lanes = 0;        // ... per lane
+  size_t added = 0;        // instructions b adds
+  size_t executed = 0;     // ... of which ran
+  uint64_t subgroups = 0;  // their executions, per subgroup
+  uint64_t lanes = 0;      // ... per lane
 };
 
 Coverage MeasureCoverage(const std::vector<uint32_t>& added,

@@ -40,8 +40,7 @@ bool ParseInt64(const std::string& text, int64_t* value) {
 
 bool ParseFloat(const std::string& text, float* value) {
   std::string t = text;
-  if (!t.empty() && (t.back() == 'f' || t.back() == 'F') &&
-      t.find("inf") == std::string::npos) {
+  if (!t.empty() && (t.back() == 'f' || t.back() == 'F') && t.find("inf") == std::string::npos) {
     t.pop_back();
   }
   if (t.empty()) return false;
@@ -99,9 +98,12 @@ const FormatInfo& GetFormatInfo(ImageFormat format) {
 
 ComponentType FormatComponentType(ImageFormat format) {
   switch (GetFormatInfo(format).numeric) {
-    case waveopt::sim::TexelNumeric::kSint: return ComponentType::kInt;
-    case waveopt::sim::TexelNumeric::kUint: return ComponentType::kUint;
-    default: return ComponentType::kFloat;
+    case waveopt::sim::TexelNumeric::kSint:
+      return ComponentType::kInt;
+    case waveopt::sim::TexelNumeric::kUint:
+      return ComponentType::kUint;
+    default:
+      return ComponentType::kFloat;
   }
 }
 
@@ -128,8 +130,7 @@ uint64_t TypedValue(const Fill& fill, Random* rng, bool is_float, uint32_t bytes
 }
 
 bool ParseValue(const std::string& text, uint32_t* bits, bool* is_float) {
-  bool looks_float = text.find('.') != std::string::npos ||
-                     text.find("inf") != std::string::npos ||
+  bool looks_float = text.find('.') != std::string::npos || text.find("inf") != std::string::npos ||
                      text.find("nan") != std::string::npos ||
                      (text.find("0x") == std::string::npos &&
                       (text.find('e') != std::string::npos ||
@@ -193,11 +194,14 @@ bool ParseFill(const std::string& text, Fill* fill, std::string* error) {
 
 std::string FillName(const Fill& fill) {
   switch (fill.kind) {
-    case Fill::Kind::kRandom: return "random";
-    case Fill::Kind::kZero: return "zero";
+    case Fill::Kind::kRandom:
+      return "random";
+    case Fill::Kind::kZero:
+      return "zero";
     case Fill::Kind::kSequence:
       return "seq:" + std::to_string(fill.start) + ":" + std::to_string(fill.step);
-    case Fill::Kind::kModulo: return "mod:" + std::to_string(fill.modulus);
+    case Fill::Kind::kModulo:
+      return "mod:" + std::to_string(fill.modulus);
     case Fill::Kind::kFloat: {
       char buf[64];
       std::snprintf(buf, sizeof(buf), "float:%.9g:%.9g", static_cast<double>(fill.lo),
@@ -207,7 +211,8 @@ std::string FillName(const Fill& fill) {
     case Fill::Kind::kConst: {
       if (fill.value_is_float) {
         char buf[48];
-        std::snprintf(buf, sizeof(buf), "const:%.9g", static_cast<double>(BitsFloat(fill.value_bits)));
+        std::snprintf(buf, sizeof(buf), "const:%.9g",
+                      static_cast<double>(BitsFloat(fill.value_bits)));
         std::string t = buf;
         if (t.find_first_of(".en") == std::string::npos) t += ".0";
         return t;
@@ -243,8 +248,7 @@ void FillWords(const Fill& fill, uint64_t seed, std::vector<uint8_t>* bytes) {
   }
 }
 
-void FillTexels(const Fill& fill, uint64_t seed, ImageFormat format,
-                std::vector<uint8_t>* bytes) {
+void FillTexels(const Fill& fill, uint64_t seed, ImageFormat format, std::vector<uint8_t>* bytes) {
   const FormatInfo& info = GetFormatInfo(format);
   if (info.bytes == 0) return;
   Random rng(seed);

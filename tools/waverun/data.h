@@ -31,7 +31,7 @@ bool ParseImageFormat(const std::string& name, ImageFormat* format);
 // images component by component, converted to the format.
 struct Fill {
   enum class Kind {
-    kRandom,    // buffers: random 32-bit words; float images: [0, 1)
+    kRandom,  // buffers: random 32-bit words; float images: [0, 1)
     kZero,
     kSequence,  // start, start + step, ... (integers)
     kModulo,    // random integers in [0, modulus)
@@ -45,7 +45,7 @@ struct Fill {
   uint32_t modulus = 1;
   float lo = 0.0f;
   float hi = 1.0f;
-  int64_t int_lo = 0;   // kTyped
+  int64_t int_lo = 0;  // kTyped
   int64_t int_hi = 16;
   uint32_t value_bits = 0;  // kConst: the 32-bit pattern (int or float)
   bool value_is_float = false;
@@ -86,8 +86,7 @@ void FillWords(const Fill& fill, uint64_t seed, std::vector<uint8_t>* bytes);
 // 8: double), or an integer in [lo, hi) truncated to |bytes|.
 uint64_t TypedValue(const Fill& fill, Random* rng, bool is_float, uint32_t bytes);
 // Fills |bytes| (texels of |format|, tightly packed) component by component.
-void FillTexels(const Fill& fill, uint64_t seed, ImageFormat format,
-                std::vector<uint8_t>* bytes);
+void FillTexels(const Fill& fill, uint64_t seed, ImageFormat format, std::vector<uint8_t>* bytes);
 
 // IEEE half <-> float.
 using waveopt::sim::FloatToHalf;  // lib/sim/half.h

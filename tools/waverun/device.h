@@ -15,16 +15,16 @@
 namespace waverun {
 
 struct DeviceInfo {
-  std::string name;            // VkPhysicalDeviceProperties::deviceName
-  std::string driver;          // driver name and info (Vulkan 1.2+), may be empty
+  std::string name;    // VkPhysicalDeviceProperties::deviceName
+  std::string driver;  // driver name and info (Vulkan 1.2+), may be empty
   uint32_t api_version = 0;
   uint32_t subgroup_size = 0;  // as reported
   bool timestamps = false;     // the compute queue has timestamp queries
   double timestamp_period_ns = 1.0;
   bool is_lavapipe = false;
-  bool robust = false;             // robust buffer access is on
-  bool robustness2 = false;        // ... with VK_EXT_robustness2 (loads out of bounds read 0)
-  bool device_addresses = false;   // bufferDeviceAddress is on
+  bool robust = false;            // robust buffer access is on
+  bool robustness2 = false;       // ... with VK_EXT_robustness2 (loads out of bounds read 0)
+  bool device_addresses = false;  // bufferDeviceAddress is on
   bool runtime_descriptor_arrays = false;  // runtimeDescriptorArray
   // Per descriptor kind, descriptor arrays indexed non-uniformly
   // (shader*ArrayNonUniformIndexing): uniform buffers, sampled images,

@@ -35,14 +35,15 @@ bool NearFloats(uint32_t a, uint32_t b) {
 // Runs |m| on the simulator at |width| lanes with lavapipe's subgroup layout
 // (beside a device's run), looking for data races and, with |count|,
 // counting instructions. Null with |error| when the simulator cannot run it.
-std::unique_ptr<Program> SimulateBeside(const Cli& cli, const Module& m, uint32_t width,
-                                        bool count, Outputs* out, std::string* error) {
+std::unique_ptr<Program> SimulateBeside(const Cli& cli, const Module& m, uint32_t width, bool count,
+                                        Outputs* out, std::string* error) {
   SimOptions options = MakeSimOptions(cli);
   options.lavapipe_layout = true;
   options.detect_races = cli.race_check;
   options.count_instructions = count;
   std::unique_ptr<Device> sim = CreateSimDevice(width, options);
-  std::unique_ptr<Program> program = sim->CreateProgram(m.words, m.iface.entry_point, m.plan, error);
+  std::unique_ptr<Program> program =
+      sim->CreateProgram(m.words, m.iface.entry_point, m.plan, error);
   double ns;
   if (!program || !program->Run(out, &ns, error)) return nullptr;
   return program;
@@ -97,15 +98,15 @@ bool CheckSim(const Cli& cli, Module* m, uint32_t width, const Outputs& device_o
   }
   bool identical = true;
   for (const CompareUnit& u : units) {
-    identical = identical && std::equal(out[u.output].begin() + u.begin,
-                                        out[u.output].begin() + u.end,
-                                        device_out[u.output].begin() + u.begin);
+    identical =
+        identical && std::equal(out[u.output].begin() + u.begin, out[u.output].begin() + u.end,
+                                device_out[u.output].begin() + u.begin);
   }
   if (near_words > 0) {
-    std::printf("sim check: %s equals the device's outputs but for %zu float word%s within %d "
-                "ulps\n",
-                name.c_str(), near_words, near_words == 1 ? "" : "s",
-                static_cast<int>(kCheckSimUlps));
+    std::printf(
+        "sim check: %s equals the device's outputs but for %zu float word%s within %d "
+        "ulps\n",
+        name.c_str(), near_words, near_words == 1 ? "" : "s", static_cast<int>(kCheckSimUlps));
   } else {
     std::printf("sim check: %s %s the device's outputs\n", name.c_str(),
                 identical ? "is identical to" : "equals (under the compare modes)");
@@ -123,9 +124,10 @@ void PrintOneSided(const Module& a, const Module& b) {
     const char* who = ra.declared ? "a" : "b";
     const char* other = ra.declared ? "b" : "a";
     if (ra.res.writable && ra.compare.kind != Compare::Kind::kIgnore) {
-      std::printf("note: %s is declared only by %s: compared with its initial contents, which %s "
-                  "leaves as they are\n",
-                  ResourceLabel(ra).c_str(), who, other);
+      std::printf(
+          "note: %s is declared only by %s: compared with its initial contents, which %s "
+          "leaves as they are\n",
+          ResourceLabel(ra).c_str(), who, other);
     } else {
       std::printf("note: %s is declared only by %s (read-only there): skipped\n",
                   ResourceLabel(ra).c_str(), who);
@@ -155,9 +157,10 @@ int ReportCoverage(const Cli& cli, const Module& a, const Module& b,
   }
   Coverage c = MeasureCoverage(added, counters->instruction_counts);
   if (c.executed == 0) {
-    std::printf("coverage: none of the %zu instructions b adds ran: these inputs do not exercise "
-                "the rewrite\n",
-                c.added);
+    std::printf(
+        "coverage: none of the %zu instructions b adds ran: these inputs do not exercise "
+        "the rewrite\n",
+        c.added);
     return cli.require_coverage || cli.auto_resolved ? kExitUncovered : kExitOk;
   }
   std::printf("coverage: %zu of %zu instructions b adds ran (%" PRIu64 " subgroup, %" PRIu64
@@ -182,7 +185,8 @@ struct Findings {
 int RunFirst(const Cli& cli, Device* device, Module* a, Findings* f) {
   std::string err;
   double ns;
-  std::unique_ptr<Program> pa = device->CreateProgram(a->words, a->iface.entry_point, a->plan, &err);
+  std::unique_ptr<Program> pa =
+      device->CreateProgram(a->words, a->iface.entry_point, a->plan, &err);
   if (!pa || !pa->Run(&f->a, &ns, &err)) return Error(a->path + ": " + err);
   if (cli.counters) PrintCounters("a", pa.get());
   f->oob_a = OutOfBounds(pa.get());
@@ -225,7 +229,8 @@ int RunSecond(const Cli& cli, Device* device, Module* a, Module* b, Findings* f)
     counting = CreateSimDevice(width, b_options);
     b_device = counting.get();
   }
-  std::unique_ptr<Program> pb = b_device->CreateProgram(b->words, b->iface.entry_point, b->plan, &err);
+  std::unique_ptr<Program> pb =
+      b_device->CreateProgram(b->words, b->iface.entry_point, b->plan, &err);
   if (!pb || !pb->Run(&f->b, &ns, &err)) return Error(b->path + ": " + err);
   if (cli.counters) PrintCounters("b", pb.get());
   f->oob_b = OutOfBounds(pb.get());
@@ -276,9 +281,10 @@ int RunSecond(const Cli& cli, Device* device, Module* a, Module* b, Findings* f)
 // Compares a's and b's outputs and prints the verdict. Returns the exit code.
 int Verdict(const Cli& cli, const Module& a, const Module& b, const Findings& f) {
   if (!f.race_a.empty()) {
-    std::printf("RACE: %s (a = %s): a's outputs depend on the order of racing accesses; not "
-                "compared\n",
-                f.race_a.c_str(), a.path.c_str());
+    std::printf(
+        "RACE: %s (a = %s): a's outputs depend on the order of racing accesses; not "
+        "compared\n",
+        f.race_a.c_str(), a.path.c_str());
     return kExitRace;
   }
   if (!f.race_b.empty()) {
@@ -301,9 +307,10 @@ int Verdict(const Cli& cli, const Module& a, const Module& b, const Findings& f)
     }
   }
   if (!f.unstable.empty()) {
-    std::printf("NONDETERMINISTIC: a disagrees with itself on %zu of %zu bindings, not compared "
-                "(a = %s)\n",
-                f.unstable.size(), units.size(), a.path.c_str());
+    std::printf(
+        "NONDETERMINISTIC: a disagrees with itself on %zu of %zu bindings, not compared "
+        "(a = %s)\n",
+        f.unstable.size(), units.size(), a.path.c_str());
     for (const std::string& line : f.unstable_report) std::printf("  %s\n", line.c_str());
   }
   if (differing == 0) {

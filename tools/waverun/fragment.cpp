@@ -159,12 +159,13 @@ void Lowering::MakePrivate(OutputVar* o) {
   var->SetResultType(ptr);
   var->SetInOperand(0, {uint32_t(spv::StorageClass::Private)});
   if (var->NumInOperands() < 2) var->AddOperand({SPV_OPERAND_TYPE_ID, {zero}});
-  ctx_->get_decoration_mgr()->RemoveDecorationsFrom(var->result_id(), [](const opt::Instruction& d) {
-    if (d.opcode() != spv::Op::OpDecorate) return false;
-    auto kind = spv::Decoration(d.GetSingleWordInOperand(1));
-    return kind == spv::Decoration::Location || kind == spv::Decoration::Component ||
-           kind == spv::Decoration::Index;
-  });
+  ctx_->get_decoration_mgr()->RemoveDecorationsFrom(
+      var->result_id(), [](const opt::Instruction& d) {
+        if (d.opcode() != spv::Op::OpDecorate) return false;
+        auto kind = spv::Decoration(d.GetSingleWordInOperand(1));
+        return kind == spv::Decoration::Location || kind == spv::Decoration::Component ||
+               kind == spv::Decoration::Index;
+      });
   MoveToEnd(var);  // after the types and the constant it uses now
   // Before SPIR-V 1.4 the interface lists Input and Output variables only.
   SetInterface(var->result_id(), ctx_->module()->version() >= 0x10400);
@@ -175,7 +176,8 @@ uint32_t Lowering::FragCoord() {
   an::TypeManager* types = ctx_->get_type_mgr();
   for (opt::Instruction& inst : ctx_->types_values()) {
     if (inst.opcode() != spv::Op::OpVariable) continue;
-    for (const opt::Instruction* d : ctx_->get_decoration_mgr()->GetDecorationsFor(inst.result_id(), false)) {
+    for (const opt::Instruction* d :
+         ctx_->get_decoration_mgr()->GetDecorationsFor(inst.result_id(), false)) {
       if (d->opcode() == spv::Op::OpDecorate &&
           spv::Decoration(d->GetSingleWordInOperand(1)) == spv::Decoration::BuiltIn &&
           spv::BuiltIn(d->GetSingleWordInOperand(2)) == spv::BuiltIn::FragCoord) {
@@ -238,8 +240,10 @@ bool Lowering::StoreAt(opt::Instruction* ret, const std::vector<uint32_t>& buffe
     return i ? i->result_id() : 0;
   };
   uint32_t fc = id(b.AddLoad(vec4_, frag_coord_));
-  uint32_t x = id(b.AddUnaryOp(u32, spv::Op::OpConvertFToU, id(b.AddCompositeExtract(f32, fc, {0}))));
-  uint32_t y = id(b.AddUnaryOp(u32, spv::Op::OpConvertFToU, id(b.AddCompositeExtract(f32, fc, {1}))));
+  uint32_t x =
+      id(b.AddUnaryOp(u32, spv::Op::OpConvertFToU, id(b.AddCompositeExtract(f32, fc, {0}))));
+  uint32_t y =
+      id(b.AddUnaryOp(u32, spv::Op::OpConvertFToU, id(b.AddCompositeExtract(f32, fc, {1}))));
   uint32_t row = id(b.AddBinaryOp(u32, spv::Op::OpIMul, y, consts->GetUIntConstId(width_)));
   uint32_t pixel = id(b.AddIAdd(u32, row, x));
   uint32_t base = id(b.AddBinaryOp(u32, spv::Op::OpIMul, pixel, consts->GetUIntConstId(4)));
@@ -255,7 +259,8 @@ bool Lowering::StoreAt(opt::Instruction* ret, const std::vector<uint32_t>& buffe
       uint32_t comp = o.count == 1 ? value : id(b.AddCompositeExtract(o.scalar, value, {c}));
       uint32_t bits = o.scalar == u32 ? comp : id(b.AddUnaryOp(u32, spv::Op::OpBitcast, comp));
       uint32_t word = id(b.AddIAdd(u32, base, consts->GetUIntConstId(o.component + c)));
-      uint32_t ptr = id(b.AddAccessChain(uint_ptr, buffer_vars[k], {consts->GetUIntConstId(0), word}));
+      uint32_t ptr =
+          id(b.AddAccessChain(uint_ptr, buffer_vars[k], {consts->GetUIntConstId(0), word}));
       ok = ok && b.AddStore(ptr, bits) != nullptr;
     }
   }
@@ -299,9 +304,12 @@ const char* TypeName(ComponentType t, uint32_t count) {
 std::string Value(ComponentType t, uint32_t key) {
   std::string k = std::to_string(key) + "u";
   switch (t) {
-    case ComponentType::kFloat: return "F(g, " + k + ")";
-    case ComponentType::kInt: return "int(H(g, " + k + ") % 16u)";
-    case ComponentType::kUint: return "(H(g, " + k + ") % 16u)";
+    case ComponentType::kFloat:
+      return "F(g, " + k + ")";
+    case ComponentType::kInt:
+      return "int(H(g, " + k + ") % 16u)";
+    case ComponentType::kUint:
+      return "(H(g, " + k + ") % 16u)";
   }
   return "0";
 }
@@ -317,8 +325,8 @@ std::string VertexShaderSource(const std::vector<FragmentInput>& inputs) {
                             : in.interpolation == FragmentInput::Interpolation::kNoPerspective
                                 ? "noperspective "
                                 : "";
-    decls += "layout(location = " + std::to_string(in.location) + ", component = " +
-             std::to_string(in.component) + ") " + qualifier + "out " +
+    decls += "layout(location = " + std::to_string(in.location) +
+             ", component = " + std::to_string(in.component) + ") " + qualifier + "out " +
              TypeName(in.type, in.count) + " " + var +
              (in.array > 1 ? "[" + std::to_string(in.array) + "]" : "") + ";\n";
     for (uint32_t e = 0; e < in.array; ++e) {
@@ -340,7 +348,9 @@ std::string VertexShaderSource(const std::vector<FragmentInput>& inputs) {
          "}\n"
          "float F(ivec2 g, uint k) { return float(H(g, k) >> 8) * (1.0 / 16777216.0); }\n"
          "void main() {\n"
-         "  const int K = " + std::to_string(kGridQuads) + ";\n"
+         "  const int K = " +
+         std::to_string(kGridQuads) +
+         ";\n"
          "  int t = gl_VertexIndex / 3, c = gl_VertexIndex % 3, q = t / 2;\n"
          "  ivec2 corner = t % 2 == 0 ? ivec2(c == 1 ? 1 : 0, c == 2 ? 1 : 0)\n"
          "                            : ivec2(c == 1 ? 0 : 1, c == 2 ? 0 : 1);\n"
@@ -380,8 +390,8 @@ bool LowerColorOutputs(std::vector<uint32_t>* words, const std::vector<ColorBuff
     options.SetScalarBlockLayout(true);
     options.SetUniformBufferStandardLayout(true);
     if (!tools.Validate(out.data(), out.size(), options)) {
-      *error = "moving the color outputs to buffers made an invalid module (a waverun bug): " +
-               invalid;
+      *error =
+          "moving the color outputs to buffers made an invalid module (a waverun bug): " + invalid;
       return false;
     }
   }

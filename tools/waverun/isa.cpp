@@ -53,40 +53,68 @@ struct Family {
 };
 
 constexpr Family kFamilies[] = {
-    {"tahiti", "GCN1 gfx6", 6},        {"pitcairn", "GCN1 gfx6", 6},
-    {"verde", "GCN1 gfx6", 6},         {"oland", "GCN1 gfx6", 6},
-    {"hainan", "GCN1 gfx6", 6},        {"bonaire", "GCN2 gfx7", 7},
-    {"kaveri", "GCN2 gfx7", 7},        {"kabini", "GCN2 gfx7", 7},
-    {"hawaii", "GCN2 gfx7", 7},        {"tonga", "GCN3 gfx8", 8},
-    {"iceland", "GCN3 gfx8", 8},       {"carrizo", "GCN3 gfx8", 8},
-    {"fiji", "GCN3 gfx8", 8},          {"stoney", "GCN3 gfx8", 8},
-    {"polaris10", "GCN4 gfx8", 8},     {"polaris11", "GCN4 gfx8", 8},
-    {"polaris12", "GCN4 gfx8", 8},     {"vegam", "GCN4 gfx8", 8},
-    {"vega10", "GCN5 gfx9", 9},        {"raven", "GCN5 gfx9", 9},
-    {"vega12", "GCN5 gfx9", 9},        {"vega20", "GCN5 gfx9", 9},
-    {"raven2", "GCN5 gfx9", 9},        {"renoir", "GCN5 gfx9", 9},
-    {"navi10", "RDNA1 gfx10.1", 10},   {"navi12", "RDNA1 gfx10.1", 10},
-    {"navi14", "RDNA1 gfx10.1", 10},   {"navi21", "RDNA2 gfx10.3", 10},
-    {"navi22", "RDNA2 gfx10.3", 10},   {"navi23", "RDNA2 gfx10.3", 10},
-    {"vangogh", "RDNA2 gfx10.3", 10},  {"navi24", "RDNA2 gfx10.3", 10},
-    {"rembrandt", "RDNA2 gfx10.3", 10}, {"gfx1036", "RDNA2 gfx10.3", 10},
-    {"gfx1100", "RDNA3 gfx11", 11},    {"gfx1101", "RDNA3 gfx11", 11},
-    {"gfx1102", "RDNA3 gfx11", 11},    {"gfx1103_r1", "RDNA3 gfx11", 11},
+    {"tahiti", "GCN1 gfx6", 6},
+    {"pitcairn", "GCN1 gfx6", 6},
+    {"verde", "GCN1 gfx6", 6},
+    {"oland", "GCN1 gfx6", 6},
+    {"hainan", "GCN1 gfx6", 6},
+    {"bonaire", "GCN2 gfx7", 7},
+    {"kaveri", "GCN2 gfx7", 7},
+    {"kabini", "GCN2 gfx7", 7},
+    {"hawaii", "GCN2 gfx7", 7},
+    {"tonga", "GCN3 gfx8", 8},
+    {"iceland", "GCN3 gfx8", 8},
+    {"carrizo", "GCN3 gfx8", 8},
+    {"fiji", "GCN3 gfx8", 8},
+    {"stoney", "GCN3 gfx8", 8},
+    {"polaris10", "GCN4 gfx8", 8},
+    {"polaris11", "GCN4 gfx8", 8},
+    {"polaris12", "GCN4 gfx8", 8},
+    {"vegam", "GCN4 gfx8", 8},
+    {"vega10", "GCN5 gfx9", 9},
+    {"raven", "GCN5 gfx9", 9},
+    {"vega12", "GCN5 gfx9", 9},
+    {"vega20", "GCN5 gfx9", 9},
+    {"raven2", "GCN5 gfx9", 9},
+    {"renoir", "GCN5 gfx9", 9},
+    {"navi10", "RDNA1 gfx10.1", 10},
+    {"navi12", "RDNA1 gfx10.1", 10},
+    {"navi14", "RDNA1 gfx10.1", 10},
+    {"navi21", "RDNA2 gfx10.3", 10},
+    {"navi22", "RDNA2 gfx10.3", 10},
+    {"navi23", "RDNA2 gfx10.3", 10},
+    {"vangogh", "RDNA2 gfx10.3", 10},
+    {"navi24", "RDNA2 gfx10.3", 10},
+    {"rembrandt", "RDNA2 gfx10.3", 10},
+    {"gfx1036", "RDNA2 gfx10.3", 10},
+    {"gfx1100", "RDNA3 gfx11", 11},
+    {"gfx1101", "RDNA3 gfx11", 11},
+    {"gfx1102", "RDNA3 gfx11", 11},
+    {"gfx1103_r1", "RDNA3 gfx11", 11},
     {"gfx1103_r2", "RDNA3 gfx11", 11},
     // Mesa 25's names.
     {"raphael_mendocino", "RDNA2 gfx10.3", 10},
-    {"navi31", "RDNA3 gfx11", 11},     {"navi32", "RDNA3 gfx11", 11},
-    {"navi33", "RDNA3 gfx11", 11},     {"phoenix", "RDNA3 gfx11", 11},
-    {"phoenix2", "RDNA3 gfx11", 11},   {"gfx1150", "RDNA3.5 gfx11.5", 11},
-    {"gfx1151", "RDNA3.5 gfx11.5", 11}, {"gfx1152", "RDNA3.5 gfx11.5", 11},
-    {"gfx1153", "RDNA3.5 gfx11.5", 11}, {"gfx1200", "RDNA4 gfx12", 12},
+    {"navi31", "RDNA3 gfx11", 11},
+    {"navi32", "RDNA3 gfx11", 11},
+    {"navi33", "RDNA3 gfx11", 11},
+    {"phoenix", "RDNA3 gfx11", 11},
+    {"phoenix2", "RDNA3 gfx11", 11},
+    {"gfx1150", "RDNA3.5 gfx11.5", 11},
+    {"gfx1151", "RDNA3.5 gfx11.5", 11},
+    {"gfx1152", "RDNA3.5 gfx11.5", 11},
+    {"gfx1153", "RDNA3.5 gfx11.5", 11},
+    {"gfx1200", "RDNA4 gfx12", 12},
     {"gfx1201", "RDNA4 gfx12", 12},
 };
 
 // One family's name in Mesa 22.3 and in Mesa 25.
 constexpr const char* kRenamed[][2] = {
-    {"gfx1036", "raphael_mendocino"}, {"gfx1100", "navi31"},     {"gfx1101", "navi32"},
-    {"gfx1102", "navi33"},            {"gfx1103_r1", "phoenix"}, {"gfx1103_r2", "phoenix2"},
+    {"gfx1036", "raphael_mendocino"},
+    {"gfx1100", "navi31"},
+    {"gfx1101", "navi32"},
+    {"gfx1102", "navi33"},
+    {"gfx1103_r1", "phoenix"},
+    {"gfx1103_r2", "phoenix2"},
 };
 
 // Why the loaded RADV rejected |name|, and the name to use instead.
@@ -96,8 +124,9 @@ std::string UnknownFamily(const std::string& name) {
     if (name == r[0]) return msg + " (Mesa 25 calls it " + r[1] + ")";
     if (name == r[1]) return msg + " (Mesa 22.3 calls it " + r[0] + ")";
   }
-  return msg + " (newer than this driver? bash scripts/deps-radv.sh builds Mesa 25's RADV; "
-               "then --icd=.deps/radv/icd.json)";
+  return msg +
+         " (newer than this driver? bash scripts/deps-radv.sh builds Mesa 25's RADV; "
+         "then --icd=.deps/radv/icd.json)";
 }
 
 const Family* FindFamily(const std::string& name) {
@@ -127,7 +156,7 @@ struct MemoryCounts {
   uint64_t lds = 0;            // ds_* reads and writes (not atomics, not permutes)
   uint64_t lds_atomics = 0;    // ds_* read-modify-writes, append/consume
   uint64_t atomics = 0;        // buffer/global/flat/image atomics
-  uint64_t scratch = 0;        // scratch_* (and buffer accesses with the scratch flag are not told apart)
+  uint64_t scratch = 0;  // scratch_* (and buffer accesses with the scratch flag are not told apart)
 };
 
 bool HasPrefix(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
@@ -142,8 +171,8 @@ void CountMnemonic(const std::string& op, MemoryCounts* counts) {
     ++counts->scratch;
     return;
   }
-  bool vmem = HasPrefix(op, "buffer_") || HasPrefix(op, "tbuffer_") ||
-              HasPrefix(op, "global_") || HasPrefix(op, "flat_") || HasPrefix(op, "image_");
+  bool vmem = HasPrefix(op, "buffer_") || HasPrefix(op, "tbuffer_") || HasPrefix(op, "global_") ||
+              HasPrefix(op, "flat_") || HasPrefix(op, "image_");
   if (vmem) {
     if (op.find("_atomic") != std::string::npos) {
       ++counts->atomics;
@@ -201,10 +230,10 @@ struct Binding {
 
 struct Interface {
   std::string entry_point;
-  bool fragment = false;  // a Fragment entry point (else GLCompute)
+  bool fragment = false;                       // a Fragment entry point (else GLCompute)
   std::vector<ColorOutput> color_outputs;      // fragment
   std::vector<FragmentInput> fragment_inputs;  // fragment: what the vertex shader feeds
-  std::vector<Binding> bindings;  // sorted by (set, binding), unique
+  std::vector<Binding> bindings;               // sorted by (set, binding), unique
   uint32_t push_constant_bytes = 0;
   std::vector<SpecConstant> spec_constants;
 };
@@ -290,11 +319,9 @@ class RadvCompiler {
   bool CreateLayouts(const std::vector<uint32_t>& words, const Interface& iface,
                      VkShaderStageFlagBits stage, CompileObjects* o, std::string* error);
   // The compute (at |wave|, 0: the driver's) or graphics pipeline.
-  bool CreatePipeline(const Interface& iface, uint32_t wave, CompileObjects* o,
-                      std::string* error);
+  bool CreatePipeline(const Interface& iface, uint32_t wave, CompileObjects* o, std::string* error);
   // |index|: the executable of |stage| in |pipeline|; sets row->wave.
-  bool FindExecutable(VkPipeline pipeline, VkShaderStageFlagBits stage, uint32_t* index,
-                      Row* row);
+  bool FindExecutable(VkPipeline pipeline, VkShaderStageFlagBits stage, uint32_t* index, Row* row);
   // ACO's statistics and the ISA of the executable |einfo| into |row|.
   void ReadStatistics(const VkPipelineExecutableInfoKHR& einfo, Row* row);
   void ReadIsa(const VkPipelineExecutableInfoKHR& einfo, Row* row);
@@ -405,7 +432,8 @@ bool RadvCompiler::Init(const Family& family, uint32_t wave, std::string* error)
   uint32_t queue_family = 0;
   FindQueueFamily(physical_, VK_QUEUE_COMPUTE_BIT, &queue_family);
   float priority = 1.0f;
-  VkDeviceQueueCreateInfo qci = Make<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
+  VkDeviceQueueCreateInfo qci =
+      Make<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
   qci.queueFamilyIndex = queue_family;
   qci.queueCount = 1;
   qci.pQueuePriorities = &priority;
@@ -419,8 +447,8 @@ bool RadvCompiler::Init(const Family& family, uint32_t wave, std::string* error)
   VkResult r = vkCreateDevice(physical_, &dci, nullptr, &device_);
   if (r != VK_SUCCESS) {
     device_ = VK_NULL_HANDLE;
-    *error = "RADV: cannot create a " + std::string(family.name) + " device (" + VkResultName(r) +
-             ")";
+    *error =
+        "RADV: cannot create a " + std::string(family.name) + " device (" + VkResultName(r) + ")";
     return false;
   }
   get_executables_ = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
@@ -542,15 +570,15 @@ bool RadvCompiler::CreateLayouts(const std::vector<uint32_t>& words, const Inter
       x.stageFlags = stage;
       lb.push_back(x);
     }
-    VkDescriptorSetLayoutCreateInfo dslci = Make<VkDescriptorSetLayoutCreateInfo>(
-        VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
+    VkDescriptorSetLayoutCreateInfo dslci =
+        Make<VkDescriptorSetLayoutCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
     dslci.bindingCount = static_cast<uint32_t>(lb.size());
     dslci.pBindings = lb.data();
     VkDescriptorSetLayout l = VK_NULL_HANDLE;
     r = vkCreateDescriptorSetLayout(device_, &dslci, nullptr, &l);
     if (r != VK_SUCCESS) {
-      *error = "cannot create descriptor set layout " + std::to_string(s) + " (" +
-               VkResultName(r) + ")";
+      *error =
+          "cannot create descriptor set layout " + std::to_string(s) + " (" + VkResultName(r) + ")";
       return false;
     }
     o->set_layouts.push_back(l);
@@ -581,8 +609,8 @@ bool RadvCompiler::CreatePipeline(const Interface& iface, uint32_t wave, Compile
       Make<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);
   cpci.flags = VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR |
                VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR;
-  cpci.stage = Make<VkPipelineShaderStageCreateInfo>(
-      VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO);
+  cpci.stage =
+      Make<VkPipelineShaderStageCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO);
   if (wave != 0 && !fixed_wave_) cpci.stage.pNext = &required;
   cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   cpci.stage.module = o->module;
@@ -596,8 +624,8 @@ bool RadvCompiler::CreatePipeline(const Interface& iface, uint32_t wave, Compile
     spec_data.resize(spec_data.size() + sc.bytes);
     std::memcpy(spec_data.data() + spec_data.size() - sc.bytes, &it->second, sc.bytes);
   }
-  VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(),
-                            spec_data.size(), spec_data.data()};
+  VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(), spec_data.size(),
+                            spec_data.data()};
   if (!entries.empty()) cpci.stage.pSpecializationInfo = &spec;
   cpci.layout = o->layout;
   VkResult r;
@@ -619,14 +647,15 @@ bool RadvCompiler::CreatePipeline(const Interface& iface, uint32_t wave, Compile
   return true;
 }
 
-bool RadvCompiler::FindExecutable(VkPipeline pipeline, VkShaderStageFlagBits stage,
-                                  uint32_t* index, Row* row) {
+bool RadvCompiler::FindExecutable(VkPipeline pipeline, VkShaderStageFlagBits stage, uint32_t* index,
+                                  Row* row) {
   VkPipelineInfoKHR pinfo = Make<VkPipelineInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR);
   pinfo.pipeline = pipeline;
   uint32_t n = 0;
   get_executables_(device_, &pinfo, &n, nullptr);
   std::vector<VkPipelineExecutablePropertiesKHR> execs(
-      n, Make<VkPipelineExecutablePropertiesKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR));
+      n, Make<VkPipelineExecutablePropertiesKHR>(
+             VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR));
   if (n > 0) get_executables_(device_, &pinfo, &n, execs.data());
   if (n == 0) {
     row->error = "RADV reports no executable for the pipeline";
@@ -644,7 +673,8 @@ void RadvCompiler::ReadStatistics(const VkPipelineExecutableInfoKHR& einfo, Row*
   uint32_t ns = 0;
   get_statistics_(device_, &einfo, &ns, nullptr);
   std::vector<VkPipelineExecutableStatisticKHR> stats(
-      ns, Make<VkPipelineExecutableStatisticKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR));
+      ns,
+      Make<VkPipelineExecutableStatisticKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR));
   if (ns > 0) get_statistics_(device_, &einfo, &ns, stats.data());
   for (uint32_t i = 0; i < ns; ++i) {
     Statistic s;
@@ -722,7 +752,8 @@ VkResult RadvCompiler::CreateFragmentPipeline(const Interface& iface, VkShaderMo
   subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
   subpass.colorAttachmentCount = count;
   subpass.pColorAttachments = refs.data();
-  VkRenderPassCreateInfo rpci = Make<VkRenderPassCreateInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO);
+  VkRenderPassCreateInfo rpci =
+      Make<VkRenderPassCreateInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO);
   rpci.attachmentCount = static_cast<uint32_t>(attachments.size());
   rpci.pAttachments = attachments.data();
   rpci.subpassCount = 1;
@@ -858,9 +889,9 @@ int ChildMain(const std::vector<IsaModule>& modules, size_t first, const Family&
 struct Job {
   const Family* family = nullptr;
   uint32_t wave = 0;
-  size_t next = 0;           // the first module not yet reported
-  std::string fatal;         // the device could not be set up
-  std::vector<Row> rows;     // module order, filled as children report
+  size_t next = 0;        // the first module not yet reported
+  std::string fatal;      // the device could not be set up
+  std::vector<Row> rows;  // module order, filled as children report
   // The child compiling from |next| on: its records come on its channel,
   // RADV's messages on its captured standard error.
   std::unique_ptr<waveopt::support::ChildProcess> child;
@@ -928,8 +959,8 @@ void Collect(Job* job, const waveopt::support::ChildResult& result, size_t modul
       if (!l.empty()) last = l;
     }
     if (open && row) {
-      row->error = "RADV crashed compiling the module (" + why + ")" +
-                   (last.empty() ? "" : ": " + last);
+      row->error =
+          "RADV crashed compiling the module (" + why + ")" + (last.empty() ? "" : ": " + last);
       job->next = row->module + 1;
     } else if (last.find("Unknown family") != std::string::npos) {
       job->fatal = UnknownFamily(job->family->name);
@@ -980,10 +1011,10 @@ const Column kColumns[] = {
 };
 
 // Short table headers, in kColumns order.
-const char* kHeaders[] = {"instr", "copy", "branch", "sgpr", "vgpr", "spill_s", "spill_v",
-                          "code", "lds_b", "scratch_b", "occup", "latency", "inv_tput",
-                          "vmem_cl", "smem_cl", "vload", "vstore", "sload", "lds", "lds_atom",
-                          "atomic", "scratch"};
+const char* kHeaders[] = {"instr",    "copy",     "branch",  "sgpr",      "vgpr",   "spill_s",
+                          "spill_v",  "code",     "lds_b",   "scratch_b", "occup",  "latency",
+                          "inv_tput", "vmem_cl",  "smem_cl", "vload",     "vstore", "sload",
+                          "lds",      "lds_atom", "atomic",  "scratch"};
 
 static_assert(sizeof(kHeaders) / sizeof(kHeaders[0]) == sizeof(kColumns) / sizeof(kColumns[0]),
               "one table header per column");
@@ -1031,8 +1062,7 @@ std::string Ratio(double a, double b) {
   return buf;
 }
 
-void PrintTable(const std::vector<IsaModule>& modules, const std::vector<Job>& jobs,
-                bool disasm) {
+void PrintTable(const std::vector<IsaModule>& modules, const std::vector<Job>& jobs, bool disasm) {
   const size_t ncol = sizeof(kColumns) / sizeof(kColumns[0]);
   std::vector<std::vector<std::string>> cells;
   cells.push_back({"module", "family", "wave"});
@@ -1056,7 +1086,8 @@ void PrintTable(const std::vector<IsaModule>& modules, const std::vector<Job>& j
         for (size_t c = 0; c < ncol; ++c) {
           double a, b;
           std::string t;
-          bool ok = ColumnValue(row, kColumns[c], &a, &t) && ColumnValue(*base, kColumns[c], &b, &t);
+          bool ok =
+              ColumnValue(row, kColumns[c], &a, &t) && ColumnValue(*base, kColumns[c], &b, &t);
           ratio.push_back(ok ? Ratio(a, b) : "-");
         }
         cells.push_back(ratio);
@@ -1335,9 +1366,15 @@ int RunIsa(const std::vector<IsaModule>& modules, const IsaOptions& options) {
     }
   }
   switch (options.format) {
-    case IsaFormat::kTable: PrintTable(modules, jobs, options.disasm); break;
-    case IsaFormat::kTsv: PrintTsv(modules, jobs); break;
-    case IsaFormat::kJson: PrintJson(modules, jobs, options.disasm); break;
+    case IsaFormat::kTable:
+      PrintTable(modules, jobs, options.disasm);
+      break;
+    case IsaFormat::kTsv:
+      PrintTsv(modules, jobs);
+      break;
+    case IsaFormat::kJson:
+      PrintJson(modules, jobs, options.disasm);
+      break;
   }
   return rc;
 }

@@ -34,8 +34,8 @@ struct IsaOptions {
   std::vector<uint32_t> waves;        // 32 and/or 64; empty: the driver's default
   bool disasm = false;                // print (table) or include (json) the ISA
   IsaFormat format = IsaFormat::kTable;
-  std::string icd;                    // RADV's ICD json ("" : find the package's)
-  int jobs = 0;                       // child processes at a time (0: CPUs)
+  std::string icd;  // RADV's ICD json ("" : find the package's)
+  int jobs = 0;     // child processes at a time (0: CPUs)
   // Specialization constants by SpecId (bits; --const): set on every module
   // that declares the id, ignored by the others.
   std::map<uint32_t, uint64_t> constants;

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "lib/support/child_process.h"
+#include "spirv-tools/libspirv.hpp"
 #include "tools/waverun/auto_search.h"
 #include "tools/waverun/cli.h"
 #include "tools/waverun/commands.h"
@@ -31,7 +32,6 @@
 #include "tools/waverun/spec.h"
 #include "tools/waverun/vulkan_runner.h"
 #include "waveopt/io.h"
-#include "spirv-tools/libspirv.hpp"
 #include "waveopt/waveopt.h"
 
 namespace waverun {
@@ -123,12 +123,10 @@ void PrintHelp() {
       kUsage);
 }
 
-
 [[noreturn]] void UsageError(const std::string& msg) {
   std::fprintf(stderr, "waverun: error: %s\n%s", msg.c_str(), kUsage);
   std::exit(kExitUsage);
 }
-
 
 bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
@@ -350,8 +348,10 @@ void CheckCommand(Cli* cli) {
     if (cli->inputs.empty()) UsageError("isa takes one or more shaders");
     if (cli->isa.families.empty()) {
       cli->isa.families.push_back(kDefaultAmdFamily);
-      std::fprintf(stderr, "waverun: note: isa compiles for %s (RDNA2 gfx10.3) without --amd; "
-                           "--amd=FAMILY[,...] picks others\n", kDefaultAmdFamily);
+      std::fprintf(stderr,
+                   "waverun: note: isa compiles for %s (RDNA2 gfx10.3) without --amd; "
+                   "--amd=FAMILY[,...] picks others\n",
+                   kDefaultAmdFamily);
     }
     if (cli->sim || !cli->widths.empty()) UsageError("isa compiles for AMD: no --sim or sizes");
   } else {
@@ -465,8 +465,9 @@ std::string TimeoutMessage(const Cli& cli) {
     // The race check interprets the first module on the simulator at the
     // device's sizes; its vector clocks grow with the workgroups an atomic
     // orders (one counter over 65536 workgroups: minutes).
-    why += ", and diff's race check runs the first module on the simulator at these "
-           "sizes (--no-race-check skips it)";
+    why +=
+        ", and diff's race check runs the first module on the simulator at these "
+        "sizes (--no-race-check skips it)";
   }
   return "TIMEOUT: no result after " + std::to_string(cli.timeout_s) + " s (" + why +
          "); --timeout=S waits longer";
@@ -474,7 +475,8 @@ std::string TimeoutMessage(const Cli& cli) {
 
 // One line for a run that died of |signal|.
 std::string CrashMessage(const Cli& cli, int signal) {
-  std::string s = "the run crashed (signal " + std::to_string(signal) + ", " + strsignal(signal) + ")";
+  std::string s =
+      "the run crashed (signal " + std::to_string(signal) + ", " + strsignal(signal) + ")";
   if (!cli.validate) return s + " on a module that was not validated (--no-validate)";
   return s + (cli.sim ? ": a simulator bug, please report it"
                       : ": the driver failed on the module, e.g. on an access through a device "
@@ -507,11 +509,11 @@ struct Child {
   // The run at this width; it reports on its channel when a driver compile
   // begins ('b') and ends.
   std::unique_ptr<waveopt::support::ChildProcess> process;
-  size_t reports_seen = 0;      // of the channel's bytes
+  size_t reports_seen = 0;  // of the channel's bytes
   int rc = kExitError;
   double compiling_since = -1;  // the child's CPU seconds when a compile began; -1: none
-  bool on_sim = false;        // answered by the simulator (over the compile budget)
-  bool over_budget = false;   // killed over the budget: to be run on the simulator
+  bool on_sim = false;          // answered by the simulator (over the compile budget)
+  bool over_budget = false;     // killed over the budget: to be run on the simulator
 };
 
 // Starts |c|: RunCommand at its width in a child process (killed after
@@ -623,7 +625,8 @@ int RunChildren(const Cli& cli, const std::vector<uint32_t>& widths) {
   }
   if (!capture && CompileBudget(cli) == 0) std::printf("%s\n", BudgetNote(cli, widths[0]).c_str());
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  size_t jobs = cli.jobs > 0 ? static_cast<size_t>(cli.jobs) : static_cast<size_t>(std::max(1L, cpus));
+  size_t jobs =
+      cli.jobs > 0 ? static_cast<size_t>(cli.jobs) : static_cast<size_t>(std::max(1L, cpus));
   std::vector<size_t> pending, running;
   for (size_t k = 0; k < children.size(); ++k) pending.push_back(k);
   size_t done = 0;
@@ -679,9 +682,9 @@ int RunChildren(const Cli& cli, const std::vector<uint32_t>& widths) {
     any_nondet = any_nondet || c.rc == kExitNondeterministic;
     any_uncovered = any_uncovered || c.rc == kExitUncovered;
     any_race = any_race || c.rc == kExitRace;
-    any_error = any_error || (c.rc != kExitOk && c.rc != kExitDiffer && c.rc != kExitTimeout &&
-                              c.rc != kExitNondeterministic && c.rc != kExitUncovered &&
-                              c.rc != kExitRace);
+    any_error =
+        any_error || (c.rc != kExitOk && c.rc != kExitDiffer && c.rc != kExitTimeout &&
+                      c.rc != kExitNondeterministic && c.rc != kExitUncovered && c.rc != kExitRace);
   }
   worst = any_error       ? kExitError
           : any_timeout   ? kExitTimeout

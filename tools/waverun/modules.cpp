@@ -54,8 +54,8 @@ bool LoadModule(const Cli& cli, const std::string& path, std::vector<uint32_t>* 
     ok = waveopt::AssembleText(contents, cli.target_env, words, &err);
   } else if (ext == ".hlsl" || ext == ".glsl" || !waveopt::StageForExtension(ext).empty()) {
     waveopt::CompileOptions options;
-    options.language = ext == ".hlsl" ? waveopt::SourceLanguage::kHlsl
-                                      : waveopt::SourceLanguage::kGlsl;
+    options.language =
+        ext == ".hlsl" ? waveopt::SourceLanguage::kHlsl : waveopt::SourceLanguage::kGlsl;
     if (ext == ".glsl") options.stage = "comp";
     options.defines = cli.defines;
     options.include_dirs.push_back(Directory(path));

@@ -14,9 +14,12 @@ constexpr uint64_t kMaxBytes = uint64_t{1} << 31;
 
 ImageFormat DefaultFormat(ComponentType t) {
   switch (t) {
-    case ComponentType::kInt: return ImageFormat::kRgba32i;
-    case ComponentType::kUint: return ImageFormat::kRgba32ui;
-    case ComponentType::kFloat: return ImageFormat::kRgba32f;
+    case ComponentType::kInt:
+      return ImageFormat::kRgba32i;
+    case ComponentType::kUint:
+      return ImageFormat::kRgba32ui;
+    case ComponentType::kFloat:
+      return ImageFormat::kRgba32f;
   }
   return ImageFormat::kRgba32f;
 }
@@ -142,8 +145,8 @@ std::string ResourceLabel(const ResourcePlan& r) {
 // (fragment_outputs.h): one per location, |words| 32-bit words each
 // (RGBA per pixel), zero at first, in the set after the module's last one
 // (or after its last binding in set 7).
-static void ColorBuffers(const ModuleInterface& iface, uint64_t words,
-                         std::vector<Resource>* out, std::map<BindingKey, BindingSpec>* specs) {
+static void ColorBuffers(const ModuleInterface& iface, uint64_t words, std::vector<Resource>* out,
+                         std::map<BindingKey, BindingSpec>* specs) {
   uint32_t set = 0, last = 0;
   bool any = false;
   for (const Resource& r : iface.resources) {
@@ -209,17 +212,18 @@ bool FloatOutput(const ResourcePlan& p) {
 
 // The stage's part of the plan: a draw size for fragment shaders, a
 // dispatch for compute shaders.
-bool PlanStage(const ModuleInterface& iface, const RunSpec& spec, Plan* plan,
-               std::string* error) {
+bool PlanStage(const ModuleInterface& iface, const RunSpec& spec, Plan* plan, std::string* error) {
   if (iface.stage == Stage::kFragment) {
     if (spec.dispatch_given) {
-      *error = spec.dispatch_origin + ": 'dispatch' is for compute shaders; a fragment shader "
+      *error = spec.dispatch_origin +
+               ": 'dispatch' is for compute shaders; a fragment shader "
                "runs with 'draw fullscreen WxH'";
       return false;
     }
     if (!spec.draw_given) {
-      *error = "a fragment shader needs a draw size: give its spec 'draw fullscreen WxH', e.g. "
-               "'draw fullscreen 37x23'";
+      *error =
+          "a fragment shader needs a draw size: give its spec 'draw fullscreen WxH', e.g. "
+          "'draw fullscreen 37x23'";
       return false;
     }
     plan->draw_width = spec.draw_width;
@@ -227,7 +231,8 @@ bool PlanStage(const ModuleInterface& iface, const RunSpec& spec, Plan* plan,
     plan->color_outputs = iface.color_outputs;
     plan->fragment_inputs = iface.fragment_inputs;
   } else if (spec.draw_given) {
-    *error = spec.draw_origin + ": 'draw' is for fragment shaders; a compute shader runs with "
+    *error = spec.draw_origin +
+             ": 'draw' is for fragment shaders; a compute shader runs with "
              "'dispatch X [Y [Z]]'";
     return false;
   }
@@ -242,8 +247,7 @@ bool CheckSpecNames(const ModuleInterface& iface, const RunSpec& spec, std::stri
       found = found || (BindingKey(r.set, r.binding) == entry.first);
     }
     if (!found) {
-      *error = entry.second.origin + ": the module has no binding " +
-               BindingKeyName(entry.first);
+      *error = entry.second.origin + ": the module has no binding " + BindingKeyName(entry.first);
       return false;
     }
   }
@@ -273,7 +277,8 @@ bool PlanPointee(const ModuleInterface& iface, size_t i, const RunSpec& spec, Po
     // A pointer to a struct: the struct repeated, for pointer arithmetic.
     pp.layout.element_fields = pp.layout.head_fields;
     pp.layout.head_fields.clear();
-    pp.layout.array_stride = static_cast<uint32_t>(std::max<uint64_t>((pp.layout.head_bytes + 3) & ~uint64_t{3}, 4));
+    pp.layout.array_stride =
+        static_cast<uint32_t>(std::max<uint64_t>((pp.layout.head_bytes + 3) & ~uint64_t{3}, 4));
     pp.layout.head_bytes = 0;
     pp.layout.runtime_array = true;
   }
@@ -288,8 +293,8 @@ bool PlanPointee(const ModuleInterface& iface, size_t i, const RunSpec& spec, Po
     return false;
   }
   pp.initial.resize(bytes);
-  FillBuffer(ps.fill ? *ps.fill : Fill(), StreamSeed(spec.seed, LabelStream(p.label)),
-             pp.layout, pp.initial.data(), bytes);
+  FillBuffer(ps.fill ? *ps.fill : Fill(), StreamSeed(spec.seed, LabelStream(p.label)), pp.layout,
+             pp.initial.data(), bytes);
   PointerSlots(pp.layout, 0, bytes, &pp.pointers);
   WriteAddresses(pp.pointers, &pp.initial);
   OverwriteWords(ps.words, pp.initial.data(), pp.initial.size());
@@ -336,14 +341,14 @@ bool PlanImageSize(const Resource& r, const BindingSpec& b, const std::string& l
       p.height = 1;
     }
   } else {
-    std::string example = texel_buffer                 ? "size=256"
-                          : r.dim == ImageDim::k1D     ? (r.arrayed ? "size=64x4" : "size=64")
-                          : r.dim == ImageDim::k3D     ? "size=16x16x16"
-                          : r.dim == ImageDim::kCube   ? (r.arrayed ? "size=16x16x12" : "size=16x16")
-                          : r.arrayed                  ? "size=16x16x4"
-                                                       : "size=16x16";
-    *error = label + " is not covered: give it a size, e.g. 'binding " +
-             BindingKeyName(p.key) + " " + example + "'";
+    std::string example = texel_buffer               ? "size=256"
+                          : r.dim == ImageDim::k1D   ? (r.arrayed ? "size=64x4" : "size=64")
+                          : r.dim == ImageDim::k3D   ? "size=16x16x16"
+                          : r.dim == ImageDim::kCube ? (r.arrayed ? "size=16x16x12" : "size=16x16")
+                          : r.arrayed                ? "size=16x16x4"
+                                                     : "size=16x16";
+    *error = label + " is not covered: give it a size, e.g. 'binding " + BindingKeyName(p.key) +
+             " " + example + "'";
     return false;
   }
   if (p.depth == 0) p.depth = r.dim == ImageDim::kCube ? 6 : 1;
@@ -371,12 +376,11 @@ bool PlanTexels(const Resource& r, const BindingSpec& b, const RunSpec& spec,
     *error = label + ": format= disagrees with the module's " + GetFormatInfo(declared).name;
     return false;
   }
-  p.format = b.format ? *b.format
+  p.format = b.format                            ? *b.format
              : declared != ImageFormat::kUnknown ? declared
                                                  : DefaultFormat(r.sampled_type);
   if (FormatComponentType(p.format) != r.sampled_type) {
-    *error = label + ": format " + GetFormatInfo(p.format).name +
-             " does not match the shader's " +
+    *error = label + ": format " + GetFormatInfo(p.format).name + " does not match the shader's " +
              (r.sampled_type == ComponentType::kFloat ? "float"
               : r.sampled_type == ComponentType::kInt ? "int"
                                                       : "uint") +
@@ -437,9 +441,9 @@ bool PlanBuffer(const Resource& r, const BindingSpec& b, const RunSpec& spec,
   }
   uint64_t bytes = 0;
   for (const View& v : r.views) {
-    uint64_t need = v.layout.runtime_array
-                        ? v.layout.head_bytes + p.elements * max_runtime_stride
-                        : v.layout.head_bytes + uint64_t{v.layout.array_length} * v.layout.array_stride;
+    uint64_t need = v.layout.runtime_array ? v.layout.head_bytes + p.elements * max_runtime_stride
+                                           : v.layout.head_bytes + uint64_t{v.layout.array_length} *
+                                                                       v.layout.array_stride;
     bytes = std::max(bytes, need);
   }
   if (bytes == 0) bytes = 4;  // a zero-length buffer cannot be bound
@@ -484,9 +488,9 @@ bool PlanCompare(const ModuleInterface& iface, const Resource& r, const BindingS
     if (p.compare.kind == Compare::Kind::kMultisetCount) {
       bool counter_found = false;
       for (const Resource& c : iface.resources) {
-        counter_found = counter_found || (c.set == p.compare.counter_set &&
-                                          c.binding == p.compare.counter_binding &&
-                                          IsBufferKind(c.kind));
+        counter_found =
+            counter_found || (c.set == p.compare.counter_set &&
+                              c.binding == p.compare.counter_binding && IsBufferKind(c.kind));
       }
       if (!counter_found) {
         *error = label + ": counter binding " +
@@ -512,7 +516,8 @@ bool PlanResource(const ModuleInterface& iface, const Resource& r, const RunSpec
   p.res = r;
   p.key = {r.set, r.binding};
   static const BindingSpec kNone;
-  const std::map<BindingKey, BindingSpec>& specs = r.color_location >= 0 ? color_specs : spec.bindings;
+  const std::map<BindingKey, BindingSpec>& specs =
+      r.color_location >= 0 ? color_specs : spec.bindings;
   auto it = specs.find(p.key);
   const BindingSpec& b = it == specs.end() ? kNone : it->second;
   std::string label = ResourceLabel(p) + " (" + ResourceKindName(r.kind) + ")";
@@ -522,8 +527,8 @@ bool PlanResource(const ModuleInterface& iface, const Resource& r, const RunSpec
     return false;
   }
   p.count = r.descriptor_count != 0 ? r.descriptor_count
-            : b.count                ? *b.count
-                                     : kDefaultDescriptorCount;
+            : b.count               ? *b.count
+                                    : kDefaultDescriptorCount;
   bool ok = true;
   if (r.kind == ResourceKind::kSampler) {
     if (b.elements || b.width || b.fill || b.format || !b.words.empty() || b.compare) {
@@ -566,7 +571,8 @@ bool PlanConstants(const ModuleInterface& iface, const RunSpec& spec, Plan* plan
   // (a module may declare one SpecId twice with different defaults).
   for (const SpecConstant& sc : iface.spec_constants) {
     auto it = spec.constants.find(sc.constant_id);
-    if (it != spec.constants.end()) plan->constants.push_back({sc.constant_id, sc.bytes, it->second});
+    if (it != spec.constants.end())
+      plan->constants.push_back({sc.constant_id, sc.bytes, it->second});
   }
   for (const auto& c : spec.constants) {
     bool found = false;
@@ -581,8 +587,7 @@ bool PlanConstants(const ModuleInterface& iface, const RunSpec& spec, Plan* plan
 
 }  // namespace
 
-bool BuildPlan(const ModuleInterface& iface, const RunSpec& spec, Plan* plan,
-               std::string* error) {
+bool BuildPlan(const ModuleInterface& iface, const RunSpec& spec, Plan* plan, std::string* error) {
   *plan = Plan();
   for (int i = 0; i < 3; ++i) plan->dispatch[i] = spec.dispatch[i];
   plan->reps = spec.reps;
@@ -627,7 +632,8 @@ Plan PlanForModule(const Plan& merged, const ModuleInterface& module, const RunS
   plan.constants.clear();
   for (const SpecConstant& sc : module.spec_constants) {
     auto it = spec.constants.find(sc.constant_id);
-    if (it != spec.constants.end()) plan.constants.push_back({sc.constant_id, sc.bytes, it->second});
+    if (it != spec.constants.end())
+      plan.constants.push_back({sc.constant_id, sc.bytes, it->second});
   }
   return plan;
 }

@@ -33,16 +33,16 @@ constexpr uint64_t kPointeeGuardBytes = 64 * 1024;
 struct ResourcePlan {
   Resource res;
   BindingKey key;
-  bool declared = true;            // the module being run declares it (diff: see Plan)
-  uint32_t count = 1;              // descriptors: 1, or a descriptor array's length
-  uint64_t elements = 0;           // buffers: trailing array length
+  bool declared = true;   // the module being run declares it (diff: see Plan)
+  uint32_t count = 1;     // descriptors: 1, or a descriptor array's length
+  uint64_t elements = 0;  // buffers: trailing array length
   // Images: width x height x depth (depth: 3-D depth, array layers, 6 faces
   // per cube; 1 otherwise). Texel buffers: width texels.
   uint32_t width = 0, height = 0, depth = 0;
   ImageFormat format = ImageFormat::kUnknown;  // images and texel buffers
-  Compare compare;                 // used when res.writable
-  uint64_t element_bytes = 0;      // bytes of one descriptor's data
-  std::vector<uint8_t> initial;    // count * element_bytes: buffers' blocks, images' texels
+  Compare compare;                             // used when res.writable
+  uint64_t element_bytes = 0;                  // bytes of one descriptor's data
+  std::vector<uint8_t> initial;       // count * element_bytes: buffers' blocks, images' texels
   std::vector<PointerSlot> pointers;  // device addresses in |initial|
 };
 
@@ -67,8 +67,8 @@ struct Plan {
   std::vector<PointeePlan> pointees;    // after the resources in Outputs
   std::vector<uint8_t> push;            // push constant bytes (may be empty)
   std::vector<PointerSlot> push_pointers;
-  std::vector<SpecValue> constants;     // the spec constants the spec sets (others: defaults)
-  uint32_t dispatch[3] = {1, 1, 1};     // compute
+  std::vector<SpecValue> constants;  // the spec constants the spec sets (others: defaults)
+  uint32_t dispatch[3] = {1, 1, 1};  // compute
   // Fragment shaders: triangles covering a draw_width x draw_height target
   // (the vertex shader feeds |fragment_inputs|); the color outputs go to
   // storage buffers, one per location, which are resources of the plan
@@ -88,8 +88,7 @@ struct Plan {
 // image or texel buffer without a size, a spec entry naming no binding or
 // pointer of the interface, a compare mode that does not fit the binding, a
 // counter binding that does not exist, a format that does not fit.
-bool BuildPlan(const ModuleInterface& iface, const RunSpec& spec, Plan* plan,
-               std::string* error);
+bool BuildPlan(const ModuleInterface& iface, const RunSpec& spec, Plan* plan, std::string* error);
 
 // The plan of one module of a diff: |merged| (built from both interfaces)
 // with |module|'s specialization constants, and each resource marked

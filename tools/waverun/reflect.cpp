@@ -56,8 +56,8 @@ class Reflector {
   void SpecConstants(ModuleInterface* iface);
   bool VariableResource(const Inst& in, ModuleInterface* iface, Resource* out, View* out_view,
                         std::string* error);
-  bool ImageResource(const Inst& t, const Inst& image_type, const Deco& d,
-                     const std::string& where, Resource* out, View* view, std::string* error);
+  bool ImageResource(const Inst& t, const Inst& image_type, const Deco& d, const std::string& where,
+                     Resource* out, View* view, std::string* error);
   bool MergeResource(const Resource& r, View view, Resource* out, std::string* error);
   void ImageAtomics(ModuleInterface* iface);
   bool Parse(std::string* error);
@@ -142,70 +142,74 @@ bool Reflector::Parse(std::string* error) {
   bool in_function = false;
   bool found = false;
   std::vector<std::pair<uint32_t, std::vector<uint32_t>>> modes;
-  bool ok = waveopt::sim::ReadBinary(words_, [&](const waveopt::sim::BinaryInstruction& bi) {
-    Inst in;
-    in.op = bi.op;
-    in.type = bi.type;
-    in.result = bi.result;
-    in.ops = bi.ops;
-    in.num_ops = bi.num_ops;
-    uint32_t op = bi.op;
-    uint32_t wc = bi.word_count;
-    const uint32_t* w = bi.words;
-    if (op == spv::OpFunction) in_function = true;
-    in.in_function = in_function;
-    if (op == spv::OpFunctionEnd) in_function = false;
-    switch (op) {
-      case spv::OpName:
-        if (wc >= 3) names_[w[0]] = LiteralString(w + 1, wc - 2);
-        break;
-      case spv::OpEntryPoint:
-        if (wc >= 4 && !found &&
-            (w[0] == spv::ExecutionModelGLCompute || w[0] == spv::ExecutionModelFragment)) {
-          found = true;
-          entry_model_ = w[0];
-          entry_ = w[1];
-          entry_name_ = LiteralString(w + 2, wc - 3);
-          // The interface ids follow the name's words (the last holds its NUL).
-          uint32_t k = 2;
-          while (k < wc - 1 && (w[k] >> 24) != 0) ++k;
-          for (++k; k < wc - 1; ++k) entry_interface_.push_back(w[k]);
+  bool ok = waveopt::sim::ReadBinary(
+      words_,
+      [&](const waveopt::sim::BinaryInstruction& bi) {
+        Inst in;
+        in.op = bi.op;
+        in.type = bi.type;
+        in.result = bi.result;
+        in.ops = bi.ops;
+        in.num_ops = bi.num_ops;
+        uint32_t op = bi.op;
+        uint32_t wc = bi.word_count;
+        const uint32_t* w = bi.words;
+        if (op == spv::OpFunction) in_function = true;
+        in.in_function = in_function;
+        if (op == spv::OpFunctionEnd) in_function = false;
+        switch (op) {
+          case spv::OpName:
+            if (wc >= 3) names_[w[0]] = LiteralString(w + 1, wc - 2);
+            break;
+          case spv::OpEntryPoint:
+            if (wc >= 4 && !found &&
+                (w[0] == spv::ExecutionModelGLCompute || w[0] == spv::ExecutionModelFragment)) {
+              found = true;
+              entry_model_ = w[0];
+              entry_ = w[1];
+              entry_name_ = LiteralString(w + 2, wc - 3);
+              // The interface ids follow the name's words (the last holds its NUL).
+              uint32_t k = 2;
+              while (k < wc - 1 && (w[k] >> 24) != 0) ++k;
+              for (++k; k < wc - 1; ++k) entry_interface_.push_back(w[k]);
+            }
+            break;
+          case spv::OpExecutionMode:
+          case spv::OpExecutionModeId:
+            if (wc >= 3) modes.push_back({w[0], std::vector<uint32_t>(w + 1, w + wc - 1)});
+            break;
+          case spv::OpDecorate:
+          case spv::OpDecorateId:
+            if (wc >= 3) deco_[w[0]].list.push_back({w[1], wc > 3 ? w[2] : 0});
+            break;
+          case spv::OpMemberDecorate:
+            if (wc >= 4) member_deco_[{w[0], w[1]}].list.push_back({w[2], wc > 4 ? w[3] : 0});
+            break;
+          case spv::OpLoopMerge:
+            has_loops_ = true;
+            break;
+          case spv::OpCapability:
+            if (wc >= 2) capabilities_.push_back(w[0]);
+            break;
+          default:
+            break;
         }
-        break;
-      case spv::OpExecutionMode:
-      case spv::OpExecutionModeId:
-        if (wc >= 3) modes.push_back({w[0], std::vector<uint32_t>(w + 1, w + wc - 1)});
-        break;
-      case spv::OpDecorate:
-      case spv::OpDecorateId:
-        if (wc >= 3) deco_[w[0]].list.push_back({w[1], wc > 3 ? w[2] : 0});
-        break;
-      case spv::OpMemberDecorate:
-        if (wc >= 4) member_deco_[{w[0], w[1]}].list.push_back({w[2], wc > 4 ? w[3] : 0});
-        break;
-      case spv::OpLoopMerge:
-        has_loops_ = true;
-        break;
-      case spv::OpCapability:
-        if (wc >= 2) capabilities_.push_back(w[0]);
-        break;
-      default:
-        break;
-    }
-    if (in.result != 0) def_[in.result] = insts_.size();
-    if (in_function) {
-      for (uint32_t j = 0; j < in.num_ops; ++j) used_ids_.insert(in.ops[j]);
-    }
-    if (op == spv::OpTypePointer && wc >= 4 && w[1] == spv::StorageClassPhysicalStorageBuffer) {
-      uses_psb_ = true;
-    }
-    insts_.push_back(in);
-    return true;
-  }, error);
+        if (in.result != 0) def_[in.result] = insts_.size();
+        if (in_function) {
+          for (uint32_t j = 0; j < in.num_ops; ++j) used_ids_.insert(in.ops[j]);
+        }
+        if (op == spv::OpTypePointer && wc >= 4 && w[1] == spv::StorageClassPhysicalStorageBuffer) {
+          uses_psb_ = true;
+        }
+        insts_.push_back(in);
+        return true;
+      },
+      error);
   if (!ok) return false;
   if (!found) {
-    *error = "the module has no GLCompute or Fragment entry point (waverun runs compute and "
-             "fragment shaders)";
+    *error =
+        "the module has no GLCompute or Fragment entry point (waverun runs compute and "
+        "fragment shaders)";
     return false;
   }
   for (const auto& m : modes) {
@@ -257,20 +261,43 @@ bool Reflector::ConstValue(uint32_t id, uint64_t* value, int depth) const {
       if (!ConstValue(d->ops[1], &a, depth + 1)) return false;
       if (d->num_ops > 2 && !ConstValue(d->ops[2], &b, depth + 1)) return false;
       switch (op) {
-        case spv::OpIAdd: *value = a + b; break;
-        case spv::OpISub: *value = a - b; break;
-        case spv::OpIMul: *value = a * b; break;
-        case spv::OpUDiv: *value = b ? a / b : 0; break;
-        case spv::OpSDiv: *value = b ? static_cast<uint64_t>(static_cast<int64_t>(a) / static_cast<int64_t>(b)) : 0; break;
-        case spv::OpUMod: *value = b ? a % b : 0; break;
-        case spv::OpShiftLeftLogical: *value = a << (b & 63); break;
-        case spv::OpShiftRightLogical: *value = a >> (b & 63); break;
-        case spv::OpBitwiseAnd: *value = a & b; break;
-        case spv::OpBitwiseOr: *value = a | b; break;
+        case spv::OpIAdd:
+          *value = a + b;
+          break;
+        case spv::OpISub:
+          *value = a - b;
+          break;
+        case spv::OpIMul:
+          *value = a * b;
+          break;
+        case spv::OpUDiv:
+          *value = b ? a / b : 0;
+          break;
+        case spv::OpSDiv:
+          *value = b ? static_cast<uint64_t>(static_cast<int64_t>(a) / static_cast<int64_t>(b)) : 0;
+          break;
+        case spv::OpUMod:
+          *value = b ? a % b : 0;
+          break;
+        case spv::OpShiftLeftLogical:
+          *value = a << (b & 63);
+          break;
+        case spv::OpShiftRightLogical:
+          *value = a >> (b & 63);
+          break;
+        case spv::OpBitwiseAnd:
+          *value = a & b;
+          break;
+        case spv::OpBitwiseOr:
+          *value = a | b;
+          break;
         case spv::OpUConvert:
         case spv::OpSConvert:
-        case spv::OpBitcast: *value = a; break;
-        default: return false;
+        case spv::OpBitcast:
+          *value = a;
+          break;
+        default:
+          return false;
       }
       *value &= 0xffffffffu;
       return true;
@@ -284,20 +311,28 @@ std::string Reflector::TypeName(uint32_t type) const {
   const Inst* t = Def(type);
   if (!t) return "?";
   switch (t->op) {
-    case spv::OpTypeBool: return "bool";
+    case spv::OpTypeBool:
+      return "bool";
     case spv::OpTypeInt:
       return std::string(t->ops[1] ? "int" : "uint") + std::to_string(t->ops[0]);
-    case spv::OpTypeFloat: return "float" + std::to_string(t->ops[0]);
-    case spv::OpTypeVector: return TypeName(t->ops[0]) + "x" + std::to_string(t->ops[1]);
-    case spv::OpTypeMatrix: return TypeName(t->ops[0]) + "[" + std::to_string(t->ops[1]) + "]";
-    case spv::OpTypeArray: return TypeName(t->ops[0]) + "[N]";
-    case spv::OpTypeRuntimeArray: return TypeName(t->ops[0]) + "[]";
+    case spv::OpTypeFloat:
+      return "float" + std::to_string(t->ops[0]);
+    case spv::OpTypeVector:
+      return TypeName(t->ops[0]) + "x" + std::to_string(t->ops[1]);
+    case spv::OpTypeMatrix:
+      return TypeName(t->ops[0]) + "[" + std::to_string(t->ops[1]) + "]";
+    case spv::OpTypeArray:
+      return TypeName(t->ops[0]) + "[N]";
+    case spv::OpTypeRuntimeArray:
+      return TypeName(t->ops[0]) + "[]";
     case spv::OpTypeStruct: {
       std::string n = NameOf(type);
       return n.empty() ? "struct" : n;
     }
-    case spv::OpTypePointer: return "pointer";
-    default: return "?";
+    case spv::OpTypePointer:
+      return "pointer";
+    default:
+      return "?";
   }
 }
 
@@ -374,8 +409,8 @@ bool Reflector::SizeOf(uint32_t type, uint64_t* size, std::string* error, int de
   }
 }
 
-bool Reflector::Fields(uint32_t type, uint64_t offset, std::vector<Field>* out,
-                       std::string* error, int depth) {
+bool Reflector::Fields(uint32_t type, uint64_t offset, std::vector<Field>* out, std::string* error,
+                       int depth) {
   const Inst* t = Def(type);
   if (!t || depth > 64) {
     *error = "malformed type %" + std::to_string(type);
@@ -437,8 +472,8 @@ void Reflector::SetScalar(const Inst* s, Field* f) {
   }
 }
 
-void Reflector::MatrixLines(const Inst& scalar, uint64_t offset, uint32_t lines,
-                            uint32_t stride, uint32_t per, std::vector<Field>* out) {
+void Reflector::MatrixLines(const Inst& scalar, uint64_t offset, uint32_t lines, uint32_t stride,
+                            uint32_t per, std::vector<Field>* out) {
   for (uint32_t l = 0; l < lines; ++l) {
     Field f;
     SetScalar(&scalar, &f);
@@ -449,8 +484,8 @@ void Reflector::MatrixLines(const Inst& scalar, uint64_t offset, uint32_t lines,
   }
 }
 
-bool Reflector::StructFields(uint32_t type, const Inst& t, uint64_t offset,
-                             std::vector<Field>* out, std::string* error, int depth) {
+bool Reflector::StructFields(uint32_t type, const Inst& t, uint64_t offset, std::vector<Field>* out,
+                             std::string* error, int depth) {
   // Member Offsets are relative to the struct, which itself lies at
   // |offset| (a nested struct, an element of an array of structs).
   uint64_t off = offset;
@@ -485,8 +520,8 @@ bool Reflector::StructFields(uint32_t type, const Inst& t, uint64_t offset,
   return true;
 }
 
-bool Reflector::ArrayFields(uint32_t type, const Inst& t, uint64_t offset,
-                            std::vector<Field>* out, std::string* error, int depth) {
+bool Reflector::ArrayFields(uint32_t type, const Inst& t, uint64_t offset, std::vector<Field>* out,
+                            std::string* error, int depth) {
   // A runtime array inside a layout: one element.
   uint64_t n = 1;
   if (t.op == spv::OpTypeArray && !ConstValue(t.ops[1], &n)) {
@@ -562,7 +597,8 @@ void Reflector::FindAddressMembers() {
     if (!d || depth > 64) return 0;
     if (d->op == spv::OpVariable) return ptr;
     if ((d->op == spv::OpAccessChain || d->op == spv::OpInBoundsAccessChain ||
-         d->op == spv::OpCopyObject) && d->num_ops >= 1) {
+         d->op == spv::OpCopyObject) &&
+        d->num_ops >= 1) {
       return root(d->ops[0], depth + 1);
     }
     return 0;
@@ -595,9 +631,16 @@ void Reflector::FindAddressMembers() {
       const Inst* d = Def(id);
       if (!d) continue;
       switch (d->op) {
-        case spv::OpIAdd: case spv::OpISub: case spv::OpIMul: case spv::OpUConvert:
-        case spv::OpSConvert: case spv::OpBitcast: case spv::OpCopyObject:
-        case spv::OpBitwiseAnd: case spv::OpBitwiseOr: case spv::OpShiftLeftLogical:
+        case spv::OpIAdd:
+        case spv::OpISub:
+        case spv::OpIMul:
+        case spv::OpUConvert:
+        case spv::OpSConvert:
+        case spv::OpBitcast:
+        case spv::OpCopyObject:
+        case spv::OpBitwiseAnd:
+        case spv::OpBitwiseOr:
+        case spv::OpShiftLeftLogical:
           for (uint32_t k = 0; k < d->num_ops; ++k) work.push_back(d->ops[k]);
           break;
         case spv::OpSelect:
@@ -775,8 +818,8 @@ void Reflector::IdDims(ModuleInterface* iface) {
   std::set<uint32_t> id_values;  // loads of a whole id vector
   for (const Inst& in : insts_) {
     if (!in.in_function) continue;
-    if ((in.op == spv::OpAccessChain || in.op == spv::OpInBoundsAccessChain) &&
-        in.num_ops >= 2 && id_vars.count(in.ops[0])) {
+    if ((in.op == spv::OpAccessChain || in.op == spv::OpInBoundsAccessChain) && in.num_ops >= 2 &&
+        id_vars.count(in.ops[0])) {
       uint64_t c;
       if (ConstValue(in.ops[1], &c)) dims = std::max<uint32_t>(dims, static_cast<uint32_t>(c) + 1);
     } else if (in.op == spv::OpLoad && in.num_ops >= 1 && id_vars.count(in.ops[0])) {
@@ -790,7 +833,8 @@ void Reflector::IdDims(ModuleInterface* iface) {
     } else if (in.op == spv::OpVectorShuffle && in.num_ops >= 3 &&
                (id_values.count(in.ops[0]) || id_values.count(in.ops[1]))) {
       for (uint32_t k = 2; k < in.num_ops; ++k) {
-        if (in.ops[k] < 3 && id_values.count(in.ops[0])) dims = std::max<uint32_t>(dims, in.ops[k] + 1);
+        if (in.ops[k] < 3 && id_values.count(in.ops[0]))
+          dims = std::max<uint32_t>(dims, in.ops[k] + 1);
       }
     }
   }
@@ -837,7 +881,8 @@ void Reflector::AtomicOrder(ModuleInterface* iface) {
   auto mark_binding = [&](uint32_t var, const std::string& why) {
     const Deco& d = DecoOf(var);
     if (!d.Has(spv::DecorationBinding)) return;
-    std::pair<uint32_t, uint32_t> key{d.Get(spv::DecorationDescriptorSet), d.Get(spv::DecorationBinding)};
+    std::pair<uint32_t, uint32_t> key{d.Get(spv::DecorationDescriptorSet),
+                                      d.Get(spv::DecorationBinding)};
     if (!iface->facts.atomic_order.count(key)) iface->facts.atomic_order[key] = why;
   };
   for (int round = 0; round < 16; ++round) {
@@ -852,16 +897,35 @@ void Reflector::AtomicOrder(ModuleInterface* iface) {
         return 0;
       };
       switch (in.op) {
-        case spv::OpIAdd: case spv::OpISub: case spv::OpIMul: case spv::OpUDiv:
-        case spv::OpSDiv: case spv::OpUMod: case spv::OpSMod: case spv::OpSRem:
-        case spv::OpShiftLeftLogical: case spv::OpShiftRightLogical:
-        case spv::OpShiftRightArithmetic: case spv::OpBitwiseAnd: case spv::OpBitwiseOr:
-        case spv::OpBitwiseXor: case spv::OpBitcast: case spv::OpUConvert: case spv::OpSConvert:
-        case spv::OpCopyObject: case spv::OpCompositeExtract: case spv::OpCompositeConstruct:
-        case spv::OpCompositeInsert: case spv::OpSelect: case spv::OpConvertUToF:
-        case spv::OpConvertSToF: case spv::OpExtInst:
-        case spv::OpGroupNonUniformBroadcast: case spv::OpGroupNonUniformBroadcastFirst:
-        case spv::OpGroupNonUniformShuffle: case spv::OpGroupNonUniformIAdd: {
+        case spv::OpIAdd:
+        case spv::OpISub:
+        case spv::OpIMul:
+        case spv::OpUDiv:
+        case spv::OpSDiv:
+        case spv::OpUMod:
+        case spv::OpSMod:
+        case spv::OpSRem:
+        case spv::OpShiftLeftLogical:
+        case spv::OpShiftRightLogical:
+        case spv::OpShiftRightArithmetic:
+        case spv::OpBitwiseAnd:
+        case spv::OpBitwiseOr:
+        case spv::OpBitwiseXor:
+        case spv::OpBitcast:
+        case spv::OpUConvert:
+        case spv::OpSConvert:
+        case spv::OpCopyObject:
+        case spv::OpCompositeExtract:
+        case spv::OpCompositeConstruct:
+        case spv::OpCompositeInsert:
+        case spv::OpSelect:
+        case spv::OpConvertUToF:
+        case spv::OpConvertSToF:
+        case spv::OpExtInst:
+        case spv::OpGroupNonUniformBroadcast:
+        case spv::OpGroupNonUniformBroadcastFirst:
+        case spv::OpGroupNonUniformShuffle:
+        case spv::OpGroupNonUniformIAdd: {
           uint32_t t = first_taint(in.op == spv::OpSelect ? 1 : 0);
           if (t && !tainted.count(in.result)) tainted[in.result] = t;
           break;
@@ -890,7 +954,8 @@ void Reflector::AtomicOrder(ModuleInterface* iface) {
           if (in.num_ops < 1) break;
           uint32_t var = root(in.ops[0], 0);
           auto it = tainted_vars.find(var);
-          if (it != tainted_vars.end() && !tainted.count(in.result)) tainted[in.result] = it->second;
+          if (it != tainted_vars.end() && !tainted.count(in.result))
+            tainted[in.result] = it->second;
           break;
         }
         case spv::OpAccessChain:
@@ -936,7 +1001,8 @@ bool Reflector::FragmentInterface(ModuleInterface* iface, std::string* error) co
                        (name.empty() ? std::string() : " '" + name + "'") + " at location " +
                        std::to_string(d.Get(spv::DecorationLocation));
     const Inst* pt = Def(v->type);
-    const Inst* t = pt && pt->op == spv::OpTypePointer && pt->num_ops >= 2 ? Def(pt->ops[1]) : nullptr;
+    const Inst* t =
+        pt && pt->op == spv::OpTypePointer && pt->num_ops >= 2 ? Def(pt->ops[1]) : nullptr;
     uint32_t array = 1;
     uint64_t length = 0;
     if (storage == spv::StorageClassInput && t && t->op == spv::OpTypeArray && t->num_ops >= 2 &&
@@ -957,9 +1023,9 @@ bool Reflector::FragmentInterface(ModuleInterface* iface, std::string* error) co
                " are supported";
       return false;
     }
-    ComponentType type = t->op == spv::OpTypeFloat             ? ComponentType::kFloat
+    ComponentType type = t->op == spv::OpTypeFloat           ? ComponentType::kFloat
                          : t->num_ops >= 2 && t->ops[1] != 0 ? ComponentType::kInt
-                                                               : ComponentType::kUint;
+                                                             : ComponentType::kUint;
     if (storage == spv::StorageClassInput) {
       FragmentInput in;
       in.location = d.Get(spv::DecorationLocation);
@@ -1079,7 +1145,8 @@ void Reflector::SpecConstants(ModuleInterface* iface) {
     SpecConstant sc;
     sc.constant_id = d.Get(spv::DecorationSpecId);
     const Inst* t = Def(in.type);
-    sc.bytes = t && (t->op == spv::OpTypeInt || t->op == spv::OpTypeFloat) && t->ops[0] == 64 ? 8 : 4;
+    sc.bytes =
+        t && (t->op == spv::OpTypeInt || t->op == spv::OpTypeFloat) && t->ops[0] == 64 ? 8 : 4;
     sc.integer = t && t->op == spv::OpTypeInt;
     if (in.op == spv::OpSpecConstant) {
       sc.default_bits = in.num_ops > 0 ? in.ops[0] : 0;
@@ -1098,8 +1165,9 @@ void Reflector::SpecConstants(ModuleInterface* iface) {
     }
     if (!dup) iface->spec_constants.push_back(sc);
   }
-  std::sort(iface->spec_constants.begin(), iface->spec_constants.end(),
-            [](const SpecConstant& a, const SpecConstant& b) { return a.constant_id < b.constant_id; });
+  std::sort(
+      iface->spec_constants.begin(), iface->spec_constants.end(),
+      [](const SpecConstant& a, const SpecConstant& b) { return a.constant_id < b.constant_id; });
 }
 
 // The resource and view of the module variable |in| (view.variable stays 0
@@ -1245,8 +1313,8 @@ bool Reflector::ImageResource(const Inst& t, const Inst& image_type, const Deco&
                                                      : ComponentType::kUint;
   bool combined = t.op == spv::OpTypeSampledImage;
   if (sampled == 2) {
-    r.kind = dim == spv::DimBuffer ? ResourceKind::kStorageTexelBuffer
-                                   : ResourceKind::kStorageImage;
+    r.kind =
+        dim == spv::DimBuffer ? ResourceKind::kStorageTexelBuffer : ResourceKind::kStorageImage;
     r.format = waveopt::sim::TexelFormatFromSpirv(format);
     view->writable = !d.Has(spv::DecorationNonWritable);
   } else if (sampled == 1) {
@@ -1268,8 +1336,8 @@ bool Reflector::MergeResource(const Resource& r, View view, Resource* out, std::
   if (e.kind != r.kind || (!IsBufferKind(r.kind) && r.kind != ResourceKind::kSampler &&
                            (e.dim != r.dim || e.arrayed != r.arrayed))) {
     *error = "binding " + std::to_string(set) + "." + std::to_string(binding) +
-             ": variables of different kinds share it ('" + e.name + "': " +
-             ResourceKindName(e.kind) + ", '" + r.name + "': " + ResourceKindName(r.kind) +
+             ": variables of different kinds share it ('" + e.name +
+             "': " + ResourceKindName(e.kind) + ", '" + r.name + "': " + ResourceKindName(r.kind) +
              "); the spec line 'separate-kinds' (or --auto) gives each kind its own binding";
     return false;
   }
@@ -1278,8 +1346,8 @@ bool Reflector::MergeResource(const Resource& r, View view, Resource* out, std::
       e.format = r.format;
     } else if (r.format != ImageFormat::kUnknown) {
       *error = "binding " + std::to_string(set) + "." + std::to_string(binding) +
-               ": variables declare different formats (" + GetFormatInfo(e.format).name +
-               ", " + GetFormatInfo(r.format).name + ")";
+               ": variables declare different formats (" + GetFormatInfo(e.format).name + ", " +
+               GetFormatInfo(r.format).name + ")";
       return false;
     }
   }
@@ -1306,7 +1374,8 @@ void Reflector::ImageAtomics(ModuleInterface* iface) {
     }
     const Deco& d = DecoOf(p);
     for (Resource& r : iface->resources) {
-      if (r.set == d.Get(spv::DecorationDescriptorSet) && r.binding == d.Get(spv::DecorationBinding)) {
+      if (r.set == d.Get(spv::DecorationDescriptorSet) &&
+          r.binding == d.Get(spv::DecorationBinding)) {
         r.image_atomics = true;
       }
     }
@@ -1317,25 +1386,38 @@ void Reflector::ImageAtomics(ModuleInterface* iface) {
 
 const char* ResourceKindName(ResourceKind kind) {
   switch (kind) {
-    case ResourceKind::kStorageBuffer: return "storage buffer";
-    case ResourceKind::kUniformBuffer: return "uniform buffer";
-    case ResourceKind::kStorageImage: return "storage image";
-    case ResourceKind::kSampledImage: return "combined image sampler";
-    case ResourceKind::kSeparateImage: return "sampled image";
-    case ResourceKind::kSampler: return "sampler";
-    case ResourceKind::kUniformTexelBuffer: return "uniform texel buffer";
-    case ResourceKind::kStorageTexelBuffer: return "storage texel buffer";
+    case ResourceKind::kStorageBuffer:
+      return "storage buffer";
+    case ResourceKind::kUniformBuffer:
+      return "uniform buffer";
+    case ResourceKind::kStorageImage:
+      return "storage image";
+    case ResourceKind::kSampledImage:
+      return "combined image sampler";
+    case ResourceKind::kSeparateImage:
+      return "sampled image";
+    case ResourceKind::kSampler:
+      return "sampler";
+    case ResourceKind::kUniformTexelBuffer:
+      return "uniform texel buffer";
+    case ResourceKind::kStorageTexelBuffer:
+      return "storage texel buffer";
   }
   return "?";
 }
 
 const char* ImageDimName(ImageDim dim, bool arrayed) {
   switch (dim) {
-    case ImageDim::k1D: return arrayed ? "1-D array" : "1-D";
-    case ImageDim::k2D: return arrayed ? "2-D array" : "2-D";
-    case ImageDim::k3D: return "3-D";
-    case ImageDim::kCube: return arrayed ? "cube array" : "cube";
-    case ImageDim::kBuffer: return "buffer";
+    case ImageDim::k1D:
+      return arrayed ? "1-D array" : "1-D";
+    case ImageDim::k2D:
+      return arrayed ? "2-D array" : "2-D";
+    case ImageDim::k3D:
+      return "3-D";
+    case ImageDim::kCube:
+      return arrayed ? "cube array" : "cube";
+    case ImageDim::kBuffer:
+      return "buffer";
   }
   return "?";
 }
@@ -1355,44 +1437,47 @@ bool SeparateBindingKinds(std::vector<uint32_t>* words, std::string* error) {
     uint32_t a = 0, b = 0;  // pointer: (storage, pointee); array: element; image: dim, sampled
   };
   std::map<uint32_t, TypeInfo> types;
-  std::map<uint32_t, uint32_t> var_type;          // variable -> its pointer type
-  std::map<uint32_t, size_t> binding_word;        // variable -> index of its Binding literal
-  std::set<uint32_t> buffer_blocks;               // structs decorated BufferBlock
-  bool ok = waveopt::sim::ReadBinary(w, [&](const waveopt::sim::BinaryInstruction& bi) {
-    uint32_t op = bi.op, wc = bi.word_count;
-    size_t i = bi.word;
-    const uint32_t* o = bi.words;
-    switch (op) {
-      case spv::OpDecorate:
-        if (wc >= 4 && o[1] == spv::DecorationBinding) binding_word[o[0]] = i + 3;
-        if (wc >= 3 && o[1] == spv::DecorationBufferBlock) buffer_blocks.insert(o[0]);
-        break;
-      case spv::OpTypePointer:
-        if (wc >= 4) types[o[0]] = {op, o[1], o[2]};
-        break;
-      case spv::OpTypeArray:
-      case spv::OpTypeRuntimeArray:
-        if (wc >= 3) types[o[0]] = {op, o[1], 0};
-        break;
-      case spv::OpTypeSampledImage:
-        if (wc >= 3) types[o[0]] = {op, o[1], 0};
-        break;
-      case spv::OpTypeImage:
-        if (wc >= 9) types[o[0]] = {op, o[2], o[6]};
-        break;
-      case spv::OpTypeStruct:
-      case spv::OpTypeSampler:
-      case spv::OpTypeAccelerationStructureKHR:
-        if (wc >= 2) types[o[0]] = {op, 0, 0};
-        break;
-      case spv::OpVariable:
-        if (wc >= 4) var_type[o[1]] = o[0];
-        break;
-      default:
-        break;
-    }
-    return true;
-  }, error);
+  std::map<uint32_t, uint32_t> var_type;    // variable -> its pointer type
+  std::map<uint32_t, size_t> binding_word;  // variable -> index of its Binding literal
+  std::set<uint32_t> buffer_blocks;         // structs decorated BufferBlock
+  bool ok = waveopt::sim::ReadBinary(
+      w,
+      [&](const waveopt::sim::BinaryInstruction& bi) {
+        uint32_t op = bi.op, wc = bi.word_count;
+        size_t i = bi.word;
+        const uint32_t* o = bi.words;
+        switch (op) {
+          case spv::OpDecorate:
+            if (wc >= 4 && o[1] == spv::DecorationBinding) binding_word[o[0]] = i + 3;
+            if (wc >= 3 && o[1] == spv::DecorationBufferBlock) buffer_blocks.insert(o[0]);
+            break;
+          case spv::OpTypePointer:
+            if (wc >= 4) types[o[0]] = {op, o[1], o[2]};
+            break;
+          case spv::OpTypeArray:
+          case spv::OpTypeRuntimeArray:
+            if (wc >= 3) types[o[0]] = {op, o[1], 0};
+            break;
+          case spv::OpTypeSampledImage:
+            if (wc >= 3) types[o[0]] = {op, o[1], 0};
+            break;
+          case spv::OpTypeImage:
+            if (wc >= 9) types[o[0]] = {op, o[2], o[6]};
+            break;
+          case spv::OpTypeStruct:
+          case spv::OpTypeSampler:
+          case spv::OpTypeAccelerationStructureKHR:
+            if (wc >= 2) types[o[0]] = {op, 0, 0};
+            break;
+          case spv::OpVariable:
+            if (wc >= 4) var_type[o[1]] = o[0];
+            break;
+          default:
+            break;
+        }
+        return true;
+      },
+      error);
   if (!ok) return false;
   for (const auto& vb : binding_word) {
     auto vt = var_type.find(vb.first);
@@ -1499,8 +1584,10 @@ bool MergeSharedBinding(const Resource& rb, Resource* ra, std::string* error) {
   }
   if (!IsBufferKind(rb.kind) && rb.kind != ResourceKind::kSampler &&
       (ra->dim != rb.dim || ra->arrayed != rb.arrayed)) {
-    *error = where + " is a " + ImageDimName(ra->dim, ra->arrayed) + " image in the first "
-             "module and a " + ImageDimName(rb.dim, rb.arrayed) + " image in the second";
+    *error = where + " is a " + ImageDimName(ra->dim, ra->arrayed) +
+             " image in the first "
+             "module and a " +
+             ImageDimName(rb.dim, rb.arrayed) + " image in the second";
     return false;
   }
   if (ra->format != rb.format) {
@@ -1512,8 +1599,7 @@ bool MergeSharedBinding(const Resource& rb, Resource* ra, std::string* error) {
       return false;
     }
   }
-  if (ra->descriptor_array != rb.descriptor_array ||
-      ra->descriptor_count != rb.descriptor_count) {
+  if (ra->descriptor_array != rb.descriptor_array || ra->descriptor_count != rb.descriptor_count) {
     *error = where + " is a descriptor array of a different length in the two modules";
     return false;
   }
@@ -1525,8 +1611,7 @@ bool MergeSharedBinding(const Resource& rb, Resource* ra, std::string* error) {
     for (const View& w : ra->views) {
       same = same || (w.layout.type_name == v.layout.type_name &&
                       w.layout.head_bytes == v.layout.head_bytes &&
-                      w.layout.array_stride == v.layout.array_stride &&
-                      w.writable == v.writable);
+                      w.layout.array_stride == v.layout.array_stride && w.writable == v.writable);
     }
     if (!same) ra->views.push_back(v);
   }
@@ -1534,8 +1619,8 @@ bool MergeSharedBinding(const Resource& rb, Resource* ra, std::string* error) {
 }
 
 // b's resources into |out|, their fields' pointees through |remap|; sorted.
-bool MergeResources(const ModuleInterface& b, const std::vector<int>& remap,
-                    ModuleInterface* out, std::string* error) {
+bool MergeResources(const ModuleInterface& b, const std::vector<int>& remap, ModuleInterface* out,
+                    std::string* error) {
   for (const Resource& rb : b.resources) {
     Resource* ra = nullptr;
     for (Resource& r : out->resources) {
@@ -1565,14 +1650,16 @@ void MergeSpecConstants(const ModuleInterface& b, ModuleInterface* out) {
     for (SpecConstant& o : out->spec_constants) {
       if (o.constant_id != sc.constant_id) continue;
       found = true;
-      o.defaults_differ = o.defaults_differ || sc.defaults_differ || o.default_bits != sc.default_bits;
+      o.defaults_differ =
+          o.defaults_differ || sc.defaults_differ || o.default_bits != sc.default_bits;
       o.smallest_default = std::min(o.smallest_default, sc.smallest_default);
       o.largest_default = std::max(o.largest_default, sc.largest_default);
     }
     if (!found) out->spec_constants.push_back(sc);
   }
-  std::sort(out->spec_constants.begin(), out->spec_constants.end(),
-            [](const SpecConstant& x, const SpecConstant& y) { return x.constant_id < y.constant_id; });
+  std::sort(
+      out->spec_constants.begin(), out->spec_constants.end(),
+      [](const SpecConstant& x, const SpecConstant& y) { return x.constant_id < y.constant_id; });
 }
 
 // b's color outputs (a location's type must agree) and fragment inputs into
@@ -1632,7 +1719,8 @@ bool MergeInterfaces(const ModuleInterface& a, const ModuleInterface& b, ModuleI
   out->has_loops = a.has_loops || b.has_loops;
   out->uses_device_addresses = a.uses_device_addresses || b.uses_device_addresses;
   for (uint32_t c : b.capabilities) {
-    if (std::find(out->capabilities.begin(), out->capabilities.end(), c) == out->capabilities.end()) {
+    if (std::find(out->capabilities.begin(), out->capabilities.end(), c) ==
+        out->capabilities.end()) {
       out->capabilities.push_back(c);
     }
   }

@@ -52,15 +52,15 @@ struct Field {
   uint32_t bytes = 4;   // 1, 2, 4 or 8
   uint32_t count = 1;
   uint32_t stride = 0;
-  int pointee = -1;     // kPointer: index into ModuleInterface::pointees
+  int pointee = -1;  // kPointer: index into ModuleInterface::pointees
 };
 
 // A buffer block: the bytes before its trailing array (or all of it), and
 // the trailing array.
 struct BufferLayout {
   uint64_t head_bytes = 0;
-  uint32_t array_stride = 0;   // 0: the block does not end in a one-dimensional array
-  uint32_t array_length = 0;   // 0 with runtime_array
+  uint32_t array_stride = 0;  // 0: the block does not end in a one-dimensional array
+  uint32_t array_length = 0;  // 0 with runtime_array
   bool runtime_array = false;
   std::vector<Field> head_fields;     // offsets from byte 0
   std::vector<Field> element_fields;  // offsets from each element of the trailing array
@@ -89,9 +89,9 @@ struct Resource {
   ResourceKind kind = ResourceKind::kStorageBuffer;
   uint32_t set = 0;
   uint32_t binding = 0;
-  std::string name;       // the first variable's (or block's) name; may be empty
-  bool writable = false;  // any view writable (storage buffer/image, storage texel buffer)
-  bool used = false;      // any view statically used
+  std::string name;         // the first variable's (or block's) name; may be empty
+  bool writable = false;    // any view writable (storage buffer/image, storage texel buffer)
+  bool used = false;        // any view statically used
   std::vector<View> views;  // at least one
   // Descriptor arrays: the number of descriptors (arrays of arrays: the
   // product); 0 for a runtime-sized array (its length comes from the spec).
@@ -115,9 +115,9 @@ struct Resource {
 
 struct SpecConstant {
   uint32_t constant_id = 0;
-  uint32_t bytes = 4;          // 4 or 8 (booleans are 4: VkBool32)
-  uint64_t default_bits = 0;   // the module's default value
-  bool integer = false;        // an integer (not a float or a boolean)
+  uint32_t bytes = 4;         // 4 or 8 (booleans are 4: VkBool32)
+  uint64_t default_bits = 0;  // the module's default value
+  bool integer = false;       // an integer (not a float or a boolean)
   // Several OpSpecConstants carry this SpecId with different defaults
   // (glslang gives `local_size_x_id = N` its own default 1 beside the
   // `constant_id = N` constant's): the largest of them. A module like that
@@ -163,19 +163,19 @@ struct FragmentInput {
 };
 
 struct ModuleInterface {
-  std::string entry_point;          // the first GLCompute or Fragment entry point
+  std::string entry_point;  // the first GLCompute or Fragment entry point
   Stage stage = Stage::kCompute;
-  std::vector<ColorOutput> color_outputs;  // fragment: by location (no duplicates)
+  std::vector<ColorOutput> color_outputs;      // fragment: by location (no duplicates)
   std::vector<FragmentInput> fragment_inputs;  // fragment: by location, then component
-  std::vector<Resource> resources;  // sorted by (set, binding)
+  std::vector<Resource> resources;             // sorted by (set, binding)
   uint32_t push_constant_bytes = 0;
-  std::vector<Field> push_fields;   // the push constant block's layout
-  std::vector<Pointee> pointees;    // every pointer field's target, in field order
+  std::vector<Field> push_fields;            // the push constant block's layout
+  std::vector<Pointee> pointees;             // every pointer field's target, in field order
   std::vector<SpecConstant> spec_constants;  // sorted by constant_id
   uint32_t local_size[3] = {1, 1, 1};        // with the spec's constants (or defaults)
-  bool has_loops = false;           // the module contains an OpLoopMerge
-  bool uses_device_addresses = false;  // PhysicalStorageBuffer pointers anywhere
-  std::vector<uint32_t> capabilities;  // OpCapability operands, in module order
+  bool has_loops = false;                    // the module contains an OpLoopMerge
+  bool uses_device_addresses = false;        // PhysicalStorageBuffer pointers anywhere
+  std::vector<uint32_t> capabilities;        // OpCapability operands, in module order
   AutoFacts facts;
 };
 

@@ -14,14 +14,22 @@ namespace sim = waveopt::sim;
 
 sim::Resource::Kind SimKind(ResourceKind kind) {
   switch (kind) {
-    case ResourceKind::kStorageBuffer: return sim::Resource::Kind::kStorageBuffer;
-    case ResourceKind::kUniformBuffer: return sim::Resource::Kind::kUniformBuffer;
-    case ResourceKind::kStorageImage: return sim::Resource::Kind::kStorageImage;
-    case ResourceKind::kSampledImage: return sim::Resource::Kind::kSampledImage;
-    case ResourceKind::kSeparateImage: return sim::Resource::Kind::kSeparateImage;
-    case ResourceKind::kSampler: return sim::Resource::Kind::kSampler;
-    case ResourceKind::kUniformTexelBuffer: return sim::Resource::Kind::kUniformTexelBuffer;
-    case ResourceKind::kStorageTexelBuffer: return sim::Resource::Kind::kStorageTexelBuffer;
+    case ResourceKind::kStorageBuffer:
+      return sim::Resource::Kind::kStorageBuffer;
+    case ResourceKind::kUniformBuffer:
+      return sim::Resource::Kind::kUniformBuffer;
+    case ResourceKind::kStorageImage:
+      return sim::Resource::Kind::kStorageImage;
+    case ResourceKind::kSampledImage:
+      return sim::Resource::Kind::kSampledImage;
+    case ResourceKind::kSeparateImage:
+      return sim::Resource::Kind::kSeparateImage;
+    case ResourceKind::kSampler:
+      return sim::Resource::Kind::kSampler;
+    case ResourceKind::kUniformTexelBuffer:
+      return sim::Resource::Kind::kUniformTexelBuffer;
+    case ResourceKind::kStorageTexelBuffer:
+      return sim::Resource::Kind::kStorageTexelBuffer;
   }
   return sim::Resource::Kind::kStorageBuffer;
 }
@@ -124,9 +132,9 @@ class SimProgram : public Program {
     const sim::Race& r = counters_.race;
     std::string where;
     if (r.resource < 0) {
-      where = "shared variable " + (r.variable.empty() ? std::string("(unnamed)")
-                                                       : "'" + r.variable + "'") +
-              " byte " + std::to_string(r.offset);
+      where = "shared variable " +
+              (r.variable.empty() ? std::string("(unnamed)") : "'" + r.variable + "'") + " byte " +
+              std::to_string(r.offset);
     } else {
       where = ResourceWhere(static_cast<size_t>(r.resource), r.offset);
     }
@@ -158,13 +166,15 @@ class SimProgram : public Program {
     const sim::Resource& t = templates_[k];
     if (p.width != 0 && t.height * t.depth > 1) {
       uint64_t texel = offset / std::max<uint32_t>(1, sim::GetTexelFormatInfo(t.format).bytes);
-      uint64_t x = texel % t.width, y = (texel / t.width) % t.height, z = texel / t.width / t.height;
+      uint64_t x = texel % t.width, y = (texel / t.width) % t.height,
+               z = texel / t.width / t.height;
       return s + " texel (" + std::to_string(x) + "," + std::to_string(y) +
              (t.depth > 1 ? "," + std::to_string(z) : std::string()) + ")";
     }
     if (p.width != 0) {
       return s + " texel " +
-             std::to_string(offset / std::max<uint32_t>(1, sim::GetTexelFormatInfo(t.format).bytes));
+             std::to_string(offset /
+                            std::max<uint32_t>(1, sim::GetTexelFormatInfo(t.format).bytes));
     }
     return s + " byte " + std::to_string(offset);
   }

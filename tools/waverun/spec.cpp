@@ -82,13 +82,17 @@ bool ParseCompare(const std::string& text, Compare* compare, std::string* error)
 
 std::string CompareName(const Compare& c) {
   switch (c.kind) {
-    case Compare::Kind::kExact: return "exact";
-    case Compare::Kind::kMultiset: return "multiset";
+    case Compare::Kind::kExact:
+      return "exact";
+    case Compare::Kind::kMultiset:
+      return "multiset";
     case Compare::Kind::kMultisetCount:
       return "multiset-count:" + BindingKeyName({c.counter_set, c.counter_binding}) + "@" +
              std::to_string(c.counter_word);
-    case Compare::Kind::kUlp: return "ulp:" + std::to_string(c.ulps);
-    case Compare::Kind::kIgnore: return "ignore";
+    case Compare::Kind::kUlp:
+      return "ulp:" + std::to_string(c.ulps);
+    case Compare::Kind::kIgnore:
+      return "ignore";
   }
   return "?";
 }
@@ -98,8 +102,7 @@ bool ParseBindingKey(const std::string& text, BindingKey* key) {
   uint32_t set = 0, binding = 0;
   if (dot == std::string::npos) {
     if (!ParseU32(text, &binding)) return false;
-  } else if (!ParseU32(text.substr(0, dot), &set) ||
-             !ParseU32(text.substr(dot + 1), &binding)) {
+  } else if (!ParseU32(text.substr(0, dot), &set) || !ParseU32(text.substr(dot + 1), &binding)) {
     return false;
   }
   *key = {set, binding};
@@ -221,7 +224,8 @@ bool ApplyConst(const SpecLine& l) {
 bool ApplyPointer(const SpecLine& l) {
   const std::vector<std::string>& t = l.t;
   if (t.size() < 2 || t[1].find('+') == std::string::npos || t[1].find('=') != std::string::npos) {
-    return l.Fail("expected 'pointer LABEL key=value...' (LABEL: SET.BINDING+OFFSET or push+OFFSET)");
+    return l.Fail(
+        "expected 'pointer LABEL key=value...' (LABEL: SET.BINDING+OFFSET or push+OFFSET)");
   }
   PointerSpec& p = l.spec->pointers[t[1]];
   p.origin = l.origin;
@@ -262,8 +266,7 @@ bool ApplyBindingSize(const SpecLine& l, const std::string& value, BindingSpec* 
   size_t x2 = value.find('x', x + 1);
   uint32_t d = 0;
   bool ok = ParseU32(value.substr(0, x), &b->width) &&
-            ParseU32(value.substr(x + 1, x2 == std::string::npos ? std::string::npos
-                                                                  : x2 - x - 1),
+            ParseU32(value.substr(x + 1, x2 == std::string::npos ? std::string::npos : x2 - x - 1),
                      &b->height) &&
             (x2 == std::string::npos || (ParseU32(value.substr(x2 + 1), &d) && d > 0));
   if (!ok || b->width == 0 || b->height == 0 || b->width > 16384 || b->height > 16384 ||
@@ -277,8 +280,8 @@ bool ApplyBindingSize(const SpecLine& l, const std::string& value, BindingSpec* 
 
 // One key=value of a binding line (|push|: of a push line, which takes
 // fill= and words= only) into |b|.
-bool ApplyBindingKey(const SpecLine& l, bool push, const std::string& key,
-                     const std::string& value, BindingSpec* b) {
+bool ApplyBindingKey(const SpecLine& l, bool push, const std::string& key, const std::string& value,
+                     BindingSpec* b) {
   std::string err;
   if (key == "fill") {
     Fill f;
@@ -368,8 +371,9 @@ bool ApplySpecLine(const std::string& raw_line, const std::string& origin, RunSp
   for (const auto& k : kKeywords) {
     if (t[0] == k.keyword) return k.apply(l);
   }
-  return l.Fail("unknown keyword '" + t[0] +
-                "' (dispatch, draw, seed, reps, const, binding, push, pointer, separate-kinds, ulp)");
+  return l.Fail(
+      "unknown keyword '" + t[0] +
+      "' (dispatch, draw, seed, reps, const, binding, push, pointer, separate-kinds, ulp)");
 }
 
 bool ApplySpecText(const std::string& text, const std::string& path, RunSpec* spec,
@@ -409,8 +413,8 @@ std::string FormatSpec(const RunSpec& spec) {
     s += "draw fullscreen " + std::to_string(spec.draw_width) + "x" +
          std::to_string(spec.draw_height) + "\n";
   } else {
-    s += "dispatch " + std::to_string(spec.dispatch[0]) + " " +
-         std::to_string(spec.dispatch[1]) + " " + std::to_string(spec.dispatch[2]) + "\n";
+    s += "dispatch " + std::to_string(spec.dispatch[0]) + " " + std::to_string(spec.dispatch[1]) +
+         " " + std::to_string(spec.dispatch[2]) + "\n";
   }
   s += "seed " + std::to_string(spec.seed) + "\n";
   if (spec.reps != RunSpec().reps) s += "reps " + std::to_string(spec.reps) + "\n";

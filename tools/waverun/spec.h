@@ -35,9 +35,9 @@ struct Compare {
   };
   Kind kind = Kind::kExact;
   uint32_t ulps = 0;
-  uint32_t counter_set = 0;      // kMultisetCount: where N is
+  uint32_t counter_set = 0;  // kMultisetCount: where N is
   uint32_t counter_binding = 0;
-  uint32_t counter_word = 0;     // 32-bit word index inside that binding
+  uint32_t counter_word = 0;  // 32-bit word index inside that binding
 };
 
 // Parses "exact", "multiset", "multiset-count:S.B[@W]", "ulp:N", "ignore".
@@ -56,12 +56,13 @@ struct BindingSpec {
   // Images: size=WxH[xD] (0: not given); D is the depth of 3-D images and
   // the layers of arrayed ones (cube images: faces, 6 per cube).
   uint32_t width = 0, height = 0, depth = 0;
-  std::optional<uint32_t> count;      // runtime descriptor arrays: descriptors
+  std::optional<uint32_t> count;  // runtime descriptor arrays: descriptors
   std::optional<Fill> fill;
   std::optional<Compare> compare;
-  std::optional<ImageFormat> format;  // sampled images, texel buffers, unknown-format storage images
-  std::vector<uint32_t> words;        // overwrite the first words after filling
-  int line = 0;                       // where it came from, for messages
+  std::optional<ImageFormat>
+      format;                   // sampled images, texel buffers, unknown-format storage images
+  std::vector<uint32_t> words;  // overwrite the first words after filling
+  int line = 0;                 // where it came from, for messages
   std::string origin;
 };
 
@@ -85,7 +86,7 @@ struct RunSpec {
   std::map<BindingKey, BindingSpec> bindings;
   std::optional<Fill> push_fill;
   std::vector<uint32_t> push_words;
-  std::map<uint32_t, uint64_t> constants;  // specialization constant id -> bits
+  std::map<uint32_t, uint64_t> constants;       // specialization constant id -> bits
   std::map<std::string, PointerSpec> pointers;  // by label ("0.1+8", "push+0")
   // "separate-kinds": every descriptor variable moves to binding B*8+K (K:
   // its kind, SeparateBindingKinds in reflect.h), so that variables of

@@ -28,52 +28,93 @@ constexpr uint64_t kFenceTimeoutNs = 300ull * 1000 * 1000 * 1000;
 VkFormat ToVkFormat(ImageFormat f) {
   using F = ImageFormat;
   switch (f) {
-    case F::kRgba32f: return VK_FORMAT_R32G32B32A32_SFLOAT;
-    case F::kRgba16f: return VK_FORMAT_R16G16B16A16_SFLOAT;
-    case F::kR32f: return VK_FORMAT_R32_SFLOAT;
-    case F::kRgba8: return VK_FORMAT_R8G8B8A8_UNORM;
-    case F::kRgba8Snorm: return VK_FORMAT_R8G8B8A8_SNORM;
-    case F::kRg32f: return VK_FORMAT_R32G32_SFLOAT;
-    case F::kRg16f: return VK_FORMAT_R16G16_SFLOAT;
-    case F::kR11fG11fB10f: return VK_FORMAT_B10G11R11_UFLOAT_PACK32;
-    case F::kR16f: return VK_FORMAT_R16_SFLOAT;
-    case F::kRgba16: return VK_FORMAT_R16G16B16A16_UNORM;
-    case F::kRgb10A2: return VK_FORMAT_A2B10G10R10_UNORM_PACK32;
-    case F::kRg16: return VK_FORMAT_R16G16_UNORM;
-    case F::kRg8: return VK_FORMAT_R8G8_UNORM;
-    case F::kR16: return VK_FORMAT_R16_UNORM;
-    case F::kR8: return VK_FORMAT_R8_UNORM;
-    case F::kRgba16Snorm: return VK_FORMAT_R16G16B16A16_SNORM;
-    case F::kRg16Snorm: return VK_FORMAT_R16G16_SNORM;
-    case F::kRg8Snorm: return VK_FORMAT_R8G8_SNORM;
-    case F::kR16Snorm: return VK_FORMAT_R16_SNORM;
-    case F::kR8Snorm: return VK_FORMAT_R8_SNORM;
-    case F::kRgba32i: return VK_FORMAT_R32G32B32A32_SINT;
-    case F::kRgba16i: return VK_FORMAT_R16G16B16A16_SINT;
-    case F::kRgba8i: return VK_FORMAT_R8G8B8A8_SINT;
-    case F::kR32i: return VK_FORMAT_R32_SINT;
-    case F::kRg32i: return VK_FORMAT_R32G32_SINT;
-    case F::kRg16i: return VK_FORMAT_R16G16_SINT;
-    case F::kRg8i: return VK_FORMAT_R8G8_SINT;
-    case F::kR16i: return VK_FORMAT_R16_SINT;
-    case F::kR8i: return VK_FORMAT_R8_SINT;
-    case F::kRgba32ui: return VK_FORMAT_R32G32B32A32_UINT;
-    case F::kRgba16ui: return VK_FORMAT_R16G16B16A16_UINT;
-    case F::kRgba8ui: return VK_FORMAT_R8G8B8A8_UINT;
-    case F::kR32ui: return VK_FORMAT_R32_UINT;
-    case F::kRgb10A2ui: return VK_FORMAT_A2B10G10R10_UINT_PACK32;
-    case F::kRg32ui: return VK_FORMAT_R32G32_UINT;
-    case F::kRg16ui: return VK_FORMAT_R16G16_UINT;
-    case F::kRg8ui: return VK_FORMAT_R8G8_UINT;
-    case F::kR16ui: return VK_FORMAT_R16_UINT;
-    case F::kR8ui: return VK_FORMAT_R8_UINT;
-    case F::kR64ui: return VK_FORMAT_R64_UINT;
-    case F::kR64i: return VK_FORMAT_R64_SINT;
-    default: break;
+    case F::kRgba32f:
+      return VK_FORMAT_R32G32B32A32_SFLOAT;
+    case F::kRgba16f:
+      return VK_FORMAT_R16G16B16A16_SFLOAT;
+    case F::kR32f:
+      return VK_FORMAT_R32_SFLOAT;
+    case F::kRgba8:
+      return VK_FORMAT_R8G8B8A8_UNORM;
+    case F::kRgba8Snorm:
+      return VK_FORMAT_R8G8B8A8_SNORM;
+    case F::kRg32f:
+      return VK_FORMAT_R32G32_SFLOAT;
+    case F::kRg16f:
+      return VK_FORMAT_R16G16_SFLOAT;
+    case F::kR11fG11fB10f:
+      return VK_FORMAT_B10G11R11_UFLOAT_PACK32;
+    case F::kR16f:
+      return VK_FORMAT_R16_SFLOAT;
+    case F::kRgba16:
+      return VK_FORMAT_R16G16B16A16_UNORM;
+    case F::kRgb10A2:
+      return VK_FORMAT_A2B10G10R10_UNORM_PACK32;
+    case F::kRg16:
+      return VK_FORMAT_R16G16_UNORM;
+    case F::kRg8:
+      return VK_FORMAT_R8G8_UNORM;
+    case F::kR16:
+      return VK_FORMAT_R16_UNORM;
+    case F::kR8:
+      return VK_FORMAT_R8_UNORM;
+    case F::kRgba16Snorm:
+      return VK_FORMAT_R16G16B16A16_SNORM;
+    case F::kRg16Snorm:
+      return VK_FORMAT_R16G16_SNORM;
+    case F::kRg8Snorm:
+      return VK_FORMAT_R8G8_SNORM;
+    case F::kR16Snorm:
+      return VK_FORMAT_R16_SNORM;
+    case F::kR8Snorm:
+      return VK_FORMAT_R8_SNORM;
+    case F::kRgba32i:
+      return VK_FORMAT_R32G32B32A32_SINT;
+    case F::kRgba16i:
+      return VK_FORMAT_R16G16B16A16_SINT;
+    case F::kRgba8i:
+      return VK_FORMAT_R8G8B8A8_SINT;
+    case F::kR32i:
+      return VK_FORMAT_R32_SINT;
+    case F::kRg32i:
+      return VK_FORMAT_R32G32_SINT;
+    case F::kRg16i:
+      return VK_FORMAT_R16G16_SINT;
+    case F::kRg8i:
+      return VK_FORMAT_R8G8_SINT;
+    case F::kR16i:
+      return VK_FORMAT_R16_SINT;
+    case F::kR8i:
+      return VK_FORMAT_R8_SINT;
+    case F::kRgba32ui:
+      return VK_FORMAT_R32G32B32A32_UINT;
+    case F::kRgba16ui:
+      return VK_FORMAT_R16G16B16A16_UINT;
+    case F::kRgba8ui:
+      return VK_FORMAT_R8G8B8A8_UINT;
+    case F::kR32ui:
+      return VK_FORMAT_R32_UINT;
+    case F::kRgb10A2ui:
+      return VK_FORMAT_A2B10G10R10_UINT_PACK32;
+    case F::kRg32ui:
+      return VK_FORMAT_R32G32_UINT;
+    case F::kRg16ui:
+      return VK_FORMAT_R16G16_UINT;
+    case F::kRg8ui:
+      return VK_FORMAT_R8G8_UINT;
+    case F::kR16ui:
+      return VK_FORMAT_R16_UINT;
+    case F::kR8ui:
+      return VK_FORMAT_R8_UINT;
+    case F::kR64ui:
+      return VK_FORMAT_R64_UINT;
+    case F::kR64i:
+      return VK_FORMAT_R64_SINT;
+    default:
+      break;
   }
   return VK_FORMAT_UNDEFINED;
 }
-
 
 // One buffer with host-visible, host-coherent memory, mapped for its life.
 struct HostBuffer {
@@ -113,14 +154,24 @@ struct FeatureChain {
     tail = &s->pNext;
   }
 
-  VkPhysicalDeviceVulkan13Features f13 = Make<VkPhysicalDeviceVulkan13Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES);
-  VkPhysicalDeviceVulkan12Features f12 = Make<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
-  VkPhysicalDeviceVulkan11Features f11 = Make<VkPhysicalDeviceVulkan11Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
-  VkPhysicalDeviceRobustness2FeaturesEXT rob2 = Make<VkPhysicalDeviceRobustness2FeaturesEXT>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT);
-  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af = Make<VkPhysicalDeviceShaderAtomicFloatFeaturesEXT>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT);
-  VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT af2 = Make<VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_2_FEATURES_EXT);
-  VkPhysicalDeviceShaderClockFeaturesKHR clock = Make<VkPhysicalDeviceShaderClockFeaturesKHR>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR);
-  VkPhysicalDeviceFeatures2 features = Make<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
+  VkPhysicalDeviceVulkan13Features f13 =
+      Make<VkPhysicalDeviceVulkan13Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES);
+  VkPhysicalDeviceVulkan12Features f12 =
+      Make<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
+  VkPhysicalDeviceVulkan11Features f11 =
+      Make<VkPhysicalDeviceVulkan11Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
+  VkPhysicalDeviceRobustness2FeaturesEXT rob2 = Make<VkPhysicalDeviceRobustness2FeaturesEXT>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT);
+  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af =
+      Make<VkPhysicalDeviceShaderAtomicFloatFeaturesEXT>(
+          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT);
+  VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT af2 =
+      Make<VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT>(
+          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_2_FEATURES_EXT);
+  VkPhysicalDeviceShaderClockFeaturesKHR clock = Make<VkPhysicalDeviceShaderClockFeaturesKHR>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR);
+  VkPhysicalDeviceFeatures2 features =
+      Make<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
   std::vector<const char*> extensions;
   void** tail = &features.pNext;
 };
@@ -285,8 +336,7 @@ bool DeviceImpl::PickPhysicalDevice(int index, uint32_t* api, std::string* error
     return false;
   }
   if (index >= static_cast<int>(count)) {
-    *error = "no Vulkan device " + std::to_string(index) + ": there are " +
-             std::to_string(count);
+    *error = "no Vulkan device " + std::to_string(index) + ": there are " + std::to_string(count);
     return false;
   }
   physical_ = devices[index < 0 ? 0 : index];
@@ -294,9 +344,12 @@ bool DeviceImpl::PickPhysicalDevice(int index, uint32_t* api, std::string* error
 }
 
 void DeviceImpl::ReadInfo(const VkPhysicalDeviceProperties& props, bool v12) {
-  VkPhysicalDeviceSubgroupProperties subgroup = Make<VkPhysicalDeviceSubgroupProperties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES);
-  VkPhysicalDeviceDriverProperties driver = Make<VkPhysicalDeviceDriverProperties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES);
-  VkPhysicalDeviceProperties2 props2 = Make<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
+  VkPhysicalDeviceSubgroupProperties subgroup = Make<VkPhysicalDeviceSubgroupProperties>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES);
+  VkPhysicalDeviceDriverProperties driver =
+      Make<VkPhysicalDeviceDriverProperties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES);
+  VkPhysicalDeviceProperties2 props2 =
+      Make<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
   props2.pNext = &subgroup;
   if (v12) subgroup.pNext = &driver;
   vkGetPhysicalDeviceProperties2(physical_, &props2);
@@ -311,9 +364,10 @@ void DeviceImpl::ReadInfo(const VkPhysicalDeviceProperties& props, bool v12) {
 bool DeviceImpl::FindQueue(const VkPhysicalDeviceProperties& props, std::string* error) {
   // A compute queue, one that also draws when there is one (fragment shaders).
   VkQueueFamilyProperties qprops{};
-  graphics_queue_ =
-      FindQueueFamily(physical_, VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT, &queue_family_, &qprops);
-  bool found = graphics_queue_ || FindQueueFamily(physical_, VK_QUEUE_COMPUTE_BIT, &queue_family_, &qprops);
+  graphics_queue_ = FindQueueFamily(physical_, VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT,
+                                    &queue_family_, &qprops);
+  bool found =
+      graphics_queue_ || FindQueueFamily(physical_, VK_QUEUE_COMPUTE_BIT, &queue_family_, &qprops);
   info_.timestamps = found && qprops.timestampValidBits > 0 && props.limits.timestampPeriod > 0;
   if (!found) {
     *error = "device '" + info_.name + "' has no compute queue";
@@ -347,7 +401,8 @@ void DeviceImpl::ChainFeatures(bool robust, bool v12, bool v13, FeatureChain* c)
     c->extensions.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
     c->Chain(&c->af);
   }
-  if (has(VK_EXT_SHADER_ATOMIC_FLOAT_2_EXTENSION_NAME) && has(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME)) {
+  if (has(VK_EXT_SHADER_ATOMIC_FLOAT_2_EXTENSION_NAME) &&
+      has(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME)) {
     c->extensions.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_2_EXTENSION_NAME);
     c->Chain(&c->af2);
   }
@@ -390,7 +445,8 @@ void DeviceImpl::SelectFeatures(bool robust, bool v12, bool v13, FeatureChain* c
 
 bool DeviceImpl::CreateLogicalDevice(const FeatureChain& c, std::string* error) {
   float priority = 1.0f;
-  VkDeviceQueueCreateInfo qci = Make<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
+  VkDeviceQueueCreateInfo qci =
+      Make<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
   qci.queueFamilyIndex = queue_family_;
   qci.queueCount = 1;
   qci.pQueuePriorities = &priority;
@@ -437,20 +493,22 @@ bool DeviceImpl::CreateHostBuffer(VkDeviceSize size, VkBufferUsageFlags usage, H
   VkResult r = vkCreateBuffer(device_, &bci, nullptr, &out->buffer);
   if (r != VK_SUCCESS) {
     out->buffer = VK_NULL_HANDLE;
-    *error = "cannot create a buffer of " + std::to_string(size) + " bytes (" +
-             VkResultName(r) + ")";
+    *error =
+        "cannot create a buffer of " + std::to_string(size) + " bytes (" + VkResultName(r) + ")";
     return false;
   }
   VkMemoryRequirements req;
   vkGetBufferMemoryRequirements(device_, out->buffer, &req);
-  int type = FindMemoryType(
-      req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+  int type =
+      FindMemoryType(req.memoryTypeBits,
+                     VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                     VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
   if (type < 0) {
     *error = "the device has no host-visible, host-coherent memory for buffers";
     return false;
   }
-  VkMemoryAllocateFlagsInfo flags = Make<VkMemoryAllocateFlagsInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO);
+  VkMemoryAllocateFlagsInfo flags =
+      Make<VkMemoryAllocateFlagsInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO);
   flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
   VkMemoryAllocateInfo mai = Make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
   if (usage & VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT) mai.pNext = &flags;
@@ -519,7 +577,8 @@ bool ProgramImpl::Create(const std::vector<uint32_t>& words, const std::string& 
   plan_ = plan;
   fragment_ = plan_.stage == Stage::kFragment;
   if (fragment_ && !dev_->graphics_queue()) {
-    *error = "device '" + dev_->info().name + "' has no queue that draws: fragment shaders "
+    *error = "device '" + dev_->info().name +
+             "' has no queue that draws: fragment shaders "
              "cannot run on it";
     return false;
   }
@@ -535,9 +594,9 @@ bool ProgramImpl::Create(const std::vector<uint32_t>& words, const std::string& 
     if (p.declared) num_sets = std::max(num_sets, p.key.first + 1);
   }
   std::map<VkDescriptorType, uint32_t> type_counts;
-  if (!CheckDescriptorLimits(num_sets, error) ||
-      !CreateLayouts(num_sets, &type_counts, error) || !CreatePipeline(entry, error) ||
-      !CreateDescriptorSets(num_sets, type_counts, error) || !CreateResources(error)) {
+  if (!CheckDescriptorLimits(num_sets, error) || !CreateLayouts(num_sets, &type_counts, error) ||
+      !CreatePipeline(entry, error) || !CreateDescriptorSets(num_sets, type_counts, error) ||
+      !CreateResources(error)) {
     return false;
   }
   Translate(plan_.push_pointers, push_.data(), push_.size(), /*to_real=*/true);
@@ -560,7 +619,8 @@ bool ProgramImpl::CreateModule(const std::vector<uint32_t>& words, std::string* 
     if (!LowerColorOutputs(&lowered, buffers, plan_.draw_width, error)) return false;
   }
   const std::vector<uint32_t>& code = fragment_ ? lowered : words;
-  VkShaderModuleCreateInfo smci = Make<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
+  VkShaderModuleCreateInfo smci =
+      Make<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
   smci.codeSize = code.size() * 4;
   smci.pCode = code.data();
   VkResult r = vkCreateShaderModule(dev_->device(), &smci, nullptr, &module_);
@@ -584,14 +644,27 @@ bool ProgramImpl::CheckDescriptorLimits(uint32_t num_sets, std::string* error) c
   for (const ResourcePlan& p : plan_.resources) {
     if (!p.declared) continue;
     switch (p.res.kind) {
-      case ResourceKind::kStorageBuffer: ssbos += p.count; break;
-      case ResourceKind::kUniformBuffer: ubos += p.count; break;
-      case ResourceKind::kSampledImage: samplers += p.count; sampled += p.count; break;
-      case ResourceKind::kSampler: samplers += p.count; break;
+      case ResourceKind::kStorageBuffer:
+        ssbos += p.count;
+        break;
+      case ResourceKind::kUniformBuffer:
+        ubos += p.count;
+        break;
+      case ResourceKind::kSampledImage:
+        samplers += p.count;
+        sampled += p.count;
+        break;
+      case ResourceKind::kSampler:
+        samplers += p.count;
+        break;
       case ResourceKind::kSeparateImage:
-      case ResourceKind::kUniformTexelBuffer: sampled += p.count; break;
+      case ResourceKind::kUniformTexelBuffer:
+        sampled += p.count;
+        break;
       case ResourceKind::kStorageImage:
-      case ResourceKind::kStorageTexelBuffer: storage_images += p.count; break;
+      case ResourceKind::kStorageTexelBuffer:
+        storage_images += p.count;
+        break;
     }
   }
   const VkPhysicalDeviceLimits& l = dev_->limits();
@@ -602,7 +675,8 @@ bool ProgramImpl::CheckDescriptorLimits(uint32_t num_sets, std::string* error) c
   } checks[] = {
       {samplers, l.maxPerStageDescriptorSamplers, "samplers"},
       {sampled, l.maxPerStageDescriptorSampledImages, "sampled images and uniform texel buffers"},
-      {storage_images, l.maxPerStageDescriptorStorageImages, "storage images and storage texel buffers"},
+      {storage_images, l.maxPerStageDescriptorStorageImages,
+       "storage images and storage texel buffers"},
       {ubos, l.maxPerStageDescriptorUniformBuffers, "uniform buffers"},
       {ssbos, l.maxPerStageDescriptorStorageBuffers, "storage buffers"},
       {sampled + storage_images + ubos + ssbos, l.maxPerStageResources, "resources"},
@@ -610,8 +684,7 @@ bool ProgramImpl::CheckDescriptorLimits(uint32_t num_sets, std::string* error) c
   for (const auto& c : checks) {
     if (c.n > c.limit) {
       *error = "the module binds " + std::to_string(c.n) + " " + c.what + "; device '" +
-               dev_->info().name + "' allows " + std::to_string(c.limit) +
-               " per shader stage";
+               dev_->info().name + "' allows " + std::to_string(c.limit) + " per shader stage";
       return false;
     }
   }
@@ -622,8 +695,8 @@ bool ProgramImpl::CreateLayouts(uint32_t num_sets,
                                 std::map<VkDescriptorType, uint32_t>* type_counts,
                                 std::string* error) {
   VkDevice d = dev_->device();
-  const VkShaderStageFlags stage = fragment_ ? VK_SHADER_STAGE_FRAGMENT_BIT
-                                             : VK_SHADER_STAGE_COMPUTE_BIT;
+  const VkShaderStageFlags stage =
+      fragment_ ? VK_SHADER_STAGE_FRAGMENT_BIT : VK_SHADER_STAGE_COMPUTE_BIT;
   std::vector<std::vector<VkDescriptorSetLayoutBinding>> per_set(num_sets);
   for (const ResourcePlan& p : plan_.resources) {
     if (!p.declared) continue;
@@ -636,7 +709,8 @@ bool ProgramImpl::CreateLayouts(uint32_t num_sets,
     (*type_counts)[b.descriptorType] += p.count;
   }
   for (uint32_t s = 0; s < num_sets; ++s) {
-    VkDescriptorSetLayoutCreateInfo lci = Make<VkDescriptorSetLayoutCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
+    VkDescriptorSetLayoutCreateInfo lci =
+        Make<VkDescriptorSetLayoutCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
     lci.bindingCount = static_cast<uint32_t>(per_set[s].size());
     lci.pBindings = per_set[s].data();
     VkDescriptorSetLayout l;
@@ -647,15 +721,14 @@ bool ProgramImpl::CreateLayouts(uint32_t num_sets,
     set_layouts_.push_back(l);
   }
   push_ = plan_.push;
-  VkPushConstantRange range{stage, 0,
-                            static_cast<uint32_t>(plan_.push.size())};
+  VkPushConstantRange range{stage, 0, static_cast<uint32_t>(plan_.push.size())};
   if (range.size > dev_->limits().maxPushConstantsSize) {
-    *error = "the module's push constants take " + std::to_string(range.size) +
-             " bytes; device '" + dev_->info().name + "' allows " +
-             std::to_string(dev_->limits().maxPushConstantsSize);
+    *error = "the module's push constants take " + std::to_string(range.size) + " bytes; device '" +
+             dev_->info().name + "' allows " + std::to_string(dev_->limits().maxPushConstantsSize);
     return false;
   }
-  VkPipelineLayoutCreateInfo plci = Make<VkPipelineLayoutCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO);
+  VkPipelineLayoutCreateInfo plci =
+      Make<VkPipelineLayoutCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO);
   plci.setLayoutCount = num_sets;
   plci.pSetLayouts = set_layouts_.data();
   plci.pushConstantRangeCount = plan_.push.empty() ? 0 : 1;
@@ -677,21 +750,22 @@ bool ProgramImpl::CreatePipeline(const std::string& entry, std::string* error) {
     spec_data.resize(spec_data.size() + v.bytes);
     std::memcpy(spec_data.data() + spec_data.size() - v.bytes, &v.bits, v.bytes);
   }
-  VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(),
-                            spec_data.size(), spec_data.data()};
+  VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(), spec_data.size(),
+                            spec_data.data()};
   if (fragment_) return CreateGraphicsPipeline(entry, entries.empty() ? nullptr : &spec, error);
-  VkComputePipelineCreateInfo cpci = Make<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);
+  VkComputePipelineCreateInfo cpci =
+      Make<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);
   cpci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
   cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   cpci.stage.module = module_;
   cpci.stage.pName = entry.c_str();
   cpci.stage.pSpecializationInfo = entries.empty() ? nullptr : &spec;
   cpci.layout = layout_;
-  VkResult r = vkCreateComputePipelines(dev_->device(), VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline_);
+  VkResult r =
+      vkCreateComputePipelines(dev_->device(), VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline_);
   if (r != VK_SUCCESS) {
     pipeline_ = VK_NULL_HANDLE;
-    *error = "the driver rejected the shader: vkCreateComputePipelines returned " +
-             VkResultName(r);
+    *error = "the driver rejected the shader: vkCreateComputePipelines returned " + VkResultName(r);
     return false;
   }
   return true;
@@ -704,7 +778,8 @@ bool ProgramImpl::CreateDescriptorSets(uint32_t num_sets,
   VkDevice d = dev_->device();
   std::vector<VkDescriptorPoolSize> sizes;
   for (const auto& tc : type_counts) sizes.push_back({tc.first, tc.second});
-  VkDescriptorPoolCreateInfo dpci = Make<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
+  VkDescriptorPoolCreateInfo dpci =
+      Make<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
   dpci.maxSets = num_sets;
   dpci.poolSizeCount = static_cast<uint32_t>(sizes.size());
   dpci.pPoolSizes = sizes.data();
@@ -712,7 +787,8 @@ bool ProgramImpl::CreateDescriptorSets(uint32_t num_sets,
     *error = "cannot create a descriptor pool";
     return false;
   }
-  VkDescriptorSetAllocateInfo dsai = Make<VkDescriptorSetAllocateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO);
+  VkDescriptorSetAllocateInfo dsai =
+      Make<VkDescriptorSetAllocateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO);
   dsai.descriptorPool = pool_;
   dsai.descriptorSetCount = num_sets;
   dsai.pSetLayouts = set_layouts_.data();
@@ -726,9 +802,11 @@ bool ProgramImpl::CreateDescriptorSets(uint32_t num_sets,
 
 bool ProgramImpl::CreateCommandBuffer(std::string* error) {
   VkDevice d = dev_->device();
-  VkCommandPoolCreateInfo cpi = Make<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
+  VkCommandPoolCreateInfo cpi =
+      Make<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
   cpi.queueFamilyIndex = dev_->queue_family();
-  VkCommandBufferAllocateInfo cbai = Make<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
+  VkCommandBufferAllocateInfo cbai =
+      Make<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
   VkFenceCreateInfo fci = Make<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
   if (vkCreateCommandPool(d, &cpi, nullptr, &command_pool_) != VK_SUCCESS ||
       (cbai.commandPool = command_pool_, cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
@@ -738,7 +816,8 @@ bool ProgramImpl::CreateCommandBuffer(std::string* error) {
     return false;
   }
   if (dev_->info().timestamps) {
-    VkQueryPoolCreateInfo qpci = Make<VkQueryPoolCreateInfo>(VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO);
+    VkQueryPoolCreateInfo qpci =
+        Make<VkQueryPoolCreateInfo>(VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO);
     qpci.queryType = VK_QUERY_TYPE_TIMESTAMP;
     qpci.queryCount = 2;
     if (vkCreateQueryPool(d, &qpci, nullptr, &queries_) != VK_SUCCESS) queries_ = VK_NULL_HANDLE;
@@ -746,8 +825,8 @@ bool ProgramImpl::CreateCommandBuffer(std::string* error) {
   return true;
 }
 
-bool ProgramImpl::CreateGraphicsPipeline(const std::string& entry,
-                                         const VkSpecializationInfo* spec, std::string* error) {
+bool ProgramImpl::CreateGraphicsPipeline(const std::string& entry, const VkSpecializationInfo* spec,
+                                         std::string* error) {
   VkDevice d = dev_->device();
   const uint32_t width = plan_.draw_width, height = plan_.draw_height;
   const VkPhysicalDeviceLimits& limits = dev_->limits();
@@ -768,7 +847,8 @@ bool ProgramImpl::CreateGraphicsPipeline(const std::string& entry,
     *error = "waverun's vertex shader: " + err;
     return false;
   }
-  VkShaderModuleCreateInfo smci = Make<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
+  VkShaderModuleCreateInfo smci =
+      Make<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
   smci.codeSize = vertex_words.size() * 4;
   smci.pCode = vertex_words.data();
   if (vkCreateShaderModule(d, &smci, nullptr, &vertex_module_) != VK_SUCCESS) {
@@ -780,7 +860,8 @@ bool ProgramImpl::CreateGraphicsPipeline(const std::string& entry,
   VkSubpassDescription subpass{};
   subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
 
-  VkRenderPassCreateInfo rpci = Make<VkRenderPassCreateInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO);
+  VkRenderPassCreateInfo rpci =
+      Make<VkRenderPassCreateInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO);
   rpci.subpassCount = 1;
   rpci.pSubpasses = &subpass;
   if (vkCreateRenderPass(d, &rpci, nullptr, &render_pass_) != VK_SUCCESS) {
@@ -788,7 +869,8 @@ bool ProgramImpl::CreateGraphicsPipeline(const std::string& entry,
     *error = "cannot create the render pass";
     return false;
   }
-  VkFramebufferCreateInfo fci = Make<VkFramebufferCreateInfo>(VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO);
+  VkFramebufferCreateInfo fci =
+      Make<VkFramebufferCreateInfo>(VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO);
   fci.renderPass = render_pass_;
   fci.width = width;
   fci.height = height;
@@ -809,25 +891,33 @@ bool ProgramImpl::CreateGraphicsPipeline(const std::string& entry,
   stages[1].module = module_;
   stages[1].pName = entry.c_str();
   stages[1].pSpecializationInfo = spec;
-  VkPipelineVertexInputStateCreateInfo vertex_input = Make<VkPipelineVertexInputStateCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO);
-  VkPipelineInputAssemblyStateCreateInfo assembly = Make<VkPipelineInputAssemblyStateCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO);
+  VkPipelineVertexInputStateCreateInfo vertex_input = Make<VkPipelineVertexInputStateCreateInfo>(
+      VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO);
+  VkPipelineInputAssemblyStateCreateInfo assembly = Make<VkPipelineInputAssemblyStateCreateInfo>(
+      VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO);
   assembly.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
-  VkViewport viewport{0.0f, 0.0f, static_cast<float>(width), static_cast<float>(height), 0.0f, 1.0f};
+  VkViewport viewport{0.0f, 0.0f, static_cast<float>(width), static_cast<float>(height),
+                      0.0f, 1.0f};
   VkRect2D scissor{{0, 0}, {width, height}};
-  VkPipelineViewportStateCreateInfo viewport_state = Make<VkPipelineViewportStateCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO);
+  VkPipelineViewportStateCreateInfo viewport_state = Make<VkPipelineViewportStateCreateInfo>(
+      VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO);
   viewport_state.viewportCount = 1;
   viewport_state.pViewports = &viewport;
   viewport_state.scissorCount = 1;
   viewport_state.pScissors = &scissor;
-  VkPipelineRasterizationStateCreateInfo raster = Make<VkPipelineRasterizationStateCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO);
+  VkPipelineRasterizationStateCreateInfo raster = Make<VkPipelineRasterizationStateCreateInfo>(
+      VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO);
   raster.polygonMode = VK_POLYGON_MODE_FILL;
   raster.cullMode = VK_CULL_MODE_NONE;
   raster.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE;
   raster.lineWidth = 1.0f;
-  VkPipelineMultisampleStateCreateInfo multisample = Make<VkPipelineMultisampleStateCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO);
+  VkPipelineMultisampleStateCreateInfo multisample = Make<VkPipelineMultisampleStateCreateInfo>(
+      VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO);
   multisample.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
-  VkPipelineColorBlendStateCreateInfo blend = Make<VkPipelineColorBlendStateCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO);
-  VkGraphicsPipelineCreateInfo gpci = Make<VkGraphicsPipelineCreateInfo>(VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO);
+  VkPipelineColorBlendStateCreateInfo blend = Make<VkPipelineColorBlendStateCreateInfo>(
+      VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO);
+  VkGraphicsPipelineCreateInfo gpci =
+      Make<VkGraphicsPipelineCreateInfo>(VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO);
   gpci.stageCount = 2;
   gpci.pStages = stages;
   gpci.pVertexInputState = &vertex_input;
@@ -842,8 +932,8 @@ bool ProgramImpl::CreateGraphicsPipeline(const std::string& entry,
   VkResult r = vkCreateGraphicsPipelines(d, VK_NULL_HANDLE, 1, &gpci, nullptr, &pipeline_);
   if (r != VK_SUCCESS) {
     pipeline_ = VK_NULL_HANDLE;
-    *error = "the driver rejected the shader: vkCreateGraphicsPipelines returned " +
-             VkResultName(r);
+    *error =
+        "the driver rejected the shader: vkCreateGraphicsPipelines returned " + VkResultName(r);
     return false;
   }
   return true;
@@ -971,8 +1061,8 @@ bool ProgramImpl::CreateResources(std::string* error) {
     writes.push_back(w);
   }
   if (!writes.empty()) {
-    vkUpdateDescriptorSets(dev_->device(), static_cast<uint32_t>(writes.size()), writes.data(),
-                           0, nullptr);
+    vkUpdateDescriptorSets(dev_->device(), static_cast<uint32_t>(writes.size()), writes.data(), 0,
+                           nullptr);
   }
   return true;
 }
@@ -987,7 +1077,8 @@ bool ProgramImpl::CreatePointees(std::string* error) {
       *error = "pointer " + pp.label + ": " + *error;
       return false;
     }
-    VkBufferDeviceAddressInfo ai = Make<VkBufferDeviceAddressInfo>(VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO);
+    VkBufferDeviceAddressInfo ai =
+        Make<VkBufferDeviceAddressInfo>(VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO);
     ai.buffer = b.host.buffer;
     b.address = vkGetBufferDeviceAddress(dev_->device(), &ai);
     if (b.address == 0) {
@@ -1010,8 +1101,7 @@ bool ProgramImpl::CreateSampler(std::string* error) {
   sci.magFilter = VK_FILTER_NEAREST;
   sci.minFilter = VK_FILTER_NEAREST;
   sci.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
-  sci.addressModeU = sci.addressModeV = sci.addressModeW =
-      VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+  sci.addressModeU = sci.addressModeV = sci.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
   if (vkCreateSampler(dev_->device(), &sci, nullptr, &sampler_) != VK_SUCCESS) {
     *error = "cannot create a sampler";
     return false;
@@ -1021,7 +1111,8 @@ bool ProgramImpl::CreateSampler(std::string* error) {
 
 VkFormatProperties ProgramImpl::FormatProperties(VkFormat format) const {
   VkFormatProperties fp{};
-  if (format != VK_FORMAT_UNDEFINED) vkGetPhysicalDeviceFormatProperties(dev_->physical(), format, &fp);
+  if (format != VK_FORMAT_UNDEFINED)
+    vkGetPhysicalDeviceFormatProperties(dev_->physical(), format, &fp);
   return fp;
 }
 
@@ -1038,10 +1129,10 @@ bool ProgramImpl::BindBuffers(const ResourcePlan& p, const std::string& label,
   w->pBufferInfo = infos->buffers.data() + infos->buffers.size();
   for (uint32_t e = 0; e < p.count; ++e) {
     Bound& b = (*bs)[e];
-    if (!dev_->CreateHostBuffer(p.element_bytes,
-                                uniform ? VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT
-                                        : VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-                                &b.host, error)) {
+    if (!dev_->CreateHostBuffer(
+            p.element_bytes,
+            uniform ? VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT : VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+            &b.host, error)) {
       *error = label + ": " + *error;
       return false;
     }
@@ -1059,9 +1150,8 @@ bool ProgramImpl::BindTexelBuffers(const ResourcePlan& p, const std::string& lab
   VkFormatFeatureFlags need = storage ? VK_FORMAT_FEATURE_STORAGE_TEXEL_BUFFER_BIT
                                       : VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT;
   if (format == VK_FORMAT_UNDEFINED || (fp.bufferFeatures & need) != need) {
-    *error = label + ": the device cannot use format " +
-             std::string(GetFormatInfo(p.format).name) + " as a " +
-             ResourceKindName(p.res.kind);
+    *error = label + ": the device cannot use format " + std::string(GetFormatInfo(p.format).name) +
+             " as a " + ResourceKindName(p.res.kind);
     return false;
   }
   if (p.width > dev_->limits().maxTexelBufferElements) {
@@ -1080,7 +1170,8 @@ bool ProgramImpl::BindTexelBuffers(const ResourcePlan& p, const std::string& lab
       *error = label + ": " + *error;
       return false;
     }
-    VkBufferViewCreateInfo bv = Make<VkBufferViewCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO);
+    VkBufferViewCreateInfo bv =
+        Make<VkBufferViewCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO);
     bv.buffer = b.host.buffer;
     bv.format = format;
     bv.range = VK_WHOLE_SIZE;
@@ -1103,8 +1194,7 @@ bool ProgramImpl::BindImages(const ResourcePlan& p, const std::string& label,
       storage ? VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT : VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
   if (storage && p.res.image_atomics) need |= VK_FORMAT_FEATURE_STORAGE_IMAGE_ATOMIC_BIT;
   if (format == VK_FORMAT_UNDEFINED || (fp.optimalTilingFeatures & need) != need) {
-    *error = label + ": the device cannot use format " +
-             std::string(GetFormatInfo(p.format).name) +
+    *error = label + ": the device cannot use format " + std::string(GetFormatInfo(p.format).name) +
              (storage ? (p.res.image_atomics ? " as a storage image with atomics"
                                              : " as a storage image")
                       : " as a sampled image");
@@ -1161,11 +1251,12 @@ void ProgramImpl::CanonicalizeAll(std::vector<uint8_t>* bytes) const {
 }
 
 void ProgramImpl::Record() {
-  const VkPipelineStageFlags shader_stage = fragment_ ? VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT
-                                                      : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
-  const VkPipelineBindPoint bind_point = fragment_ ? VK_PIPELINE_BIND_POINT_GRAPHICS
-                                                   : VK_PIPELINE_BIND_POINT_COMPUTE;
-  VkCommandBufferBeginInfo bi = Make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
+  const VkPipelineStageFlags shader_stage =
+      fragment_ ? VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+  const VkPipelineBindPoint bind_point =
+      fragment_ ? VK_PIPELINE_BIND_POINT_GRAPHICS : VK_PIPELINE_BIND_POINT_COMPUTE;
+  VkCommandBufferBeginInfo bi =
+      Make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
   vkBeginCommandBuffer(cmd_, &bi);
   auto image_barrier = [&](VkImage image, uint32_t layers, VkImageLayout from, VkImageLayout to,
                            VkAccessFlags src_access, VkAccessFlags dst_access,
@@ -1209,8 +1300,8 @@ void ProgramImpl::Record() {
   if (queries_) vkCmdResetQueryPool(cmd_, queries_, 0, 2);
   vkCmdBindPipeline(cmd_, bind_point, pipeline_);
   if (!sets_.empty()) {
-    vkCmdBindDescriptorSets(cmd_, bind_point, layout_, 0,
-                            static_cast<uint32_t>(sets_.size()), sets_.data(), 0, nullptr);
+    vkCmdBindDescriptorSets(cmd_, bind_point, layout_, 0, static_cast<uint32_t>(sets_.size()),
+                            sets_.data(), 0, nullptr);
   }
   if (!push_.empty()) {
     vkCmdPushConstants(cmd_, layout_,
@@ -1222,7 +1313,8 @@ void ProgramImpl::Record() {
   if (queries_) vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 0);
   if (fragment_) {
     // The grid of triangles covers the whole target (fragment.h).
-    VkRenderPassBeginInfo rbi = Make<VkRenderPassBeginInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO);
+    VkRenderPassBeginInfo rbi =
+        Make<VkRenderPassBeginInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO);
     rbi.renderPass = render_pass_;
     rbi.framebuffer = framebuffer_;
     rbi.renderArea = {{0, 0}, {plan_.draw_width, plan_.draw_height}};
@@ -1248,15 +1340,15 @@ void ProgramImpl::Record() {
                     VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_ACCESS_SHADER_WRITE_BIT,
                     VK_ACCESS_TRANSFER_READ_BIT, shader_stage, VK_PIPELINE_STAGE_TRANSFER_BIT);
       VkBufferImageCopy copy = region(p);
-      vkCmdCopyImageToBuffer(cmd_, b.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, b.host.buffer,
-                             1, &copy);
+      vkCmdCopyImageToBuffer(cmd_, b.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, b.host.buffer, 1,
+                             &copy);
     }
   }
   VkMemoryBarrier hb = Make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
   hb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
   hb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
-                       &hb, 0, nullptr, 0, nullptr);
+  vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &hb,
+                       0, nullptr, 0, nullptr);
   vkEndCommandBuffer(cmd_);
 }
 
@@ -1320,7 +1412,8 @@ bool ProgramImpl::Run(Outputs* outputs, double* ns, std::string* error) {
     out.resize(p.initial.size());
     for (size_t e = 0; e < bound_[i].size(); ++e) {
       const uint8_t* src = static_cast<const uint8_t*>(bound_[i][e].host.mapped);
-      if (src && p.element_bytes) std::memcpy(out.data() + e * p.element_bytes, src, p.element_bytes);
+      if (src && p.element_bytes)
+        std::memcpy(out.data() + e * p.element_bytes, src, p.element_bytes);
     }
     CanonicalizeAll(&out);
   }

@@ -63,8 +63,8 @@ void UseOnlyIcd(const std::string& icd) {
   setenv("MESA_SHADER_CACHE_DISABLE", "true", 1);
 }
 
-bool CreateInstance(const char* app_name, uint32_t api, bool lower_to_loader,
-                    VkInstance* instance, uint32_t* api_out, std::string* error) {
+bool CreateInstance(const char* app_name, uint32_t api, bool lower_to_loader, VkInstance* instance,
+                    uint32_t* api_out, std::string* error) {
   if (lower_to_loader) {
     uint32_t loader_version = VK_API_VERSION_1_0;
     if (vkEnumerateInstanceVersion(&loader_version) != VK_SUCCESS) {
@@ -119,14 +119,22 @@ bool FindQueueFamily(VkPhysicalDevice device, VkQueueFlags need, uint32_t* famil
 
 VkDescriptorType DescriptorType(ResourceKind kind) {
   switch (kind) {
-    case ResourceKind::kStorageBuffer: return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    case ResourceKind::kUniformBuffer: return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-    case ResourceKind::kStorageImage: return VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
-    case ResourceKind::kSampledImage: return VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
-    case ResourceKind::kSeparateImage: return VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
-    case ResourceKind::kSampler: return VK_DESCRIPTOR_TYPE_SAMPLER;
-    case ResourceKind::kUniformTexelBuffer: return VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
-    case ResourceKind::kStorageTexelBuffer: return VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER;
+    case ResourceKind::kStorageBuffer:
+      return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    case ResourceKind::kUniformBuffer:
+      return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+    case ResourceKind::kStorageImage:
+      return VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+    case ResourceKind::kSampledImage:
+      return VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+    case ResourceKind::kSeparateImage:
+      return VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
+    case ResourceKind::kSampler:
+      return VK_DESCRIPTOR_TYPE_SAMPLER;
+    case ResourceKind::kUniformTexelBuffer:
+      return VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
+    case ResourceKind::kStorageTexelBuffer:
+      return VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER;
   }
   return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 }

@@ -39,8 +39,8 @@ void UseOnlyIcd(const std::string& icd);
 
 // Creates an instance for Vulkan |api| (lowered to what the loader has when
 // |lower_to_loader|). False with one line in |error|.
-bool CreateInstance(const char* app_name, uint32_t api, bool lower_to_loader,
-                    VkInstance* instance, uint32_t* api_out, std::string* error);
+bool CreateInstance(const char* app_name, uint32_t api, bool lower_to_loader, VkInstance* instance,
+                    uint32_t* api_out, std::string* error);
 
 // The instance's physical devices.
 std::vector<VkPhysicalDevice> PhysicalDevices(VkInstance instance);

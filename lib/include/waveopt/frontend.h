@@ -92,8 +92,8 @@ struct CompileOptions {
 // header's name): what a depfile lists besides |file_name|. It is filled
 // on failure too, as far as the preprocessor got.
 bool CompileShader(const std::string& source, const std::string& file_name,
-                   const CompileOptions& options, std::vector<uint32_t>* words,
-                   std::string* error, std::vector<std::string>* warnings = nullptr,
+                   const CompileOptions& options, std::vector<uint32_t>* words, std::string* error,
+                   std::vector<std::string>* warnings = nullptr,
                    std::vector<std::string>* included_files = nullptr);
 
 // Stage name for a file extension (".comp" → "comp"), "" if not a shader one.

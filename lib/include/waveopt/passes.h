@@ -37,8 +37,8 @@ const std::vector<PassInfo>& RegisteredPasses();
 //   goes to the optimizer's message consumer (Optimizer::Run then returns
 //   false). Set the consumer before registering: spvtools::Optimizer gives
 //   each pass the consumer it has when the pass is registered.
-bool RegisterPass(spvtools::Optimizer* optimizer, const std::string& name,
-                  const PassConfig& config, std::string* error);
+bool RegisterPass(spvtools::Optimizer* optimizer, const std::string& name, const PassConfig& config,
+                  std::string* error);
 
 // One factory per registered pass: Create<Class>(config), e.g.
 // CreatePrereduceAtomicsPass(), wrapped as RegisterPass() wraps it. They

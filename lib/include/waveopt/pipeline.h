@@ -96,7 +96,7 @@ struct Options {
 };
 
 struct PassTiming {
-  std::string pass;      // waveopt pass flag, or "spirv-opt <flags>"
+  std::string pass;  // waveopt pass flag, or "spirv-opt <flags>"
   double wall_ms = 0.0;
   bool changed = false;
 };
@@ -105,9 +105,9 @@ struct PassTiming {
 // pipeline creation on the devices of |targets|.
 struct SpecVersion {
   uint32_t spec_id = 0;
-  std::string name;                  // OpName of the constant: "waveopt_amd"
-  std::vector<Target> targets;       // where it should be true
-  std::vector<std::string> passes;   // the passes whose rewrites differ there
+  std::string name;                 // OpName of the constant: "waveopt_amd"
+  std::vector<Target> targets;      // where it should be true
+  std::vector<std::string> passes;  // the passes whose rewrites differ there
 };
 
 // One line per version, what --print-spec-constants prints:
@@ -115,13 +115,13 @@ struct SpecVersion {
 std::string FormatSpecVersion(const SpecVersion& version);
 
 struct Result {
-  std::vector<uint32_t> words;           // the output module (empty on failure)
-  std::vector<Remark> remarks;           // in emission order
-  std::vector<std::string> diagnostics;  // validator/optimizer messages
-  std::vector<PassTiming> timings;       // one entry per executed step
+  std::vector<uint32_t> words;                     // the output module (empty on failure)
+  std::vector<Remark> remarks;                     // in emission order
+  std::vector<std::string> diagnostics;            // validator/optimizer messages
+  std::vector<PassTiming> timings;                 // one entry per executed step
   spv_target_env target_env = SPV_ENV_VULKAN_1_1;  // the one used
-  std::string print_all;                 // filled when Options::print_all
-  std::vector<SpecVersion> versions;     // the versions -O added (Options::versions)
+  std::string print_all;                           // filled when Options::print_all
+  std::vector<SpecVersion> versions;               // the versions -O added (Options::versions)
 };
 
 // Validates |words|, runs the pipeline, validates the result. Returns true on
@@ -132,8 +132,7 @@ struct Result {
 // A waveopt pass that fails part way (ids exhausted) is not a failure of the
 // call: its changes are discarded, the pipeline goes on with the module as
 // the pass received it, and a "warning: ..." diagnostic says so.
-bool Optimize(const std::vector<uint32_t>& words, const Options& options,
-              Result* result);
+bool Optimize(const std::vector<uint32_t>& words, const Options& options, Result* result);
 
 // The steps that -O runs before the waveopt passes (to SSA form) and after
 // them (cleanup): flags RegisterFlags() takes (the first preparation step,

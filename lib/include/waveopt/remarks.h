@@ -30,7 +30,7 @@ struct Remark {
   std::string file;      // from OpLine/DebugLine when the module has one
   uint32_t line = 0;     // 0: no source line known
   uint32_t column = 0;
-  std::string message;   // one sentence for people
+  std::string message;  // one sentence for people
   // Inputs without source lines (lib/site_markers.h): the input's
   // instruction the remark is about, as spirv-dis of the input names it:
   // "%45 (OpLoad)", "OpStore 2 after %45" (no result id: the second
@@ -73,8 +73,9 @@ class RemarkCollector : public RemarkSink {
 // One remark per site and pass, as Optimize() returns them: an exact repeat
 // at a site is dropped (a pass run twice, as by -O and its own flag), and the remarks
 // of one pass at one site — one loop ("[loop %N]" in the message), else one
-// source location (file, line, column, function), else one site — become one — the applied one when there is one (a rewrite made in one of -O's
-// versions and refused in another), the others appended to its message as
+// source location (file, line, column, function), else one site — become one — the applied one when
+// there is one (a rewrite made in one of -O's versions and refused in another), the others appended
+// to its message as
 // "; here also <kind> <Name>: <message>". Remarks with neither and
 // analysis remarks are kept as they are. Order: first appearance.
 std::vector<Remark> MergeRemarksPerSite(const std::vector<Remark>& remarks);

@@ -20,9 +20,9 @@ extern "C" {
 typedef struct waveopt_result waveopt_result;
 
 typedef enum waveopt_remark_kind {
-  WAVEOPT_REMARK_APPLIED = 0,  /* the pass rewrote something */
-  WAVEOPT_REMARK_MISSED = 1,   /* the pass refused a candidate; says why */
-  WAVEOPT_REMARK_ANALYSIS = 2  /* a fact the pass computed */
+  WAVEOPT_REMARK_APPLIED = 0, /* the pass rewrote something */
+  WAVEOPT_REMARK_MISSED = 1,  /* the pass refused a candidate; says why */
+  WAVEOPT_REMARK_ANALYSIS = 2 /* a fact the pass computed */
 } waveopt_remark_kind;
 
 /* One remark (docs/cli.md, Remarks). The strings belong to the result. */
@@ -50,8 +50,8 @@ const char* waveopt_spirv_tools_version(void);
  * calling thread. Returns NULL only when memory for the result itself ran
  * out; otherwise a result to inspect and destroy, also when the call
  * failed (waveopt_result_ok() is then 0). */
-waveopt_result* waveopt_optimize(const uint32_t* words, size_t word_count,
-                                 const char* const* flags, size_t flag_count);
+waveopt_result* waveopt_optimize(const uint32_t* words, size_t word_count, const char* const* flags,
+                                 size_t flag_count);
 
 /* 1 when the call succeeded, 0 otherwise (also for a NULL result). */
 int waveopt_result_ok(const waveopt_result* result);
@@ -94,7 +94,7 @@ const char* waveopt_result_remarks_yaml(const waveopt_result* result);
 void waveopt_result_destroy(waveopt_result* result);
 
 #ifdef __cplusplus
-}  /* extern "C" */
+} /* extern "C" */
 #endif
 
-#endif  /* WAVEOPT_WAVEOPT_C_H_ */
+#endif /* WAVEOPT_WAVEOPT_C_H_ */

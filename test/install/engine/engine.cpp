@@ -111,10 +111,10 @@ bool OwnOptimizer(const std::vector<uint32_t>& words, spv_target_env env,
   config.SetTarget(waveopt::Target::kNvidia);  // a device known at load time
   spvtools::Optimizer optimizer(env);
   std::string messages;
-  optimizer.SetMessageConsumer([&messages](spv_message_level_t level, const char*,
-                                           const spv_position_t&, const char* m) {
-    if (level <= SPV_MSG_WARNING) messages += std::string(m) + "\n";
-  });
+  optimizer.SetMessageConsumer(
+      [&messages](spv_message_level_t level, const char*, const spv_position_t&, const char* m) {
+        if (level <= SPV_MSG_WARNING) messages += std::string(m) + "\n";
+      });
   optimizer.RegisterPerformancePasses();
   std::string error;
   if (!waveopt::RegisterOptimizePasses(&optimizer, config, &error)) {
@@ -149,8 +149,8 @@ bool Check(const char* path, const std::vector<uint32_t>& words, spv_target_env 
                  what.c_str());
     return false;
   }
-  std::printf("%s: SPIR-V 1.%u -> 1.%u, %zu + %zu rewrites\n", what.c_str(),
-              (words[1] >> 8) & 0xff, (a[1] >> 8) & 0xff, applied_a, applied_b);
+  std::printf("%s: SPIR-V 1.%u -> 1.%u, %zu + %zu rewrites\n", what.c_str(), (words[1] >> 8) & 0xff,
+              (a[1] >> 8) & 0xff, applied_a, applied_b);
   return true;
 }
 
