@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
+#include <iterator>
 #include <memory>
+#include <utility>
 
 #include "analysis/ir_util.h"
 #include "analysis/loops.h"
@@ -352,12 +354,20 @@ bool BatchUniformLoadsPass::ParseParams(const std::string& text, Params* params,
     } else if (key == "driver-unroll") {
       target = &params->driver_unroll;
     } else if (key == "read") {
-      if (value != "shuffle" && value != "broadcast" && value != "shuffle-or-broadcast" &&
-          value != "shuffle-or-first") {
+      using ReadParam = Params::ReadParam;
+      static const std::pair<const char*, ReadParam> kReads[] = {
+          {"shuffle", ReadParam::kShuffle},
+          {"broadcast", ReadParam::kBroadcast},
+          {"shuffle-or-broadcast", ReadParam::kShuffleOrBroadcast},
+          {"shuffle-or-first", ReadParam::kShuffleOrFirst},
+      };
+      const auto* it = std::find_if(std::begin(kReads), std::end(kReads),
+                                    [&](const auto& r) { return value == r.first; });
+      if (it == std::end(kReads)) {
         *error = "read must be shuffle, broadcast, shuffle-or-broadcast or shuffle-or-first";
         return false;
       }
-      params->read = value;
+      params->read = it->second;
       continue;
     } else if (key == "always") {
       if (!value.empty()) {
@@ -1806,11 +1816,12 @@ std::string BatchUniformLoadsPass::ReadNote(Read read) {
 }
 
 BatchUniformLoadsPass::Read BatchUniformLoadsPass::ChooseRead() const {
-  const std::string& forced = params_.read;
-  if (forced == "shuffle") return Read::kShuffle;
-  if (forced == "shuffle-or-first") return Read::kShuffleOrFirst;
-  if (forced == "shuffle-or-broadcast" ||
-      (forced.empty() && config().Fact(&TargetFacts::shuffle_fast_only_at_8))) {
+  using ReadParam = Params::ReadParam;
+  const ReadParam forced = params_.read;
+  if (forced == ReadParam::kShuffle) return Read::kShuffle;
+  if (forced == ReadParam::kShuffleOrFirst) return Read::kShuffleOrFirst;
+  if (forced == ReadParam::kShuffleOrBroadcast ||
+      (forced == ReadParam::kChosen && config().Fact(&TargetFacts::shuffle_fast_only_at_8))) {
     return CanBroadcast() ? Read::kShuffleOrBroadcast : Read::kShuffleOrFirst;
   }
   return CanBroadcast() ? Read::kBroadcast : Read::kShuffle;

@@ -102,9 +102,10 @@ class BatchUniformLoadsPass : public WavePass {
     uint32_t driver_unroll = 32;
     // Skip the cost rule (legality still applies).
     bool always = false;
-    // The slot read: "" (chosen by ChooseRead), "shuffle", "broadcast",
-    // "shuffle-or-broadcast" or "shuffle-or-first" (see Read).
-    std::string read;
+    // The slot read: chosen by ChooseRead, or forced by read=shuffle,
+    // broadcast, shuffle-or-broadcast or shuffle-or-first (see Read).
+    enum class ReadParam { kChosen, kShuffle, kBroadcast, kShuffleOrBroadcast, kShuffleOrFirst };
+    ReadParam read = ReadParam::kChosen;
   };
   // Accepts "min-trip=N,max-components=N,max-live=N,driver-unroll=N,always,
   // read=shuffle|broadcast|shuffle-or-broadcast|shuffle-or-first".

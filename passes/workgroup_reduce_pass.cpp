@@ -406,9 +406,9 @@ bool WorkgroupReducePass::ParseParams(const std::string& text, Params* params, s
     } else if (key == "always" && value.empty()) {
       params->always = true;
     } else if (key == "form" && (value == "generic" || value == "runtime")) {
-      params->form = value;
+      params->form = value == "generic" ? Params::FormParam::kGeneric : Params::FormParam::kRuntime;
     } else if (key == "fold" && (value == "serial" || value == "rank")) {
-      params->fold = value;
+      params->fold = value == "rank" ? Params::FoldParam::kRank : Params::FoldParam::kSerial;
     } else if (key == "no-sink" && value.empty()) {
       params->no_sink = true;
     } else {
@@ -1146,7 +1146,7 @@ WorkgroupReducePass::Reason WorkgroupReducePass::CheckOperation(Tree* tree, std:
 WorkgroupReducePass::Reason WorkgroupReducePass::ChooseForm(Tree* tree, std::string* why) {
   const uint32_t promised = config().subgroup_size;
   const bool single_proven =
-      params_.form != "generic" &&
+      params_.form != Params::FormParam::kGeneric &&
       ((promised != 0 && promised >= tree->max_workgroup) ||
        (tree->max_workgroup <= 32 && config().Fact(&TargetFacts::waves_32_or_64)));
   if (single_proven) {
@@ -1161,7 +1161,8 @@ WorkgroupReducePass::Reason WorkgroupReducePass::ChooseForm(Tree* tree, std::str
     return Reason::kNotExpressibleInHlsl;
   }
   const bool generic_ok = !tree->store_after_tree && tree->slots_fit;
-  const bool maybe_single = params_.form != "generic" && tree->min_workgroup <= kMaxSubgroupSize &&
+  const bool maybe_single = params_.form != Params::FormParam::kGeneric &&
+                            tree->min_workgroup <= kMaxSubgroupSize &&
                             (promised == 0 || promised >= tree->min_workgroup);
   if (!generic_ok) {
     if (maybe_single) {
@@ -1183,7 +1184,8 @@ WorkgroupReducePass::Reason WorkgroupReducePass::ChooseForm(Tree* tree, std::str
            " barrier(s); the generic form keeps " + std::to_string(kept);
     return Reason::kNotProfitable;
   }
-  tree->form = (params_.form == "runtime" || (params_.form.empty() && tree->max_workgroup <= 64)) &&
+  tree->form = (params_.form == Params::FormParam::kRuntime ||
+                (params_.form == Params::FormParam::kCostRule && tree->max_workgroup <= 64)) &&
                        maybe_single
                    ? Tree::Form::kRuntime
                    : Tree::Form::kGeneric;
@@ -1600,8 +1602,8 @@ bool WorkgroupReducePass::EmitSlotLoop(Tree* tree, Emission* em, Emitter* e, boo
 }
 
 WorkgroupReducePass::FoldKind WorkgroupReducePass::ChooseFold(const Tree& tree) const {
-  if (!params_.fold.empty()) {
-    return params_.fold == "rank" ? FoldKind::kRank : FoldKind::kSerial;
+  if (params_.fold != Params::FoldParam::kCostRule) {
+    return params_.fold == Params::FoldParam::kRank ? FoldKind::kRank : FoldKind::kSerial;
   }
   // Folded where one invocation uses the result (hand's `if (tid == 0)`):
   // one loop in one subgroup, nothing for a rank or a second reduction to

@@ -80,16 +80,19 @@ class WorkgroupReducePass : public WavePass {
     bool float_reassoc = false;
     // Skip the cost rule (legality still applies).
     bool always = false;
-    // Which form: "" (the cost rule), "generic" (never the single-subgroup
-    // form), "runtime" (the NumSubgroups == 1 test whenever it can hold).
-    std::string form;
+    // Which form: the cost rule's, kGeneric ("generic": never the
+    // single-subgroup form), kRuntime ("runtime": the NumSubgroups == 1 test
+    // whenever it can hold).
+    enum class FormParam { kCostRule, kGeneric, kRuntime };
+    FormParam form = FormParam::kCostRule;
     // How every invocation folds the slots: "" (the cost rule: "serial"
     // under --assume-driver=radv for up to 256 invocations, else "rank"),
     // "serial" (every invocation reads every slot in order: one uniform
     // loop, no second reduction), "rank" (each active lane reads every
     // |active|-th slot from its ballot rank on, then a second subgroup
     // reduction; see the pass doc).
-    std::string fold;
+    enum class FoldParam { kCostRule, kSerial, kRank };
+    FoldParam fold = FoldParam::kCostRule;
     // Fold the slots right after their barrier, never where the result is
     // used; keep every slots' barrier.
     bool no_sink = false;
