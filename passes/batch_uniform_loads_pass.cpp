@@ -361,8 +361,9 @@ bool BatchUniformLoadsPass::ParseParams(const std::string& text, Params* params,
           {"shuffle-or-broadcast", ReadParam::kShuffleOrBroadcast},
           {"shuffle-or-first", ReadParam::kShuffleOrFirst},
       };
+      const std::string& name = value;  // C++17: a lambda cannot capture a binding
       const auto* it = std::find_if(std::begin(kReads), std::end(kReads),
-                                    [&](const auto& r) { return value == r.first; });
+                                    [&name](const auto& r) { return name == r.first; });
       if (it == std::end(kReads)) {
         *error = "read must be shuffle, broadcast, shuffle-or-broadcast or shuffle-or-first";
         return false;

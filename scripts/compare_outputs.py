@@ -83,17 +83,23 @@ def main():
     if not args.reference:
         print("%d outputs written to %s" % (len(done), args.out))
         return 0
-    differ, ok = [], 0
+    differ, new, ok = [], [], 0
     for label, key in done:
+        ref = os.path.join(args.reference, key)
+        if not os.path.exists(ref):  # an input added since the reference
+            new.append(label)
+            continue
         a = open(os.path.join(args.out, key), "rb").read()
-        b = open(os.path.join(args.reference, key), "rb").read()
+        b = open(ref, "rb").read()
         ok += a.startswith(b"ok\n")
         if a != b:
             differ.append(label)
     for label in differ:
         print("differs: " + label)
-    print("%d outputs compared (%d modules written, the rest refused alike), %d differ" %
-          (len(done), ok, len(differ)))
+    for label in new:
+        print("new (no reference): " + label)
+    print("%d outputs compared (%d modules written, the rest refused alike), %d differ, "
+          "%d new" % (len(done) - len(new), ok, len(differ), len(new)))
     return 1 if differ else 0
 
 
