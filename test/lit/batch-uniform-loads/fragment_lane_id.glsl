@@ -8,9 +8,9 @@
 // RUN: %spirv-dis %t.spv | %FileCheck %s
 // RUN: %FileCheck %s --check-prefix=REMARK < %t.remarks
 // REMARK: applied BatchedLoads in main
-// CHECK: OpEntryPoint Fragment %main "main" {{.*}}%SubgroupLocalInvocationId
-// CHECK-DAG: OpDecorate %SubgroupLocalInvocationId BuiltIn SubgroupLocalInvocationId
-// CHECK-DAG: OpDecorate %SubgroupLocalInvocationId Flat
+// CHECK: OpEntryPoint Fragment %main "main" {{.*}}%gl_SubgroupInvocationID
+// CHECK-DAG: OpDecorate %gl_SubgroupInvocationID BuiltIn SubgroupLocalInvocationId
+// CHECK-DAG: OpDecorate %gl_SubgroupInvocationID Flat
 #version 450
 struct Light { vec4 pos; vec4 color; };
 layout(set = 0, binding = 0) buffer Lights { Light lights[]; };

@@ -14,7 +14,7 @@
 // batch: the run of consecutive lanes from the first (lane - first == rank).
 // CHECK: [[BALLOT:%[0-9]+]] = OpGroupNonUniformBallot %v4uint %uint_3 %true
 // CHECK: [[RANK:%[0-9]+]] = OpGroupNonUniformBallotBitCount %uint %uint_3 ExclusiveScan [[BALLOT]]
-// CHECK: [[LANE:%[0-9]+]] = OpLoad %uint %SubgroupLocalInvocationId
+// CHECK: [[LANE:%[0-9]+]] = OpLoad %uint %gl_SubgroupInvocationID
 // CHECK: [[FIRST:%[0-9]+]] = OpGroupNonUniformBroadcastFirst %uint %uint_3 [[LANE]]
 // CHECK: [[OFFSET:%[0-9]+]] = OpISub %uint [[LANE]] [[FIRST]]
 // CHECK: [[INSIDE:%[0-9]+]] = OpIEqual %bool [[OFFSET]] [[RANK]]
