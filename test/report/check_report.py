@@ -2,7 +2,8 @@
 """The report in a real browser: writes waveopt-report's report over SHADERS,
 loads the index and every module page from disk in headless Chromium, and
 checks the DOM as the browser built it (its script ran; every applied remark
-has a cost and a verdict; every link resolves to a file of the report and an
+has a cost and a verdict, and a waveopt pass's the cost of its rewrite alone;
+every link resolves to a file of the report and an
 id on it; no external URL), that report.json and report.sarif hold the same
 remarks as the pages, and that a screenshot of the index is not blank. Then
 the cache: a second run reuses every module, and after one input changes,
@@ -25,6 +26,8 @@ import tempfile
 import urllib.parse
 import zlib
 
+PASSES = ("batch-uniform-loads", "prereduce-atomics", "morton-remap", "quad-exchange",
+          "workgroup-reduce")
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPORT = os.path.join(HERE, "..", "..", "tools", "report", "waveopt_report.py")
 
@@ -51,15 +54,17 @@ class Dom(html.parser.HTMLParser):
         if tag == "a" and "href" in a:
             self.links.append(a["href"])
         if tag == "div" and "remark" in cls:
-            self.remarks.append({"classes": cls, "cost": None, "verdict": None})
+            self.remarks.append({"classes": cls, "cost": None, "verdict": None, "alone": None,
+                                 "pass": a.get("data-pass", "")})
             self.stack.append(len(self.remarks) - 1)
         elif tag == "div":
             self.stack.append(None)
         if self.stack and self.stack[-1] is not None:
             r = self.remarks[self.stack[-1]]
             if "cost" in cls:
-                r["cost"] = ""
-                self.capture = (r, "cost")
+                field = "alone" if "alone" in cls else "cost"
+                r[field] = ""
+                self.capture = (r, field)
             if "verdict" in cls:
                 r["verdict"] = [c for c in cls if c.startswith("v-")]
         if tag in ("link", "script", "img", "iframe") and (a.get("src") or a.get("href")):
@@ -97,7 +102,16 @@ def check_dom(dom_text, page_path, report_dir, ids_of):
             errors.append("%s: an applied remark has no cost" % name)
         if not r["verdict"]:
             errors.append("%s: an applied remark has no verdict" % name)
+        if r["pass"] in PASSES and not alone_measured(r["alone"]):
+            errors.append("%s: an applied %s remark has no cost of its rewrite alone (%s)"
+                          % (name, r["pass"], (r["alone"] or "none").strip()))
     return errors, d
+
+
+def alone_measured(text):
+    """A rewrite's own cost line has numbers per target, or says why it has none
+    (it happens only together with other rewrites)."""
+    return bool(text) and ("→" in text or "only together with others" in text)
 
 
 def check_link(href, page_path, report_dir, ids_of, name):
@@ -226,12 +240,16 @@ def check_browser(args, out):
 def negative_control():
     """The DOM check must catch a page with each fault it looks for."""
     bad = ('<body data-js="ready"><a href="https://example.invalid/x">x</a><a href="gone.html">y</a>'
-           '<div class="remark applied">no cost<span class="verdict">?</span></div></body>')
+           '<div class="remark applied">no cost<span class="verdict">?</span></div>'
+           '<div class="remark applied" data-pass="prereduce-atomics"><span class="cost">a→b</span>'
+           '<span class="cost alone">not measured</span><span class="verdict v-equal">e</span></div>'
+           '</body>')
     with tempfile.TemporaryDirectory() as d:
         page = os.path.join(d, "index.html")
         open(page, "w").close()
         errors, _ = check_dom(bad, page, d, static_ids)
-    wanted = ("external URL", "no such file", "has no cost", "has no verdict")
+    wanted = ("external URL", "no such file", "has no cost", "has no verdict",
+              "no cost of its rewrite alone")
     missing = [w for w in wanted if not any(w in e for e in errors)]
     if missing:
         sys.exit("check_report: the negative control was not caught: %s" % ", ".join(missing))

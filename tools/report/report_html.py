@@ -7,6 +7,8 @@ import json
 import os
 import re
 
+from report_rewrites import rewrite_key
+
 # A page is rewritten when this file changes (see write_pages).
 with open(__file__, "rb") as _self:
     PAGE_VERSION = hashlib.sha256(_self.read()).hexdigest()
@@ -95,6 +97,13 @@ def annotate(m, index):
         r["cost"] = [c for c in m.get("cost", []) if c["config"] in r["configs"]]
         verdicts = [config_verdict(m, c) for c in r["configs"]]
         r["verdict"] = worst(v for v in verdicts if v)
+        key = rewrite_key(r)
+        for i, rw in enumerate(m.get("rewrites", [])):
+            if rw["key"] == key:
+                r["rewrite"] = i
+                r["rewrite_cost"] = [c for c in rw["cost"] if c["config"] in r["configs"]]
+                if rw.get("error"):
+                    r["rewrite_error"] = rw["error"]
 
 
 def totals(modules):
@@ -183,6 +192,11 @@ def sarif(report):
                 props["site"] = r["site"]
             if r["kind"] == "applied":
                 props.update({"verdict": r.get("verdict"), "cost": r.get("cost", [])})
+                if "rewrite" in r:  # its rewrite alone, without the ISA text
+                    props["rewrite_cost"] = [{k: v for k, v in c.items() if k != "isa_diff"}
+                                             for c in r.get("rewrite_cost", [])]
+                    if r.get("rewrite_error"):
+                        props["rewrite_error"] = r["rewrite_error"]
             results.append({"ruleId": rule, "level": "note" if r["kind"] == "applied" else "warning",
                             "kind": "informational" if r["kind"] == "applied" else "review",
                             "message": {"text": r["message"]}, "locations": [loc], "properties": props})
@@ -376,9 +390,24 @@ def remark_html(r, m):
         cost = ("; ".join(esc(cost_line(c)) for c in costs) if costs else "not measured")
         links = " ".join("<a href=\"#proof-%s\">proof</a> <a href=\"#cost-%s\">cost</a>" % (slug(c), slug(c))
                          for c in r["configs"])
-        extra = ("<span class=\"cost\">cost: %s</span><span class=\"verdict-line\">proof: %s %s</span>"
-                 % (cost, verdict_html(r["verdict"]), links))
-    return "<div class=\"remark %s\">%s: %s%s</div>" % (cls, head, esc(r["message"]), extra)
+        extra = ("<span class=\"cost\">cost of its configuration: %s</span>%s"
+                 "<span class=\"verdict-line\">proof: %s %s</span>"
+                 % (cost, alone_html(r), verdict_html(r["verdict"]), links))
+    return "<div class=\"remark %s\" data-pass=\"%s\">%s: %s%s</div>" % (
+        cls, esc(r["pass"]), head, esc(r["message"]), extra)
+
+
+def alone_html(r):
+    """An applied remark's line on the cost of its rewrite alone, linked to its ISA diff."""
+    if "rewrite" not in r:
+        return ""
+    anchor = "rewrite-%d" % r["rewrite"]
+    if r.get("rewrite_error"):
+        text = esc(r["rewrite_error"])
+    else:
+        text = "; ".join(esc(cost_line(c)) for c in r["rewrite_cost"]) or "not measured"
+    return ("<span class=\"cost alone\">this rewrite alone: %s <a href=\"#%s\">ISA</a></span>"
+            % (text, anchor))
 
 
 def same_file(remark_file, m):
@@ -452,6 +481,39 @@ def cost_section(m):
             table(["configuration", "family", "wave"] + [l for _, l in COST_LABELS], rows))
 
 
+def rewrites_section(m):
+    """Each rewrite alone: its cost rows and, per row, the ISA lines that differ."""
+    if not m.get("rewrites"):
+        return ""
+    out = ["<h2>Each rewrite alone</h2><p>The module with only this rewrite "
+           "(<code>waveopt --only-rewrite=</code>) against the original: RADV/ACO statistics "
+           "and the ACO disassembly lines that differ (registers and scheduling shift too: "
+           "a changed line is not always the rewrite's own).</p>"]
+    for i, rw in enumerate(m["rewrites"]):
+        out.append("<h3 id=\"rewrite-%d\"><code>--only-rewrite=%s</code></h3>" % (i, esc(rw["key"])))
+        if rw.get("error"):
+            out.append("<p>%s</p>" % esc(rw["error"]))
+            continue
+        rows, diffs = [], []
+        for c in rw["cost"]:
+            if c.get("error"):
+                rows.append([esc(c["config"]), esc(c.get("family", "")), "",
+                             "<td colspan=\"6\">%s</td>" % esc(c["error"])])
+                continue
+            anchor = "isa-%d-%s-%s-%s" % (i, slug(c["config"]), slug(c["family"]), c["wave"])
+            rows.append([esc(c["config"]), esc(c["family"]), esc(c["wave"])] +
+                        [delta(c["before"].get(k), c["after"].get(k), k == "occupancy")
+                         for k, _ in COST_LABELS] +
+                        ["<a href=\"#%s\">+%d −%d</a>" % (anchor, c["isa_added"], c["isa_removed"])])
+            diffs.append("<details id=\"%s\"><summary>ISA diff: %s, %s wave%s</summary><pre>%s</pre></details>"
+                         % (anchor, esc(c["config"]), esc(c["family"]), esc(c["wave"]),
+                            esc(c["isa_diff"]) or "no line differs"))
+        out.append(table(["configuration", "family", "wave"] + [l for _, l in COST_LABELS] +
+                         ["ISA lines"], rows))
+        out += diffs
+    return "\n".join(out)
+
+
 def proof_section(m):
     rows, sim_rows = [], []
     for p in m.get("proof", []):
@@ -491,7 +553,7 @@ def module_page(m, settings):
     body.append("<div class=\"cols\"><div><h2>%s, with remarks</h2>%s</div><div><h2>Rewritten, as GLSL</h2>%s</div></div>"
                 % ("Source" if m["source"]["kind"] == "source" else "Input (spirv-dis)", source_html(m), right))
     if m["status"] == "changed":
-        body += [cost_section(m), proof_section(m)]
+        body += [cost_section(m), rewrites_section(m), proof_section(m)]
     body.append("<h2>Command</h2><pre>%s</pre>" % esc(m.get("command", "")))
     if m.get("diagnostics"):
         body.append("<h2>waveopt's messages</h2><pre>%s</pre>" % esc(m["diagnostics"]))

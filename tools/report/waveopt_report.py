@@ -33,6 +33,7 @@ import time
 _HERE = os.path.dirname(os.path.realpath(__file__))
 sys.path[:0] = [_HERE, os.path.join(_HERE, "..", "share", "waveopt", "report")]
 import report_html  # noqa: E402
+import report_rewrites  # noqa: E402
 
 SHADER_EXTS = (".comp", ".glsl", ".hlsl", ".spv", ".spvasm", ".frag")
 # Searched for in directories: not .glsl, the usual name of included files.
@@ -99,13 +100,15 @@ def file_digest(path, h=None):
 
 
 def tools_digest(tools):
-    """One hash of the binaries (path, size, modification time) and of this
-    script's text: a rebuild or an edit invalidates the cache."""
+    """One hash of the binaries (path, size, modification time) and of the
+    text of this script and report_rewrites.py (they collect what is cached):
+    a rebuild or an edit invalidates the cache."""
     h = hashlib.sha256()
     for path in (tools["waveopt"], tools["waverun"]):
         st = os.stat(path)
         h.update(("%s %d %d\n" % (path, st.st_size, st.st_mtime_ns)).encode())
-    file_digest(os.path.realpath(__file__), h)
+    for script in (__file__, report_rewrites.__file__):
+        file_digest(os.path.realpath(script), h)
     return h.hexdigest()
 
 
@@ -355,6 +358,17 @@ def prove(path, out_spv, configs, tools, settings):
     return proofs
 
 
+class RewriteContext:
+    """What report_rewrites needs of one module: its paths, the tools and
+    this script's runners and parsers."""
+
+    def __init__(self, path, orig, tools, settings, work):
+        self.path, self.original, self.tools, self.settings, self.work = (
+            path, orig, tools, settings, work)
+        self.run, self.first_error, self.isa_numbers = run, first_error, isa_numbers
+        self.parse_remarks, self.parse_versions = parse_remarks_yaml, parse_versions
+
+
 def analyze(path, tools, settings):
     """Everything the report says about one module, as a JSON-able dict."""
     t0 = time.time()
@@ -362,18 +376,20 @@ def analyze(path, tools, settings):
     with tempfile.TemporaryDirectory(prefix="waveopt-report.") as work:
         opt = optimize(path, tools, settings, work)
         m.update(opt)
+        for r in m.get("remarks", []):
+            r["configs"] = remark_configs(r.get("message", ""), m.get("versions", []))
         applied = [r for r in opt.get("remarks", []) if r["kind"] == "applied"]
         m["status"] = "refused" if "error" in opt else ("changed" if applied else "unchanged")
         if m["status"] == "changed":
             out_spv = os.path.join(work, "out.spv")
-            path = original(path, tools, settings, work)
+            orig = original(path, tools, settings, work)
             configs = configs_of(opt["versions"])
-            m["cost"] = [] if settings["no_isa"] else isa_cost(path, out_spv, configs, tools, settings)
-            m["proof"] = [] if settings["no_proof"] else prove(path, out_spv, configs, tools, settings)
+            m["cost"] = [] if settings["no_isa"] else isa_cost(orig, out_spv, configs, tools, settings)
+            m["rewrites"] = ([] if settings["no_isa"] else report_rewrites.rewrite_costs(
+                RewriteContext(path, orig, tools, settings, work), m["remarks"]))
+            m["proof"] = [] if settings["no_proof"] else prove(orig, out_spv, configs, tools, settings)
         # The temporary directory's name would make the report differ run to run.
         m = json.loads(json.dumps(m).replace(json.dumps(work + "/")[1:-1], ""))
-    for r in m.get("remarks", []):
-        r["configs"] = remark_configs(r.get("message", ""), m.get("versions", []))
     m["seconds"] = round(time.time() - t0, 2)
     return m
 
