@@ -123,22 +123,33 @@ def check(job):
     return res
 
 
+def suite_job(args, i, shader, flags):
+    """The job of one suite kernel (original and rewrite compiled), or None."""
+    key = "%03d_%s" % (i, os.path.basename(shader).replace(".", "_"))
+    orig = os.path.join(args.tmp, key + ".orig.spv")
+    rew = os.path.join(args.tmp, key + ".opt.spv")
+    rc, err = run([args.waveopt, shader] + defines(flags) + ["-o", orig])
+    rc2, err2 = run([args.waveopt, shader] + flags + ["-o", rew]) if rc == 0 else (rc, err)
+    if rc or rc2:
+        return "SKIP %s %s: %s" % (shader, " ".join(flags), first_error(err + err2))
+    if open(orig, "rb").read() == open(rew, "rb").read():
+        return None  # nothing rewritten: nothing to hold to the contract
+    return (args.waveopt, args.glslang, args.tmp,
+            key + " " + os.path.relpath(shader, args.suite) + " " + " ".join(flags),
+            [shader] + defines(flags), [shader] + flags, stage_of(shader))
+
+
 def build_suite_jobs(args):
+    """The suite's jobs in suite order, compiled --jobs at a time."""
+    kernels = suite_kernels(args.suite)
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        done = list(pool.map(lambda ik: suite_job(args, ik[0], *ik[1]), enumerate(kernels)))
     jobs = []
-    for i, (shader, flags) in enumerate(suite_kernels(args.suite)):
-        key = "%03d_%s" % (i, os.path.basename(shader).replace(".", "_"))
-        orig = os.path.join(args.tmp, key + ".orig.spv")
-        rew = os.path.join(args.tmp, key + ".opt.spv")
-        rc, err = run([args.waveopt, shader] + defines(flags) + ["-o", orig])
-        rc2, err2 = run([args.waveopt, shader] + flags + ["-o", rew]) if rc == 0 else (rc, err)
-        if rc or rc2:
-            print("SKIP %s %s: %s" % (shader, " ".join(flags), first_error(err + err2)))
-            continue
-        if open(orig, "rb").read() == open(rew, "rb").read():
-            continue  # nothing rewritten: nothing to hold to the contract
-        jobs.append((args.waveopt, args.glslang, args.tmp,
-                     key + " " + os.path.relpath(shader, args.suite) + " " + " ".join(flags),
-                     [shader] + defines(flags), [shader] + flags, stage_of(shader)))
+    for job in done:
+        if isinstance(job, str):
+            print(job)
+        elif job is not None:
+            jobs.append(job)
     return jobs
 
 
