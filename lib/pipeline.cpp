@@ -377,8 +377,13 @@ struct ContextCache {
 class Run {
  public:
   Run(const Options& options, Result* result, spv_target_env env, BlockLayout layout, Target target,
-      ContextCache* cache)
-      : options_(options), result_(result), env_(env), layout_(layout), cache_(cache) {
+      ContextCache* cache, bool markers)
+      : options_(options),
+        result_(result),
+        env_(env),
+        layout_(layout),
+        markers_(markers),
+        cache_(cache) {
     base_.subgroup_size = options.subgroup_size;
     base_.target_env = env;
     base_.remarks = remarks_;
@@ -396,7 +401,6 @@ class Run {
   // null); false (after Fail) on failure.
   bool Execute(std::vector<uint32_t> words, const std::vector<BuildTrace>& earlier = {},
                BuildTrace* trace = nullptr) {
-    markers_ = options_.remark_sites && WantsSiteMarkers(words);
     words_ = markers_ ? AddSiteMarkers(words) : std::move(words);
     const std::vector<Segment> segments = Expand(options_.pipeline, options_.pass_params);
     for (size_t i = 0; i < segments.size(); ++i) {
@@ -629,7 +633,7 @@ class Run {
   std::vector<uint32_t> words_;
   bool any_change_ = false;
   std::vector<uint32_t> before_optimize_;  // restored when -O changed nothing
-  bool markers_ = false;                   // words_ has site markers (lib/site_markers.h)
+  const bool markers_;                     // words_ has site markers (lib/site_markers.h)
   ContextCache* cache_;                    // see TakeContext
 };
 
@@ -728,6 +732,58 @@ bool HasOptimize(const std::vector<PipelineStep>& steps) {
   return false;
 }
 
+// Runs the pipeline over |input| (with site markers when |markers|), and
+// the versions: |result|'s output and its remarks as the passes made them.
+bool RunPipeline(const std::vector<uint32_t>& input, const Options& options, spv_target_env env,
+                 BlockLayout layout, bool markers, Result* result) {
+  const bool has_o = HasOptimize(options.pipeline);
+  const Target target =
+      options.has_target ? options.target : (has_o ? Target::kPortable : Target::kNone);
+  const bool versions = !options.has_target && has_o && options.versions;
+  std::vector<BuildTrace> builds(versions ? 1 : 0);
+  if (versions) builds[0].facts = FactsOf(target);
+  ContextCache cache;
+  Run run(options, result, env, layout, target, &cache, markers);
+  if (!run.Execute(input, {}, versions ? &builds[0] : nullptr)) return false;
+  if (versions) {
+    // Each version takes from the builds before it what it would repeat.
+    BuildForTarget build = [&](Target t, Result* r) {
+      r->target_env = env;
+      BuildTrace trace;
+      trace.facts = FactsOf(t);
+      if (!Run(options, r, env, layout, t, &cache, markers).Execute(input, builds, &trace))
+        return false;
+      builds.push_back(std::move(trace));
+      return true;
+    };
+    if (!AddVersions(options, env, layout, build, result)) return false;
+  }
+  return true;
+}
+
+// Whether |a| and |b| are the same remarks but for their ids and sites.
+bool SameRemarks(const std::vector<Remark>& a, const std::vector<Remark>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const Remark& x, const Remark& y) {
+    return x.pass == y.pass && x.name == y.name && x.kind == y.kind;
+  });
+}
+
+// SiteMarking::kSeparateRun: |result|'s remarks from a second run, on a
+// marked copy of |input|, when it made the same ones (lib/site_markers.h).
+void TakeRemarksWithSites(const std::vector<uint32_t>& input, const Options& options,
+                          spv_target_env env, BlockLayout layout, Result* result) {
+  Options quiet = options;
+  quiet.validate_output = false;
+  quiet.validate_after_all = false;
+  quiet.print_all = false;
+  Result marked;
+  marked.target_env = env;
+  if (RunPipeline(input, quiet, env, layout, true, &marked) &&
+      SameRemarks(marked.remarks, result->remarks)) {
+    result->remarks = std::move(marked.remarks);
+  }
+}
+
 bool OptimizeOrThrow(const std::vector<uint32_t>& input, const Options& options, Result* result) {
   const spv_target_env env = options.has_target_env ? options.target_env : DefaultTargetEnv(input);
   result->target_env = env;
@@ -744,27 +800,12 @@ bool OptimizeOrThrow(const std::vector<uint32_t>& input, const Options& options,
     if (error.rfind(prefix, 0) == 0) error = error.substr(prefix.size());
     return Fail(result, "--pass-params: " + error);
   }
-  const bool has_o = HasOptimize(options.pipeline);
-  const Target target =
-      options.has_target ? options.target : (has_o ? Target::kPortable : Target::kNone);
-  const bool versions = !options.has_target && has_o && options.versions;
-  std::vector<BuildTrace> builds(versions ? 1 : 0);
-  if (versions) builds[0].facts = FactsOf(target);
-  ContextCache cache;
-  Run run(options, result, env, layout, target, &cache);
-  if (!run.Execute(input, {}, versions ? &builds[0] : nullptr)) return false;
-  if (versions) {
-    // Each version takes from the builds before it what it would repeat.
-    BuildForTarget build = [&](Target t, Result* r) {
-      r->target_env = env;
-      BuildTrace trace;
-      trace.facts = FactsOf(t);
-      if (!Run(options, r, env, layout, t, &cache).Execute(input, builds, &trace)) return false;
-      builds.push_back(std::move(trace));
-      return true;
-    };
-    if (!AddVersions(options, env, layout, build, result)) return false;
+  const SiteMarking marking = options.remark_sites ? SiteMarkingFor(input) : SiteMarking::kNone;
+  if (!RunPipeline(input, options, env, layout, marking == SiteMarking::kInRun, result)) {
+    return false;
   }
+  if (marking == SiteMarking::kSeparateRun)
+    TakeRemarksWithSites(input, options, env, layout, result);
   DescribeSites(input, &result->remarks);
   result->remarks = MergeRemarksPerSite(result->remarks);
   WarnWhenEnvironmentBlocks(input, options, env, result);

@@ -1,10 +1,12 @@
 #define SPV_ENABLE_UTILITY_CODE  // spv::HasResultAndType, spv::OpToString
 #include "lib/site_markers.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <utility>
 
+#include "spirv/unified1/NonSemanticShaderDebugInfo100.h"
 #include "spirv/unified1/spirv.hpp11"
 
 namespace waveopt {
@@ -69,16 +71,25 @@ std::string OpcodeName(spv::Op op) { return spv::OpToString(op); }
 
 }  // namespace
 
-bool WantsSiteMarkers(const std::vector<uint32_t>& words) {
-  bool lines = false, entry = false;
+SiteMarking SiteMarkingFor(const std::vector<uint32_t>& words) {
+  bool lines = false, debug_info = false, entry = false;
+  std::vector<uint32_t> debug_sets;  // the DebugInfo imports' ids
   const bool ok = ForEachInstruction(words, [&](size_t at, spv::Op op, uint32_t count) {
     if (op == spv::Op::OpLine || op == spv::Op::OpNoLine) lines = true;
     if (op == spv::Op::OpExtInstImport && count > 2 && IsDebugInfoImport(words, at, count)) {
+      debug_info = true;
+      debug_sets.push_back(words[at + 1]);
+    }
+    if (op == spv::Op::OpExtInst && count > 4 &&
+        std::find(debug_sets.begin(), debug_sets.end(), words[at + 3]) != debug_sets.end() &&
+        (words[at + 4] == NonSemanticShaderDebugInfo100DebugLine ||
+         words[at + 4] == NonSemanticShaderDebugInfo100DebugNoLine)) {
       lines = true;
     }
     if (op == spv::Op::OpEntryPoint && count > 2) entry = true;
   });
-  return ok && entry && !lines;
+  if (!ok || !entry || lines) return SiteMarking::kNone;
+  return debug_info ? SiteMarking::kSeparateRun : SiteMarking::kInRun;
 }
 
 std::vector<uint32_t> AddSiteMarkers(const std::vector<uint32_t>& words) {

@@ -17,7 +17,13 @@
 // markers (tested over the examples and the scratch corpus).
 //
 // Only for modules with no line of their own: no OpLine, no OpNoLine, no
-// DebugInfo import (SPIRV-Tools would write DebugNoLine with new ids).
+// DebugLine or DebugNoLine. In a module with a DebugInfo import, markers
+// change the output: SPIRV-Tools writes a DebugNoLine, with a new id, where
+// an instruction without a line follows a marked one (other ids; between
+// OpPhis, an invalid module). So there Optimize() runs the pipeline twice
+// when remarks are asked for: without markers for the output and all but
+// the remarks, and on a marked copy for the remarks, which it takes when
+// both runs made the same remarks (pass, name and kind, in order).
 #ifndef WAVEOPT_LIB_SITE_MARKERS_H_
 #define WAVEOPT_LIB_SITE_MARKERS_H_
 
@@ -28,9 +34,13 @@
 
 namespace waveopt {
 
-// Whether |words| is a well-formed module without lines or debug info,
-// with an entry point: one that markers are put into.
-bool WantsSiteMarkers(const std::vector<uint32_t>& words);
+// How the remarks on |words| get their sites (above).
+enum class SiteMarking {
+  kNone,        // it has lines, is malformed or has no entry point
+  kInRun,       // markers in the run that makes the output
+  kSeparateRun  // a DebugInfo import: markers only in a run for remarks
+};
+SiteMarking SiteMarkingFor(const std::vector<uint32_t>& words);
 
 // |words| with a marker before each function-body instruction (above).
 std::vector<uint32_t> AddSiteMarkers(const std::vector<uint32_t>& words);

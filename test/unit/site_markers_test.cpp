@@ -48,7 +48,7 @@ std::string Unindented(const std::string& text) {
 
 TEST(SiteMarkers, AddedBeforeEachBodyInstructionAndStrippedExactly) {
   const std::vector<uint32_t> input = Assemble(kLoop);
-  ASSERT_TRUE(WantsSiteMarkers(input));
+  ASSERT_EQ(SiteMarkingFor(input), SiteMarking::kInRun);
   std::vector<uint32_t> marked = AddSiteMarkers(input);
   std::string text, error;
   ASSERT_TRUE(DisassembleWords(marked, SPV_ENV_UNIVERSAL_1_3, &text, &error)) << error;
@@ -67,8 +67,25 @@ TEST(SiteMarkers, NotForModulesWithLines) {
   const std::string label = "          %7 = OpLabel\n";
   text.replace(text.find(label), label.size(), label + "               OpLine %10 3 1\n");
   text.insert(text.find("          %2 = OpTypeVoid"), "         %10 = OpString \"a.comp\"\n");
-  EXPECT_FALSE(WantsSiteMarkers(Assemble(text)));
-  EXPECT_FALSE(WantsSiteMarkers({}));
+  EXPECT_EQ(SiteMarkingFor(Assemble(text)), SiteMarking::kNone);
+  EXPECT_EQ(SiteMarkingFor({}), SiteMarking::kNone);
+}
+
+// A DebugInfo import: markers in a separate run (SPIRV-Tools would write
+// DebugNoLine with new ids into the output); a DebugLine: none.
+TEST(SiteMarkers, SeparateRunForDebugInfoWithoutLines) {
+  std::string text = kLoop;
+  const std::string header = "               OpMemoryModel";
+  text.insert(text.find(header),
+              "               OpExtension \"SPV_KHR_non_semantic_info\"\n"
+              "         %10 = OpExtInstImport \"NonSemantic.Shader.DebugInfo.100\"\n");
+  text.insert(text.find("          %1 = OpFunction"),
+              "         %11 = OpString \"a.comp\"\n"
+              "         %12 = OpExtInst %2 %10 DebugSource %11\n");
+  EXPECT_EQ(SiteMarkingFor(Assemble(text)), SiteMarking::kSeparateRun);
+  const std::string store = "               OpStore %8 %6\n";
+  text.insert(text.find(store), "         %13 = OpExtInst %2 %10 DebugLine %12 %6 %6 %6 %6\n");
+  EXPECT_EQ(SiteMarkingFor(Assemble(text)), SiteMarking::kNone);
 }
 
 // Optimize() names the input's ids; a remark's site is described from them.
