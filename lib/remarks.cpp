@@ -49,12 +49,12 @@ std::string FormatRemark(const Remark& r) {
 
 namespace {
 
-// What |r| is about: the loop it names ("[loop %N]", whose remarks sit on
-// different lines: the loop, the load that stops it), else its location;
-// "" for neither.
+// What |r| is about: the loop it names ("[loop %N]", "[loop at line L]",
+// "[loop near %N]", whose remarks sit on different lines: the loop, the
+// load that stops it), else its location; "" for neither.
 std::string SiteOf(const Remark& r) {
   const std::string who = r.pass + '\n' + r.function + '\n';
-  const size_t loop = r.message.find(" [loop %");
+  const size_t loop = r.message.find(" [loop ");
   if (loop != std::string::npos) {
     return who + r.message.substr(loop, r.message.find(']', loop) - loop);
   }

@@ -400,7 +400,16 @@ BatchUniformLoadsPass::BatchUniformLoadsPass(PassConfig config) : WavePass(std::
 }
 
 std::string BatchUniformLoadsPass::LoopTag(const Loop& loop) {
-  return " [loop %" + std::to_string(InputId(loop.GetHeaderBlock()->id())) + "]";
+  const spvtools::opt::BasicBlock* header = loop.GetHeaderBlock();
+  const Instruction* label = header->GetLabelInst();
+  if (!label->dbg_line_insts().empty() && IsSiteMarker(&label->dbg_line_insts().back())) {
+    return " [loop %" + std::to_string(InputId(header->id())) + "]";  // the input's own label
+  }
+  Remark at;
+  LocateRemark(NearestLine(header->GetParent(), label), &at);
+  if (at.site_id != 0) return " [loop near %" + std::to_string(at.site_id) + "]";
+  if (at.line != 0) return " [loop at line " + std::to_string(at.line) + "]";
+  return " [loop %" + std::to_string(header->id()) + "]";  // no line, no marker: the module's id
 }
 
 namespace {

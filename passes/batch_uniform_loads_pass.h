@@ -394,7 +394,11 @@ class BatchUniformLoadsPass : public WavePass {
   bool IsBreakBlock(const Plan& plan, spvtools::opt::BasicBlock* block);
   bool RunsTwiceAlike(const spvtools::opt::BasicBlock* block);
 
-  // " [loop %N]": which loop a remark is about, for modules without lines.
+  // Which loop a remark is about, in terms the user can look up: " [loop
+  // %N]" with the input's label (site markers, inputs without lines), "
+  // [loop near %N]" when the header is not the input's own (an inlined
+  // copy: %N is the input's instruction it starts near), " [loop at line
+  // L]" in a module with lines, else " [loop %N]" with the module's own id.
   std::string LoopTag(const spvtools::opt::Loop& loop);
 
   Params params_;

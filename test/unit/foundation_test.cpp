@@ -154,6 +154,14 @@ TEST(Remarks, MergePerSite) {
       out[0].message,
       "batched [loop %56] (nvidia); here also missed DriverScalarizes: scalar loads [loop %56]");
   EXPECT_EQ(out[1].line, 30u);
+  // In a module with lines the tag is the loop's line.
+  out = MergeRemarksPerSite(
+      {make(kMissed, "batch-uniform-loads", "DriverScalarizes", 18, "scalar [loop at line 17]"),
+       make(kApplied, "batch-uniform-loads", "BatchedLoads", 17, "batched [loop at line 17]"),
+       make(kMissed, "batch-uniform-loads", "DriverScalarizes", 31, "scalar [loop at line 30]")});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].message,
+            "batched [loop at line 17]; here also missed DriverScalarizes: scalar [loop at line 17]");
 }
 
 TEST(Optimize, EmptyPipelineKeepsModule) {

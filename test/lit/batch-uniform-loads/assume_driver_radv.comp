@@ -9,7 +9,7 @@
 // RUN: %FileCheck %s --check-prefix=RADV < %t.radv.remarks
 // RUN: %waveopt %s -O --target=none -o %t.spv --remarks=batch --remarks-missed=batch 2> %t.remarks
 // RUN: %FileCheck %s --check-prefix=GENERIC < %t.remarks
-// RADV: remark: batch-uniform-loads: missed DriverScalarizes in main: --target=amd: the load reads a storage buffer decorated NonWritable at a subgroup-uniform address, which RADV loads with scalar loads (s_buffer_load: one request per wave, no vector registers; fact scalar-uniform-loads) [loop %{{[0-9]+}}]
+// RADV: remark: batch-uniform-loads: missed DriverScalarizes in main: --target=amd: the load reads a storage buffer decorated NonWritable at a subgroup-uniform address, which RADV loads with scalar loads (s_buffer_load: one request per wave, no vector registers; fact scalar-uniform-loads) [loop at line {{[0-9]+}}]
 // RADV: remark: batch-uniform-loads: missed DriverScalarizes in main: --target=amd: the load reads a storage buffer no instruction of the module writes at a subgroup-uniform address
 // RADV: remark: batch-uniform-loads: missed DriverScalarizes in main: --target=amd: the load reads a uniform buffer at a subgroup-uniform address
 // RADV: remark: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s) per iteration (1 shuffled part(s)) now load one element per lane per batch; each iteration takes its element from the owning lane (4 words per lane) [loop

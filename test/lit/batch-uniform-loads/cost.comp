@@ -13,7 +13,7 @@
 // CHECK: missed TooManyComponents in main: a batch would hold 20 32-bit values per lane across the loop, more than max-components=16
 // CHECK: missed RegisterPressure in main: about {{[0-9]+}} values per lane are live in the loop already (the kernel's busiest point: {{[0-9]+}}); with the batch (4) that is more than max-live=32, which would cost occupancy
 // CHECK: missed NotProfitable in main: over 5 iterations the rewrite removes 16 units of memory issue and adds {{[0-9]+}} units of shuffles and bookkeeping
-// CHECK: applied BatchedLoads in main: 1 uniform load(s) per iteration (1 shuffled part(s)) {{.*}} [loop %{{[0-9]+}}]
+// CHECK: applied BatchedLoads in main: 1 uniform load(s) per iteration (1 shuffled part(s)) {{.*}} [loop at line {{[0-9]+}}]
 // ALWAYS-COUNT-5: applied BatchedLoads in main
 // PARAMS: missed NotProfitable in main
 // PARAMS-COUNT-4: applied BatchedLoads in main

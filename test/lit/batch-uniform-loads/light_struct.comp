@@ -7,7 +7,7 @@
 // RUN: %spirv-val --target-env vulkan1.1 %t.spv
 // RUN: %spirv-dis %t.spv | %FileCheck %s
 // RUN: %FileCheck %s --check-prefix=REMARK < %t.remarks
-// REMARK: light_struct.comp:{{[0-9]+}}: remark: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s) per iteration (3 shuffled part(s)) now load one element per lane per batch; each iteration takes its element from the owning lane (12 words per lane) [loop %{{[0-9]+}}]
+// REMARK: light_struct.comp:{{[0-9]+}}: remark: batch-uniform-loads: applied BatchedLoads in main: 1 uniform load(s) per iteration (3 shuffled part(s)) now load one element per lane per batch; each iteration takes its element from the owning lane (12 words per lane) [loop at line 104]
 // CHECK-DAG: OpCapability GroupNonUniformBallot
 // CHECK-DAG: OpCapability GroupNonUniformShuffle
 // Preheader: the lanes in the loop, each one's rank, the first one, and the

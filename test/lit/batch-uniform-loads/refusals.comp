@@ -4,7 +4,7 @@
 // RUN: %waveopt %s --ssa-rewrite --batch-uniform-loads -o %t.spv --remarks-missed=batch 2> %t.remarks
 // RUN: cmp %t.orig.spv %t.spv
 // RUN: %FileCheck %s < %t.remarks
-// CHECK: missed LoopTripCountDivergent in main: lanes may leave the loop at different iterations (an exit test is not subgroup-uniform) [loop %{{[0-9]+}}]
+// CHECK: missed LoopTripCountDivergent in main: lanes may leave the loop at different iterations (an exit test is not subgroup-uniform) [loop at line {{[0-9]+}}]
 // CHECK: missed DivergentAddress in main: the address differs between lanes
 // CHECK: missed LoopWritesMemory in main: the loop writes the memory it loads from
 // CHECK: missed BarrierInLoop in main: a barrier in the loop

@@ -4,7 +4,7 @@
 // RUN: %waveopt %s -O -o %t.spv --remarks=batch --remarks-missed=batch 2> %t.remarks
 // RUN: %spirv-val --target-env vulkan1.1 %t.spv
 // RUN: %FileCheck %s < %t.remarks
-// CHECK: refuse_load_in_callee.comp:{{[0-9]+}}: remark: batch-uniform-loads: missed LoadInCallee in main: the loop calls big(u1;, which loads memory: loads in a called function are not batched (-O inlines functions called in loops of at most 200 instructions) [loop %{{[0-9]+}}]
+// CHECK: refuse_load_in_callee.comp:{{[0-9]+}}: remark: batch-uniform-loads: missed LoadInCallee in main: the loop calls big(u1;, which loads memory: loads in a called function are not batched (-O inlines functions called in loops of at most 200 instructions) [loop at line {{[0-9]+}}]
 // CHECK-NOT: remark
 #version 450
 layout(local_size_x = 64) in;
