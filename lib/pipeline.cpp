@@ -387,6 +387,7 @@ class Run {
     base_.emit_glsl = options.emit_glsl;
     base_.hlsl_dxc = options.hlsl_dxc;
     base_.float_reassoc = options.float_reassoc;
+    base_.only_rewrite = options.only_rewrite;
     base_.facts_read = std::make_shared<std::vector<bool TargetFacts::*>>();
     base_.uniformity = cache->uniformity;
   }
@@ -396,7 +397,9 @@ class Run {
   // null); false (after Fail) on failure.
   bool Execute(std::vector<uint32_t> words, const std::vector<BuildTrace>& earlier = {},
                BuildTrace* trace = nullptr) {
-    markers_ = options_.remark_sites && WantsSiteMarkers(words);
+    // A %<id> selection finds its site by the markers.
+    markers_ = (options_.remark_sites || options_.only_rewrite.site_id != 0) &&
+               WantsSiteMarkers(words);
     words_ = markers_ ? AddSiteMarkers(words) : std::move(words);
     const std::vector<Segment> segments = Expand(options_.pipeline, options_.pass_params);
     for (size_t i = 0; i < segments.size(); ++i) {
@@ -743,6 +746,11 @@ bool OptimizeOrThrow(const std::vector<uint32_t>& input, const Options& options,
     const std::string prefix = "pass_params: ";
     if (error.rfind(prefix, 0) == 0) error = error.substr(prefix.size());
     return Fail(result, "--pass-params: " + error);
+  }
+  OnlyRewrite only;
+  if (options.only_rewrite.active() &&
+      !ParseOnlyRewrite(FormatOnlyRewrite(options.only_rewrite), &only, &error)) {
+    return Fail(result, error);
   }
   const bool has_o = HasOptimize(options.pipeline);
   const Target target =

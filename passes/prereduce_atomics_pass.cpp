@@ -601,6 +601,11 @@ std::vector<std::vector<PrereduceAtomicsPass::Candidate>> PrereduceAtomicsPass::
       EmitReason(RemarkKind::kMissed, reason, func, atomic, why);
       continue;
     }
+    // An atomic --only-rewrite leaves splits groups as a refused one does.
+    if (!Selected(func, atomic)) {
+      close_deferred();
+      continue;
+    }
     // Remarks in program order; every decision (which atomics share an
     // elected branch too) is final before the first rewrite.
     if (groups.empty() || defer != deferred || !JoinsPrevious(groups.back(), &cand)) {

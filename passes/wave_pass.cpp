@@ -142,6 +142,26 @@ void WavePass::LocateRemark(const spvtools::opt::Instruction* line, Remark* rema
   }
 }
 
+bool WavePass::Selected(const spvtools::opt::Function* func,
+                        const spvtools::opt::Instruction* inst) {
+  const OnlyRewrite& only = config_.only_rewrite;
+  if (!only.active()) return true;
+  Remark at;
+  if (inst != nullptr) LocateRemark(NearestLine(func, inst), &at);
+  bool selected = only.pass == name();
+  if (only.site_id != 0) {
+    selected = selected && at.line == 0 && at.site_id == only.site_id;
+  } else {
+    selected = selected && at.line == only.line && (only.file.empty() || at.file == only.file);
+  }
+  if (!selected) {
+    EmitRemark(RemarkKind::kMissed, "NotSelected", func, inst,
+               "--only-rewrite=" + FormatOnlyRewrite(only) + " selects another " +
+                   (only.pass == name() ? "site" : "pass's site"));
+  }
+  return selected;
+}
+
 void WavePass::EmitRemark(RemarkKind kind, const std::string& name,
                           const spvtools::opt::Function* func,
                           const spvtools::opt::Instruction* inst, const std::string& message) {
