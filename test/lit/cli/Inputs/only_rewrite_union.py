@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks --only-rewrite over every applied site of one input.
 
-  only_rewrite_union.py WAVEOPT SPIRV_VAL ENV INPUT [--drop=N] [waveopt flags]
+  only_rewrite_union.py WAVEOPT SPIRV_VAL ENV INPUT [waveopt flags]
 
 Runs `waveopt INPUT -O <flags>`, then once per applied site (one pass and
 one location: file:line, or %<id> for an input without lines) with
@@ -9,9 +9,8 @@ one location: file:line, or %<id> for an input without lines) with
 ENV`, each run must apply at its site and nowhere else, and the applied
 remarks of all runs together must be the full run's (compared by pass,
 name and location). MergedBarrier is selected by no run of its own: it is
-part of its tree's rewrite (docs/cli.md). --drop=N leaves out the N-th run
-(a negative control: the union then lacks its site). Prints one line per
-finding and a summary; exit 1 when something does not hold.
+part of its tree's rewrite (docs/cli.md). Prints one line per finding and
+a summary; exit 1 when something does not hold.
 """
 import os
 import re
@@ -55,11 +54,7 @@ def run(waveopt, args, tmp, tag):
 
 def main():
     waveopt, spirv_val, env, source = sys.argv[1:5]
-    rest = sys.argv[5:]
-    drop = -1
-    if rest and rest[0].startswith("--drop="):
-        drop = int(rest.pop(0)[7:])
-    base = [source, "-O"] + rest
+    base = [source, "-O"] + sys.argv[5:]
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         _, full_yaml = run(waveopt, base, tmp, "full")
@@ -70,8 +65,6 @@ def main():
         sites = sorted({(p, w) for p, n, w in full if n != "MergedBarrier"})
         union = set()
         for i, (pass_name, where) in enumerate(sites):
-            if i == drop:
-                continue
             flag = "--only-rewrite=%s@%s" % (pass_name, where)
             out, yaml = run(waveopt, base + [flag], tmp, "site%d" % i)
             if out is None:
