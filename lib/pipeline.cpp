@@ -398,8 +398,8 @@ class Run {
   bool Execute(std::vector<uint32_t> words, const std::vector<BuildTrace>& earlier = {},
                BuildTrace* trace = nullptr) {
     // A %<id> selection finds its site by the markers.
-    markers_ = (options_.remark_sites || options_.only_rewrite.site_id != 0) &&
-               WantsSiteMarkers(words);
+    markers_ =
+        (options_.remark_sites || options_.only_rewrite.site_id != 0) && WantsSiteMarkers(words);
     words_ = markers_ ? AddSiteMarkers(words) : std::move(words);
     const std::vector<Segment> segments = Expand(options_.pipeline, options_.pass_params);
     for (size_t i = 0; i < segments.size(); ++i) {

@@ -195,13 +195,15 @@ bool ParseOnlyRewrite(const std::string& value, OnlyRewrite* only, std::string* 
   OnlyRewrite parsed;
   parsed.pass = value.substr(0, at);
   if (at != std::string::npos && at > 0 && !IsWaveoptPass(parsed.pass)) {
-    *error = "--only-rewrite: '" + parsed.pass + "' is no waveopt pass (waveopt passes: " +
-             PassNames() + ")";
+    *error = "--only-rewrite: '" + parsed.pass +
+             "' is no waveopt pass (waveopt passes: " + PassNames() + ")";
     return false;
   }
   if (at == std::string::npos || at == 0 || !ParseWhere(value.substr(at + 1), &parsed)) {
-    *error = "--only-rewrite is <pass>@<line>, <pass>@<file>:<line> or <pass>@%<id> (an applied "
-             "remark's location), not '" + value + "'";
+    *error =
+        "--only-rewrite is <pass>@<line>, <pass>@<file>:<line> or <pass>@%<id> (an applied "
+        "remark's location), not '" +
+        value + "'";
     return false;
   }
   *only = parsed;
