@@ -50,6 +50,8 @@ class WavePass : public spvtools::opt::Pass {
   // the remark's location. When not, emits the missed remark NotSelected
   // there. Called before the site's first change.
   bool Selected(const spvtools::opt::Function* func, const spvtools::opt::Instruction* inst);
+  // The same without the remark.
+  bool InSelection(const spvtools::opt::Function* func, const spvtools::opt::Instruction* inst);
 
   // The OpLine/DebugLine that locates |inst| in |func| (below); null: none.
   const spvtools::opt::Instruction* NearestLine(const spvtools::opt::Function* func,
