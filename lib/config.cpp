@@ -108,6 +108,16 @@ const char* TargetName(Target target) {
   return "portable";
 }
 
+std::string FormatOnlyRewrite(const OnlyRewrite& only) {
+  std::string where;
+  if (only.site_id != 0) {
+    where = "%" + std::to_string(only.site_id);
+  } else {
+    where = (only.file.empty() ? "" : only.file + ":") + std::to_string(only.line);
+  }
+  return only.pass + "@" + where;
+}
+
 const std::vector<Target>& AllTargets() {
   static const std::vector<Target> targets = {Target::kPortable, Target::kAmd, Target::kNvidia,
                                               Target::kIntel,    Target::kCpu, Target::kNone};

@@ -392,6 +392,7 @@ class Run {
     base_.emit_glsl = options.emit_glsl;
     base_.hlsl_dxc = options.hlsl_dxc;
     base_.float_reassoc = options.float_reassoc;
+    base_.only_rewrite = options.only_rewrite;
     base_.facts_read = std::make_shared<std::vector<bool TargetFacts::*>>();
     base_.uniformity = cache->uniformity;
   }
@@ -800,11 +801,20 @@ bool OptimizeOrThrow(const std::vector<uint32_t>& input, const Options& options,
     if (error.rfind(prefix, 0) == 0) error = error.substr(prefix.size());
     return Fail(result, "--pass-params: " + error);
   }
-  const SiteMarking marking = options.remark_sites ? SiteMarkingFor(input) : SiteMarking::kNone;
+  OnlyRewrite only;
+  if (options.only_rewrite.active() &&
+      !ParseOnlyRewrite(FormatOnlyRewrite(options.only_rewrite), &only, &error)) {
+    return Fail(result, error);
+  }
+  // A %<id> selection finds its site by the markers (a module with a
+  // DebugInfo import but no line cannot carry them in the run: no site).
+  const bool by_id = options.only_rewrite.site_id != 0;
+  const SiteMarking marking =
+      options.remark_sites || by_id ? SiteMarkingFor(input) : SiteMarking::kNone;
   if (!RunPipeline(input, options, env, layout, marking == SiteMarking::kInRun, result)) {
     return false;
   }
-  if (marking == SiteMarking::kSeparateRun)
+  if (marking == SiteMarking::kSeparateRun && options.remark_sites)
     TakeRemarksWithSites(input, options, env, layout, result);
   DescribeSites(input, &result->remarks);
   result->remarks = MergeRemarksPerSite(result->remarks);

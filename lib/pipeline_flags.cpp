@@ -80,6 +80,26 @@ bool ParsePassParams(const std::string& v, Options* options, std::string* error)
   return true;
 }
 
+// A decimal number from 1 to 2^32-1, all of |s|.
+bool ParsePositive(const std::string& s, uint32_t* n) {
+  if (s.empty() || s.size() > 10 || s.find_first_not_of("0123456789") != std::string::npos) {
+    return false;
+  }
+  const unsigned long long v = std::strtoull(s.c_str(), nullptr, 10);
+  if (v == 0 || v > 0xffffffffull) return false;
+  *n = static_cast<uint32_t>(v);
+  return true;
+}
+
+// <line>, <file>:<line> or %<id> into |only|.
+bool ParseWhere(const std::string& where, OnlyRewrite* only) {
+  if (!where.empty() && where[0] == '%') return ParsePositive(where.substr(1), &only->site_id);
+  const size_t colon = where.rfind(':');
+  if (colon == std::string::npos) return ParsePositive(where, &only->line);
+  only->file = where.substr(0, colon);
+  return !only->file.empty() && ParsePositive(where.substr(colon + 1), &only->line);
+}
+
 // The flags that set a field of |options| rather than add a step.
 bool ParseSetting(const std::string& a, Options* options, std::string* error, bool* known) {
   *known = true;
@@ -110,6 +130,8 @@ bool ParseSetting(const std::string& a, Options* options, std::string* error, bo
     return true;
   } else if (StartsWith(a, "--pass-params=")) {
     return ParsePassParams(a.substr(14), options, error);
+  } else if (StartsWith(a, "--only-rewrite=")) {
+    return ParseOnlyRewrite(a.substr(15), &options->only_rewrite, error);
   } else if (StartsWith(a, "--hlsl-dialect=")) {
     const std::string v = a.substr(15);
     if (v == "glslang" || v == "dxc") {
@@ -165,6 +187,26 @@ bool RegisterFlags(spvtools::Optimizer* optimizer, const std::vector<std::string
       return false;
     }
   }
+  return true;
+}
+
+bool ParseOnlyRewrite(const std::string& value, OnlyRewrite* only, std::string* error) {
+  const size_t at = value.find('@');
+  OnlyRewrite parsed;
+  parsed.pass = value.substr(0, at);
+  if (at != std::string::npos && at > 0 && !IsWaveoptPass(parsed.pass)) {
+    *error = "--only-rewrite: '" + parsed.pass +
+             "' is no waveopt pass (waveopt passes: " + PassNames() + ")";
+    return false;
+  }
+  if (at == std::string::npos || at == 0 || !ParseWhere(value.substr(at + 1), &parsed)) {
+    *error =
+        "--only-rewrite is <pass>@<line>, <pass>@<file>:<line> or <pass>@%<id> (an applied "
+        "remark's location), not '" +
+        value + "'";
+    return false;
+  }
+  *only = parsed;
   return true;
 }
 

@@ -642,6 +642,11 @@ spvtools::opt::Pass::Status BatchUniformLoadsPass::ProcessRound(bool last_round,
       handled_headers_.insert(header->id());
       continue;
     }
+    // The applied remark's site: the loop's merge instruction.
+    if (!Selected(func, merge_inst)) {
+      handled_headers_.insert(header->id());
+      continue;
+    }
     plans.push_back({plan, static_cast<uint32_t>(loop->GetDepth()), n});
   }
 

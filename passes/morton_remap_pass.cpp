@@ -1205,6 +1205,7 @@ bool MortonRemapPass::ProcessEntry(EntryInfo* info, Run* run) {
   if (params_.mode == Mode::kProfitable && !Profitable(*info, &lanes, weights, counted)) {
     return true;
   }
+  if (!Selected(info->function, info->first_use)) return true;
   EmitRemark(RemarkKind::kApplied, "Remapped", info->function, info->first_use,
              AppliedText(*info, plan, counted));
   if (!Rewrite(*info)) return false;

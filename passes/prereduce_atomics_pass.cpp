@@ -583,6 +583,10 @@ std::vector<std::vector<PrereduceAtomicsPass::Candidate>> PrereduceAtomicsPass::
     if (!deferred) return;
     deferred = false;
     if (groups.back().size() >= 2) {
+      if (!GroupSelected(groups.back())) {
+        groups.pop_back();
+        return;
+      }
       for (const Candidate& c : groups.back()) EmitApplied(c);
       return;
     }
@@ -601,6 +605,12 @@ std::vector<std::vector<PrereduceAtomicsPass::Candidate>> PrereduceAtomicsPass::
       EmitReason(RemarkKind::kMissed, reason, func, atomic, why);
       continue;
     }
+    // An atomic --only-rewrite leaves splits groups as a refused one does;
+    // a deferred group is selected as one (GroupSelected).
+    if (!defer && !Selected(func, atomic)) {
+      close_deferred();
+      continue;
+    }
     // Remarks in program order; every decision (which atomics share an
     // elected branch too) is final before the first rewrite.
     if (groups.empty() || defer != deferred || !JoinsPrevious(groups.back(), &cand)) {
@@ -614,6 +624,17 @@ std::vector<std::vector<PrereduceAtomicsPass::Candidate>> PrereduceAtomicsPass::
   }
   close_deferred();
   return groups;
+}
+
+// A deferred group is one rewrite (one election where the driver would make
+// one per atomic; alone, each is left to it): --only-rewrite selects it
+// whole when it selects one of its atomics, else each says NotSelected.
+bool PrereduceAtomicsPass::GroupSelected(const std::vector<Candidate>& group) {
+  for (const Candidate& c : group) {
+    if (InSelection(c.function, c.atomic)) return true;
+  }
+  for (const Candidate& c : group) Selected(c.function, c.atomic);
+  return false;
 }
 
 bool PrereduceAtomicsPass::JoinsPrevious(const std::vector<Candidate>& group, Candidate* cand) {

@@ -283,6 +283,8 @@ class PrereduceAtomicsPass : public WavePass {
   // moves above it; |cand|'s own operands may not use a group's result. Sets
   // |cand->hoist|.
   bool JoinsPrevious(const std::vector<Candidate>& group, Candidate* cand);
+  // Whether --only-rewrite selects the deferred |group| (.cpp).
+  bool GroupSelected(const std::vector<Candidate>& group);
   // Classifies |atomics| (in program order), emits each one's remark, and
   // returns the candidates to rewrite, one vector per shared elected branch.
   // Under --assume-driver=radv, atomics RADV pre-reduces itself are

@@ -1151,6 +1151,7 @@ QuadExchangePass::Status QuadExchangePass::Process() {
       EmitRemark(RemarkKind::kMissed, ReasonName(r.reason), f, r.where, r.why);
       continue;
     }
+    if (!Selected(f, c.store)) continue;
     EmitRemark(RemarkKind::kApplied, "Exchanged", f, c.store, ExchangedText(c));
     if (!Rewrite(c)) return Status::Failure;
     changed = true;

@@ -142,6 +142,27 @@ void WavePass::LocateRemark(const spvtools::opt::Instruction* line, Remark* rema
   }
 }
 
+bool WavePass::InSelection(const spvtools::opt::Function* func,
+                           const spvtools::opt::Instruction* inst) {
+  const OnlyRewrite& only = config_.only_rewrite;
+  if (!only.active()) return true;
+  if (only.pass != name()) return false;
+  Remark at;
+  if (inst != nullptr) LocateRemark(NearestLine(func, inst), &at);
+  if (only.site_id != 0) return at.line == 0 && at.site_id == only.site_id;
+  return at.line == only.line && (only.file.empty() || at.file == only.file);
+}
+
+bool WavePass::Selected(const spvtools::opt::Function* func,
+                        const spvtools::opt::Instruction* inst) {
+  if (InSelection(func, inst)) return true;
+  const OnlyRewrite& only = config_.only_rewrite;
+  EmitRemark(RemarkKind::kMissed, "NotSelected", func, inst,
+             "--only-rewrite=" + FormatOnlyRewrite(only) + " selects another " +
+                 (only.pass == name() ? "site" : "pass's site"));
+  return false;
+}
+
 void WavePass::EmitRemark(RemarkKind kind, const std::string& name,
                           const spvtools::opt::Function* func,
                           const spvtools::opt::Instruction* inst, const std::string& message) {

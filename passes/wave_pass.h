@@ -44,6 +44,15 @@ class WavePass : public spvtools::opt::Pass {
   void EmitRemark(RemarkKind kind, const std::string& name, const spvtools::opt::Function* func,
                   const spvtools::opt::Instruction* inst, const std::string& message);
 
+  // Whether --only-rewrite (PassConfig::only_rewrite) lets this pass
+  // rewrite the site whose applied remark is about |inst| in |func|: true
+  // without a selection; else whether the selection names this pass and
+  // the remark's location. When not, emits the missed remark NotSelected
+  // there. Called before the site's first change.
+  bool Selected(const spvtools::opt::Function* func, const spvtools::opt::Instruction* inst);
+  // The same without the remark.
+  bool InSelection(const spvtools::opt::Function* func, const spvtools::opt::Instruction* inst);
+
   // The OpLine/DebugLine that locates |inst| in |func| (below); null: none.
   const spvtools::opt::Instruction* NearestLine(const spvtools::opt::Function* func,
                                                 const spvtools::opt::Instruction* inst);

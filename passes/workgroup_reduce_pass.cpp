@@ -553,6 +553,7 @@ spvtools::opt::Pass::Status WorkgroupReducePass::Round(bool* changed) {
         PairTree pairs(this, &func, barriers[i]);
         reason = pairs.Analyze(&why, &where);
         if (reason == Reason::kNone) {
+          if (!Selected(&func, barriers[i])) continue;
           EmitRemark(RemarkKind::kApplied, "ReducedPairTree", &func, barriers[i], pairs.Describe());
           if (!pairs.Rewrite()) return Status::Failure;
           *changed = true;
@@ -564,6 +565,7 @@ spvtools::opt::Pass::Status WorkgroupReducePass::Round(bool* changed) {
                    why + " [array " + NameOf(vars[i]) + "]");
         continue;
       }
+      if (!Selected(&func, barriers[i])) continue;
       PlanSink(&tree);
       const std::string form = DescribeForm(tree);
       EmitRemark(

@@ -353,6 +353,58 @@ TEST(ParseOptionFlag, TheCommandLinesSpellings) {
   EXPECT_FALSE(ParseOptionFlag("--pass-params=nope:x", &options, &error));
 }
 
+TEST(OnlyRewrite, ParseOnlyRewriteTakesThreeForms) {
+  OnlyRewrite only;
+  std::string error;
+  ASSERT_TRUE(ParseOnlyRewrite("workgroup-reduce@dir/a:b.comp:12", &only, &error)) << error;
+  EXPECT_EQ(only.pass, "workgroup-reduce");
+  EXPECT_EQ(only.file, "dir/a:b.comp");
+  EXPECT_EQ(only.line, 12u);
+  ASSERT_TRUE(ParseOnlyRewrite("morton-remap@%7", &only, &error)) << error;
+  EXPECT_EQ(only.site_id, 7u);
+  EXPECT_EQ(only.line, 0u);
+  EXPECT_EQ(FormatOnlyRewrite(only), "morton-remap@%7");
+  for (const char* bad : {"nope@3", "morton-remap@", "morton-remap@-3", "morton-remap@4294967296",
+                          "morton-remap@%", "@3", "morton-remap"}) {
+    EXPECT_FALSE(ParseOnlyRewrite(bad, &only, &error)) << bad;
+  }
+  EXPECT_EQ(FormatOnlyRewrite(only), "morton-remap@%7");  // unchanged by failures
+}
+
+// The library's selection, set directly: one pass's site rewritten, the
+// other pass's left with NotSelected; a bad selection fails the call.
+TEST(OnlyRewrite, OneSiteOfOnePass) {
+  const std::vector<uint32_t> words = Compile();
+  Options options = OptimizeO();
+  options.has_target = true;
+  options.target = Target::kNvidia;
+  Result full;
+  ASSERT_TRUE(Optimize(words, options, &full));
+  ASSERT_TRUE(Contains(AppliedNames(full.remarks), "BatchedLoads"));
+  uint32_t line = 0;
+  for (const Remark& r : full.remarks) {
+    if (r.kind == RemarkKind::kApplied && r.pass == "prereduce-atomics") line = r.line;
+  }
+  ASSERT_NE(line, 0u);
+  options.only_rewrite.pass = "prereduce-atomics";
+  options.only_rewrite.line = line;
+  Result one;
+  ASSERT_TRUE(Optimize(words, options, &one));
+  EXPECT_EQ(AppliedNames(one.remarks), std::vector<std::string>{"SmallBinSet"});
+  bool not_selected = false;
+  for (const Remark& r : one.remarks) {
+    not_selected |= r.pass == "batch-uniform-loads" && r.name == "NotSelected";
+  }
+  EXPECT_TRUE(not_selected);
+  EXPECT_NE(one.words, full.words);
+  options.only_rewrite.pass = "nope";
+  Result bad;
+  EXPECT_FALSE(Optimize(words, options, &bad));
+  ASSERT_FALSE(bad.diagnostics.empty());
+  EXPECT_NE(bad.diagnostics.back().find("'nope' is no waveopt pass"), std::string::npos)
+      << bad.diagnostics.back();
+}
+
 TEST(CApi, OptimizesAndReturnsWordsAndRemarks) {
   const std::vector<uint32_t> words = Compile();
   const char* flags[] = {"-O", "--target-env=vulkan1.1"};

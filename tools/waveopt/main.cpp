@@ -160,6 +160,8 @@ void PrintHelp() {
       "                                 round differently\n"
       "  --pass-params=<pass>:<params>  parameters for <pass> where it runs\n"
       "                                 without its own (in -O; --<pass> alone)\n"
+      "  --only-rewrite=<pass>@<where>  rewrite only the sites of <pass> whose applied\n"
+      "                                 remark is at <line>, <file>:<line> or %%<id>\n"
       "  --remarks=<regex>              print applied remarks of matching passes\n"
       "  --remarks-missed=<regex>       print missed remarks of matching passes\n"
       "  --remarks-analysis=<regex>     print analysis remarks of matching passes\n"

@@ -92,6 +92,23 @@ struct TargetFactInfo {
 };
 const std::vector<TargetFactInfo>& TargetFactTable();
 
+// --only-rewrite=<pass>@<where>: in a run, |pass| rewrites only the sites
+// whose applied remark would be at |where|, and every other pass rewrites
+// nothing; each site skipped so gets the missed remark NotSelected. Empty
+// |pass|: no selection. <where> is the remark's line (|line|, any |file|),
+// <file>:<line> (both as the remark's DebugLoc spells them), or %<id>, the
+// input's id a remark about an input without lines names (|site_id|:
+// Remark::site_id, whatever its offset; lib/site_markers.h).
+struct OnlyRewrite {
+  std::string pass;
+  std::string file;
+  uint32_t line = 0;
+  uint32_t site_id = 0;
+  bool active() const { return !pass.empty(); }
+};
+// "<pass>@<where>" as --only-rewrite takes it.
+std::string FormatOnlyRewrite(const OnlyRewrite& only);
+
 class SharedUniformity;  // lib/analysis/uniformity.h
 
 // Settings shared by every waveopt pass.
@@ -155,6 +172,8 @@ struct PassConfig {
   // The HLSL output is for DXC (--hlsl-dialect=dxc), not glslang's HLSL
   // front end: shader model 6.6's IsHelperLane() may be used.
   bool hlsl_dxc = false;
+  // --only-rewrite: the one site to rewrite (see OnlyRewrite).
+  OnlyRewrite only_rewrite;
 };
 
 // Parses "vulkan1.1", "spv1.5", ... Returns false for unknown names.

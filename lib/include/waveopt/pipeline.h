@@ -80,6 +80,10 @@ struct Options {
   // output, but they cost about a sixth more time on the passes; a caller
   // that shows no remark (the CLI without --remarks* flags) turns them off.
   bool remark_sites = true;
+  // --only-rewrite: one pass rewrites only the sites at one location, the
+  // others nothing (PassConfig::only_rewrite; ParseOnlyRewrite). A %<id>
+  // selection puts site markers in whatever |remark_sites| says.
+  OnlyRewrite only_rewrite;
   bool validate_input = true;
   // The layout rules input and output are validated under (spirv_io.h).
   BlockLayout block_layout = BlockLayout::kDefault;
@@ -173,10 +177,15 @@ bool RegisterOptimizePasses(spvtools::Optimizer* optimizer, const PassConfig& co
 // same spellings as the waveopt command line, docs/cli.md): -O,
 // --<waveopt pass>[=<params>], --inline-loop-callees, any spirv-opt pass
 // flag, --target-env=, --subgroup-size=, --target= (--assume-driver=),
-// --spec-id-base=, --no-versions, --pass-params=,
+// --spec-id-base=, --no-versions, --pass-params=, --only-rewrite=,
 // the four block-layout flags, --skip-validation, --validate-after-all.
 // Returns false with a one-line |error| for anything else or a bad value.
 bool ParseOptionFlag(const std::string& flag, Options* options, std::string* error);
+
+// Parses the value of --only-rewrite=, "<pass>@<where>" (OnlyRewrite).
+// Returns false with a one-line |error| naming the right form, or the
+// waveopt passes there are.
+bool ParseOnlyRewrite(const std::string& value, OnlyRewrite* only, std::string* error);
 
 }  // namespace waveopt
 
