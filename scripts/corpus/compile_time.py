@@ -64,7 +64,8 @@ def callgrind(cmd, tmp):
     Functions are keyed by their demangled name without the argument list
     ("waveopt::MortonRemapPass::Process"); callgrind_annotate splits a
     function by the source file of its inlined parts, and those rows are
-    summed."""
+    summed, one per file name (the debug info may spell the function's own
+    file twice, absolute and relative: each row then holds the whole)."""
     out = os.path.join(tmp, "cg.out")
     p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out,
                         "--collect-atstart=no", "--toggle-collect=spvtools::opt::Pass::Run*"] + cmd,
@@ -74,12 +75,16 @@ def callgrind(cmd, tmp):
         return None, {}
     ann = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", out],
                          capture_output=True, text=True).stdout
-    inclusive = {}
+    rows = {}
     for line in ann.splitlines():
-        f = re.match(r"\s*([0-9,]+)\s+\([^)]*\)\s+[^:\s]*:(.*?\S)\(\)\s*(\[[^\]]*\])?\s*$", line)
-        if f and f.group(2).endswith("::Process"):
-            name = f.group(2)
-            inclusive[name] = inclusive.get(name, 0) + int(f.group(1).replace(",", ""))
+        f = re.match(r"\s*([0-9,]+)\s+\([^)]*\)\s+([^:\s]*):(.*?\S)\(\)\s*(\[[^\]]*\])?\s*$",
+                     line)
+        if f and f.group(3).endswith("::Process"):
+            key = (f.group(3), os.path.basename(f.group(2)))
+            rows[key] = max(rows.get(key, 0), int(f.group(1).replace(",", "")))
+    inclusive = {}
+    for (name, _), cost in rows.items():
+        inclusive[name] = inclusive.get(name, 0) + cost
     return int(m.group(1)), inclusive
 
 
