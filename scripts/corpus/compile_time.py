@@ -180,7 +180,8 @@ def measure(job):
                                    [opt, "-o", os.path.join(tmp, "w.spv")], tmp)
             res["passes"] = total
             for p in PASSES:
-                res[p] = inc.get(CLASS[p], 0) if total is not None else None
+                own = inc.get("waveopt::" + CLASS[p] + "::Process", 0)
+                res[p] = own if total is not None else None
     return res
 
 
