@@ -1585,6 +1585,9 @@ bool MortonRemapPass::OwnTexelsIntoReductions(const std::vector<LaneAccess>& acc
     if (op != spv::Op::OpImageRead && op != spv::Op::OpImageFetch) {
       return false;  // writes, samples, gathers: footprints or order
     }
+    // Before the maps, which cost an evaluation of every invocation in
+    // each environment: most reads feed arithmetic.
+    if (!FeedsOnlyReductions(access.inst->result_id(), 0)) return false;
     for (size_t e = 0; e < maps->envs().size(); ++e) {
       const LaneMap& map = maps->Map(e, i);
       if (!map.ok || map.dims != 2) return false;
@@ -1600,7 +1603,6 @@ bool MortonRemapPass::OwnTexelsIntoReductions(const std::vector<LaneAccess>& acc
       if (map.pos != *first[e]) return false;
     }
     ++count;
-    if (!FeedsOnlyReductions(access.inst->result_id(), 0)) return false;
   }
   // Accesses not evaluated on any path are not in the items: every tiled
   // access of the kernel must be.

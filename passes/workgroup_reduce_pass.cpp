@@ -449,9 +449,30 @@ spvtools::opt::Pass::Status WorkgroupReducePass::Process() {
 
 void WorkgroupReducePass::Candidates(Function* func, std::vector<Instruction*>* barriers,
                                      std::vector<uint32_t>* vars) {
-  auto* loops = context()->GetLoopDescriptor(func);
+  // Analyses only once a barrier is seen, and the loop descriptor (a
+  // dominator tree and the block of every instruction) only when |func|
+  // has a store that combines elements of its own array, without which no
+  // barrier starts a tree: on a small module, building them costs more
+  // than the rest of the pass.
+  auto has_barrier = [](const BasicBlock& b) {
+    return std::any_of(b.begin(), b.end(), [](const Instruction& i) {
+      return i.opcode() == spv::Op::OpControlBarrier;
+    });
+  };
+  auto combines = [this, func]() {
+    return !func->WhileEachInst([this](Instruction* inst) {
+      uint32_t v = 0;
+      return !IsCombineStore(context(), inst, &v);
+    });
+  };
+  spvtools::opt::LoopDescriptor* loops = nullptr;
   std::unordered_set<const Instruction*> inside;  // later barriers of a tree
   for (BasicBlock& block : *func) {
+    if (!has_barrier(block)) continue;
+    if (loops == nullptr) {
+      if (!combines()) return;
+      loops = context()->GetLoopDescriptor(func);
+    }
     if ((*loops)[block.id()] != nullptr) continue;
     for (Instruction& inst : block) {
       if (inst.opcode() != spv::Op::OpControlBarrier || inside.count(&inst)) {

@@ -23,7 +23,10 @@ and versions for amd and nvidia), on the raw module and on the module
 after spirv-opt -O (the two flavours), both against spirv-opt -O on the
 raw module. spirv-opt steps run in-process (--no-isolation) so that one
 process holds every count; IR building, validation and the file I/O of
-both tools are not counted.
+both tools are not counted. Each run is split in two: waveopt's own passes
+(the five passes' and the inliner's Process, callgrind's inclusive cost,
+every version build included) and SPIRV-Tools' steps of -O (the rest of
+the preparation and the cleanup).
 
   scripts/corpus/compile_time.py [--corpus DIR] [--build DIR] [--label NAME]
                                  [--pipeline passes|O] [--every N]
@@ -56,7 +59,13 @@ CLASS = {"morton-remap": "MortonRemapPass", "quad-exchange": "QuadExchangePass",
 
 
 def callgrind(cmd, tmp):
-    """Runs |cmd| under callgrind; returns (collected, {function: inclusive})."""
+    """Runs |cmd| under callgrind; returns (collected, {function: inclusive}).
+
+    Functions are keyed by their demangled name without the argument list
+    ("waveopt::MortonRemapPass::Process"); callgrind_annotate splits a
+    function by the source file of its inlined parts, and those rows are
+    summed, one per file name (the debug info may spell the function's own
+    file twice, absolute and relative: each row then holds the whole)."""
     out = os.path.join(tmp, "cg.out")
     p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out,
                         "--collect-atstart=no", "--toggle-collect=spvtools::opt::Pass::Run*"] + cmd,
@@ -66,12 +75,35 @@ def callgrind(cmd, tmp):
         return None, {}
     ann = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", out],
                          capture_output=True, text=True).stdout
-    inclusive = {}
+    rows = {}
     for line in ann.splitlines():
-        f = re.match(r"\s*([0-9,]+)\s+\([^)]*\)\s+\S*?waveopt::(\w+)::Process\(\)\s", line)
-        if f:
-            inclusive[f.group(2)] = int(f.group(1).replace(",", ""))
+        f = re.match(r"\s*([0-9,]+)\s+\([^)]*\)\s+([^:\s]*):(.*?\S)\(\)\s*(\[[^\]]*\])?\s*$",
+                     line)
+        if f and f.group(3).endswith("::Process"):
+            key = (f.group(3), os.path.basename(f.group(2)))
+            rows[key] = max(rows.get(key, 0), int(f.group(1).replace(",", "")))
+    inclusive = {}
+    for (name, _), cost in rows.items():
+        inclusive[name] = inclusive.get(name, 0) + cost
     return int(m.group(1)), inclusive
+
+
+# waveopt's own passes in -O: the five (each wrapped by the registry's
+# RegisteredPass, whose Process runs the pass and its own bookkeeping) and
+# the inliner of the SSA preparation. Everything else inside Pass::Run is
+# SPIRV-Tools' (the rest of the preparation, the cleanup).
+WAVEOPT_PROCESS = ["waveopt::(anonymous namespace)::RegisteredPass::Process",
+                   "waveopt::(anonymous namespace)::InlineLoopCalleesPass::Process"]
+
+
+def split_o(total, inclusive):
+    """{"total", "passes", "spirv_tools", "<pass>"...} of one -O run."""
+    passes = sum(inclusive.get(f, 0) for f in WAVEOPT_PROCESS)
+    res = {"total": total, "passes": passes, "spirv_tools": total - passes,
+           "inline-loop-callees": inclusive.get(WAVEOPT_PROCESS[1], 0)}
+    for p in PASSES:
+        res[p] = inclusive.get("waveopt::" + CLASS[p] + "::Process", 0)
+    return res
 
 
 def measure_o(job):
@@ -84,40 +116,54 @@ def measure_o(job):
                 [spirv_opt, "-O", raw, "-o", os.path.join(tmp, "o.spv")], tmp)
         for flavour, path in (("raw", raw), ("opt", opt)):
             if path:
-                total, _ = callgrind([waveopt, "-O", "--no-isolation", path, "-o",
-                                      os.path.join(tmp, "w.spv")], tmp)
+                total, inc = callgrind([waveopt, "-O", "--no-isolation", path, "-o",
+                                        os.path.join(tmp, "w.spv")], tmp)
                 res["O_" + flavour] = total
+                if total is not None:
+                    res["split_" + flavour] = split_o(total, inc)
     return res
 
 
 def summarize_o(modules):
     s = {}
     for flavour in ("raw", "opt"):
-        key = "O_" + flavour
-        ok = {k: m for k, m in modules.items() if m.get("spirv_opt_O") and m.get(key) is not None}
+        key = "split_" + flavour
+        ok = {k: m for k, m in modules.items() if m.get("spirv_opt_O") and m.get(key)}
         base = sum(m["spirv_opt_O"] for m in ok.values())
-        total = sum(m[key] for m in ok.values())
-        ratios = sorted(((m[key] / m["spirv_opt_O"], k) for k, m in ok.items()), reverse=True)
-        s[flavour] = {"modules": len(ok), "spirv_opt_O": base, "waveopt_O": total,
-                      "share": total / base if base else None,
-                      "over_half": sum(1 for r, _ in ratios if r > 0.5), "top": ratios[:8]}
+        f = {"modules": len(ok), "spirv_opt_O": base}
+        for part in ["total", "passes", "spirv_tools", "inline-loop-callees"] + PASSES:
+            f[part] = sum(m[key][part] for m in ok.values())
+            f[part + " share"] = f[part] / base if base else None
+        for part in ("total", "passes", "spirv_tools"):
+            ratios = sorted(((m[key][part] / m["spirv_opt_O"], k) for k, m in ok.items()),
+                            reverse=True)
+            f[part + " over_half"] = sum(1 for r, _ in ratios if r > 0.5)
+            f[part + " top"] = ratios[:8]
+        s[flavour] = f
     return s
 
 
 def print_summary_o(s, other=None):
     for flavour in ("raw", "opt"):
         f = s[flavour]
-        line = ("%s: %d modules; spirv-opt -O %.0f M, waveopt -O's passes %.0f M = %.1f %%; "
-                "%d modules over 50 %%" % (flavour, f["modules"], f["spirv_opt_O"] / 1e6,
-                                           f["waveopt_O"] / 1e6, 100 * (f["share"] or 0),
-                                           f["over_half"]))
-        if other:
-            o = other[flavour]
-            line += " (before: %.0f M = %.1f %%, %d over 50 %%)" % (
-                o["waveopt_O"] / 1e6, 100 * (o["share"] or 0), o["over_half"])
-        print(line)
-        for r, k in f["top"]:
-            print("    %6.1f %%  %s" % (100 * r, k))
+        print("%s: %d modules; spirv-opt -O %.0f M instructions" %
+              (flavour, f["modules"], f["spirv_opt_O"] / 1e6))
+        for part, what in (("total", "all of waveopt -O's passes"),
+                           ("passes", "waveopt's own passes"),
+                           ("spirv_tools", "SPIRV-Tools' steps of -O")):
+            line = "  %-28s %7.1f M = %5.1f %%; %d modules over 50 %%" % (
+                what, f[part] / 1e6, 100 * (f[part + " share"] or 0), f[part + " over_half"])
+            o = other.get(flavour, {}) if other else {}
+            if part in o:
+                line += "  (before: %.1f M = %.1f %%, %d over 50 %%)" % (
+                    o[part] / 1e6, 100 * (o[part + " share"] or 0), o[part + " over_half"])
+            print(line)
+        for p in ["inline-loop-callees"] + PASSES:
+            print("    %-24s %7.1f M = %5.1f %%" % (p, f[p] / 1e6, 100 * (f[p + " share"] or 0)))
+        for part in ("passes", "total"):
+            print("  worst modules (%s / spirv-opt -O):" % part)
+            for r, k in f[part + " top"][:5]:
+                print("    %6.1f %%  %s" % (100 * r, k))
 
 
 def measure(job):
@@ -134,7 +180,8 @@ def measure(job):
                                    [opt, "-o", os.path.join(tmp, "w.spv")], tmp)
             res["passes"] = total
             for p in PASSES:
-                res[p] = inc.get(CLASS[p], 0) if total is not None else None
+                own = inc.get("waveopt::" + CLASS[p] + "::Process", 0)
+                res[p] = own if total is not None else None
     return res
 
 
