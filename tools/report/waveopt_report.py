@@ -24,6 +24,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -141,12 +142,20 @@ def cache_key(path, tools, settings, tools_hash):
 # ---------------------------------------------------------------- tools
 
 def run(cmd, timeout):
-    """(exit code, stdout, stderr); a timeout is exit 124."""
+    """(exit code, stdout, stderr); a timeout is exit 124. The tool runs in
+    a process group of its own, killed whole at the timeout: waverun's
+    children (a driver, the simulator) must not outlive it."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         universal_newlines=True, start_new_session=True)
     try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           universal_newlines=True, timeout=timeout)
-        return p.returncode, p.stdout, p.stderr
+        out, err = p.communicate(timeout=timeout)
+        return p.returncode, out, err
     except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        p.communicate()
         return 124, "", "no result after %d s" % timeout
 
 
