@@ -264,6 +264,39 @@ def original(path, tools, settings, work):
     return orig if rc == 0 else path
 
 
+# The subgroup sizes a target fact narrows a version to (docs/targets.md):
+# such a version is proven at those sizes only.
+FACT_SIZES = {"waves-32-or-64": (32, 64)}
+
+
+def target_facts(tools, timeout):
+    """{target: [fact, ...]} as `waveopt --help` lists them."""
+    _, out, err = run([tools["waveopt"], "--help"], timeout)
+    facts, target = {}, None
+    for line in (out + err).splitlines():
+        named = re.match(r"  ([a-z]+)\s{2,}\S", line)
+        if named:
+            target = named.group(1)
+        listed = re.match(r"\s+facts: (.*)", line)
+        if listed and target:
+            facts[target] = [f.strip() for f in listed.group(1).split(",")]
+    return facts
+
+
+def version_sizes(version, facts):
+    """(sizes, why) a version may be run at: None when every size; else the
+    sizes every one of its targets' narrowing facts allows, and the fact."""
+    allowed, why = set(), []
+    for target in version["targets"]:
+        narrowing = [f for f in facts.get(target, []) if f in FACT_SIZES]
+        if not narrowing:
+            return None, ""
+        for f in narrowing:
+            allowed |= set(FACT_SIZES[f])
+            why.append("%s (%s)" % (f, target))
+    return allowed, ", ".join(why)
+
+
 def configs_of(versions):
     """(name, [--const ...]) per configuration: portable (defaults) and each version."""
     return [("portable", [])] + [
@@ -344,12 +377,23 @@ def summarize_size(entry, err):
     return out
 
 
-def prove(path, out_spv, configs, tools, settings):
-    """Per configuration and size: `waverun diff --auto` on lavapipe and the simulator."""
-    proofs = []
+def prove(path, out_spv, configs, tools, settings, versions):
+    """Per configuration and size: `waverun diff --auto` on lavapipe and the
+    simulator; a version only at the sizes its targets' facts allow."""
+    proofs, facts = [], target_facts(tools, settings["timeout"])
+    narrowed = {v["name"]: version_sizes(v, facts) for v in versions}
     for name, consts in configs:
         sizes = {}
-        for sim, widths in ((False, LAVAPIPE_SIZES), (True, SIM_SIZES)):
+        allowed, why = narrowed.get(name, (None, ""))
+        for sim, all_widths in ((False, LAVAPIPE_SIZES), (True, SIM_SIZES)):
+            widths = [w for w in all_widths if allowed is None or w in allowed]
+            for w in all_widths:
+                if w not in widths:
+                    sizes[str(w)] = {"verdict": "not run", "where": "lavapipe" if not sim else "simulator",
+                                     "coverage": "-", "detail": "the version assumes %s: "
+                                     "subgroups of this size are outside it (docs/targets.md)" % why}
+            if not widths:
+                continue
             cmd = [tools["waverun"], "diff", "--auto", path, out_spv, "--jobs=1",
                    "--timeout=%d" % settings["timeout"],
                    "--widths=" + ",".join(map(str, widths))] + consts
@@ -396,7 +440,8 @@ def analyze(path, tools, settings):
             m["cost"] = [] if settings["no_isa"] else isa_cost(orig, out_spv, configs, tools, settings)
             m["rewrites"] = ([] if settings["no_isa"] else report_rewrites.rewrite_costs(
                 RewriteContext(path, orig, tools, settings, work), m["remarks"]))
-            m["proof"] = [] if settings["no_proof"] else prove(orig, out_spv, configs, tools, settings)
+            m["proof"] = ([] if settings["no_proof"] else
+                          prove(orig, out_spv, configs, tools, settings, opt["versions"]))
         # The temporary directory's name would make the report differ run to run.
         m = json.loads(json.dumps(m).replace(json.dumps(work + "/")[1:-1], ""))
     m["seconds"] = round(time.time() - t0, 2)
