@@ -127,8 +127,9 @@ def included(path, tools, settings):
 
 
 def cache_key(path, tools, settings, tools_hash):
-    """sha256 of the module's bytes and includes, its .waverun spec, the settings and the tools."""
-    h = hashlib.sha256()
+    """sha256 of the module's path (its remarks and page name it) and bytes,
+    its includes, its .waverun spec, the settings and the tools."""
+    h = hashlib.sha256(path.encode() + b"\0")
     for p in included(path, tools, settings):
         file_digest(p, h)
     spec = os.path.splitext(path)[0] + ".waverun"
