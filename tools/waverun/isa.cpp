@@ -247,9 +247,15 @@ struct Interface {
 // the same.
 bool Reflect(std::vector<uint32_t>* words, Interface* iface, std::string* error) {
   ModuleInterface mi;
-  if (!ReflectModule(*words, {}, &mi, error)) {
-    if (error->find("variables of different kinds share it") == std::string::npos ||
-        !SeparateBindingKinds(words, error) || !ReflectModule(*words, {}, &mi, error)) {
+  if (!ReflectModule(*words, {}, &mi, error, true)) {
+    if (error->find("variables of different kinds share it") == std::string::npos) return false;
+    if (UsesRayQueries(*words)) {  // B*8+K has no kind for it (SeparateBindingKinds)
+      *error = error->substr(0, error->find("; the spec line")) +
+               "; isa cannot move an acceleration structure to a binding of its own: give each "
+               "variable its own binding";
+      return false;
+    }
+    if (!SeparateBindingKinds(words, error) || !ReflectModule(*words, {}, &mi, error, true)) {
       return false;
     }
     error->clear();  // the first reflection's complaint is answered: not the row's error
@@ -273,6 +279,19 @@ bool Reflect(std::vector<uint32_t>* words, Interface* iface, std::string* error)
 
 // ---------------------------------------------------------------------------
 // The child: one RADV device, every module compiled on it.
+
+// Whether |exts| has the |count| extensions |names|.
+bool HasExtensions(const std::vector<VkExtensionProperties>& exts, const char* const* names,
+                   size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    bool found = false;
+    for (const VkExtensionProperties& e : exts) {
+      found = found || std::strcmp(e.extensionName, names[i]) == 0;
+    }
+    if (!found) return false;
+  }
+  return true;
+}
 
 // A statistic as RADV reports it; |text| is its value formatted.
 struct Statistic {
@@ -298,7 +317,9 @@ class RadvCompiler {
   ~RadvCompiler();
   // Creates the instance and device; checks that it is RADV's null device for
   // |family| and that it can compile at |wave| (0: any).
-  bool Init(const Family& family, uint32_t wave, std::string* error);
+  // |ray_query|: some module needs ray queries; enabled where the family
+  // has them (a module that needs them fails on one without).
+  bool Init(const Family& family, uint32_t wave, bool ray_query, std::string* error);
   // Compiles |words| into |row|; false with |row->error| when the driver
   // rejects it.
   void Compile(const std::vector<uint32_t>& words, uint32_t wave, Row* row);
@@ -331,6 +352,8 @@ class RadvCompiler {
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
   VkDevice device_ = VK_NULL_HANDLE;
   bool fixed_wave_ = false;  // the family has one wave size: no required size
+  const Family* family_ = nullptr;
+  bool ray_query_ = false;  // the device has VK_KHR_ray_query enabled
   PFN_vkGetPipelineExecutablePropertiesKHR get_executables_ = nullptr;
   PFN_vkGetPipelineExecutableStatisticsKHR get_statistics_ = nullptr;
   PFN_vkGetPipelineExecutableInternalRepresentationsKHR get_representations_ = nullptr;
@@ -341,7 +364,9 @@ RadvCompiler::~RadvCompiler() {
   if (instance_) vkDestroyInstance(instance_, nullptr);
 }
 
-bool RadvCompiler::Init(const Family& family, uint32_t wave, std::string* error) {
+bool RadvCompiler::Init(const Family& family, uint32_t wave, bool ray_query,
+                        std::string* error) {
+  family_ = &family;
   if (!CreateInstance("waverun isa", VK_API_VERSION_1_3, false, &instance_, nullptr, error)) {
     *error = "RADV: " + *error;
     return false;
@@ -420,7 +445,31 @@ bool RadvCompiler::Init(const Family& family, uint32_t wave, std::string* error)
   f11.pNext = &f12;
   f12.pNext = &f13;
   f13.pNext = &exec;
+  // Ray queries only for modules that need them: other modules compile on
+  // the device they always did.
+  VkPhysicalDeviceAccelerationStructureFeaturesKHR accel =
+      Make<VkPhysicalDeviceAccelerationStructureFeaturesKHR>(
+          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_FEATURES_KHR);
+  VkPhysicalDeviceRayQueryFeaturesKHR rq = Make<VkPhysicalDeviceRayQueryFeaturesKHR>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_QUERY_FEATURES_KHR);
+  const char* ext_names[] = {VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME,
+                             VK_KHR_ACCELERATION_STRUCTURE_EXTENSION_NAME,
+                             VK_KHR_RAY_QUERY_EXTENSION_NAME,
+                             VK_KHR_DEFERRED_HOST_OPERATIONS_EXTENSION_NAME};
+  if (ray_query && HasExtensions(exts, ext_names + 1, 3)) {
+    exec.pNext = &accel;
+    accel.pNext = &rq;
+  }
   vkGetPhysicalDeviceFeatures2(physical_, &features);
+  ray_query_ = accel.accelerationStructure && rq.rayQuery && f12.bufferDeviceAddress;
+  if (ray_query_) {  // these two only (not capture/replay, host commands, ...)
+    accel = Make<VkPhysicalDeviceAccelerationStructureFeaturesKHR>(
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_FEATURES_KHR);
+    accel.accelerationStructure = VK_TRUE;
+    accel.pNext = &rq;
+  } else {
+    exec.pNext = nullptr;
+  }
   // What the application would normally run with: no robustness.
   features.features.robustBufferAccess = VK_FALSE;
   f13.robustImageAccess = VK_FALSE;
@@ -437,12 +486,11 @@ bool RadvCompiler::Init(const Family& family, uint32_t wave, std::string* error)
   qci.queueFamilyIndex = queue_family;
   qci.queueCount = 1;
   qci.pQueuePriorities = &priority;
-  const char* ext_names[] = {VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME};
   VkDeviceCreateInfo dci = Make<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
   dci.pNext = &features;
   dci.queueCreateInfoCount = 1;
   dci.pQueueCreateInfos = &qci;
-  dci.enabledExtensionCount = 1;
+  dci.enabledExtensionCount = ray_query_ ? 4 : 1;
   dci.ppEnabledExtensionNames = ext_names;
   VkResult r = vkCreateDevice(physical_, &dci, nullptr, &device_);
   if (r != VK_SUCCESS) {
@@ -517,6 +565,11 @@ void RadvCompiler::Compile(const std::vector<uint32_t>& module_words, uint32_t w
   Interface iface;
   std::vector<uint32_t> words = module_words;
   if (!Reflect(&words, &iface, &row->error)) return;
+  if (!ray_query_ && UsesRayQueries(words)) {
+    row->error = std::string(family_->name) + " (" + family_->arch +
+                 ") has no ray queries in RADV (gfx10.3 and later have them): use another family";
+    return;
+  }
   CompileObjects o(device_);
   const VkShaderStageFlagBits stage =
       iface.fragment ? VK_SHADER_STAGE_FRAGMENT_BIT : VK_SHADER_STAGE_COMPUTE_BIT;
@@ -865,7 +918,11 @@ int ChildMain(const std::vector<IsaModule>& modules, size_t first, const Family&
   RadvCompiler compiler;
   compiler.SetConstants(constants);
   std::string error;
-  if (!compiler.Init(family, wave, &error)) {
+  bool ray_query = false;
+  for (size_t i = first; i < modules.size(); ++i) {
+    ray_query = ray_query || UsesRayQueries(modules[i].words);
+  }
+  if (!compiler.Init(family, wave, ray_query, &error)) {
     std::replace(error.begin(), error.end(), '\n', ' ');
     std::fprintf(out, "F %s\n", error.c_str());
     std::fflush(out);

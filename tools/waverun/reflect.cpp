@@ -45,8 +45,9 @@ using waveopt::sim::LiteralString;
 
 class Reflector {
  public:
-  Reflector(const std::vector<uint32_t>& words, const std::map<uint32_t, uint64_t>& constants)
-      : words_(words), spec_(constants) {}
+  Reflector(const std::vector<uint32_t>& words, const std::map<uint32_t, uint64_t>& constants,
+            bool acceleration_structures)
+      : words_(words), spec_(constants), acceleration_structures_(acceleration_structures) {}
 
   bool Run(ModuleInterface* iface, std::string* error);
 
@@ -123,6 +124,7 @@ class Reflector {
   uint32_t entry_ = 0;
   std::string entry_name_;
   uint32_t entry_model_ = spv::ExecutionModelGLCompute;
+  bool acceleration_structures_ = false;  // reflect them (isa) rather than fail
   std::vector<uint32_t> entry_interface_;  // the entry point's interface ids
   uint32_t local_size_[3] = {1, 1, 1};
   uint32_t local_size_id_[3] = {0, 0, 0};
@@ -1263,6 +1265,10 @@ bool Reflector::VariableResource(const Inst& in, ModuleInterface* iface, Resourc
       r.kind = ResourceKind::kSampler;
       break;
     case spv::OpTypeAccelerationStructureKHR:
+      if (acceleration_structures_) {
+        r.kind = ResourceKind::kAccelerationStructure;
+        break;
+      }
       *error = where + ": acceleration structures (ray queries) are not supported";
       return false;
     default:
@@ -1402,6 +1408,8 @@ const char* ResourceKindName(ResourceKind kind) {
       return "uniform texel buffer";
     case ResourceKind::kStorageTexelBuffer:
       return "storage texel buffer";
+    case ResourceKind::kAccelerationStructure:
+      return "acceleration structure";
   }
   return "?";
 }
@@ -1428,6 +1436,21 @@ const BufferLayout& Resource::layout() const {
     if (views[i].layout.array_stride > views[best].layout.array_stride) best = i;
   }
   return views[best].layout;
+}
+
+bool UsesRayQueries(const std::vector<uint32_t>& words) {
+  bool uses = false;
+  std::string error;
+  waveopt::sim::ReadBinary(
+      words,
+      [&](const waveopt::sim::BinaryInstruction& bi) {
+        uses = uses || bi.op == spv::OpTypeAccelerationStructureKHR ||
+               (bi.op == spv::OpCapability && bi.word_count >= 2 &&
+                bi.words[0] == spv::CapabilityRayQueryKHR);
+        return !uses;
+      },
+      &error);
+  return uses;
 }
 
 bool SeparateBindingKinds(std::vector<uint32_t>* words, std::string* error) {
@@ -1537,9 +1560,9 @@ bool SeparateBindingKinds(std::vector<uint32_t>* words, std::string* error) {
 
 bool ReflectModule(const std::vector<uint32_t>& words,
                    const std::map<uint32_t, uint64_t>& constants, ModuleInterface* iface,
-                   std::string* error) {
+                   std::string* error, bool acceleration_structures) {
   *iface = ModuleInterface();
-  Reflector r(words, constants);
+  Reflector r(words, constants, acceleration_structures);
   return r.Run(iface, error);
 }
 

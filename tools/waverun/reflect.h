@@ -24,6 +24,9 @@ enum class ResourceKind {
   kSampler,             // sampler / SamplerState
   kUniformTexelBuffer,  // samplerBuffer / Buffer<T>
   kStorageTexelBuffer,  // imageBuffer / RWBuffer<T>
+  // accelerationStructureEXT: `isa` only (ReflectModule's
+  // acceleration_structures); run, diff and the simulator cannot bind one.
+  kAccelerationStructure,
 };
 
 // "storage buffer", "uniform buffer", ...
@@ -187,13 +190,21 @@ struct ModuleInterface {
 // two variables of different kinds on one binding, or (fragment) an input
 // at a Location that is not a 32-bit scalar or vector (or an array of
 // them), or a color output that is not a 32-bit scalar or vector.
+// |acceleration_structures| (isa, which only compiles): reflects those as
+// kAccelerationStructure instead of failing.
 bool ReflectModule(const std::vector<uint32_t>& words,
                    const std::map<uint32_t, uint64_t>& constants, ModuleInterface* iface,
-                   std::string* error);
+                   std::string* error, bool acceleration_structures = false);
+
+// Whether |words| declares the RayQueryKHR capability or an acceleration
+// structure type (isa: the device needs VK_KHR_ray_query). False on
+// malformed words (ReflectModule says what is wrong).
+bool UsesRayQueries(const std::vector<uint32_t>& words);
 
 // Moves every descriptor variable of |words| from binding B to binding
 // B*8+K, K being its kind's value in ResourceKind (0 storage buffer, 1
-// uniform buffer, ... 7 storage texel buffer): variables of different kinds
+// uniform buffer, ... 7 storage texel buffer; an acceleration structure
+// keeps its binding, and isa refuses to separate a module with one): variables of different kinds
 // that shared one binding (HLSL registers b0, t0, u0 and s0 compiled without
 // binding shifts) get one each, variables of one kind keep sharing theirs.
 // The rule depends only on each variable, so two modules renumbered alike

@@ -30,6 +30,8 @@ sim::Resource::Kind SimKind(ResourceKind kind) {
       return sim::Resource::Kind::kUniformTexelBuffer;
     case ResourceKind::kStorageTexelBuffer:
       return sim::Resource::Kind::kStorageTexelBuffer;
+    case ResourceKind::kAccelerationStructure:
+      break;  // reflected for isa only, never run
   }
   return sim::Resource::Kind::kStorageBuffer;
 }

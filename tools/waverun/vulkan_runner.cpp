@@ -665,6 +665,8 @@ bool ProgramImpl::CheckDescriptorLimits(uint32_t num_sets, std::string* error) c
       case ResourceKind::kStorageTexelBuffer:
         storage_images += p.count;
         break;
+      case ResourceKind::kAccelerationStructure:
+        break;  // reflected for isa only, never run
     }
   }
   const VkPhysicalDeviceLimits& l = dev_->limits();

@@ -135,6 +135,8 @@ VkDescriptorType DescriptorType(ResourceKind kind) {
       return VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
     case ResourceKind::kStorageTexelBuffer:
       return VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER;
+    case ResourceKind::kAccelerationStructure:
+      return VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR;
   }
   return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 }
