@@ -160,8 +160,9 @@ TEST(Remarks, MergePerSite) {
        make(kApplied, "batch-uniform-loads", "BatchedLoads", 17, "batched [loop at line 17]"),
        make(kMissed, "batch-uniform-loads", "DriverScalarizes", 31, "scalar [loop at line 30]")});
   ASSERT_EQ(out.size(), 2u);
-  EXPECT_EQ(out[0].message,
-            "batched [loop at line 17]; here also missed DriverScalarizes: scalar [loop at line 17]");
+  EXPECT_EQ(
+      out[0].message,
+      "batched [loop at line 17]; here also missed DriverScalarizes: scalar [loop at line 17]");
 }
 
 TEST(Optimize, EmptyPipelineKeepsModule) {

@@ -364,8 +364,7 @@ RadvCompiler::~RadvCompiler() {
   if (instance_) vkDestroyInstance(instance_, nullptr);
 }
 
-bool RadvCompiler::Init(const Family& family, uint32_t wave, bool ray_query,
-                        std::string* error) {
+bool RadvCompiler::Init(const Family& family, uint32_t wave, bool ray_query, std::string* error) {
   family_ = &family;
   if (!CreateInstance("waverun isa", VK_API_VERSION_1_3, false, &instance_, nullptr, error)) {
     *error = "RADV: " + *error;

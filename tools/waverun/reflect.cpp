@@ -124,7 +124,7 @@ class Reflector {
   uint32_t entry_ = 0;
   std::string entry_name_;
   uint32_t entry_model_ = spv::ExecutionModelGLCompute;
-  bool acceleration_structures_ = false;  // reflect them (isa) rather than fail
+  bool acceleration_structures_ = false;   // reflect them (isa) rather than fail
   std::vector<uint32_t> entry_interface_;  // the entry point's interface ids
   uint32_t local_size_[3] = {1, 1, 1};
   uint32_t local_size_id_[3] = {0, 0, 0};
