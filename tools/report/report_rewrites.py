@@ -4,7 +4,6 @@ statistics against the original per AMD target and configuration, and the
 ISA lines that differ (`waverun isa --disasm`). waveopt_report.py calls
 rewrite_costs(); report_html.py renders what it returns."""
 import difflib
-import json
 import os
 import re
 import shlex
@@ -75,22 +74,12 @@ def only_rewrite(ctx, key, out_spv):
 
 
 def isa_rows(ctx, out_spv, config, consts):
-    """`waverun isa --disasm` of the original and |out_spv| per family."""
-    cmd = [ctx.tools["waverun"], "isa", ctx.original, out_spv, "--amd=" + ctx.settings["amd"],
-           "--format=json", "--disasm", "--jobs=1"] + consts
-    rc, out, err = ctx.run(cmd, ctx.settings["timeout"])
-    try:
-        data = json.loads(out)
-    except ValueError:
-        return [{"config": config, "error": ctx.first_error(err)}]
-    rows = []
-    for before, after in zip(data[0::2], data[1::2]):
-        row = {"config": config, "family": before["family"], "arch": before["arch"],
-               "wave": before["wave"], "error": before["error"] or after["error"],
-               "before": ctx.isa_numbers(before), "after": ctx.isa_numbers(after)}
-        if not row["error"]:
+    """The cost rows of |out_spv| against the original, each with its ISA diff."""
+    rows = ctx.isa_pairs(out_spv, config, consts)
+    for row in rows:
+        before, after = row.pop("_pair", (None, None))
+        if not row.get("error") and before is not None:
             row["isa_diff"], row["isa_added"], row["isa_removed"] = isa_diff(before, after)
-        rows.append(row)
     return rows
 
 

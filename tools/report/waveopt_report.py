@@ -304,24 +304,31 @@ def configs_of(versions):
         (v["name"], ["--const=%d=true" % v["spec_id"]]) for v in versions]
 
 
+def isa_pairs(path, out_spv, config, consts, tools, settings, disasm=False):
+    """`waverun isa` of |path| and |out_spv| for one configuration: a cost row
+    per AMD family (with both raw JSON rows under "_pair" when |disasm|)."""
+    cmd = [tools["waverun"], "isa", path, out_spv, "--amd=" + settings["amd"],
+           "--format=json", "--jobs=1"] + (["--disasm"] if disasm else []) + consts
+    rc, out, err = run(cmd, settings["timeout"])
+    try:
+        data = json.loads(out)
+    except ValueError:
+        return [{"config": config, "error": first_error(err)}]
+    rows = []
+    for before, after in zip(data[0::2], data[1::2]):
+        row = {"config": config, "family": before["family"], "arch": before["arch"],
+               "wave": before["wave"], "error": before["error"] or after["error"],
+               "before": isa_numbers(before), "after": isa_numbers(after)}
+        if disasm:
+            row["_pair"] = (before, after)
+        rows.append(row)
+    return rows
+
+
 def isa_cost(path, out_spv, configs, tools, settings):
     """Per AMD family and configuration: RADV's statistics of original and rewrite."""
-    rows = []
-    for name, consts in configs:
-        cmd = [tools["waverun"], "isa", path, out_spv, "--amd=" + settings["amd"],
-               "--format=json", "--jobs=1"] + consts
-        rc, out, err = run(cmd, settings["timeout"])
-        try:
-            data = json.loads(out)
-        except ValueError:
-            rows.append({"config": name, "error": first_error(err)})
-            continue
-        for before, after in zip(data[0::2], data[1::2]):
-            rows.append({"config": name, "family": before["family"], "arch": before["arch"],
-                         "wave": before["wave"],
-                         "error": before["error"] or after["error"],
-                         "before": isa_numbers(before), "after": isa_numbers(after)})
-    return rows
+    return [row for name, consts in configs
+            for row in isa_pairs(path, out_spv, name, consts, tools, settings)]
 
 
 def isa_numbers(row):
@@ -416,10 +423,14 @@ class RewriteContext:
     """What report_rewrites needs of one module: its paths, the tools and
     this script's runners and parsers."""
 
+    def isa_pairs(self, out_spv, config, consts):
+        return isa_pairs(self.original, out_spv, config, consts, self.tools, self.settings,
+                         disasm=True)
+
     def __init__(self, path, orig, tools, settings, work):
         self.path, self.original, self.tools, self.settings, self.work = (
             path, orig, tools, settings, work)
-        self.run, self.first_error, self.isa_numbers = run, first_error, isa_numbers
+        self.run, self.first_error = run, first_error
         self.parse_remarks, self.parse_versions = parse_remarks_yaml, parse_versions
 
 
