@@ -4,6 +4,7 @@
 #define WAVEOPT_TOOLS_WAVERUN_CLI_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,11 @@ struct Cli {
   int timeout_s = kDefaultTimeoutS;
   double compile_budget_s = -1;  // --compile-budget; -1: kDefaultCompileBudgetS
   IsaOptions isa;                // isa: families, wave sizes, format
+  // The source inputs (GLSL, HLSL) the parent compiled once before its runs
+  // forked, by path: each width's run takes these words instead of
+  // compiling again. A source that failed is absent: its runs compile it
+  // and say why, as before.
+  std::map<std::string, std::vector<uint32_t>> compiled;
 };
 
 // Prints "waverun: error: MSG" to stderr and returns kExitError.

@@ -22,6 +22,7 @@
 #include "tools/waverun/vulkan_runner.h"
 #include "tools/waverun/vulkan_setup.h"
 #include "waveopt/io.h"
+#include "waveopt/spirv_io.h"
 #include "waveopt/waveopt.h"
 
 namespace waverun {
@@ -90,23 +91,56 @@ void WarnBackEdges(const Module& m) {
   }
 }
 
-const char* kProbeShader = R"(#version 450
-#extension GL_KHR_shader_subgroup_ballot : require
-layout(local_size_x = 128) in;
-layout(set = 0, binding = 0) buffer Lanes { uint lanes[]; };
-void main() {
-  lanes[gl_LocalInvocationIndex] = subgroupBallotBitCount(subgroupBallot(true));
-}
+// The probe: every invocation of a 128-wide workgroup writes how many lanes
+// of its subgroup are active (subgroupBallotBitCount(subgroupBallot(true))
+// at lanes[gl_LocalInvocationIndex]). Kept as assembly, not GLSL: it runs
+// once per width of every run, and compiling GLSL there cost more than the
+// run (glslang builds its built-in symbol tables in every process).
+const char* kProbeAssembly = R"(
+               OpCapability Shader
+               OpCapability GroupNonUniform
+               OpCapability GroupNonUniformBallot
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main" %index
+               OpExecutionMode %main LocalSize 128 1 1
+               OpDecorate %runtime ArrayStride 4
+               OpDecorate %Lanes Block
+               OpMemberDecorate %Lanes 0 Offset 0
+               OpDecorate %lanes Binding 0
+               OpDecorate %lanes DescriptorSet 0
+               OpDecorate %index BuiltIn LocalInvocationIndex
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+    %runtime = OpTypeRuntimeArray %uint
+      %Lanes = OpTypeStruct %runtime
+    %p_Lanes = OpTypePointer StorageBuffer %Lanes
+      %lanes = OpVariable %p_Lanes StorageBuffer
+     %uint_0 = OpConstant %uint 0
+     %p_uint = OpTypePointer Input %uint
+      %index = OpVariable %p_uint Input
+       %bool = OpTypeBool
+       %true = OpConstantTrue %bool
+      %uvec4 = OpTypeVector %uint 4
+   %subgroup = OpConstant %uint 3
+   %p_buffer = OpTypePointer StorageBuffer %uint
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+          %i = OpLoad %uint %index
+     %ballot = OpGroupNonUniformBallot %uvec4 %subgroup %true
+      %count = OpGroupNonUniformBallotBitCount %uint %subgroup Reduce %ballot
+         %at = OpAccessChain %p_buffer %lanes %uint_0 %i
+               OpStore %at %count
+               OpReturn
+               OpFunctionEnd
 )";
 
 // Runs a 128-invocation workgroup and returns the largest number of lanes
 // that ran together in one subgroup.
 bool ProbeLanes(Device* device, uint32_t* lanes, std::string* error) {
   std::vector<uint32_t> words;
-  waveopt::CompileOptions options;
-  options.stage = "comp";
   std::string err;
-  if (!waveopt::CompileShader(kProbeShader, "probe.comp", options, &words, &err)) {
+  if (!waveopt::AssembleText(kProbeAssembly, SPV_ENV_VULKAN_1_1, &words, &err)) {
     *error = "probe: " + err;
     return false;
   }

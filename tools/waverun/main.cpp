@@ -29,6 +29,7 @@
 #include "tools/waverun/cli.h"
 #include "tools/waverun/commands.h"
 #include "tools/waverun/isa.h"
+#include "tools/waverun/modules.h"
 #include "tools/waverun/spec.h"
 #include "tools/waverun/vulkan_runner.h"
 #include "waveopt/io.h"
@@ -702,11 +703,14 @@ int RunChildren(const Cli& cli, const std::vector<uint32_t>& widths) {
 int main(int argc, char** argv) {
   waverun::Cli cli = waverun::ParseArgs(argc, argv);
   if (cli.command == "isa") return waverun::CommandIsa(cli);
+  std::vector<uint32_t> widths = cli.widths;
+  if (widths.empty()) widths.push_back(0);
+  // Several runs (or --auto's search, then the runs) share one compile of
+  // each GLSL/HLSL input.
+  if (widths.size() > 1 || cli.auto_spec) waverun::CompileSourcesOnce(&cli);
   if (cli.auto_spec) {
     int rc = waverun::ResolveAuto(&cli);
     if (rc != 0) return rc;
   }
-  std::vector<uint32_t> widths = cli.widths;
-  if (widths.empty()) widths.push_back(0);
   return waverun::RunChildren(cli, widths);
 }

@@ -36,7 +36,36 @@ bool ValidWithDeviceLayouts(const std::vector<uint32_t>& words) {
   return tools.Validate(words.data(), words.size(), options);
 }
 
+bool IsSource(const std::string& ext) {
+  return ext == ".hlsl" || ext == ".glsl" || !waveopt::StageForExtension(ext).empty();
+}
+
+bool CompileSource(const Cli& cli, const std::string& path, const std::string& contents,
+                   std::vector<uint32_t>* words, std::string* error) {
+  const std::string ext = Extension(path);
+  waveopt::CompileOptions options;
+  options.language =
+      ext == ".hlsl" ? waveopt::SourceLanguage::kHlsl : waveopt::SourceLanguage::kGlsl;
+  if (ext == ".glsl") options.stage = "comp";
+  options.defines = cli.defines;
+  options.include_dirs.push_back(Directory(path));
+  options.target_env = cli.target_env;
+  return waveopt::CompileShader(contents, path, options, words, error);
+}
+
 }  // namespace
+
+void CompileSourcesOnce(Cli* cli) {
+  for (const std::string& path : cli->inputs) {
+    if (!IsSource(Extension(path)) || cli->compiled.count(path) != 0) continue;
+    std::string contents, error;
+    std::vector<uint32_t> words;
+    if (waveopt::ReadFile(path, &contents, &error) &&
+        CompileSource(*cli, path, contents, &words, &error)) {
+      cli->compiled[path] = std::move(words);
+    }
+  }
+}
 
 bool LoadModule(const Cli& cli, const std::string& path, std::vector<uint32_t>* words,
                 std::string* error) {
@@ -48,19 +77,16 @@ bool LoadModule(const Cli& cli, const std::string& path, std::vector<uint32_t>* 
   std::string ext = Extension(path);
   std::string err;
   bool ok;
+  auto compiled = cli.compiled.find(path);
   if (ext == ".spv") {
     ok = waveopt::BytesToWords(contents, words, &err);
   } else if (ext == ".spvasm" || ext == ".spvas") {
     ok = waveopt::AssembleText(contents, cli.target_env, words, &err);
-  } else if (ext == ".hlsl" || ext == ".glsl" || !waveopt::StageForExtension(ext).empty()) {
-    waveopt::CompileOptions options;
-    options.language =
-        ext == ".hlsl" ? waveopt::SourceLanguage::kHlsl : waveopt::SourceLanguage::kGlsl;
-    if (ext == ".glsl") options.stage = "comp";
-    options.defines = cli.defines;
-    options.include_dirs.push_back(Directory(path));
-    options.target_env = cli.target_env;
-    ok = waveopt::CompileShader(contents, path, options, words, &err);
+  } else if (IsSource(ext) && compiled != cli.compiled.end()) {
+    *words = compiled->second;
+    ok = true;
+  } else if (IsSource(ext)) {
+    ok = CompileSource(cli, path, contents, words, &err);
   } else {
     *error = path + ": unknown shader type '" + ext +
              "' (expected .spv, .spvasm, .comp, .glsl or .hlsl)";

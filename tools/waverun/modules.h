@@ -27,6 +27,10 @@ struct Module {
 bool LoadModule(const Cli& cli, const std::string& path, std::vector<uint32_t>* words,
                 std::string* error);
 
+// Compiles |cli|'s GLSL and HLSL inputs into cli->compiled (those that
+// compile), so that runs forked afterwards do not each compile them.
+void CompileSourcesOnce(Cli* cli);
+
 // The RunSpec for a run whose first shader is |first|: its spec file (or
 // --spec), then the command line's lines.
 bool LoadSpec(const Cli& cli, const std::string& first, RunSpec* spec, std::string* error);
