@@ -248,6 +248,7 @@ struct WorkgroupTrace::Impl {
     }
     std::vector<uint32_t> ids;
     std::vector<uint32_t> literals;
+    ids.reserve(def->NumInOperands());
     for (uint32_t i = 0; i < def->NumInOperands(); ++i) {
       const auto& operand = def->GetInOperand(i);
       if (spvIsInIdType(operand.type)) {
