@@ -2,6 +2,7 @@
 #include "analysis/int_eval.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace waveopt {
 
@@ -197,12 +198,18 @@ const std::vector<IntOp>& Table() {
 const std::vector<IntOp>& IntOps() { return Table(); }
 
 const IntOp* FindIntOp(spv::Op op, uint32_t ext) {
-  for (const IntOp& entry : Table()) {
-    if (entry.op == op && entry.ext == (op == Op::OpExtInst ? ext : 0)) {
-      return &entry;
+  // (op, ext) → the table's first entry for it: the evaluators ask for
+  // every instruction of every invocation they run (compile time).
+  static const std::unordered_map<uint64_t, const IntOp*> index = [] {
+    std::unordered_map<uint64_t, const IntOp*> m;
+    for (const IntOp& entry : Table()) {
+      m.emplace((uint64_t{static_cast<uint32_t>(entry.op)} << 32) | entry.ext, &entry);
     }
-  }
-  return nullptr;
+    return m;
+  }();
+  const uint32_t key_ext = op == Op::OpExtInst ? ext : 0;
+  auto it = index.find((uint64_t{static_cast<uint32_t>(op)} << 32) | key_ext);
+  return it == index.end() ? nullptr : it->second;
 }
 
 bool FoldInt(const IntOp& op, const uint64_t* x, uint32_t width, uint32_t result_width,

@@ -2688,12 +2688,13 @@ bool ItemQuadOrdered(LaneMaps* maps, size_t i) {
 int FirstQuadOrderedItem(LaneMaps* maps) {
   // The first environment for a group of items at once, then the others
   // item by item, stopping at the first quad-ordered one. A kernel that
-  // keeps a quad order usually shows it in its first access (the load at
-  // the remapped coordinates): the groups are that one, the next three,
-  // and the rest.
+  // keeps a quad order usually shows it in one of its first accesses (the
+  // load at the remapped coordinates): the groups double (1, 3, 4, 8...),
+  // so that an early quad-ordered item costs little and a kernel with none
+  // evaluates each item once.
   const size_t n = maps->items().size();
   if (maps->envs().empty()) return -1;
-  for (size_t begin = 0, end = 1; begin < n; begin = end, end = end == 1 ? 4 : n) {
+  for (size_t begin = 0, end = 1; begin < n; begin = end, end = std::max<size_t>(2 * end, 4)) {
     std::vector<size_t> group;
     for (size_t i = begin; i < std::min(end, n); ++i) group.push_back(i);
     maps->Evaluate(0, group);

@@ -1,6 +1,7 @@
 // Workgroup trace: see workgroup_trace.h for the contract.
 #include "analysis/workgroup_trace.h"
 
+#include <algorithm>
 #include <array>
 #include <unordered_map>
 #include <unordered_set>
@@ -78,6 +79,32 @@ bool IsCombiningOp(spv::Op op) {
   }
 }
 
+// The values of the current invocation by id: a table indexed by id whose
+// entries count only when stamped with the current epoch, so that starting
+// the next invocation clears nothing (compile time: a hash map allocated a
+// node per executed instruction).
+class Env {
+ public:
+  const Val* Find(uint32_t id) const {
+    return id < stamps_.size() && stamps_[id] == epoch_ ? &values_[id] : nullptr;
+  }
+  void Set(uint32_t id, const Val& v) {
+    if (id >= stamps_.size()) {
+      const size_t n = std::max<size_t>(id + 1, 2 * stamps_.size());
+      stamps_.resize(n, 0);
+      values_.resize(n);
+    }
+    stamps_[id] = epoch_;
+    values_[id] = v;
+  }
+  void Clear() { ++epoch_; }
+
+ private:
+  std::vector<uint32_t> stamps_;
+  std::vector<Val> values_;
+  uint32_t epoch_ = 1;
+};
+
 }  // namespace
 
 struct WorkgroupTrace::Impl {
@@ -94,7 +121,7 @@ struct WorkgroupTrace::Impl {
   uint32_t size[3] = {1, 1, 1};
   uint64_t index = 0;          // the invocation
   bool identity_known = true;  // false: builtins of the identity unknown
-  std::unordered_map<uint32_t, Val> env;
+  Env env;
   std::unordered_map<uint32_t, Val> constants;  // per config
   std::vector<TraceEvent>* events = nullptr;
   uint64_t steps = 0, total_steps = 0;
@@ -222,8 +249,7 @@ struct WorkgroupTrace::Impl {
   // (values defined before the start, loop-invariant code of a skipped
   // loop; phis there are unknown).
   Val Get(uint32_t id, int depth = 0) {
-    auto found = env.find(id);
-    if (found != env.end()) return found->second;
+    if (const Val* found = env.Find(id)) return *found;
     if (depth > 64) return Unknown();
     Instruction* def = context->get_def_use_mgr()->GetDef(id);
     if (def == nullptr) return Unknown();
@@ -232,7 +258,7 @@ struct WorkgroupTrace::Impl {
       return Constant(def, depth);
     }
     Val v = Pull(def, depth);
-    env[id] = v;
+    env.Set(id, v);
     return v;
   }
 
@@ -248,6 +274,7 @@ struct WorkgroupTrace::Impl {
     }
     std::vector<uint32_t> ids;
     std::vector<uint32_t> literals;
+    ids.reserve(def->NumInOperands());
     for (uint32_t i = 0; i < def->NumInOperands(); ++i) {
       const auto& operand = def->GetInOperand(i);
       if (spvIsInIdType(operand.type)) {
@@ -615,7 +642,7 @@ struct WorkgroupTrace::Impl {
       case spv::Op::OpNop:
         return true;
       case spv::Op::OpLoad:
-        env[inst->result_id()] = LoadValue(inst, /*record=*/true);
+        env.Set(inst->result_id(), LoadValue(inst, /*record=*/true));
         return reason.empty();
       case spv::Op::OpStore:
         return Store(inst);
@@ -641,7 +668,7 @@ struct WorkgroupTrace::Impl {
       e.kind = TraceEvent::Kind::kMemoryWrite;
       e.inst = inst;
       events->push_back(e);
-      if (inst->result_id() != 0) env[inst->result_id()] = Unknown();
+      if (inst->result_id() != 0) env.Set(inst->result_id(), Unknown());
       return true;
     }
     if (spvOpcodeIsNonUniformGroupOperation(op)) {
@@ -653,10 +680,10 @@ struct WorkgroupTrace::Impl {
       inst->ForEachInId([&](const uint32_t* id) {
         if (Get(*id).FromArray()) from_array = true;
       });
-      env[inst->result_id()] = from_array ? Tainted() : Unknown();
+      env.Set(inst->result_id(), from_array ? Tainted() : Unknown());
       return true;
     }
-    if (inst->result_id() != 0) env[inst->result_id()] = Pull(inst, 0);
+    if (inst->result_id() != 0) env.Set(inst->result_id(), Pull(inst, 0));
     return true;
   }
 
@@ -703,7 +730,7 @@ struct WorkgroupTrace::Impl {
       }
       values.emplace_back(phi->result_id(), v);
     });
-    for (auto& [id, v] : values) env[id] = v;
+    for (auto& [id, v] : values) env.Set(id, v);
   }
 
   // The block control goes to from |block|'s terminator (null at a return);
@@ -810,7 +837,7 @@ bool WorkgroupTrace::WorkgroupCount(const TraceConfig& config, uint32_t size[3])
   Impl& m = *impl_;
   m.config = config;
   m.constants.clear();
-  m.env.clear();
+  m.env.Clear();
   m.identity_known = false;
   if (m.workgroup_size_const != 0) {
     const Val v = m.Get(m.workgroup_size_const);
@@ -841,7 +868,7 @@ bool WorkgroupTrace::Reaches(Instruction* start, const TraceConfig& config) {
   Impl& m = *impl_;
   m.config = config;
   m.constants.clear();
-  m.env.clear();
+  m.env.Clear();
   m.identity_known = false;
   spvtools::opt::DominatorAnalysis* dom = m.context->GetDominatorAnalysis(m.entry);
   BasicBlock* target = m.context->get_instr_block(start);
@@ -880,7 +907,7 @@ bool WorkgroupTrace::Run(Instruction* start, const TraceConfig& config, std::str
   m.identity_known = true;
   for (uint64_t i = 0; i < count; ++i) {
     m.index = i;
-    m.env.clear();
+    m.env.Clear();
     m.steps = 0;
     m.events = &m.all_events[i];
     if (!m.RunInvocation(start)) {
@@ -905,7 +932,7 @@ bool WorkgroupTrace::EvalFor(uint32_t id, uint32_t index, const TraceConfig& con
   if (!WorkgroupCount(config, size)) return false;
   m.config = config;
   for (int k = 0; k < 3; ++k) m.size[k] = size[k];
-  m.env.clear();
+  m.env.Clear();
   m.index = index;
   m.identity_known = true;
   const Val v = m.Get(id);
