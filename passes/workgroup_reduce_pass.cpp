@@ -569,10 +569,19 @@ spvtools::opt::Pass::Status WorkgroupReducePass::Round(bool* changed) {
       }
       Reason reason = Analyze(&func, barriers[i], vars[i], &tree, &why, &where);
       if (reason == Reason::kUnreached) continue;  // the fallback of a rewrite
-      if (reason == Reason::kBranchOnArrayValue) {
-        // A (value, index) pair tree? (workgroup_reduce_pass_impl.h)
+      if (reason == Reason::kBranchOnArrayValue || reason == Reason::kUnknownBranch) {
+        // A (value, index) pair tree? (workgroup_reduce_pass_impl.h) A
+        // uniform bound in its step is an unknown branch to the trace;
+        // other trees keep that reason.
         PairTree pairs(this, &func, barriers[i]);
-        reason = pairs.Analyze(&why, &where);
+        std::string pair_why;
+        Instruction* pair_where = where;
+        const Reason pair_reason = pairs.Analyze(&pair_why, &pair_where);
+        if (reason == Reason::kBranchOnArrayValue || pairs.ShapeFound()) {
+          reason = pair_reason;
+          why = pair_why;
+          where = pair_where;
+        }
         if (reason == Reason::kNone) {
           if (!Selected(&func, barriers[i])) continue;
           EmitRemark(RemarkKind::kApplied, "ReducedPairTree", &func, barriers[i], pairs.Describe());

@@ -41,6 +41,9 @@ workgroup-reduce (test/diff/workgroup-reduce/negative_controls.test):
   pair-tie-flip      a pair tree's ties go the other way: toward the other
                      index (ties by index), or toward the other position in
                      the tree (ties keep the element already there)
+  pair-no-bound      a pair tree with a uniform bound (t + s < n): the
+                     elements from n on take part
+  pair-bound-no-first  the same, element 0 left out too when n is 0
 """
 import re
 import subprocess
@@ -349,6 +352,33 @@ def pair_no_nan_test(m):
     return hits
 
 
+def bound_tests(m, ops):
+    """in && (tid < n || tid == 0): the pair tree's uniform bound."""
+    if m.op(ops[2]) != "OpLogicalOr":
+        return False
+    below, first = m.operands(ops[2])[1:3]
+    return m.op(below) == "OpULessThan" and m.op(first) == "OpIEqual"
+
+
+def pair_no_bound(m):
+    # in = in && (tid < n || tid == 0) -> in
+    hits = m.find("OpLogicalAnd", lambda r, ops: bound_tests(m, ops))
+    for i in hits:
+        ops = m.inst(i)[2]
+        m.lines[i] = re.sub(r"OpLogicalAnd.*", f"OpCopyObject {ops[0]} {ops[1]}", m.lines[i])
+    return hits
+
+
+def pair_bound_no_first(m):
+    # (tid < n || tid == 0) -> tid < n: element 0 dropped when n = 0
+    hits = m.find("OpLogicalAnd", lambda r, ops: bound_tests(m, ops))
+    for i in hits:
+        ops = m.inst(i)[2]
+        below = m.operands(ops[2])[1]
+        m.lines[i] = re.sub(r"OpLogicalAnd.*", f"OpLogicalAnd {ops[0]} {ops[1]} {below}", m.lines[i])
+    return hits
+
+
 def sink_past_write(m):
     subgroup = builtin_loads(m, "SubgroupId")
     hits = []
@@ -485,6 +515,8 @@ MUTANTS = {
     "pair-no-nan-test": pair_no_nan_test,
     "sink-past-write": sink_past_write,
     "pair-tie-flip": pair_tie_flip,
+    "pair-no-bound": pair_no_bound,
+    "pair-bound-no-first": pair_bound_no_first,
 }
 
 
