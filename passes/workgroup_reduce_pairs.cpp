@@ -713,7 +713,8 @@ PairTree::Reason PairTree::CheckCondition(std::string* why) {
   *why =
       "the step's condition is not `t < s && (v[t + s] > v[t] || (v[t + s] == "
       "v[t] && i[t + s] < i[t]))` (or with <, or >, for min or the highest "
-      "index): write it so";
+      "index; an extra bound only as `t + s < n`, n a push constant or "
+      "workgroup-uniform): write it so";
   return Reason::kPairCondition;
 }
 
