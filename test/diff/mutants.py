@@ -44,6 +44,10 @@ workgroup-reduce (test/diff/workgroup-reduce/negative_controls.test):
   pair-no-bound      a pair tree with a uniform bound (t + s < n): the
                      elements from n on take part
   pair-bound-no-first  the same, element 0 left out too when n is 0
+  spec-rows-unguarded  rows counted by specialization constants: the
+                     rewrite for their defaults runs for every value
+  row-select-swap    a reader in a loop over rows gets another row's
+                     result
 """
 import re
 import subprocess
@@ -379,6 +383,31 @@ def pair_bound_no_first(m):
     return hits
 
 
+def spec_rows_unguarded(m):
+    # fast && (ROWS == default) -> fast: the rewrite for other row counts
+    hits = m.find("OpLogicalAnd", lambda r, ops: m.op(ops[2]) == "OpIEqual"
+                  and m.op(m.operands(ops[2])[1]) == "OpSpecConstant")
+    for i in hits:
+        ops = m.inst(i)[2]
+        m.lines[i] = re.sub(r"OpLogicalAnd.*", f"OpCopyObject {ops[0]} {ops[1]}", m.lines[i])
+    return hits
+
+
+def row_select_swap(m):
+    # row == k ? result[k] : other -> the other way (a reader in a loop
+    # over rows gets another row's result)
+    def is_row_test(cond):
+        if m.op(cond) != "OpIEqual":
+            return False
+        row = m.operands(cond)[1]
+        return m.op(row) == "OpIAdd" and any(m.op(x) == "OpIMul" for x in m.operands(row)[1:])
+    hits = m.find("OpSelect", lambda r, ops: is_row_test(ops[1]))
+    for i in hits:
+        ops = m.inst(i)[2]
+        m.set_operands(i, [ops[0], ops[1], ops[3], ops[2]])
+    return hits
+
+
 def sink_past_write(m):
     subgroup = builtin_loads(m, "SubgroupId")
     hits = []
@@ -516,6 +545,8 @@ MUTANTS = {
     "sink-past-write": sink_past_write,
     "pair-tie-flip": pair_tie_flip,
     "pair-no-bound": pair_no_bound,
+    "spec-rows-unguarded": spec_rows_unguarded,
+    "row-select-swap": row_select_swap,
     "pair-bound-no-first": pair_bound_no_first,
 }
 
