@@ -6,8 +6,11 @@
 // defaults (the rewrite runs) and with other row counts (the original
 // runs, and must still be right).
 //   OP=MAX  the maximum (default: the sum)
+//   SPANS   each invocation reads one row's result, the row chosen by its
+//           index (t[tid % NCOLS][tid / 2 % NROWS][0])
 // RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce" 2>&1 | %FileCheck %s
 // RUN: %diff %s --waveopt-flags="-O --target=none -DOP=MAX" --waverun="-DOP=MAX -s 'const 1 = 4'" 2>&1 | %FileCheck %s --check-prefix=OTHER
+// RUN: %diff %s --waveopt-flags="-O --target=none -DSPANS" --waverun="-DSPANS" 2>&1 | %FileCheck %s --check-prefix=OTHER
 // CHECK: applied ReducedTree in main: an integer add tree over t (6 steps, 7 barriers, 6 reader(s), 6 rows) becomes {{.*}}; other row counts than constant 2 = 2, constant 1 = 3 keep the original
 // CHECK: PASS: equal at sizes 4,8,16,32,64
 // OTHER: PASS: equal at sizes 4,8,16,32,64
@@ -42,9 +45,13 @@ void main() {
     }
     barrier();
   }
+#ifdef SPANS
+  result[g] = t[tid % NCOLS][tid / 2u % NROWS][0];
+#else
   uint acc = 0u;
   for (uint c = 0u; c < NCOLS; ++c) {
     for (uint r = 0u; r < NROWS; ++r) acc = acc * 31u + t[c][r][0];
   }
   result[g] = acc;
+#endif
 }

@@ -20,10 +20,12 @@
 // RUN: %waveopt %s -O -DCASE=10 --remarks-missed=workgroup-reduce -o %t4.spv 2>&1 | %FileCheck %s --check-prefix=SPECOP
 // RUN: %waveopt %s -O -DCASE=5 --remarks-missed=workgroup-reduce -o %t5.spv 2>&1 | %FileCheck %s --check-prefix=MANY
 // RUN: %waveopt %s -O -DCASE=6 --remarks-missed=workgroup-reduce -o %t6.spv 2>&1 | %FileCheck %s --check-prefix=DIFFER
-// RUN: %waveopt %s -O -DCASE=7 --remarks-missed=workgroup-reduce -o %t7.spv 2>&1 | %FileCheck %s --check-prefix=SPANS
+// A reader of row tid & 1: the row's result chosen by its index.
+// RUN: %waveopt %s -O --target=none -DCASE=7 --remarks=workgroup-reduce -o %t11.spv 2>&1 | %FileCheck %s --check-prefix=SPANS
+// RUN: %spirv-dis %t11.spv | %FileCheck %s --check-prefix=SPANS-IR
 // RUN: %waveopt %s -O -DCASE=8 --remarks-missed=workgroup-reduce -o %t8.spv 2>&1 | %FileCheck %s --check-prefix=COMPONENT
 // RUN: %waveopt %s -O -DCASE=9 --remarks-missed=workgroup-reduce -o %t9.spv 2>&1 | %FileCheck %s --check-prefix=MIXED
-// RUN: for i in 3 4 5 6 7 8 9; do %spirv-dis %t$i.spv | %FileCheck %s --check-prefix=UNCHANGED; done
+// RUN: for i in 3 4 5 6 8 9; do %spirv-dis %t$i.spv | %FileCheck %s --check-prefix=UNCHANGED; done
 // ROWS: applied ReducedTree in main: an integer add tree over t (6 steps, 7 barriers, 3 reader(s), 3 rows) becomes one shared slot per subgroup and one barrier
 // ROWS-IR: OpControlBarrier
 // ROWS-IR: OpGroupNonUniformIAdd %uint %uint_3 Reduce
@@ -50,7 +52,9 @@
 // SPECOP: missed UnknownRowCount in main: an outer length of the array is neither a constant nor one specialization constant of a nonzero default: give it one [array t]
 // MANY: missed TooManyRows in main: the array has more than 64 rows (the outer levels' lengths multiplied): reduce fewer rows per tree [array t]
 // DIFFER: missed RowsDiffer in main: row 1 is reduced by another tree than row 0 (other steps, operation, result element or end): one tree for every row [array t]
-// SPANS: missed ReaderSpansRows in main: a load of a row's result reads other rows in other invocations (or iterations): read each row's result with its own load [array t]
+// SPANS: applied ReducedTree in main: an integer add tree over t (6 steps, 7 barriers, 2 reader(s), 2 rows)
+// SPANS-IR: %[[ROW:[0-9]+]] = OpIEqual %bool %{{[0-9]+}} %uint_0
+// SPANS-IR: OpSelect %uint %[[ROW]]
 // COMPONENT: missed PartialElementWrite in main: one component of a vector element is written (vector elements are reduced whole): write whole elements [array t]
 // MIXED: missed ReadsPartialValue in main: row 0: a load reads an element holding a partial result of the tree (or an element the tree leaves out) [array t]
 // UNCHANGED-NOT: OpGroupNonUniform
