@@ -35,6 +35,20 @@ namespace {
 
 constexpr int kReduce = static_cast<int>(spv::GroupOperation::Reduce);
 
+// The one value a phi takes when every incoming value is it or the phi
+// itself (a loop-carried copy); 0 otherwise.
+uint32_t TrivialPhi(IRContext* context, const Instruction* phi) {
+  (void)context;
+  uint32_t only = 0;
+  for (uint32_t i = 0; i + 1 < phi->NumInOperands(); i += 2) {
+    const uint32_t in = phi->GetSingleWordInOperand(i);
+    if (in == phi->result_id()) continue;
+    if (only != 0 && in != only) return 0;
+    only = in;
+  }
+  return only;
+}
+
 bool IsIntConst(IRContext* context, uint32_t id, uint64_t value) {
   uint64_t v = 0;
   return IntConstantId(context, id, &v) && v == value;
@@ -140,6 +154,10 @@ bool PairTree::FindT(uint32_t id) const {
       id = def->GetSingleWordInOperand(0);
       continue;
     }
+    if (op == spv::Op::OpPhi && TrivialPhi(context, def) != 0) {
+      id = TrivialPhi(context, def);
+      continue;
+    }
     if (op == spv::Op::OpCompositeExtract && def->NumInOperands() == 2 &&
         def->GetSingleWordInOperand(1) == 0) {
       const Instruction* load = context->get_def_use_mgr()->GetDef(def->GetSingleWordInOperand(0));
@@ -203,6 +221,7 @@ PairTree::Reason PairTree::FindLoop(std::string* why) {
   // One phi, s: N / 2 from before the loop, s >> 1 along the back edge.
   int phis = 0;
   header_->ForEachPhiInst([&](Instruction* phi) {
+    if (TrivialPhi(context, phi) != 0) return;  // a copy of t (the SSA rewrite's)
     ++phis;
     s_ = phi->result_id();
   });
@@ -231,10 +250,21 @@ PairTree::Reason PairTree::FindLoop(std::string* why) {
       ((nop == spv::Op::OpUDiv || nop == spv::Op::OpSDiv) && IsIntConst(context, amount, 2));
   if (!halves) return *why = shape, Reason::kPairTreeShape;
   half_ = half;
-  // The exit test s > 0 (or s != 0), in the header or the block after it.
+  // The exit test s > 0 (or s != 0), in the header or the block after it;
+  // or, in a do-while, s / 2 > 0 in the latch (the same steps: the first,
+  // s = N / 2 > 0, runs either way).
   test_ = header_;
   if (test_->terminator()->opcode() == spv::Op::OpBranch) {
     test_ = context->get_instr_block(test_->terminator()->GetSingleWordInOperand(0));
+  }
+  uint32_t tested = s_;
+  const Instruction* first = test_->terminator();
+  if (first->opcode() != spv::Op::OpBranchConditional ||
+      (first->GetSingleWordInOperand(1) != merge_->id() &&
+       first->GetSingleWordInOperand(2) != merge_->id())) {
+    test_ = context->get_instr_block(header_->GetLoopMergeInst()->GetSingleWordInOperand(1));
+    tested = next->result_id();
+    body_ = header_;
   }
   Instruction* br = test_->terminator();
   if (br->opcode() != spv::Op::OpBranchConditional ||
@@ -245,11 +275,15 @@ PairTree::Reason PairTree::FindLoop(std::string* why) {
   const spv::Op cop = cond->opcode();
   if ((cop != spv::Op::OpUGreaterThan && cop != spv::Op::OpSGreaterThan &&
        cop != spv::Op::OpINotEqual) ||
-      cond->GetSingleWordInOperand(0) != s_ ||
+      cond->GetSingleWordInOperand(0) != tested ||
       !IsIntConst(context, cond->GetSingleWordInOperand(1), 0)) {
     return *why = shape, Reason::kPairTreeShape;
   }
-  body_ = context->get_instr_block(br->GetSingleWordInOperand(1));
+  if (body_ == header_) {
+    if (br->GetSingleWordInOperand(1) != header_->id()) return *why = shape, Reason::kPairTreeShape;
+  } else {
+    body_ = context->get_instr_block(br->GetSingleWordInOperand(1));
+  }
   // The loop's blocks: those the header dominates and the merge does not.
   spvtools::opt::DominatorAnalysis* dom = context->GetDominatorAnalysis(func_);
   for (BasicBlock& b : *func_) {
@@ -456,7 +490,7 @@ int PairTree::Evaluate(const uint64_t roles[4], uint64_t t, uint64_t s, bool bou
     if (block == store_block_) return 1;
     if (block == barrier_block_) return 0;
     bool ok = true;
-    block->ForEachPhiInst([&](Instruction* phi) {
+    if (block != header_) block->ForEachPhiInst([&](Instruction* phi) {
       uint64_t v = 0;
       for (uint32_t i = 0; ok && i + 1 < phi->NumInOperands(); i += 2) {
         if (pred != nullptr && phi->GetSingleWordInOperand(i + 1) == pred->id()) {
@@ -481,7 +515,7 @@ int PairTree::Evaluate(const uint64_t roles[4], uint64_t t, uint64_t s, bool bou
     }
     pred = block;
     block = context->get_instr_block(target);
-    if (block == nullptr || block == header_ || block == merge_) return -1;
+    if (block == nullptr || block == header_ || block == merge_) return -1;  // left the step
   }
   return -1;
 }
@@ -574,7 +608,7 @@ bool PairTree::FindSignatureIds() {
     BasicBlock* b = stack.back();
     stack.pop_back();
     if (b == store_block_ || b == barrier_block_ || !seen.insert(b->id()).second) continue;
-    if (b == header_ || b == merge_ || blocks.size() > 64) return false;
+    if ((b == header_ && b != body_) || b == merge_ || blocks.size() > 64) return false;
     blocks.push_back(b);
     b->ForEachSuccessorLabel([&](uint32_t id) { stack.push_back(context->get_instr_block(id)); });
   }
@@ -587,7 +621,11 @@ bool PairTree::FindSignatureIds() {
     for (BasicBlock* b : blocks) {
       for (Instruction& inst : *b) {
         if (inst.result_id() == 0 || dependent.count(inst.result_id())) continue;
-        bool dep = inst.opcode() == spv::Op::OpPhi || inst.result_id() == bound_cmp_ ||
+        // The header's phis (a do-while's body starts there) are s and
+        // loop-carried copies, read only where the condition uses them.
+        if (inst.opcode() == spv::Op::OpPhi && b == header_) continue;
+        bool dep = inst.opcode() == spv::Op::OpPhi ||
+                   inst.result_id() == bound_cmp_ ||
                    (inst.opcode() == spv::Op::OpLoad && Role(inst.GetSingleWordInOperand(0)) >= 0);
         inst.ForEachInId([&](const uint32_t* id) { dep = dep || dependent.count(*id); });
         if (dep) grew = dependent.insert(inst.result_id()).second || grew;
@@ -599,6 +637,7 @@ bool PairTree::FindSignatureIds() {
   std::unordered_set<uint32_t> keys;
   for (BasicBlock* b : blocks) {
     for (Instruction& inst : *b) {
+      if (inst.opcode() == spv::Op::OpPhi && b == header_) continue;
       const bool reads = dependent.count(inst.result_id()) || &inst == b->terminator();
       if (!reads || inst.opcode() == spv::Op::OpLoad) continue;
       inst.ForEachInId([&](const uint32_t* id) {
@@ -872,6 +911,8 @@ PairTree::Reason PairTree::Analyze(std::string* why, Instruction** where) {
   for (auto it = BasicBlock::iterator(barrier_); it != pre->end(); ++it) removed.insert(&*it);
   for (const Instruction* inst : removed) {
     if (inst->result_id() == 0) continue;
+    // A loop-carried copy is its value (Rewrite replaces it).
+    if (inst->opcode() == spv::Op::OpPhi && TrivialPhi(context, inst) != 0) continue;
     bool escapes = false;
     context->get_def_use_mgr()->ForEachUser(inst, [&](Instruction* user) {
       if (!removed.count(user)) escapes = true;
@@ -1149,6 +1190,13 @@ void PairTree::EmitContribution(Emitter* e, uint32_t index_var, uint32_t x[3], u
 
 bool PairTree::Rewrite() {
   IRContext* context = pass_->context();
+  std::vector<Instruction*> copies;
+  header_->ForEachPhiInst([&](Instruction* phi) {
+    if (TrivialPhi(context, phi) != 0) copies.push_back(phi);
+  });
+  for (Instruction* phi : copies) {
+    context->ReplaceAllUsesWith(phi->result_id(), TrivialPhi(context, phi));
+  }
   WorkgroupReducePass& pass = *pass_;
   context->AddCapability(spv::Capability::GroupNonUniform);
   context->AddCapability(spv::Capability::GroupNonUniformArithmetic);

@@ -10,9 +10,11 @@
 //   FLOAT        float keys with NaNs and zeros of both signs
 //   INTS         `int s` and nested ifs (`t + uint(s)`), else uint s, one if
 //   MIN, TIE=KEEP (`>` alone) or by index (default)
+//   DO           the steps as `do { ... s >>= 1; } while (s > 0u);`
 // RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce" 2>&1 | %FileCheck %s
 // RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DBOUND=PUSH -DMIN -DINTS" --waverun="-DBOUND=PUSH -DMIN -DINTS" 2>&1 | %FileCheck %s
 // RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DFLOAT -DTIE=KEEP -DINTS" --waverun="-DFLOAT -DTIE=KEEP -DINTS" 2>&1 | %FileCheck %s
+// RUN: %diff %s --waveopt-flags="-O --target=none --remarks=workgroup-reduce -DDO -DBOUND=PUSH" --waverun="-DDO -DBOUND=PUSH" 2>&1 | %FileCheck %s
 // CHECK: applied ReducedPairTree in main: {{.*}}; elements from a uniform bound on take no part)
 // CHECK: PASS: equal at sizes 4,8,16,32,64
 #version 450
@@ -80,7 +82,12 @@ void main() {
     barrier();
   }
 #else
+#ifdef DO
+  uint s = 32u;
+  do {
+#else
   for (uint s = 32u; s > 0u; s >>= 1) {
+#endif
 #if BOUND == PUSH
     if (t < s && t + s < pc.limit &&
 #else
@@ -95,7 +102,12 @@ void main() {
       pos[t] = pos[t + s];
     }
     barrier();
+#ifdef DO
+    s >>= 1;
+  } while (s > 0u);
+#else
   }
+#endif
 #endif
 #ifdef FLOAT
   result[2u * g] = floatBitsToUint(key[0]) + t;

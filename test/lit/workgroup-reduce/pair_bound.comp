@@ -22,6 +22,13 @@
 // RUN: %spirv-val --target-env vulkan1.1 %t2.spv
 // FIRE2: applied ReducedPairTree in main: an arg-max pair tree over v and ix (6 steps, 7 barriers; ties go to the lowest index; elements from a uniform bound on take no part) becomes one shared slot per subgroup and one barrier
 //
+// CASE 7, 8: the steps as `while (s > 0) {...; s /= 2;}` and as
+// `do {...; s >>= 1;} while (s > 0)` (the first step, s = 32, runs either
+// way): the same tree.
+// RUN: %waveopt %s -O -DCASE=7 --target=none --remarks=workgroup-reduce -o %t7.spv 2>&1 | %FileCheck %s --check-prefix=FIRE
+// RUN: %waveopt %s -O -DCASE=8 --target=none --remarks=workgroup-reduce -o %t8.spv 2>&1 | %FileCheck %s --check-prefix=FIRE
+// RUN: %spirv-val --target-env vulkan1.1 %t8.spv
+//
 // Refused, the module unchanged: n from a storage buffer (other invocations
 // may write it: not provably the same in every step), n that differs
 // between invocations, the bound on t alone (t < n: not t + s), and two
@@ -60,8 +67,16 @@ void main() {
     barrier();
   }
 #else
+#if CASE == 7
+  uint s = 32u;
+  while (s > 0u) {
+#elif CASE == 8
+  uint s = 32u;
+  do {
+#else
   for (uint s = 32; s > 0; s >>= 1) {
-#if CASE == 1
+#endif
+#if CASE == 1 || CASE == 7 || CASE == 8
     if (t < s && t + s < pc.limit &&
 #elif CASE == 3
     if (t < s && t + s < data[0] &&
@@ -77,7 +92,15 @@ void main() {
       ix[t] = ix[t + s];
     }
     barrier();
+#if CASE == 7
+    s /= 2u;
   }
+#elif CASE == 8
+    s >>= 1;
+  } while (s > 0u);
+#else
+  }
+#endif
 #endif
   result[g] = uint(v[0]) + ix[0];
 }
