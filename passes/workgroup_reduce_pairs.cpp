@@ -35,18 +35,9 @@ namespace {
 
 constexpr int kReduce = static_cast<int>(spv::GroupOperation::Reduce);
 
-// The one value a phi takes when every incoming value is it or the phi
-// itself (a loop-carried copy); 0 otherwise.
 uint32_t TrivialPhi(IRContext* context, const Instruction* phi) {
   (void)context;
-  uint32_t only = 0;
-  for (uint32_t i = 0; i + 1 < phi->NumInOperands(); i += 2) {
-    const uint32_t in = phi->GetSingleWordInOperand(i);
-    if (in == phi->result_id()) continue;
-    if (only != 0 && in != only) return 0;
-    only = in;
-  }
-  return only;
+  return TrivialPhiValue(phi);
 }
 
 bool IsIntConst(IRContext* context, uint32_t id, uint64_t value) {

@@ -56,6 +56,21 @@
 
 namespace waveopt {
 
+// The one value a phi takes when every incoming value is it or the phi
+// itself (the SSA rewrite's loop-carried copy of a value from before the
+// loop); 0 otherwise.
+inline uint32_t TrivialPhiValue(const spvtools::opt::Instruction* phi) {
+  if (phi->opcode() != spv::Op::OpPhi) return 0;
+  uint32_t only = 0;
+  for (uint32_t i = 0; i + 1 < phi->NumInOperands(); i += 2) {
+    const uint32_t in = phi->GetSingleWordInOperand(i);
+    if (in == phi->result_id()) continue;
+    if (only != 0 && in != only) return 0;
+    only = in;
+  }
+  return only;
+}
+
 class Emitter;
 class WorkgroupReducePass;
 
