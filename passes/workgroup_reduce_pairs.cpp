@@ -188,10 +188,10 @@ int PairTree::FindRole(uint32_t ptr) const {
   // s, or s converted (an int s added to a uint t: `t + uint(s)`).
   auto is_s = [&](uint32_t id) {
     const Instruction* def = context->get_def_use_mgr()->GetDef(id);
-    return id == s_ || (def != nullptr &&
-                        (def->opcode() == spv::Op::OpBitcast ||
-                         def->opcode() == spv::Op::OpCopyObject) &&
-                        def->GetSingleWordInOperand(0) == s_);
+    return id == s_ ||
+           (def != nullptr &&
+            (def->opcode() == spv::Op::OpBitcast || def->opcode() == spv::Op::OpCopyObject) &&
+            def->GetSingleWordInOperand(0) == s_);
   };
   if ((IsT(a) && is_s(b)) || (IsT(b) && is_s(a))) return array * 2 + 1;
   return -1;
@@ -481,17 +481,19 @@ int PairTree::Evaluate(const uint64_t roles[4], uint64_t t, uint64_t s, bool bou
     if (block == store_block_) return 1;
     if (block == barrier_block_) return 0;
     bool ok = true;
-    if (block != header_) block->ForEachPhiInst([&](Instruction* phi) {
-      uint64_t v = 0;
-      for (uint32_t i = 0; ok && i + 1 < phi->NumInOperands(); i += 2) {
-        if (pred != nullptr && phi->GetSingleWordInOperand(i + 1) == pred->id()) {
-          ok = Value(&st, phi->GetSingleWordInOperand(i), &v, 0);
-          st.val[phi->result_id()] = v;
-          return;
+    if (block != header_) {  // the header's only phi that counts is s
+      block->ForEachPhiInst([&](Instruction* phi) {
+        uint64_t v = 0;
+        for (uint32_t i = 0; ok && i + 1 < phi->NumInOperands(); i += 2) {
+          if (pred != nullptr && phi->GetSingleWordInOperand(i + 1) == pred->id()) {
+            ok = Value(&st, phi->GetSingleWordInOperand(i), &v, 0);
+            st.val[phi->result_id()] = v;
+            return;
+          }
         }
-      }
-      ok = false;
-    });
+        ok = false;
+      });
+    }
     if (!ok) return -1;
     Instruction* term = block->terminator();
     uint32_t target = 0;
@@ -535,9 +537,9 @@ bool PairTree::ReadOnlyLoad(uint32_t id) const {
   const Instruction* ptr = def_use->GetDef(var->type_id());
   const uint32_t block = ptr->GetSingleWordInOperand(1);
   bool is_block = false;
-  context->get_decoration_mgr()->ForEachDecoration(
-      block, static_cast<uint32_t>(spv::Decoration::Block),
-      [&](const Instruction&) { is_block = true; });
+  context->get_decoration_mgr()->ForEachDecoration(block,
+                                                   static_cast<uint32_t>(spv::Decoration::Block),
+                                                   [&](const Instruction&) { is_block = true; });
   return is_block;
 }
 
@@ -615,8 +617,7 @@ bool PairTree::FindSignatureIds() {
         // The header's phis (a do-while's body starts there) are s and
         // loop-carried copies, read only where the condition uses them.
         if (inst.opcode() == spv::Op::OpPhi && b == header_) continue;
-        bool dep = inst.opcode() == spv::Op::OpPhi ||
-                   inst.result_id() == bound_cmp_ ||
+        bool dep = inst.opcode() == spv::Op::OpPhi || inst.result_id() == bound_cmp_ ||
                    (inst.opcode() == spv::Op::OpLoad && Role(inst.GetSingleWordInOperand(0)) >= 0);
         inst.ForEachInId([&](const uint32_t* id) { dep = dep || dependent.count(*id); });
         if (dep) grew = dependent.insert(inst.result_id()).second || grew;

@@ -2121,7 +2121,8 @@ Reason CheckReaderRows(IRContext* context, const RowLayout& layout,
     }
   }
   for (auto& [reader, row] : row_of) {
-    const Instruction* chain = context->get_def_use_mgr()->GetDef(reader->GetSingleWordInOperand(0));
+    const Instruction* chain =
+        context->get_def_use_mgr()->GetDef(reader->GetSingleWordInOperand(0));
     if (row < 0 && chain->opcode() == spv::Op::OpAccessChain &&
         chain->NumInOperands() >= layout.outer.size() + 2) {
       row = -2;  // dynamic: every event's row must be one it reads the result of
@@ -2272,7 +2273,8 @@ bool WorkgroupReducePass::ReplaceDynamicReader(const Tree& tree, Instruction* re
   uint32_t row = 0;
   for (size_t k = 0; k < layout.outer.size(); ++k) {
     uint32_t index = chain->GetSingleWordInOperand(static_cast<uint32_t>(k + 1));
-    const Instruction* type = get_def_use_mgr()->GetDef(get_def_use_mgr()->GetDef(index)->type_id());
+    const Instruction* type =
+        get_def_use_mgr()->GetDef(get_def_use_mgr()->GetDef(index)->type_id());
     if (type->GetSingleWordInOperand(1) != 0) index = e.EmitIds(spv::Op::OpBitcast, u, {index});
     row = k == 0 ? index
                  : e.EmitIds(spv::Op::OpIAdd, u,
