@@ -14,6 +14,7 @@
 #include "analysis/int_eval.h"
 #include "analysis/ir_util.h"
 #include "analysis/loops.h"
+#include "analysis/uniformity.h"
 #include "passes/emitter.h"
 #include "passes/workgroup_reduce_pass.h"
 #include "source/opt/decoration_manager.h"
@@ -33,6 +34,11 @@ using spvtools::opt::Operand;
 namespace {
 
 constexpr int kReduce = static_cast<int>(spv::GroupOperation::Reduce);
+
+uint32_t TrivialPhi(IRContext* context, const Instruction* phi) {
+  (void)context;
+  return TrivialPhiValue(phi);
+}
 
 bool IsIntConst(IRContext* context, uint32_t id, uint64_t value) {
   uint64_t v = 0;
@@ -139,6 +145,10 @@ bool PairTree::FindT(uint32_t id) const {
       id = def->GetSingleWordInOperand(0);
       continue;
     }
+    if (op == spv::Op::OpPhi && TrivialPhi(context, def) != 0) {
+      id = TrivialPhi(context, def);
+      continue;
+    }
     if (op == spv::Op::OpCompositeExtract && def->NumInOperands() == 2 &&
         def->GetSingleWordInOperand(1) == 0) {
       const Instruction* load = context->get_def_use_mgr()->GetDef(def->GetSingleWordInOperand(0));
@@ -175,7 +185,15 @@ int PairTree::FindRole(uint32_t ptr) const {
   const Instruction* add = context->get_def_use_mgr()->GetDef(index);
   if (add == nullptr || add->opcode() != spv::Op::OpIAdd) return -1;
   const uint32_t a = add->GetSingleWordInOperand(0), b = add->GetSingleWordInOperand(1);
-  if ((IsT(a) && b == s_) || (IsT(b) && a == s_)) return array * 2 + 1;
+  // s, or s converted (an int s added to a uint t: `t + uint(s)`).
+  auto is_s = [&](uint32_t id) {
+    const Instruction* def = context->get_def_use_mgr()->GetDef(id);
+    return id == s_ ||
+           (def != nullptr &&
+            (def->opcode() == spv::Op::OpBitcast || def->opcode() == spv::Op::OpCopyObject) &&
+            def->GetSingleWordInOperand(0) == s_);
+  };
+  if ((IsT(a) && is_s(b)) || (IsT(b) && is_s(a))) return array * 2 + 1;
   return -1;
 }
 
@@ -194,6 +212,7 @@ PairTree::Reason PairTree::FindLoop(std::string* why) {
   // One phi, s: N / 2 from before the loop, s >> 1 along the back edge.
   int phis = 0;
   header_->ForEachPhiInst([&](Instruction* phi) {
+    if (TrivialPhi(context, phi) != 0) return;  // a copy of t (the SSA rewrite's)
     ++phis;
     s_ = phi->result_id();
   });
@@ -222,10 +241,21 @@ PairTree::Reason PairTree::FindLoop(std::string* why) {
       ((nop == spv::Op::OpUDiv || nop == spv::Op::OpSDiv) && IsIntConst(context, amount, 2));
   if (!halves) return *why = shape, Reason::kPairTreeShape;
   half_ = half;
-  // The exit test s > 0 (or s != 0), in the header or the block after it.
+  // The exit test s > 0 (or s != 0), in the header or the block after it;
+  // or, in a do-while, s / 2 > 0 in the latch (the same steps: the first,
+  // s = N / 2 > 0, runs either way).
   test_ = header_;
   if (test_->terminator()->opcode() == spv::Op::OpBranch) {
     test_ = context->get_instr_block(test_->terminator()->GetSingleWordInOperand(0));
+  }
+  uint32_t tested = s_;
+  const Instruction* first = test_->terminator();
+  if (first->opcode() != spv::Op::OpBranchConditional ||
+      (first->GetSingleWordInOperand(1) != merge_->id() &&
+       first->GetSingleWordInOperand(2) != merge_->id())) {
+    test_ = context->get_instr_block(header_->GetLoopMergeInst()->GetSingleWordInOperand(1));
+    tested = next->result_id();
+    body_ = header_;
   }
   Instruction* br = test_->terminator();
   if (br->opcode() != spv::Op::OpBranchConditional ||
@@ -236,11 +266,15 @@ PairTree::Reason PairTree::FindLoop(std::string* why) {
   const spv::Op cop = cond->opcode();
   if ((cop != spv::Op::OpUGreaterThan && cop != spv::Op::OpSGreaterThan &&
        cop != spv::Op::OpINotEqual) ||
-      cond->GetSingleWordInOperand(0) != s_ ||
+      cond->GetSingleWordInOperand(0) != tested ||
       !IsIntConst(context, cond->GetSingleWordInOperand(1), 0)) {
     return *why = shape, Reason::kPairTreeShape;
   }
-  body_ = context->get_instr_block(br->GetSingleWordInOperand(1));
+  if (body_ == header_) {
+    if (br->GetSingleWordInOperand(1) != header_->id()) return *why = shape, Reason::kPairTreeShape;
+  } else {
+    body_ = context->get_instr_block(br->GetSingleWordInOperand(1));
+  }
   // The loop's blocks: those the header dominates and the merge does not.
   spvtools::opt::DominatorAnalysis* dom = context->GetDominatorAnalysis(func_);
   for (BasicBlock& b : *func_) {
@@ -383,6 +417,7 @@ struct PairTree::EvalState {
   const uint64_t* roles;  // null: a load of the arrays is unknown
   uint64_t t, s;
   std::unordered_map<uint32_t, uint64_t> val;
+  bool bound = true;  // the bound's comparison t + s < n
 };
 
 bool PairTree::Value(EvalState* st, uint32_t id, uint64_t* out, int depth) const {
@@ -391,6 +426,7 @@ bool PairTree::Value(EvalState* st, uint32_t id, uint64_t* out, int depth) const
   auto found = st->val.find(id);
   if (found != st->val.end()) return *out = found->second, true;
   if (depth > 32) return false;
+  if (bound_cmp_ != 0 && id == bound_cmp_) return *out = st->bound ? 1 : 0, true;
   if (id == s_) return *out = st->s, true;
   if (IsT(id)) return *out = st->t, true;
   const Instruction* def = def_use->GetDef(id);
@@ -436,26 +472,28 @@ bool PairTree::Value(EvalState* st, uint32_t id, uint64_t* out, int depth) const
   return true;
 }
 
-int PairTree::Evaluate(const uint64_t roles[4], uint64_t t, uint64_t s) const {
+int PairTree::Evaluate(const uint64_t roles[4], uint64_t t, uint64_t s, bool bound) const {
   IRContext* context = pass_->context();
-  EvalState st{roles, t, s, {}};
+  EvalState st{roles, t, s, {}, bound};
   BasicBlock* block = body_;
   BasicBlock* pred = nullptr;
   for (int guard = 0; guard < 64; ++guard) {
     if (block == store_block_) return 1;
     if (block == barrier_block_) return 0;
     bool ok = true;
-    block->ForEachPhiInst([&](Instruction* phi) {
-      uint64_t v = 0;
-      for (uint32_t i = 0; ok && i + 1 < phi->NumInOperands(); i += 2) {
-        if (pred != nullptr && phi->GetSingleWordInOperand(i + 1) == pred->id()) {
-          ok = Value(&st, phi->GetSingleWordInOperand(i), &v, 0);
-          st.val[phi->result_id()] = v;
-          return;
+    if (block != header_) {  // the header's only phi that counts is s
+      block->ForEachPhiInst([&](Instruction* phi) {
+        uint64_t v = 0;
+        for (uint32_t i = 0; ok && i + 1 < phi->NumInOperands(); i += 2) {
+          if (pred != nullptr && phi->GetSingleWordInOperand(i + 1) == pred->id()) {
+            ok = Value(&st, phi->GetSingleWordInOperand(i), &v, 0);
+            st.val[phi->result_id()] = v;
+            return;
+          }
         }
-      }
-      ok = false;
-    });
+        ok = false;
+      });
+    }
     if (!ok) return -1;
     Instruction* term = block->terminator();
     uint32_t target = 0;
@@ -470,9 +508,88 @@ int PairTree::Evaluate(const uint64_t roles[4], uint64_t t, uint64_t s) const {
     }
     pred = block;
     block = context->get_instr_block(target);
-    if (block == nullptr || block == header_ || block == merge_) return -1;
+    if (block == nullptr || block == header_ || block == merge_) return -1;  // left the step
   }
   return -1;
+}
+
+bool PairTree::ReadOnlyLoad(uint32_t id) const {
+  // A load of a push constant or uniform block member by constant indices:
+  // the same value in every invocation and everywhere in the kernel.
+  IRContext* context = pass_->context();
+  auto* def_use = context->get_def_use_mgr();
+  const Instruction* load = def_use->GetDef(id);
+  if (load == nullptr || load->opcode() != spv::Op::OpLoad || load->NumInOperands() != 1) {
+    return false;
+  }
+  const Instruction* chain = def_use->GetDef(load->GetSingleWordInOperand(0));
+  if (chain == nullptr || chain->opcode() != spv::Op::OpAccessChain) return false;
+  for (uint32_t i = 1; i < chain->NumInOperands(); ++i) {
+    const Instruction* c = def_use->GetDef(chain->GetSingleWordInOperand(i));
+    if (c == nullptr || c->opcode() != spv::Op::OpConstant) return false;
+  }
+  const Instruction* var = def_use->GetDef(chain->GetSingleWordInOperand(0));
+  if (var == nullptr || var->opcode() != spv::Op::OpVariable) return false;
+  const auto sc = spv::StorageClass(var->GetSingleWordInOperand(0));
+  if (sc == spv::StorageClass::PushConstant) return true;
+  if (sc != spv::StorageClass::Uniform) return false;
+  // Uniform blocks (Block) are read-only; BufferBlock ones are storage.
+  const Instruction* ptr = def_use->GetDef(var->type_id());
+  const uint32_t block = ptr->GetSingleWordInOperand(1);
+  bool is_block = false;
+  context->get_decoration_mgr()->ForEachDecoration(block,
+                                                   static_cast<uint32_t>(spv::Decoration::Block),
+                                                   [&](const Instruction&) { is_block = true; });
+  return is_block;
+}
+
+bool PairTree::FindBound(const std::vector<BasicBlock*>& blocks) {
+  IRContext* context = pass_->context();
+  auto* def_use = context->get_def_use_mgr();
+  spvtools::opt::DominatorAnalysis* dom = context->GetDominatorAnalysis(func_);
+  BasicBlock* pre = context->get_instr_block(barrier_);
+  std::unordered_set<const BasicBlock*> in_loop(loop_blocks_.begin(), loop_blocks_.end());
+  // n: an integer made before B0 (outside the loop), not from t or s.
+  auto before_b0 = [&](uint32_t id) {
+    Instruction* def = def_use->GetDef(id);
+    BasicBlock* b = def == nullptr ? nullptr : context->get_instr_block(def);
+    if (b == nullptr || in_loop.count(b) || def->opcode() == spv::Op::OpPhi) return false;
+    if (b != pre) return dom->StrictlyDominates(b, pre);
+    for (auto it = b->begin(); &*it != barrier_; ++it) {
+      if (&*it == def) return true;
+    }
+    return false;
+  };
+  bound_ = bound_cmp_ = 0;
+  std::unique_ptr<UniformityAnalysis> uniformity;
+  for (BasicBlock* b : blocks) {
+    for (Instruction& inst : *b) {
+      const spv::Op op = inst.opcode();
+      if (op != spv::Op::OpULessThan && op != spv::Op::OpUGreaterThan) continue;
+      const uint32_t n = inst.GetSingleWordInOperand(op == spv::Op::OpULessThan ? 1 : 0);
+      const uint32_t x = inst.GetSingleWordInOperand(op == spv::Op::OpULessThan ? 0 : 1);
+      if (n == s_ || IsT(n)) continue;
+      const bool read_only = ReadOnlyLoad(n);
+      if (!read_only) {
+        if (!before_b0(n)) continue;
+        if (uniformity == nullptr) uniformity = std::make_unique<UniformityAnalysis>(context);
+        if (uniformity->ValueLevel(n) != Uniformity::kWorkgroupUniform) continue;
+      }
+      if (bound_cmp_ != 0) return false;  // two bounds
+      bound_cmp_ = inst.result_id();
+      bound_ = n;
+      bound_load_ = read_only ? def_use->GetDef(n) : nullptr;
+      // Its other side is t + s in every step the tree runs.
+      for (uint64_t s = half_; s > 0; s >>= 1) {
+        for (uint64_t t = 0; t < workgroup_; ++t) {
+          EvalState st{nullptr, t, s, {}};
+          uint64_t v = 0;
+          if (!Value(&st, x, &v, 0) || v != MaskTo(t + s, 32)) return false;
+        }
+      }
+    }
+  }
+  return true;
 }
 
 bool PairTree::FindSignatureIds() {
@@ -484,10 +601,11 @@ bool PairTree::FindSignatureIds() {
     BasicBlock* b = stack.back();
     stack.pop_back();
     if (b == store_block_ || b == barrier_block_ || !seen.insert(b->id()).second) continue;
-    if (b == header_ || b == merge_ || blocks.size() > 64) return false;
+    if ((b == header_ && b != body_) || b == merge_ || blocks.size() > 64) return false;
     blocks.push_back(b);
     b->ForEachSuccessorLabel([&](uint32_t id) { stack.push_back(context->get_instr_block(id)); });
   }
+  if (!FindBound(blocks)) return false;
   // Values that depend on the arrays' (or on the path: phis), to a fixed
   // point; the others are functions of t and s.
   std::unordered_set<uint32_t> dependent;
@@ -496,7 +614,10 @@ bool PairTree::FindSignatureIds() {
     for (BasicBlock* b : blocks) {
       for (Instruction& inst : *b) {
         if (inst.result_id() == 0 || dependent.count(inst.result_id())) continue;
-        bool dep = inst.opcode() == spv::Op::OpPhi ||
+        // The header's phis (a do-while's body starts there) are s and
+        // loop-carried copies, read only where the condition uses them.
+        if (inst.opcode() == spv::Op::OpPhi && b == header_) continue;
+        bool dep = inst.opcode() == spv::Op::OpPhi || inst.result_id() == bound_cmp_ ||
                    (inst.opcode() == spv::Op::OpLoad && Role(inst.GetSingleWordInOperand(0)) >= 0);
         inst.ForEachInId([&](const uint32_t* id) { dep = dep || dependent.count(*id); });
         if (dep) grew = dependent.insert(inst.result_id()).second || grew;
@@ -508,11 +629,12 @@ bool PairTree::FindSignatureIds() {
   std::unordered_set<uint32_t> keys;
   for (BasicBlock* b : blocks) {
     for (Instruction& inst : *b) {
+      if (inst.opcode() == spv::Op::OpPhi && b == header_) continue;
       const bool reads = dependent.count(inst.result_id()) || &inst == b->terminator();
       if (!reads || inst.opcode() == spv::Op::OpLoad) continue;
       inst.ForEachInId([&](const uint32_t* id) {
         const Instruction* def = context->get_def_use_mgr()->GetDef(*id);
-        if (!dependent.count(*id) && def != nullptr && def->type_id() != 0 &&
+        if (!dependent.count(*id) && *id != bound_ && def != nullptr && def->type_id() != 0 &&
             !spvOpcodeIsConstant(def->opcode())) {
           keys.insert(*id);
         }
@@ -549,12 +671,14 @@ bool PairTree::ConditionCases(std::vector<Case>* cases) {
     }
   }
   for (const auto& group : groups) {
-    for (int k = 0; k < nk * nk * 9; ++k) {
+    for (int k = 0; k < nk * nk * 9 * (bound_ != 0 ? 2 : 1); ++k) {
       const Case& c = group.second;
+      const int v = k % (nk * nk * 9);
       cases->push_back(
           {c.t,
            c.s,
-           {keys[k % nk], keys[k / nk % nk], kInts[k / nk / nk % 3], kInts[k / nk / nk / 3]}});
+           {keys[v % nk], keys[v / nk % nk], kInts[v / nk / nk % 3], kInts[v / nk / nk / 3]},
+           k < nk * nk * 9});
     }
   }
   return true;
@@ -570,8 +694,8 @@ PairTree::Reason PairTree::CheckCondition(std::string* why) {
     for (const Case& c : cases) {
       const uint64_t r[4] = {c.r[swap ? 2 : 0], c.r[swap ? 3 : 1], c.r[swap ? 0 : 2],
                              c.r[swap ? 1 : 3]};
-      const int got = Evaluate(r, c.t, c.s);
-      if (got < 0 || (got == 1) != (c.t < c.s && expect(c.r))) return false;
+      const int got = Evaluate(r, c.t, c.s, c.bound);
+      if (got < 0 || (got == 1) != (c.t < c.s && c.bound && expect(c.r))) return false;
     }
     return true;
   };
@@ -620,7 +744,8 @@ PairTree::Reason PairTree::CheckCondition(std::string* why) {
   *why =
       "the step's condition is not `t < s && (v[t + s] > v[t] || (v[t + s] == "
       "v[t] && i[t + s] < i[t]))` (or with <, or >, for min or the highest "
-      "index): write it so";
+      "index; an extra bound only as `t + s < n`, n a push constant or "
+      "workgroup-uniform): write it so";
   return Reason::kPairCondition;
 }
 
@@ -762,6 +887,7 @@ PairTree::Reason PairTree::Analyze(std::string* why, Instruction** where) {
   *where = barrier_;
   Reason reason = FindLoop(why);
   if (reason == Reason::kNone) reason = CheckBody(why, where);
+  shape_found_ = reason == Reason::kNone;
   if (reason == Reason::kNone) reason = CheckSize(why);
   if (reason == Reason::kNone) reason = CheckCondition(why);
   if (reason == Reason::kNone) reason = FindInitAndReaders(why, where);
@@ -777,6 +903,8 @@ PairTree::Reason PairTree::Analyze(std::string* why, Instruction** where) {
   for (auto it = BasicBlock::iterator(barrier_); it != pre->end(); ++it) removed.insert(&*it);
   for (const Instruction* inst : removed) {
     if (inst->result_id() == 0) continue;
+    // A loop-carried copy is its value (Rewrite replaces it).
+    if (inst->opcode() == spv::Op::OpPhi && TrivialPhi(context, inst) != 0) continue;
     bool escapes = false;
     context->get_def_use_mgr()->ForEachUser(inst, [&](Instruction* user) {
       if (!removed.count(user)) escapes = true;
@@ -816,7 +944,8 @@ std::string PairTree::Describe() const {
   return std::string("an arg-") + (key_max_ ? "max" : "min") + " pair tree over " +
          pass_->NameOf(var_[0]) + " and " + pass_->NameOf(var_[1]) + " (" + std::to_string(steps) +
          " steps, " + std::to_string(steps + 1) + " barriers; " +
-         (float_key_ ? "float keys, " : "") + ties + ") becomes " +
+         (float_key_ ? "float keys, " : "") + ties +
+         (bound_ != 0 ? "; elements from a uniform bound on take no part" : "") + ") becomes " +
          (float_key_ ? "a NaN test of " + std::to_string(steps + 1) +
                            " elements per invocation, one shared slot per subgroup "
                            "and 3 barriers"
@@ -1021,7 +1150,27 @@ void PairTree::EmitContribution(Emitter* e, uint32_t index_var, uint32_t x[3], u
     const uint32_t dead = EmitNanDrops(e, tid, x[0], v0, i0);
     in = e->EmitIds(spv::Op::OpLogicalAnd, bt, {in, e->EmitIds(spv::Op::OpLogicalNot, bt, {dead})});
   }
-  if (2 * half_ < workgroup_ || float_key_) {
+  if (bound_ != 0) {
+    // Elements from n on never take part; element 0 always does (with
+    // n = 0 the tree leaves it as it is, as with n = 1).
+    uint32_t n = bound_;
+    if (bound_load_ != nullptr) {
+      // Loaded in the loop: loaded again here, the same value.
+      const Instruction* chain =
+          pass_->context()->get_def_use_mgr()->GetDef(bound_load_->GetSingleWordInOperand(0));
+      std::vector<Operand> ops;
+      for (uint32_t i = 0; i < chain->NumInOperands(); ++i) {
+        ops.push_back({SPV_OPERAND_TYPE_ID, {chain->GetSingleWordInOperand(i)}});
+      }
+      const uint32_t ptr = e->Emit(spv::Op::OpAccessChain, chain->type_id(), ops);
+      n = e->EmitIds(spv::Op::OpLoad, bound_load_->type_id(), {ptr});
+    }
+    const uint32_t below = e->EmitIds(spv::Op::OpULessThan, bt, {tid, n});
+    const uint32_t first = e->EmitIds(spv::Op::OpIEqual, bt, {tid, e->UInt(0)});
+    in = e->EmitIds(spv::Op::OpLogicalAnd, bt,
+                    {in, e->EmitIds(spv::Op::OpLogicalOr, bt, {below, first})});
+  }
+  if (2 * half_ < workgroup_ || float_key_ || bound_ != 0) {
     // Invocations past the tree's N elements (or dropped) take no part.
     x[0] = e->EmitIds(spv::Op::OpSelect, type_[0], {in, x[0], EmitKeyIdentity(e)});
     x[1] = e->EmitIds(spv::Op::OpSelect, type_[1], {in, x[1], EmitIndexIdentity(e)});
@@ -1033,6 +1182,13 @@ void PairTree::EmitContribution(Emitter* e, uint32_t index_var, uint32_t x[3], u
 
 bool PairTree::Rewrite() {
   IRContext* context = pass_->context();
+  std::vector<Instruction*> copies;
+  header_->ForEachPhiInst([&](Instruction* phi) {
+    if (TrivialPhi(context, phi) != 0) copies.push_back(phi);
+  });
+  for (Instruction* phi : copies) {
+    context->ReplaceAllUsesWith(phi->result_id(), TrivialPhi(context, phi));
+  }
   WorkgroupReducePass& pass = *pass_;
   context->AddCapability(spv::Capability::GroupNonUniform);
   context->AddCapability(spv::Capability::GroupNonUniformArithmetic);

@@ -519,6 +519,18 @@ void WorkgroupReducePass::Candidates(Function* func, std::vector<Instruction*>* 
   }
 }
 
+// The applied remark's words for rows counted by specialization constants.
+std::string SpecRowsText(const RowLayout& layout) {
+  if (layout.spec_rows.empty()) return "";
+  std::string text = "; other row counts than ";
+  for (size_t k = 0; k < layout.spec_rows.size(); ++k) {
+    text += (k == 0 ? "" : ", ") + std::string("constant ") +
+            std::to_string(layout.spec_rows[k].spec_id) + " = " +
+            std::to_string(layout.spec_rows[k].value);
+  }
+  return text + " keep the original";
+}
+
 // The applied remark's words for |tree|'s form and where its slots are
 // folded (after PlanSink).
 std::string WorkgroupReducePass::DescribeForm(const Tree& tree) {
@@ -569,10 +581,19 @@ spvtools::opt::Pass::Status WorkgroupReducePass::Round(bool* changed) {
       }
       Reason reason = Analyze(&func, barriers[i], vars[i], &tree, &why, &where);
       if (reason == Reason::kUnreached) continue;  // the fallback of a rewrite
-      if (reason == Reason::kBranchOnArrayValue) {
-        // A (value, index) pair tree? (workgroup_reduce_pass_impl.h)
+      if (reason == Reason::kBranchOnArrayValue || reason == Reason::kUnknownBranch) {
+        // A (value, index) pair tree? (workgroup_reduce_pass_impl.h) A
+        // uniform bound in its step is an unknown branch to the trace;
+        // other trees keep that reason.
         PairTree pairs(this, &func, barriers[i]);
-        reason = pairs.Analyze(&why, &where);
+        std::string pair_why;
+        Instruction* pair_where = where;
+        const Reason pair_reason = pairs.Analyze(&pair_why, &pair_where);
+        if (reason == Reason::kBranchOnArrayValue || pairs.ShapeFound()) {
+          reason = pair_reason;
+          why = pair_why;
+          where = pair_where;
+        }
         if (reason == Reason::kNone) {
           if (!Selected(&func, barriers[i])) continue;
           EmitRemark(RemarkKind::kApplied, "ReducedPairTree", &func, barriers[i], pairs.Describe());
@@ -598,7 +619,8 @@ spvtools::opt::Pass::Status WorkgroupReducePass::Round(bool* changed) {
               ") becomes " + form +
               (tree.spec_constant != 0 ? "; other workgroup sizes than powers of two up to "
                                          "1024 keep the original"
-                                       : ""));
+                                       : "") +
+              SpecRowsText(tree.layout));
       if (!Rewrite(&tree)) return Status::Failure;
       *changed = true;
       return Status::SuccessWithChange;
@@ -1242,6 +1264,11 @@ WorkgroupReducePass::Reason WorkgroupReducePass::Analyze(Function* func, Instruc
   std::vector<TraceConfig> configs;
   if (!Configs(&trace, barrier, var, tree, &configs, why)) {
     return Reason::kUnknownWorkgroupSize;
+  }
+  // Rows counted by specialization constants: traced (and rewritten) for
+  // their defaults; EmitFastTest keeps the original for other values.
+  for (TraceConfig& c : configs) {
+    for (const RowLayout::SpecRow& r : tree->layout.spec_rows) c.spec[r.spec_id] = r.value;
   }
   tree->spine.Build(context(), func, barrier);
   Reason reason = TraceConfigs(&trace, configs, tree, why, where);
@@ -1993,7 +2020,8 @@ bool WorkgroupReducePass::MergeElections(BasicBlock* join, uint32_t var) {
 // both rewrites (one row, rows) need to know of it.
 bool WorkgroupReducePass::PrepareEmission(Tree* tree, Emission* em) {
   tree_function_id_ = tree->function->result_id();
-  em->keep_region = tree->spec_constant != 0 || tree->form == Tree::Form::kSingleOrOriginal;
+  em->keep_region = tree->spec_constant != 0 || !tree->layout.spec_rows.empty() ||
+                    tree->form == Tree::Form::kSingleOrOriginal;
   em->elem_ptr =
       context()->get_type_mgr()->FindPointerToType(tree->elem_type, spv::StorageClass::Workgroup);
   return em->elem_ptr != 0 && SplitRegion(tree, em);
@@ -2049,6 +2077,13 @@ uint32_t WorkgroupReducePass::EmitFastTest(const Tree* tree, Emitter* e) {
     fast = e->EmitIds(spv::Op::OpLogicalAnd, bool_type,
                       {pow2, e->EmitIds(spv::Op::OpLogicalAnd, bool_type, {ge, le})});
   }
+  for (const RowLayout::SpecRow& r : tree->layout.spec_rows) {
+    // The row counts traced: the specialization constants' defaults.
+    const uint32_t type = get_def_use_mgr()->GetDef(r.id)->type_id();
+    const uint32_t value = e->Constant(type, {static_cast<uint32_t>(r.value)});
+    fast = e->EmitIds(spv::Op::OpLogicalAnd, bool_type,
+                      {fast, e->EmitIds(spv::Op::OpIEqual, bool_type, {r.id, value})});
+  }
   if (tree->form == Tree::Form::kSingleOrOriginal) {
     const uint32_t one = OneSubgroupTest(e);
     if (one == 0) return 0;
@@ -2069,21 +2104,35 @@ bool SameTree(const WorkgroupReducePass::Tree& a, const WorkgroupReducePass::Tre
          a.result_element == b.result_element;
 }
 
-// Every reader of row r reads row r in every invocation; kNone or
-// kReaderSpansRows.
-Reason CheckReaderRows(const std::vector<std::vector<TraceEvent>>& events,
+// Every reader of row r reads row r in every invocation, or is a reader of
+// every row it reads (a load in a loop over the rows, `t[c][r][0]`: its
+// value is chosen by the row its indices give, DynamicRowReader); kNone
+// or kReaderSpansRows.
+Reason CheckReaderRows(IRContext* context, const RowLayout& layout,
+                       const std::vector<std::vector<TraceEvent>>& events,
                        const std::vector<std::vector<Instruction*>>& readers, std::string* why,
                        Instruction** where) {
   std::unordered_map<const Instruction*, int64_t> row_of;
+  std::unordered_map<const Instruction*, std::unordered_set<int64_t>> rows_of;
   for (size_t r = 0; r < readers.size(); ++r) {
     for (Instruction* reader : readers[r]) {
+      rows_of[reader].insert(static_cast<int64_t>(r));
       if (!row_of.emplace(reader, static_cast<int64_t>(r)).second) row_of[reader] = -1;
+    }
+  }
+  for (auto& [reader, row] : row_of) {
+    const Instruction* chain =
+        context->get_def_use_mgr()->GetDef(reader->GetSingleWordInOperand(0));
+    if (row < 0 && chain->opcode() == spv::Op::OpAccessChain &&
+        chain->NumInOperands() >= layout.outer.size() + 2) {
+      row = -2;  // dynamic: every event's row must be one it reads the result of
     }
   }
   for (const std::vector<TraceEvent>& list : events) {
     for (const TraceEvent& e : list) {
       auto found = row_of.find(e.inst);
-      if (e.kind != TraceEvent::Kind::kLoad || found == row_of.end() || found->second == e.row) {
+      if (e.kind != TraceEvent::Kind::kLoad || found == row_of.end() || found->second == e.row ||
+          (found->second == -2 && rows_of[e.inst].count(e.row))) {
         continue;
       }
       *why =
@@ -2134,7 +2183,7 @@ WorkgroupReducePass::Reason WorkgroupReducePass::ReplayRows(const WorkgroupTrace
     readers[r] = t.readers;
   }
   if (reason == Reason::kNone) {
-    reason = CheckReaderRows(trace.events(), readers, why, where);
+    reason = CheckReaderRows(context(), tree->layout, trace.events(), readers, why, where);
   }
   if (reason == Reason::kNone) {
     *tree = first;
@@ -2209,6 +2258,54 @@ bool WorkgroupReducePass::IndexIsInvocation(WorkgroupTrace* trace,
     }
   }
   return true;
+}
+
+bool WorkgroupReducePass::ReplaceDynamicReader(const Tree& tree, Instruction* reader,
+                                               const std::vector<uint64_t>& rows,
+                                               const std::vector<uint32_t>& values,
+                                               uint32_t taken) {
+  // The row the reader's outer indices give (flattened, as the trace's),
+  // and the result of that row: the last of |rows| unless another matches.
+  const RowLayout& layout = tree.layout;
+  const Instruction* chain = get_def_use_mgr()->GetDef(reader->GetSingleWordInOperand(0));
+  Emitter e(context(), context()->get_instr_block(reader), BasicBlock::iterator(reader));
+  const uint32_t u = e.UIntType(32), bt = e.BoolType();
+  uint32_t row = 0;
+  for (size_t k = 0; k < layout.outer.size(); ++k) {
+    uint32_t index = chain->GetSingleWordInOperand(static_cast<uint32_t>(k + 1));
+    const Instruction* type =
+        get_def_use_mgr()->GetDef(get_def_use_mgr()->GetDef(index)->type_id());
+    if (type->GetSingleWordInOperand(1) != 0) index = e.EmitIds(spv::Op::OpBitcast, u, {index});
+    row = k == 0 ? index
+                 : e.EmitIds(spv::Op::OpIAdd, u,
+                             {e.EmitIds(spv::Op::OpIMul, u,
+                                        {row, e.UInt(static_cast<uint32_t>(layout.outer[k]))}),
+                              index});
+  }
+  uint32_t value = values[rows.back()];
+  for (size_t i = rows.size() - 1; i-- > 0;) {
+    const uint32_t is_row =
+        e.EmitIds(spv::Op::OpIEqual, bt, {row, e.UInt(static_cast<uint32_t>(rows[i]))});
+    value = e.EmitIds(spv::Op::OpSelect, tree.elem_type, {is_row, values[rows[i]], value});
+  }
+  if (taken != 0) {
+    // The original kept: its element where it ran.
+    uint32_t ptr = chain->result_id();
+    if (chain->NumInOperands() != layout.outer.size() + 2) {
+      // A component's chain: the whole element's.
+      std::vector<Operand> ops;
+      for (uint32_t i = 0; i < layout.outer.size() + 2; ++i) {
+        ops.push_back({SPV_OPERAND_TYPE_ID, {chain->GetSingleWordInOperand(i)}});
+      }
+      ptr = e.Emit(spv::Op::OpAccessChain,
+                   context()->get_type_mgr()->FindPointerToType(tree.elem_type,
+                                                                spv::StorageClass::Workgroup),
+                   ops);
+    }
+    const uint32_t original = e.EmitIds(spv::Op::OpLoad, tree.elem_type, {ptr});
+    value = e.EmitIds(spv::Op::OpSelect, tree.elem_type, {taken, value, original});
+  }
+  return e.ok() && ReplaceReader(context(), layout, reader, value);
 }
 
 uint32_t WorkgroupReducePass::RowElement(const Tree& tree, const Emission& em, Emitter* e,
@@ -2376,6 +2473,7 @@ bool WorkgroupReducePass::EmitRowsSlotLoop(Tree* tree, Emission* em, Emitter* e,
 
 bool WorkgroupReducePass::FinishRows(Tree* tree, Emission* em, const std::vector<uint32_t>& results,
                                      Emitter* e, Emitter::If* keep) {
+  uint32_t taken = 0;  // with the original kept: whether the rewrite ran
   std::vector<uint32_t> values = results;
   if (!em->keep_region) {
     e->Branch(em->after->id());
@@ -2394,10 +2492,25 @@ bool WorkgroupReducePass::FinishRows(Tree* tree, Emission* em, const std::vector
     for (size_t r = 0; r < values.size(); ++r) {
       values[r] = e->IfPhi(*keep, tree->elem_type, results[r], originals[r]);
     }
+    // Readers in loops over rows read the array itself where the
+    // original ran (its rows may be others than the rewrite's).
+    taken = e->IfPhi(*keep, e->BoolType(), e->Bool(true), e->Bool(false));
   }
   if (!e->ok()) return false;
+  std::map<Instruction*, std::vector<uint64_t>> rows_of;  // by reader
+  for (size_t r = 0; r < values.size(); ++r) {
+    for (Instruction* reader : tree->row_readers[r]) rows_of[reader].push_back(r);
+  }
   for (size_t r = 0; r < values.size(); ++r) {
     for (Instruction* reader : tree->row_readers[r]) {
+      const std::vector<uint64_t>& rows = rows_of[reader];
+      if (rows.empty()) continue;  // replaced already
+      if (rows.size() > 1) {
+        if (!ReplaceDynamicReader(*tree, reader, rows, values, taken)) return false;
+        rows_of[reader].clear();
+        continue;
+      }
+      rows_of[reader].clear();
       if (!ReplaceReader(context(), tree->layout, reader, values[r])) return false;
     }
   }

@@ -243,6 +243,13 @@ class WorkgroupReducePass : public WavePass {
   // through the WorkgroupSize composite when it is one of its components
   // (SPIRV-Cross declares no name for those; GLSL reads gl_WorkGroupSize),
   // else |spec| itself.
+  // Replaces a reader in a loop over rows (a reader of every row in
+  // |rows|) with the result of the row its indices give (of |values|);
+  // where |taken| (the rewrite ran, when the original is kept) is false,
+  // with the element it read. False when ids ran out.
+  bool ReplaceDynamicReader(const Tree& tree, spvtools::opt::Instruction* reader,
+                            const std::vector<uint64_t>& rows, const std::vector<uint32_t>& values,
+                            uint32_t taken);
   uint32_t SpecConstantValue(Emitter* e, uint32_t spec);
   // Whether the workgroup is one subgroup: NumSubgroups == 1 and
   // SubgroupSize >= the invocation count (lavapipe rounds NumSubgroups down

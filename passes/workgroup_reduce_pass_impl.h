@@ -56,6 +56,21 @@
 
 namespace waveopt {
 
+// The one value a phi takes when every incoming value is it or the phi
+// itself (the SSA rewrite's loop-carried copy of a value from before the
+// loop); 0 otherwise.
+inline uint32_t TrivialPhiValue(const spvtools::opt::Instruction* phi) {
+  if (phi->opcode() != spv::Op::OpPhi) return 0;
+  uint32_t only = 0;
+  for (uint32_t i = 0; i + 1 < phi->NumInOperands(); i += 2) {
+    const uint32_t in = phi->GetSingleWordInOperand(i);
+    if (in == phi->result_id()) continue;
+    if (only != 0 && in != only) return 0;
+    only = in;
+  }
+  return only;
+}
+
 class Emitter;
 class WorkgroupReducePass;
 
@@ -72,6 +87,9 @@ class PairTree {
   // with the sentence |*why| (naming what to change) and the instruction
   // |*where|.
   Reason Analyze(std::string* why, spvtools::opt::Instruction** where);
+  // After Analyze(): whether the loop has a pair tree's shape (two arrays
+  // stepped by one halving loop), whatever else refused it.
+  bool ShapeFound() const { return shape_found_; }
   // The applied remark's message.
   std::string Describe() const;
   // Rewrites the analysed tree; false when ids ran out.
@@ -98,7 +116,8 @@ class PairTree {
   int FindRole(uint32_t ptr) const;
   // Runs the step's condition: whether the stores run for these values.
   // -1 when it cannot be evaluated.
-  int Evaluate(const uint64_t roles[4], uint64_t t, uint64_t s) const;
+  // |bound|: the value of the bound's comparison (t + s < n).
+  int Evaluate(const uint64_t roles[4], uint64_t t, uint64_t s, bool bound) const;
   struct EvalState;
   // The integer or boolean value of |id| in |st|; false when unknown.
   bool Value(EvalState* st, uint32_t id, uint64_t* out, int depth) const;
@@ -106,10 +125,24 @@ class PairTree {
   // when its blocks are not a small region before the store and barrier.
   bool FindSignatureIds();
   std::vector<uint32_t> signature_ids_;
-  // One evaluation of the condition: t, s and the four values.
+  // The step's extra uniform bound `t + s < n` (ggml's `col + s < p.KX`):
+  // one unsigned comparison of t + s with a workgroup-uniform value n from
+  // before B0; elements from n on take no part. False when the condition
+  // has none (bound_ stays 0) or more than one.
+  bool FindBound(const std::vector<spvtools::opt::BasicBlock*>& blocks);
+  bool shape_found_ = false;
+  uint32_t bound_ = 0;      // n
+  uint32_t bound_cmp_ = 0;  // the comparison, t + s < n
+  // n's load when it is in the loop (a push constant or uniform block
+  // member, loaded again before the rewrite); null when n is from before B0.
+  const spvtools::opt::Instruction* bound_load_ = nullptr;
+  bool ReadOnlyLoad(uint32_t id) const;
+  // One evaluation of the condition: t, s, the four values and the bound's
+  // comparison.
   struct Case {
     uint64_t t, s;
     uint64_t r[4];  // v[t], v[t + s], i[t], i[t + s] (the key array first)
+    bool bound = true;
   };
   // The cases that decide the hypotheses; false when the condition reads
   // t and s in a way no hypothesis can match.

@@ -7,6 +7,7 @@
 #include "analysis/ir_util.h"
 #include "analysis/loops.h"
 #include "source/opt/constants.h"
+#include "source/opt/decoration_manager.h"
 #include "source/opt/ir_context.h"
 
 namespace waveopt {
@@ -22,6 +23,33 @@ bool Refuse(Reason* reason, std::string* why, Reason r, const std::string& w) {
   *reason = r;
   *why = w;
   return false;
+}
+
+}  // namespace
+
+namespace {
+
+// Whether |id| is a 32-bit OpSpecConstant with a SpecId and a nonzero
+// default; appends it to |rows| when it is (once per constant).
+bool SpecRowDefault(IRContext* context, uint32_t id, std::vector<RowLayout::SpecRow>* rows) {
+  const Instruction* def = context->get_def_use_mgr()->GetDef(id);
+  if (def == nullptr || def->opcode() != spv::Op::OpSpecConstant || def->NumInOperands() != 1) {
+    return false;
+  }
+  int64_t spec_id = -1;
+  for (Instruction* dec : context->get_decoration_mgr()->GetDecorationsFor(id, false)) {
+    if (dec->opcode() == spv::Op::OpDecorate &&
+        spv::Decoration(dec->GetSingleWordInOperand(1)) == spv::Decoration::SpecId) {
+      spec_id = dec->GetSingleWordInOperand(2);
+    }
+  }
+  const uint64_t value = def->GetSingleWordInOperand(0);
+  if (spec_id < 0 || value == 0 || value > kMaxTreeRows) return false;
+  for (const RowLayout::SpecRow& r : *rows) {
+    if (r.id == id) return rows->push_back(r), true;
+  }
+  rows->push_back({id, static_cast<uint32_t>(spec_id), value});
+  return true;
 }
 
 }  // namespace
@@ -54,13 +82,16 @@ bool ArrayRowLayout(IRContext* context, const Instruction* var, RowLayout* layou
   layout->length_id = lengths.back();
   layout->outer.clear();
   layout->rows = 1;
+  layout->spec_rows.clear();
   for (size_t k = 0; k + 1 < lengths.size(); ++k) {
     uint64_t n = 0;
-    if (!IntConstantId(context, lengths[k], &n) || n == 0) {
+    if (SpecRowDefault(context, lengths[k], &layout->spec_rows)) {
+      n = layout->spec_rows.back().value;
+    } else if (!IntConstantId(context, lengths[k], &n) || n == 0) {
       return Refuse(reason, why, Reason::kUnknownRowCount,
-                    "an outer length of the array is not a constant (a "
-                    "specialization constant, as ggml's NUM_ROWS): the rows "
-                    "must be known; give it a constant length");
+                    "an outer length of the array is neither a constant nor "
+                    "one specialization constant of a nonzero default: give "
+                    "it one");
     }
     layout->outer.push_back(n);
     layout->rows *= n;

@@ -45,6 +45,14 @@ struct RowLayout {
   uint32_t length_id = 0;       // the innermost level's length: a row's elements
   std::vector<uint64_t> outer;  // the outer levels' lengths, outer first
   uint64_t rows = 1;            // their product
+  // Outer lengths that are specialization constants: each one's id, SpecId
+  // and the value the pass traces and rewrites for (its default); other
+  // values keep the original tree.
+  struct SpecRow {
+    uint32_t id = 0, spec_id = 0;
+    uint64_t value = 0;
+  };
+  std::vector<SpecRow> spec_rows;
   // An array of scalars: the pass's original shape, no row to project.
   bool Plain() const { return outer.empty() && components == 0; }
 };

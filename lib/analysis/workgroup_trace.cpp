@@ -264,7 +264,19 @@ struct WorkgroupTrace::Impl {
 
   Val Pull(Instruction* def, int depth) {
     switch (def->opcode()) {
-      case spv::Op::OpPhi:
+      case spv::Op::OpPhi: {
+        // Not run (before the start): known when every incoming value is
+        // one value or the phi itself (the SSA rewrite's loop-carried copy
+        // of a value made before the loop).
+        uint32_t only = 0;
+        for (uint32_t i = 0; i + 1 < def->NumInOperands(); i += 2) {
+          const uint32_t in = def->GetSingleWordInOperand(i);
+          if (in == def->result_id()) continue;
+          if (only != 0 && in != only) return Unknown();
+          only = in;
+        }
+        return only == 0 ? Unknown() : Get(only, depth + 1);
+      }
       case spv::Op::OpFunctionCall:
         return Unknown();
       case spv::Op::OpLoad:

@@ -41,6 +41,13 @@ workgroup-reduce (test/diff/workgroup-reduce/negative_controls.test):
   pair-tie-flip      a pair tree's ties go the other way: toward the other
                      index (ties by index), or toward the other position in
                      the tree (ties keep the element already there)
+  pair-no-bound      a pair tree with a uniform bound (t + s < n): the
+                     elements from n on take part
+  pair-bound-no-first  the same, element 0 left out too when n is 0
+  spec-rows-unguarded  rows counted by specialization constants: the
+                     rewrite for their defaults runs for every value
+  row-select-swap    a reader in a loop over rows gets another row's
+                     result
 """
 import re
 import subprocess
@@ -349,6 +356,58 @@ def pair_no_nan_test(m):
     return hits
 
 
+def bound_tests(m, ops):
+    """in && (tid < n || tid == 0): the pair tree's uniform bound."""
+    if m.op(ops[2]) != "OpLogicalOr":
+        return False
+    below, first = m.operands(ops[2])[1:3]
+    return m.op(below) == "OpULessThan" and m.op(first) == "OpIEqual"
+
+
+def pair_no_bound(m):
+    # in = in && (tid < n || tid == 0) -> in
+    hits = m.find("OpLogicalAnd", lambda r, ops: bound_tests(m, ops))
+    for i in hits:
+        ops = m.inst(i)[2]
+        m.lines[i] = re.sub(r"OpLogicalAnd.*", f"OpCopyObject {ops[0]} {ops[1]}", m.lines[i])
+    return hits
+
+
+def pair_bound_no_first(m):
+    # (tid < n || tid == 0) -> tid < n: element 0 dropped when n = 0
+    hits = m.find("OpLogicalAnd", lambda r, ops: bound_tests(m, ops))
+    for i in hits:
+        ops = m.inst(i)[2]
+        below = m.operands(ops[2])[1]
+        m.lines[i] = re.sub(r"OpLogicalAnd.*", f"OpLogicalAnd {ops[0]} {ops[1]} {below}", m.lines[i])
+    return hits
+
+
+def spec_rows_unguarded(m):
+    # fast && (ROWS == default) -> fast: the rewrite for other row counts
+    hits = m.find("OpLogicalAnd", lambda r, ops: m.op(ops[2]) == "OpIEqual"
+                  and m.op(m.operands(ops[2])[1]) == "OpSpecConstant")
+    for i in hits:
+        ops = m.inst(i)[2]
+        m.lines[i] = re.sub(r"OpLogicalAnd.*", f"OpCopyObject {ops[0]} {ops[1]}", m.lines[i])
+    return hits
+
+
+def row_select_swap(m):
+    # row == k ? result[k] : other -> the other way (a reader in a loop
+    # over rows gets another row's result)
+    def is_row_test(cond):
+        if m.op(cond) != "OpIEqual":
+            return False
+        row = m.operands(cond)[1]
+        return m.op(row) == "OpIAdd" and any(m.op(x) == "OpIMul" for x in m.operands(row)[1:])
+    hits = m.find("OpSelect", lambda r, ops: is_row_test(ops[1]))
+    for i in hits:
+        ops = m.inst(i)[2]
+        m.set_operands(i, [ops[0], ops[1], ops[3], ops[2]])
+    return hits
+
+
 def sink_past_write(m):
     subgroup = builtin_loads(m, "SubgroupId")
     hits = []
@@ -485,6 +544,10 @@ MUTANTS = {
     "pair-no-nan-test": pair_no_nan_test,
     "sink-past-write": sink_past_write,
     "pair-tie-flip": pair_tie_flip,
+    "pair-no-bound": pair_no_bound,
+    "spec-rows-unguarded": spec_rows_unguarded,
+    "row-select-swap": row_select_swap,
+    "pair-bound-no-first": pair_bound_no_first,
 }
 
 

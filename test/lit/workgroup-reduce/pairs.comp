@@ -62,7 +62,7 @@
 // RUN: %waveopt %s -O -DCASE=1 --target=none --emit=hlsl --remarks-missed=workgroup-reduce -o %t14.hlsl 2>&1 | %FileCheck %s --check-prefix=HLSL
 // RUN: for i in 5 6 7 8 9 10 11 12 13; do %spirv-dis %t$i.spv | %FileCheck %s --check-prefix=UNCHANGED; done
 // FLOAT: missed PairFloatKey in main: the step's float comparisons are not the ordered ones of `t < s && (v[t + s] > v[t] || (v[t + s] == v[t] && i[t + s] < i[t]))` (or <, or without the index), so a NaN orders otherwise: write them so [array v]
-// COND: missed PairCondition in main: the step's condition is not `t < s && (v[t + s] > v[t] || (v[t + s] == v[t] && i[t + s] < i[t]))` (or with <, or >, for min or the highest index): write it so [array v]
+// COND: missed PairCondition in main: the step's condition is not `t < s && (v[t + s] > v[t] || (v[t + s] == v[t] && i[t + s] < i[t]))` (or with <, or >, for min or the highest index; an extra bound only as `t + s < n`, n a push constant or workgroup-uniform): write it so [array v]
 // EFFECT: missed OtherWorkInTree in main: the code between the tree's barriers writes other memory (move that work before or after the tree) [array v]
 // SPEC: missed UnknownWorkgroupSize in main: a pair tree needs a literal one-dimensional workgroup size (layout(local_size_x = N) in) [array v]
 // PARTIAL: missed ReadsPartialValue in main: the arrays are accessed outside the tree other than by reading element 0 after it (read only the result, v[0] and i[0]) [array v]

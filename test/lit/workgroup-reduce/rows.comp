@@ -12,13 +12,20 @@
 // RUN: %waveopt %s -O --target=none -DCASE=2 --float-reassoc --pass-params=workgroup-reduce:form=generic --remarks=workgroup-reduce -o %t2.spv 2>&1 | %FileCheck %s --check-prefix=VEC
 // RUN: %spirv-dis %t2.spv | %FileCheck %s --check-prefix=VEC-IR
 // RUN: %waveopt %s -O --target=none -DCASE=2 --remarks-missed=workgroup-reduce -o %t3.spv 2>&1 | %FileCheck %s --check-prefix=VEC-FLOAT
-// RUN: %waveopt %s -O -DCASE=4 --remarks-missed=workgroup-reduce -o %t4.spv 2>&1 | %FileCheck %s --check-prefix=SPEC
+// Rows counted by a specialization constant: rewritten for its default,
+// the original kept behind `NROWS == 2`; a length computed from one
+// (OpSpecConstantOp) is refused.
+// RUN: %waveopt %s -O --target=none -DCASE=4 --remarks=workgroup-reduce -o %t10.spv 2>&1 | %FileCheck %s --check-prefix=SPEC
+// RUN: %spirv-dis %t10.spv | %FileCheck %s --check-prefix=SPEC-IR
+// RUN: %waveopt %s -O -DCASE=10 --remarks-missed=workgroup-reduce -o %t4.spv 2>&1 | %FileCheck %s --check-prefix=SPECOP
 // RUN: %waveopt %s -O -DCASE=5 --remarks-missed=workgroup-reduce -o %t5.spv 2>&1 | %FileCheck %s --check-prefix=MANY
 // RUN: %waveopt %s -O -DCASE=6 --remarks-missed=workgroup-reduce -o %t6.spv 2>&1 | %FileCheck %s --check-prefix=DIFFER
-// RUN: %waveopt %s -O -DCASE=7 --remarks-missed=workgroup-reduce -o %t7.spv 2>&1 | %FileCheck %s --check-prefix=SPANS
+// A reader of row tid & 1: the row's result chosen by its index.
+// RUN: %waveopt %s -O --target=none -DCASE=7 --remarks=workgroup-reduce -o %t11.spv 2>&1 | %FileCheck %s --check-prefix=SPANS
+// RUN: %spirv-dis %t11.spv | %FileCheck %s --check-prefix=SPANS-IR
 // RUN: %waveopt %s -O -DCASE=8 --remarks-missed=workgroup-reduce -o %t8.spv 2>&1 | %FileCheck %s --check-prefix=COMPONENT
 // RUN: %waveopt %s -O -DCASE=9 --remarks-missed=workgroup-reduce -o %t9.spv 2>&1 | %FileCheck %s --check-prefix=MIXED
-// RUN: for i in 3 4 5 6 7 8 9; do %spirv-dis %t$i.spv | %FileCheck %s --check-prefix=UNCHANGED; done
+// RUN: for i in 3 4 5 6 8 9; do %spirv-dis %t$i.spv | %FileCheck %s --check-prefix=UNCHANGED; done
 // ROWS: applied ReducedTree in main: an integer add tree over t (6 steps, 7 barriers, 3 reader(s), 3 rows) becomes one shared slot per subgroup and one barrier
 // ROWS-IR: OpControlBarrier
 // ROWS-IR: OpGroupNonUniformIAdd %uint %uint_3 Reduce
@@ -39,10 +46,15 @@
 // VEC: applied ReducedTree in main: a float add tree over t (6 steps, 7 barriers, 2 reader(s)) becomes one shared slot per subgroup and one barrier
 // VEC-IR: OpGroupNonUniformFAdd %v4float %uint_3 Reduce
 // VEC-FLOAT: missed FloatReassociation in main: a float add tree
-// SPEC: missed UnknownRowCount in main: an outer length of the array is not a constant (a specialization constant, as ggml's NUM_ROWS): the rows must be known; give it a constant length [array t]
+// SPEC: applied ReducedTree in main: an integer add tree over t (6 steps, 7 barriers, 2 reader(s), 2 rows) becomes {{.*}}; other row counts than constant 1 = 2 keep the original
+// SPEC-IR: %[[IS:[0-9]+]] = OpIEqual %bool %NROWS %uint_2
+// SPEC-IR: OpLogicalAnd %bool {{%[a-z0-9_]+}} %[[IS]]
+// SPECOP: missed UnknownRowCount in main: an outer length of the array is neither a constant nor one specialization constant of a nonzero default: give it one [array t]
 // MANY: missed TooManyRows in main: the array has more than 64 rows (the outer levels' lengths multiplied): reduce fewer rows per tree [array t]
 // DIFFER: missed RowsDiffer in main: row 1 is reduced by another tree than row 0 (other steps, operation, result element or end): one tree for every row [array t]
-// SPANS: missed ReaderSpansRows in main: a load of a row's result reads other rows in other invocations (or iterations): read each row's result with its own load [array t]
+// SPANS: applied ReducedTree in main: an integer add tree over t (6 steps, 7 barriers, 2 reader(s), 2 rows)
+// SPANS-IR: %[[ROW:[0-9]+]] = OpIEqual %bool %{{[0-9]+}} %uint_0
+// SPANS-IR: OpSelect %uint %[[ROW]]
 // COMPONENT: missed PartialElementWrite in main: one component of a vector element is written (vector elements are reduced whole): write whole elements [array t]
 // MIXED: missed ReadsPartialValue in main: row 0: a load reads an element holding a partial result of the tree (or an element the tree leaves out) [array t]
 // UNCHANGED-NOT: OpGroupNonUniform
@@ -63,6 +75,10 @@ shared uint t[3][64];
 shared vec4 t[64];
 #elif CASE == 4
 shared uint t[NROWS][64];
+#define AT(k, i) t[k][i]
+#define ROWS NROWS
+#elif CASE == 10
+shared uint t[NROWS + 1u][64];
 #define AT(k, i) t[k][i]
 #define ROWS NROWS
 #elif CASE == 5
