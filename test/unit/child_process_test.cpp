@@ -126,6 +126,9 @@ TEST(ChildProcess, MoreThanAPipeHoldsOnEveryStreamAtOnce) {
   ChildOptions options;
   options.out = StreamMode::kCapture;
   options.err = StreamMode::kCapture;
+  // What earlier tests left in this process's stdout buffer would reach the
+  // child's stdout too (the whole binary run with its output in a pipe).
+  options.flush_std_streams = true;
   const std::string big(4 << 20, 'c');
   ChildResult r = RunInChild(
       [&big](int channel) {
