@@ -77,16 +77,14 @@ bool LoadModule(const Cli& cli, const std::string& path, std::vector<uint32_t>* 
   std::string ext = Extension(path);
   std::string err;
   bool ok;
-  auto compiled = cli.compiled.find(path);
   if (ext == ".spv") {
     ok = waveopt::BytesToWords(contents, words, &err);
   } else if (ext == ".spvasm" || ext == ".spvas") {
     ok = waveopt::AssembleText(contents, cli.target_env, words, &err);
-  } else if (IsSource(ext) && compiled != cli.compiled.end()) {
-    *words = compiled->second;
-    ok = true;
   } else if (IsSource(ext)) {
-    ok = CompileSource(cli, path, contents, words, &err);
+    auto compiled = cli.compiled.find(path);  // by CompileSourcesOnce
+    if (compiled != cli.compiled.end()) *words = compiled->second;
+    ok = compiled != cli.compiled.end() || CompileSource(cli, path, contents, words, &err);
   } else {
     *error = path + ": unknown shader type '" + ext +
              "' (expected .spv, .spvasm, .comp, .glsl or .hlsl)";
