@@ -100,19 +100,20 @@ if(_waveopt_spvt_imported)
   _waveopt_carry(${CMAKE_CURRENT_BINARY_DIR}/waveoptCarriedSpirvTools.cmake library
     "\${_waveopt_carried}/include" SPIRV-Tools-opt SPIRV-Tools-static)
 endif()
-# With --strip (and CPack), each installed archive becomes one relocatable
-# object: `ld -r` keeps one copy of each COMDAT group (the inline and
-# template code every member had its own copy of: SPIRV-Tools-opt.a 9.9 MB
-# -> 5.5 MB), then `strip --strip-unneeded` drops the debug information and
-# the local symbols no relocation uses (CMake strips executables only: an
-# archive's global symbols must stay). A program that links the archive now
-# takes all of it or nothing.
+# With --strip (and CPack; CMake itself strips executables and shared
+# libraries only), each installed archive loses its debug information and
+# becomes one relocatable object: `ld -r` keeps one copy of each COMDAT
+# group (the inline and template code every member had its own copy of:
+# SPIRV-Tools-opt.a 9.9 MB -> 5.5 MB), and `strip --strip-unneeded` drops
+# the local symbols no relocation uses (the global ones stay). A program
+# that links the archive now takes all of it or nothing.
 install(CODE "
     if(CMAKE_INSTALL_DO_STRIP)
       file(GLOB _waveopt_archives \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/libwaveopt_*.a\"
                                   \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${WAVEOPT_CARRY_DIR}/*.a\")
       foreach(_a IN LISTS _waveopt_archives)
         string(REGEX REPLACE \"[.]a\$\" \".o\" _o \"\${_a}\")
+        execute_process(COMMAND \"${CMAKE_STRIP}\" --strip-debug \"\${_a}\" COMMAND_ERROR_IS_FATAL ANY)
         execute_process(COMMAND \"${CMAKE_LINKER}\" -r -o \"\${_o}\" --whole-archive \"\${_a}\"
                         COMMAND_ERROR_IS_FATAL ANY)
         execute_process(COMMAND \"${CMAKE_STRIP}\" --strip-unneeded \"\${_o}\" COMMAND_ERROR_IS_FATAL ANY)
