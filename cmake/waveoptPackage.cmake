@@ -8,13 +8,14 @@
 #   <prefix>/include/waveopt/                 its headers
 #   <prefix>/<libdir>/waveopt/                what waveopt carries: the static
 #                                             SPIRV-Tools it was built against (+ its
-#                                             headers), glslang's and SPIRV-Cross'
-#                                             archives (link-only, for frontends),
-#                                             and the command line's mimalloc
+#                                             headers), libwaveopt_frontends.so
+#                                             (glslang and SPIRV-Cross inside) and
+#                                             the command line's mimalloc
 #
-# Install components: shaders (the command line and waveopt_add_shaders(),
-# nothing else), library, frontends, tools (waverun). The static archives are
-# stripped of debug information by `cmake --install --strip` and by CPack.
+# Install components: shaders (the command line, the front ends' shared
+# library it needs, waveopt_add_shaders()), library, frontends (the CMake
+# targets of waveopt::frontends), tools (waverun). The static archives are
+# merged and stripped by `cmake --install --strip` and by CPack (below).
 
 set(WAVEOPT_CARRY_DIR "${CMAKE_INSTALL_LIBDIR}/waveopt")
 set(WAVEOPT_PACKAGE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/waveopt")
@@ -99,25 +100,28 @@ if(_waveopt_spvt_imported)
   _waveopt_carry(${CMAKE_CURRENT_BINARY_DIR}/waveoptCarriedSpirvTools.cmake library
     "\${_waveopt_carried}/include" SPIRV-Tools-opt SPIRV-Tools-static)
 endif()
-# glslang and SPIRV-Cross for the frontends component, link-only (no
-# headers: waveopt/frontend.h does not include theirs).
-_waveopt_carry(${CMAKE_CURRENT_BINARY_DIR}/waveoptCarriedFrontends.cmake frontends ""
-  glslang::glslang glslang::SPIRV glslang::glslang-default-resource-limits
-  spirv-cross-glsl spirv-cross-hlsl spirv-cross-core)
-
-# Debug information out of the installed archives with --strip (CMake strips
-# executables only: an archive's symbol table must stay). Once per component:
-# CPack installs each into a directory of its own.
-foreach(_comp library frontends)
-  install(CODE "
+# With --strip (and CPack; CMake itself strips executables and shared
+# libraries only), each installed archive loses its debug information and
+# becomes one relocatable object: `ld -r` keeps one copy of each COMDAT
+# group (the inline and template code every member had its own copy of:
+# SPIRV-Tools-opt.a 9.9 MB -> 5.5 MB), and `strip --strip-unneeded` drops
+# the local symbols no relocation uses (the global ones stay). A program
+# that links the archive now takes all of it or nothing.
+install(CODE "
     if(CMAKE_INSTALL_DO_STRIP)
       file(GLOB _waveopt_archives \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/libwaveopt_*.a\"
                                   \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${WAVEOPT_CARRY_DIR}/*.a\")
       foreach(_a IN LISTS _waveopt_archives)
+        string(REGEX REPLACE \"[.]a\$\" \".o\" _o \"\${_a}\")
         execute_process(COMMAND \"${CMAKE_STRIP}\" --strip-debug \"\${_a}\" COMMAND_ERROR_IS_FATAL ANY)
+        execute_process(COMMAND \"${CMAKE_LINKER}\" -r -o \"\${_o}\" --whole-archive \"\${_a}\"
+                        COMMAND_ERROR_IS_FATAL ANY)
+        execute_process(COMMAND \"${CMAKE_STRIP}\" --strip-unneeded \"\${_o}\" COMMAND_ERROR_IS_FATAL ANY)
+        file(REMOVE \"\${_a}\")
+        execute_process(COMMAND \"${CMAKE_AR}\" qcs \"\${_a}\" \"\${_o}\" COMMAND_ERROR_IS_FATAL ANY)
+        file(REMOVE \"\${_o}\")
       endforeach()
-    endif()" COMPONENT ${_comp})
-endforeach()
+    endif()" COMPONENT library)
 
 # The package config.
 include(CMakePackageConfigHelpers)
@@ -143,8 +147,9 @@ install(EXPORT waveoptFrontendsTargets NAMESPACE waveopt::
 # is (nothing is built again), stripped, as a .tar.gz and a .deb each:
 #   waveopt            components shaders + library (the command line,
 #                      waveopt_add_shaders(), the library, its SPIRV-Tools)
-#   waveopt-frontends  component frontends (glslang's and SPIRV-Cross'
-#                      archives are most of it), unpacked over the same prefix
+#   waveopt-frontends  component frontends (waveopt::frontends' CMake
+#                      targets; its library is in waveopt), unpacked over
+#                      the same prefix
 set(CPACK_PACKAGE_NAME waveopt)
 set(CPACK_PACKAGE_VENDOR waveopt)
 set(CPACK_PACKAGE_CONTACT "waveopt maintainers <waveopt@invalid>")
