@@ -269,10 +269,12 @@ struct InvocationEvaluator::Impl {
   uint32_t index = ~0u;
   LaneEnv env;
   bool env_valid = false;
-  // (frame, id) → slot in |memo|: ids of frame 0 in a vector indexed by
-  // id, other frames in a map.
+  // (frame, id) → slot in |memo|: per frame, a vector indexed by id
+  // (made when the frame is first evaluated; frame 0's apart).
   std::vector<uint32_t> slot0;
-  std::unordered_map<uint64_t, uint32_t> slots;
+  std::vector<std::vector<uint32_t>> frame_slots;
+  // id → definition (the def-use manager's map, read once per id).
+  std::vector<Instruction*> defs;
   std::vector<Memo> memo = std::vector<Memo>(1);  // slot 0: none
   uint32_t env_epoch = 1, lane_epoch = 1;
   uint8_t deps = 0;  // what the current evaluation has read so far
@@ -363,7 +365,7 @@ struct InvocationEvaluator::Impl {
 
   bool Constant(uint32_t id, uint64_t* value) {
     uint32_t width = 0;
-    if (!ScalarConstant(context, context->get_def_use_mgr()->GetDef(id), value, &width)) {
+    if (!ScalarConstant(context, Def(id), value, &width)) {
       return false;
     }
     *value &= Mask(width);
@@ -388,16 +390,29 @@ struct InvocationEvaluator::Impl {
     env_valid = true;
   }
 
+  // The definition of |id| (the context does not change while this lives).
+  Instruction* Def(uint32_t id) {
+    if (id >= defs.size()) {
+      defs.resize(std::max<size_t>(id + 1, context->module()->IdBound()), nullptr);
+    }
+    Instruction*& def = defs[id];
+    if (def == nullptr) def = context->get_def_use_mgr()->GetDef(id);
+    return def;
+  }
+
   // The memo slot of (|frame|, |id|), current for this invocation (a new
   // one when it was not: not done, no value).
   Memo& Slot(uint32_t frame, uint32_t id) {
     uint32_t* slot = nullptr;
-    if (frame == 0) {
-      if (id >= slot0.size()) slot0.resize(context->module()->IdBound(), 0);
-      if (id >= slot0.size()) slot0.resize(id + 1, 0);
+    if (frame == 0 && id < slot0.size()) {
       slot = &slot0[id];
     } else {
-      slot = &slots[(uint64_t{frame} << 32) | id];
+      if (frame >= frame_slots.size()) frame_slots.resize(frame + 1);
+      std::vector<uint32_t>& of_frame = frame == 0 ? slot0 : frame_slots[frame];
+      if (id >= of_frame.size()) {
+        of_frame.resize(std::max<size_t>(id + 1, context->module()->IdBound()), 0);
+      }
+      slot = &of_frame[id];
     }
     if (*slot == 0) {
       *slot = static_cast<uint32_t>(memo.size());
@@ -666,7 +681,7 @@ struct InvocationEvaluator::Impl {
   // A probe for a workgroup-uniform value the evaluator cannot compute.
   bool Probe(uint32_t id, LaneValue* out) {
     if (!env.probes || uniformity == nullptr) return false;
-    Instruction* def = context->get_def_use_mgr()->GetDef(id);
+    Instruction* def = Def(id);
     if (def == nullptr || def->opcode() == Op::OpUndef) return false;
     if (uniformity->ValueLevel(id) != Uniformity::kWorkgroupUniform) {
       return false;
@@ -997,9 +1012,8 @@ struct InvocationEvaluator::Impl {
 
   // Component |path| of value |id|.
   bool Extract(uint32_t frame, uint32_t id, std::vector<uint32_t> path, LaneValue* out) {
-    auto* def_use = context->get_def_use_mgr();
     for (int guard = 0; guard < 16 && !path.empty(); ++guard) {
-      Instruction* def = def_use->GetDef(id);
+      Instruction* def = Def(id);
       if (def == nullptr) return false;
       uint32_t count = 0, width = 0;
       if (TypeShape(def->type_id(), &count, &width)) {
@@ -1040,12 +1054,11 @@ struct InvocationEvaluator::Impl {
 
   // The value loaded by |load| (in |frame|'s function).
   bool Load(uint32_t frame, Instruction* load, LaneValue* out) {
-    auto* def_use = context->get_def_use_mgr();
     std::vector<uint32_t> path;
     uint32_t ptr = load->GetSingleWordInOperand(0);
     Instruction* at = load;
     for (int guard = 0; guard < 32; ++guard) {
-      Instruction* def = def_use->GetDef(ptr);
+      Instruction* def = Def(ptr);
       if (def == nullptr) return false;
       const Op op = def->opcode();
       if (op == Op::OpAccessChain || op == Op::OpInBoundsAccessChain) {
@@ -1090,7 +1103,7 @@ struct InvocationEvaluator::Impl {
       if (sc == spv::StorageClass::Input) {
         auto b = builtin_of.find(def->result_id());
         if (b == builtin_of.end()) return false;
-        Instruction* ptr_type = def_use->GetDef(def->type_id());
+        Instruction* ptr_type = Def(def->type_id());
         const uint32_t pointee = ptr_type->GetSingleWordInOperand(1);
         LaneValue whole;
         if (!BuiltIn(b->second, pointee, &whole)) return false;
@@ -1369,11 +1382,11 @@ struct InvocationEvaluator::Impl {
   // the operations of the integer table (analysis/int_eval.h) by arity,
   // and the rest on integers and booleans.
   bool Compute(uint32_t frame, uint32_t id, LaneValue* out) {
-    Instruction* def = context->get_def_use_mgr()->GetDef(id);
+    Instruction* def = Def(id);
     if (def == nullptr) return false;
     Shape shape;
     shape.shaped = def->type_id() != 0 && TypeShape(def->type_id(), &shape.count, &shape.width);
-    if (is_workgroup_size.count(id) && shape.shaped && shape.count == 3 && shape.width > 1) {
+    if (!is_workgroup_size.empty() && is_workgroup_size.count(id) && shape.shaped && shape.count == 3 && shape.width > 1) {
       *out = LaneValue{};
       out->count = 3;
       out->width = shape.width;
@@ -1496,7 +1509,7 @@ struct InvocationEvaluator::Impl {
   bool CompositeExtract(uint32_t frame, Instruction* def, const Shape& shape, LaneValue* out) {
     if (!shape.shaped) return false;
     uint32_t vcount = 0, vwidth = 0;
-    Instruction* composite = context->get_def_use_mgr()->GetDef(def->GetSingleWordInOperand(0));
+    Instruction* composite = Def(def->GetSingleWordInOperand(0));
     if (def->NumInOperands() == 2 && shape.count == 1 && composite != nullptr &&
         TypeShape(composite->type_id(), &vcount, &vwidth)) {
       // A component of an integer or boolean vector.

@@ -12,6 +12,7 @@
 #include "source/opt/decoration_manager.h"
 #include "source/opt/dominator_analysis.h"
 #include "source/opt/ir_context.h"
+#include "source/util/small_vector.h"
 
 namespace waveopt {
 
@@ -45,6 +46,12 @@ struct Val {
     return kind == Kind::kLoaded || kind == Kind::kCombined || kind == Kind::kTainted;
   }
 };
+
+// An instruction's operands, inline (compile time: the interpreter
+// evaluates every instruction of every invocation; heap vectors were a
+// third of its cost).
+using Ids = spvtools::utils::SmallVector<uint32_t, 8>;
+using Vals = spvtools::utils::SmallVector<Val, 4>;
 
 Val Unknown() { return Val(); }
 Val Tainted() {
@@ -235,11 +242,11 @@ struct WorkgroupTrace::Impl {
   Val SpecOp(const Instruction* def, int depth) {
     // The operation's operands follow its opcode literal.
     const auto op = spv::Op(def->GetSingleWordInOperand(0));
-    std::vector<uint32_t> ids;
+    Ids ids;
     for (uint32_t i = 1; i < def->NumInOperands(); ++i) {
       ids.push_back(def->GetSingleWordInOperand(i));
     }
-    return Apply(op, def->type_id(), ids, {}, nullptr, depth);
+    return Apply(op, def->type_id(), ids, Ids(), nullptr, depth);
   }
 
   // ---- values -------------------------------------------------------------
@@ -284,9 +291,8 @@ struct WorkgroupTrace::Impl {
       default:
         break;
     }
-    std::vector<uint32_t> ids;
-    std::vector<uint32_t> literals;
-    ids.reserve(def->NumInOperands());
+    Ids ids;
+    Ids literals;
     for (uint32_t i = 0; i < def->NumInOperands(); ++i) {
       const auto& operand = def->GetInOperand(i);
       if (spvIsInIdType(operand.type)) {
@@ -453,14 +459,13 @@ struct WorkgroupTrace::Impl {
 
   // Applies |op| to the values of |ids| (|literals| for composite
   // extracts, shuffles, ext numbers).
-  Val Apply(spv::Op op, uint32_t type_id, const std::vector<uint32_t>& ids,
-            const std::vector<uint32_t>& literals, const Instruction* inst, int depth) {
-    std::vector<Val> in;
-    in.reserve(ids.size());
+  Val Apply(spv::Op op, uint32_t type_id, const Ids& ids, const Ids& literals,
+            const Instruction* inst, int depth) {
+    Vals in;
     bool from_array = false;
     for (uint32_t id : ids) {
       in.push_back(Get(id, depth + 1));
-      if (in.back().FromArray()) from_array = true;
+      if (in[in.size() - 1].FromArray()) from_array = true;
     }
     if (from_array) return Combine(op, in, literals, inst);
     const Instruction* type = context->get_def_use_mgr()->GetDef(type_id);
@@ -486,15 +491,14 @@ struct WorkgroupTrace::Impl {
 
   // A value computed from values read from the array: a combining operation
   // of two loaded values, or tainted.
-  Val Combine(spv::Op op, const std::vector<Val>& in, const std::vector<uint32_t>& literals,
-              const Instruction* inst) {
+  Val Combine(spv::Op op, const Vals& in, const Ids& literals, const Instruction* inst) {
     uint32_t ext = 0;
-    std::vector<Val> operands = in;
+    Vals operands = in;
     if (op == spv::Op::OpExtInst) {
       if (inst == nullptr || literals.empty() || !IsGlslStd450(context, inst)) return Tainted();
       ext = literals[0];
       if (!IsGlslMinMax(ext) || operands.size() != 3) return Tainted();
-      operands.erase(operands.begin());  // the import
+      operands.erase(operands.begin(), operands.begin() + 1);  // the import
     } else if (!IsCombiningOp(op)) {
       return Tainted();
     }
@@ -512,8 +516,7 @@ struct WorkgroupTrace::Impl {
     return v;
   }
 
-  Val ApplyInt(spv::Op op, uint32_t width, const std::vector<Val>& in,
-               const std::vector<uint32_t>& literals) {
+  Val ApplyInt(spv::Op op, uint32_t width, const Vals& in, const Ids& literals) {
     for (const Val& v : in) {
       if (!v.Known()) return Unknown();
     }
@@ -579,7 +582,7 @@ struct WorkgroupTrace::Impl {
   // |entry| (null: not an integer operation) component-wise on known
   // operands; a scalar operand serves every component (bit-field offsets
   // and counts). |width|: the result's.
-  Val Fold(const IntOp* entry, uint32_t width, const std::vector<Val>& in) {
+  Val Fold(const IntOp* entry, uint32_t width, const Vals& in) {
     if (entry == nullptr || in.size() != entry->arity) return Unknown();
     const uint32_t operand_width = in[0].width;
     if (entry->op == spv::Op::OpBitcast && operand_width != width) return Unknown();
@@ -731,19 +734,22 @@ struct WorkgroupTrace::Impl {
   }
 
   // Enters |block| from |pred| (null: from a skipped construct): its phis.
+  // The phis read their operands before any of them is set.
   void EnterBlock(BasicBlock* block, BasicBlock* pred) {
-    std::vector<std::pair<uint32_t, Val>> values;
-    block->ForEachPhiInst([&](Instruction* phi) {
+    phi_values.clear();
+    for (Instruction& phi : *block) {
+      if (phi.opcode() != spv::Op::OpPhi) break;
       Val v;
-      for (uint32_t i = 0; pred != nullptr && i + 1 < phi->NumInOperands(); i += 2) {
-        if (phi->GetSingleWordInOperand(i + 1) == pred->id()) {
-          v = Get(phi->GetSingleWordInOperand(i));
+      for (uint32_t i = 0; pred != nullptr && i + 1 < phi.NumInOperands(); i += 2) {
+        if (phi.GetSingleWordInOperand(i + 1) == pred->id()) {
+          v = Get(phi.GetSingleWordInOperand(i));
         }
       }
-      values.emplace_back(phi->result_id(), v);
-    });
-    for (auto& [id, v] : values) env.Set(id, v);
+      phi_values.emplace_back(phi.result_id(), v);
+    }
+    for (auto& [id, v] : phi_values) env.Set(id, v);
   }
+  std::vector<std::pair<uint32_t, Val>> phi_values;  // EnterBlock's scratch
 
   // The block control goes to from |block|'s terminator (null at a return);
   // |*skipped| is set when a construct was skipped.
