@@ -402,7 +402,10 @@ struct InvocationEvaluator::Impl {
 
   // The memo slot of (|frame|, |id|), current for this invocation (a new
   // one when it was not: not done, no value).
-  Memo& Slot(uint32_t frame, uint32_t id) {
+  Memo& Slot(uint32_t frame, uint32_t id) { return memo[SlotIndex(frame, id)]; }
+
+  // Slot()'s index in |memo| (stable while |memo| grows).
+  uint32_t SlotIndex(uint32_t frame, uint32_t id) {
     uint32_t* slot = nullptr;
     if (frame == 0 && id < slot0.size()) {
       slot = &slot0[id];
@@ -426,12 +429,13 @@ struct InvocationEvaluator::Impl {
       m.env_epoch = env_epoch;
       m.lane_epoch = lane_epoch;
     }
-    return m;
+    return *slot;
   }
 
   bool Eval(uint32_t frame, uint32_t id, LaneValue* out) {
+    const uint32_t slot = SlotIndex(frame, id);
     {
-      Memo& m = Slot(frame, id);
+      Memo& m = memo[slot];
       deps |= m.deps;
       if (m.done && m.ok) {
         *out = m.value;
@@ -459,7 +463,7 @@ struct InvocationEvaluator::Impl {
     if (!ok && fail_at == nullptr) {
       fail_at = context->get_def_use_mgr()->GetDef(id);
     }
-    Memo& m = Slot(frame, id);  // (|memo| may have grown)
+    Memo& m = memo[slot];  // (|memo| may have grown; the slot is current)
     m.busy = false;
     m.done = true;
     m.deps = deps;
