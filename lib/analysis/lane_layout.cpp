@@ -404,6 +404,39 @@ struct InvocationEvaluator::Impl {
   // one when it was not: not done, no value).
   Memo& Slot(uint32_t frame, uint32_t id) { return memo[SlotIndex(frame, id)]; }
 
+  // The dominator analysis of |func| (the context's, looked up once per
+  // function in a row).
+  spvtools::opt::DominatorAnalysis* Dominators(const Function* func) {
+    if (func != dom_function) {
+      dom_function = func;
+      dom_analysis = context->GetDominatorAnalysis(func);
+    }
+    return dom_analysis;
+  }
+  const Function* dom_function = nullptr;
+  spvtools::opt::DominatorAnalysis* dom_analysis = nullptr;
+
+  // Whether |param| is a parameter of |func|, at |*position|.
+  bool ParamPosition(Function* func, const Instruction* param, uint32_t* position) {
+    auto cached = param_position.find(param);
+    if (cached != param_position.end() && cached->second.first == func) {
+      *position = cached->second.second;
+      return true;
+    }
+    uint32_t i = 0;
+    bool found = false;
+    func->ForEachParam([&](Instruction* p) {
+      if (p == param) {
+        *position = i;
+        found = true;
+      }
+      ++i;
+    });
+    if (found) param_position[param] = {func, *position};
+    return found;
+  }
+  std::unordered_map<const Instruction*, std::pair<const Function*, uint32_t>> param_position;
+
   // Slot()'s index in |memo| (stable while |memo| grows).
   uint32_t SlotIndex(uint32_t frame, uint32_t id) {
     uint32_t* slot = nullptr;
@@ -580,7 +613,7 @@ struct InvocationEvaluator::Impl {
     if (!info.cda.HasBlock(block->id())) {
       return Unknown(block->GetLabelInst());
     }
-    auto* dom = context->GetDominatorAnalysis(func);
+    auto* dom = Dominators(func);
     ReachResult r = Known(false);
     for (const ControlDependence& dep : info.cda.GetDependenceSources(block->id())) {
       ReachResult here;
@@ -662,7 +695,7 @@ struct InvocationEvaluator::Impl {
     }
     if (same) return Eval(frame, first, out);
     const BasicBlock* block = context->get_instr_block(phi);
-    auto* dom = context->GetDominatorAnalysis(frames[frame].function);
+    auto* dom = Dominators(frames[frame].function);
     uint32_t chosen = 0;
     for (uint32_t i = 0; i + 1 < phi->NumInOperands(); i += 2) {
       const BasicBlock* pred = context->cfg()->block(phi->GetSingleWordInOperand(i + 1));
@@ -928,7 +961,7 @@ struct InvocationEvaluator::Impl {
   bool ReachingStore(uint32_t frame, const VarInfo& info, const std::vector<uint32_t>& path,
                      Instruction* at, const Store** out) {
     Function* func = frames[frame].function;
-    auto* dom = context->GetDominatorAnalysis(func);
+    auto* dom = Dominators(func);
     const Store* latest = nullptr;
     std::vector<const Store*> maybe;
     for (const Store& s : info.stores) {
@@ -1085,16 +1118,8 @@ struct InvocationEvaluator::Impl {
       }
       if (op == Op::OpFunctionParameter) {
         if (frame == 0 || !ParamReadOnly(def->result_id())) return false;
-        Function* func = frames[frame].function;
-        uint32_t i = 0, position = 0;
-        bool found = false;
-        func->ForEachParam([&](Instruction* p) {
-          if (p == def) {
-            position = i;
-            found = true;
-          }
-          ++i;
-        });
+        uint32_t position = 0;
+        const bool found = ParamPosition(frames[frame].function, def, &position);
         Instruction* call = frames[frame].call;
         if (!found || position + 1 >= call->NumInOperands()) return false;
         ptr = call->GetSingleWordInOperand(position + 1);
@@ -1552,15 +1577,8 @@ struct InvocationEvaluator::Impl {
   // A parameter: the caller's argument, in the caller's frame.
   bool Parameter(uint32_t frame, Instruction* def, LaneValue* out) {
     if (frame == 0) return false;
-    uint32_t i = 0, position = 0;
-    bool found = false;
-    frames[frame].function->ForEachParam([&](Instruction* p) {
-      if (p == def) {
-        position = i;
-        found = true;
-      }
-      ++i;
-    });
+    uint32_t position = 0;
+    const bool found = ParamPosition(frames[frame].function, def, &position);
     Instruction* call = frames[frame].call;
     if (!found || position + 1 >= call->NumInOperands()) return false;
     return Eval(frames[frame].parent, call->GetSingleWordInOperand(position + 1), out);
