@@ -1424,7 +1424,7 @@ uint32_t BatchUniformLoadsPass::LiveEstimate(Function* func, const std::vector<B
         return false;
     }
   };
-  auto weight = [&](const Instruction* inst) -> uint32_t {
+  auto compute_weight = [&](const Instruction* inst) -> uint32_t {
     if (inst->result_id() == 0 || inst->type_id() == 0) return 0;
     if (from_input(inst, 0)) return 0;
     if (uniformity.IsSubgroupUniform(inst->result_id()) &&
@@ -1433,23 +1433,45 @@ uint32_t BatchUniformLoadsPass::LiveEstimate(Function* func, const std::vector<B
     }
     return ComponentsOf(context(), inst->type_id());
   };
+  // Compile time: a value's weight is asked for in every block it is live
+  // in, and the live set changes at every instruction; both by result id
+  // (a weight once, the set as stamps of the block being walked).
+  const uint32_t bound = context()->module()->IdBound();
+  constexpr uint32_t kNoWeight = ~0u;
+  std::vector<uint32_t> weights(bound, kNoWeight);
+  auto weight = [&](const Instruction* inst) -> uint32_t {
+    const uint32_t id = inst->result_id();
+    if (id == 0 || id >= bound) return compute_weight(inst);
+    if (weights[id] == kNoWeight) weights[id] = compute_weight(inst);
+    return weights[id];
+  };
+  std::vector<uint32_t> live_in_block(bound, 0);
+  uint32_t stamp = 0;
   uint32_t peak = 0;
   for (BasicBlock* block : blocks) {
     const auto* region = liveness->Get(block);
     if (region == nullptr) continue;
-    std::unordered_set<const Instruction*> live(region->live_out_.begin(), region->live_out_.end());
+    ++stamp;
     uint32_t now = 0;
-    for (const Instruction* inst : live) now += weight(inst);
+    auto insert = [&](const Instruction* inst) {
+      if (live_in_block[inst->result_id()] == stamp) return;
+      live_in_block[inst->result_id()] = stamp;
+      now += weight(inst);
+    };
+    for (const Instruction* inst : region->live_out_) insert(inst);
     peak = std::max(peak, now);
     for (auto it = block->rbegin(); it != block->rend(); ++it) {
       Instruction* inst = &*it;
       if (inst->opcode() == spv::Op::OpPhi) break;
-      if (live.erase(inst)) now -= weight(inst);
+      if (inst->result_id() != 0 && live_in_block[inst->result_id()] == stamp) {
+        live_in_block[inst->result_id()] = 0;
+        now -= weight(inst);
+      }
       if (inst == at && at_live != nullptr) *at_live = now;
       inst->ForEachInId([&](const uint32_t* id) {
         Instruction* def = context()->get_def_use_mgr()->GetDef(*id);
         if (def == nullptr || context()->get_instr_block(def) == nullptr) return;
-        if (live.insert(def).second) now += weight(def);
+        insert(def);
       });
       peak = std::max(peak, now);
     }

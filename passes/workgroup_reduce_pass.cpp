@@ -3,6 +3,7 @@
 #include "passes/workgroup_reduce_pass.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <climits>
 #include <map>
@@ -757,9 +758,30 @@ struct Pool {
     return Add(std::move(out));
   }
   // 0..m-1, each once (or at least once when |idempotent|): |*m| set.
-  bool Complete(int32_t v, bool idempotent, uint64_t* m) const {
+  // Answered once per set and flag (compile time: every invocation's
+  // readers ask about the same few sets, of up to a workgroup's elements).
+  bool Complete(int32_t v, bool idempotent, uint64_t* m) {
     if (v < 0) return false;
-    const std::vector<uint32_t>& s = sets[v];
+    const uint64_t key = (static_cast<uint64_t>(v) << 1) | (idempotent ? 1 : 0);
+    auto found = complete_.find(key);
+    if (found == complete_.end()) {
+      Answer a;
+      a.scanned = Scan(sets[v], idempotent, &a.m);
+      found = complete_.emplace(key, a).first;
+    }
+    if (!found->second.scanned) return false;
+    *m = found->second.m;
+    return found->second.m > 0;
+  }
+
+ private:
+  struct Answer {
+    bool scanned = false;  // no element out of order: |m| is the count
+    uint64_t m = 0;
+  };
+  std::unordered_map<uint64_t, Answer> complete_;
+
+  static bool Scan(const std::vector<uint32_t>& s, bool idempotent, uint64_t* m) {
     uint64_t next = 0;
     for (size_t i = 0; i < s.size(); ++i) {
       if (s[i] == next) {
@@ -769,7 +791,7 @@ struct Pool {
       }
     }
     *m = next;
-    return next > 0;
+    return true;
   }
 };
 
@@ -967,7 +989,7 @@ class PhaseReplay {
                       e.inst);
         }
         if (!step_[t][i]) continue;
-        const int pos = spine_.Position(context_, e.inst);
+        const int pos = Position(e.inst);
         if (pos == INT_MAX) {
           return Fail(Reason::kUnsupportedControlFlow,
                       "a step of the tree is not in the straight-line code after "
@@ -1033,7 +1055,7 @@ class PhaseReplay {
       bool past = false;
       for (size_t i = 0; i < events_[t].size(); ++i) {
         const TraceEvent& e = events_[t][i];
-        const bool in_region = spine_.Position(context_, e.inst) < end_item;
+        const bool in_region = Position(e.inst) < end_item;
         if (!in_region && !past) {
           past = true;
           end_phase = phase_[t][i];
@@ -1129,6 +1151,20 @@ class PhaseReplay {
   IRContext* context_;
   const std::vector<std::vector<TraceEvent>>& events_;
   const Spine& spine_;
+  // Spine positions of event instructions, most recent per slot (every
+  // invocation's events name the same few instructions; the IR does not
+  // change during a replay).
+  struct PositionSlot {
+    const Instruction* inst = nullptr;
+    int pos = 0;
+  };
+  std::array<PositionSlot, 256> positions_{};
+
+  int Position(const Instruction* inst) {
+    PositionSlot& slot = positions_[(reinterpret_cast<uintptr_t>(inst) >> 4) & 255];
+    if (slot.inst != inst) slot = {inst, spine_.Position(context_, inst)};
+    return slot.pos;
+  }
   Tree* tree_;
   const uint64_t length_;
   const size_t n_;

@@ -2,6 +2,7 @@
 #include "analysis/int_eval.h"
 
 #include <algorithm>
+#include <array>
 #include <unordered_map>
 
 namespace waveopt {
@@ -207,6 +208,21 @@ const IntOp* FindIntOp(spv::Op op, uint32_t ext) {
     }
     return m;
   }();
+  // Core opcodes below kDirect: an array (the common case).
+  constexpr uint32_t kDirect = 1024;
+  static const std::array<const IntOp*, kDirect> direct = [] {
+    std::array<const IntOp*, kDirect> a{};
+    for (const IntOp& entry : Table()) {
+      const auto o = static_cast<uint32_t>(entry.op);
+      if (entry.op != Op::OpExtInst && entry.ext == 0 && o < kDirect && a[o] == nullptr) {
+        a[o] = &entry;
+      }
+    }
+    return a;
+  }();
+  if (op != Op::OpExtInst && static_cast<uint32_t>(op) < kDirect) {
+    return direct[static_cast<uint32_t>(op)];
+  }
   const uint32_t key_ext = op == Op::OpExtInst ? ext : 0;
   auto it = index.find((uint64_t{static_cast<uint32_t>(op)} << 32) | key_ext);
   return it == index.end() ? nullptr : it->second;

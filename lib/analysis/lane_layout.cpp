@@ -269,10 +269,12 @@ struct InvocationEvaluator::Impl {
   uint32_t index = ~0u;
   LaneEnv env;
   bool env_valid = false;
-  // (frame, id) → slot in |memo|: ids of frame 0 in a vector indexed by
-  // id, other frames in a map.
+  // (frame, id) → slot in |memo|: per frame, a vector indexed by id
+  // (made when the frame is first evaluated; frame 0's apart).
   std::vector<uint32_t> slot0;
-  std::unordered_map<uint64_t, uint32_t> slots;
+  std::vector<std::vector<uint32_t>> frame_slots;
+  // id → definition (the def-use manager's map, read once per id).
+  std::vector<Instruction*> defs;
   std::vector<Memo> memo = std::vector<Memo>(1);  // slot 0: none
   uint32_t env_epoch = 1, lane_epoch = 1;
   uint8_t deps = 0;  // what the current evaluation has read so far
@@ -363,7 +365,7 @@ struct InvocationEvaluator::Impl {
 
   bool Constant(uint32_t id, uint64_t* value) {
     uint32_t width = 0;
-    if (!ScalarConstant(context, context->get_def_use_mgr()->GetDef(id), value, &width)) {
+    if (!ScalarConstant(context, Def(id), value, &width)) {
       return false;
     }
     *value &= Mask(width);
@@ -388,16 +390,65 @@ struct InvocationEvaluator::Impl {
     env_valid = true;
   }
 
+  // The definition of |id| (the context does not change while this lives).
+  Instruction* Def(uint32_t id) {
+    if (id >= defs.size()) {
+      defs.resize(std::max<size_t>(id + 1, context->module()->IdBound()), nullptr);
+    }
+    Instruction*& def = defs[id];
+    if (def == nullptr) def = context->get_def_use_mgr()->GetDef(id);
+    return def;
+  }
+
   // The memo slot of (|frame|, |id|), current for this invocation (a new
   // one when it was not: not done, no value).
-  Memo& Slot(uint32_t frame, uint32_t id) {
+  Memo& Slot(uint32_t frame, uint32_t id) { return memo[SlotIndex(frame, id)]; }
+
+  // The dominator analysis of |func| (the context's, looked up once per
+  // function in a row).
+  spvtools::opt::DominatorAnalysis* Dominators(const Function* func) {
+    if (func != dom_function) {
+      dom_function = func;
+      dom_analysis = context->GetDominatorAnalysis(func);
+    }
+    return dom_analysis;
+  }
+  const Function* dom_function = nullptr;
+  spvtools::opt::DominatorAnalysis* dom_analysis = nullptr;
+
+  // Whether |param| is a parameter of |func|, at |*position|.
+  bool ParamPosition(Function* func, const Instruction* param, uint32_t* position) {
+    auto cached = param_position.find(param);
+    if (cached != param_position.end() && cached->second.first == func) {
+      *position = cached->second.second;
+      return true;
+    }
+    uint32_t i = 0;
+    bool found = false;
+    func->ForEachParam([&](Instruction* p) {
+      if (p == param) {
+        *position = i;
+        found = true;
+      }
+      ++i;
+    });
+    if (found) param_position[param] = {func, *position};
+    return found;
+  }
+  std::unordered_map<const Instruction*, std::pair<const Function*, uint32_t>> param_position;
+
+  // Slot()'s index in |memo| (stable while |memo| grows).
+  uint32_t SlotIndex(uint32_t frame, uint32_t id) {
     uint32_t* slot = nullptr;
-    if (frame == 0) {
-      if (id >= slot0.size()) slot0.resize(context->module()->IdBound(), 0);
-      if (id >= slot0.size()) slot0.resize(id + 1, 0);
+    if (frame == 0 && id < slot0.size()) {
       slot = &slot0[id];
     } else {
-      slot = &slots[(uint64_t{frame} << 32) | id];
+      if (frame >= frame_slots.size()) frame_slots.resize(frame + 1);
+      std::vector<uint32_t>& of_frame = frame == 0 ? slot0 : frame_slots[frame];
+      if (id >= of_frame.size()) {
+        of_frame.resize(std::max<size_t>(id + 1, context->module()->IdBound()), 0);
+      }
+      slot = &of_frame[id];
     }
     if (*slot == 0) {
       *slot = static_cast<uint32_t>(memo.size());
@@ -411,12 +462,13 @@ struct InvocationEvaluator::Impl {
       m.env_epoch = env_epoch;
       m.lane_epoch = lane_epoch;
     }
-    return m;
+    return *slot;
   }
 
   bool Eval(uint32_t frame, uint32_t id, LaneValue* out) {
+    const uint32_t slot = SlotIndex(frame, id);
     {
-      Memo& m = Slot(frame, id);
+      Memo& m = memo[slot];
       deps |= m.deps;
       if (m.done && m.ok) {
         *out = m.value;
@@ -444,7 +496,7 @@ struct InvocationEvaluator::Impl {
     if (!ok && fail_at == nullptr) {
       fail_at = context->get_def_use_mgr()->GetDef(id);
     }
-    Memo& m = Slot(frame, id);  // (|memo| may have grown)
+    Memo& m = memo[slot];  // (|memo| may have grown; the slot is current)
     m.busy = false;
     m.done = true;
     m.deps = deps;
@@ -561,7 +613,7 @@ struct InvocationEvaluator::Impl {
     if (!info.cda.HasBlock(block->id())) {
       return Unknown(block->GetLabelInst());
     }
-    auto* dom = context->GetDominatorAnalysis(func);
+    auto* dom = Dominators(func);
     ReachResult r = Known(false);
     for (const ControlDependence& dep : info.cda.GetDependenceSources(block->id())) {
       ReachResult here;
@@ -643,7 +695,7 @@ struct InvocationEvaluator::Impl {
     }
     if (same) return Eval(frame, first, out);
     const BasicBlock* block = context->get_instr_block(phi);
-    auto* dom = context->GetDominatorAnalysis(frames[frame].function);
+    auto* dom = Dominators(frames[frame].function);
     uint32_t chosen = 0;
     for (uint32_t i = 0; i + 1 < phi->NumInOperands(); i += 2) {
       const BasicBlock* pred = context->cfg()->block(phi->GetSingleWordInOperand(i + 1));
@@ -666,7 +718,7 @@ struct InvocationEvaluator::Impl {
   // A probe for a workgroup-uniform value the evaluator cannot compute.
   bool Probe(uint32_t id, LaneValue* out) {
     if (!env.probes || uniformity == nullptr) return false;
-    Instruction* def = context->get_def_use_mgr()->GetDef(id);
+    Instruction* def = Def(id);
     if (def == nullptr || def->opcode() == Op::OpUndef) return false;
     if (uniformity->ValueLevel(id) != Uniformity::kWorkgroupUniform) {
       return false;
@@ -909,7 +961,7 @@ struct InvocationEvaluator::Impl {
   bool ReachingStore(uint32_t frame, const VarInfo& info, const std::vector<uint32_t>& path,
                      Instruction* at, const Store** out) {
     Function* func = frames[frame].function;
-    auto* dom = context->GetDominatorAnalysis(func);
+    auto* dom = Dominators(func);
     const Store* latest = nullptr;
     std::vector<const Store*> maybe;
     for (const Store& s : info.stores) {
@@ -997,9 +1049,8 @@ struct InvocationEvaluator::Impl {
 
   // Component |path| of value |id|.
   bool Extract(uint32_t frame, uint32_t id, std::vector<uint32_t> path, LaneValue* out) {
-    auto* def_use = context->get_def_use_mgr();
     for (int guard = 0; guard < 16 && !path.empty(); ++guard) {
-      Instruction* def = def_use->GetDef(id);
+      Instruction* def = Def(id);
       if (def == nullptr) return false;
       uint32_t count = 0, width = 0;
       if (TypeShape(def->type_id(), &count, &width)) {
@@ -1040,12 +1091,11 @@ struct InvocationEvaluator::Impl {
 
   // The value loaded by |load| (in |frame|'s function).
   bool Load(uint32_t frame, Instruction* load, LaneValue* out) {
-    auto* def_use = context->get_def_use_mgr();
     std::vector<uint32_t> path;
     uint32_t ptr = load->GetSingleWordInOperand(0);
     Instruction* at = load;
     for (int guard = 0; guard < 32; ++guard) {
-      Instruction* def = def_use->GetDef(ptr);
+      Instruction* def = Def(ptr);
       if (def == nullptr) return false;
       const Op op = def->opcode();
       if (op == Op::OpAccessChain || op == Op::OpInBoundsAccessChain) {
@@ -1068,16 +1118,8 @@ struct InvocationEvaluator::Impl {
       }
       if (op == Op::OpFunctionParameter) {
         if (frame == 0 || !ParamReadOnly(def->result_id())) return false;
-        Function* func = frames[frame].function;
-        uint32_t i = 0, position = 0;
-        bool found = false;
-        func->ForEachParam([&](Instruction* p) {
-          if (p == def) {
-            position = i;
-            found = true;
-          }
-          ++i;
-        });
+        uint32_t position = 0;
+        const bool found = ParamPosition(frames[frame].function, def, &position);
         Instruction* call = frames[frame].call;
         if (!found || position + 1 >= call->NumInOperands()) return false;
         ptr = call->GetSingleWordInOperand(position + 1);
@@ -1090,7 +1132,7 @@ struct InvocationEvaluator::Impl {
       if (sc == spv::StorageClass::Input) {
         auto b = builtin_of.find(def->result_id());
         if (b == builtin_of.end()) return false;
-        Instruction* ptr_type = def_use->GetDef(def->type_id());
+        Instruction* ptr_type = Def(def->type_id());
         const uint32_t pointee = ptr_type->GetSingleWordInOperand(1);
         LaneValue whole;
         if (!BuiltIn(b->second, pointee, &whole)) return false;
@@ -1369,11 +1411,11 @@ struct InvocationEvaluator::Impl {
   // the operations of the integer table (analysis/int_eval.h) by arity,
   // and the rest on integers and booleans.
   bool Compute(uint32_t frame, uint32_t id, LaneValue* out) {
-    Instruction* def = context->get_def_use_mgr()->GetDef(id);
+    Instruction* def = Def(id);
     if (def == nullptr) return false;
     Shape shape;
     shape.shaped = def->type_id() != 0 && TypeShape(def->type_id(), &shape.count, &shape.width);
-    if (is_workgroup_size.count(id) && shape.shaped && shape.count == 3 && shape.width > 1) {
+    if (!is_workgroup_size.empty() && is_workgroup_size.count(id) && shape.shaped && shape.count == 3 && shape.width > 1) {
       *out = LaneValue{};
       out->count = 3;
       out->width = shape.width;
@@ -1496,7 +1538,7 @@ struct InvocationEvaluator::Impl {
   bool CompositeExtract(uint32_t frame, Instruction* def, const Shape& shape, LaneValue* out) {
     if (!shape.shaped) return false;
     uint32_t vcount = 0, vwidth = 0;
-    Instruction* composite = context->get_def_use_mgr()->GetDef(def->GetSingleWordInOperand(0));
+    Instruction* composite = Def(def->GetSingleWordInOperand(0));
     if (def->NumInOperands() == 2 && shape.count == 1 && composite != nullptr &&
         TypeShape(composite->type_id(), &vcount, &vwidth)) {
       // A component of an integer or boolean vector.
@@ -1535,15 +1577,8 @@ struct InvocationEvaluator::Impl {
   // A parameter: the caller's argument, in the caller's frame.
   bool Parameter(uint32_t frame, Instruction* def, LaneValue* out) {
     if (frame == 0) return false;
-    uint32_t i = 0, position = 0;
-    bool found = false;
-    frames[frame].function->ForEachParam([&](Instruction* p) {
-      if (p == def) {
-        position = i;
-        found = true;
-      }
-      ++i;
-    });
+    uint32_t position = 0;
+    const bool found = ParamPosition(frames[frame].function, def, &position);
     Instruction* call = frames[frame].call;
     if (!found || position + 1 >= call->NumInOperands()) return false;
     return Eval(frames[frame].parent, call->GetSingleWordInOperand(position + 1), out);

@@ -12,6 +12,7 @@
 #include "source/opt/decoration_manager.h"
 #include "source/opt/dominator_analysis.h"
 #include "source/opt/ir_context.h"
+#include "source/util/small_vector.h"
 
 namespace waveopt {
 
@@ -45,6 +46,12 @@ struct Val {
     return kind == Kind::kLoaded || kind == Kind::kCombined || kind == Kind::kTainted;
   }
 };
+
+// An instruction's operands, inline (compile time: the interpreter
+// evaluates every instruction of every invocation; heap vectors were a
+// third of its cost).
+using Ids = spvtools::utils::SmallVector<uint32_t, 8>;
+using Vals = spvtools::utils::SmallVector<Val, 4>;
 
 Val Unknown() { return Val(); }
 Val Tainted() {
@@ -122,7 +129,19 @@ struct WorkgroupTrace::Impl {
   uint64_t index = 0;          // the invocation
   bool identity_known = true;  // false: builtins of the identity unknown
   Env env;
-  std::unordered_map<uint32_t, Val> constants;  // per config
+  Env constants;  // module-level values, per config (Clear() per config)
+  // By id, for the whole trace (the module does not change): the root
+  // variable of a pointer (when |root_known|), the width of an integer or
+  // boolean (scalar or vector) type (0: not looked up, kNotInt: another
+  // type).
+  static constexpr uint8_t kNotInt = 0xff;
+  std::vector<Instruction*> roots;
+  std::vector<uint8_t> root_known;
+  std::vector<uint8_t> widths;
+  // The traced array's levels (ArrayLevels), once.
+  bool levels_known = false;
+  std::vector<uint32_t> level_lengths;
+  uint32_t level_vector_size = 0;
   std::vector<TraceEvent>* events = nullptr;
   uint64_t steps = 0, total_steps = 0;
   std::vector<std::vector<TraceEvent>> all_events;
@@ -159,10 +178,9 @@ struct WorkgroupTrace::Impl {
 
   // The value of a constant or specialization constant instruction.
   Val Constant(const Instruction* def, int depth) {
-    auto found = constants.find(def->result_id());
-    if (found != constants.end()) return found->second;
+    if (const Val* found = constants.Find(def->result_id())) return *found;
     Val v = ComputeConstant(def, depth);
-    constants[def->result_id()] = v;
+    constants.Set(def->result_id(), v);
     return v;
   }
 
@@ -235,11 +253,11 @@ struct WorkgroupTrace::Impl {
   Val SpecOp(const Instruction* def, int depth) {
     // The operation's operands follow its opcode literal.
     const auto op = spv::Op(def->GetSingleWordInOperand(0));
-    std::vector<uint32_t> ids;
+    Ids ids;
     for (uint32_t i = 1; i < def->NumInOperands(); ++i) {
       ids.push_back(def->GetSingleWordInOperand(i));
     }
-    return Apply(op, def->type_id(), ids, {}, nullptr, depth);
+    return Apply(op, def->type_id(), ids, Ids(), nullptr, depth);
   }
 
   // ---- values -------------------------------------------------------------
@@ -250,6 +268,7 @@ struct WorkgroupTrace::Impl {
   // loop; phis there are unknown).
   Val Get(uint32_t id, int depth = 0) {
     if (const Val* found = env.Find(id)) return *found;
+    if (const Val* found = constants.Find(id)) return *found;
     if (depth > 64) return Unknown();
     Instruction* def = context->get_def_use_mgr()->GetDef(id);
     if (def == nullptr) return Unknown();
@@ -284,9 +303,8 @@ struct WorkgroupTrace::Impl {
       default:
         break;
     }
-    std::vector<uint32_t> ids;
-    std::vector<uint32_t> literals;
-    ids.reserve(def->NumInOperands());
+    Ids ids;
+    Ids literals;
     for (uint32_t i = 0; i < def->NumInOperands(); ++i) {
       const auto& operand = def->GetInOperand(i);
       if (spvIsInIdType(operand.type)) {
@@ -324,7 +342,7 @@ struct WorkgroupTrace::Impl {
   // when |record|), or unknown memory.
   Val LoadValue(Instruction* load, bool record) {
     const uint32_t ptr = load->GetSingleWordInOperand(0);
-    Instruction* root = RootVariable(context, ptr);
+    Instruction* root = Root(ptr);
     if (root == nullptr) return Unknown();
     if (root->result_id() == array) {
       if (!record) return Unknown();  // not executed: no event
@@ -358,6 +376,46 @@ struct WorkgroupTrace::Impl {
     return Int(vb.bits[k.bits[0]], vb.width);
   }
 
+  // RootVariable(context, ptr), looked up once per id.
+  Instruction* Root(uint32_t ptr) {
+    if (ptr >= roots.size()) {
+      const size_t n = std::max<size_t>(ptr + 1, context->module()->IdBound());
+      roots.resize(n, nullptr);
+      root_known.resize(n, 0);
+    }
+    if (!root_known[ptr]) {
+      roots[ptr] = RootVariable(context, ptr);
+      root_known[ptr] = 1;
+    }
+    return roots[ptr];
+  }
+
+  // The component width of integer or boolean type |type_id| (a scalar or
+  // a vector of them); kNotInt for other types, 32 for none.
+  uint8_t TypeWidth(uint32_t type_id) {
+    if (type_id >= widths.size()) {
+      widths.resize(std::max<size_t>(type_id + 1, context->module()->IdBound()), 0);
+    }
+    uint8_t& w = widths[type_id];
+    if (w != 0) return w;
+    const Instruction* type = context->get_def_use_mgr()->GetDef(type_id);
+    w = 32;
+    if (type != nullptr) {
+      const Instruction* scalar = type;
+      if (type->opcode() == spv::Op::OpTypeVector) {
+        scalar = context->get_def_use_mgr()->GetDef(type->GetSingleWordInOperand(0));
+      }
+      if (scalar->opcode() == spv::Op::OpTypeInt) {
+        w = static_cast<uint8_t>(scalar->GetSingleWordInOperand(0));
+      } else if (scalar->opcode() == spv::Op::OpTypeBool) {
+        w = 1;
+      } else {
+        w = kNotInt;
+      }
+    }
+    return w;
+  }
+
   uint32_t PointeeType(const Instruction* var) {
     const Instruction* ptr_type = context->get_def_use_mgr()->GetDef(var->type_id());
     return ptr_type->GetSingleWordInOperand(1);
@@ -377,9 +435,12 @@ struct WorkgroupTrace::Impl {
       return Fail("UnsupportedAccess", "the array is accessed other than one element at a time",
                   at);
     }
-    std::vector<uint32_t> lengths;  // the array levels' lengths, outer first
-    uint32_t vector_size = 0;
-    ArrayLevels(&lengths, &vector_size);
+    if (!levels_known) {
+      ArrayLevels(&level_lengths, &level_vector_size);
+      levels_known = true;
+    }
+    const std::vector<uint32_t>& lengths = level_lengths;  // outer first
+    const uint32_t vector_size = level_vector_size;
     const size_t indices = chain->NumInOperands() - 1;
     if (lengths.empty() || indices < lengths.size() ||
         indices > lengths.size() + (vector_size != 0 ? 1 : 0)) {
@@ -453,31 +514,18 @@ struct WorkgroupTrace::Impl {
 
   // Applies |op| to the values of |ids| (|literals| for composite
   // extracts, shuffles, ext numbers).
-  Val Apply(spv::Op op, uint32_t type_id, const std::vector<uint32_t>& ids,
-            const std::vector<uint32_t>& literals, const Instruction* inst, int depth) {
-    std::vector<Val> in;
-    in.reserve(ids.size());
+  Val Apply(spv::Op op, uint32_t type_id, const Ids& ids, const Ids& literals,
+            const Instruction* inst, int depth) {
+    Vals in;
     bool from_array = false;
     for (uint32_t id : ids) {
       in.push_back(Get(id, depth + 1));
-      if (in.back().FromArray()) from_array = true;
+      if (in[in.size() - 1].FromArray()) from_array = true;
     }
     if (from_array) return Combine(op, in, literals, inst);
-    const Instruction* type = context->get_def_use_mgr()->GetDef(type_id);
-    uint32_t width = 32;
-    if (type != nullptr) {
-      const Instruction* scalar = type;
-      if (type->opcode() == spv::Op::OpTypeVector) {
-        scalar = context->get_def_use_mgr()->GetDef(type->GetSingleWordInOperand(0));
-      }
-      if (scalar->opcode() == spv::Op::OpTypeInt) {
-        width = scalar->GetSingleWordInOperand(0);
-      } else if (scalar->opcode() == spv::Op::OpTypeBool) {
-        width = 1;
-      } else {
-        return Unknown();  // floats and others are not evaluated
-      }
-    }
+    const uint8_t type_width = TypeWidth(type_id);
+    if (type_width == kNotInt) return Unknown();  // floats and others are not evaluated
+    const uint32_t width = type_width;
     // GLSL.std.450 integer instructions are not evaluated: the import was
     // always an unknown operand here (FindIntOp has them, should they be).
     if (op == spv::Op::OpExtInst) return Unknown();
@@ -486,15 +534,14 @@ struct WorkgroupTrace::Impl {
 
   // A value computed from values read from the array: a combining operation
   // of two loaded values, or tainted.
-  Val Combine(spv::Op op, const std::vector<Val>& in, const std::vector<uint32_t>& literals,
-              const Instruction* inst) {
+  Val Combine(spv::Op op, const Vals& in, const Ids& literals, const Instruction* inst) {
     uint32_t ext = 0;
-    std::vector<Val> operands = in;
+    Vals operands = in;
     if (op == spv::Op::OpExtInst) {
       if (inst == nullptr || literals.empty() || !IsGlslStd450(context, inst)) return Tainted();
       ext = literals[0];
       if (!IsGlslMinMax(ext) || operands.size() != 3) return Tainted();
-      operands.erase(operands.begin());  // the import
+      operands.erase(operands.begin(), operands.begin() + 1);  // the import
     } else if (!IsCombiningOp(op)) {
       return Tainted();
     }
@@ -512,8 +559,7 @@ struct WorkgroupTrace::Impl {
     return v;
   }
 
-  Val ApplyInt(spv::Op op, uint32_t width, const std::vector<Val>& in,
-               const std::vector<uint32_t>& literals) {
+  Val ApplyInt(spv::Op op, uint32_t width, const Vals& in, const Ids& literals) {
     for (const Val& v : in) {
       if (!v.Known()) return Unknown();
     }
@@ -579,7 +625,7 @@ struct WorkgroupTrace::Impl {
   // |entry| (null: not an integer operation) component-wise on known
   // operands; a scalar operand serves every component (bit-field offsets
   // and counts). |width|: the result's.
-  Val Fold(const IntOp* entry, uint32_t width, const std::vector<Val>& in) {
+  Val Fold(const IntOp* entry, uint32_t width, const Vals& in) {
     if (entry == nullptr || in.size() != entry->arity) return Unknown();
     const uint32_t operand_width = in[0].width;
     if (entry->op == spv::Op::OpBitcast && operand_width != width) return Unknown();
@@ -629,10 +675,10 @@ struct WorkgroupTrace::Impl {
     const spv::Op op = inst->opcode();
     if (op == spv::Op::OpLoad || op == spv::Op::OpStore || op == spv::Op::OpCopyMemory ||
         spvOpcodeIsAtomicOp(op)) {
-      Instruction* root = RootVariable(context, inst->GetSingleWordInOperand(0));
+      Instruction* root = Root(inst->GetSingleWordInOperand(0));
       if (root != nullptr && root->result_id() == array) return true;
       if (op == spv::Op::OpCopyMemory) {
-        root = RootVariable(context, inst->GetSingleWordInOperand(1));
+        root = Root(inst->GetSingleWordInOperand(1));
         if (root != nullptr && root->result_id() == array) return true;
       }
     }
@@ -701,7 +747,7 @@ struct WorkgroupTrace::Impl {
 
   bool Store(Instruction* store) {
     const uint32_t ptr = store->GetSingleWordInOperand(0);
-    Instruction* root = RootVariable(context, ptr);
+    Instruction* root = Root(ptr);
     const Val value = Get(store->GetSingleWordInOperand(1));
     if (root == nullptr || root->result_id() != array) {
       TraceEvent e;
@@ -731,19 +777,22 @@ struct WorkgroupTrace::Impl {
   }
 
   // Enters |block| from |pred| (null: from a skipped construct): its phis.
+  // The phis read their operands before any of them is set.
   void EnterBlock(BasicBlock* block, BasicBlock* pred) {
-    std::vector<std::pair<uint32_t, Val>> values;
-    block->ForEachPhiInst([&](Instruction* phi) {
+    phi_values.clear();
+    for (Instruction& phi : *block) {
+      if (phi.opcode() != spv::Op::OpPhi) break;
       Val v;
-      for (uint32_t i = 0; pred != nullptr && i + 1 < phi->NumInOperands(); i += 2) {
-        if (phi->GetSingleWordInOperand(i + 1) == pred->id()) {
-          v = Get(phi->GetSingleWordInOperand(i));
+      for (uint32_t i = 0; pred != nullptr && i + 1 < phi.NumInOperands(); i += 2) {
+        if (phi.GetSingleWordInOperand(i + 1) == pred->id()) {
+          v = Get(phi.GetSingleWordInOperand(i));
         }
       }
-      values.emplace_back(phi->result_id(), v);
-    });
-    for (auto& [id, v] : values) env.Set(id, v);
+      phi_values.emplace_back(phi.result_id(), v);
+    }
+    for (auto& [id, v] : phi_values) env.Set(id, v);
   }
+  std::vector<std::pair<uint32_t, Val>> phi_values;  // EnterBlock's scratch
 
   // The block control goes to from |block|'s terminator (null at a return);
   // |*skipped| is set when a construct was skipped.
@@ -848,7 +897,7 @@ WorkgroupTrace::~WorkgroupTrace() = default;
 bool WorkgroupTrace::WorkgroupCount(const TraceConfig& config, uint32_t size[3]) {
   Impl& m = *impl_;
   m.config = config;
-  m.constants.clear();
+  m.constants.Clear();
   m.env.Clear();
   m.identity_known = false;
   if (m.workgroup_size_const != 0) {
@@ -879,7 +928,7 @@ bool WorkgroupTrace::WorkgroupCount(const TraceConfig& config, uint32_t size[3])
 bool WorkgroupTrace::Reaches(Instruction* start, const TraceConfig& config) {
   Impl& m = *impl_;
   m.config = config;
-  m.constants.clear();
+  m.constants.Clear();
   m.env.Clear();
   m.identity_known = false;
   spvtools::opt::DominatorAnalysis* dom = m.context->GetDominatorAnalysis(m.entry);
@@ -910,7 +959,7 @@ bool WorkgroupTrace::Run(Instruction* start, const TraceConfig& config, std::str
     return false;
   }
   m.config = config;
-  m.constants.clear();
+  m.constants.Clear();
   for (int k = 0; k < 3; ++k) m.size[k] = size[k];
   const uint64_t count = uint64_t{size[0]} * size[1] * size[2];
   m.all_events.assign(count, {});
