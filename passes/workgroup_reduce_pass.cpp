@@ -2192,8 +2192,12 @@ WorkgroupReducePass::Reason WorkgroupReducePass::ReplayRows(const WorkgroupTrace
     for (const std::vector<Instruction*>& list : readers) {
       tree->readers.insert(tree->readers.end(), list.begin(), list.end());
     }
+    // A load that reads several rows (its row picked at run time) is one
+    // reader.
     std::sort(tree->readers.begin(), tree->readers.end(),
               [](Instruction* a, Instruction* b) { return a->unique_id() < b->unique_id(); });
+    tree->readers.erase(std::unique(tree->readers.begin(), tree->readers.end()),
+                        tree->readers.end());
   }
   tree->spine = spine;
   return reason;
