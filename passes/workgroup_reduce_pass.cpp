@@ -1249,7 +1249,7 @@ WorkgroupReducePass::Reason WorkgroupReducePass::Analyze(Function* func, Instruc
                                      spv::ExecutionModel::GLCompute) {
     *why =
         "the tree is not in a compute entry point's function (calls are "
-        "not followed)";
+        "not followed): inline it (-O does)";
     return Reason::kNotInEntryPoint;
   }
   tree->function = func;
