@@ -4,10 +4,9 @@
 #include <vector>
 
 #include "passes/workgroup_reduce_pass.h"
-#include "analysis/loops.h"
 #include "source/opt/inline_pass.h"
-#include "source/opt/merge_return_pass.h"
 #include "source/opt/ir_context.h"
+#include "source/opt/merge_return_pass.h"
 #include "source/opt/struct_cfg_analysis.h"
 
 namespace waveopt {
@@ -43,35 +42,11 @@ class InlineLoopCalleesPass : public spvtools::opt::InlinePass {
   }
 
  private:
-  // Whether |func| runs a barrier and both stores to and loads from one
-  // Workgroup variable: a shared array that invocations exchange values
-  // through (a reduction tree, as workgroup-reduce looks for).
-  bool HoldsSharedExchange(Function* func) {
-    bool barrier = false;
-    std::unordered_set<uint32_t> stored, loaded;
-    func->ForEachInst([&](Instruction* inst) {
-      const spv::Op op = inst->opcode();
-      barrier = barrier || op == spv::Op::OpControlBarrier;
-      if (op != spv::Op::OpStore && op != spv::Op::OpLoad) return;
-      Instruction* root = RootVariable(context(), inst->GetSingleWordInOperand(0));
-      if (root == nullptr || root->opcode() != spv::Op::OpVariable ||
-          spv::StorageClass(root->GetSingleWordInOperand(0)) != spv::StorageClass::Workgroup) {
-        return;
-      }
-      (op == spv::Op::OpStore ? stored : loaded).insert(root->result_id());
-    });
-    if (!barrier) return false;
-    for (uint32_t var : stored) {
-      if (loaded.count(var)) return true;
-    }
-    return false;
-  }
-
-  // The functions that hold a shared exchange (HoldsSharedExchange), and
-  // the functions that call them.
+  // The functions that hold a workgroup reduction tree's step and a
+  // barrier (HoldsWorkgroupTreeStep), and the functions that call them.
   void FindTreeHolders() {
     for (Function& func : *get_module()) {
-      if (HoldsSharedExchange(&func)) tree_holders_.insert(func.result_id());
+      if (HoldsWorkgroupTreeStep(context(), &func)) tree_holders_.insert(func.result_id());
     }
     for (bool grew = !tree_holders_.empty(); grew;) {
       grew = false;

@@ -33,7 +33,7 @@
 // RANGE: missed UnknownBranch in main: a branch around accesses to the array (or barriers) depends on values other than the invocation's identity and constants [array tmp]
 // RACE: missed RaceInTree in main: an invocation reads an element another writes between two barriers [array tmp]
 // OTHER: missed OtherWorkInTree in main: the code between the tree's barriers does more than the tree {{.*}} [array tmp]
-// CALL: missed NotInEntryPoint in reduce(u1;u1;: the tree is not in a compute entry point's function (calls are not followed): inline it (-O does) [array tmp]
+// CALL: missed NotInEntryPoint in reduce(u1;u1;: the tree is not in a compute entry point's function (calls are not followed): inline the function [array tmp]
 // CALL-O: applied ReducedTree in main: an integer add tree over tmp (6 steps, 7 barriers, 1 reader(s))
 // STORE: missed StoreAfterTree in main: the array is written again before the next barrier, where the generic form reads its slots [array tmp]
 // COST: applied ReducedTree in main: {{.*}} (in the version for amd, SpecId 1000); here also missed NotProfitable: the tree has 3 barrier(s); the generic form keeps 3 [array tmp]
