@@ -61,11 +61,16 @@ class InlineLoopCalleesPass : public spvtools::opt::InlinePass {
     }
   }
 
-  bool HolderReturnsEarly() const {
-    for (uint32_t id : tree_holders_) {
-      if (early_return_funcs_.count(id)) return true;
-    }
-    return false;
+  // Whether a tree holder that is called returns early (an entry point's
+  // own early return needs no merge-return: it is not inlined).
+  bool HolderReturnsEarly() {
+    bool found = false;
+    get_module()->ForEachInst([this, &found](Instruction* inst) {
+      if (inst->opcode() != spv::Op::OpFunctionCall) return;
+      const uint32_t callee = inst->GetSingleWordInOperand(0);
+      found = found || (tree_holders_.count(callee) && early_return_funcs_.count(callee));
+    });
+    return found;
   }
 
   // Whether the call |call| in block |block| is inlined.
