@@ -74,7 +74,8 @@ class InlineLoopCalleesPass : public spvtools::opt::InlinePass {
   }
 
   // Whether the call |call| in block |block| is inlined.
-  bool Selected(const Instruction& call, uint32_t block, const std::unordered_set<uint32_t>& in_loop) {
+  bool Selected(const Instruction& call, uint32_t block,
+                const std::unordered_set<uint32_t>& in_loop) {
     if (call.opcode() != spv::Op::OpFunctionCall) return false;
     const uint32_t callee = call.GetSingleWordInOperand(0);
     return tree_holders_.count(callee) || (in_loop.count(block) && IsSmall(callee));
