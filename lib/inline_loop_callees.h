@@ -1,7 +1,12 @@
 // -O's selective inliner: inlines the small functions called inside loops
 // (accessors such as getLight(i) or fetchWeight(i)), so that the loads they
 // do belong to the loop that calls them and batch-uniform-loads can see
-// them. Everything else stays a call: inlining every function into the
+// them. It also inlines every call of a function that runs a barrier and
+// stores a combination of two elements of a shared array into it (a
+// reduction tree's step, HoldsWorkgroupTreeStep), and of the functions
+// calling one: workgroup-reduce follows a tree only in the entry point's
+// own function.
+// Everything else stays a call: inlining every function into the
 // entry point (spirv-opt's --inline-entry-points-exhaustive) makes one huge
 // function, on which SPIRV-Tools' later steps grow faster than linearly.
 #ifndef WAVEOPT_LIB_INLINE_LOOP_CALLEES_H_

@@ -231,6 +231,16 @@ bool IsCombineStore(IRContext* context, const Instruction* inst, uint32_t* var) 
 
 }  // namespace
 
+bool HoldsWorkgroupTreeStep(IRContext* context, Function* func) {
+  bool barrier = false, step = false;
+  func->ForEachInst([&](Instruction* inst) {
+    uint32_t var = 0;
+    barrier = barrier || inst->opcode() == spv::Op::OpControlBarrier;
+    step = step || IsCombineStore(context, inst, &var);
+  });
+  return barrier && step;
+}
+
 // ---------------------------------------------------------------------------
 // The spine: from B0, the straight-line instructions and whole constructs
 // every invocation runs in order (selection and loop constructs are one
@@ -482,8 +492,12 @@ void WorkgroupReducePass::Candidates(Function* func, std::vector<Instruction*>* 
       Spine spine;
       spine.Build(context(), func, &inst);
       // The first phase after it: up to the next straight-line barrier.
+      // The tree's steps go on while each phase stores a combination; a
+      // phase without one ends it, and a later barrier over the same array
+      // is a candidate of its own (analysed even when this one is refused).
       uint32_t var = 0;
       size_t last = 0;
+      bool phase_steps = false;
       for (size_t i = 1; i < spine.items.size(); ++i) {
         const Spine::Item& item = spine.items[i];
         if (item.inst != nullptr) {
@@ -491,8 +505,12 @@ void WorkgroupReducePass::Candidates(Function* func, std::vector<Instruction*>* 
           if (IsCombineStore(context(), item.inst, &v) && (var == 0 || v == var)) {
             var = v;
             last = i;
+            phase_steps = true;
           }
-          if (item.inst->opcode() == spv::Op::OpControlBarrier && var == 0) break;
+          if (item.inst->opcode() == spv::Op::OpControlBarrier) {
+            if (!phase_steps) break;
+            phase_steps = false;
+          }
           continue;
         }
         for (BasicBlock& b : *func) {
@@ -505,6 +523,7 @@ void WorkgroupReducePass::Candidates(Function* func, std::vector<Instruction*>* 
             if (IsCombineStore(context(), &in, &v) && (var == 0 || v == var)) {
               var = v;
               last = i;
+              phase_steps = true;
             }
           }
         }
@@ -1285,7 +1304,7 @@ WorkgroupReducePass::Reason WorkgroupReducePass::Analyze(Function* func, Instruc
                                      spv::ExecutionModel::GLCompute) {
     *why =
         "the tree is not in a compute entry point's function (calls are "
-        "not followed)";
+        "not followed): inline the function";
     return Reason::kNotInEntryPoint;
   }
   tree->function = func;
@@ -2228,8 +2247,12 @@ WorkgroupReducePass::Reason WorkgroupReducePass::ReplayRows(const WorkgroupTrace
     for (const std::vector<Instruction*>& list : readers) {
       tree->readers.insert(tree->readers.end(), list.begin(), list.end());
     }
+    // A load that reads several rows (its row picked at run time) is one
+    // reader.
     std::sort(tree->readers.begin(), tree->readers.end(),
               [](Instruction* a, Instruction* b) { return a->unique_id() < b->unique_id(); });
+    tree->readers.erase(std::unique(tree->readers.begin(), tree->readers.end()),
+                        tree->readers.end());
   }
   tree->spine = spine;
   return reason;

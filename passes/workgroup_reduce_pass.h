@@ -68,6 +68,12 @@ namespace waveopt {
 class WorkgroupTrace;
 struct TraceConfig;
 
+// Whether |func| runs a barrier and stores into a shared array a
+// combination of two of its elements (a candidate tree's step): the pass
+// follows trees only in an entry point's own function, so -O's inliner
+// inlines the calls of such functions.
+bool HoldsWorkgroupTreeStep(spvtools::opt::IRContext* context, spvtools::opt::Function* func);
+
 class WorkgroupReducePass : public WavePass {
   using Reason = WorkgroupReduceReason;
 

@@ -50,7 +50,8 @@ bool RegisterPass(spvtools::Optimizer* optimizer, const std::string& name, const
 #include "waveopt/passes.def"
 #undef WAVEOPT_PASS
 
-// waveopt's inliner of the small functions called inside loops, the first
+// waveopt's inliner of the small functions called inside loops (and of the
+// functions that hold a shared array's reduction tree), the first
 // step of -O's preparation (flag --inline-loop-callees; docs/cli.md).
 spvtools::Optimizer::PassToken CreateInlineLoopCalleesPass();
 

@@ -13,10 +13,10 @@
 // SPANS after spirv-opt -O (waveopt -O's own SSA form keeps a value of the
 // tree's loop that is used after it: ValueEscapesTree).
 // RUN: %diff %s --spirv-opt-O --glslang-defines="-DSPANS" --waveopt-flags="--workgroup-reduce --remarks=workgroup-reduce" --waverun="-DSPANS" 2>&1 | %FileCheck %s --check-prefix=SPANS
-// CHECK: applied ReducedTree in main: an integer add tree over t (6 steps, 7 barriers, 6 reader(s), 6 rows) becomes {{.*}}; other row counts than constant 2 = 2, constant 1 = 3 keep the original
+// CHECK: applied ReducedTree in main: an integer add tree over t (6 steps, 7 barriers, 1 reader(s), 6 rows) becomes {{.*}}; other row counts than constant 2 = 2, constant 1 = 3 keep the original
 // CHECK: PASS: equal at sizes 4,8,16,32,64
 // OTHER: PASS: equal at sizes 4,8,16,32,64
-// SPANS: applied ReducedTree in main {{.*}} (6 steps, 7 barriers, 6 reader(s), 6 rows)
+// SPANS: applied ReducedTree in main {{.*}} (6 steps, 7 barriers, 1 reader(s), 6 rows)
 // SPANS: PASS: equal at sizes 4,8,16,32,64
 #version 450
 layout(local_size_x = 64) in;

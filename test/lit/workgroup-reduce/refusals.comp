@@ -8,7 +8,9 @@
 // RUN: %waveopt %s -O -DCASE=6 --remarks-missed=workgroup-reduce -o %t6.spv 2>&1 | %FileCheck %s --check-prefix=RANGE
 // RUN: %waveopt %s -O -DCASE=7 --remarks-missed=workgroup-reduce -o %t7.spv 2>&1 | %FileCheck %s --check-prefix=RACE
 // RUN: %waveopt %s -O -DCASE=8 --remarks-missed=workgroup-reduce -o %t8.spv 2>&1 | %FileCheck %s --check-prefix=OTHER
-// RUN: %waveopt %s -O -DCASE=9 --remarks-missed=workgroup-reduce -o %t9.spv 2>&1 | %FileCheck %s --check-prefix=CALL
+// A tree in a called function: refused without -O, which inlines it.
+// RUN: %waveopt %s --workgroup-reduce -DCASE=9 --remarks-missed=workgroup-reduce -o %t9.spv 2>&1 | %FileCheck %s --check-prefix=CALL
+// RUN: %waveopt %s -O -DCASE=9 --remarks=workgroup-reduce -o %t9o.spv 2>&1 | %FileCheck %s --check-prefix=CALL-O
 // RUN: %waveopt %s -O -DCASE=10 --remarks-missed=workgroup-reduce -o %t10.spv 2>&1 | %FileCheck %s --check-prefix=STORE
 // RUN: %waveopt %s -O -DCASE=11 --remarks=workgroup-reduce --remarks-missed=workgroup-reduce -o %t11.spv 2>&1 | %FileCheck %s --check-prefix=COST
 // RUN: %waveopt %s -O -DCASE=12 --remarks-missed=workgroup-reduce -o %t12.spv 2>&1 | %FileCheck %s --check-prefix=TYPE
@@ -31,7 +33,8 @@
 // RANGE: missed UnknownBranch in main: a branch around accesses to the array (or barriers) depends on values other than the invocation's identity and constants [array tmp]
 // RACE: missed RaceInTree in main: an invocation reads an element another writes between two barriers [array tmp]
 // OTHER: missed OtherWorkInTree in main: the code between the tree's barriers does more than the tree {{.*}} [array tmp]
-// CALL: missed NotInEntryPoint in reduce(u1;u1;: the tree is not in a compute entry point's function (calls are not followed) [array tmp]
+// CALL: missed NotInEntryPoint in reduce(u1;u1;: the tree is not in a compute entry point's function (calls are not followed): inline the function [array tmp]
+// CALL-O: applied ReducedTree in main: an integer add tree over tmp (6 steps, 7 barriers, 1 reader(s))
 // STORE: missed StoreAfterTree in main: the array is written again before the next barrier, where the generic form reads its slots [array tmp]
 // COST: applied ReducedTree in main: {{.*}} (in the version for amd, SpecId 1000); here also missed NotProfitable: the tree has 3 barrier(s); the generic form keeps 3 [array tmp]
 // TYPE: missed UnsupportedType in main: the array's elements are not scalars or vectors (structures, matrices): one array per member [array tmp]

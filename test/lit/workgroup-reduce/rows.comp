@@ -52,7 +52,7 @@
 // SPECOP: missed UnknownRowCount in main: an outer length of the array is neither a constant nor one specialization constant of a nonzero default: give it one [array t]
 // MANY: missed TooManyRows in main: the array has more than 64 rows (the outer levels' lengths multiplied): reduce fewer rows per tree [array t]
 // DIFFER: missed RowsDiffer in main: row 1 is reduced by another tree than row 0 (other steps, operation, result element or end): one tree for every row [array t]
-// SPANS: applied ReducedTree in main: an integer add tree over t (6 steps, 7 barriers, 2 reader(s), 2 rows)
+// SPANS: applied ReducedTree in main: an integer add tree over t (6 steps, 7 barriers, 1 reader(s), 2 rows)
 // SPANS-IR: %[[ROW:[0-9]+]] = OpIEqual %bool %{{[0-9]+}} %uint_0
 // SPANS-IR: OpSelect %uint %[[ROW]]
 // COMPONENT: missed PartialElementWrite in main: one component of a vector element is written (vector elements are reduced whole): write whole elements [array t]
