@@ -1415,7 +1415,8 @@ struct InvocationEvaluator::Impl {
     if (def == nullptr) return false;
     Shape shape;
     shape.shaped = def->type_id() != 0 && TypeShape(def->type_id(), &shape.count, &shape.width);
-    if (!is_workgroup_size.empty() && is_workgroup_size.count(id) && shape.shaped && shape.count == 3 && shape.width > 1) {
+    if (!is_workgroup_size.empty() && is_workgroup_size.count(id) && shape.shaped &&
+        shape.count == 3 && shape.width > 1) {
       *out = LaneValue{};
       out->count = 3;
       out->width = shape.width;
