@@ -990,6 +990,17 @@ PairTree::Reason PairTree::Analyze(std::string* why, Instruction** where) {
     *why = "a value computed in the tree is used after it";
     return Reason::kValueEscapesTree;
   }
+  // The kept original's side and the new code meet after the loop's merge,
+  // which therefore must not start another loop's continue construct.
+  for (BasicBlock& b : *func_) {
+    const Instruction* m = b.GetLoopMergeInst();
+    if (spec_id_ >= 0 && m != nullptr && m->GetSingleWordInOperand(1) == merge_->id()) {
+      *why =
+          "the tree's loop exits into an outer loop's continue block, where the "
+          "original cannot stay beside the rewrite (put code after the tree)";
+      return Reason::kUnsupportedControlFlow;
+    }
+  }
   if (float_key_ && half_ < 4 && !pass_->params_.always) {
     *why = "the tree has fewer than 4 barriers; the float pair form keeps 3";
     return Reason::kNotProfitable;
