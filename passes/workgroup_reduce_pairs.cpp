@@ -813,7 +813,8 @@ bool PairTree::ReadSize() {
   spec_id_ = SpecIdOf(context, ids[0]);
   uint64_t own = 0, value = 0;
   uint32_t width = 0;
-  if (spec_id_ < 0 || !IntSpecDefault(context, def_use->GetDef(ids[0]), &own, &width)) {
+  if (spec_id_ < 0 || !IntSpecDefault(context, def_use->GetDef(ids[0]), &own, &width) ||
+      width != 32) {
     return false;
   }
   for (Instruction& inst : context->types_values()) {
