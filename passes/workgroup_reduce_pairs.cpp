@@ -228,7 +228,7 @@ PairTree::Reason PairTree::FindLoop(std::string* why) {
   const Instruction* next =
       context->get_def_use_mgr()->GetDef(phi->GetSingleWordInOperand(from ^ 2));
   uint64_t half = 0;
-  if (init == nullptr || !IntConstant(context, init, &half) || half == 0 ||
+  if (init == nullptr || !ConstValue(init->result_id(), &half) || half == 0 ||
       (half & (half - 1)) != 0 || half > 512 || next == nullptr || next->NumInOperands() != 2 ||
       next->GetSingleWordInOperand(0) != s_) {
     return *why = shape, Reason::kPairTreeShape;
@@ -435,6 +435,10 @@ bool PairTree::Value(EvalState* st, uint32_t id, uint64_t* out, int depth) const
   if (def->opcode() == spv::Op::OpConstantTrue) return *out = 1, true;
   if (def->opcode() == spv::Op::OpConstantFalse) return *out = 0, true;
   if (IntConstant(context, def, &c)) return *out = MaskTo(c, 32), true;
+  if (def->opcode() == spv::Op::OpSpecConstant || def->opcode() == spv::Op::OpSpecConstantOp) {
+    if (!ConstValue(id, &c)) return false;
+    return *out = st->val[id] = c, true;
+  }
   if (def->opcode() == spv::Op::OpLoad) {
     const int role = Role(def->GetSingleWordInOperand(0));
     if (role < 0 || st->roles == nullptr) return false;
@@ -749,35 +753,96 @@ PairTree::Reason PairTree::CheckCondition(std::string* why) {
   return Reason::kPairCondition;
 }
 
-PairTree::Reason PairTree::CheckSize(std::string* why) {
+bool PairTree::ConstValue(uint32_t id, uint64_t* out, int depth) const {
   IRContext* context = pass_->context();
-  uint32_t size[3] = {0, 0, 0};
+  const Instruction* def = context->get_def_use_mgr()->GetDef(id);
+  uint64_t x[4] = {0, 0, 0, 0};
+  uint32_t width = 0;
+  if (def == nullptr || depth > 8) return false;
+  if (IntConstant(context, def, out, &width)) return *out = MaskTo(*out, 32), width == 32;
+  if (def->opcode() == spv::Op::OpSpecConstant) {
+    if (spec_id_ < 0 || SpecIdOf(context, id) != spec_id_ ||
+        !IntSpecDefault(context, def, &x[0], &width) || width != 32) {
+      return false;
+    }
+    return *out = spec_value_, true;
+  }
+  if (def->opcode() != spv::Op::OpSpecConstantOp) return false;
+  // An operation of them (`BS / 2`): integer operands only.
+  const IntOp* op = FindIntOp(spv::Op(def->GetSingleWordInOperand(0)));
+  const uint32_t arity = def->NumInOperands() - 1;
+  if (op == nullptr || op->arity != arity || arity > 4 || op->logical) return false;
+  for (uint32_t i = 0; i < arity; ++i) {
+    if (!ConstValue(def->GetSingleWordInOperand(i + 1), &x[i], depth + 1)) return false;
+  }
+  return FoldInt(*op, x, 32, 32, out);
+}
+
+bool PairTree::ReadSize() {
+  IRContext* context = pass_->context();
+  auto* def_use = context->get_def_use_mgr();
+  uint32_t ids[3] = {0, 0, 0};  // LocalSizeId's or WorkgroupSize's
   for (Instruction& mode : context->module()->execution_modes()) {
-    if (mode.GetSingleWordInOperand(0) == func_->result_id() &&
-        spv::ExecutionMode(mode.GetSingleWordInOperand(1)) == spv::ExecutionMode::LocalSize) {
-      for (uint32_t k = 0; k < 3; ++k) size[k] = mode.GetSingleWordInOperand(2 + k);
+    if (mode.GetSingleWordInOperand(0) != func_->result_id()) continue;
+    const auto m = spv::ExecutionMode(mode.GetSingleWordInOperand(1));
+    for (uint32_t k = 0; k < 3; ++k) {
+      if (m == spv::ExecutionMode::LocalSize) size_[k] = mode.GetSingleWordInOperand(2 + k);
+      if (m == spv::ExecutionMode::LocalSizeId) ids[k] = mode.GetSingleWordInOperand(2 + k);
     }
   }
   for (Instruction& inst : context->annotations()) {
     if (inst.opcode() == spv::Op::OpDecorate &&
         spv::Decoration(inst.GetSingleWordInOperand(1)) == spv::Decoration::BuiltIn &&
         spv::BuiltIn(inst.GetSingleWordInOperand(2)) == spv::BuiltIn::WorkgroupSize) {
-      // It overrides LocalSize: constants, or a specialization constant.
-      const Instruction* c = context->get_def_use_mgr()->GetDef(inst.GetSingleWordInOperand(0));
-      for (uint32_t k = 0; k < 3; ++k) {
-        uint64_t v = 0;
-        const Instruction* d =
-            c->opcode() == spv::Op::OpConstantComposite
-                ? context->get_def_use_mgr()->GetDef(c->GetSingleWordInOperand(k))
-                : nullptr;
-        size[k] = d != nullptr && IntConstant(context, d, &v) ? static_cast<uint32_t>(v) : 0;
-      }
+      // It overrides LocalSize: constants, or specialization constants.
+      const Instruction* c = def_use->GetDef(inst.GetSingleWordInOperand(0));
+      const bool composite = c->opcode() == spv::Op::OpConstantComposite ||
+                             c->opcode() == spv::Op::OpSpecConstantComposite;
+      for (uint32_t k = 0; k < 3; ++k) ids[k] = composite ? c->GetSingleWordInOperand(k) : 0;
+      if (!composite) return false;
     }
   }
+  for (uint32_t k = 0; k < 3 && ids[0] != 0; ++k) {
+    uint64_t v = 0;
+    size_[k] = IntConstantId(context, ids[k], &v) ? static_cast<uint32_t>(v) : 0;
+  }
+  if (size_[0] != 0 || ids[0] == 0 || size_[1] != 1 || size_[2] != 1) return size_[0] != 0;
+  // x: one specialization constant. The value analysed: the default of the
+  // kernel's own constants of its SpecId (glslang gives the size's own
+  // constant the default 1), else the size's default.
+  spec_id_ = SpecIdOf(context, ids[0]);
+  uint64_t own = 0, value = 0;
+  uint32_t width = 0;
+  if (spec_id_ < 0 || !IntSpecDefault(context, def_use->GetDef(ids[0]), &own, &width) ||
+      width != 32) {
+    return false;
+  }
+  for (Instruction& inst : context->types_values()) {
+    uint64_t v = 0;
+    if (inst.opcode() != spv::Op::OpSpecConstant || SpecIdOf(context, inst.result_id()) != spec_id_ ||
+        !IntSpecDefault(context, &inst, &v, &width) || width != 32) {
+      continue;
+    }
+    spec_values_.emplace_back(inst.result_id(), 0);
+    if (inst.result_id() == ids[0]) continue;
+    if (value != 0 && v != value) return false;  // defaults that differ
+    value = v;
+  }
+  spec_value_ = value != 0 ? value : own;
+  for (auto& sv : spec_values_) sv.second = spec_value_;
+  if (spec_value_ == 0 || spec_value_ > 1024) return false;
+  size_[0] = static_cast<uint32_t>(spec_value_);
+  return true;
+}
+
+PairTree::Reason PairTree::CheckSize(std::string* why) {
+  IRContext* context = pass_->context();
+  const uint32_t* size = size_;
   if (size[0] == 0 || size[1] != 1 || size[2] != 1) {
     *why =
-        "a pair tree needs a literal one-dimensional workgroup size "
-        "(layout(local_size_x = N) in)";
+        "a pair tree needs a one-dimensional workgroup size, literal or one "
+        "specialization constant of a default up to 1024 (layout(local_size_x = N) in, "
+        "or local_size_x_id)";
     return Reason::kUnknownWorkgroupSize;
   }
   workgroup_ = size[0];
@@ -800,7 +865,7 @@ PairTree::Reason PairTree::CheckSize(std::string* why) {
     }
     if (elem == nullptr || (elem->opcode() != spv::Op::OpTypeInt && !is_float) ||
         elem->GetSingleWordInOperand(0) != 32 || len == nullptr ||
-        !IntConstant(context, len, &length_[k])) {
+        !ConstValue(len->result_id(), &length_[k])) {
       *why =
           "the arrays' elements are not 32-bit integers (or 32-bit float "
           "keys), or their length is not a constant";
@@ -885,6 +950,11 @@ PairTree::Reason PairTree::FindInitAndReaders(std::string* why, Instruction** wh
 
 PairTree::Reason PairTree::Analyze(std::string* why, Instruction** where) {
   *where = barrier_;
+  if (!ReadSize()) {  // refused by CheckSize
+    size_[0] = 0;
+    spec_id_ = -1;
+    spec_values_.clear();
+  }
   Reason reason = FindLoop(why);
   if (reason == Reason::kNone) reason = CheckBody(why, where);
   shape_found_ = reason == Reason::kNone;
@@ -921,6 +991,17 @@ PairTree::Reason PairTree::Analyze(std::string* why, Instruction** where) {
     *why = "a value computed in the tree is used after it";
     return Reason::kValueEscapesTree;
   }
+  // The kept original's side and the new code meet after the loop's merge,
+  // which therefore must not start another loop's continue construct.
+  for (BasicBlock& b : *func_) {
+    const Instruction* m = b.GetLoopMergeInst();
+    if (spec_id_ >= 0 && m != nullptr && m->GetSingleWordInOperand(1) == merge_->id()) {
+      *why =
+          "the tree's loop exits into an outer loop's continue block, where the "
+          "original cannot stay beside the rewrite (put code after the tree)";
+      return Reason::kUnsupportedControlFlow;
+    }
+  }
   if (float_key_ && half_ < 4 && !pass_->params_.always) {
     *why = "the tree has fewer than 4 barriers; the float pair form keeps 3";
     return Reason::kNotProfitable;
@@ -950,7 +1031,10 @@ std::string PairTree::Describe() const {
                            " elements per invocation, one shared slot per subgroup "
                            "and 3 barriers"
                      : std::string("one shared slot per subgroup and one barrier")) +
-         (Ranked() ? " (the slots hold the tree's priority too)" : "");
+         (Ranked() ? " (the slots hold the tree's priority too)" : "") +
+         (spec_id_ >= 0 ? "; other workgroup sizes than constant " + std::to_string(spec_id_) +
+                              " = " + std::to_string(spec_value_) + " keep the original"
+                        : "");
 }
 
 // ---------------------------------------------------------------------------
@@ -1200,22 +1284,37 @@ bool PairTree::Rewrite() {
     barrier_ops.push_back(barrier_->GetInOperand(i));
   }
   uint32_t x[3] = {init_[0]->GetSingleWordInOperand(1), init_[1]->GetSingleWordInOperand(1), 0};
+  for (int k = 0; k < 2; ++k) {
+    ptr_[k] = context->get_type_mgr()->FindPointerToType(type_[k], spv::StorageClass::Workgroup);
+    slots_var_[k] = var_[k];
+  }
+  const bool keep = !spec_values_.empty();
+  BasicBlock* pre = context->get_instr_block(barrier_);
+  auto split = BasicBlock::iterator(barrier_);
   // Float keys keep S0 and B0: the NaN test reads other invocations' keys.
-  if (!float_key_) {
+  // Else S0 goes, or, when the original stays, moves to its side.
+  if (float_key_) {
+    ++split;
+  } else if (keep) {
+    for (Instruction* store : init_) {
+      store->RemoveFromList();
+      barrier_->InsertBefore(std::unique_ptr<Instruction>(store));
+    }
+    split = BasicBlock::iterator(init_[0]);
+  } else {
     context->KillInst(init_[0]);
     context->KillInst(init_[1]);
   }
-  BasicBlock* pre = context->get_instr_block(barrier_);
-  auto split = BasicBlock::iterator(barrier_);
-  if (float_key_) ++split;
   Emitter e(context, pre, split);
   BasicBlock* rest = e.SplitHere();
   if (rest == nullptr) return false;
   e.PlaceBlocksBefore(rest);
   const uint32_t u = e.UIntType(32), bt = e.BoolType();
-  for (int k = 0; k < 2; ++k) {
-    ptr_[k] = context->get_type_mgr()->FindPointerToType(type_[k], spv::StorageClass::Workgroup);
-    slots_var_[k] = var_[k];
+  Emitter::If keep_if;
+  if (keep) {
+    const uint32_t fast = pass.EmitSpecValuesTest(spec_values_, e.Bool(true), &e);
+    if (fast == 0 || ptr_[0] == 0 || ptr_[1] == 0) return false;
+    keep_if = e.PushIf(fast, Emitter::Arms::kBoth, nullptr);
   }
   if (Ranked()) {
     slots_var_[2] = DeclareRankSlots(&e);
@@ -1246,7 +1345,8 @@ bool PairTree::Rewrite() {
     result[0] = e.EmitIds(spv::Op::OpSelect, type_[0], {nan0, v0, result[0]});
     result[1] = e.EmitIds(spv::Op::OpSelect, type_[1], {nan0, i0, result[1]});
   }
-  e.Branch(merge_->id());
+  if (keep && !KeepOriginal(&e, &keep_if, rest, result)) return false;
+  if (!keep) e.Branch(merge_->id());
   if (!e.ok()) return false;
   for (int k = 0; k < 2; ++k) {
     for (Instruction* reader : readers_[k]) {
@@ -1254,10 +1354,32 @@ bool PairTree::Rewrite() {
       context->KillInst(reader);
     }
   }
+  if (keep) return true;
   rest->KillAllInsts(true);
   for (BasicBlock* b : loop_blocks_) b->KillAllInsts(true);
   func_->RemoveEmptyBlocks();
   return true;
+}
+
+bool PairTree::KeepOriginal(Emitter* e, Emitter::If* keep, BasicBlock* rest, uint32_t result[2]) {
+  // The loop's merge (no phis: Analyze) reads the original's result and
+  // branches to the code after the tree, where both sides meet.
+  IRContext* context = pass_->context();
+  Emitter me(context, merge_, merge_->begin());
+  BasicBlock* after = me.SplitHere();
+  if (after == nullptr) return false;
+  uint32_t original[2];
+  for (int k = 0; k < 2; ++k) {
+    const uint32_t p = me.EmitIds(spv::Op::OpAccessChain, ptr_[k], {var_[k], me.UInt(0)});
+    original[k] = me.EmitIds(spv::Op::OpLoad, type_[k], {p});
+  }
+  me.Branch(after->id());
+  if (!me.ok()) return false;
+  keep->merge = after;
+  e->ElseExisting(keep, rest, merge_);
+  if (!e->PopIf(keep)) return false;
+  for (int k = 0; k < 2; ++k) result[k] = e->IfPhi(*keep, type_[k], result[k], original[k]);
+  return e->ok();
 }
 
 }  // namespace waveopt

@@ -361,9 +361,6 @@ struct WorkgroupReducePass::Tree {
   int join = -1;            // the fold_loops_ entry the fold joins
 };
 
-namespace {
-
-// The SpecId of |id| when it is a specialization constant, else -1.
 int64_t SpecIdOf(IRContext* context, uint32_t id) {
   const Instruction* def = context->get_def_use_mgr()->GetDef(id);
   if (def == nullptr || def->opcode() != spv::Op::OpSpecConstant) return -1;
@@ -375,6 +372,8 @@ int64_t SpecIdOf(IRContext* context, uint32_t id) {
   }
   return -1;
 }
+
+namespace {
 
 // The specialization constants |id| is computed from (through composites
 // and OpSpecConstantOp), in the order met.
@@ -2132,19 +2131,28 @@ uint32_t WorkgroupReducePass::EmitFastTest(const Tree* tree, Emitter* e) {
     fast = e->EmitIds(spv::Op::OpLogicalAnd, bool_type,
                       {pow2, e->EmitIds(spv::Op::OpLogicalAnd, bool_type, {ge, le})});
   }
-  for (const RowLayout::SpecRow& r : tree->layout.spec_rows) {
-    // The row counts traced: the specialization constants' defaults.
-    const uint32_t type = get_def_use_mgr()->GetDef(r.id)->type_id();
-    const uint32_t value = e->Constant(type, {static_cast<uint32_t>(r.value)});
-    fast = e->EmitIds(spv::Op::OpLogicalAnd, bool_type,
-                      {fast, e->EmitIds(spv::Op::OpIEqual, bool_type, {r.id, value})});
-  }
+  // The row counts traced: the specialization constants' defaults.
+  std::vector<std::pair<uint32_t, uint64_t>> rows;
+  for (const RowLayout::SpecRow& r : tree->layout.spec_rows) rows.emplace_back(r.id, r.value);
+  fast = EmitSpecValuesTest(rows, fast, e);
   if (tree->form == Tree::Form::kSingleOrOriginal) {
     const uint32_t one = OneSubgroupTest(e);
     if (one == 0) return 0;
     fast = e->EmitIds(spv::Op::OpLogicalAnd, bool_type, {fast, one});
   }
   return e->ok() ? fast : 0;
+}
+
+uint32_t WorkgroupReducePass::EmitSpecValuesTest(
+    const std::vector<std::pair<uint32_t, uint64_t>>& specs, uint32_t fast, Emitter* e) {
+  const uint32_t bool_type = e->BoolType();
+  for (const auto& [id, v] : specs) {
+    const uint32_t type = get_def_use_mgr()->GetDef(id)->type_id();
+    const uint32_t value = e->Constant(type, {static_cast<uint32_t>(v)});
+    fast = e->EmitIds(spv::Op::OpLogicalAnd, bool_type,
+                      {fast, e->EmitIds(spv::Op::OpIEqual, bool_type, {id, value})});
+  }
+  return fast;
 }
 
 // ---------------------------------------------------------------------------

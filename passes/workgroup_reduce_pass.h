@@ -57,6 +57,7 @@
 #include <memory>
 #include <string>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "passes/emitter.h"
@@ -239,6 +240,10 @@ class WorkgroupReducePass : public WavePass {
   // Whether the new code may run instead of a region that stays: the
   // workgroup size is one the pass traced, one subgroup where needed.
   uint32_t EmitFastTest(const Tree* tree, Emitter* e);
+  // |fast| && each specialization constant == its value (what the rewrite
+  // assumed; the driver folds the test when it creates the pipeline).
+  uint32_t EmitSpecValuesTest(const std::vector<std::pair<uint32_t, uint64_t>>& specs,
+                              uint32_t fast, Emitter* e);
   // WavePass::BuiltInInput for the entry point being rewritten (the pair
   // and row rewrites reach it through the pass).
   uint32_t BuiltInVariable(spv::BuiltIn builtin);

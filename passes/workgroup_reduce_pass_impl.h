@@ -47,12 +47,18 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
+#include "passes/emitter.h"
 #include "passes/workgroup_reduce_reason.h"
 #include "source/opt/basic_block.h"
 #include "source/opt/function.h"
 #include "source/opt/instruction.h"
+
+namespace spvtools::opt {
+class IRContext;
+}  // namespace spvtools::opt
 
 namespace waveopt {
 
@@ -71,8 +77,10 @@ inline uint32_t TrivialPhiValue(const spvtools::opt::Instruction* phi) {
   return only;
 }
 
-class Emitter;
 class WorkgroupReducePass;
+
+// The SpecId of |id| when it is a specialization constant, else -1.
+int64_t SpecIdOf(spvtools::opt::IRContext* context, uint32_t id);
 
 // One pair tree from barrier B0: Analyze, then (when it returns kNone)
 // Describe and Rewrite.
@@ -107,6 +115,19 @@ class PairTree {
   Reason CheckCondition(std::string* why);
   Reason FindInitAndReaders(std::string* why, spvtools::opt::Instruction** where);
   Reason CheckSize(std::string* why);
+  // The workgroup size into size_: literal, or its x one specialization
+  // constant (then spec_values_ and spec_id_); false when neither.
+  bool ReadSize();
+  // The value of an integer constant, or of a specialization constant (or
+  // an OpSpecConstantOp of them) of the size's SpecId at spec_value_.
+  bool ConstValue(uint32_t id, uint64_t* out, int depth = 0) const;
+  // The Rewrite of a tree analysed at spec_value_: the original stays
+  // behind a test that the constants hold it.
+  // |keep| is the if on the test, in its then arm after the new code;
+  // |rest|, the original from S0 or B0 on, becomes its else arm and
+  // |result| the phis of both sides' results.
+  bool KeepOriginal(Emitter* e, Emitter::If* keep, spvtools::opt::BasicBlock* rest,
+                    uint32_t result[2]);
   // The role of a pointer to an element of the pair arrays: 0 v[t], 1
   // v[t+s], 2 i[t], 3 i[t+s]; -1 otherwise.
   int Role(uint32_t ptr) const;
@@ -193,6 +214,13 @@ class PairTree {
   uint32_t s_ = 0;                               // the loop's s phi
   uint64_t half_ = 0;                            // s's first value: N / 2
   uint64_t workgroup_ = 0;                       // invocations
+  uint32_t size_[3] = {0, 0, 0};                 // 0: unknown
+  // A size given by a specialization constant: its SpecId (-1: none), the
+  // value analysed, and every constant of that SpecId (the size's, and the
+  // kernel's own `constant_id`) with that value, which the rewrite assumes.
+  int64_t spec_id_ = -1;
+  uint64_t spec_value_ = 0;
+  std::vector<std::pair<uint32_t, uint64_t>> spec_values_;
   spvtools::opt::BasicBlock* header_ = nullptr;  // the loop
   spvtools::opt::BasicBlock* merge_ = nullptr;
   spvtools::opt::BasicBlock* test_ = nullptr;  // the exit test's block

@@ -64,7 +64,11 @@
 // FLOAT: missed PairFloatKey in main: the step's float comparisons are not the ordered ones of `t < s && (v[t + s] > v[t] || (v[t + s] == v[t] && i[t + s] < i[t]))` (or <, or without the index), so a NaN orders otherwise: write them so [array v]
 // COND: missed PairCondition in main: the step's condition is not `t < s && (v[t + s] > v[t] || (v[t + s] == v[t] && i[t + s] < i[t]))` (or with <, or >, for min or the highest index; an extra bound only as `t + s < n`, n a push constant or workgroup-uniform): write it so [array v]
 // EFFECT: missed OtherWorkInTree in main: the code between the tree's barriers writes other memory (move that work before or after the tree) [array v]
-// SPEC: missed UnknownWorkgroupSize in main: a pair tree needs a literal one-dimensional workgroup size (layout(local_size_x = N) in) [array v]
+// CASE 8: a specialization-constant size whose constant_id is unused (-O
+// removes it): analysed at the size's own default, glslang's 1, which the
+// tree's 64 elements do not fit (a size the kernel's own constant gives:
+// pair_spec.comp).
+// SPEC: missed TooFewSlots in main: the tree covers more elements than there are invocations, or an array has fewer elements than invocations (the slots need one per subgroup): size both to the workgroup [array v]
 // PARTIAL: missed ReadsPartialValue in main: the arrays are accessed outside the tree other than by reading element 0 after it (read only the result, v[0] and i[0]) [array v]
 // UNROLLED: missed PairTreeShape in main: the steps are not one loop right after the barrier, `for (uint s = N / 2; s > 0; s >>= 1) { if (t < s && ...) {...} barrier(); }` (write them so) [array v]
 // COMPUTED: missed PairTreeShape in main: a step must copy both elements t + s of two shared arrays of scalars into elements t (`v[t] = v[t + s]; i[t] = i[t + s];`) in one block, and only those [array v]
