@@ -819,7 +819,8 @@ bool PairTree::ReadSize() {
   }
   for (Instruction& inst : context->types_values()) {
     uint64_t v = 0;
-    if (inst.opcode() != spv::Op::OpSpecConstant || SpecIdOf(context, inst.result_id()) != spec_id_ ||
+    if (inst.opcode() != spv::Op::OpSpecConstant ||
+        SpecIdOf(context, inst.result_id()) != spec_id_ ||
         !IntSpecDefault(context, &inst, &v, &width) || width != 32) {
       continue;
     }

@@ -211,10 +211,10 @@ class PairTree {
   // already there stays, or the other one is taken).
   enum class Tie { kIndex, kKeep, kTake };
   Tie tie_ = Tie::kIndex;
-  uint32_t s_ = 0;                               // the loop's s phi
-  uint64_t half_ = 0;                            // s's first value: N / 2
-  uint64_t workgroup_ = 0;                       // invocations
-  uint32_t size_[3] = {0, 0, 0};                 // 0: unknown
+  uint32_t s_ = 0;                // the loop's s phi
+  uint64_t half_ = 0;             // s's first value: N / 2
+  uint64_t workgroup_ = 0;        // invocations
+  uint32_t size_[3] = {0, 0, 0};  // 0: unknown
   // A size given by a specialization constant: its SpecId (-1: none), the
   // value analysed, and every constant of that SpecId (the size's, and the
   // kernel's own `constant_id`) with that value, which the rewrite assumes.
