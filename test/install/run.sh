@@ -16,7 +16,9 @@ set -euo pipefail
 src=$1 build=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
 prefix=$work/prefix
-cmake --install "$build" --prefix "$prefix" >/dev/null
+# --strip, as users install and as the package is made: the archives are
+# merged (docs/library.md, "The package"), and the consumers link those.
+cmake --install "$build" --prefix "$prefix" --strip >/dev/null
 waveopt=$prefix/bin/waveopt
 private='LLVM|z3|tinfo|glslang|spirv-cross|spirv_cross|mimalloc'
 
