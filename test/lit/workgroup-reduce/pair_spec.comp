@@ -2,7 +2,10 @@
 // specialization constant, the arrays and the steps sized by the kernel's
 // own `constant_id` of the same SpecId: rewritten for its default (64; the
 // size's own constant, glslang's, defaults to 1), the original kept behind
-// `size == 64 && BS == 64`, which the driver folds. (Run at every width and
+// `size == 64 && BS == 64`, which the driver folds. The size is read from
+// the built-in's composite (SPIRV-Cross's GLSL names it only as
+// gl_WorkGroupSize.x; test/lit/robustness/reemit.test re-emits the diff
+// suite's argmax_spec). (Run at every width and
 // at another size: test/diff/workgroup-reduce/argmax_spec.comp.)
 //
 // CASE 1: the WorkgroupSize built-in's spec-constant composite (SPIR-V 1.3).
@@ -12,7 +15,9 @@
 // FIRE: applied ReducedPairTree in main: an arg-max pair tree over v and ix (6 steps, 7 barriers; ties go to the lowest index; elements from a uniform bound on take no part) becomes one shared slot per subgroup and one barrier; other workgroup sizes than constant 0 = 64 keep the original
 // KEEP-DAG: OpDecorate %[[SIZE:[0-9]+]] SpecId 0
 // KEEP-DAG: OpDecorate %BS SpecId 0
-// KEEP-DAG: OpIEqual %bool %[[SIZE]] %uint_64
+// KEEP-DAG: %gl_WorkGroupSize = OpSpecConstantComposite %v3uint %[[SIZE]] %uint_1 %uint_1
+// KEEP-DAG: %[[X:[0-9]+]] = OpCompositeExtract %uint %gl_WorkGroupSize 0
+// KEEP-DAG: OpIEqual %bool %[[X]] %uint_64
 // KEEP-DAG: OpIEqual %bool %BS %uint_64
 // KEEP: %[[FAST:[0-9]+]] = OpLogicalAnd %bool
 // KEEP-NEXT: OpSelectionMerge
