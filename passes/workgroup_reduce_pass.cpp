@@ -2143,36 +2143,13 @@ uint32_t WorkgroupReducePass::EmitFastTest(const Tree* tree, Emitter* e) {
   return e->ok() ? fast : 0;
 }
 
-// |id| as the test reads it: a component of the WorkgroupSize built-in's
-// composite is extracted from it, since SPIRV-Cross names that constant
-// only as gl_WorkGroupSize.x (the bare id is undeclared in its GLSL).
-uint32_t WorkgroupReducePass::SpecOperand(uint32_t id, Emitter* e) {
-  for (Instruction& inst : get_module()->annotations()) {
-    if (inst.opcode() != spv::Op::OpDecorate ||
-        spv::Decoration(inst.GetSingleWordInOperand(1)) != spv::Decoration::BuiltIn ||
-        spv::BuiltIn(inst.GetSingleWordInOperand(2)) != spv::BuiltIn::WorkgroupSize) {
-      continue;
-    }
-    Instruction* c = get_def_use_mgr()->GetDef(inst.GetSingleWordInOperand(0));
-    if (c->opcode() != spv::Op::OpSpecConstantComposite) continue;
-    for (uint32_t k = 0; k < c->NumInOperands(); ++k) {
-      if (c->GetSingleWordInOperand(k) != id) continue;
-      const uint32_t type = get_def_use_mgr()->GetDef(id)->type_id();
-      return e->Emit(
-          spv::Op::OpCompositeExtract, type,
-          {{SPV_OPERAND_TYPE_ID, {c->result_id()}}, {SPV_OPERAND_TYPE_LITERAL_INTEGER, {k}}});
-    }
-  }
-  return id;
-}
-
 uint32_t WorkgroupReducePass::EmitSpecValuesTest(
     const std::vector<std::pair<uint32_t, uint64_t>>& specs, uint32_t fast, Emitter* e) {
   const uint32_t bool_type = e->BoolType();
   for (const auto& [id, v] : specs) {
     const uint32_t type = get_def_use_mgr()->GetDef(id)->type_id();
     const uint32_t value = e->Constant(type, {static_cast<uint32_t>(v)});
-    const uint32_t operand = SpecOperand(id, e);
+    const uint32_t operand = SpecConstantValue(e, id);  // gl_WorkGroupSize.x
     fast = e->EmitIds(spv::Op::OpLogicalAnd, bool_type,
                       {fast, e->EmitIds(spv::Op::OpIEqual, bool_type, {operand, value})});
   }

@@ -244,8 +244,6 @@ class WorkgroupReducePass : public WavePass {
   // assumed; the driver folds the test when it creates the pipeline).
   uint32_t EmitSpecValuesTest(const std::vector<std::pair<uint32_t, uint64_t>>& specs,
                               uint32_t fast, Emitter* e);
-  // A specialization constant as EmitSpecValuesTest reads it.
-  uint32_t SpecOperand(uint32_t id, Emitter* e);
   // WavePass::BuiltInInput for the entry point being rewritten (the pair
   // and row rewrites reach it through the pass).
   uint32_t BuiltInVariable(spv::BuiltIn builtin);
