@@ -365,11 +365,11 @@ int CommandIsa(const Cli& cli) {
     if (!LoadModule(cli, cli.inputs[i], &modules[i].words, &err)) return Error(err);
   }
   IsaOptions options = cli.isa;
-  RunSpec consts;
-  for (const std::string& line : cli.const_lines) {
-    if (!ApplySpecLine(line, "command line", &consts, &err)) return Error(err);
-  }
-  options.constants = consts.constants;
+  // The specialization constants as run and diff take them: the first
+  // shader's spec file (or --spec), then -s and --const lines.
+  RunSpec spec;
+  if (!LoadSpec(cli, cli.inputs[0], &spec, &err)) return Error(err);
+  options.constants = spec.constants;
   options.icd = cli.icd;
   options.jobs = cli.jobs;
   return RunIsa(modules, options);
