@@ -303,17 +303,36 @@ struct WorkgroupTrace::Impl {
       default:
         break;
     }
+    const Decoded& d = Decode(def);
+    return Apply(def->opcode(), def->type_id(), d.ids, d.literals, def, depth);
+  }
+
+  // An instruction's in-operands split into ids and literals, once per
+  // instruction (compile time: Pull runs for every executed instruction of
+  // every invocation).
+  struct Decoded {
     Ids ids;
     Ids literals;
+  };
+  // By unique id; the entries stay where they are while the table grows
+  // (Apply holds one while it evaluates operands that are decoded later).
+  std::vector<std::unique_ptr<Decoded>> decoded;
+
+  const Decoded& Decode(const Instruction* def) {
+    const uint32_t uid = def->unique_id();
+    if (uid >= decoded.size()) decoded.resize(std::max<size_t>(uid + 1, 2 * decoded.size()));
+    std::unique_ptr<Decoded>& slot = decoded[uid];
+    if (slot) return *slot;
+    slot = std::make_unique<Decoded>();
     for (uint32_t i = 0; i < def->NumInOperands(); ++i) {
       const auto& operand = def->GetInOperand(i);
       if (spvIsInIdType(operand.type)) {
-        ids.push_back(operand.words[0]);
+        slot->ids.push_back(operand.words[0]);
       } else {
-        literals.push_back(operand.words[0]);
+        slot->literals.push_back(operand.words[0]);
       }
     }
-    return Apply(def->opcode(), def->type_id(), ids, literals, def, depth);
+    return *slot;
   }
 
   // The builtin input |b| of the current invocation, component |k|.
