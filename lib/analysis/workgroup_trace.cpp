@@ -284,16 +284,11 @@ struct WorkgroupTrace::Impl {
   Val Pull(Instruction* def, int depth) {
     switch (def->opcode()) {
       case spv::Op::OpPhi: {
-        // Not run (before the start): known when every incoming value is
-        // one value or the phi itself (the SSA rewrite's loop-carried copy
-        // of a value made before the loop).
-        uint32_t only = 0;
-        for (uint32_t i = 0; i + 1 < def->NumInOperands(); i += 2) {
-          const uint32_t in = def->GetSingleWordInOperand(i);
-          if (in == def->result_id()) continue;
-          if (only != 0 && in != only) return Unknown();
-          only = in;
-        }
+        // Not run (before the start): known when the phis it takes its
+        // values from, through any number of phis, take them all from one
+        // value (the SSA rewrite's loop-carried copies of a value made
+        // before the loops: a redundant phi web).
+        const uint32_t only = OnlyValueOfPhiWeb(def);
         return only == 0 ? Unknown() : Get(only, depth + 1);
       }
       case spv::Op::OpFunctionCall:
@@ -334,6 +329,35 @@ struct WorkgroupTrace::Impl {
     }
     return *slot;
   }
+
+  // The one value other than phis that flows into |phi| through phis
+  // (each phi's incoming values, and theirs when they are phis); 0 when
+  // there are several, or more phis than a small bound.
+  uint32_t OnlyValueOfPhiWeb(const Instruction* phi) {
+    auto* defs = context->get_def_use_mgr();
+    std::vector<const Instruction*> work = {phi};
+    std::unordered_set<uint32_t> seen = {phi->result_id()};
+    uint32_t only = 0;
+    while (!work.empty()) {
+      const Instruction* p = work.back();
+      work.pop_back();
+      for (uint32_t i = 0; i + 1 < p->NumInOperands(); i += 2) {
+        const uint32_t in = p->GetSingleWordInOperand(i);
+        if (seen.count(in)) continue;
+        const Instruction* d = defs->GetDef(in);
+        if (d != nullptr && d->opcode() == spv::Op::OpPhi) {
+          if (seen.size() >= kPhiWebLimit) return 0;
+          seen.insert(in);
+          work.push_back(d);
+          continue;
+        }
+        if (only != 0 && in != only) return 0;
+        only = in;
+      }
+    }
+    return only;
+  }
+  static constexpr size_t kPhiWebLimit = 64;
 
   // The builtin input |b| of the current invocation, component |k|.
   Val BuiltIn(spv::BuiltIn b, uint32_t type_id) {

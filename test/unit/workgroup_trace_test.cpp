@@ -12,6 +12,7 @@
 #include "kernel_module.h"
 #include "passes/workgroup_reduce_rows.h"
 #include "source/opt/build_module.h"
+#include "spirv-tools/libspirv.hpp"
 #include "source/opt/ir_context.h"
 #include "waveopt/io.h"
 #include "waveopt/waveopt.h"
@@ -260,6 +261,109 @@ TEST(WorkgroupTrace, EvaluatesIdentityPerInvocation) {
     EXPECT_EQ(v, t);
   }
   EXPECT_TRUE(k.trace().Reaches(k.barrier(), TraceConfig()));
+}
+
+// A value made before the start and carried through loops by phis that
+// copy it (%a and %b are each the loop-carried copy of %tid, %c picks one
+// of them after an if): the one value that flows into %c is %tid, so %c is
+// the invocation's id (ggml's mul_mat_vec passes tid like this through its
+// unrolled loops). %d takes two different values and stays unknown.
+TEST(WorkgroupTrace, FollowsPhisThatCopyOneValue) {
+  const char* kAsm = R"(
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main" %lid
+               OpExecutionMode %main LocalSize 4 1 1
+               OpName %tmp "tmp"
+               OpName %c "c"
+               OpName %d "d"
+               OpDecorate %lid BuiltIn LocalInvocationId
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+       %bool = OpTypeBool
+         %v3 = OpTypeVector %uint 3
+        %pin = OpTypePointer Input %v3
+        %lid = OpVariable %pin Input
+         %u0 = OpConstant %uint 0
+         %u1 = OpConstant %uint 1
+         %u2 = OpConstant %uint 2
+         %u4 = OpConstant %uint 4
+       %u264 = OpConstant %uint 264
+        %arr = OpTypeArray %uint %u4
+       %parr = OpTypePointer Workgroup %arr
+        %tmp = OpVariable %parr Workgroup
+         %pw = OpTypePointer Workgroup %uint
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+          %v = OpLoad %v3 %lid
+        %tid = OpCompositeExtract %uint %v 0
+        %odd = OpBitwiseAnd %uint %tid %u1
+      %isodd = OpIEqual %bool %odd %u1
+               OpSelectionMerge %join None
+               OpBranchConditional %isodd %pre1 %pre2
+       %pre1 = OpLabel
+               OpBranch %h1
+         %h1 = OpLabel
+          %a = OpPhi %uint %tid %pre1 %a %c1
+         %i1 = OpPhi %uint %u0 %pre1 %n1 %c1
+               OpLoopMerge %m1 %c1 None
+               OpBranch %b1
+         %b1 = OpLabel
+         %t1 = OpULessThan %bool %i1 %u2
+               OpBranchConditional %t1 %c1 %m1
+         %c1 = OpLabel
+         %n1 = OpIAdd %uint %i1 %u1
+               OpBranch %h1
+         %m1 = OpLabel
+               OpBranch %join
+       %pre2 = OpLabel
+               OpBranch %h2
+         %h2 = OpLabel
+          %b = OpPhi %uint %tid %pre2 %b %c2
+         %i2 = OpPhi %uint %u0 %pre2 %n2 %c2
+               OpLoopMerge %m2 %c2 None
+               OpBranch %b2
+         %b2 = OpLabel
+         %t2 = OpULessThan %bool %i2 %u2
+               OpBranchConditional %t2 %c2 %m2
+         %c2 = OpLabel
+         %n2 = OpIAdd %uint %i2 %u1
+               OpBranch %h2
+         %m2 = OpLabel
+               OpBranch %join
+       %join = OpLabel
+          %c = OpPhi %uint %a %m1 %b %m2
+          %d = OpPhi %uint %a %m1 %i2 %m2
+          %p = OpAccessChain %pw %tmp %c
+               OpStore %p %c
+               OpControlBarrier %u2 %u2 %u264
+          %q = OpAccessChain %pw %tmp %d
+               OpStore %q %d
+               OpReturn
+               OpFunctionEnd
+)";
+  spvtools::SpirvTools tools(SPV_ENV_VULKAN_1_1);
+  std::vector<uint32_t> words;
+  ASSERT_TRUE(tools.Assemble(kAsm, &words));
+  ASSERT_TRUE(tools.Validate(words));
+  std::unique_ptr<IRContext> context =
+      spvtools::BuildModule(SPV_ENV_VULKAN_1_1, nullptr, words.data(), words.size());
+  ASSERT_NE(context, nullptr);
+  uint32_t tmp = 0, c = 0, d = 0;
+  for (Instruction& inst : context->debugs2()) {
+    const std::string name = inst.GetInOperand(1).AsString();
+    const uint32_t id = inst.GetSingleWordInOperand(0);
+    (name == "tmp" ? tmp : name == "c" ? c : d) = id;
+  }
+  spvtools::opt::Function* entry = &*context->module()->begin();
+  WorkgroupTrace trace(context.get(), entry, tmp);
+  for (uint32_t t : {0u, 1u, 3u}) {
+    uint64_t v = 99;
+    ASSERT_TRUE(trace.EvalFor(c, t, TraceConfig(), &v)) << "invocation " << t;
+    EXPECT_EQ(v, t);
+    EXPECT_FALSE(trace.EvalFor(d, t, TraceConfig(), &v));
+  }
 }
 
 }  // namespace
