@@ -1328,7 +1328,7 @@ WorkgroupReducePass::Reason WorkgroupReducePass::Analyze(Function* func, Instruc
   Reason reason = TraceConfigs(&trace, configs, tree, why, where);
   if (reason != Reason::kNone) return reason;
   tree->init_store = ForwardableStore(&trace, barrier, var, configs);
-  if (tree->layout.rows > 1) ForwardRowStores(&trace, configs, tree);
+  if (!tree->layout.Plain()) ForwardRowStores(&trace, configs, tree);
   reason = CheckOperation(tree, why);
   if (reason != Reason::kNone) return reason;
   if (tree->end_item >= static_cast<int>(tree->spine.items.size()) ||
@@ -1863,7 +1863,7 @@ void WorkgroupReducePass::PlanSink(Tree* tree) {
   tree->sink = nullptr;
   tree->join = -1;
   if (params_.no_sink || tree->form != Tree::Form::kGeneric || tree->spec_constant != 0 ||
-      tree->layout.rows > 1) {
+      !tree->layout.Plain()) {
     return;
   }
   Instruction* end = RegionEnd(context(), tree->spine, tree->end_item);
@@ -2099,7 +2099,7 @@ bool WorkgroupReducePass::OpenRewrite(Tree* tree, const Emission& em, Emitter* e
 bool WorkgroupReducePass::Rewrite(Tree* tree) {
   context()->AddCapability(spv::Capability::GroupNonUniform);
   context()->AddCapability(spv::Capability::GroupNonUniformArithmetic);
-  if (tree->layout.rows > 1) return RewriteRows(tree);
+  if (!tree->layout.Plain()) return RewriteRows(tree);
   Emission em;
   if (!PrepareEmission(tree, &em)) return false;
   Emitter e(context(), em.pre);
@@ -2573,7 +2573,11 @@ bool WorkgroupReducePass::FinishRows(Tree* tree, Emission* em, const std::vector
     for (Instruction* reader : tree->row_readers[r]) {
       const std::vector<uint64_t>& rows = rows_of[reader];
       if (rows.empty()) continue;  // replaced already
-      if (rows.size() > 1) {
+      // Where the original may run instead, a reader takes the element it
+      // reads from the array there: with other values of the constants its
+      // indices may pick another row than the one it read here (ggml's
+      // loops over NUM_ROWS rows, 1 by default).
+      if (rows.size() > 1 || taken != 0) {
         if (!ReplaceDynamicReader(*tree, reader, rows, values, taken)) return false;
         rows_of[reader].clear();
         continue;
