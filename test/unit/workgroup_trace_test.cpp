@@ -12,8 +12,8 @@
 #include "kernel_module.h"
 #include "passes/workgroup_reduce_rows.h"
 #include "source/opt/build_module.h"
-#include "spirv-tools/libspirv.hpp"
 #include "source/opt/ir_context.h"
+#include "spirv-tools/libspirv.hpp"
 #include "waveopt/io.h"
 #include "waveopt/waveopt.h"
 
