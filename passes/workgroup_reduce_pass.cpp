@@ -7,6 +7,7 @@
 #include <cassert>
 #include <climits>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "analysis/barriers.h"
@@ -83,6 +84,9 @@ constexpr int kExclusiveScan = static_cast<int>(spv::GroupOperation::ExclusiveSc
 
 // The largest specialization-constant workgroup size traced.
 constexpr uint64_t kMaxTracedSize = 1024;
+// Configurations a trace adds per configuration for the outcomes of
+// uniform branches (2 + 4 + 8: three branches, each followed both ways).
+constexpr size_t kMaxUniformOutcomes = 14;
 // The largest subgroup size Vulkan allows: larger workgroups are never one
 // subgroup.
 constexpr uint64_t kMaxSubgroupSize = 128;
@@ -338,6 +342,19 @@ struct WorkgroupReducePass::Tree {
   spv::Op op = spv::Op::OpNop;
   uint32_t ext = 0;
   std::vector<Instruction*> readers;  // program order
+  // Every configuration's loads after the tree that no step combines: 1,
+  // they read its result; 2, another value (stored after it); 3, each in
+  // some configuration (a uniform branch decides).
+  std::unordered_map<const Instruction*, int> load_kinds;
+  // The invocations that access the array after the tree, in any
+  // configuration.
+  std::set<uint64_t> after_invocations;
+  // A load reads the result in some configurations and a later value in
+  // others: the rewrite keeps every load and stores each row's result
+  // back into its result element, in the one invocation that reads after
+  // the tree (|store_back_invocation|).
+  bool store_back = false;
+  uint64_t store_back_invocation = 0;
   int64_t result_element = 0;
   uint64_t contributors = 0;  // M; 0: every invocation in every configuration
   uint64_t min_workgroup = UINT64_MAX, max_workgroup = 0;
@@ -636,6 +653,10 @@ spvtools::opt::Pass::Status WorkgroupReducePass::Round(bool* changed) {
               " barriers, " + std::to_string(tree.readers.size()) + " reader(s)" +
               (tree.layout.rows > 1 ? ", " + std::to_string(tree.layout.rows) + " rows" : "") +
               ") becomes " + form +
+              (tree.store_back ? "; its result stored back for invocation " +
+                                     std::to_string(tree.store_back_invocation) +
+                                     ", whose later loads uniform branches decide"
+                               : "") +
               (tree.spec_constant != 0 ? "; other workgroup sizes than powers of two up to "
                                          "1024 keep the original"
                                        : "") +
@@ -1088,8 +1109,10 @@ class PhaseReplay {
                       e.inst);
         } else if (e.kind == TraceEvent::Kind::kStore) {
           if (past && phase_[t][i] == end_phase) store_after_tree_ = true;
-        } else if (e.kind == TraceEvent::Kind::kLoad && !operand_[t][i] && !Load(t, i, in_region)) {
-          return false;
+          if (past) after_invocations_.insert(t);
+        } else if (e.kind == TraceEvent::Kind::kLoad && !operand_[t][i]) {
+          if (!Load(t, i, in_region)) return false;
+          if (past) after_invocations_.insert(t);
         }
       }
       barriers_ = std::max(barriers_, region_barriers);
@@ -1147,8 +1170,6 @@ class PhaseReplay {
     const char* differs = "";
     if (!tree_->first && end_item_ != tree_->end_item) {
       differs = "the tree ends elsewhere for other workgroup sizes";
-    } else if (!tree_->first && readers_ != tree_->readers) {
-      differs = "the tree's readers differ between workgroup sizes";
     } else if (m_ == workgroup && !tree_->first && tree_->contributors != 0) {
       differs = "the tree covers a different part of the workgroup for other sizes";
     } else if (m_ != workgroup &&
@@ -1157,7 +1178,20 @@ class PhaseReplay {
     }
     if (*differs != '\0') return Fail(Reason::kDependsOnConfiguration, differs, nullptr);
     tree_->end_item = end_item_;
-    tree_->readers = readers_;
+    // The readers of every configuration (a uniform branch may decide
+    // which loads run); a load that reads the result in one and another
+    // value in another is marked (Tree::store_back).
+    std::vector<Instruction*> all = tree_->readers;
+    all.insert(all.end(), readers_.begin(), readers_.end());
+    std::sort(all.begin(), all.end(),
+              [](Instruction* a, Instruction* b) { return a->unique_id() < b->unique_id(); });
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    tree_->readers = all;
+    for (const auto& [inst, k] : kind_) {
+      auto [it, fresh] = tree_->load_kinds.emplace(inst, k);
+      if (!fresh && it->second != k) it->second = 3;
+    }
+    tree_->after_invocations.insert(after_invocations_.begin(), after_invocations_.end());
     if (m_ != workgroup) tree_->contributors = m_;
     if (store_after_tree_) tree_->store_after_tree = true;
     tree_->steps = std::max(tree_->steps, last_step_ - first_step_ + 1);
@@ -1202,6 +1236,7 @@ class PhaseReplay {
   int end_item_ = -1;
   std::vector<Instruction*> readers_;
   std::unordered_map<const Instruction*, int> kind_;  // 1 reader, 2 other
+  std::set<uint64_t> after_invocations_;
   uint64_t m_ = 0;
   bool have_m_ = false;
   uint32_t barriers_ = 0;
@@ -1327,6 +1362,8 @@ WorkgroupReducePass::Reason WorkgroupReducePass::Analyze(Function* func, Instruc
   tree->spine.Build(context(), func, barrier);
   Reason reason = TraceConfigs(&trace, configs, tree, why, where);
   if (reason != Reason::kNone) return reason;
+  reason = PlanStoreBack(tree, why, where);
+  if (reason != Reason::kNone) return reason;
   tree->init_store = ForwardableStore(&trace, barrier, var, configs);
   if (!tree->layout.Plain()) ForwardRowStores(&trace, configs, tree);
   reason = CheckOperation(tree, why);
@@ -1353,7 +1390,13 @@ WorkgroupReducePass::Reason WorkgroupReducePass::TraceConfigs(
     Instruction** where) {
   Instruction* barrier = tree->barrier;
   bool reached = false;
-  for (const TraceConfig& c : configs) {
+  // Each configuration, and each outcome of the uniform branches its
+  // trace meets (WorkgroupTrace::PendingBranch), as a configuration of
+  // its own.
+  std::vector<TraceConfig> worlds(configs.begin(), configs.end());
+  size_t assumed = 0;  // configurations added for uniform branches
+  for (size_t w = 0; w < worlds.size(); ++w) {
+    const TraceConfig c = worlds[w];
     if (!trace->Reaches(barrier, c)) continue;
     reached = true;
     uint32_t size[3];
@@ -1375,6 +1418,22 @@ WorkgroupReducePass::Reason WorkgroupReducePass::TraceConfigs(
     tree->max_workgroup = std::max(tree->max_workgroup, count);
     std::string trace_reason;
     if (!trace->Run(barrier, c, &trace_reason, why, where)) {
+      if (trace_reason == "UniformBranch" && assumed + 2 <= kMaxUniformOutcomes * configs.size()) {
+        for (uint64_t outcome : {0, 1}) {
+          TraceConfig next = c;
+          next.branches[trace->PendingBranch()] = outcome;
+          worlds.push_back(next);
+        }
+        assumed += 2;
+        continue;
+      }
+      if (trace_reason == "UniformBranch") {
+        *why =
+            "branches around accesses to the array depend on more values the same for "
+            "the whole workgroup (push constants, uniform buffers, the workgroup's id) "
+            "than the pass follows both ways";
+        return Reason::kUnknownBranch;
+      }
       return WorkgroupReduceReasonFromTrace(trace_reason);
     }
     Reason reason = Reason::kNone;
@@ -1391,6 +1450,41 @@ WorkgroupReducePass::Reason WorkgroupReducePass::TraceConfigs(
     if (reason != Reason::kNone) return reason;
   }
   return reached ? Reason::kNone : Reason::kUnreached;
+}
+
+// Loads that read the tree's result in some configurations and a value
+// stored after it in others (ggml's mul_mat_vec: `if (flags & BIAS)
+// tmp[0] += bias;` between the tree and its reader) cannot be replaced by
+// the result: the rewrite keeps them and stores each row's result back
+// into its result element, which is right when one invocation does every
+// access after the tree (it then reads what it stored, in program order).
+WorkgroupReducePass::Reason WorkgroupReducePass::PlanStoreBack(Tree* tree, std::string* why,
+                                                               Instruction** where) {
+  const Instruction* mixed = nullptr;
+  for (const auto& [inst, k] : tree->load_kinds) {
+    if (k == 3 && (mixed == nullptr || inst->unique_id() < mixed->unique_id())) mixed = inst;
+  }
+  if (mixed == nullptr) return Reason::kNone;
+  *where = const_cast<Instruction*>(mixed);
+  if (tree->after_invocations.size() != 1) {
+    *why =
+        "a load reads the tree's result in some executions and a value stored after it in "
+        "others (uniform branches decide), and more than one invocation uses the array "
+        "after the tree";
+    return Reason::kReadsPartialValue;
+  }
+  if (tree->layout.components != 0) {
+    *why =
+        "a load reads the tree's result in some executions and a value stored after it in "
+        "others (uniform branches decide), in an array of vectors";
+    return Reason::kReadsPartialValue;
+  }
+  tree->store_back = true;
+  tree->store_back_invocation = *tree->after_invocations.begin();
+  // The stored result is a store after the tree: no slots there (the
+  // generic form's fold may still read them).
+  tree->store_after_tree = true;
+  return Reason::kNone;
 }
 
 // A value made in the tree's region that is used after it (other than by
@@ -1410,12 +1504,50 @@ Instruction* WorkgroupReducePass::ValueEscaping(const Tree& tree) {
   for (BasicBlock& block : *tree.function) {
     for (Instruction& inst : block) {
       if (inst.result_id() != 0 && tree.spine.Position(context(), &inst) < tree.end_item &&
-          escapes(&inst)) {
+          CopiedInto(tree, inst) == 0 && escapes(&inst)) {
         return &inst;
       }
     }
   }
   return nullptr;
+}
+
+// When |inst| is a phi of the region that only copies a value made before
+// it (OnlyValueOfPhiWeb: the SSA rewrite's copies of tid through the
+// tree's loop), that value; else 0. Its uses after the region take the
+// value instead (ForwardCopies).
+uint32_t WorkgroupReducePass::CopiedInto(const Tree& tree, const Instruction& inst) {
+  if (inst.opcode() != spv::Op::OpPhi) return 0;
+  const uint32_t only = OnlyValueOfPhiWeb(context(), &inst);
+  if (only == 0) return 0;
+  const Instruction* def = get_def_use_mgr()->GetDef(only);
+  if (def == nullptr || tree.spine.Position(context(), def) < tree.end_item) return 0;
+  // Not made after the region either (it would not reach the phi).
+  BasicBlock* block = context()->get_instr_block(const_cast<Instruction*>(def));
+  if (block != nullptr && !context()
+                               ->GetDominatorAnalysis(tree.function)
+                               ->Dominates(block, context()->get_instr_block(tree.barrier))) {
+    return 0;
+  }
+  return only;
+}
+
+// The uses after the region of the phis CopiedInto finds take the value
+// they copy: the region goes, or becomes an arm of an if.
+void WorkgroupReducePass::ForwardCopies(const Tree& tree) {
+  std::vector<std::pair<uint32_t, uint32_t>> copies;
+  for (BasicBlock& block : *tree.function) {
+    for (Instruction& inst : block) {
+      if (tree.spine.Position(context(), &inst) >= tree.end_item) continue;
+      if (const uint32_t only = CopiedInto(tree, inst)) copies.emplace_back(inst.result_id(), only);
+    }
+  }
+  for (const auto& [phi, only] : copies) {
+    context()->ReplaceAllUsesWithPredicate(phi, only, [&](Instruction* user) {
+      return context()->get_instr_block(user) != nullptr &&
+             tree.spine.Position(context(), user) >= tree.end_item;
+    });
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -1817,9 +1949,31 @@ bool WorkgroupReducePass::EmitForms(Tree* tree, Emission* em, Emitter* e, uint32
   return e->ok();
 }
 
+bool WorkgroupReducePass::EmitStoreBack(const Tree& tree, const Emission& em,
+                                        const std::vector<uint32_t>& results, Emitter* e) {
+  const uint32_t var = BuiltInVariable(spv::BuiltIn::LocalInvocationIndex);
+  if (var == 0) return false;
+  const uint32_t u = e->UIntType(32);
+  const uint32_t index = e->EmitIds(spv::Op::OpLoad, u, {var});
+  const uint32_t mine =
+      e->EmitIds(spv::Op::OpIEqual, e->BoolType(),
+                 {index, e->UInt(static_cast<uint32_t>(tree.store_back_invocation))});
+  Emitter::If guard = e->PushIf(mine);
+  const uint32_t element = e->UInt(static_cast<uint32_t>(tree.result_element));
+  for (size_t r = 0; r < results.size(); ++r) {
+    const uint32_t p = tree.layout.Plain() ? e->EmitIds(spv::Op::OpAccessChain, em.elem_ptr,
+                                                        {tree.var->result_id(), element})
+                                           : RowElement(tree, em, e, r, element);
+    e->EmitVoid(spv::Op::OpStore,
+                {{SPV_OPERAND_TYPE_ID, {p}}, {SPV_OPERAND_TYPE_ID, {results[r]}}});
+  }
+  return e->PopIf(&guard) && e->ok();
+}
+
 bool WorkgroupReducePass::FinishRegion(Tree* tree, Emission* em, uint32_t result, Emitter* e,
                                        Emitter::If* keep) {
   uint32_t value = result;
+  if (tree->store_back && !EmitStoreBack(*tree, *em, {result}, e)) return false;
   if (!em->keep_region) {
     e->Branch(em->after->id());
   } else {
@@ -1835,7 +1989,7 @@ bool WorkgroupReducePass::FinishRegion(Tree* tree, Emission* em, uint32_t result
     value = e->IfPhi(*keep, tree->elem_type, result, original);
   }
   if (!e->ok()) return false;
-  for (Instruction* reader : tree->readers) {
+  for (Instruction* reader : tree->store_back ? std::vector<Instruction*>() : tree->readers) {
     if (!ReplaceReader(context(), tree->layout, reader, value)) return false;
   }
   if (em->keep_region) return true;
@@ -1863,7 +2017,7 @@ void WorkgroupReducePass::PlanSink(Tree* tree) {
   tree->sink = nullptr;
   tree->join = -1;
   if (params_.no_sink || tree->form != Tree::Form::kGeneric || tree->spec_constant != 0 ||
-      !tree->layout.Plain()) {
+      !tree->layout.Plain() || tree->store_back) {
     return;
   }
   Instruction* end = RegionEnd(context(), tree->spine, tree->end_item);
@@ -2074,6 +2228,7 @@ bool WorkgroupReducePass::MergeElections(BasicBlock* join, uint32_t var) {
 // both rewrites (one row, rows) need to know of it.
 bool WorkgroupReducePass::PrepareEmission(Tree* tree, Emission* em) {
   tree_function_id_ = tree->function->result_id();
+  ForwardCopies(*tree);
   em->keep_region = tree->spec_constant != 0 || !tree->layout.spec_rows.empty() ||
                     tree->form == Tree::Form::kSingleOrOriginal;
   em->elem_ptr =
@@ -2224,6 +2379,8 @@ WorkgroupReducePass::Reason WorkgroupReducePass::ReplayRows(const WorkgroupTrace
   std::vector<std::vector<TraceEvent>> events;
   Tree first;
   Reason reason = Reason::kNone;
+  std::unordered_map<const Instruction*, int> kinds = before.load_kinds;
+  std::set<uint64_t> after = before.after_invocations;
   for (uint64_t r = 0; r < rows && reason == Reason::kNone; ++r) {
     Tree t = before;
     if (!before.first) t.readers = before.row_readers[r];
@@ -2245,12 +2402,19 @@ WorkgroupReducePass::Reason WorkgroupReducePass::ReplayRows(const WorkgroupTrace
     // A store after the tree in any row: no slots there (StoreAfterTree).
     first.store_after_tree = first.store_after_tree || t.store_after_tree;
     readers[r] = t.readers;
+    for (const auto& [inst, k] : t.load_kinds) {
+      auto [it, fresh] = kinds.emplace(inst, k);
+      if (!fresh && it->second != k) it->second = 3;
+    }
+    after.insert(t.after_invocations.begin(), t.after_invocations.end());
   }
   if (reason == Reason::kNone) {
     reason = CheckReaderRows(context(), tree->layout, trace.events(), readers, why, where);
   }
   if (reason == Reason::kNone) {
     *tree = first;
+    tree->load_kinds = std::move(kinds);
+    tree->after_invocations = std::move(after);
     tree->row_readers = readers;
     tree->readers.clear();
     for (const std::vector<Instruction*>& list : readers) {
@@ -2543,6 +2707,7 @@ bool WorkgroupReducePass::FinishRows(Tree* tree, Emission* em, const std::vector
                                      Emitter* e, Emitter::If* keep) {
   uint32_t taken = 0;  // with the original kept: whether the rewrite ran
   std::vector<uint32_t> values = results;
+  if (tree->store_back && !EmitStoreBack(*tree, *em, results, e)) return false;
   if (!em->keep_region) {
     e->Branch(em->after->id());
   } else {
@@ -2566,7 +2731,7 @@ bool WorkgroupReducePass::FinishRows(Tree* tree, Emission* em, const std::vector
   }
   if (!e->ok()) return false;
   std::map<Instruction*, std::vector<uint64_t>> rows_of;  // by reader
-  for (size_t r = 0; r < values.size(); ++r) {
+  for (size_t r = 0; r < values.size() && !tree->store_back; ++r) {
     for (Instruction* reader : tree->row_readers[r]) rows_of[reader].push_back(r);
   }
   for (size_t r = 0; r < values.size(); ++r) {

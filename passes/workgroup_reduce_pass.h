@@ -146,6 +146,20 @@ class WorkgroupReducePass : public WavePass {
   // trace: kNone or a reason (kUnreached: no configuration reaches it).
   Reason TraceConfigs(WorkgroupTrace* trace, const std::vector<TraceConfig>& configs, Tree* tree,
                       std::string* why, spvtools::opt::Instruction** where);
+  // Whether loads after the tree read its result in some configurations
+  // and other values in others (Tree::store_back): kNone, with the store
+  // back planned when one invocation does every access after the tree.
+  Reason PlanStoreBack(Tree* tree, std::string* why, spvtools::opt::Instruction** where);
+  // Tree::store_back: |results| (one per row) stored into their result
+  // elements by the one invocation that reads them, at |e|'s cursor.
+  struct Emission;
+  bool EmitStoreBack(const Tree& tree, const Emission& em, const std::vector<uint32_t>& results,
+                     Emitter* e);
+  // A phi of the tree's region that only copies a value made before it:
+  // that value (else 0); ForwardCopies gives its uses after the region
+  // the value before the rewrite.
+  uint32_t CopiedInto(const Tree& tree, const spvtools::opt::Instruction& inst);
+  void ForwardCopies(const Tree& tree);
   // A value made in the tree that is used after it; null when none is.
   spvtools::opt::Instruction* ValueEscaping(const Tree& tree);
   // The configurations to trace: the specialization constant that sizes
@@ -180,7 +194,6 @@ class WorkgroupReducePass : public WavePass {
 
   // Rewrites |tree|; false when ids ran out.
   bool Rewrite(Tree* tree);
-  struct Emission;
   bool SplitRegion(Tree* tree, Emission* em);
   // Rewrite's and RewriteRows' shared start: the region split out, then
   // the new code opened in front of it (an if on the fast test, |keep|,

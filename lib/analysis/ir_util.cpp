@@ -1,6 +1,9 @@
 // Small IR queries shared by the analyses and the passes: see ir_util.h.
 #include "analysis/ir_util.h"
 
+#include <unordered_set>
+#include <vector>
+
 namespace waveopt {
 
 using spvtools::opt::Instruction;
@@ -58,6 +61,31 @@ bool IntSpecDefault(IRContext* context, const Instruction* inst, uint64_t* value
 
 bool IntConstantId(IRContext* context, uint32_t id, uint64_t* value, uint32_t* width) {
   return IntConstant(context, context->get_def_use_mgr()->GetDef(id), value, width);
+}
+
+uint32_t OnlyValueOfPhiWeb(IRContext* context, const Instruction* phi, size_t limit) {
+  auto* defs = context->get_def_use_mgr();
+  std::vector<const Instruction*> work = {phi};
+  std::unordered_set<uint32_t> seen = {phi->result_id()};
+  uint32_t only = 0;
+  while (!work.empty()) {
+    const Instruction* p = work.back();
+    work.pop_back();
+    for (uint32_t i = 0; i + 1 < p->NumInOperands(); i += 2) {
+      const uint32_t in = p->GetSingleWordInOperand(i);
+      if (seen.count(in)) continue;
+      const Instruction* d = defs->GetDef(in);
+      if (d != nullptr && d->opcode() == spv::Op::OpPhi) {
+        if (seen.size() >= limit) return 0;
+        seen.insert(in);
+        work.push_back(d);
+        continue;
+      }
+      if (only != 0 && in != only) return 0;
+      only = in;
+    }
+  }
+  return only;
 }
 
 spv::BuiltIn BuiltInOf(IRContext* context, uint32_t id) {

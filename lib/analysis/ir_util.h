@@ -38,6 +38,13 @@ spv::BuiltIn BuiltInOf(spvtools::opt::IRContext* context, uint32_t id);
 // |builtin|, or 0.
 uint32_t FindBuiltInInput(spvtools::opt::IRContext* context, spv::BuiltIn builtin);
 
+// The one value other than phis that flows into |phi| through phis (its
+// incoming values, and theirs when they are phis): |phi| always equals it
+// (a redundant phi web, as the SSA rewrite leaves copies of a value carried
+// through loops). 0 when there are several, or more than |limit| phis.
+uint32_t OnlyValueOfPhiWeb(spvtools::opt::IRContext* context, const spvtools::opt::Instruction* phi,
+                           size_t limit = 64);
+
 // Whether |c| is one of the subgroup capabilities of SPIR-V 1.3 and its
 // extensions (GroupNonUniform*): what needs SPIR-V 1.3 or
 // SPV_KHR_shader_subgroup_* to be used.

@@ -288,7 +288,7 @@ struct WorkgroupTrace::Impl {
         // values from, through any number of phis, take them all from one
         // value (the SSA rewrite's loop-carried copies of a value made
         // before the loops: a redundant phi web).
-        const uint32_t only = OnlyValueOfPhiWeb(def);
+        const uint32_t only = OnlyValueOfPhiWeb(context, def);
         return only == 0 ? Unknown() : Get(only, depth + 1);
       }
       case spv::Op::OpFunctionCall:
@@ -329,35 +329,6 @@ struct WorkgroupTrace::Impl {
     }
     return *slot;
   }
-
-  // The one value other than phis that flows into |phi| through phis
-  // (each phi's incoming values, and theirs when they are phis); 0 when
-  // there are several, or more phis than a small bound.
-  uint32_t OnlyValueOfPhiWeb(const Instruction* phi) {
-    auto* defs = context->get_def_use_mgr();
-    std::vector<const Instruction*> work = {phi};
-    std::unordered_set<uint32_t> seen = {phi->result_id()};
-    uint32_t only = 0;
-    while (!work.empty()) {
-      const Instruction* p = work.back();
-      work.pop_back();
-      for (uint32_t i = 0; i + 1 < p->NumInOperands(); i += 2) {
-        const uint32_t in = p->GetSingleWordInOperand(i);
-        if (seen.count(in)) continue;
-        const Instruction* d = defs->GetDef(in);
-        if (d != nullptr && d->opcode() == spv::Op::OpPhi) {
-          if (seen.size() >= kPhiWebLimit) return 0;
-          seen.insert(in);
-          work.push_back(d);
-          continue;
-        }
-        if (only != 0 && in != only) return 0;
-        only = in;
-      }
-    }
-    return only;
-  }
-  static constexpr size_t kPhiWebLimit = 64;
 
   // The builtin input |b| of the current invocation, component |k|.
   Val BuiltIn(spv::BuiltIn b, uint32_t type_id) {
@@ -858,7 +829,21 @@ struct WorkgroupTrace::Impl {
         if (c.FromArray()) {
           return Fail("BranchOnArrayValue", "a branch depends on values read from the array", term);
         }
-        if (!c.Known()) return SkipOrFail(block, next, skipped);
+        if (!c.Known()) {
+          uint64_t outcome = 0;
+          const Uniform u = UniformOutcome(block, term, &outcome);
+          if (u == Uniform::kPending) {
+            pending_branch = term->GetSingleWordInOperand(0);
+            return Fail("UniformBranch",
+                        "a branch around accesses to the array depends on a value "
+                        "the same for the whole workgroup (a push constant, a "
+                        "uniform buffer or the workgroup's id)",
+                        term);
+          }
+          if (u == Uniform::kNo) return SkipOrFail(block, next, skipped);
+          target = context->get_instr_block(BranchTarget(term, outcome));
+          break;
+        }
         target = context->get_instr_block(BranchTarget(term, c.bits[0]));
         break;
       }
@@ -880,6 +865,114 @@ struct WorkgroupTrace::Impl {
     }
     return term->GetSingleWordInOperand(1);  // the default
   }
+
+  // Whether the unknown condition of |term| (ending |block|) is taken the
+  // way config.branches says (kAssigned, |*outcome| set), must be assigned
+  // first (kPending), or is not a uniform branch the trace follows (kNo:
+  // a construct that touches nothing traced is skipped as before).
+  enum class Uniform { kNo, kAssigned, kPending };
+  Uniform UniformOutcome(BasicBlock* block, const Instruction* term, uint64_t* outcome) {
+    if (term->opcode() != spv::Op::OpBranchConditional) return Uniform::kNo;
+    Instruction* merge = block->GetMergeInst();
+    if (merge != nullptr && merge->opcode() == spv::Op::OpSelectionMerge &&
+        Clean(block, merge->GetSingleWordInOperand(0), false)) {
+      return Uniform::kNo;
+    }
+    const uint32_t cond = term->GetSingleWordInOperand(0);
+    if (!DispatchInvariant(cond, 0)) return Uniform::kNo;
+    auto it = config.branches.find(cond);
+    if (it == config.branches.end()) return Uniform::kPending;
+    *outcome = it->second;
+    return Uniform::kAssigned;
+  }
+
+  // Whether |id| has one value for every invocation of the workgroup and
+  // every evaluation: computed (without memory other than read-only
+  // blocks) from constants, specialization constants, push constants,
+  // uniform buffer blocks, WorkgroupId and NumWorkgroups. Memoized.
+  bool DispatchInvariant(uint32_t id, int depth) {
+    auto found = invariant.find(id);
+    if (found != invariant.end()) return found->second;
+    if (depth > 32) return false;
+    const bool v = ComputeDispatchInvariant(id, depth);
+    invariant[id] = v;
+    return v;
+  }
+  bool ComputeDispatchInvariant(uint32_t id, int depth) {
+    Instruction* def = context->get_def_use_mgr()->GetDef(id);
+    if (def == nullptr) return false;
+    const spv::Op op = def->opcode();
+    if (context->get_instr_block(def) == nullptr) {
+      // Module level: constants and the read-only variables.
+      if (spvOpcodeIsConstant(op) || op == spv::Op::OpExtInstImport) return true;
+      if (op != spv::Op::OpVariable) return false;
+      const auto sc = spv::StorageClass(def->GetSingleWordInOperand(0));
+      if (sc == spv::StorageClass::PushConstant) return true;
+      if (sc == spv::StorageClass::Uniform) return IsUniformBlock(def);
+      if (sc == spv::StorageClass::Input) {
+        auto b = builtins.find(id);
+        return b != builtins.end() &&
+               (b->second == spv::BuiltIn::WorkgroupId || b->second == spv::BuiltIn::NumWorkgroups);
+      }
+      return false;
+    }
+    switch (op) {
+      case spv::Op::OpPhi: {
+        const uint32_t only = OnlyValueOfPhiWeb(context, def);
+        return only != 0 && DispatchInvariant(only, depth + 1);
+      }
+      case spv::Op::OpLoad:
+      case spv::Op::OpAccessChain:
+      case spv::Op::OpInBoundsAccessChain:
+      case spv::Op::OpCompositeExtract:
+      case spv::Op::OpCompositeConstruct:
+      case spv::Op::OpCopyObject:
+      case spv::Op::OpExtInst:
+      case spv::Op::OpSelect:
+      case spv::Op::OpBitcast:
+        break;
+      default:
+        if (!IsPureArithmetic(op)) return false;
+        break;
+    }
+    bool all = true;
+    def->ForEachInId([&](const uint32_t* in) {
+      if (all && !DispatchInvariant(*in, depth + 1)) all = false;
+    });
+    return all;
+  }
+  // Integer, boolean, float and conversion arithmetic (no memory, no
+  // invocation-dependent operation).
+  static bool IsPureArithmetic(spv::Op op) {
+    if (spvOpcodeIsScalarizable(op) && !spvOpcodeIsNonUniformGroupOperation(op) &&
+        !spvOpcodeIsAtomicOp(op)) {
+      return true;
+    }
+    return false;
+  }
+  // A Uniform variable whose type is a Block (read-only), not a
+  // BufferBlock (storage written by shaders).
+  bool IsUniformBlock(const Instruction* var) {
+    const Instruction* ptr = context->get_def_use_mgr()->GetDef(var->type_id());
+    if (ptr == nullptr || ptr->opcode() != spv::Op::OpTypePointer) return false;
+    uint32_t type = ptr->GetSingleWordInOperand(1);
+    for (;;) {
+      const Instruction* t = context->get_def_use_mgr()->GetDef(type);
+      if (t == nullptr) return false;
+      if (t->opcode() != spv::Op::OpTypeArray && t->opcode() != spv::Op::OpTypeRuntimeArray) break;
+      type = t->GetSingleWordInOperand(0);
+    }
+    bool block = false, buffer_block = false;
+    for (Instruction* dec : context->get_decoration_mgr()->GetDecorationsFor(type, false)) {
+      if (dec->opcode() != spv::Op::OpDecorate) continue;
+      const auto d = spv::Decoration(dec->GetSingleWordInOperand(1));
+      if (d == spv::Decoration::Block) block = true;
+      if (d == spv::Decoration::BufferBlock) buffer_block = true;
+    }
+    return block && !buffer_block;
+  }
+  std::unordered_map<uint32_t, bool> invariant;
+  uint32_t pending_branch = 0;
 
   bool SkipOrFail(BasicBlock* block, BasicBlock** next, bool* skipped) {
     Instruction* merge = block->GetMergeInst();
@@ -1008,6 +1101,7 @@ bool WorkgroupTrace::Run(Instruction* start, const TraceConfig& config, std::str
   m.all_events.assign(count, {});
   m.total_steps = 0;
   m.reason.clear();
+  m.pending_branch = 0;
   m.identity_known = true;
   for (uint64_t i = 0; i < count; ++i) {
     m.index = i;
@@ -1028,6 +1122,8 @@ bool WorkgroupTrace::Run(Instruction* start, const TraceConfig& config, std::str
 const std::vector<std::vector<TraceEvent>>& WorkgroupTrace::events() const {
   return impl_->all_events;
 }
+
+uint32_t WorkgroupTrace::PendingBranch() const { return impl_->pending_branch; }
 
 bool WorkgroupTrace::EvalFor(uint32_t id, uint32_t index, const TraceConfig& config,
                              uint64_t* value) {

@@ -21,7 +21,13 @@
 //   - A branch is followed only when its condition is known; a selection
 //     or loop construct whose condition is unknown is skipped only when it
 //     contains no access to the array, no barrier and no call (its values
-//     are then unknown); otherwise Run() fails.
+//     are then unknown); otherwise Run() fails. A condition that is the
+//     same for every invocation of the workgroup and for every time it is
+//     evaluated (computed only from constants, push constants, uniform
+//     buffer blocks and WorkgroupId/NumWorkgroups) is followed the way
+//     |config.branches| says; when it says nothing, Run() fails with
+//     "UniformBranch" and PendingBranch() names the condition, so that the
+//     caller can run each outcome as a configuration of its own.
 //   - Values loaded from the array never decide a branch or an index (Run()
 //     fails), so every invocation's events are independent of the array's
 //     contents.
@@ -50,6 +56,11 @@ namespace waveopt {
 // a specialization constant not listed is unknown (not its default).
 struct TraceConfig {
   std::map<uint32_t, uint64_t> spec;
+  // The outcomes assumed for conditional branches on values that are the
+  // same for the whole workgroup but unknown (push constants, uniform
+  // buffers, the workgroup's id: WorkgroupTrace::PendingBranch), by the
+  // condition's id: 0 or 1.
+  std::map<uint32_t, uint64_t> branches;
 };
 
 // How a stored value was made.
@@ -106,6 +117,10 @@ class WorkgroupTrace {
   // contract).
   bool Run(spvtools::opt::Instruction* start, const TraceConfig& config, std::string* reason,
            std::string* why, spvtools::opt::Instruction** where);
+
+  // After Run() failed with "UniformBranch": the condition's id (see the
+  // contract); 0 otherwise.
+  uint32_t PendingBranch() const;
 
   // After a successful Run(): events[invocation].
   const std::vector<std::vector<TraceEvent>>& events() const;

@@ -48,6 +48,9 @@ workgroup-reduce (test/diff/workgroup-reduce/negative_controls.test):
                      rewrite for their defaults runs for every value
   row-select-swap    a reader in a loop over rows gets another row's
                      result
+  no-store-back      a tree whose later loads uniform branches decide: its
+                     result is not stored back (the stores under the test
+                     LocalInvocationIndex == k go)
 """
 import re
 import subprocess
@@ -529,6 +532,28 @@ def pair_tie_flip(m):
     return hits
 
 
+def no_store_back(m):
+    index = builtin_loads(m, "LocalInvocationIndex")
+    hits = []
+    for i in range(len(m.lines)):
+        inst = m.inst(i)
+        if not inst or inst[1] != "OpBranchConditional" or m.op(inst[2][0]) != "OpIEqual":
+            continue
+        if not any(x in index for x in m.operands(inst[2][0])[1:]):
+            continue
+        j = m.defs[inst[2][1].lstrip("%")] + 1
+        while j < len(m.lines):
+            s = m.inst(j)
+            if s and s[1] in ("OpBranch", "OpBranchConditional", "OpReturn"):
+                break
+            if s and s[1] == "OpStore" and m.op(s[2][0]) == "OpAccessChain":
+                base = m.operands(s[2][0])[1]
+                if m.op(base) == "OpVariable" and "Workgroup" in m.operands(base):
+                    hits.append(j)
+            j += 1
+    return remove_lines(m, sorted(hits))
+
+
 MUTANTS = {
     "owner-lane-k": owner_lane_k,
     "whole-subgroup": whole_subgroup,
@@ -548,6 +573,7 @@ MUTANTS = {
     "spec-rows-unguarded": spec_rows_unguarded,
     "row-select-swap": row_select_swap,
     "pair-bound-no-first": pair_bound_no_first,
+    "no-store-back": no_store_back,
 }
 
 
