@@ -1479,6 +1479,12 @@ WorkgroupReducePass::Reason WorkgroupReducePass::PlanStoreBack(Tree* tree, std::
         "others (uniform branches decide), in an array of vectors";
     return Reason::kReadsPartialValue;
   }
+  if (!params_.always && config().Fact(&TargetFacts::one_wave_barriers_free)) {
+    *why = "the result would be stored back (a uniform branch decides which load reads it), "
+           "which runs only where the workgroup is one subgroup, and there this target's "
+           "driver drops the barriers itself (fact one-wave-barriers-free)";
+    return Reason::kNotProfitable;
+  }
   tree->store_back = true;
   tree->store_back_invocation = *tree->after_invocations.begin();
   // The stored result is a store after the tree: no slots there (the

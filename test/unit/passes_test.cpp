@@ -172,7 +172,7 @@ TEST(Targets, PortableHoldsEveryFactThatMakesAMeasuredTargetLose) {
     EXPECT_EQ(portable.*info.member, any && !enabling) << info.name;
     EXPECT_FALSE(FactsOf(Target::kNone).*info.member) << info.name;
   }
-  EXPECT_EQ(TargetFactTable().size(), 8u);
+  EXPECT_EQ(TargetFactTable().size(), 9u);
 }
 
 TEST(Optimize, OptimizeLeavesModulesItCannotImproveBitForBit) {

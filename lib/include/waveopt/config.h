@@ -68,6 +68,11 @@ struct TargetFacts {
   // Relabelled (quad-ordered) 2-D image kernels run slower: -O does not run
   // morton-remap.
   bool quad_order_slower = false;
+  // The barriers of a workgroup that is one subgroup cost nothing (the
+  // driver drops them): workgroup-reduce does not store a tree's result
+  // back (the one-subgroup form with the original kept), which saves only
+  // the tree's shared-memory traffic there.
+  bool one_wave_barriers_free = false;
 };
 
 // The facts of |target|.
