@@ -1480,9 +1480,10 @@ WorkgroupReducePass::Reason WorkgroupReducePass::PlanStoreBack(Tree* tree, std::
     return Reason::kReadsPartialValue;
   }
   if (!params_.always && config().Fact(&TargetFacts::one_wave_barriers_free)) {
-    *why = "the result would be stored back (a uniform branch decides which load reads it), "
-           "which runs only where the workgroup is one subgroup, and there this target's "
-           "driver drops the barriers itself (fact one-wave-barriers-free)";
+    *why =
+        "the result would be stored back (a uniform branch decides which load reads it), "
+        "which runs only where the workgroup is one subgroup, and there this target's "
+        "driver drops the barriers itself (fact one-wave-barriers-free)";
     return Reason::kNotProfitable;
   }
   tree->store_back = true;
