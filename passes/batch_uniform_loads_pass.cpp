@@ -1506,6 +1506,12 @@ BatchUniformLoadsPass::Cost BatchUniformLoadsPass::CostRule(const Plan& plan, st
     return Cost::kShortLoop;
   }
   if (params_.always) return Cost::kPays;
+  if (RunsInOneInvocation(context(), plan.function, plan.header)) {
+    *why =
+        "the loop runs in one invocation of its subgroup (it is under a test that the "
+        "invocation's index equals a constant): a batch would hold one lane's elements";
+    return Cost::kNotProfitable;
+  }
   Instruction* merge_inst = plan.header->GetLoopMergeInst();
   const bool dont_unroll = (merge_inst->GetSingleWordInOperand(2) &
                             static_cast<uint32_t>(spv::LoopControlMask::DontUnroll)) != 0;

@@ -6,6 +6,8 @@
 
 namespace waveopt {
 
+using spvtools::opt::BasicBlock;
+using spvtools::opt::Function;
 using spvtools::opt::Instruction;
 using spvtools::opt::IRContext;
 
@@ -86,6 +88,99 @@ uint32_t OnlyValueOfPhiWeb(IRContext* context, const Instruction* phi, size_t li
     }
   }
   return only;
+}
+
+namespace {
+
+// Whether the workgroup of |func|'s entry point is one invocation high and
+// deep (LocalSize, or a WorkgroupSize composite, with y = z = 1).
+bool OneRowWorkgroup(IRContext* context, const Function* func) {
+  auto one = [&](uint32_t id) {
+    uint64_t v = 0;
+    return IntConstantId(context, id, &v) && v == 1;
+  };
+  for (Instruction& a : context->annotations()) {
+    if (a.opcode() == spv::Op::OpDecorate &&
+        spv::Decoration(a.GetSingleWordInOperand(1)) == spv::Decoration::BuiltIn &&
+        spv::BuiltIn(a.GetSingleWordInOperand(2)) == spv::BuiltIn::WorkgroupSize) {
+      const Instruction* c = context->get_def_use_mgr()->GetDef(a.GetSingleWordInOperand(0));
+      return c != nullptr && c->NumInOperands() == 3 && one(c->GetSingleWordInOperand(1)) &&
+             one(c->GetSingleWordInOperand(2));
+    }
+  }
+  for (Instruction& mode : context->module()->execution_modes()) {
+    if (mode.GetSingleWordInOperand(0) == func->result_id() &&
+        spv::ExecutionMode(mode.GetSingleWordInOperand(1)) == spv::ExecutionMode::LocalSize) {
+      return mode.GetSingleWordInOperand(3) == 1 && mode.GetSingleWordInOperand(4) == 1;
+    }
+  }
+  return false;
+}
+
+// Whether |id| is the invocation's index in a way RunsInOneInvocation
+// takes (through copies and phi webs).
+bool IsOneInvocationIndex(IRContext* context, const Function* func, uint32_t id) {
+  const Instruction* def = context->get_def_use_mgr()->GetDef(id);
+  for (int k = 0; def != nullptr && k < 8; ++k) {
+    if (def->opcode() == spv::Op::OpPhi) {
+      const uint32_t only = OnlyValueOfPhiWeb(context, def);
+      def = only != 0 ? context->get_def_use_mgr()->GetDef(only) : nullptr;
+    } else if (def->opcode() == spv::Op::OpCopyObject || def->opcode() == spv::Op::OpBitcast) {
+      def = context->get_def_use_mgr()->GetDef(def->GetSingleWordInOperand(0));
+    } else {
+      break;
+    }
+  }
+  if (def == nullptr) return false;
+  if (def->opcode() == spv::Op::OpLoad) {
+    const uint32_t ptr = def->GetSingleWordInOperand(0);
+    const spv::BuiltIn b = BuiltInOf(context, ptr);
+    if (b == spv::BuiltIn::LocalInvocationIndex || b == spv::BuiltIn::SubgroupLocalInvocationId) {
+      return true;
+    }
+    // gl_LocalInvocationID.x loaded through a chain to its component 0.
+    const Instruction* chain = context->get_def_use_mgr()->GetDef(ptr);
+    uint64_t component = 1;
+    return chain != nullptr && chain->opcode() == spv::Op::OpAccessChain &&
+           chain->NumInOperands() == 2 &&
+           BuiltInOf(context, chain->GetSingleWordInOperand(0)) ==
+               spv::BuiltIn::LocalInvocationId &&
+           IntConstantId(context, chain->GetSingleWordInOperand(1), &component) && component == 0 &&
+           OneRowWorkgroup(context, func);
+  }
+  if (def->opcode() == spv::Op::OpCompositeExtract && def->NumInOperands() == 2 &&
+      def->GetSingleWordInOperand(1) == 0) {
+    const Instruction* v = context->get_def_use_mgr()->GetDef(def->GetSingleWordInOperand(0));
+    return v != nullptr && v->opcode() == spv::Op::OpLoad &&
+           BuiltInOf(context, v->GetSingleWordInOperand(0)) == spv::BuiltIn::LocalInvocationId &&
+           OneRowWorkgroup(context, func);
+  }
+  return false;
+}
+
+}  // namespace
+
+bool RunsInOneInvocation(IRContext* context, Function* func, BasicBlock* block) {
+  spvtools::opt::DominatorAnalysis* dom = context->GetDominatorAnalysis(func);
+  for (BasicBlock* b = dom->ImmediateDominator(block); b != nullptr;
+       b = dom->ImmediateDominator(b)) {
+    const Instruction* term = b->terminator();
+    if (term->opcode() != spv::Op::OpBranchConditional) continue;
+    const uint32_t then_id = term->GetSingleWordInOperand(1);
+    if (then_id == term->GetSingleWordInOperand(2)) continue;
+    BasicBlock* then_block = context->get_instr_block(then_id);
+    if (context->cfg()->preds(then_id).size() != 1 || !dom->Dominates(then_block, block)) continue;
+    const Instruction* cond = context->get_def_use_mgr()->GetDef(term->GetSingleWordInOperand(0));
+    if (cond == nullptr || cond->opcode() != spv::Op::OpIEqual) continue;
+    for (int k = 0; k < 2; ++k) {
+      uint64_t c = 0;
+      if (IntConstantId(context, cond->GetSingleWordInOperand(1 - k), &c) &&
+          IsOneInvocationIndex(context, func, cond->GetSingleWordInOperand(k))) {
+        return true;
+      }
+    }
+  }
+  return false;
 }
 
 spv::BuiltIn BuiltInOf(IRContext* context, uint32_t id) {

@@ -45,6 +45,14 @@ uint32_t FindBuiltInInput(spvtools::opt::IRContext* context, spv::BuiltIn builti
 uint32_t OnlyValueOfPhiWeb(spvtools::opt::IRContext* context, const spvtools::opt::Instruction* phi,
                            size_t limit = 64);
 
+// Whether |block| of |func| runs in at most one invocation of each
+// subgroup: a branch that dominates it (through its then block, entered
+// only from the branch) tests that the invocation's LocalInvocationIndex,
+// SubgroupLocalInvocationId, or LocalInvocationId.x in a workgroup one
+// invocation high and deep, equals a constant (`if (tid == 0)`).
+bool RunsInOneInvocation(spvtools::opt::IRContext* context, spvtools::opt::Function* func,
+                         spvtools::opt::BasicBlock* block);
+
 // Whether |c| is one of the subgroup capabilities of SPIR-V 1.3 and its
 // extensions (GroupNonUniform*): what needs SPIR-V 1.3 or
 // SPV_KHR_shader_subgroup_* to be used.
