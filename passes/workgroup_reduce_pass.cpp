@@ -236,13 +236,21 @@ bool IsCombineStore(IRContext* context, const Instruction* inst, uint32_t* var) 
 }  // namespace
 
 bool HoldsWorkgroupTreeStep(IRContext* context, Function* func) {
+  // The barrier first: the step test needs the def-use analysis, which
+  // most functions (no barrier) then never build (compile time: -O runs
+  // this on every function before any other pass).
   bool barrier = false, step = false;
-  func->ForEachInst([&](Instruction* inst) {
-    uint32_t var = 0;
-    barrier = barrier || inst->opcode() == spv::Op::OpControlBarrier;
-    step = step || IsCombineStore(context, inst, &var);
+  func->WhileEachInst([&](Instruction* inst) {
+    barrier = inst->opcode() == spv::Op::OpControlBarrier;
+    return !barrier;
   });
-  return barrier && step;
+  if (!barrier) return false;
+  func->WhileEachInst([&](Instruction* inst) {
+    uint32_t var = 0;
+    step = IsCombineStore(context, inst, &var);
+    return !step;
+  });
+  return step;
 }
 
 // ---------------------------------------------------------------------------
