@@ -26,6 +26,9 @@ NOT_REMARKS = {
     # built-in names, in morton-remap's table of subgroup built-ins
     "SubgroupId", "SubgroupLocalInvocationId", "SubgroupEqMask",
     "SubgroupGeMask", "SubgroupGtMask", "SubgroupLeMask", "SubgroupLtMask",
+    # workgroup-reduce: the trace's request for a configuration per outcome
+    # of a uniform branch (never a remark: it becomes UnknownBranch)
+    "UniformBranch",
     # morton-remap: where the workgroup size came from (in Remapped's text)
     "LocalSize", "LocalSizeId",
     # morton-remap: a substring of opcode names it refuses
