@@ -59,6 +59,21 @@ Key KeyOf(IRContext* ctx, const Instruction& inst, const IdMap& map) {
   return key;
 }
 
+// KeyOf, and for a variable also how many variables with the same key
+// came before it in its module (|seen| counts them): distinct variables
+// that look alike (ggml's a_offset, b_offset, d_offset: Private uints)
+// stay distinct, each matched to at most one of the other module's.
+Key GlobalKey(IRContext* ctx, const Instruction& inst, const IdMap& map,
+              std::map<Key, uint32_t>* seen) {
+  Key key = KeyOf(ctx, inst, map);
+  if (inst.opcode() == spv::Op::OpVariable) {
+    const uint32_t n = (*seen)[key]++;
+    key.push_back(0xFFFFFFFDu);
+    key.push_back(n);
+  }
+  return key;
+}
+
 // Why |ctx| cannot take part in a join, or "".
 std::string Unjoinable(IRContext* ctx) {
   spvtools::opt::Module* m = ctx->module();
@@ -180,8 +195,10 @@ bool Joiner::Prepare(std::string* why) {
   if (!why->empty()) return false;
   spvtools::opt::Module* m = base_->module();
   IdMap same = [](uint32_t id) { return id; };
+  std::map<Key, uint32_t> seen;
   for (Instruction& inst : m->types_values()) {
-    if (inst.result_id() != 0) index_.emplace(KeyOf(base_, inst, same), inst.result_id());
+    if (inst.result_id() != 0)
+      index_.emplace(GlobalKey(base_, inst, same, &seen), inst.result_id());
   }
   for (Instruction& inst : m->debugs1()) {
     if (inst.opcode() == spv::Op::OpString) {
@@ -242,9 +259,10 @@ void Joiner::AddPreamble(IRContext* v) {
 // Types, constants and module-scope variables: the base's own where equal.
 void Joiner::AddGlobals(IRContext* v) {
   IdMap map = [this](uint32_t id) { return Map(id); };
+  std::map<Key, uint32_t> seen;
   for (Instruction& inst : v->module()->types_values()) {
     if (inst.result_id() == 0) continue;
-    Key key = KeyOf(v, inst, map);
+    Key key = GlobalKey(v, inst, map, &seen);
     auto found = index_.find(key);
     if (found != index_.end()) {
       map_[inst.result_id()] = found->second;
