@@ -14,7 +14,8 @@
 // Drivers fold specialization constants before they compile and inline every
 // call, so the version a device does not select costs nothing there. Types,
 // constants and module-scope variables equal in both modules (same operands
-// and decorations) are shared; everything of a version's functions is new.
+// and decorations) are shared, variables one to one (the k-th of a key with
+// the k-th); everything of a version's functions is new.
 #ifndef WAVEOPT_LIB_VERSIONS_H_
 #define WAVEOPT_LIB_VERSIONS_H_
 
