@@ -52,7 +52,10 @@ export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:strict_string_checks=1:detec
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 start=$SECONDS
+# Line tables only (-g1), as scripts/test.sh: reports keep file:line.
 CC=clang-14 CXX=clang++-14 cmake -G Ninja -S . -B "$asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
   -DWAVEOPT_SANITIZE=ON -DWAVEOPT_FUZZ=ON -DWAVEOPT_FUZZ_SECONDS="$seconds" >/dev/null
 cmake --build "$asan"
 echo "test-sanitize: build took $((SECONDS - start)) s"
