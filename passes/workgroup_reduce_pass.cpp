@@ -233,6 +233,17 @@ bool IsCombineStore(IRContext* context, const Instruction* inst, uint32_t* var) 
   return true;
 }
 
+// The operation a combine store (IsCombineStore) stores the result of;
+// OpNop for a copy.
+StepOp StepOpOf(IRContext* context, const Instruction* store) {
+  const Instruction* value = context->get_def_use_mgr()->GetDef(store->GetSingleWordInOperand(1));
+  if (value->opcode() == spv::Op::OpLoad) return {};
+  if (value->opcode() == spv::Op::OpExtInst) {
+    return {spv::Op::OpExtInst, value->GetSingleWordInOperand(1)};
+  }
+  return {value->opcode(), 0};
+}
+
 }  // namespace
 
 bool HoldsWorkgroupTreeStep(IRContext* context, Function* func) {
@@ -349,6 +360,9 @@ struct WorkgroupReducePass::Tree {
   int end_item = -1;  // the region: spine items [0, end_item)
   spv::Op op = spv::Op::OpNop;
   uint32_t ext = 0;
+  // What every step store of the candidate combines with, before any
+  // trace (Candidates; OpNop: copies, several operations or arrays).
+  StepOp step_op;
   std::vector<Instruction*> readers;  // program order
   // Every configuration's loads after the tree that no step combines: 1,
   // they read its result; 2, another value (stored after it); 3, each in
@@ -483,7 +497,7 @@ spvtools::opt::Pass::Status WorkgroupReducePass::Process() {
 }
 
 void WorkgroupReducePass::Candidates(Function* func, std::vector<Instruction*>* barriers,
-                                     std::vector<uint32_t>* vars) {
+                                     std::vector<uint32_t>* vars, std::vector<StepOp>* ops) {
   // Analyses only once a barrier is seen, and the loop descriptor (a
   // dominator tree and the block of every instruction) only when |func|
   // has a store that combines elements of its own array, without which no
@@ -522,10 +536,19 @@ void WorkgroupReducePass::Candidates(Function* func, std::vector<Instruction*>* 
       uint32_t var = 0;
       size_t last = 0;
       bool phase_steps = false;
+      StepOp step;
+      bool one_op = true;
+      auto note = [&](const Instruction* store, uint32_t v) {
+        const StepOp op = StepOpOf(context(), store);
+        one_op = one_op && (var == 0 || v == var) && op.op != spv::Op::OpNop &&
+                 (step.op == spv::Op::OpNop || (step.op == op.op && step.ext == op.ext));
+        step = op;
+      };
       for (size_t i = 1; i < spine.items.size(); ++i) {
         const Spine::Item& item = spine.items[i];
         if (item.inst != nullptr) {
           uint32_t v = 0;
+          if (IsCombineStore(context(), item.inst, &v)) note(item.inst, v);
           if (IsCombineStore(context(), item.inst, &v) && (var == 0 || v == var)) {
             var = v;
             last = i;
@@ -544,6 +567,7 @@ void WorkgroupReducePass::Candidates(Function* func, std::vector<Instruction*>* 
           }
           for (Instruction& in : b) {
             uint32_t v = 0;
+            if (IsCombineStore(context(), &in, &v)) note(&in, v);
             if (IsCombineStore(context(), &in, &v) && (var == 0 || v == var)) {
               var = v;
               last = i;
@@ -555,6 +579,7 @@ void WorkgroupReducePass::Candidates(Function* func, std::vector<Instruction*>* 
       if (var == 0) continue;
       barriers->push_back(&inst);
       vars->push_back(var);
+      ops->push_back(one_op ? step : StepOp());
       // The barriers between its steps are part of the same tree.
       for (size_t i = 1; i <= last && i < spine.items.size(); ++i) {
         if (spine.items[i].inst != nullptr) inside.insert(spine.items[i].inst);
@@ -611,11 +636,13 @@ spvtools::opt::Pass::Status WorkgroupReducePass::Round(bool* changed) {
   for (Function& func : *get_module()) {
     std::vector<Instruction*> barriers;
     std::vector<uint32_t> vars;
-    Candidates(&func, &barriers, &vars);
+    std::vector<StepOp> ops;
+    Candidates(&func, &barriers, &vars, &ops);
     for (size_t i = 0; i < barriers.size(); ++i) {
       if (handled_.count(barriers[i]->unique_id())) continue;
       handled_.insert(barriers[i]->unique_id());
       Tree tree;
+      tree.step_op = ops[i];
       std::string why;
       Instruction* where = barriers[i];
       if (!module_reason.empty()) {
@@ -1276,13 +1303,38 @@ WorkgroupReducePass::Reason WorkgroupReducePass::CheckOperation(Tree* tree, std:
     return Reason::kUnsupportedType;
   }
   if (is_float && !params_.float_reassoc && !config().float_reassoc) {
-    *why = Article(OpName(tree->op, tree->ext)) +
-           " tree: a subgroup reduction groups the values differently (sums "
-           "round differently, min/max may return the other zero or another "
-           "NaN); --float-reassoc (or the pass's float-reassoc) allows it";
+    *why = FloatReassociationText(tree->op, tree->ext);
     return Reason::kFloatReassociation;
   }
   return Reason::kNone;
+}
+
+std::string WorkgroupReducePass::FloatReassociationText(spv::Op op, uint32_t ext) {
+  return Article(OpName(op, ext)) +
+         " tree: a subgroup reduction groups the values differently (sums "
+         "round differently, min/max may return the other zero or another "
+         "NaN); --float-reassoc (or the pass's float-reassoc) allows it";
+}
+
+WorkgroupReducePass::Reason WorkgroupReducePass::RefuseFloatUntraced(
+    WorkgroupTrace* trace, const std::vector<TraceConfig>& configs, Tree* tree, std::string* why) {
+  // Every step combines 32-bit floats with one operation, so a traced tree
+  // would end in CheckOperation's refusal: without the opt-in it is refused
+  // untraced, whatever else the trace would have found (compile time: a
+  // trace of every invocation is most of the pass's cost, and float trees
+  // are the common case of ML kernels). A pair tree's steps are copies.
+  const Instruction* type = get_def_use_mgr()->GetDef(tree->layout.scalar_type);
+  if (params_.float_reassoc || config().float_reassoc || tree->step_op.op == spv::Op::OpNop ||
+      type->opcode() != spv::Op::OpTypeFloat || type->GetSingleWordInOperand(0) != 32 ||
+      !IsFloatOp(tree->step_op.op, tree->step_op.ext)) {
+    return Reason::kNone;
+  }
+  const bool reached = std::any_of(configs.begin(), configs.end(), [&](const TraceConfig& c) {
+    return trace->Reaches(tree->barrier, c);
+  });
+  if (!reached) return Reason::kUnreached;
+  *why = FloatReassociationText(tree->step_op.op, tree->step_op.ext);
+  return Reason::kFloatReassociation;
 }
 
 WorkgroupReducePass::Reason WorkgroupReducePass::ChooseForm(Tree* tree, std::string* why) {
@@ -1367,8 +1419,10 @@ WorkgroupReducePass::Reason WorkgroupReducePass::Analyze(Function* func, Instruc
   for (TraceConfig& c : configs) {
     for (const RowLayout::SpecRow& r : tree->layout.spec_rows) c.spec[r.spec_id] = r.value;
   }
+  Reason reason = RefuseFloatUntraced(&trace, configs, tree, why);
+  if (reason != Reason::kNone) return reason;
   tree->spine.Build(context(), func, barrier);
-  Reason reason = TraceConfigs(&trace, configs, tree, why, where);
+  reason = TraceConfigs(&trace, configs, tree, why, where);
   if (reason != Reason::kNone) return reason;
   reason = PlanStoreBack(tree, why, where);
   if (reason != Reason::kNone) return reason;

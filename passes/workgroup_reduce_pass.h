@@ -69,6 +69,13 @@ namespace waveopt {
 class WorkgroupTrace;
 struct TraceConfig;
 
+// The operation a tree's step combines two elements with (ext: an
+// OpExtInst's GLSL.std.450 number); OpNop where not one known operation.
+struct StepOp {
+  spv::Op op = spv::Op::OpNop;
+  uint32_t ext = 0;
+};
+
 // Whether |func| runs a barrier and stores into a shared array a
 // combination of two of its elements (a candidate tree's step): the pass
 // follows trees only in an entry point's own function, so -O's inliner
@@ -135,7 +142,12 @@ class WorkgroupReducePass : public WavePass {
   // that stores a combination of two elements of a Workgroup array into
   // it; |vars| gets each one's array.
   void Candidates(spvtools::opt::Function* func, std::vector<spvtools::opt::Instruction*>* barriers,
-                  std::vector<uint32_t>* vars);
+                  std::vector<uint32_t>* vars, std::vector<StepOp>* ops);
+  // A float tree without --float-reassoc, refused before any trace: kNone
+  // when it is not one (or the opt-in is given).
+  Reason RefuseFloatUntraced(WorkgroupTrace* trace, const std::vector<TraceConfig>& configs,
+                             Tree* tree, std::string* why);
+  static std::string FloatReassociationText(spv::Op op, uint32_t ext);
   // The applied remark's words for |tree|'s form and fold (after PlanSink).
   std::string DescribeForm(const Tree& tree);
   // Analyses the tree from |barrier| over |var|; kNone (|tree| filled) or

@@ -9,8 +9,13 @@ inputs from `--auto`); with --isa it compiles both with the AMD compiler on
 null hardware (RDNA2, wave64 and wave32) and compares occupancy.
 
   scripts/corpus/score.py [--corpus DIR] [--build DIR] [--label NAME]
-                          [--flags '-O'] [--diff] [--isa] [--jobs N]
+                          [--flags '-O'] [--diff [--devices lavapipe,sim]
+                          [--versions]] [--isa] [--jobs N]
                           [--compare OTHER.json]
+
+--versions: -O's output selects its versions by SpecIds (default false:
+the portable module), so a plain --diff runs only the portable module;
+this also runs each version, its SpecId set true.
 
 Results go to <corpus>/score/<label>/ (rewritten modules, remarks, and
 summary.json); --compare prints the differences from an earlier summary.
@@ -58,11 +63,30 @@ def optimize(job):
     return {"rc": rc, "error": err.strip().splitlines()[-1] if rc else "", "remarks": rem}
 
 
+DEVICES = {"lavapipe": ["--widths=4,8,16"], "sim": ["--sim", "--widths=32,64"]}
+
+
+def version_spec_ids(remarks):
+    """The SpecIds of -O's versions, from their SpecializationVersion remarks."""
+    ids = set()
+    for r in remarks:
+        if r["pass"] == "versions" and r["name"] == "SpecializationVersion":
+            m = re.match(r"SpecId ([0-9]+) ", r["message"])
+            if m:
+                ids.add(int(m.group(1)))
+    return sorted(ids)
+
+
 def diff(job):
-    """EQUAL / DIFF / a class of failure, at lavapipe widths and simulator widths."""
-    waverun, a, b, env = job
+    """EQUAL / DIFF / a class of failure, at lavapipe widths and simulator
+    widths; with the versions' SpecIds, also each version selected
+    (keys "sim@1000", ...)."""
+    waverun, a, b, env, devices, spec_ids = job
     res = {}
-    for name, extra in (("lavapipe", ["--widths=4,8,16"]), ("sim", ["--sim", "--widths=32,64"])):
+    runs = [(d, DEVICES[d]) for d in devices]
+    runs += [(d + "@" + str(i), DEVICES[d] + ["--const", "%d=true" % i])
+             for i in spec_ids for d in devices]
+    for name, extra in runs:
         rc, out, err = run([waverun, "diff", a, b, "--auto"] + extra, 900, env)
         text = out + err
         if rc == 0:
@@ -109,6 +133,10 @@ def main():
     ap.add_argument("--flavours", default="raw,opt")
     ap.add_argument("--diff", action="store_true")
     ap.add_argument("--isa", action="store_true")
+    ap.add_argument("--devices", default="lavapipe,sim",
+                    help="--diff: where to run (lavapipe at 4/8/16, sim at 32/64)")
+    ap.add_argument("--versions", action="store_true",
+                    help="--diff: also run each of -O's versions (its SpecId set true)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--compare", default="")
     ap.add_argument("--filter", default="", help="regex on module ids")
@@ -153,7 +181,11 @@ def main():
         todo = [m for m in modules.values() if m["fired"] and m["rc"] == 0 and m["stage"] == "comp"]
         with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs // 2) if args.diff else args.jobs) as pool:
             if args.diff:
-                for m, d in zip(todo, pool.map(diff, [(waverun, m["src"], m["dst"], env) for m in todo])):
+                devices = args.devices.split(",")
+                diff_jobs = [(waverun, m["src"], m["dst"], env, devices,
+                              version_spec_ids(m["remarks"]) if args.versions else [])
+                             for m in todo]
+                for m, d in zip(todo, pool.map(diff, diff_jobs)):
                     m["diff"] = d
             if args.isa:
                 for m, d in zip(todo, pool.map(isa, [(waverun, m["src"], m["dst"]) for m in todo])):
@@ -188,9 +220,9 @@ def summarize(modules, flavours):
         diffs = collections.Counter()
         occupancy = collections.Counter()
         for m in ms:
-            for k in ("lavapipe", "sim"):
-                if "diff" in m:
-                    diffs[k + " " + m["diff"][k]] += 1
+            for k, v in sorted(m.get("diff", {}).items()):
+                if not k.endswith("_text"):
+                    diffs[k.split("@")[0] + (" version " if "@" in k else " ") + v] += 1
             for w in ("w64", "w32"):
                 if "isa" in m:
                     occupancy[w + " " + occupancy_class(m["isa"].get(w))] += 1

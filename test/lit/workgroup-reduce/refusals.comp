@@ -24,7 +24,15 @@
 // HLSL: applied ReducedTree in main: {{.*}} (in the version for amd, SpecId 1000); here also missed NotExpressibleInHlsl: the output is HLSL, and every form but the single-subgroup one {{.*}} [array tmp]
 // HLSL-SINGLE: applied ReducedTree in main
 // HLSL-WAVE: WaveActiveSum
-// RUN: for i in 1 2 3 4 5 6 7 8 9 10 11 12 13; do %spirv-dis %t$i.spv | %FileCheck %s --check-prefix=UNCHANGED; done
+// A float tree without --float-reassoc is refused before it is traced
+// (compile time); the trace's own refusal (its guard on a push constant)
+// comes with the opt-in.
+// RUN: %waveopt %s -O -DCASE=15 --remarks-missed=workgroup-reduce -o %t15.spv 2>&1 | %FileCheck %s --check-prefix=FLOAT-FIRST
+// RUN: %waveopt %s -O -DCASE=15 --float-reassoc --remarks-missed=workgroup-reduce -o %t15r.spv 2>&1 | %FileCheck %s --check-prefix=FLOAT-THEN
+// FLOAT-FIRST: missed FloatReassociation in main: a float add tree: a subgroup reduction groups the values differently {{.*}} [array tmp]
+// FLOAT-FIRST-NOT: UnknownBranch
+// FLOAT-THEN: missed UnknownBranch in main: a branch around accesses to the array (or barriers) depends on values other than the invocation's identity and constants [array tmp]
+// RUN: for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 15 15r; do %spirv-dis %t$i.spv | %FileCheck %s --check-prefix=UNCHANGED; done
 // FLOAT: missed FloatReassociation in main: a float add tree: a subgroup reduction groups the values differently {{.*}} [array tmp]
 // MIXED: missed MixedOperations in main: the tree combines elements with more than one operation [array tmp]
 // PARTIAL: missed ReadsPartialValue in main: a load reads an element holding a partial result of the tree (or an element the tree leaves out) [array tmp]
@@ -57,7 +65,7 @@ layout(local_size_x = WG) in;
 layout(set = 0, binding = 0) readonly buffer In { uint data[]; };
 layout(set = 0, binding = 1) writeonly buffer Out { uint result[]; };
 layout(push_constant) uniform P { uint n; } pc;
-#if CASE == 1
+#if CASE == 1 || CASE == 15
 shared float tmp[WG];
 #elif CASE == 12
 struct Pair { uint a; uint b; };
@@ -82,7 +90,7 @@ uint reduce(uint tid, uint v) {
 void main() {
   uint tid = gl_LocalInvocationID.x;
   uint v = data[gl_GlobalInvocationID.x];
-#if CASE == 1
+#if CASE == 1 || CASE == 15
   tmp[tid] = float(v);
 #elif CASE == 5
   tmp[tid] = tid;
@@ -123,7 +131,7 @@ void main() {
       tmpmax[tid] = tmpmax[tid + s];
       tmp[tid] = tmp[tid + s];
     }
-#elif CASE == 6
+#elif CASE == 6 || CASE == 15
     if (tid < s && tid + s < pc.n) tmp[tid] += tmp[tid + s];
 #elif CASE == 7
     if (tid < s) tmp[tid] += tmp[tid + s];
@@ -138,7 +146,7 @@ void main() {
 #endif
     barrier();
   }
-#if CASE == 1
+#if CASE == 1 || CASE == 15
   result[gl_GlobalInvocationID.x] = floatBitsToUint(tmp[0]);
 #elif CASE == 3
   result[gl_GlobalInvocationID.x] = tmp[0] + tmp[1];
