@@ -18,6 +18,9 @@ namespace {
 //   6.2  16-bit types (with SPIRV-Cross's enable_16bit_types);
 //   6.0  subgroup operations (Wave* intrinsics), 64-bit integers;
 //   5.0  otherwise.
+// Not raised for what only DXC would read (16-bit buffer values, which
+// SPIRV-Cross loads with ByteAddressBuffer's Load<T>; NonUniformResourceIndex
+// at 5.1): glslang's HLSL front end, the one the tests can run, reads neither.
 struct HlslNeeds {
   uint32_t shader_model = 50;
   bool sixteen_bit = false;
@@ -52,6 +55,54 @@ HlslNeeds HlslNeedsOf(const std::vector<uint32_t>& words) {
     i += count;
   }
   return needs;
+}
+
+// The GLSL version |words| needs: 460 for ray queries and ray tracing
+// (SPIRV-Cross: "RayQuery requires Vulkan GLSL 460"), else 450.
+uint32_t GlslVersionOf(const std::vector<uint32_t>& words) {
+  for (size_t i = 5; i < words.size();) {
+    const uint32_t count = words[i] >> 16;
+    const uint32_t opcode = words[i] & 0xffff;
+    if (count == 0 || i + count > words.size() || opcode == spv::OpFunction) break;
+    if (opcode == spv::OpCapability) {
+      const uint32_t cap = words[i + 1];
+      if (cap == spv::CapabilityRayQueryKHR || cap == spv::CapabilityRayTracingKHR ||
+          cap == spv::CapabilityRayTracingNV || cap == spv::CapabilityRayQueryProvisionalKHR ||
+          cap == spv::CapabilityRayTracingProvisionalKHR) {
+        return 460;
+      }
+    }
+    i += count;
+  }
+  return 450;
+}
+
+// SPIRV-Cross's message, with the built-in it names by number named: its
+// HLSL back end says "Unsupported builtin in HLSL: 40".
+std::string SpirvCrossMessage(const std::string& what) {
+  static const struct {
+    uint32_t id;
+    const char* text;
+  } kBuiltIns[] = {
+      {spv::BuiltInNumSubgroups, "NumSubgroups (gl_NumSubgroups), which HLSL has no spelling for"},
+      {spv::BuiltInSubgroupId, "SubgroupId (gl_SubgroupID), which HLSL has no spelling for"},
+      {spv::BuiltInSubgroupEqMask, "SubgroupEqMask (gl_SubgroupEqMask)"},
+      {spv::BuiltInSubgroupGeMask, "SubgroupGeMask (gl_SubgroupGeMask)"},
+      {spv::BuiltInSubgroupGtMask, "SubgroupGtMask (gl_SubgroupGtMask)"},
+      {spv::BuiltInSubgroupLeMask, "SubgroupLeMask (gl_SubgroupLeMask)"},
+      {spv::BuiltInSubgroupLtMask, "SubgroupLtMask (gl_SubgroupLtMask)"},
+      {spv::BuiltInBaseVertex, "BaseVertex (gl_BaseVertex)"},
+      {spv::BuiltInBaseInstance, "BaseInstance (gl_BaseInstance)"},
+      {spv::BuiltInDrawIndex, "DrawIndex (gl_DrawID)"},
+      {spv::BuiltInDeviceIndex, "DeviceIndex (gl_DeviceIndex)"},
+  };
+  const std::string prefix = "Unsupported builtin in HLSL: ";
+  if (what.rfind(prefix, 0) != 0) return what;
+  const std::string number = what.substr(prefix.size());
+  for (const auto& b : kBuiltIns) {
+    if (number == std::to_string(b.id)) return what + " (built-in " + b.text + ")";
+  }
+  return what;
 }
 
 std::string LiteralString(const uint32_t* w, uint32_t words) {
@@ -141,7 +192,7 @@ bool DecompileShader(const std::vector<uint32_t>& words, OutputLanguage language
     if (language == OutputLanguage::kGlsl) {
       spirv_cross::CompilerGLSL compiler(readable);
       spirv_cross::CompilerGLSL::Options options;
-      options.version = 450;
+      options.version = GlslVersionOf(readable);
       options.es = false;
       options.vulkan_semantics = true;  // subgroup ops need Vulkan GLSL
       compiler.set_common_options(options);
@@ -157,7 +208,7 @@ bool DecompileShader(const std::vector<uint32_t>& words, OutputLanguage language
       *source = compiler.compile();
     }
   } catch (const std::exception& e) {
-    *error = std::string("SPIRV-Cross: ") + e.what();
+    *error = "SPIRV-Cross: " + SpirvCrossMessage(e.what());
     return false;
   }
   return true;

@@ -232,6 +232,27 @@ bool Encode(const Cli& cli, const Job& job, const waveopt::Result& result, std::
   return true;
 }
 
+// |error| of Encode, saying whether the input itself could be written in
+// that language: a back end's limit is not a rewrite's doing, and SPIR-V
+// output is the way around it.
+std::string EncodeError(const Cli& cli, const Job& job, const std::vector<uint32_t>& input,
+                        const waveopt::Result& result, const std::string& error) {
+  const Format format = OutputFormat(cli, job);
+  if (format != Format::kGlsl && format != Format::kHlsl) return error;
+  const char* language = format == Format::kGlsl ? "GLSL" : "HLSL";
+  std::string source, input_error;
+  if (result.words != input &&
+      waveopt::DecompileShader(
+          input,
+          format == Format::kGlsl ? waveopt::OutputLanguage::kGlsl : waveopt::OutputLanguage::kHlsl,
+          &source, &input_error)) {
+    return error + " (the input can be written as " + language +
+           ": the rewrite cannot; please report it, and write SPIR-V meanwhile)";
+  }
+  return error + " (the input itself cannot be written as " + std::string(language) +
+         " by SPIRV-Cross; write SPIR-V instead: -o file.spv)";
+}
+
 // Writes the output, then the depfile (-MD); a depfile that cannot be
 // written takes the output back, so no half of the pair is left.
 int WriteOutputs(const Job& job, const std::string& bytes,
@@ -343,7 +364,8 @@ int RunJob(const Cli& base, const Job& job, bool write_remarks_file,
     return Fail(cli.remarks_output, error);
   }
   std::string out_bytes;
-  if (!Encode(cli, job, result, &out_bytes, &error)) return Fail(in, error);
+  if (!Encode(cli, job, result, &out_bytes, &error))
+    return Fail(in, EncodeError(cli, job, words, result, error));
   const int status = WriteOutputs(job, out_bytes, includes);
   if (status == 0 && cli.print_spec_constants) {
     for (const waveopt::SpecVersion& v : result.versions) {
