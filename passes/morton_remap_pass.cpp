@@ -1281,18 +1281,33 @@ bool MortonRemapPass::EvaluateLanes(EntryInfo* info, Run* run, Lanes* lanes, Pla
   bool reads_grid = false;
   for (const Site& site : info->sites) reads_grid |= site.kind != kLocalIndex;
   info->index_path = info->shape.y == 1 || !reads_grid;
-  if (info->index_path && params_.mode == Mode::kProfitable) {
-    // No image access at all: nothing to split, refused before the
-    // per-invocation evaluation (its cost grows with the workgroup and
-    // the accesses), so ahead of AlreadyQuadOrdered and the subgroup
-    // dependences. always= and force= keep that order: run again on
-    // their own output (a buffer kernel relabelled by always=), they
+  if (!info->index_path && (info->shape.x % 2 != 0 || info->shape.y % 2 != 0)) {
+    // The grid path needs 2x2 lane blocks: refused before the
+    // per-invocation evaluation, which cannot change it (compile time: a
+    // 1x256 workgroup's evaluation was most of -O's time in the pass).
+    Refuse(Missed::kOddWorkgroupSize, *info, info->first_use,
+           "the " + plan->shape_text + " has an odd side: there are no 2x2 lane blocks");
+    return false;
+  }
+  if (params_.mode == Mode::kProfitable) {
+    // No image access at all: nothing to split (the index path) or to put
+    // on 2x2 lane blocks (the grid path: its 2-D weight is 0), refused
+    // before the per-invocation evaluation (its cost grows with the
+    // workgroup and the accesses), so ahead of AlreadyQuadOrdered and the
+    // subgroup dependences. always= and force= keep that order: run again
+    // on their own output (a buffer kernel relabelled by always=), they
     // report it quad-ordered.
     lanes->accesses = CollectLaneAccesses(context(), info->reached);
     lanes->collected_accesses = true;
     if (std::none_of(lanes->accesses.begin(), lanes->accesses.end(),
                      [](const LaneAccess& a) { return IsTiled(a.kind); })) {
-      RefuseLinearIndex(*info, plan->shape_text);
+      if (info->index_path) {
+        RefuseLinearIndex(*info, plan->shape_text);
+      } else {
+        Refuse(Missed::kNotProfitable, *info, info->first_use,
+               "the kernel has no 2-D image access (buffers and shared memory only): "
+               "nothing gains from 2x2 lane quads (--morton-remap=always overrides)");
+      }
       return false;
     }
   }
@@ -1355,11 +1370,6 @@ bool MortonRemapPass::ChoosePermutation(EntryInfo* info, Lanes* lanes, Plan* pla
   const Shape& shape = info->shape;
   plan->perm.assign(shape.x * shape.y, 0);
   if (info->index_path) return IndexPermutation(info, lanes, plan);
-  if (shape.x % 2 != 0 || shape.y % 2 != 0) {
-    Refuse(Missed::kOddWorkgroupSize, *info, info->first_use,
-           "the " + plan->shape_text + " has an odd side: there are no 2x2 lane blocks");
-    return false;
-  }
   for (uint32_t l = 0; l < plan->perm.size(); ++l) {
     uint32_t x = 0, y = 0;
     RemapCoords(l, shape.x, shape.y, &x, &y);

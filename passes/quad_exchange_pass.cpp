@@ -515,6 +515,18 @@ QuadExchangePass::Refusal QuadExchangePass::EvaluateAccesses(const Accesses& a, 
   Lanes lanes{&eval, {}, c->var, a.value_type, a.var_name};
   lanes.env.probes = false;
   lanes.env.workgroup_unknown = true;
+  // A read whose index cannot be evaluated for invocation 0, which runs
+  // it: refused as AnalyzeRead would, before the writers of every
+  // invocation are evaluated (compile time: their evaluation is most of
+  // the pass's cost, and such reads are the common refusal).
+  for (BasicBlock& bb : *c->function) {
+    for (Instruction& inst : bb) {
+      if (std::find(a.loads.begin(), a.loads.end(), &inst) == a.loads.end()) continue;
+      if (lanes.eval->Reaches(0, &bb, 0, lanes.env).reach == Reach::kNo) continue;
+      const Element e = ElementOf(&lanes, &inst, 0);
+      if (e.index < 0 && !e.out_of_bounds) return IndexRefusal(lanes, e, &inst, 0);
+    }
+  }
   std::unordered_map<int64_t, uint32_t> writer;
   Refusal r = EvaluateWriters(&lanes, c->store, &writer);
   if (r.refused()) return r;

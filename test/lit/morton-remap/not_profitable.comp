@@ -4,7 +4,8 @@
 // kernel, and one with as many linear buffer accesses as image accesses,
 // are left alone (output == input). `always` fires whenever legal. A buffer
 // indexed only by y (one element per row, the same for a quad's lanes) is
-// not counted.
+// not counted. A kernel without any image access is refused before the
+// per-invocation evaluation (compile time), without weights.
 // RUN: %waveopt %s -o %t.orig.spv
 // RUN: %waveopt %s --morton-remap -o %t.spv --remarks-missed=morton 2> %t.remarks
 // RUN: cmp %t.orig.spv %t.spv
@@ -18,7 +19,7 @@
 // RUN: %FileCheck %s --check-prefix=MIXED < %t.mixed.remarks
 // RUN: %waveopt %s -DROWS --morton-remap -o %t.rows.spv --remarks=morton 2> %t.rows.remarks
 // RUN: %FileCheck %s --check-prefix=ROWS < %t.rows.remarks
-// BUF: missed NotProfitable in main: 2-D accesses weigh 0 (none), linear accesses 2 (2 storage buffer accesses): no 2-D image access at invocation-dependent coordinates gains from 2x2 lane quads (--morton-remap=always overrides)
+// BUF: missed NotProfitable in main: the kernel has no 2-D image access (buffers and shared memory only): nothing gains from 2x2 lane quads (--morton-remap=always overrides)
 // ALWAYS: applied Remapped in main: 8x8x1 workgroup (the WorkgroupSize built-in), Morton order in 8x8 tiles; 1 identity built-in load(s) relabelled; 2-D accesses weigh 0 (none), linear accesses 2 (2 storage buffer accesses) (always)
 // MIXED: missed NotProfitable in main: 2-D accesses weigh 2 (2 storage image accesses), linear accesses 2 (2 storage buffer accesses): linear accesses weigh at least as much
 // ROWS: applied Remapped in main: 8x8x1 workgroup {{.*}} 2-D accesses weigh 2 (2 storage image accesses), linear accesses 0 (none)
