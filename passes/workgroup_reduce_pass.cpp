@@ -479,6 +479,7 @@ WorkgroupReducePass::~WorkgroupReducePass() = default;
 
 spvtools::opt::Pass::Status WorkgroupReducePass::Process() {
   handled_.clear();
+  rewritten_steps_.clear();
   fold_loops_.clear();
   slot_barriers_.clear();
   bool any = false;
@@ -548,8 +549,10 @@ void WorkgroupReducePass::Candidates(Function* func, std::vector<Instruction*>* 
         const Spine::Item& item = spine.items[i];
         if (item.inst != nullptr) {
           uint32_t v = 0;
-          if (IsCombineStore(context(), item.inst, &v)) note(item.inst, v);
-          if (IsCombineStore(context(), item.inst, &v) && (var == 0 || v == var)) {
+          const bool step = IsCombineStore(context(), item.inst, &v) &&
+                            !rewritten_steps_.count(item.inst->unique_id());
+          if (step) note(item.inst, v);
+          if (step && (var == 0 || v == var)) {
             var = v;
             last = i;
             phase_steps = true;
@@ -567,8 +570,10 @@ void WorkgroupReducePass::Candidates(Function* func, std::vector<Instruction*>* 
           }
           for (Instruction& in : b) {
             uint32_t v = 0;
-            if (IsCombineStore(context(), &in, &v)) note(&in, v);
-            if (IsCombineStore(context(), &in, &v) && (var == 0 || v == var)) {
+            const bool step =
+                IsCombineStore(context(), &in, &v) && !rewritten_steps_.count(in.unique_id());
+            if (step) note(&in, v);
+            if (step && (var == 0 || v == var)) {
               var = v;
               last = i;
               phase_steps = true;
@@ -628,6 +633,25 @@ std::string WorkgroupReducePass::DescribeForm(const Tree& tree) {
             (tree.join >= 0 ? ", in the loop that folds an earlier tree's slots" : "") + ")";
   }
   return form;
+}
+
+void WorkgroupReducePass::RecordSteps(const Tree& tree) {
+  // The steps of a rewritten tree stay in the module where the original is
+  // kept (other workgroup sizes, other row counts): they start no tree of
+  // the user's, so Candidates passes over them (else an earlier barrier
+  // would front them as a candidate of its own and be refused).
+  auto note = [this](Instruction* inst) {
+    uint32_t var = 0;
+    if (IsCombineStore(context(), inst, &var)) rewritten_steps_.insert(inst->unique_id());
+  };
+  for (int i = 0; i < tree.end_item && i < static_cast<int>(tree.spine.items.size()); ++i) {
+    if (tree.spine.items[i].inst != nullptr) note(tree.spine.items[i].inst);
+  }
+  for (BasicBlock& block : *tree.function) {
+    auto it = tree.spine.block_item.find(block.id());
+    if (it == tree.spine.block_item.end() || it->second >= tree.end_item) continue;
+    for (Instruction& inst : block) note(&inst);
+  }
 }
 
 spvtools::opt::Pass::Status WorkgroupReducePass::Round(bool* changed) {
@@ -696,6 +720,7 @@ spvtools::opt::Pass::Status WorkgroupReducePass::Round(bool* changed) {
                                          "1024 keep the original"
                                        : "") +
               SpecRowsText(tree.layout));
+      RecordSteps(tree);
       if (!Rewrite(&tree)) return Status::Failure;
       *changed = true;
       return Status::SuccessWithChange;

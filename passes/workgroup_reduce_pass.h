@@ -138,6 +138,9 @@ class WorkgroupReducePass : public WavePass {
   // every candidate before it gets its remark. |*changed| is set when a
   // tree was rewritten (the caller runs another round).
   Status Round(bool* changed);
+  // Records |tree|'s step stores (before its rewrite): Candidates passes
+  // over them where the rewrite keeps the original.
+  void RecordSteps(const Tree& tree);
   // The candidates of |func|: barriers outside loops right before a phase
   // that stores a combination of two elements of a Workgroup array into
   // it; |vars| gets each one's array.
@@ -328,6 +331,7 @@ class WorkgroupReducePass : public WavePass {
   uint32_t tree_function_id_ = 0;                      // its function
   // Candidates already reported or rewritten (unique ids of their B0).
   std::unordered_set<uint32_t> handled_;
+  std::unordered_set<uint32_t> rewritten_steps_;  // RecordSteps
   // The sunk slot loops emitted so far, and the slots' barriers (unique
   // ids, in the order emitted) with the array each one's tree reduces.
   std::vector<FoldLoop> fold_loops_;
