@@ -549,10 +549,10 @@ void WorkgroupReducePass::Candidates(Function* func, std::vector<Instruction*>* 
         const Spine::Item& item = spine.items[i];
         if (item.inst != nullptr) {
           uint32_t v = 0;
-          const bool step = IsCombineStore(context(), item.inst, &v) &&
-                            !rewritten_steps_.count(item.inst->unique_id());
-          if (step) note(item.inst, v);
-          if (step && (var == 0 || v == var)) {
+          const bool is_step = IsCombineStore(context(), item.inst, &v) &&
+                               !rewritten_steps_.count(item.inst->unique_id());
+          if (is_step) note(item.inst, v);
+          if (is_step && (var == 0 || v == var)) {
             var = v;
             last = i;
             phase_steps = true;
@@ -570,10 +570,10 @@ void WorkgroupReducePass::Candidates(Function* func, std::vector<Instruction*>* 
           }
           for (Instruction& in : b) {
             uint32_t v = 0;
-            const bool step =
+            const bool is_step =
                 IsCombineStore(context(), &in, &v) && !rewritten_steps_.count(in.unique_id());
-            if (step) note(&in, v);
-            if (step && (var == 0 || v == var)) {
+            if (is_step) note(&in, v);
+            if (is_step && (var == 0 || v == var)) {
               var = v;
               last = i;
               phase_steps = true;
