@@ -231,6 +231,10 @@ bool ParseOptionFlag(const std::string& a, Options* options, std::string* error)
     }
   }
   *error = "unknown flag " + a;
+  if (a.size() > 2 && StartsWith(a, "-O")) {
+    // -O0..-O3, -Os, -Oz from other compilers (spirv-opt's -Os included).
+    *error += ": waveopt has one optimization pipeline, -O (leave it out for none)";
+  }
   return false;
 }
 

@@ -97,7 +97,7 @@ bool ParseListFlag(const std::string& token, std::istringstream& in, Job* job, s
   } else if (starts("-e") || starts("-E"))
     job->entry_point = value(token.substr(0, 2).c_str());
   else if (starts("--emit=")) {
-    if (!ParseFormat(token.substr(7), &job->emit)) *error = "unknown format in " + token;
+    if (!ParseFormat(token.substr(7), &job->emit)) *error = FormatError("--emit", token.substr(7));
   } else if (starts("--target=") || starts("--assume-driver=") || starts("--target-env=")) {
     waveopt::Options scratch;
     if (waveopt::ParseOptionFlag(token, &scratch, error)) job->option_flags.push_back(token);

@@ -76,6 +76,8 @@ bool ApplyJob(const Job& job, Cli* cli, std::string* error);
 // unknowns.
 std::string StageForProfile(const std::string& profile);
 bool ParseFormat(const std::string& s, Format* f);
+// "<flag> is spv, spvasm, glsl or hlsl, not '<format>'".
+std::string FormatError(const std::string& flag, const std::string& format);
 const char* FormatName(Format format);
 
 // reproducible.cpp: recorded names and the cache key.

@@ -68,6 +68,10 @@ bool ParseFormat(const std::string& s, Format* f) {
   return true;
 }
 
+std::string FormatError(const std::string& flag, const std::string& format) {
+  return flag + " is spv, spvasm, glsl or hlsl, not '" + format + "'";
+}
+
 // DXC's -T <profile> (ps_6_0, cs_6_5, ...) as a stage: its prefix before
 // '_'; the shader model is glslang's business. "" for lib_ and unknowns.
 std::string StageForProfile(const std::string& profile) {
@@ -247,9 +251,10 @@ bool ParseCliFlag(const std::vector<std::string>& args, size_t* i, Cli* cli) {
   if (a == "-o")
     cli->output = value();
   else if (a == "-x") {
-    if (!ParseFormat(value(), &cli->input_format)) UsageError("unknown input format after -x");
+    const std::string format = value();
+    if (!ParseFormat(format, &cli->input_format)) UsageError(FormatError("-x", format));
   } else if (StartsWith(a, "--emit=")) {
-    if (!ParseFormat(a.substr(7), &cli->emit)) UsageError("unknown format in " + a);
+    if (!ParseFormat(a.substr(7), &cli->emit)) UsageError(FormatError("--emit", a.substr(7)));
   } else if (a == "-S")
     SetStage(cli, a, value());
   else if (a == "-T") {
