@@ -22,6 +22,7 @@
 #include "source/opt/ir_context.h"
 #include "source/opt/type_manager.h"
 #include "source/opt/types.h"
+#include "source/util/small_vector.h"
 #include "source/util/string_utils.h"
 
 namespace waveopt {
@@ -416,15 +417,30 @@ PairTree::Reason PairTree::CheckBody(std::string* why, Instruction** where) {
 struct PairTree::EvalState {
   const uint64_t* roles;  // null: a load of the arrays is unknown
   uint64_t t, s;
-  std::unordered_map<uint32_t, uint64_t> val;
+  // The values known so far, by id: a step's condition is a few dozen
+  // instructions, so a flat list without a heap allocation per
+  // evaluation (compile time: CheckCondition evaluates thousands).
+  spvtools::utils::SmallVector<std::pair<uint32_t, uint64_t>, 32> val;
   bool bound = true;  // the bound's comparison t + s < n
+  const uint64_t* Find(uint32_t id) const {
+    for (const auto& [key, value] : val) {
+      if (key == id) return &value;
+    }
+    return nullptr;
+  }
+  uint64_t Set(uint32_t id, uint64_t value) {
+    for (auto& entry : val) {
+      if (entry.first == id) return entry.second = value;
+    }
+    val.push_back({id, value});
+    return value;
+  }
 };
 
 bool PairTree::Value(EvalState* st, uint32_t id, uint64_t* out, int depth) const {
   IRContext* context = pass_->context();
   auto* def_use = context->get_def_use_mgr();
-  auto found = st->val.find(id);
-  if (found != st->val.end()) return *out = found->second, true;
+  if (const uint64_t* known = st->Find(id)) return *out = *known, true;
   if (depth > 32) return false;
   if (bound_cmp_ != 0 && id == bound_cmp_) return *out = st->bound ? 1 : 0, true;
   if (id == s_) return *out = st->s, true;
@@ -437,7 +453,7 @@ bool PairTree::Value(EvalState* st, uint32_t id, uint64_t* out, int depth) const
   if (IntConstant(context, def, &c)) return *out = MaskTo(c, 32), true;
   if (def->opcode() == spv::Op::OpSpecConstant || def->opcode() == spv::Op::OpSpecConstantOp) {
     if (!ConstValue(id, &c)) return false;
-    return *out = st->val[id] = c, true;
+    return *out = st->Set(id, c), true;
   }
   if (def->opcode() == spv::Op::OpLoad) {
     const int role = Role(def->GetSingleWordInOperand(0));
@@ -452,7 +468,7 @@ bool PairTree::Value(EvalState* st, uint32_t id, uint64_t* out, int depth) const
       if (!Value(st, def->GetSingleWordInOperand(i), &x[i], depth + 1)) return false;
     }
     FloatCompare(def->opcode(), x[0], x[1], &compared);
-    return *out = st->val[id] = compared ? 1 : 0, true;
+    return *out = st->Set(id, compared ? 1 : 0), true;
   }
   const Instruction* type = def_use->GetDef(def->type_id());
   if (type == nullptr) return false;
@@ -472,7 +488,7 @@ bool PairTree::Value(EvalState* st, uint32_t id, uint64_t* out, int depth) const
   } else if (!FoldInt(*op, x, op->logical ? 1 : 32, width, out)) {
     return false;
   }
-  st->val[id] = *out;
+  st->Set(id, *out);
   return true;
 }
 
@@ -491,7 +507,7 @@ int PairTree::Evaluate(const uint64_t roles[4], uint64_t t, uint64_t s, bool bou
         for (uint32_t i = 0; ok && i + 1 < phi->NumInOperands(); i += 2) {
           if (pred != nullptr && phi->GetSingleWordInOperand(i + 1) == pred->id()) {
             ok = Value(&st, phi->GetSingleWordInOperand(i), &v, 0);
-            st.val[phi->result_id()] = v;
+            st.Set(phi->result_id(), v);
             return;
           }
         }
@@ -691,14 +707,28 @@ bool PairTree::ConditionCases(std::vector<Case>* cases) {
 PairTree::Reason PairTree::CheckCondition(std::string* why) {
   std::vector<Case> all;
   const bool mixed = !ConditionCases(&all);
-  // Whether the step's condition is "t < s && |expect|" in every case
-  // (the first array the index one when |swap|).
-  auto check = [&](const std::vector<Case>& cases, bool swap,
-                   const std::function<bool(const uint64_t*)>& expect) {
-    for (const Case& c : cases) {
+  // The step's answer in each case, per order of the arrays, evaluated
+  // once: it does not depend on the hypothesis below (compile time: the
+  // hypotheses evaluated it again, ggml's argmax 388 M instructions).
+  constexpr int kNotYet = -2;
+  std::vector<int> answers[2];
+  auto answer = [&](size_t k, bool swap) {
+    std::vector<int>& got = answers[swap ? 1 : 0];
+    if (got.empty()) got.assign(all.size(), kNotYet);
+    if (got[k] == kNotYet) {
+      const Case& c = all[k];
       const uint64_t r[4] = {c.r[swap ? 2 : 0], c.r[swap ? 3 : 1], c.r[swap ? 0 : 2],
                              c.r[swap ? 1 : 3]};
-      const int got = Evaluate(r, c.t, c.s, c.bound);
+      got[k] = Evaluate(r, c.t, c.s, c.bound);
+    }
+    return got[k];
+  };
+  // Whether the step's condition is "t < s && |expect|" in every case
+  // (the first array the index one when |swap|).
+  auto check = [&](bool swap, const std::function<bool(const uint64_t*)>& expect) {
+    for (size_t k = 0; k < all.size(); ++k) {
+      const Case& c = all[k];
+      const int got = answer(k, swap);
       if (got < 0 || (got == 1) != (c.t < c.s && c.bound && expect(c.r))) return false;
     }
     return true;
@@ -724,7 +754,7 @@ PairTree::Reason PairTree::CheckCondition(std::string* why) {
       const bool first = index_min ? Less(r[3], r[2], is) : Less(r[2], r[3], is);
       return wins || (equal(r[1], r[0]) && first);
     };
-    if (mixed || !check(all, swap, expect)) continue;
+    if (mixed || !check(swap, expect)) continue;
     if (swap) {
       std::swap(var_[0], var_[1]);
       std::swap(type_[0], type_[1]);
