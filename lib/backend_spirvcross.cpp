@@ -26,17 +26,27 @@ struct HlslNeeds {
   bool sixteen_bit = false;
 };
 
+// Calls |visit|(opcode, instruction words, word count) for each
+// instruction before the first function (capabilities, decorations).
+template <typename Visit>
+void ForEachPreambleInstruction(const std::vector<uint32_t>& words, Visit visit) {
+  for (size_t i = 5; i < words.size();) {
+    const uint32_t count = words[i] >> 16;
+    const uint32_t opcode = words[i] & 0xffff;
+    if (count == 0 || i + count > words.size() || opcode == spv::OpFunction) return;
+    visit(opcode, &words[i], count);
+    i += count;
+  }
+}
+
 HlslNeeds HlslNeedsOf(const std::vector<uint32_t>& words) {
   HlslNeeds needs;
   auto at_least = [&needs](uint32_t sm) {
     if (needs.shader_model < sm) needs.shader_model = sm;
   };
-  for (size_t i = 5; i < words.size();) {
-    const uint32_t count = words[i] >> 16;
-    const uint32_t opcode = words[i] & 0xffff;
-    if (count == 0 || i + count > words.size()) break;
+  ForEachPreambleInstruction(words, [&](uint32_t opcode, const uint32_t* w, uint32_t count) {
     if (opcode == spv::OpCapability) {
-      const uint32_t cap = words[i + 1];
+      const uint32_t cap = w[1];
       if ((cap >= spv::CapabilityGroupNonUniform && cap <= spv::CapabilityGroupNonUniformQuad) ||
           cap == spv::CapabilitySubgroupBallotKHR || cap == spv::CapabilityInt64) {
         at_least(60);
@@ -46,35 +56,27 @@ HlslNeeds HlslNeedsOf(const std::vector<uint32_t>& words) {
         needs.sixteen_bit = true;
       }
       if (cap == spv::CapabilityDemoteToHelperInvocationEXT) at_least(66);
-    } else if (opcode == spv::OpDecorate && count >= 4 && words[i + 2] == spv::DecorationBuiltIn &&
-               words[i + 3] == spv::BuiltInHelperInvocation) {
+    } else if (opcode == spv::OpDecorate && count >= 4 && w[2] == spv::DecorationBuiltIn &&
+               w[3] == spv::BuiltInHelperInvocation) {
       at_least(66);
-    } else if (opcode == spv::OpFunction) {
-      break;
     }
-    i += count;
-  }
+  });
   return needs;
 }
 
 // The GLSL version |words| needs: 460 for ray queries and ray tracing
 // (SPIRV-Cross: "RayQuery requires Vulkan GLSL 460"), else 450.
 uint32_t GlslVersionOf(const std::vector<uint32_t>& words) {
-  for (size_t i = 5; i < words.size();) {
-    const uint32_t count = words[i] >> 16;
-    const uint32_t opcode = words[i] & 0xffff;
-    if (count == 0 || i + count > words.size() || opcode == spv::OpFunction) break;
-    if (opcode == spv::OpCapability) {
-      const uint32_t cap = words[i + 1];
-      if (cap == spv::CapabilityRayQueryKHR || cap == spv::CapabilityRayTracingKHR ||
-          cap == spv::CapabilityRayTracingNV || cap == spv::CapabilityRayQueryProvisionalKHR ||
-          cap == spv::CapabilityRayTracingProvisionalKHR) {
-        return 460;
-      }
+  uint32_t version = 450;
+  ForEachPreambleInstruction(words, [&](uint32_t opcode, const uint32_t* w, uint32_t) {
+    const uint32_t cap = opcode == spv::OpCapability ? w[1] : 0;
+    if (cap == spv::CapabilityRayQueryKHR || cap == spv::CapabilityRayTracingKHR ||
+        cap == spv::CapabilityRayTracingNV || cap == spv::CapabilityRayQueryProvisionalKHR ||
+        cap == spv::CapabilityRayTracingProvisionalKHR) {
+      version = 460;
     }
-    i += count;
-  }
-  return 450;
+  });
+  return version;
 }
 
 // SPIRV-Cross's message, with the built-in it names by number named: its
