@@ -645,13 +645,16 @@ bool PairTree::FindSignatureIds() {
     }
   }
   // The others that a dependent value or a branch reads: they and the
-  // arrays' values decide the outcome.
+  // arrays' values decide the outcome. The bound's comparison reads none:
+  // its outcome is the case's (Value), so t + s, one value per t, is no key
+  // (compile time: ggml's argmax had a group per (t, s), 64 M instructions).
   std::unordered_set<uint32_t> keys;
   for (BasicBlock* b : blocks) {
     for (Instruction& inst : *b) {
       if (inst.opcode() == spv::Op::OpPhi && b == header_) continue;
       const bool reads = dependent.count(inst.result_id()) || &inst == b->terminator();
       if (!reads || inst.opcode() == spv::Op::OpLoad) continue;
+      if (bound_cmp_ != 0 && inst.result_id() == bound_cmp_) continue;
       inst.ForEachInId([&](const uint32_t* id) {
         const Instruction* def = context->get_def_use_mgr()->GetDef(*id);
         if (!dependent.count(*id) && *id != bound_ && def != nullptr && def->type_id() != 0 &&
