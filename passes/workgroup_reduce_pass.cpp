@@ -530,69 +530,61 @@ void WorkgroupReducePass::Candidates(Function* func, std::vector<Instruction*>* 
       }
       Spine spine;
       spine.Build(context(), func, &inst);
-      // The first phase after it: up to the next straight-line barrier.
-      // The tree's steps go on while each phase stores a combination; a
-      // phase without one ends it, and a later barrier over the same array
-      // is a candidate of its own (analysed even when this one is refused).
-      uint32_t var = 0;
-      size_t last = 0;
-      bool phase_steps = false;
-      StepOp step;
-      bool one_op = true;
-      auto note = [&](const Instruction* store, uint32_t v) {
-        const StepOp op = StepOpOf(context(), store);
-        one_op = one_op && (var == 0 || v == var) && op.op != spv::Op::OpNop &&
-                 (step.op == spv::Op::OpNop || (step.op == op.op && step.ext == op.ext));
-        step = op;
-      };
-      for (size_t i = 1; i < spine.items.size(); ++i) {
-        const Spine::Item& item = spine.items[i];
-        if (item.inst != nullptr) {
-          uint32_t v = 0;
-          const bool is_step = IsCombineStore(context(), item.inst, &v) &&
-                               !rewritten_steps_.count(item.inst->unique_id());
-          if (is_step) note(item.inst, v);
-          if (is_step && (var == 0 || v == var)) {
-            var = v;
-            last = i;
-            phase_steps = true;
-          }
-          if (item.inst->opcode() == spv::Op::OpControlBarrier) {
-            if (!phase_steps) break;
-            phase_steps = false;
-          }
-          continue;
-        }
-        for (BasicBlock& b : *func) {
-          auto it = spine.block_item.find(b.id());
-          if (it == spine.block_item.end() || it->second != static_cast<int>(i)) {
-            continue;
-          }
-          for (Instruction& in : b) {
-            uint32_t v = 0;
-            const bool is_step =
-                IsCombineStore(context(), &in, &v) && !rewritten_steps_.count(in.unique_id());
-            if (is_step) note(&in, v);
-            if (is_step && (var == 0 || v == var)) {
-              var = v;
-              last = i;
-              phase_steps = true;
-            }
-          }
-        }
-      }
-      if (var == 0) continue;
+      const SpineSteps steps = ScanSteps(func, spine);
+      if (steps.var == 0) continue;
       barriers->push_back(&inst);
-      vars->push_back(var);
-      ops->push_back(one_op ? step : StepOp());
+      vars->push_back(steps.var);
+      ops->push_back(steps.op);
       // The barriers between its steps are part of the same tree.
-      for (size_t i = 1; i <= last && i < spine.items.size(); ++i) {
+      for (size_t i = 1; i <= steps.last && i < spine.items.size(); ++i) {
         if (spine.items[i].inst != nullptr) inside.insert(spine.items[i].inst);
       }
     }
   }
 }
 
+WorkgroupReducePass::SpineSteps WorkgroupReducePass::ScanSteps(Function* func, const Spine& spine) {
+  // The first phase after the barrier: up to the next straight-line
+  // barrier. The tree's steps go on while each phase stores a combination;
+  // a phase without one ends it, and a later barrier over the same array is
+  // a candidate of its own (analysed even when this one is refused).
+  SpineSteps steps;
+  bool phase_steps = false, one_op = true;
+  StepOp step;
+  auto visit = [&](const Instruction* store, size_t i) {
+    uint32_t v = 0;
+    if (!IsCombineStore(context(), store, &v) || rewritten_steps_.count(store->unique_id())) {
+      return;
+    }
+    const StepOp op = StepOpOf(context(), store);
+    one_op = one_op && (steps.var == 0 || v == steps.var) && op.op != spv::Op::OpNop &&
+             (step.op == spv::Op::OpNop || (step.op == op.op && step.ext == op.ext));
+    step = op;
+    if (steps.var == 0 || v == steps.var) {
+      steps.var = v;
+      steps.last = i;
+      phase_steps = true;
+    }
+  };
+  for (size_t i = 1; i < spine.items.size(); ++i) {
+    const Spine::Item& item = spine.items[i];
+    if (item.inst != nullptr) {
+      visit(item.inst, i);
+      if (item.inst->opcode() == spv::Op::OpControlBarrier) {
+        if (!phase_steps) break;
+        phase_steps = false;
+      }
+      continue;
+    }
+    for (BasicBlock& b : *func) {
+      auto it = spine.block_item.find(b.id());
+      if (it == spine.block_item.end() || it->second != static_cast<int>(i)) continue;
+      for (Instruction& in : b) visit(&in, i);
+    }
+  }
+  steps.op = one_op ? step : StepOp();
+  return steps;
+}
 // The applied remark's words for rows counted by specialization constants.
 std::string SpecRowsText(const RowLayout& layout) {
   if (layout.spec_rows.empty()) return "";
@@ -2086,22 +2078,25 @@ bool WorkgroupReducePass::FinishRegion(Tree* tree, Emission* em, uint32_t result
   for (Instruction* reader : tree->store_back ? std::vector<Instruction*>() : tree->readers) {
     if (!ReplaceReader(context(), tree->layout, reader, value)) return false;
   }
-  if (em->keep_region) return true;
-  // The original region goes: every block from its first to its last.
-  std::vector<BasicBlock*> stack = {em->region};
+  if (!em->keep_region) RemoveRegion(*tree, *em);
+  return true;
+}
+
+void WorkgroupReducePass::RemoveRegion(const Tree& tree, const Emission& em) {
+  // Every block from the region's first to its last.
+  std::vector<BasicBlock*> stack = {em.region};
   std::unordered_set<uint32_t> seen;
   std::vector<BasicBlock*> dead;
   while (!stack.empty()) {
     BasicBlock* b = stack.back();
     stack.pop_back();
-    if (b == em->after || !seen.insert(b->id()).second) continue;
+    if (b == em.after || !seen.insert(b->id()).second) continue;
     dead.push_back(b);
     b->ForEachSuccessorLabel(
         [&](uint32_t succ) { stack.push_back(context()->get_instr_block(succ)); });
   }
   for (BasicBlock* b : dead) b->KillAllInsts(true);
-  tree->function->RemoveEmptyBlocks();
-  return true;
+  tree.function->RemoveEmptyBlocks();
 }
 
 // ---------------------------------------------------------------------------
@@ -2845,21 +2840,7 @@ bool WorkgroupReducePass::FinishRows(Tree* tree, Emission* em, const std::vector
       if (!ReplaceReader(context(), tree->layout, reader, values[r])) return false;
     }
   }
-  if (em->keep_region) return true;
-  // The original region goes (as in FinishRegion).
-  std::vector<BasicBlock*> stack = {em->region};
-  std::unordered_set<uint32_t> seen;
-  std::vector<BasicBlock*> dead;
-  while (!stack.empty()) {
-    BasicBlock* b = stack.back();
-    stack.pop_back();
-    if (b == em->after || !seen.insert(b->id()).second) continue;
-    dead.push_back(b);
-    b->ForEachSuccessorLabel(
-        [&](uint32_t succ) { stack.push_back(context()->get_instr_block(succ)); });
-  }
-  for (BasicBlock* b : dead) b->KillAllInsts(true);
-  tree->function->RemoveEmptyBlocks();
+  if (!em->keep_region) RemoveRegion(*tree, *em);
   return true;
 }
 

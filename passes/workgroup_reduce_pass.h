@@ -146,6 +146,15 @@ class WorkgroupReducePass : public WavePass {
   // it; |vars| gets each one's array.
   void Candidates(spvtools::opt::Function* func, std::vector<spvtools::opt::Instruction*>* barriers,
                   std::vector<uint32_t>* vars, std::vector<StepOp>* ops);
+  // The steps of the tree a barrier may start (its |spine|): the array
+  // they combine elements of (0: none), the spine item of the last one,
+  // and their operation (OpNop: copies, several operations or arrays).
+  struct SpineSteps {
+    uint32_t var = 0;
+    size_t last = 0;
+    StepOp op;
+  };
+  SpineSteps ScanSteps(spvtools::opt::Function* func, const Spine& spine);
   // A float tree without --float-reassoc, refused before any trace: kNone
   // when it is not one (or the opt-in is given).
   Reason RefuseFloatUntraced(WorkgroupTrace* trace, const std::vector<TraceConfig>& configs,
@@ -265,6 +274,8 @@ class WorkgroupReducePass : public WavePass {
   // end (the merge of |*keep| when the original region stays), and
   // replaces the tree's readers.
   bool FinishRegion(Tree* tree, Emission* em, uint32_t result, Emitter* e, Emitter::If* keep);
+  // Removes the original tree's region (the rewrite replaced it).
+  void RemoveRegion(const Tree& tree, const Emission& em);
   // Whether the new code may run instead of a region that stays: the
   // workgroup size is one the pass traced, one subgroup where needed.
   uint32_t EmitFastTest(const Tree* tree, Emitter* e);
