@@ -17,8 +17,10 @@
 
 #include <algorithm>
 #include <list>
+#include <map>
 #include <numeric>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -466,6 +468,16 @@ struct InvocationEvaluator::Impl {
   }
 
   bool Eval(uint32_t frame, uint32_t id, LaneValue* out) {
+    if (replay.active) {
+      const int32_t e = replay.Entry(frame, id);
+      if (e >= 0 && replay.Ready(e)) {
+        *out = replay.value[e];
+        deps |= replay.deps[e];
+        return true;
+      }
+    }
+    const uint64_t key = (uint64_t{frame} << 32) | id;
+    if (recording && reader != kNoReader) read_by[reader].push_back(key);
     const uint32_t slot = SlotIndex(frame, id);
     {
       Memo& m = memo[slot];
@@ -490,7 +502,10 @@ struct InvocationEvaluator::Impl {
     ++depth;
     LaneValue v;
     fail_at = nullptr;
+    const uint64_t outer_reader = reader;
+    reader = key;
     bool ok = Compute(frame, id, &v);
+    reader = outer_reader;
     --depth;
     if (!ok) ok = Probe(id, &v);
     if (!ok && fail_at == nullptr) {
@@ -509,6 +524,457 @@ struct InvocationEvaluator::Impl {
       m.fail = fail_at;
     }
     return ok;
+  }
+
+  // ---- Lane replay (EvaluateLaneMaps).
+  //
+  // After an access's position was evaluated for the first invocation, the
+  // values it was computed from that read the invocation's index (a plan's
+  // nodes, operands first) are computed again for each next invocation,
+  // their operands read from here: the nodes computed for this invocation,
+  // and the values that did not read the index (the leaves: the same for
+  // every invocation, as the memo keeps them). No memo slot and no
+  // recursion per operand; integer operations, component extracts,
+  // constructs and copies of values without probes or unknown bits are
+  // folded here as Compute() folds them, every other node by Compute()
+  // itself. Whatever Compute() reads that is not here (a phi's branches, a
+  // call's callee) goes through Eval() and the memo as before, for this
+  // invocation, so a replayed value is the value Eval() computes; a node
+  // that fails sends the whole position to Eval() for that invocation.
+  struct ReplayNode {
+    enum class Kind : uint8_t {
+      kCompute,
+      kBuiltIn,
+      kCopy,
+      kExtract,
+      kConstruct,
+      kShuffle,
+      kUnary,
+      kBinary,
+      kBitField
+    };
+    Kind kind = Kind::kCompute;
+    uint32_t frame = 0, id = 0;
+    const IntOp* entry = nullptr;
+    const void* rule = nullptr;         // kBinary: its ProbeRule
+    bool uniform = false;               // kBinary: both operands workgroup-uniform
+    uint32_t count = 0, width = 0;      // the result's shape
+    uint32_t k = ~0u;                   // kExtract, kBuiltIn: the component (~0u: all)
+    uint32_t builtin = 0, pointee = 0;  // kBuiltIn: the variable's
+    std::vector<uint32_t> components;   // kShuffle
+    std::vector<int32_t> operands;      // entries
+  };
+  struct Replay {
+    bool active = false;
+    std::vector<std::vector<int32_t>> slot;  // [frame][id] → entry, -1: none
+    std::vector<LaneValue> value;
+    std::vector<uint8_t> deps;
+    std::vector<uint32_t> stamp;  // == lane: computed for this invocation
+    std::vector<ReplayNode> node;
+    uint32_t lane = 1;
+    static constexpr uint32_t kLeaf = ~0u;
+    int32_t Entry(uint32_t frame, uint32_t id) const {
+      return frame < slot.size() && id < slot[frame].size() ? slot[frame][id] : -1;
+    }
+    bool Ready(int32_t e) const { return stamp[e] == kLeaf || stamp[e] == lane; }
+    std::vector<std::pair<uint32_t, uint32_t>> added;  // (frame, id), for Reset()
+    // Empty again, keeping the slot tables (compile time: EvaluateLaneMaps
+    // runs once per item and environment in some questions).
+    void Reset() {
+      for (const auto& [frame, id] : added) slot[frame][id] = -1;
+      added.clear();
+      value.clear();
+      deps.clear();
+      stamp.clear();
+      node.clear();
+      active = false;
+      lane = 1;
+    }
+    int32_t Add(uint32_t frame, uint32_t id, uint32_t bound) {
+      if (frame >= slot.size()) slot.resize(frame + 1);
+      if (slot[frame].size() < bound) slot[frame].resize(bound, -1);
+      const int32_t e = static_cast<int32_t>(value.size());
+      slot[frame][id] = e;
+      added.push_back({frame, id});
+      value.emplace_back();
+      deps.push_back(0);
+      stamp.push_back(0);
+      node.emplace_back();
+      return e;
+    }
+  };
+  Replay replay;
+  // While |recording| (the first invocation of EvaluateLaneMaps): the
+  // values each value's Compute() read through Eval(), by (frame << 32 |
+  // id): a plan's operands, besides a value's own (a load's stored value,
+  // a phi's incoming value and branch conditions).
+  static constexpr uint64_t kNoReader = ~uint64_t{0};
+  bool recording = false;
+  uint64_t reader = kNoReader;
+  std::unordered_map<uint64_t, std::vector<uint64_t>> read_by;
+  // One position part's plan: its nodes' entries, operands first.
+  struct ReplayPlan {
+    bool ok = false;
+    uint32_t frame = 0, id = 0;
+    std::vector<int32_t> nodes;
+  };
+
+  // The plan of (|frame|, |id|), right after Eval() of it for an
+  // invocation: false when it was not evaluated.
+  bool Plan(uint32_t frame, uint32_t id, ReplayPlan* plan, uint32_t depth = 0) {
+    if (replay.Entry(frame, id) >= 0) return true;  // a leaf, or a node planned already
+    if (depth > kMaxDepth) return false;
+    Instruction* def = Def(id);
+    if (def == nullptr || def->type_id() == 0 || def->opcode() == Op::OpLabel) return false;
+    const Memo& m = memo[SlotIndex(frame, id)];
+    if (!m.done || !m.ok) return false;
+    const bool leaf = !(m.deps & kReadsIndex);
+    const int32_t e = replay.Add(frame, id, context->module()->IdBound());
+    replay.deps[e] = m.deps;
+    if (leaf) {
+      replay.value[e] = m.value;
+      replay.stamp[e] = Replay::kLeaf;
+      return true;
+    }
+    // Operands first (one met again on a cycle through a phi is left to
+    // Eval()): a parameter's is the call's argument, a call's the callee's
+    // return value.
+    auto read = read_by.find((uint64_t{frame} << 32) | id);
+    uint32_t other_frame = 0, other_id = 0;
+    if (read != read_by.end()) {
+      for (uint64_t k : read->second) {
+        Plan(static_cast<uint32_t>(k >> 32), static_cast<uint32_t>(k), plan, depth + 1);
+      }
+    } else if (CrossFrame(frame, def, &other_frame, &other_id)) {
+      Plan(other_frame, other_id, plan, depth + 1);
+    } else {
+      def->ForEachInId([&](const uint32_t* op) { Plan(frame, *op, plan, depth + 1); });
+    }
+    ReplayNode n = Classify(frame, def);
+    n.frame = frame;
+    n.id = id;
+    replay.node[e] = std::move(n);
+    plan->nodes.push_back(e);
+    return true;
+  }
+
+  // The value a parameter (the call's argument) or a call (the callee's
+  // return value) is, as Compute() reads it.
+  bool CrossFrame(uint32_t frame, Instruction* def, uint32_t* other_frame, uint32_t* other_id) {
+    if (def->opcode() == Op::OpFunctionParameter) {
+      uint32_t position = 0;
+      if (frame == 0 || !ParamPosition(frames[frame].function, def, &position)) return false;
+      Instruction* call = frames[frame].call;
+      if (position + 1 >= call->NumInOperands()) return false;
+      *other_frame = frames[frame].parent;
+      *other_id = call->GetSingleWordInOperand(position + 1);
+      return true;
+    }
+    if (def->opcode() == Op::OpFunctionCall) {
+      auto it = child.find((uint64_t{frame} << 32) | def->result_id());
+      if (it == child.end()) return false;
+      *other_frame = it->second;
+      *other_id = ReturnValue(frames[it->second].function);
+      return *other_id != 0;
+    }
+    return false;
+  }
+
+  // Whether |load| reads a whole Function variable whose last store before
+  // it dominance alone decides (ReachingStore), storing the value
+  // |*value|: what Load() evaluates for every invocation.
+  bool StoredValue(uint32_t* frame, Instruction* load, uint32_t* value) {
+    // Through read-only pointer parameters to the caller's variable, as
+    // Load() follows them.
+    Instruction* at = load;
+    Instruction* var = Def(load->GetSingleWordInOperand(0));
+    for (int guard = 0; guard < 32 && var != nullptr && var->opcode() == Op::OpFunctionParameter;
+         ++guard) {
+      uint32_t position = 0;
+      if (*frame == 0 || !ParamReadOnly(var->result_id()) ||
+          !ParamPosition(frames[*frame].function, var, &position)) {
+        return false;
+      }
+      Instruction* call = frames[*frame].call;
+      if (position + 1 >= call->NumInOperands()) return false;
+      var = Def(call->GetSingleWordInOperand(position + 1));
+      at = call;
+      *frame = frames[*frame].parent;
+    }
+    if (var == nullptr || var->opcode() != Op::OpVariable ||
+        static_cast<spv::StorageClass>(var->GetSingleWordInOperand(0)) !=
+            spv::StorageClass::Function) {
+      return false;
+    }
+    const VarInfo& info = Var(var);
+    const std::vector<uint32_t> path;
+    const Store* latest = nullptr;
+    if (!info.ok || !ReachingStore(*frame, info, path, at, &latest)) return false;
+    auto cached = static_stores.find(std::make_tuple(&info, at, path));
+    if (cached == static_stores.end() || cached->second != latest || !latest->path.empty()) {
+      return false;
+    }
+    *value = latest->value;
+    return true;
+  }
+
+  // How a node is replayed: the kinds of Compute() that read only their
+  // operands, with every operand an entry; kCompute otherwise.
+  ReplayNode Classify(uint32_t frame, Instruction* def) {
+    using Kind = ReplayNode::Kind;
+    ReplayNode n;
+    if (!TypeShape(def->type_id(), &n.count, &n.width)) return n;
+    const Op op = def->opcode();
+    std::vector<uint32_t> ids;
+    Kind kind = Kind::kCompute;
+    uint32_t other_frame = 0, other_id = 0;
+    if (CrossFrame(frame, def, &other_frame, &other_id)) {
+      const int32_t e = replay.Entry(other_frame, other_id);
+      if (e < 0) return n;
+      n.operands.push_back(e);
+      n.kind = Kind::kCopy;
+      return n;
+    }
+    other_frame = frame;
+    if (op == Op::OpLoad && StoredValue(&other_frame, def, &other_id)) {
+      // Load(): a Function variable whose reaching store dominance decides.
+      const int32_t e = replay.Entry(other_frame, other_id);
+      if (e < 0) return n;
+      n.operands.push_back(e);
+      n.kind = Kind::kCopy;
+      return n;
+    }
+    if (op == Op::OpLoad) {
+      // A built-in variable, or one component of it by a constant index.
+      Instruction* ptr = Def(def->GetSingleWordInOperand(0));
+      uint64_t c = 0;
+      if (ptr != nullptr &&
+          (ptr->opcode() == Op::OpAccessChain || ptr->opcode() == Op::OpInBoundsAccessChain)) {
+        if (ptr->NumInOperands() != 2 || !Constant(ptr->GetSingleWordInOperand(1), &c)) return n;
+        n.k = static_cast<uint32_t>(c);
+        ptr = Def(ptr->GetSingleWordInOperand(0));
+      }
+      if (ptr == nullptr || ptr->opcode() != Op::OpVariable ||
+          static_cast<spv::StorageClass>(ptr->GetSingleWordInOperand(0)) !=
+              spv::StorageClass::Input) {
+        return n;
+      }
+      auto b = builtin_of.find(ptr->result_id());
+      if (b == builtin_of.end()) return n;
+      n.builtin = b->second;
+      n.pointee = Def(ptr->type_id())->GetSingleWordInOperand(1);
+      kind = Kind::kBuiltIn;
+    } else if (op == Op::OpCopyObject || op == Op::OpCopyLogical) {
+      kind = Kind::kCopy;
+      ids = {def->GetSingleWordInOperand(0)};
+    } else if (op == Op::OpCompositeExtract) {
+      uint32_t c = 0, w = 0;
+      Instruction* composite = Def(def->GetSingleWordInOperand(0));
+      if (def->NumInOperands() != 2 || n.count != 1 || composite == nullptr ||
+          !TypeShape(composite->type_id(), &c, &w)) {
+        return n;
+      }
+      kind = Kind::kExtract;
+      ids = {def->GetSingleWordInOperand(0)};
+      n.k = def->GetSingleWordInOperand(1);
+    } else if (op == Op::OpVectorShuffle) {
+      kind = Kind::kShuffle;
+      ids = {def->GetSingleWordInOperand(0), def->GetSingleWordInOperand(1)};
+      for (uint32_t k = 0; k < n.count; ++k) {
+        if (2 + k >= def->NumInOperands()) return n;
+        n.components.push_back(def->GetSingleWordInOperand(2 + k));
+      }
+    } else if (op == Op::OpCompositeConstruct) {
+      kind = Kind::kConstruct;
+      for (uint32_t i = 0; i < def->NumInOperands(); ++i) {
+        ids.push_back(def->GetSingleWordInOperand(i));
+      }
+    } else if (const IntOp* entry = FindIntOp(op)) {
+      const ProbeRule* rule = ProbeRuleOf(op);
+      if (entry->arity == 1 && def->NumInOperands() == 1) {
+        kind = Kind::kUnary;
+      } else if (entry->arity > 2 && def->NumInOperands() == entry->arity) {
+        kind = Kind::kBitField;
+      } else if (entry->arity == 2 && rule != nullptr && def->NumInOperands() == 2) {
+        kind = Kind::kBinary;
+        n.rule = rule;
+        n.uniform =
+            Uniform(def->GetSingleWordInOperand(0)) && Uniform(def->GetSingleWordInOperand(1));
+        if (rule->compare) n.width = 1;
+      } else {
+        return n;
+      }
+      n.entry = entry;
+      for (uint32_t i = 0; i < def->NumInOperands(); ++i) {
+        ids.push_back(def->GetSingleWordInOperand(i));
+      }
+    }
+    for (uint32_t id : ids) {
+      const int32_t e = replay.Entry(frame, id);
+      if (e < 0) return n;
+      n.operands.push_back(e);
+    }
+    n.kind = kind;
+    return n;
+  }
+
+  // Without unknown bits (probes allowed).
+  static bool AllKnown(const LaneValue& v) { return v.linear == 0 && !v.HasUnknown(); }
+
+  // |n|'s value from its operands' (Compute()'s, where they are plain):
+  // false when Compute() must decide.
+  bool Fold(const ReplayNode& n, LaneValue* out) {
+    using Kind = ReplayNode::Kind;
+    const auto& in = replay.value;
+    // An operand another part computes, when that part stopped (its item
+    // failed, or its plan did for this invocation): Compute() reads it
+    // through Eval().
+    for (int32_t e : n.operands) {
+      if (!replay.Ready(e)) return false;
+    }
+    switch (n.kind) {
+      case Kind::kCompute:
+        return false;
+      case Kind::kBuiltIn: {
+        // Load(): the variable, or one component of it.
+        if (n.k == ~0u) return BuiltIn(n.builtin, n.pointee, out);
+        LaneValue whole;
+        if (!BuiltIn(n.builtin, n.pointee, &whole) || n.k >= whole.count) return false;
+        *out = Scalar(0, whole.width);
+        CopyComponent(out, 0, whole, n.k);
+        return true;
+      }
+      case Kind::kCopy:
+        *out = in[n.operands[0]];
+        return true;
+      case Kind::kExtract: {
+        const LaneValue& v = in[n.operands[0]];
+        if (n.k >= v.count) return false;
+        *out = Scalar(0, v.width);
+        CopyComponent(out, 0, v, n.k);
+        return true;
+      }
+      case Kind::kConstruct: {
+        LaneValue r;
+        r.width = n.width;
+        for (int32_t e : n.operands) {
+          const LaneValue& part = in[e];
+          for (uint32_t k = 0; k < part.count; ++k) {
+            if (r.count >= n.count) return false;
+            CopyComponent(&r, r.count, part, k);
+            ++r.count;
+          }
+        }
+        if (r.count != n.count) return false;
+        *out = r;
+        return true;
+      }
+      case Kind::kShuffle: {
+        const LaneValue& a = in[n.operands[0]];
+        const LaneValue& b = in[n.operands[1]];
+        LaneValue r;
+        r.count = n.count;
+        r.width = n.width;
+        for (uint32_t k = 0; k < n.count; ++k) {
+          const uint32_t c = n.components[k];
+          const LaneValue& src = c < a.count ? a : b;
+          const uint32_t j = c < a.count ? c : c - a.count;
+          if (j >= src.count) return false;
+          CopyComponent(&r, k, src, j);
+        }
+        *out = r;
+        return true;
+      }
+      case Kind::kBitField: {
+        // BitField(): every operand known, no probes.
+        for (int32_t e : n.operands) {
+          if (!AllKnown(in[e]) || in[e].probe_mask != 0) return false;
+        }
+        const LaneValue& base = in[n.operands[0]];
+        if (base.count != n.count) return false;
+        const uint32_t arity = n.entry->arity;
+        LaneValue r;
+        r.count = n.count;
+        r.width = n.width;
+        for (uint32_t k = 0; k < n.count; ++k) {
+          uint64_t x[4] = {base.bits[k], 0, 0, 0};
+          for (uint32_t i = 1; i < arity; ++i) {
+            x[i] = in[n.operands[i]].bits[arity == 4 && i == 1 ? k : 0];
+          }
+          if (!FoldInt(*n.entry, x, n.width, n.width, &r.bits[k])) return false;
+        }
+        *out = r;
+        return true;
+      }
+      case Kind::kUnary: {
+        // Unary() without unknown bits.
+        const Op op = n.entry->op;
+        const LaneValue& a = in[n.operands[0]];
+        if (!AllKnown(a) || a.count != n.count) return false;
+        if (op == Op::OpBitcast && a.width != n.width) return false;
+        if (a.probe_mask != 0 && (op == Op::OpBitReverse || op == Op::OpBitCount)) return false;
+        LaneValue r;
+        r.count = n.count;
+        r.width = n.width;
+        r.probe_mask = a.probe_mask;
+        for (uint32_t k = 0; k < n.count; ++k) {
+          uint64_t z = 0;
+          FoldInt(*n.entry, &a.bits[k], a.width, n.width, &z);
+          r.bits[k] = z & Mask(n.width);
+        }
+        *out = r;
+        return true;
+      }
+      case Kind::kBinary: {
+        // BinaryOp() without unknown bits.
+        const LaneValue& a = in[n.operands[0]];
+        const LaneValue& b = in[n.operands[1]];
+        if (!AllKnown(a) || !AllKnown(b)) return false;
+        if ((a.probe_mask | b.probe_mask) != 0 && n.uniform) {
+          *out = LaneValue{};
+          out->count = n.count;
+          out->width = n.width;
+          out->probe_mask = static_cast<uint8_t>((1u << n.count) - 1);
+          return true;
+        }
+        const auto* rule = static_cast<const ProbeRule*>(n.rule);
+        const IntOp& entry = *n.entry;
+        return Binary(
+            a, b, n.count, n.width, rule->a, rule->b,
+            [&entry](uint64_t x, uint64_t y, uint32_t wx, uint32_t, uint64_t* z) {
+              const uint64_t in2[2] = {x, y};
+              return FoldInt(entry, in2, wx, wx, z);
+            },
+            out);
+      }
+    }
+    return false;
+  }
+
+  // Replays |plan| for the current invocation (Select()ed): false when a
+  // node fails (Eval() then decides).
+  bool RunPlan(const ReplayPlan& plan, LaneValue* out, uint8_t* read) {
+    for (int32_t e : plan.nodes) {
+      if (replay.stamp[e] == replay.lane) continue;  // another part's node
+      const ReplayNode& n = replay.node[e];
+      LaneValue* v = &replay.value[e];
+      deps = 0;
+      if (Fold(n, v)) {
+        for (int32_t o : n.operands) deps |= replay.deps[o];
+      } else {
+        deps = 0;
+        depth = 0;
+        fail_at = nullptr;
+        if (!Compute(n.frame, n.id, v)) return false;
+      }
+      replay.deps[e] = deps;
+      replay.stamp[e] = replay.lane;
+    }
+    const int32_t root = replay.Entry(plan.frame, plan.id);
+    if (root < 0 || !replay.Ready(root)) return false;
+    *out = replay.value[root];
+    *read = replay.deps[root];
+    return true;
   }
 
   // ---- The execution predicate.
@@ -961,6 +1427,15 @@ struct InvocationEvaluator::Impl {
   bool ReachingStore(uint32_t frame, const VarInfo& info, const std::vector<uint32_t>& path,
                      Instruction* at, const Store** out) {
     Function* func = frames[frame].function;
+    // Decided by dominance alone (no store on some paths only): the same
+    // answer for every invocation and frame, kept (compile time: loads of
+    // Function variables, once per invocation).
+    auto key = std::make_tuple(&info, at, path);
+    auto cached = static_stores.find(key);
+    if (cached != static_stores.end()) {
+      *out = cached->second;
+      return *out != nullptr;
+    }
     auto* dom = Dominators(func);
     const Store* latest = nullptr;
     std::vector<const Store*> maybe;
@@ -972,11 +1447,13 @@ struct InvocationEvaluator::Impl {
           latest = &s;
         }
       } else if (SharesLoop(func, at, s.inst)) {
+        static_stores[key] = nullptr;
         return false;
       } else if (!dom->Dominates(at, s.inst)) {
         maybe.push_back(&s);
       }
     }
+    if (maybe.empty()) static_stores[key] = latest;
     if (!maybe.empty()) {
       FlowInfo& flow_info = Flow(func);
       // (block position in structured order, instruction in the block);
@@ -1012,6 +1489,9 @@ struct InvocationEvaluator::Impl {
     *out = latest;
     return latest != nullptr;
   }
+
+  std::map<std::tuple<const VarInfo*, const Instruction*, std::vector<uint32_t>>, const Store*>
+      static_stores;
 
   // The value of |path| below Function variable |var| at |at| (in the
   // function of |frame|), of type |type_id|.
@@ -2375,13 +2855,41 @@ std::vector<LaneMap> InvocationEvaluator::EvaluateLaneMaps(const std::vector<Lan
     raw[i].assign(needed[i].parts.size(), std::vector<int64_t>(n, 0));
   }
   std::vector<uint8_t> reads(items.size(), 0);
+  // The first invocation by Eval(), the others by replaying its plans
+  // (Impl::Replay; compile time: Eval() per invocation was most of
+  // morton-remap's).
+  std::vector<std::vector<Impl::ReplayPlan>> plans(items.size());
+  m->replay.Reset();
+  m->recording = true;
+  m->read_by.clear();
   for (uint32_t l = 0; l < n; ++l) {
+    if (l == 1) {
+      m->recording = false;
+      for (size_t i = 0; i < items.size(); ++i) {
+        plans[i].resize(needed[i].parts.size());
+        for (size_t p = 0; p < needed[i].parts.size() && ok[i]; ++p) {
+          Impl::ReplayPlan& plan = plans[i][p];
+          plan.frame = items[i].frame;
+          plan.id = needed[i].parts[p].first;
+          plan.ok = m->Plan(plan.frame, plan.id, &plan);
+        }
+      }
+      m->replay.active = true;
+    }
+    if (l > 0) {
+      m->Select(l, env);
+      ++m->replay.lane;
+    }
     for (size_t i = 0; i < items.size(); ++i) {
       if (!ok[i]) continue;
       for (size_t p = 0; p < needed[i].parts.size() && ok[i]; ++p) {
         LaneValue v;
-        const bool evaluated = Eval(items[i].frame, needed[i].parts[p].first, l, env, &v);
-        reads[i] |= m->deps;
+        uint8_t read = 0;
+        const bool replayed =
+            l > 0 && plans[i][p].ok && m->RunPlan(plans[i][p], &v, &read) && !v.HasUnknown();
+        const bool evaluated =
+            replayed || Eval(items[i].frame, needed[i].parts[p].first, l, env, &v);
+        reads[i] |= replayed ? read : m->deps;
         if (!evaluated) {
           ok[i] = false;
           break;
@@ -2396,6 +2904,9 @@ std::vector<LaneMap> InvocationEvaluator::EvaluateLaneMaps(const std::vector<Lan
       }
     }
   }
+  m->replay.Reset();
+  m->recording = false;
+  m->read_by.clear();
   for (size_t i = 0; i < items.size(); ++i) {
     maps[i].reads_workgroup_id = (reads[i] & kReadsWorkgroupId) != 0;
     maps[i].reads_subgroup_size = (reads[i] & kReadsSubgroupSize) != 0;
@@ -2477,13 +2988,16 @@ uint64_t LinesPerQuadGroup(const std::vector<int64_t>& bytes, const std::vector<
   uint64_t total = 0;
   const size_t n = bytes.size();
   for (size_t q = 0; q < n; q += 4) {
-    std::set<int64_t> lines;
+    // The distinct lines of (at most) four lanes.
+    int64_t lines[4];
+    size_t count = 0;
     for (size_t j = q; j < std::min(n, q + 4); ++j) {
       const size_t l = perm ? (*perm)[j] : j;
       const int64_t b = bytes[l];
-      lines.insert(b >= 0 ? b / 64 : -((-b + 63) / 64));
+      const int64_t line = b >= 0 ? b / 64 : -((-b + 63) / 64);
+      if (std::find(lines, lines + count, line) == lines + count) lines[count++] = line;
     }
-    total += lines.size();
+    total += count;
   }
   return total;
 }
@@ -2492,15 +3006,22 @@ uint64_t BankConflicts(const std::vector<int64_t>& bytes, const std::vector<uint
                        uint32_t wave) {
   uint64_t total = 0;
   const size_t n = bytes.size();
+  std::vector<std::pair<int64_t, int64_t>> served;  // (bank, dword) of one wave
   for (size_t w = 0; w < n; w += wave) {
-    std::array<std::set<int64_t>, 32> banks;
+    served.clear();
     for (size_t j = w; j < std::min(n, w + wave); ++j) {
       const size_t l = perm ? (*perm)[j] : j;
       const int64_t dword = bytes[l] >= 0 ? bytes[l] / 4 : -((-bytes[l] + 3) / 4);
-      banks[static_cast<size_t>(((dword % 32) + 32) % 32)].insert(dword);
+      served.push_back({((dword % 32) + 32) % 32, dword});
     }
+    std::sort(served.begin(), served.end());
+    served.erase(std::unique(served.begin(), served.end()), served.end());
+    // The most distinct dwords one bank serves.
     size_t most = 0;
-    for (const auto& b : banks) most = std::max(most, b.size());
+    for (size_t i = 0, run = 0; i < served.size(); ++i) {
+      run = i > 0 && served[i].first == served[i - 1].first ? run + 1 : 1;
+      most = std::max(most, run);
+    }
     total += most;
   }
   return total;

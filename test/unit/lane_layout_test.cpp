@@ -408,6 +408,57 @@ TEST(LaneLayout, WorkgroupUnknownIsSound) {
   }
 }
 
+// EvaluateLaneMaps evaluates the first invocation and replays the rest
+// (lane_layout.cpp, "Lane replay"): its maps are the ones Eval() gives
+// invocation by invocation, in every spelling the replay folds or leaves
+// to Compute() (calls, their parameters in variables as compiled, a
+// store on one branch,
+// bit fields, shuffles, probes), with an access that fails at invocation
+// 5 first: the values it shares with the next accesses are not left over
+// from an earlier invocation.
+TEST(LaneLayout, ReplayedMapsAreEvaluatedOnes) {
+  const std::string body = R"(
+    uint helper(uint v, uint k) { return bitfieldInsert(v, k, 4, 2) ^ (k << 1); }
+    void main() {
+      uint i = gl_LocalInvocationIndex;
+      uvec2 q = uvec2(bitfieldExtract(i, 0, 3), bitfieldExtract(i, 3, 3)).yx;
+      imageStore(img, ivec2(q.x, 100u / (i - 5u)), vec4(1.0));
+      uint s = (i * 3u) ^ pc.offset;
+      uint t = i;
+      if ((i & 1u) == 0u) t = t + 7u;
+      uint h = helper(t, q.x);
+      imageStore(img, ivec2(q + uvec2(h & 3u, gl_SubgroupInvocationID)), vec4(1.0));
+      imageStore(img, ivec2(q.y + s, t), vec4(1.0));
+    })";
+  for (bool ssa : {false, true}) {
+    Kernel k(body, {64, 1, 1}, ssa);
+    Kernel reference(body, {64, 1, 1}, ssa);
+    ASSERT_TRUE(k.ok() && reference.ok());
+    const std::vector<LaneItem> items = LaneItems(*k.evaluator(), k.accesses());
+    ASSERT_EQ(items.size(), 3u);
+    for (const LaneEnv& env : StandardLaneEnvs(true)) {
+      const std::vector<LaneMap> maps = k.evaluator()->EvaluateLaneMaps(items, env);
+      for (size_t i = 0; i < items.size(); ++i) {
+        const LaneAccess& a = reference.accesses()[i];
+        const uint32_t frame = reference.evaluator()->Frames(a.function)[0];
+        bool ok = true;
+        for (uint32_t l = 0; l < 64 && ok; ++l) {
+          LaneValue v;
+          ok = reference.evaluator()->Eval(frame, a.location, l, env, &v);
+          if (ok && maps[i].ok) {
+            EXPECT_EQ(maps[i].pos[l][0], v.Signed(0)) << i << " " << l << " " << ssa;
+            EXPECT_EQ(maps[i].pos[l][1], v.Signed(1)) << i << " " << l << " " << ssa;
+          }
+        }
+        EXPECT_EQ(maps[i].ok, ok) << i << " " << ssa << " " << env.subgroup_size;
+      }
+      EXPECT_FALSE(maps[0].ok);  // 100 / 0 at invocation 5
+      EXPECT_TRUE(maps[1].ok) << ssa << " " << env.subgroup_size;
+      EXPECT_TRUE(maps[2].ok) << ssa << " " << env.subgroup_size;
+    }
+  }
+}
+
 TEST(LaneLayout, ClassifiesSyntheticMaps) {
   LaneMap m;
   m.ok = true;
