@@ -858,53 +858,24 @@ struct InvocationEvaluator::Impl {
         LaneValue r;
         r.width = n.width;
         for (int32_t e : n.operands) {
-          const LaneValue& part = in[e];
-          for (uint32_t k = 0; k < part.count; ++k) {
-            if (r.count >= n.count) return false;
-            CopyComponent(&r, r.count, part, k);
-            ++r.count;
-          }
+          if (!Append(&r, in[e], n.count)) return false;
         }
         if (r.count != n.count) return false;
         *out = r;
         return true;
       }
-      case Kind::kShuffle: {
-        const LaneValue& a = in[n.operands[0]];
-        const LaneValue& b = in[n.operands[1]];
-        LaneValue r;
-        r.count = n.count;
-        r.width = n.width;
-        for (uint32_t k = 0; k < n.count; ++k) {
-          const uint32_t c = n.components[k];
-          const LaneValue& src = c < a.count ? a : b;
-          const uint32_t j = c < a.count ? c : c - a.count;
-          if (j >= src.count) return false;
-          CopyComponent(&r, k, src, j);
-        }
-        *out = r;
-        return true;
-      }
+      case Kind::kShuffle:
+        return ShuffleValues(in[n.operands[0]], in[n.operands[1]], n.components.data(), n.count,
+                             n.width, out);
       case Kind::kBitField: {
-        // BitField(): every operand known, no probes.
-        for (int32_t e : n.operands) {
-          if (!AllKnown(in[e]) || in[e].probe_mask != 0) return false;
+        // Operand() would refuse unknown bits.
+        const LaneValue* operands[4];
+        if (n.operands.size() > 4) return false;
+        for (size_t i = 0; i < n.operands.size(); ++i) {
+          if (!AllKnown(in[n.operands[i]])) return false;
+          operands[i] = &in[n.operands[i]];
         }
-        const LaneValue& base = in[n.operands[0]];
-        if (base.count != n.count) return false;
-        const uint32_t arity = n.entry->arity;
-        LaneValue r;
-        r.count = n.count;
-        r.width = n.width;
-        for (uint32_t k = 0; k < n.count; ++k) {
-          uint64_t x[4] = {base.bits[k], 0, 0, 0};
-          for (uint32_t i = 1; i < arity; ++i) {
-            x[i] = in[n.operands[i]].bits[arity == 4 && i == 1 ? k : 0];
-          }
-          if (!FoldInt(*n.entry, x, n.width, n.width, &r.bits[k])) return false;
-        }
-        *out = r;
-        return true;
+        return BitFieldValues(*n.entry, operands, n.count, n.width, out);
       }
       case Kind::kUnary: {
         // Unary() without unknown bits.
@@ -2004,15 +1975,20 @@ struct InvocationEvaluator::Impl {
     r.width = shape.width;
     for (uint32_t i = 0; i < def->NumInOperands(); ++i) {
       LaneValue part;
-      if (!Partial(frame, def, i, &part)) return false;
-      for (uint32_t k = 0; k < part.count; ++k) {
-        if (r.count >= shape.count) return false;
-        CopyComponent(&r, r.count, part, k);
-        ++r.count;
-      }
+      if (!Partial(frame, def, i, &part) || !Append(&r, part, shape.count)) return false;
     }
     if (r.count != shape.count) return false;
     *out = r;
+    return true;
+  }
+
+  // Appends |part|'s components to |r|, |count| at most in all.
+  static bool Append(LaneValue* r, const LaneValue& part, uint32_t count) {
+    for (uint32_t k = 0; k < part.count; ++k) {
+      if (r->count >= count) return false;
+      CopyComponent(r, r->count, part, k);
+      ++r->count;
+    }
     return true;
   }
 
@@ -2041,11 +2017,22 @@ struct InvocationEvaluator::Impl {
     if (!shape.shaped) return false;
     LaneValue a, b;
     if (!Partial(frame, def, 0, &a) || !Partial(frame, def, 1, &b)) return false;
-    LaneValue r;
-    r.count = shape.count;
-    r.width = shape.width;
+    uint32_t components[4];
     for (uint32_t k = 0; k < shape.count; ++k) {
-      const uint32_t c = def->GetSingleWordInOperand(2 + k);
+      if (k >= 4 || 2 + k >= def->NumInOperands()) return false;
+      components[k] = def->GetSingleWordInOperand(2 + k);
+    }
+    return ShuffleValues(a, b, components, shape.count, shape.width, out);
+  }
+
+  // OpVectorShuffle of |a| and |b|: |count| |components| of |width| bits.
+  static bool ShuffleValues(const LaneValue& a, const LaneValue& b, const uint32_t* components,
+                            uint32_t count, uint32_t width, LaneValue* out) {
+    LaneValue r;
+    r.count = count;
+    r.width = width;
+    for (uint32_t k = 0; k < count; ++k) {
+      const uint32_t c = components[k];
       const LaneValue& src = c < a.count ? a : b;
       const uint32_t j = c < a.count ? c : c - a.count;
       if (j >= src.count) return false;  // includes 0xFFFFFFFF
@@ -2236,23 +2223,32 @@ struct InvocationEvaluator::Impl {
   // and count are scalars.
   bool BitField(uint32_t frame, Instruction* def, const IntOp& entry, const Shape& shape,
                 LaneValue* out) {
-    std::vector<LaneValue> in(entry.arity);
+    if (entry.arity > 4) return false;
+    LaneValue in[4];
+    const LaneValue* operands[4];
     for (uint32_t i = 0; i < entry.arity; ++i) {
       if (!Operand(frame, def, i, &in[i])) return false;
+      operands[i] = &in[i];
     }
-    for (const LaneValue& v : in) {
-      if (v.probe_mask != 0) return false;
+    return BitFieldValues(entry, operands, shape.count, shape.width, out);
+  }
+
+  // BitField() of known |operands| (|entry|.arity of them).
+  static bool BitFieldValues(const IntOp& entry, const LaneValue* const* operands, uint32_t count,
+                             uint32_t width, LaneValue* out) {
+    for (uint32_t i = 0; i < entry.arity; ++i) {
+      if (operands[i]->probe_mask != 0) return false;
     }
-    if (in[0].count != shape.count) return false;
+    if (operands[0]->count != count) return false;
     LaneValue r;
-    r.count = shape.count;
-    r.width = shape.width;
-    for (uint32_t k = 0; k < shape.count; ++k) {
-      uint64_t x[4] = {in[0].bits[k], 0, 0, 0};
+    r.count = count;
+    r.width = width;
+    for (uint32_t k = 0; k < count; ++k) {
+      uint64_t x[4] = {operands[0]->bits[k], 0, 0, 0};
       for (uint32_t i = 1; i < entry.arity; ++i) {
-        x[i] = in[i].bits[entry.arity == 4 && i == 1 ? k : 0];  // the insert
+        x[i] = operands[i]->bits[entry.arity == 4 && i == 1 ? k : 0];  // the insert
       }
-      if (!FoldInt(entry, x, shape.width, shape.width, &r.bits[k])) return false;
+      if (!FoldInt(entry, x, width, width, &r.bits[k])) return false;
     }
     *out = r;
     return true;
