@@ -721,101 +721,106 @@ struct InvocationEvaluator::Impl {
   // How a node is replayed: the kinds of Compute() that read only their
   // operands, with every operand an entry; kCompute otherwise.
   ReplayNode Classify(uint32_t frame, Instruction* def) {
-    using Kind = ReplayNode::Kind;
     ReplayNode n;
     if (!TypeShape(def->type_id(), &n.count, &n.width)) return n;
-    const Op op = def->opcode();
-    std::vector<uint32_t> ids;
-    Kind kind = Kind::kCompute;
-    uint32_t other_frame = 0, other_id = 0;
-    if (CrossFrame(frame, def, &other_frame, &other_id)) {
-      const int32_t e = replay.Entry(other_frame, other_id);
-      if (e < 0) return n;
-      n.operands.push_back(e);
-      n.kind = Kind::kCopy;
-      return n;
-    }
-    other_frame = frame;
-    if (op == Op::OpLoad && StoredValue(&other_frame, def, &other_id)) {
-      // Load(): a Function variable whose reaching store dominance decides.
-      const int32_t e = replay.Entry(other_frame, other_id);
-      if (e < 0) return n;
-      n.operands.push_back(e);
-      n.kind = Kind::kCopy;
-      return n;
-    }
-    if (op == Op::OpLoad) {
-      // A built-in variable, or one component of it by a constant index.
-      Instruction* ptr = Def(def->GetSingleWordInOperand(0));
-      uint64_t c = 0;
-      if (ptr != nullptr &&
-          (ptr->opcode() == Op::OpAccessChain || ptr->opcode() == Op::OpInBoundsAccessChain)) {
-        if (ptr->NumInOperands() != 2 || !Constant(ptr->GetSingleWordInOperand(1), &c)) return n;
-        n.k = static_cast<uint32_t>(c);
-        ptr = Def(ptr->GetSingleWordInOperand(0));
-      }
-      if (ptr == nullptr || ptr->opcode() != Op::OpVariable ||
-          static_cast<spv::StorageClass>(ptr->GetSingleWordInOperand(0)) !=
-              spv::StorageClass::Input) {
-        return n;
-      }
-      auto b = builtin_of.find(ptr->result_id());
-      if (b == builtin_of.end()) return n;
-      n.builtin = b->second;
-      n.pointee = Def(ptr->type_id())->GetSingleWordInOperand(1);
-      kind = Kind::kBuiltIn;
-    } else if (op == Op::OpCopyObject || op == Op::OpCopyLogical) {
-      kind = Kind::kCopy;
-      ids = {def->GetSingleWordInOperand(0)};
-    } else if (op == Op::OpCompositeExtract) {
-      uint32_t c = 0, w = 0;
-      Instruction* composite = Def(def->GetSingleWordInOperand(0));
-      if (def->NumInOperands() != 2 || n.count != 1 || composite == nullptr ||
-          !TypeShape(composite->type_id(), &c, &w)) {
-        return n;
-      }
-      kind = Kind::kExtract;
-      ids = {def->GetSingleWordInOperand(0)};
-      n.k = def->GetSingleWordInOperand(1);
-    } else if (op == Op::OpVectorShuffle) {
-      kind = Kind::kShuffle;
-      ids = {def->GetSingleWordInOperand(0), def->GetSingleWordInOperand(1)};
-      for (uint32_t k = 0; k < n.count; ++k) {
-        if (2 + k >= def->NumInOperands()) return n;
-        n.components.push_back(def->GetSingleWordInOperand(2 + k));
-      }
-    } else if (op == Op::OpCompositeConstruct) {
-      kind = Kind::kConstruct;
-      for (uint32_t i = 0; i < def->NumInOperands(); ++i) {
-        ids.push_back(def->GetSingleWordInOperand(i));
-      }
-    } else if (const IntOp* entry = FindIntOp(op)) {
-      const ProbeRule* rule = ProbeRuleOf(op);
-      if (entry->arity == 1 && def->NumInOperands() == 1) {
-        kind = Kind::kUnary;
-      } else if (entry->arity > 2 && def->NumInOperands() == entry->arity) {
-        kind = Kind::kBitField;
-      } else if (entry->arity == 2 && rule != nullptr && def->NumInOperands() == 2) {
-        kind = Kind::kBinary;
-        n.rule = rule;
-        n.uniform =
-            Uniform(def->GetSingleWordInOperand(0)) && Uniform(def->GetSingleWordInOperand(1));
-        if (rule->compare) n.width = 1;
-      } else {
-        return n;
-      }
-      n.entry = entry;
-      for (uint32_t i = 0; i < def->NumInOperands(); ++i) {
-        ids.push_back(def->GetSingleWordInOperand(i));
-      }
-    }
-    for (uint32_t id : ids) {
-      const int32_t e = replay.Entry(frame, id);
+    std::vector<std::pair<uint32_t, uint32_t>> reads;  // (frame, id)
+    const ReplayNode::Kind kind = KindOf(frame, def, &n, &reads);
+    for (const auto& [f, id] : reads) {
+      const int32_t e = replay.Entry(f, id);
       if (e < 0) return n;
       n.operands.push_back(e);
     }
     n.kind = kind;
     return n;
+  }
+
+  // The kind of |def| (its shape in |n|), the values its fold reads and
+  // its other facts in |n|; kCompute when Compute() is left to decide.
+  ReplayNode::Kind KindOf(uint32_t frame, Instruction* def, ReplayNode* n,
+                          std::vector<std::pair<uint32_t, uint32_t>>* reads) {
+    using Kind = ReplayNode::Kind;
+    const Op op = def->opcode();
+    uint32_t from_frame = 0, from_id = 0;
+    if (CopiedValue(frame, def, &from_frame, &from_id)) {
+      reads->push_back({from_frame, from_id});
+      return Kind::kCopy;
+    }
+    if (op == Op::OpLoad) return BuiltInLoad(def, n) ? Kind::kBuiltIn : Kind::kCompute;
+    auto read = [&](uint32_t first, uint32_t end) {
+      for (uint32_t i = first; i < end; ++i)
+        reads->push_back({frame, def->GetSingleWordInOperand(i)});
+    };
+    if (op == Op::OpCopyObject || op == Op::OpCopyLogical) {
+      read(0, 1);
+      return Kind::kCopy;
+    }
+    if (op == Op::OpCompositeExtract) {
+      // CompositeExtract()'s component of an integer or boolean vector.
+      uint32_t c = 0, w = 0;
+      Instruction* composite = Def(def->GetSingleWordInOperand(0));
+      if (def->NumInOperands() != 2 || n->count != 1 || composite == nullptr ||
+          !TypeShape(composite->type_id(), &c, &w)) {
+        return Kind::kCompute;
+      }
+      n->k = def->GetSingleWordInOperand(1);
+      read(0, 1);
+      return Kind::kExtract;
+    }
+    if (op == Op::OpVectorShuffle) {
+      if (2 + n->count > def->NumInOperands()) return Kind::kCompute;
+      for (uint32_t k = 0; k < n->count; ++k) {
+        n->components.push_back(def->GetSingleWordInOperand(2 + k));
+      }
+      read(0, 2);
+      return Kind::kShuffle;
+    }
+    if (op == Op::OpCompositeConstruct) {
+      read(0, def->NumInOperands());
+      return Kind::kConstruct;
+    }
+    const IntOp* entry = FindIntOp(op);
+    if (entry == nullptr || def->NumInOperands() != entry->arity) return Kind::kCompute;
+    const ProbeRule* rule = ProbeRuleOf(op);
+    if (entry->arity == 2 && rule == nullptr) return Kind::kCompute;  // BinaryOp() refuses
+    n->entry = entry;
+    read(0, entry->arity);
+    if (entry->arity == 1) return Kind::kUnary;
+    if (entry->arity > 2) return Kind::kBitField;
+    n->rule = rule;
+    n->uniform = Uniform(def->GetSingleWordInOperand(0)) && Uniform(def->GetSingleWordInOperand(1));
+    if (rule->compare) n->width = 1;
+    return Kind::kBinary;
+  }
+
+  // The value a parameter (the call's argument), a call (the callee's
+  // return value) or a load StoredValue() follows is a copy of.
+  bool CopiedValue(uint32_t frame, Instruction* def, uint32_t* from_frame, uint32_t* from_id) {
+    if (CrossFrame(frame, def, from_frame, from_id)) return true;
+    *from_frame = frame;
+    return def->opcode() == Op::OpLoad && StoredValue(from_frame, def, from_id);
+  }
+
+  // Load() of a built-in variable, or of one component of it by a
+  // constant index: its facts in |n|.
+  bool BuiltInLoad(Instruction* load, ReplayNode* n) {
+    Instruction* ptr = Def(load->GetSingleWordInOperand(0));
+    uint64_t c = 0;
+    if (ptr != nullptr &&
+        (ptr->opcode() == Op::OpAccessChain || ptr->opcode() == Op::OpInBoundsAccessChain)) {
+      if (ptr->NumInOperands() != 2 || !Constant(ptr->GetSingleWordInOperand(1), &c)) return false;
+      n->k = static_cast<uint32_t>(c);
+      ptr = Def(ptr->GetSingleWordInOperand(0));
+    }
+    if (ptr == nullptr || ptr->opcode() != Op::OpVariable ||
+        static_cast<spv::StorageClass>(ptr->GetSingleWordInOperand(0)) !=
+            spv::StorageClass::Input) {
+      return false;
+    }
+    auto b = builtin_of.find(ptr->result_id());
+    if (b == builtin_of.end()) return false;
+    n->builtin = b->second;
+    n->pointee = Def(ptr->type_id())->GetSingleWordInOperand(1);
+    return true;
   }
 
   // Without unknown bits (probes allowed).
@@ -877,49 +882,37 @@ struct InvocationEvaluator::Impl {
         }
         return BitFieldValues(*n.entry, operands, n.count, n.width, out);
       }
-      case Kind::kUnary: {
-        // Unary() without unknown bits.
-        const Op op = n.entry->op;
-        const LaneValue& a = in[n.operands[0]];
-        if (!AllKnown(a) || a.count != n.count) return false;
-        if (op == Op::OpBitcast && a.width != n.width) return false;
-        if (a.probe_mask != 0 && (op == Op::OpBitReverse || op == Op::OpBitCount)) return false;
-        LaneValue r;
-        r.count = n.count;
-        r.width = n.width;
-        r.probe_mask = a.probe_mask;
-        for (uint32_t k = 0; k < n.count; ++k) {
-          uint64_t z = 0;
-          FoldInt(*n.entry, &a.bits[k], a.width, n.width, &z);
-          r.bits[k] = z & Mask(n.width);
-        }
-        *out = r;
-        return true;
-      }
+      case Kind::kUnary:
+        return FoldUnary(n, in[n.operands[0]], out);
       case Kind::kBinary: {
         // BinaryOp() without unknown bits.
         const LaneValue& a = in[n.operands[0]];
         const LaneValue& b = in[n.operands[1]];
         if (!AllKnown(a) || !AllKnown(b)) return false;
-        if ((a.probe_mask | b.probe_mask) != 0 && n.uniform) {
-          *out = LaneValue{};
-          out->count = n.count;
-          out->width = n.width;
-          out->probe_mask = static_cast<uint8_t>((1u << n.count) - 1);
-          return true;
-        }
-        const auto* rule = static_cast<const ProbeRule*>(n.rule);
-        const IntOp& entry = *n.entry;
-        return Binary(
-            a, b, n.count, n.width, rule->a, rule->b,
-            [&entry](uint64_t x, uint64_t y, uint32_t wx, uint32_t, uint64_t* z) {
-              const uint64_t in2[2] = {x, y};
-              return FoldInt(entry, in2, wx, wx, z);
-            },
-            out);
+        return BinaryValues(*n.entry, *static_cast<const ProbeRule*>(n.rule), n.uniform, a, b,
+                            n.count, n.width, out);
       }
     }
     return false;
+  }
+
+  // Unary() of |a| without unknown bits.
+  static bool FoldUnary(const ReplayNode& n, const LaneValue& a, LaneValue* out) {
+    const Op op = n.entry->op;
+    if (!AllKnown(a) || a.count != n.count) return false;
+    if (op == Op::OpBitcast && a.width != n.width) return false;
+    if (a.probe_mask != 0 && (op == Op::OpBitReverse || op == Op::OpBitCount)) return false;
+    LaneValue r;
+    r.count = n.count;
+    r.width = n.width;
+    r.probe_mask = a.probe_mask;
+    for (uint32_t k = 0; k < n.count; ++k) {
+      uint64_t z = 0;
+      FoldInt(*n.entry, &a.bits[k], a.width, n.width, &z);
+      r.bits[k] = z & Mask(n.width);
+    }
+    *out = r;
+    return true;
   }
 
   // Replays |plan| for the current invocation (Select()ed): false when a
@@ -2183,8 +2176,17 @@ struct InvocationEvaluator::Impl {
       fail_at = def;
       return false;
     }
-    if ((a.probe_mask | b.probe_mask) != 0 && Uniform(def->GetSingleWordInOperand(0)) &&
-        Uniform(def->GetSingleWordInOperand(1))) {
+    const bool uniform = (a.probe_mask | b.probe_mask) != 0 &&
+                         Uniform(def->GetSingleWordInOperand(0)) &&
+                         Uniform(def->GetSingleWordInOperand(1));
+    return BinaryValues(entry, *rule, uniform, a, b, count, width, out);
+  }
+
+  // BinaryOp() of |a| and |b| without unknown bits, |uniform| when both
+  // operands are workgroup-uniform.
+  bool BinaryValues(const IntOp& entry, const ProbeRule& rule, bool uniform, const LaneValue& a,
+                    const LaneValue& b, uint32_t count, uint32_t width, LaneValue* out) {
+    if ((a.probe_mask | b.probe_mask) != 0 && uniform) {
       *out = LaneValue{};
       out->count = count;
       out->width = width;
@@ -2192,7 +2194,7 @@ struct InvocationEvaluator::Impl {
       return true;
     }
     return Binary(
-        a, b, count, width, rule->a, rule->b,
+        a, b, count, width, rule.a, rule.b,
         [&entry](uint64_t x, uint64_t y, uint32_t wx, uint32_t, uint64_t* z) {
           const uint64_t in[2] = {x, y};
           return FoldInt(entry, in, wx, wx, z);
@@ -2609,6 +2611,23 @@ struct InvocationEvaluator::Impl {
     }
   }
 
+  // After the first invocation: the plans of the parts of |items| still
+  // |ok|; the replay starts.
+  void PlanParts(const std::vector<LaneItem>& items, const std::vector<Needed>& needed,
+                 const std::vector<bool>& ok, std::vector<std::vector<ReplayPlan>>* plans) {
+    recording = false;
+    for (size_t i = 0; i < items.size(); ++i) {
+      (*plans)[i].resize(needed[i].parts.size());
+      for (size_t p = 0; p < needed[i].parts.size() && ok[i]; ++p) {
+        ReplayPlan& plan = (*plans)[i][p];
+        plan.frame = items[i].frame;
+        plan.id = needed[i].parts[p].first;
+        plan.ok = Plan(plan.frame, plan.id, &plan);
+      }
+    }
+    replay.active = true;
+  }
+
   Needed NeededParts(const LaneAccess& access) {
     Needed n;
     auto* def_use = context->get_def_use_mgr();
@@ -2859,19 +2878,7 @@ std::vector<LaneMap> InvocationEvaluator::EvaluateLaneMaps(const std::vector<Lan
   m->recording = true;
   m->read_by.clear();
   for (uint32_t l = 0; l < n; ++l) {
-    if (l == 1) {
-      m->recording = false;
-      for (size_t i = 0; i < items.size(); ++i) {
-        plans[i].resize(needed[i].parts.size());
-        for (size_t p = 0; p < needed[i].parts.size() && ok[i]; ++p) {
-          Impl::ReplayPlan& plan = plans[i][p];
-          plan.frame = items[i].frame;
-          plan.id = needed[i].parts[p].first;
-          plan.ok = m->Plan(plan.frame, plan.id, &plan);
-        }
-      }
-      m->replay.active = true;
-    }
+    if (l == 1) m->PlanParts(items, needed, ok, &plans);
     if (l > 0) {
       m->Select(l, env);
       ++m->replay.lane;
