@@ -7,17 +7,6 @@
 
 namespace waveopt {
 
-uint64_t MaskTo(uint64_t v, uint32_t width) {
-  return width >= 64 ? v : (v & ((uint64_t{1} << width) - 1));
-}
-
-int64_t SignExtend(uint64_t v, uint32_t width) {
-  if (width == 0 || width >= 64) return static_cast<int64_t>(v);
-  const uint64_t sign = uint64_t{1} << (width - 1);
-  v = MaskTo(v, width);
-  return static_cast<int64_t>((v ^ sign) - sign);
-}
-
 namespace {
 
 using Op = spv::Op;

@@ -50,10 +50,18 @@ const IntOp* FindIntOp(spv::Op op, uint32_t ext = 0);
 bool FoldInt(const IntOp& op, const uint64_t* x, uint32_t width, uint32_t result_width,
              uint64_t* out);
 
-// |v| reduced modulo 2^|width|; |v| sign-extended from |width| bits (also
-// declared in loops.h, where the passes find them).
-uint64_t MaskTo(uint64_t v, uint32_t width);
-int64_t SignExtend(uint64_t v, uint32_t width);
+// |v| reduced modulo 2^|width|; |v| sign-extended from |width| bits (loops.h
+// includes them for the passes). Inline: the lane evaluators call them per
+// operation and invocation.
+inline uint64_t MaskTo(uint64_t v, uint32_t width) {
+  return width >= 64 ? v : (v & ((uint64_t{1} << width) - 1));
+}
+inline int64_t SignExtend(uint64_t v, uint32_t width) {
+  if (width == 0 || width >= 64) return static_cast<int64_t>(v);
+  const uint64_t sign = uint64_t{1} << (width - 1);
+  v = MaskTo(v, width);
+  return static_cast<int64_t>((v ^ sign) - sign);
+}
 
 }  // namespace waveopt
 

@@ -123,6 +123,25 @@ void CopyComponent(LaneValue* dst, uint32_t dk, const LaneValue& src, uint32_t s
   dst->axes = static_cast<uint8_t>((dst->axes & ~axis_mask) | (src.Axis(sk) << (2 * dk)));
 }
 
+// |*out| = a scalar of |width| bits holding |v| (not masked), nothing else
+// set: LaneValue{} and the fields, without a temporary (compile time: the
+// replay's folds write one per invocation).
+void SetScalar(LaneValue* out, uint64_t v, uint32_t width) {
+  out->count = 1;
+  out->width = width;
+  out->bits = {v, 0, 0, 0};
+  out->probe_mask = 0;
+  out->unknown = {0, 0, 0, 0};
+  out->linear = 0;
+  out->axes = 0;
+}
+
+// |*out| = LaneValue{} with |count| and |width|, the same way.
+void SetEmpty(LaneValue* out, uint32_t count, uint32_t width) {
+  SetScalar(out, 0, width);
+  out->count = count;
+}
+
 // Component |k| of |v| as known bits and a mask of unknown ones (a linear
 // component bits + c·W: every bit from c's lowest set bit up is unknown).
 void ToMask(LaneValue* v, uint32_t k) {
@@ -345,20 +364,22 @@ struct InvocationEvaluator::Impl {
     return ok;
   }
 
+  // From the type's instruction (compile time: the type manager costs more
+  // to build than an evaluation that needs nothing else from it).
   bool ComputeTypeShape(uint32_t type_id, uint32_t* count, uint32_t* width) {
-    const auto* type = context->get_type_mgr()->GetType(type_id);
+    const Instruction* type = Def(type_id);
     if (type == nullptr) return false;
     *count = 1;
-    if (const auto* vec = type->AsVector()) {
-      *count = vec->element_count();
-      type = vec->element_type();
-      if (*count > 4) return false;
+    if (type->opcode() == Op::OpTypeVector) {
+      *count = type->GetSingleWordInOperand(1);
+      type = Def(type->GetSingleWordInOperand(0));
+      if (type == nullptr || *count > 4) return false;
     }
-    if (const auto* i = type->AsInteger()) {
-      *width = i->width();
+    if (type->opcode() == Op::OpTypeInt) {
+      *width = type->GetSingleWordInOperand(0);
       return *width <= 64;
     }
-    if (type->AsBool() != nullptr) {
+    if (type->opcode() == Op::OpTypeBool) {
       *width = 1;
       return true;
     }
@@ -829,71 +850,106 @@ struct InvocationEvaluator::Impl {
   // |n|'s value from its operands' (Compute()'s, where they are plain):
   // false when Compute() must decide.
   bool Fold(const ReplayNode& n, LaneValue* out) {
-    using Kind = ReplayNode::Kind;
-    const auto& in = replay.value;
     // An operand another part computes, when that part stopped (its item
     // failed, or its plan did for this invocation): Compute() reads it
     // through Eval().
-    for (int32_t e : n.operands) {
-      if (!replay.Ready(e)) return false;
+    const LaneValue* in[kMaxFoldOperands];
+    if (n.operands.size() > kMaxFoldOperands) return false;
+    for (size_t i = 0; i < n.operands.size(); ++i) {
+      if (!replay.Ready(n.operands[i])) return false;
+      in[i] = &replay.value[n.operands[i]];
     }
+    return FoldFrom(n, in, index, out);
+  }
+
+  // A construct of more operands has more than four components, which
+  // Append() refuses.
+  static constexpr size_t kMaxFoldOperands = 16;
+
+  // Fold() of |n| for invocation |lane|, its operands' values in |in|.
+  bool FoldFrom(const ReplayNode& n, const LaneValue* const* in, uint32_t lane, LaneValue* out) {
+    using Kind = ReplayNode::Kind;
     switch (n.kind) {
       case Kind::kCompute:
         return false;
-      case Kind::kBuiltIn: {
-        // Load(): the variable, or one component of it.
-        if (n.k == ~0u) return BuiltIn(n.builtin, n.pointee, out);
-        LaneValue whole;
-        if (!BuiltIn(n.builtin, n.pointee, &whole) || n.k >= whole.count) return false;
-        *out = Scalar(0, whole.width);
-        CopyComponent(out, 0, whole, n.k);
-        return true;
-      }
+      case Kind::kBuiltIn:
+        return FoldBuiltIn(n, lane, out);
       case Kind::kCopy:
-        *out = in[n.operands[0]];
+        *out = *in[0];
         return true;
       case Kind::kExtract: {
-        const LaneValue& v = in[n.operands[0]];
+        const LaneValue& v = *in[0];
         if (n.k >= v.count) return false;
-        *out = Scalar(0, v.width);
-        CopyComponent(out, 0, v, n.k);
+        // Scalar(0, v.width), then CopyComponent(out, 0, v, n.k).
+        SetScalar(out, v.bits[n.k], v.width);
+        out->unknown[0] = v.unknown[n.k];
+        out->probe_mask = v.IsProbe(n.k) ? 1 : 0;
+        out->linear = v.IsLinear(n.k) ? 1 : 0;
+        out->axes = static_cast<uint8_t>(v.Axis(n.k));
         return true;
       }
-      case Kind::kConstruct: {
-        LaneValue r;
-        r.width = n.width;
-        for (int32_t e : n.operands) {
-          if (!Append(&r, in[e], n.count)) return false;
-        }
-        if (r.count != n.count) return false;
-        *out = r;
-        return true;
-      }
+      case Kind::kConstruct:
+        return FoldConstruct(n, in, out);
       case Kind::kShuffle:
-        return ShuffleValues(in[n.operands[0]], in[n.operands[1]], n.components.data(), n.count,
-                             n.width, out);
-      case Kind::kBitField: {
-        // Operand() would refuse unknown bits.
-        const LaneValue* operands[4];
-        if (n.operands.size() > 4) return false;
-        for (size_t i = 0; i < n.operands.size(); ++i) {
-          if (!AllKnown(in[n.operands[i]])) return false;
-          operands[i] = &in[n.operands[i]];
-        }
-        return BitFieldValues(*n.entry, operands, n.count, n.width, out);
-      }
+        return ShuffleValues(*in[0], *in[1], n.components.data(), n.count, n.width, out);
+      case Kind::kBitField:
+        return FoldBitField(n, in, out);
       case Kind::kUnary:
-        return FoldUnary(n, in[n.operands[0]], out);
+        return FoldUnary(n, *in[0], out);
       case Kind::kBinary: {
         // BinaryOp() without unknown bits.
-        const LaneValue& a = in[n.operands[0]];
-        const LaneValue& b = in[n.operands[1]];
+        const LaneValue& a = *in[0];
+        const LaneValue& b = *in[1];
         if (!AllKnown(a) || !AllKnown(b)) return false;
+        if (n.count == 1 && a.count == 1 && b.count == 1 && (a.probe_mask | b.probe_mask) == 0) {
+          return ScalarBinary(*n.entry, a, b, n.width, out);
+        }
         return BinaryValues(*n.entry, *static_cast<const ProbeRule*>(n.rule), n.uniform, a, b,
                             n.count, n.width, out);
       }
     }
     return false;
+  }
+
+  // FoldFrom()'s cases with values of their own, apart (compile time: its
+  // frame stays small).
+  bool FoldBuiltIn(const ReplayNode& n, uint32_t lane, LaneValue* out) {
+    // Load(): the variable, or one component of it.
+    if (n.k == ~0u) return BuiltInAt(lane, n.builtin, n.pointee, out);
+    LaneValue whole;
+    if (!BuiltInAt(lane, n.builtin, n.pointee, &whole) || n.k >= whole.count) return false;
+    *out = Scalar(0, whole.width);
+    CopyComponent(out, 0, whole, n.k);
+    return true;
+  }
+  static bool FoldConstruct(const ReplayNode& n, const LaneValue* const* in, LaneValue* out) {
+    LaneValue r;
+    r.width = n.width;
+    for (size_t i = 0; i < n.operands.size(); ++i) {
+      if (!Append(&r, *in[i], n.count)) return false;
+    }
+    if (r.count != n.count) return false;
+    *out = r;
+    return true;
+  }
+  bool FoldBitField(const ReplayNode& n, const LaneValue* const* in, LaneValue* out) {
+    // Operand() would refuse unknown bits.
+    if (n.operands.size() > 4) return false;
+    for (size_t i = 0; i < n.operands.size(); ++i) {
+      if (!AllKnown(*in[i])) return false;
+    }
+    return BitFieldValues(*n.entry, in, n.count, n.width, out);
+  }
+
+  // BinaryValues() of two plain scalars (no probe), without its general
+  // loop: the replay's commonest fold.
+  static bool ScalarBinary(const IntOp& entry, const LaneValue& a, const LaneValue& b,
+                           uint32_t width, LaneValue* out) {
+    const uint64_t in[2] = {a.bits[0], b.bits[0]};
+    uint64_t z = 0;
+    if (!FoldInt(entry, in, a.width, a.width, &z)) return false;
+    SetScalar(out, z & Mask(width), width);
+    return true;
   }
 
   // Unary() of |a| without unknown bits.
@@ -913,6 +969,349 @@ struct InvocationEvaluator::Impl {
     }
     *out = r;
     return true;
+  }
+
+  // The batch: the plans' nodes that fold for every invocation, computed
+  // node by node over all invocations before the per-invocation loop
+  // (compile time: that loop's bookkeeping per node and invocation was
+  // most of the replay). A node is batched when every operand is a leaf or
+  // batched and its fold succeeds for every invocation; its values are
+  // then the ones RunPlan() would give, invocation by invocation.
+  struct Batch {
+    enum State : uint8_t { kUnseen, kBatched, kFailed };
+    // One node's values for every invocation (index 0 unused). |plain|
+    // when each is plain (IsPlain) with the same count, width and axes:
+    // then |bits|[lane * count + k], else |values|[lane].
+    struct Node {
+      bool plain = false;
+      uint32_t count = 0, width = 0;
+      uint8_t axes = 0;
+      std::vector<uint64_t> bits;
+      std::vector<LaneValue> values;
+    };
+    std::vector<State> state;   // [entry]
+    std::vector<Node> nodes;    // [entry]
+    std::vector<uint8_t> deps;  // [entry], batched nodes: what Fold()'s value read
+    size_t budget = 0;          // values left to hold
+  };
+  Batch batch;
+  // Values the batch holds at most (about 23 MB as LaneValues); nodes past
+  // it replay per invocation.
+  static constexpr size_t kMaxBatchValues = size_t{1} << 18;
+
+  // No probe and nothing unknown, no bits past its components: the
+  // fields Batch::Node keeps give it back exactly.
+  static bool IsPlain(const LaneValue& v) {
+    if (v.probe_mask != 0 || v.linear != 0 || v.HasUnknown() || v.count == 0 || v.count > 4) {
+      return false;
+    }
+    for (uint32_t k = v.count; k < 4; ++k) {
+      if (v.bits[k] != 0) return false;
+    }
+    return true;
+  }
+
+  // A plain operand: its components for invocation l are At(l, k).
+  struct PlainView {
+    const uint64_t* bits = nullptr;  // per invocation, or null: |one| for all
+    const uint64_t* one = nullptr;
+    uint32_t count = 0, width = 0;
+    uint8_t axes = 0;
+    uint64_t At(uint32_t l, uint32_t k) const { return bits ? bits[l * count + k] : one[k]; }
+    uint32_t Axis(uint32_t k) const { return (axes >> (2 * k)) & 3u; }
+  };
+  bool Plain(int32_t e, PlainView* v) const {
+    if (replay.stamp[e] == Replay::kLeaf) {
+      const LaneValue& leaf = replay.value[e];
+      *v = PlainView{nullptr, leaf.bits.data(), leaf.count, leaf.width, leaf.axes};
+      return IsPlain(leaf);
+    }
+    const Batch::Node& b = batch.nodes[e];
+    *v = PlainView{b.bits.data(), nullptr, b.count, b.width, b.axes};
+    return b.plain;
+  }
+
+  // Batches the nodes of |plans| for invocations 1..|lanes|-1; (*roots)[i][p]:
+  // the entry of part p of item i when its value is a leaf or batched,
+  // else -1.
+  void BatchPlans(const std::vector<std::vector<ReplayPlan>>& plans, uint32_t lanes,
+                  std::vector<std::vector<int32_t>>* roots) {
+    batch.state.assign(replay.node.size(), Batch::kUnseen);
+    batch.nodes.assign(replay.node.size(), {});
+    batch.deps.assign(replay.node.size(), 0);
+    batch.budget = kMaxBatchValues;
+    roots->assign(plans.size(), {});
+    for (size_t i = 0; i < plans.size(); ++i) {
+      (*roots)[i].assign(plans[i].size(), -1);
+      for (size_t p = 0; p < plans[i].size(); ++p) {
+        const ReplayPlan& plan = plans[i][p];
+        if (!plan.ok || !Foldable(plan)) continue;
+        for (int32_t e : plan.nodes) BatchNode(e, lanes);
+        const int32_t root = replay.Entry(plan.frame, plan.id);
+        if (root >= 0 && BatchReady(root)) (*roots)[i][p] = root;
+      }
+    }
+  }
+
+  // Whether every node of |plan| may fold (no kCompute node, no operand
+  // that may not): only such plans are batched, whole.
+  bool Foldable(const ReplayPlan& plan) {
+    for (int32_t e : plan.nodes) {
+      if (batch.state[e] == Batch::kFailed) return false;
+      const ReplayNode& n = replay.node[e];
+      bool ok = n.kind != ReplayNode::Kind::kCompute;
+      for (int32_t o : n.operands) {
+        ok = ok && (replay.stamp[o] == Replay::kLeaf || batch.state[o] != Batch::kFailed);
+      }
+      if (!ok) {
+        batch.state[e] = Batch::kFailed;
+        return false;
+      }
+    }
+    return true;
+  }
+
+  bool BatchReady(int32_t e) const {
+    return replay.stamp[e] == Replay::kLeaf || batch.state[e] == Batch::kBatched;
+  }
+  uint8_t BatchDeps(int32_t e) const {
+    return replay.stamp[e] == Replay::kLeaf ? replay.deps[e] : batch.deps[e];
+  }
+  // Entry |e|'s value for invocation |lane| (in |*tmp| when it is kept
+  // plain).
+  const LaneValue& BatchValue(int32_t e, uint32_t lane, LaneValue* tmp) const {
+    if (replay.stamp[e] == Replay::kLeaf) return replay.value[e];
+    const Batch::Node& b = batch.nodes[e];
+    if (!b.plain) return b.values[lane];
+    SetEmpty(tmp, b.count, b.width);
+    for (uint32_t k = 0; k < b.count; ++k) tmp->bits[k] = b.bits[lane * b.count + k];
+    tmp->axes = b.axes;
+    return *tmp;
+  }
+
+  void BatchNode(int32_t e, uint32_t lanes) {
+    if (batch.state[e] != Batch::kUnseen) return;
+    batch.state[e] = Batch::kFailed;
+    const ReplayNode& n = replay.node[e];
+    if (n.kind == ReplayNode::Kind::kCompute || n.operands.size() > kMaxFoldOperands ||
+        batch.budget < lanes) {
+      return;
+    }
+    for (int32_t o : n.operands) {
+      if (!BatchReady(o)) return;
+    }
+    Batch::Node& out = batch.nodes[e];
+    const int plain = n.kind == ReplayNode::Kind::kBuiltIn
+                          ? BatchPlainBuiltIn(n, lanes, &out, &batch.deps[e])
+                          : BatchPlain(n, lanes, &out, &batch.deps[e]);
+    if (plain == 0) out = Batch::Node();
+    if (plain < 0 || (plain == 0 && !BatchFolds(n, lanes, &out, &batch.deps[e]))) {
+      out = Batch::Node();
+      return;
+    }
+    batch.budget -= lanes;
+    batch.state[e] = Batch::kBatched;
+  }
+
+  // FoldFrom() over plain operands for every invocation, for the kinds
+  // whose values stay plain: 1 done, 0 not such a node, -1 a fold failed.
+  int BatchPlain(const ReplayNode& n, uint32_t lanes, Batch::Node* out, uint8_t* deps_out) {
+    using Kind = ReplayNode::Kind;
+    if (n.kind != Kind::kCopy && n.kind != Kind::kExtract && n.kind != Kind::kConstruct &&
+        n.kind != Kind::kShuffle && n.kind != Kind::kUnary && n.kind != Kind::kBinary) {
+      return 0;
+    }
+    PlainView in[kMaxFoldOperands];
+    for (size_t i = 0; i < n.operands.size(); ++i) {
+      if (!Plain(n.operands[i], &in[i])) return 0;
+    }
+    if (!PlainShape(n, in, out)) return -1;
+    out->plain = true;
+    out->bits.assign(size_t{lanes} * out->count, 0);
+    const uint64_t m = Mask(out->width);
+    for (uint32_t l = 1; l < lanes; ++l) {
+      uint64_t* r = &out->bits[l * out->count];
+      if (!PlainLane(n, in, l, m, r)) return -1;
+    }
+    for (int32_t o : n.operands) *deps_out |= BatchDeps(o);
+    return 1;
+  }
+
+  // BatchPlain() of a built-in load (FoldBuiltIn()), where no component
+  // owes anything to an unknown workgroup id.
+  int BatchPlainBuiltIn(const ReplayNode& n, uint32_t lanes, Batch::Node* out, uint8_t* deps_out) {
+    uint32_t count = 0, width = 0;
+    if (!TypeShape(n.pointee, &count, &width) || width == 1 || count > 3) return 0;
+    const bool whole = n.k == ~0u;
+    if (!whole && n.k >= count) return 0;
+    const uint64_t m = Mask(width);
+    *out = Batch::Node{true, whole ? count : 1, width, 0, {}, {}};
+    for (uint32_t k = 0; k < count; ++k) {
+      if (whole) out->axes |= static_cast<uint8_t>(k << (2 * k));
+    }
+    if (!whole) out->axes = static_cast<uint8_t>(n.k);
+    out->bits.assign(size_t{lanes} * out->count, 0);
+    for (uint32_t l = 1; l < lanes; ++l) {
+      uint64_t v[3] = {0, 0, 0}, coef[3] = {0, 0, 0};
+      deps = 0;
+      if (!BuiltInParts(n.builtin, l, v, coef)) return 0;
+      if (((coef[0] | coef[1] | coef[2]) & m) != 0) return 0;
+      *deps_out = deps;
+      for (uint32_t k = 0; k < out->count; ++k) {
+        out->bits[l * out->count + k] = v[whole ? k : n.k] & m;
+      }
+    }
+    return 1;
+  }
+
+  // The count, width and axes of BatchPlain()'s values; false when
+  // FoldFrom() fails for any invocation on operands of these shapes.
+  static bool PlainShape(const ReplayNode& n, const PlainView* in, Batch::Node* out) {
+    using Kind = ReplayNode::Kind;
+    const PlainView& a = in[0];
+    out->count = n.count;
+    out->width = n.width;
+    out->axes = 0;
+    switch (n.kind) {
+      case Kind::kCopy:
+        *out = Batch::Node{false, a.count, a.width, a.axes, {}, {}};
+        return true;
+      case Kind::kExtract:
+        *out = Batch::Node{false, 1, a.width, static_cast<uint8_t>(a.Axis(n.k)), {}, {}};
+        return n.k < a.count;
+      case Kind::kConstruct: {
+        uint32_t total = 0;
+        for (size_t i = 0; i < n.operands.size(); ++i) {
+          for (uint32_t k = 0; k < in[i].count; ++k, ++total) {
+            if (total >= n.count) return false;  // Append()
+            out->axes |= static_cast<uint8_t>(in[i].Axis(k) << (2 * total));
+          }
+        }
+        return total == n.count;
+      }
+      case Kind::kShuffle:
+        for (uint32_t k = 0; k < n.count; ++k) {
+          const uint32_t c = n.components[k];
+          const PlainView& src = c < a.count ? a : in[1];
+          const uint32_t j = c < a.count ? c : c - a.count;
+          if (j >= src.count) return false;  // includes 0xFFFFFFFF
+          out->axes |= static_cast<uint8_t>(src.Axis(j) << (2 * k));
+        }
+        return true;
+      case Kind::kUnary:
+        return a.count == n.count && (n.entry->op != Op::OpBitcast || a.width == n.width);
+      case Kind::kBinary:
+        return a.count == n.count && in[1].count == n.count;
+      default:
+        return false;
+    }
+  }
+
+  // BatchPlain()'s components for invocation |l| in |r| (|m|: the
+  // result's mask).
+  static bool PlainLane(const ReplayNode& n, const PlainView* in, uint32_t l, uint64_t m,
+                        uint64_t* r) {
+    using Kind = ReplayNode::Kind;
+    const PlainView& a = in[0];
+    switch (n.kind) {
+      case Kind::kCopy:
+        for (uint32_t k = 0; k < a.count; ++k) r[k] = a.At(l, k);
+        return true;
+      case Kind::kExtract:
+        r[0] = a.At(l, n.k);
+        return true;
+      case Kind::kShuffle:
+        for (uint32_t k = 0; k < n.count; ++k) {
+          const uint32_t c = n.components[k];
+          r[k] = c < a.count ? a.At(l, c) : in[1].At(l, c - a.count);
+        }
+        return true;
+      case Kind::kConstruct: {
+        uint32_t total = 0;
+        for (size_t i = 0; i < n.operands.size(); ++i) {
+          for (uint32_t k = 0; k < in[i].count; ++k) r[total++] = in[i].At(l, k);
+        }
+        return true;
+      }
+      case Kind::kUnary:
+        for (uint32_t k = 0; k < n.count; ++k) {
+          const uint64_t x = a.At(l, k);
+          uint64_t z = 0;
+          FoldInt(*n.entry, &x, a.width, n.width, &z);  // FoldUnary() keeps 0 on failure
+          r[k] = z & m;
+        }
+        return true;
+      case Kind::kBinary:
+        for (uint32_t k = 0; k < n.count; ++k) {
+          const uint64_t x[2] = {a.At(l, k), in[1].At(l, k)};
+          uint64_t z = 0;
+          if (!FoldInt(*n.entry, x, a.width, a.width, &z)) return false;
+          r[k] = z & m;
+        }
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  // FoldFrom() for every invocation; the values kept plain when all are
+  // with one count, width and axes.
+  bool BatchFolds(const ReplayNode& n, uint32_t lanes, Batch::Node* out, uint8_t* deps_out) {
+    const LaneValue* in[kMaxFoldOperands];
+    LaneValue tmp[kMaxFoldOperands];
+    out->values.resize(lanes);
+    bool plain = lanes > 1;
+    for (uint32_t l = 1; l < lanes; ++l) {
+      for (size_t k = 0; k < n.operands.size(); ++k) {
+        in[k] = &BatchValue(n.operands[k], l, &tmp[k]);
+      }
+      deps = 0;
+      LaneValue& v = out->values[l];
+      if (!FoldFrom(n, in, l, &v)) return false;
+      for (int32_t o : n.operands) deps |= BatchDeps(o);
+      if (l > 1 && deps != *deps_out) return false;
+      *deps_out = deps;
+      const LaneValue& first = out->values[1];
+      plain = plain && IsPlain(v) && v.count == first.count && v.width == first.width &&
+              v.axes == first.axes;
+    }
+    if (!plain) return true;
+    const LaneValue first = out->values[1];
+    std::vector<uint64_t> bits(size_t{lanes} * first.count, 0);
+    for (uint32_t l = 1; l < lanes; ++l) {
+      for (uint32_t k = 0; k < first.count; ++k) bits[l * first.count + k] = out->values[l].bits[k];
+    }
+    *out = Batch::Node{true, first.count, first.width, first.axes, std::move(bits), {}};
+    return true;
+  }
+
+  // Part values from the batch: (*raw)[l] for invocations 1..|lanes|-1
+  // of component |k| of |root|; false when some invocation's value has
+  // unknown bits or no component |k| (the part then replays per
+  // invocation, where Eval() decides those).
+  bool BatchRaw(int32_t root, uint32_t k, uint32_t lanes, std::vector<int64_t>* raw) const {
+    PlainView v;
+    if (Plain(root, &v)) {
+      if (k >= v.count) return false;
+      for (uint32_t l = 1; l < lanes; ++l) (*raw)[l] = SignExtend(v.At(l, k), v.width);
+      return true;
+    }
+    LaneValue tmp;
+    for (uint32_t l = 1; l < lanes; ++l) {
+      const LaneValue& value = BatchValue(root, l, &tmp);
+      if (value.HasUnknown() || k >= value.count) return false;
+    }
+    for (uint32_t l = 1; l < lanes; ++l) {
+      const LaneValue& value = BatchValue(root, l, &tmp);
+      (*raw)[l] = value.IsProbe(k) ? 0 : value.Signed(k);
+    }
+    return true;
+  }
+
+  void ClearBatch() {
+    batch.state.clear();
+    batch.nodes.clear();
+    batch.deps.clear();
   }
 
   // Replays |plan| for the current invocation (Select()ed): false when a
@@ -1177,13 +1576,26 @@ struct InvocationEvaluator::Impl {
 
   // The value of identity built-in |builtin| (loaded as |type_id|).
   bool BuiltIn(uint32_t builtin, uint32_t type_id, LaneValue* out) {
+    return BuiltInAt(index, builtin, type_id, out);
+  }
+  // BuiltIn() for invocation |l| (the environment Select()ed).
+  bool BuiltInAt(uint32_t l, uint32_t builtin, uint32_t type_id, LaneValue* out) {
     uint32_t count = 0, width = 0;
     if (!TypeShape(type_id, &count, &width) || width == 1) return false;
-    const uint32_t l = index;
+    uint64_t v[3] = {0, 0, 0};
+    uint64_t coef[3] = {0, 0, 0};
+    if (!BuiltInParts(builtin, l, v, coef) || count > 3) return false;
+    SetEmpty(out, count, width);
+    for (uint32_t k = 0; k < count; ++k) SetLinear(out, k, v[k], coef[k], k);
+    return true;
+  }
+
+  // The components |v| of identity built-in |builtin| for invocation |l|,
+  // and |coef|, what they owe to the unknown workgroup id (LaneValue);
+  // false when it is not one, or the subgroup size is unknown.
+  bool BuiltInParts(uint32_t builtin, uint32_t l, uint64_t* v, uint64_t* coef) {
     const uint32_t local[3] = {l % size.x, (l / size.x) % size.y, l / (size.x * size.y)};
     const uint32_t dims[3] = {size.x, size.y, size.z};
-    uint64_t v[3] = {0, 0, 0};
-    uint64_t coef[3] = {0, 0, 0};  // of the unknown workgroup id
     const uint32_t s = env.subgroup_size;
     const bool wg_unknown = env.workgroup_unknown;
     switch (static_cast<spv::BuiltIn>(builtin)) {
@@ -1233,11 +1645,6 @@ struct InvocationEvaluator::Impl {
       default:
         return false;
     }
-    if (count > 3) return false;
-    *out = LaneValue{};
-    out->count = count;
-    out->width = width;
-    for (uint32_t k = 0; k < count; ++k) SetLinear(out, k, v[k], coef[k], k);
     return true;
   }
 
@@ -2628,6 +3035,48 @@ struct InvocationEvaluator::Impl {
     replay.active = true;
   }
 
+  // After PlanParts(): batches the plans, and fills (*raw)[i][p] for the
+  // invocations after the first of each part of an |ok| item whose plan is
+  // batched whole; (*from_batch)[i][p] is then its root's entry, else -1.
+  // True when some part is left to replay per invocation.
+  bool BatchParts(const std::vector<Needed>& needed,
+                  const std::vector<std::vector<ReplayPlan>>& plans, const std::vector<bool>& ok,
+                  std::vector<std::vector<std::vector<int64_t>>>* raw,
+                  std::vector<std::vector<int32_t>>* from_batch) {
+    const uint32_t lanes = size.Count();
+    std::vector<std::vector<int32_t>> roots;
+    BatchPlans(plans, lanes, &roots);
+    bool mixed = false;
+    for (size_t i = 0; i < plans.size(); ++i) {
+      (*from_batch)[i].assign(plans[i].size(), -1);
+      if (!ok[i]) continue;
+      for (size_t p = 0; p < plans[i].size(); ++p) {
+        const int32_t root = roots[i][p];
+        const bool whole =
+            root >= 0 && std::all_of(plans[i][p].nodes.begin(), plans[i][p].nodes.end(),
+                                     [this](int32_t e) { return BatchReady(e); });
+        if (whole && BatchRaw(root, needed[i].parts[p].second, lanes, &(*raw)[i][p])) {
+          (*from_batch)[i][p] = root;
+        } else {
+          mixed = true;
+        }
+      }
+    }
+    return mixed;
+  }
+
+  // What RunPlan() of a batched plan leaves for the parts after it: its
+  // nodes' values for the current invocation.
+  void StampFromBatch(const ReplayPlan& plan) {
+    LaneValue tmp;
+    for (int32_t e : plan.nodes) {
+      if (replay.stamp[e] == replay.lane) continue;
+      replay.value[e] = BatchValue(e, index, &tmp);
+      replay.deps[e] = batch.deps[e];
+      replay.stamp[e] = replay.lane;
+    }
+  }
+
   Needed NeededParts(const LaneAccess& access) {
     Needed n;
     auto* def_use = context->get_def_use_mgr();
@@ -2874,11 +3323,18 @@ std::vector<LaneMap> InvocationEvaluator::EvaluateLaneMaps(const std::vector<Lan
   // (Impl::Replay; compile time: Eval() per invocation was most of
   // morton-remap's).
   std::vector<std::vector<Impl::ReplayPlan>> plans(items.size());
+  // Parts the batch filled (Impl::Batch), and where each item failed.
+  std::vector<std::vector<int32_t>> from_batch(items.size());
+  std::vector<std::pair<uint32_t, size_t>> failed(items.size(), {n, 0});
+  bool mixed = false;  // some part replays per invocation
   m->replay.Reset();
   m->recording = true;
   m->read_by.clear();
   for (uint32_t l = 0; l < n; ++l) {
-    if (l == 1) m->PlanParts(items, needed, ok, &plans);
+    if (l == 1) {
+      m->PlanParts(items, needed, ok, &plans);
+      mixed = m->BatchParts(needed, plans, ok, &raw, &from_batch);
+    }
     if (l > 0) {
       m->Select(l, env);
       ++m->replay.lane;
@@ -2886,6 +3342,10 @@ std::vector<LaneMap> InvocationEvaluator::EvaluateLaneMaps(const std::vector<Lan
     for (size_t i = 0; i < items.size(); ++i) {
       if (!ok[i]) continue;
       for (size_t p = 0; p < needed[i].parts.size() && ok[i]; ++p) {
+        if (l > 0 && from_batch[i][p] >= 0) {
+          if (mixed) m->StampFromBatch(plans[i][p]);
+          continue;
+        }
         LaneValue v;
         uint8_t read = 0;
         const bool replayed =
@@ -2893,13 +3353,10 @@ std::vector<LaneMap> InvocationEvaluator::EvaluateLaneMaps(const std::vector<Lan
         const bool evaluated =
             replayed || Eval(items[i].frame, needed[i].parts[p].first, l, env, &v);
         reads[i] |= replayed ? read : m->deps;
-        if (!evaluated) {
-          ok[i] = false;
-          break;
-        }
         const uint32_t k = needed[i].parts[p].second;
-        if (k >= v.count) {
+        if (!evaluated || k >= v.count) {
           ok[i] = false;
+          failed[i] = {l, p};
           break;
         }
         // A probe is a uniform unknown: the same for every lane.
@@ -2907,7 +3364,16 @@ std::vector<LaneMap> InvocationEvaluator::EvaluateLaneMaps(const std::vector<Lan
       }
     }
   }
+  // What a batched part read, where the loop would have replayed it: at
+  // the second invocation, unless its item failed there before it.
+  for (size_t i = 0; i < items.size(); ++i) {
+    for (size_t p = 0; p < from_batch[i].size(); ++p) {
+      if (from_batch[i][p] < 0 || (failed[i].first == 1 && failed[i].second < p)) continue;
+      reads[i] |= m->BatchDeps(from_batch[i][p]);
+    }
+  }
   m->replay.Reset();
+  m->ClearBatch();
   m->recording = false;
   m->read_by.clear();
   for (size_t i = 0; i < items.size(); ++i) {

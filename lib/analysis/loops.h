@@ -30,6 +30,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "analysis/int_eval.h"
 #include "spirv/unified1/spirv.hpp11"
 
 namespace spvtools {
@@ -49,9 +50,7 @@ namespace waveopt {
 // passes that use them share).
 
 // (IntConstant, the one constant reader, is in analysis/ir_util.h.)
-// |v| reduced modulo 2^|width|; |v| sign-extended from |width| bits.
-uint64_t MaskTo(uint64_t v, uint32_t width);
-int64_t SignExtend(uint64_t v, uint32_t width);
+// MaskTo and SignExtend are in analysis/int_eval.h (inline).
 // The result of integer comparison |op| on |a| and |b| of |width| bits;
 // |*known| is false when |op| is no integer comparison.
 bool CompareInts(spv::Op op, uint64_t a, uint64_t b, uint32_t width, bool* known);

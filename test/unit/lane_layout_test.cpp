@@ -32,6 +32,7 @@ class Kernel {
         "#extension GL_KHR_shader_subgroup_basic : require\n"
         "layout(local_size_x = " +
         std::to_string(size.x) + ", local_size_y = " + std::to_string(size.y) +
+        ", local_size_z = " + std::to_string(size.z) +
         ") in;\n"
         "layout(set = 0, binding = 0, r32f) uniform image2D img;\n"
         "layout(set = 0, binding = 1) buffer B { uint data[]; };\n"
@@ -456,6 +457,63 @@ TEST(LaneLayout, ReplayedMapsAreEvaluatedOnes) {
       EXPECT_TRUE(maps[1].ok) << ssa << " " << env.subgroup_size;
       EXPECT_TRUE(maps[2].ok) << ssa << " " << env.subgroup_size;
     }
+  }
+}
+
+// The batch (Impl::Batch): values computed node by node over every
+// invocation, plain (built-ins, whole and by component, vector arithmetic,
+// shuffles, constructs, unary and signed operations) and not (a probe; a
+// global id that owes to an unknown workgroup id, which must cancel):
+// every map is the one Eval() gives, invocation by invocation, in every
+// standard environment and with the workgroup id unknown.
+TEST(LaneLayout, BatchedMapsAreEvaluatedOnes) {
+  const std::string body = R"(
+    void main() {
+      uvec3 l = gl_LocalInvocationID;
+      uvec2 a = l.yx * uvec2(3u, 5u) + (l.zz ^ uvec2(1u, 2u));
+      imageStore(img, ivec2(a), vec4(1.0));
+      ivec2 b = ivec2(~l.x, -int(l.y)) >> ivec2(1, 0);
+      imageStore(img, b + ivec2(gl_SubgroupInvocationID, gl_SubgroupID), vec4(1.0));
+      uvec3 g = gl_GlobalInvocationID - gl_WorkGroupID * gl_WorkGroupSize;
+      imageStore(img, ivec2(g.xy + uvec2(gl_NumSubgroups, gl_SubgroupSize)), vec4(1.0));
+      imageStore(img, ivec2(int(gl_LocalInvocationIndex) / 3 - 4, int(pc.offset)), vec4(1.0));
+      imageStore(img, ivec2(gl_GlobalInvocationID.zy), vec4(1.0));
+    })";
+  const WorkgroupSize size{8, 4, 2};
+  std::vector<LaneEnv> envs = StandardLaneEnvs(true);
+  for (LaneEnv e : StandardLaneEnvs(true)) {
+    e.workgroup_unknown = true;
+    envs.push_back(e);
+  }
+  for (bool ssa : {false, true}) {
+    Kernel k(body, size, ssa);
+    Kernel reference(body, size, ssa);
+    ASSERT_TRUE(k.ok() && reference.ok());
+    const std::vector<LaneItem> items = LaneItems(*k.evaluator(), k.accesses());
+    ASSERT_EQ(items.size(), 5u);
+    int mapped = 0;
+    for (const LaneEnv& env : envs) {
+      const std::vector<LaneMap> maps = k.evaluator()->EvaluateLaneMaps(items, env);
+      for (size_t i = 0; i < items.size(); ++i) {
+        const LaneAccess& a = reference.accesses()[i];
+        const uint32_t frame = reference.evaluator()->Frames(a.function)[0];
+        bool ok = true;
+        for (uint32_t l = 0; l < size.Count() && ok; ++l) {
+          LaneValue v;
+          ok = reference.evaluator()->Eval(frame, a.location, l, env, &v);
+          if (ok && maps[i].ok) {
+            EXPECT_EQ(maps[i].pos[l][0], v.Signed(0)) << i << " " << l << " " << ssa;
+            EXPECT_EQ(maps[i].pos[l][1], v.Signed(1)) << i << " " << l << " " << ssa;
+          }
+        }
+        EXPECT_EQ(maps[i].ok, ok) << i << " " << ssa << " " << env.subgroup_size << " "
+                                  << env.workgroup_unknown;
+        mapped += maps[i].ok;
+      }
+    }
+    // Every access maps in every environment but the global id's last
+    // one where the workgroup id is unknown.
+    EXPECT_EQ(mapped, 5 * 10 + 4 * 10) << ssa;
   }
 }
 
