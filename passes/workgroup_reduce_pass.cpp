@@ -191,23 +191,23 @@ std::string Article(const std::string& noun) {
 }
 
 // Whether |inst| stores a combination of two loads of its own array (the
-// shape of a tree step); |*var| gets the array.
-bool IsCombineStore(IRContext* context, const Instruction* inst, uint32_t* var) {
+// shape of a tree step); |*var| gets the array. |defs|: the module's
+// definitions (Definitions).
+bool IsCombineStoreOf(const Definitions& defs, const Instruction* inst, uint32_t* var) {
   if (inst->opcode() != spv::Op::OpStore) return false;
-  auto* def_use = context->get_def_use_mgr();
-  Instruction* root = RootVariable(context, inst->GetSingleWordInOperand(0));
+  Instruction* root = RootVariableOf(defs, inst->GetSingleWordInOperand(0));
   if (root == nullptr ||
       spv::StorageClass(root->GetSingleWordInOperand(0)) != spv::StorageClass::Workgroup) {
     return false;
   }
-  const Instruction* value = def_use->GetDef(inst->GetSingleWordInOperand(1));
+  const Instruction* value = defs(inst->GetSingleWordInOperand(1));
   if (value == nullptr) return false;
   std::vector<uint32_t> operands;
   const spv::Op op = value->opcode();
   if (op == spv::Op::OpLoad) {
     // A copy of another element (arg-max pairs, which move the winner's
     // index with its value): a candidate the analysis names.
-    Instruction* r = RootVariable(context, value->GetSingleWordInOperand(0));
+    Instruction* r = RootVariableOf(defs, value->GetSingleWordInOperand(0));
     if (r != root) return false;
     *var = root->result_id();
     return true;
@@ -224,13 +224,20 @@ bool IsCombineStore(IRContext* context, const Instruction* inst, uint32_t* var) 
     return false;
   }
   for (uint32_t id : operands) {
-    const Instruction* load = def_use->GetDef(id);
+    const Instruction* load = defs(id);
     if (load == nullptr || load->opcode() != spv::Op::OpLoad) return false;
-    Instruction* r = RootVariable(context, load->GetSingleWordInOperand(0));
+    Instruction* r = RootVariableOf(defs, load->GetSingleWordInOperand(0));
     if (r != root) return false;
   }
   *var = root->result_id();
   return true;
+}
+
+// The same, with the context's def-use analysis.
+bool IsCombineStore(IRContext* context, const Instruction* inst, uint32_t* var) {
+  if (inst->opcode() != spv::Op::OpStore) return false;
+  context->get_def_use_mgr();
+  return IsCombineStoreOf(Definitions(context), inst, var);
 }
 
 // The operation a combine store (IsCombineStore) stores the result of;
@@ -247,18 +254,19 @@ StepOp StepOpOf(IRContext* context, const Instruction* store) {
 }  // namespace
 
 bool HoldsWorkgroupTreeStep(IRContext* context, Function* func) {
-  // The barrier first: the step test needs the def-use analysis, which
-  // most functions (no barrier) then never build (compile time: -O runs
-  // this on every function before any other pass).
+  // The barrier first, then the step test with the definitions alone
+  // (compile time: -O runs this on every function before any other pass,
+  // and most have no barrier, or no step).
   bool barrier = false, step = false;
   func->WhileEachInst([&](Instruction* inst) {
     barrier = inst->opcode() == spv::Op::OpControlBarrier;
     return !barrier;
   });
   if (!barrier) return false;
+  const Definitions defs(context);
   func->WhileEachInst([&](Instruction* inst) {
     uint32_t var = 0;
-    step = IsCombineStore(context, inst, &var);
+    step = IsCombineStoreOf(defs, inst, &var);
     return !step;
   });
   return step;
@@ -510,9 +518,10 @@ void WorkgroupReducePass::Candidates(Function* func, std::vector<Instruction*>* 
     });
   };
   auto combines = [this, func]() {
-    return !func->WhileEachInst([this](Instruction* inst) {
+    const Definitions defs(context());
+    return !func->WhileEachInst([&defs](Instruction* inst) {
       uint32_t v = 0;
-      return !IsCombineStore(context(), inst, &v);
+      return !IsCombineStoreOf(defs, inst, &v);
     });
   };
   spvtools::opt::LoopDescriptor* loops = nullptr;

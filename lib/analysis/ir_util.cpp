@@ -222,4 +222,16 @@ bool IsSubgroupCapability(spv::Capability c) {
   }
 }
 
+Definitions::Definitions(IRContext* context) {
+  if (context->AreAnalysesValid(IRContext::kAnalysisDefUse)) {
+    def_use_ = context->get_def_use_mgr();
+    return;
+  }
+  table_.assign(context->module()->IdBound(), nullptr);
+  context->module()->ForEachInst([this](Instruction* inst) {
+    const uint32_t id = inst->result_id();
+    if (id != 0 && id < table_.size()) table_[id] = inst;
+  });
+}
+
 }  // namespace waveopt

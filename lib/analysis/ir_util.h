@@ -7,6 +7,7 @@
 #define WAVEOPT_ANALYSIS_IR_UTIL_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "source/opt/ir_context.h"
 #include "spirv/unified1/GLSL.std.450.h"
@@ -30,6 +31,24 @@ bool IntConstantId(spvtools::opt::IRContext* context, uint32_t id, uint64_t* val
 // pipeline specializes it) and its width.
 bool IntSpecDefault(spvtools::opt::IRContext* context, const spvtools::opt::Instruction* inst,
                     uint64_t* value, uint32_t* width = nullptr);
+
+// The definitions of a module's ids, for questions that follow
+// definitions only: the context's def-use analysis when it is built, else
+// one walk over the module (compile time: the def-use analysis, with every
+// use, costs several times that walk to build, and a pass that finds
+// nothing to do in a module never needs it).
+class Definitions {
+ public:
+  explicit Definitions(spvtools::opt::IRContext* context);
+  spvtools::opt::Instruction* operator()(uint32_t id) const {
+    if (def_use_ != nullptr) return def_use_->GetDef(id);
+    return id < table_.size() ? table_[id] : nullptr;
+  }
+
+ private:
+  spvtools::opt::analysis::DefUseManager* def_use_ = nullptr;
+  std::vector<spvtools::opt::Instruction*> table_;
+};
 
 // The BuiltIn decoration of |id| (a variable or a structure member's
 // owner), or spv::BuiltIn::Max when it has none.

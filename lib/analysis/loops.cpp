@@ -60,25 +60,7 @@ bool CompareInts(spv::Op op, uint64_t a, uint64_t b, uint32_t width, bool* known
 
 Instruction* RootVariable(IRContext* context, uint32_t ptr) {
   auto* def_use = context->get_def_use_mgr();
-  for (int depth = 0; depth < 64; ++depth) {
-    Instruction* inst = def_use->GetDef(ptr);
-    if (inst == nullptr) return nullptr;
-    switch (inst->opcode()) {
-      case spv::Op::OpVariable:
-        return inst;
-      case spv::Op::OpAccessChain:
-      case spv::Op::OpInBoundsAccessChain:
-      case spv::Op::OpPtrAccessChain:
-      case spv::Op::OpInBoundsPtrAccessChain:
-      case spv::Op::OpCopyObject:
-      case spv::Op::OpImageTexelPointer:
-        ptr = inst->GetSingleWordInOperand(0);
-        break;
-      default:
-        return nullptr;
-    }
-  }
-  return nullptr;
+  return RootVariableOf([def_use](uint32_t id) { return def_use->GetDef(id); }, ptr);
 }
 
 Instruction* ImageVariable(IRContext* context, uint32_t image) {

@@ -58,6 +58,29 @@ bool CompareInts(spv::Op op, uint64_t a, uint64_t b, uint32_t width, bool* known
 // The OpVariable a pointer is derived from through access chains (and the
 // image variable behind a texel pointer), or null.
 spvtools::opt::Instruction* RootVariable(spvtools::opt::IRContext* context, uint32_t ptr);
+// The same, with the definitions |get_def|(id) gives (Definitions).
+template <typename GetDef>
+spvtools::opt::Instruction* RootVariableOf(const GetDef& get_def, uint32_t ptr) {
+  for (int depth = 0; depth < 64; ++depth) {
+    auto* inst = get_def(ptr);  // dependent: Instruction is incomplete here
+    if (inst == nullptr) return nullptr;
+    switch (inst->opcode()) {
+      case spv::Op::OpVariable:
+        return inst;
+      case spv::Op::OpAccessChain:
+      case spv::Op::OpInBoundsAccessChain:
+      case spv::Op::OpPtrAccessChain:
+      case spv::Op::OpInBoundsPtrAccessChain:
+      case spv::Op::OpCopyObject:
+      case spv::Op::OpImageTexelPointer:
+        ptr = inst->GetSingleWordInOperand(0);
+        break;
+      default:
+        return nullptr;
+    }
+  }
+  return nullptr;
+}
 // The variable an image (or sampled image) value was loaded from, or null.
 spvtools::opt::Instruction* ImageVariable(spvtools::opt::IRContext* context, uint32_t image);
 // The storage class of pointer |ptr|'s type, or Max when it is no pointer.
