@@ -464,7 +464,8 @@ class Run {
     return true;
   }
 
-  // A waveopt pass on an IRContext of its own. |*ran|: it ran.
+  // A waveopt pass on the IRContext of |words_| (TakeContext). A failed
+  // pass's context is discarded; |*ran|: it ran.
   bool RunWaveopt(const Segment& seg, bool* ran) {
     const std::string profile_skip = seg.optimize ? ProfileSkips(base_, seg.name) : "";
     if (!profile_skip.empty()) {
@@ -509,6 +510,13 @@ class Run {
       words_ = std::move(out);
       timing.changed = true;
       any_change_ = true;
+      // The next waveopt pass takes it with the analyses this one says
+      // it preserves (the contract RegisteredPass checks in the checking
+      // builds), not rebuilt from the words (compile time: a def-use
+      // analysis per changed pass). The uniformity was of the old module.
+      cache_->uniformity->Forget();
+      cache_->context = std::move(context);
+      cache_->words = words_;
     } else {
       KeepContext(std::move(context));
     }
@@ -517,9 +525,10 @@ class Run {
     return true;
   }
 
-  // The IRContext of |words_|: the one a waveopt pass left unchanged just
-  // before (with the analyses it built), else built anew. Null (and
-  // |*error|: ": why") when the words do not build.
+  // The IRContext of |words_|: the one the waveopt pass just before left
+  // (with the analyses it built, or preserved when it changed the module),
+  // else built anew. Null (and |*error|: ": why") when the words do not
+  // build.
   std::unique_ptr<spvtools::opt::IRContext> TakeContext(std::string* error) {
     std::unique_ptr<spvtools::opt::IRContext> context = std::move(cache_->context);
     if (context != nullptr && cache_->words == words_ && g_share_contexts.load()) {
