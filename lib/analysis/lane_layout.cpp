@@ -1017,14 +1017,17 @@ struct InvocationEvaluator::Impl {
     const uint64_t* one = nullptr;
     uint32_t count = 0, width = 0;
     uint8_t axes = 0;
+    uint8_t probe = 0;  // a leaf's probe components (BatchPlain() substitutes them)
     uint64_t At(uint32_t l, uint32_t k) const { return bits ? bits[l * count + k] : one[k]; }
     uint32_t Axis(uint32_t k) const { return (axes >> (2 * k)) & 3u; }
   };
   bool Plain(int32_t e, PlainView* v) const {
     if (replay.stamp[e] == Replay::kLeaf) {
       const LaneValue& leaf = replay.value[e];
-      *v = PlainView{nullptr, leaf.bits.data(), leaf.count, leaf.width, leaf.axes};
-      return IsPlain(leaf);
+      *v = PlainView{nullptr, leaf.bits.data(), leaf.count, leaf.width, leaf.axes, leaf.probe_mask};
+      LaneValue without = leaf;
+      without.probe_mask = 0;
+      return IsPlain(without);
     }
     const Batch::Node& b = batch.nodes[e];
     *v = PlainView{b.bits.data(), nullptr, b.count, b.width, b.axes};
@@ -1122,17 +1125,17 @@ struct InvocationEvaluator::Impl {
       return 0;
     }
     PlainView in[kMaxFoldOperands];
+    uint8_t probes = 0;
     for (size_t i = 0; i < n.operands.size(); ++i) {
       if (!Plain(n.operands[i], &in[i])) return 0;
+      probes |= in[i].probe;
     }
+    uint64_t neutral[2][4];
+    if (probes != 0 && !SubstituteProbes(n, in, neutral)) return 0;
     if (!PlainShape(n, in, out)) return -1;
     out->plain = true;
     out->bits.assign(size_t{lanes} * out->count, 0);
-    const uint64_t m = Mask(out->width);
-    for (uint32_t l = 1; l < lanes; ++l) {
-      uint64_t* r = &out->bits[l * out->count];
-      if (!PlainLane(n, in, l, m, r)) return -1;
-    }
+    if (!PlainLanes(n, in, lanes, Mask(out->width), out)) return -1;
     for (int32_t o : n.operands) *deps_out |= BatchDeps(o);
     return 1;
   }
@@ -1162,6 +1165,34 @@ struct InvocationEvaluator::Impl {
       }
     }
     return 1;
+  }
+
+  // A binary operation's probe operands as Binary() takes them: each probe
+  // component its side's neutral element (a broadcast |neutral| row);
+  // false when BatchPlain() leaves the node to FoldFrom() (another kind,
+  // both operands workgroup-uniform, two probes in one component, a side
+  // without a neutral element, shapes Binary() refuses).
+  static bool SubstituteProbes(const ReplayNode& n, PlainView* in, uint64_t neutral[2][4]) {
+    if (n.kind != ReplayNode::Kind::kBinary || n.uniform) return false;
+    if (in[0].count != n.count || in[1].count != n.count) return false;
+    const auto* rule = static_cast<const ProbeRule*>(n.rule);
+    for (uint32_t k = 0; k < n.count; ++k) {
+      if (((in[0].probe & in[1].probe) >> k) & 1u) return false;
+    }
+    for (int side = 0; side < 2; ++side) {
+      PlainView& v = in[side];
+      if (v.probe == 0) continue;
+      for (uint32_t k = 0; k < v.count; ++k) {
+        neutral[side][k] = v.one[k];
+        if (((v.probe >> k) & 1u) &&
+            !NeutralValue(side == 0 ? rule->a : rule->b, v.width, &neutral[side][k])) {
+          return false;
+        }
+      }
+      v.one = neutral[side];
+      v.probe = 0;
+    }
+    return true;
   }
 
   // The count, width and axes of BatchPlain()'s values; false when
@@ -1207,46 +1238,59 @@ struct InvocationEvaluator::Impl {
     }
   }
 
-  // BatchPlain()'s components for invocation |l| in |r| (|m|: the
-  // result's mask).
-  static bool PlainLane(const ReplayNode& n, const PlainView* in, uint32_t l, uint64_t m,
-                        uint64_t* r) {
+  // BatchPlain()'s components for invocations 1..|lanes|-1 in |out|
+  // (|m|: the result's mask); false when a fold fails.
+  static bool PlainLanes(const ReplayNode& n, const PlainView* in, uint32_t lanes, uint64_t m,
+                         Batch::Node* out) {
     using Kind = ReplayNode::Kind;
     const PlainView& a = in[0];
+    const uint32_t c = out->count;
+    uint64_t* r = out->bits.data();
     switch (n.kind) {
       case Kind::kCopy:
-        for (uint32_t k = 0; k < a.count; ++k) r[k] = a.At(l, k);
-        return true;
       case Kind::kExtract:
-        r[0] = a.At(l, n.k);
-        return true;
-      case Kind::kShuffle:
-        for (uint32_t k = 0; k < n.count; ++k) {
-          const uint32_t c = n.components[k];
-          r[k] = c < a.count ? a.At(l, c) : in[1].At(l, c - a.count);
+      case Kind::kShuffle: {
+        // Each result component is one operand component.
+        uint32_t from[4];
+        const PlainView* src[4];
+        for (uint32_t k = 0; k < c; ++k) {
+          const uint32_t j = n.kind == Kind::kCopy      ? k
+                             : n.kind == Kind::kExtract ? n.k
+                                                        : n.components[k];
+          src[k] = j < a.count || n.kind != Kind::kShuffle ? &a : &in[1];
+          from[k] = j < a.count || n.kind != Kind::kShuffle ? j : j - a.count;
         }
-        return true;
-      case Kind::kConstruct: {
-        uint32_t total = 0;
-        for (size_t i = 0; i < n.operands.size(); ++i) {
-          for (uint32_t k = 0; k < in[i].count; ++k) r[total++] = in[i].At(l, k);
+        for (uint32_t l = 1; l < lanes; ++l) {
+          for (uint32_t k = 0; k < c; ++k) r[l * c + k] = src[k]->At(l, from[k]);
         }
         return true;
       }
+      case Kind::kConstruct:
+        for (uint32_t l = 1; l < lanes; ++l) {
+          uint32_t total = 0;
+          for (size_t i = 0; i < n.operands.size(); ++i) {
+            for (uint32_t k = 0; k < in[i].count; ++k) r[l * c + total++] = in[i].At(l, k);
+          }
+        }
+        return true;
       case Kind::kUnary:
-        for (uint32_t k = 0; k < n.count; ++k) {
-          const uint64_t x = a.At(l, k);
-          uint64_t z = 0;
-          FoldInt(*n.entry, &x, a.width, n.width, &z);  // FoldUnary() keeps 0 on failure
-          r[k] = z & m;
+        for (uint32_t l = 1; l < lanes; ++l) {
+          for (uint32_t k = 0; k < c; ++k) {
+            const uint64_t x = a.At(l, k);
+            uint64_t z = 0;
+            FoldInt(*n.entry, &x, a.width, n.width, &z);  // FoldUnary() keeps 0 on failure
+            r[l * c + k] = z & m;
+          }
         }
         return true;
       case Kind::kBinary:
-        for (uint32_t k = 0; k < n.count; ++k) {
-          const uint64_t x[2] = {a.At(l, k), in[1].At(l, k)};
-          uint64_t z = 0;
-          if (!FoldInt(*n.entry, x, a.width, a.width, &z)) return false;
-          r[k] = z & m;
+        for (uint32_t l = 1; l < lanes; ++l) {
+          for (uint32_t k = 0; k < c; ++k) {
+            const uint64_t x[2] = {a.At(l, k), in[1].At(l, k)};
+            uint64_t z = 0;
+            if (!FoldInt(*n.entry, x, a.width, a.width, &z)) return false;
+            r[l * c + k] = z & m;
+          }
         }
         return true;
       default:
@@ -2008,6 +2052,31 @@ struct InvocationEvaluator::Impl {
   // apart; 1 would fold them onto each other.
   enum class Neutral { kZero, kOne, kPitch, kPitchShift, kAllOnes, kNone };
 
+  // The value of neutral element |n| for an operand of |w| bits; false
+  // for kNone.
+  static bool NeutralValue(Neutral n, uint32_t w, uint64_t* v) {
+    switch (n) {
+      case Neutral::kZero:
+        *v = 0;
+        return true;
+      case Neutral::kOne:
+        *v = 1;
+        return true;
+      case Neutral::kPitch:
+        *v = uint64_t{1} << 12;
+        return true;
+      case Neutral::kPitchShift:
+        *v = 12;
+        return true;
+      case Neutral::kAllOnes:
+        *v = Mask(w);
+        return true;
+      case Neutral::kNone:
+        return false;
+    }
+    return false;
+  }
+
   // Component-wise |fn| over |a| and |b| into a value of |count| x |width|.
   // A probe operand takes the neutral element |na| / |nb|; two probes give
   // a probe.
@@ -2018,28 +2087,7 @@ struct InvocationEvaluator::Impl {
     LaneValue r;
     r.count = count;
     r.width = width;
-    auto neutral = [](Neutral n, uint32_t w, uint64_t* v) {
-      switch (n) {
-        case Neutral::kZero:
-          *v = 0;
-          return true;
-        case Neutral::kOne:
-          *v = 1;
-          return true;
-        case Neutral::kPitch:
-          *v = uint64_t{1} << 12;
-          return true;
-        case Neutral::kPitchShift:
-          *v = 12;
-          return true;
-        case Neutral::kAllOnes:
-          *v = Mask(w);
-          return true;
-        case Neutral::kNone:
-          return false;
-      }
-      return false;
-    };
+    auto neutral = NeutralValue;
     for (uint32_t k = 0; k < count; ++k) {
       if (a.IsProbe(k) && b.IsProbe(k)) {
         r.probe_mask |= static_cast<uint8_t>(1u << k);
@@ -3334,6 +3382,11 @@ std::vector<LaneMap> InvocationEvaluator::EvaluateLaneMaps(const std::vector<Lan
     if (l == 1) {
       m->PlanParts(items, needed, ok, &plans);
       mixed = m->BatchParts(needed, plans, ok, &raw, &from_batch);
+      if (!mixed) {
+        // Nothing left to replay: the state the loop would have left.
+        m->Select(n - 1, env);
+        break;
+      }
     }
     if (l > 0) {
       m->Select(l, env);

@@ -462,7 +462,8 @@ TEST(LaneLayout, ReplayedMapsAreEvaluatedOnes) {
 
 // The batch (Impl::Batch): values computed node by node over every
 // invocation, plain (built-ins, whole and by component, vector arithmetic,
-// shuffles, constructs, unary and signed operations) and not (a probe; a
+// shuffles, constructs, unary and signed operations, operations on a
+// probe) and not (a probe alone; a
 // global id that owes to an unknown workgroup id, which must cancel):
 // every map is the one Eval() gives, invocation by invocation, in every
 // standard environment and with the workgroup id unknown.
@@ -478,6 +479,7 @@ TEST(LaneLayout, BatchedMapsAreEvaluatedOnes) {
       imageStore(img, ivec2(g.xy + uvec2(gl_NumSubgroups, gl_SubgroupSize)), vec4(1.0));
       imageStore(img, ivec2(int(gl_LocalInvocationIndex) / 3 - 4, int(pc.offset)), vec4(1.0));
       imageStore(img, ivec2(gl_GlobalInvocationID.zy), vec4(1.0));
+      imageStore(img, ivec2(l.x | pc.offset, l.y * 3u + pc.count), vec4(1.0));
     })";
   const WorkgroupSize size{8, 4, 2};
   std::vector<LaneEnv> envs = StandardLaneEnvs(true);
@@ -490,7 +492,7 @@ TEST(LaneLayout, BatchedMapsAreEvaluatedOnes) {
     Kernel reference(body, size, ssa);
     ASSERT_TRUE(k.ok() && reference.ok());
     const std::vector<LaneItem> items = LaneItems(*k.evaluator(), k.accesses());
-    ASSERT_EQ(items.size(), 5u);
+    ASSERT_EQ(items.size(), 6u);
     int mapped = 0;
     for (const LaneEnv& env : envs) {
       const std::vector<LaneMap> maps = k.evaluator()->EvaluateLaneMaps(items, env);
@@ -513,7 +515,7 @@ TEST(LaneLayout, BatchedMapsAreEvaluatedOnes) {
     }
     // Every access maps in every environment but the global id's last
     // one where the workgroup id is unknown.
-    EXPECT_EQ(mapped, 5 * 10 + 4 * 10) << ssa;
+    EXPECT_EQ(mapped, 6 * 10 + 5 * 10) << ssa;
   }
 }
 
