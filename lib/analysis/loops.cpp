@@ -51,7 +51,11 @@ bool IntType(IRContext* context, uint32_t type_id, uint32_t* width, bool* is_sig
 // Small facts.
 
 bool CompareInts(spv::Op op, uint64_t a, uint64_t b, uint32_t width, bool* known) {
-  const IntOp* entry = FindIntOp(op);
+  return CompareIntsWith(FindIntOp(op), a, b, width, known);
+}
+
+// CompareInts() with |op|'s table entry (FindIntOp) looked up already.
+bool CompareIntsWith(const IntOp* entry, uint64_t a, uint64_t b, uint32_t width, bool* known) {
   *known = entry != nullptr && entry->result == IntResult::kBool && !entry->logical;
   const uint64_t x[2] = {a, b};
   uint64_t r = 0;
@@ -302,6 +306,10 @@ void AffineOf(IRContext* context, uint32_t id, uint32_t* base, uint64_t* offset)
 // Inductions.
 
 uint64_t Induction::Next(uint64_t value) const {
+  // OpIAdd's and OpIMul's folds, without the table (compile time: trip
+  // counts step counters up to 65,536 times).
+  if (kind == Kind::kAdd) return MaskTo(MaskTo(value, width) + step, width);
+  if (kind == Kind::kMul) return MaskTo(MaskTo(value, width) * step, width);
   const spv::Op op = kind == Kind::kAdd                 ? spv::Op::OpIAdd
                      : kind == Kind::kMul               ? spv::Op::OpIMul
                      : kind == Kind::kShiftLeft         ? spv::Op::OpShiftLeftLogical
@@ -584,14 +592,17 @@ int64_t LoopAnalysis::SimulateTrips(const std::vector<Induction>& ivs,
                                     const std::vector<bool>& before_point,
                                     int64_t max_iteration) const {
   std::vector<uint64_t> value = starts;
+  std::vector<const IntOp*> compare;  // each test's, looked up once
+  for (const ExitTest& t : tests) compare.push_back(FindIntOp(t.op));
   for (int64_t j = 0; j <= max_iteration; ++j) {
     // In chain order: the exits' blocks dominate each other.
-    for (const ExitTest& t : tests) {
+    for (size_t k = 0; k < tests.size(); ++k) {
+      const ExitTest& t = tests[k];
       const Induction& iv = ivs[t.counter];
       const uint64_t v = value[t.counter] + t.offset;
       bool known = false;
-      bool fires = t.counter_left ? CompareInts(t.op, v, t.bound, iv.width, &known)
-                                  : CompareInts(t.op, t.bound, v, iv.width, &known);
+      bool fires = t.counter_left ? CompareIntsWith(compare[k], v, t.bound, iv.width, &known)
+                                  : CompareIntsWith(compare[k], t.bound, v, iv.width, &known);
       if (t.negate) fires = !fires;
       if (fires) return before_point[t.exit] ? j : j + 1;
     }

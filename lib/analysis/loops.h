@@ -54,6 +54,7 @@ namespace waveopt {
 // The result of integer comparison |op| on |a| and |b| of |width| bits;
 // |*known| is false when |op| is no integer comparison.
 bool CompareInts(spv::Op op, uint64_t a, uint64_t b, uint32_t width, bool* known);
+bool CompareIntsWith(const IntOp* entry, uint64_t a, uint64_t b, uint32_t width, bool* known);
 
 // The OpVariable a pointer is derived from through access chains (and the
 // image variable behind a texel pointer), or null.
