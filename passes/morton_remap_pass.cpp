@@ -1370,9 +1370,15 @@ bool MortonRemapPass::ChoosePermutation(EntryInfo* info, Lanes* lanes, Plan* pla
   const Shape& shape = info->shape;
   plan->perm.assign(shape.x * shape.y, 0);
   if (info->index_path) return IndexPermutation(info, lanes, plan);
+  // RemapCoords() of every invocation, from the coordinates within one
+  // tile, which depend on the index modulo the tile's size only (compile
+  // time: one RemapCoords() per position in a tile, not per invocation).
+  const uint32_t tw = TileSide(shape.x), th = TileSide(shape.y), tile = tw * th;
+  std::vector<uint32_t> tx(tile), ty(tile);
+  for (uint32_t j = 0; j < tile; ++j) RemapCoords(j, shape.x, shape.y, &tx[j], &ty[j]);
   for (uint32_t l = 0; l < plan->perm.size(); ++l) {
-    uint32_t x = 0, y = 0;
-    RemapCoords(l, shape.x, shape.y, &x, &y);
+    const uint32_t t = l / tile, per_row = shape.x / tw;
+    const uint32_t x = tx[l % tile] + tw * (t % per_row), y = ty[l % tile] + th * (t / per_row);
     plan->perm[l] = y * shape.x + x;
   }
   plan->layout_text = "Morton order in " + std::to_string(TileSide(shape.x)) + "x" +

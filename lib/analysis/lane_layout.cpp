@@ -1154,10 +1154,20 @@ struct InvocationEvaluator::Impl {
     }
     if (!whole) out->axes = static_cast<uint8_t>(n.k);
     out->bits.assign(size_t{lanes} * out->count, 0);
+    // LocalInvocationId of invocation 1, then counted up (compile time: no
+    // division per invocation).
+    uint32_t local[3] = {1 % size.x, (1 / size.x) % size.y, 1 / (size.x * size.y)};
     for (uint32_t l = 1; l < lanes; ++l) {
       uint64_t v[3] = {0, 0, 0}, coef[3] = {0, 0, 0};
       deps = 0;
-      if (!BuiltInParts(n.builtin, l, v, coef)) return 0;
+      if (!BuiltInParts(n.builtin, l, local, v, coef)) return 0;
+      if (++local[0] == size.x) {
+        local[0] = 0;
+        if (++local[1] == size.y) {
+          local[1] = 0;
+          ++local[2];
+        }
+      }
       if (((coef[0] | coef[1] | coef[2]) & m) != 0) return 0;
       *deps_out = deps;
       for (uint32_t k = 0; k < out->count; ++k) {
@@ -1628,7 +1638,8 @@ struct InvocationEvaluator::Impl {
     if (!TypeShape(type_id, &count, &width) || width == 1) return false;
     uint64_t v[3] = {0, 0, 0};
     uint64_t coef[3] = {0, 0, 0};
-    if (!BuiltInParts(builtin, l, v, coef) || count > 3) return false;
+    const uint32_t local[3] = {l % size.x, (l / size.x) % size.y, l / (size.x * size.y)};
+    if (!BuiltInParts(builtin, l, local, v, coef) || count > 3) return false;
     SetEmpty(out, count, width);
     for (uint32_t k = 0; k < count; ++k) SetLinear(out, k, v[k], coef[k], k);
     return true;
@@ -1637,8 +1648,9 @@ struct InvocationEvaluator::Impl {
   // The components |v| of identity built-in |builtin| for invocation |l|,
   // and |coef|, what they owe to the unknown workgroup id (LaneValue);
   // false when it is not one, or the subgroup size is unknown.
-  bool BuiltInParts(uint32_t builtin, uint32_t l, uint64_t* v, uint64_t* coef) {
-    const uint32_t local[3] = {l % size.x, (l / size.x) % size.y, l / (size.x * size.y)};
+  // |local|: its LocalInvocationId.
+  bool BuiltInParts(uint32_t builtin, uint32_t l, const uint32_t* local, uint64_t* v,
+                    uint64_t* coef) {
     const uint32_t dims[3] = {size.x, size.y, size.z};
     const uint32_t s = env.subgroup_size;
     const bool wg_unknown = env.workgroup_unknown;
@@ -3556,6 +3568,7 @@ bool QuadOrdered2D(const std::vector<LanePosition>& pos) {
   for (const LanePosition& p : pos) {
     sx = Gcd(sx, p[0] - pos[0][0]);
     sy = Gcd(sy, p[1] - pos[0][1]);
+    if (sx == 1 && sy == 1) break;  // the gcd of 1 and anything
   }
   if (sx == 0 || sy == 0) return false;
   for (size_t q = 0; q < n; q += 4) {
@@ -3634,6 +3647,7 @@ LaneLayout ClassifyLaneMap(const LaneMap& map) {
   for (const LanePosition& p : pos) {
     sx = Gcd(sx, p[0] - pos[0][0]);
     sy = Gcd(sy, p[1] - pos[0][1]);
+    if (sx == 1 && sy == 1) break;  // the gcd of 1 and anything
   }
   layout.step_x = sx;
   layout.step_y = sy;
