@@ -569,6 +569,7 @@ struct InvocationEvaluator::Impl {
       kCopy,
       kExtract,
       kConstruct,
+      kInsert,
       kShuffle,
       kUnary,
       kBinary,
@@ -580,7 +581,7 @@ struct InvocationEvaluator::Impl {
     const void* rule = nullptr;         // kBinary: its ProbeRule
     bool uniform = false;               // kBinary: both operands workgroup-uniform
     uint32_t count = 0, width = 0;      // the result's shape
-    uint32_t k = ~0u;                   // kExtract, kBuiltIn: the component (~0u: all)
+    uint32_t k = ~0u;                   // kExtract, kInsert, kBuiltIn: the component (~0u: all)
     uint32_t builtin = 0, pointee = 0;  // kBuiltIn: the variable's
     std::vector<uint32_t> components;   // kShuffle
     std::vector<int32_t> operands;      // entries
@@ -799,6 +800,13 @@ struct InvocationEvaluator::Impl {
       read(0, def->NumInOperands());
       return Kind::kConstruct;
     }
+    if (op == Op::OpCompositeInsert) {
+      // Structural()'s component of an integer or boolean vector.
+      if (def->NumInOperands() != 3) return Kind::kCompute;
+      n->k = def->GetSingleWordInOperand(2);
+      read(0, 2);
+      return Kind::kInsert;
+    }
     const IntOp* entry = FindIntOp(op);
     if (entry == nullptr || def->NumInOperands() != entry->arity) return Kind::kCompute;
     const ProbeRule* rule = ProbeRuleOf(op);
@@ -890,6 +898,13 @@ struct InvocationEvaluator::Impl {
       }
       case Kind::kConstruct:
         return FoldConstruct(n, in, out);
+      case Kind::kInsert: {
+        // Structural(): the composite with component k the object's.
+        if (n.k >= in[1]->count || in[0]->count != 1) return false;
+        *out = *in[1];
+        CopyComponent(out, n.k, *in[0], 0);
+        return true;
+      }
       case Kind::kShuffle:
         return ShuffleValues(*in[0], *in[1], n.components.data(), n.count, n.width, out);
       case Kind::kBitField:
@@ -1121,7 +1136,8 @@ struct InvocationEvaluator::Impl {
   int BatchPlain(const ReplayNode& n, uint32_t lanes, Batch::Node* out, uint8_t* deps_out) {
     using Kind = ReplayNode::Kind;
     if (n.kind != Kind::kCopy && n.kind != Kind::kExtract && n.kind != Kind::kConstruct &&
-        n.kind != Kind::kShuffle && n.kind != Kind::kUnary && n.kind != Kind::kBinary) {
+        n.kind != Kind::kInsert && n.kind != Kind::kShuffle && n.kind != Kind::kUnary &&
+        n.kind != Kind::kBinary) {
       return 0;
     }
     PlainView in[kMaxFoldOperands];
@@ -1239,6 +1255,19 @@ struct InvocationEvaluator::Impl {
           out->axes |= static_cast<uint8_t>(src.Axis(j) << (2 * k));
         }
         return true;
+      case Kind::kInsert: {
+        const PlainView& composite = in[1];
+        if (n.k >= composite.count || a.count != 1) return false;
+        const uint8_t mask = static_cast<uint8_t>(3u << (2 * n.k));
+        *out =
+            Batch::Node{false,
+                        composite.count,
+                        composite.width,
+                        static_cast<uint8_t>((composite.axes & ~mask) | (a.Axis(0) << (2 * n.k))),
+                        {},
+                        {}};
+        return true;
+      }
       case Kind::kUnary:
         return a.count == n.count && (n.entry->op != Op::OpBitcast || a.width == n.width);
       case Kind::kBinary:
@@ -1275,6 +1304,13 @@ struct InvocationEvaluator::Impl {
         }
         return true;
       }
+      case Kind::kInsert:
+        for (uint32_t l = 1; l < lanes; ++l) {
+          for (uint32_t k = 0; k < c; ++k) {
+            r[l * c + k] = k == n.k ? a.At(l, 0) : in[1].At(l, k);
+          }
+        }
+        return true;
       case Kind::kConstruct:
         for (uint32_t l = 1; l < lanes; ++l) {
           uint32_t total = 0;

@@ -462,8 +462,8 @@ TEST(LaneLayout, ReplayedMapsAreEvaluatedOnes) {
 
 // The batch (Impl::Batch): values computed node by node over every
 // invocation, plain (built-ins, whole and by component, vector arithmetic,
-// shuffles, constructs, unary and signed operations, operations on a
-// probe) and not (a probe alone; a
+// shuffles, constructs, inserts, unary and signed operations, operations
+// on a probe) and not (a probe alone; a
 // global id that owes to an unknown workgroup id, which must cancel):
 // every map is the one Eval() gives, invocation by invocation, in every
 // standard environment and with the workgroup id unknown.
@@ -480,6 +480,14 @@ TEST(LaneLayout, BatchedMapsAreEvaluatedOnes) {
       imageStore(img, ivec2(int(gl_LocalInvocationIndex) / 3 - 4, int(pc.offset)), vec4(1.0));
       imageStore(img, ivec2(gl_GlobalInvocationID.zy), vec4(1.0));
       imageStore(img, ivec2(l.x | pc.offset, l.y * 3u + pc.count), vec4(1.0));
+      uvec2 w = uvec2(0u);
+      w.y = l.x * 2u;
+      w.x = l.y + l.z;
+      imageStore(img, ivec2(w), vec4(1.0));
+      uvec2 u = uvec2(0u);
+      u.x = l.x + 1u;
+      u.y = l.y > 1u ? l.y : 7u;
+      imageStore(img, ivec2(u), vec4(1.0));
     })";
   const WorkgroupSize size{8, 4, 2};
   std::vector<LaneEnv> envs = StandardLaneEnvs(true);
@@ -492,7 +500,7 @@ TEST(LaneLayout, BatchedMapsAreEvaluatedOnes) {
     Kernel reference(body, size, ssa);
     ASSERT_TRUE(k.ok() && reference.ok());
     const std::vector<LaneItem> items = LaneItems(*k.evaluator(), k.accesses());
-    ASSERT_EQ(items.size(), 6u);
+    ASSERT_EQ(items.size(), 8u);
     int mapped = 0;
     for (const LaneEnv& env : envs) {
       const std::vector<LaneMap> maps = k.evaluator()->EvaluateLaneMaps(items, env);
@@ -515,7 +523,7 @@ TEST(LaneLayout, BatchedMapsAreEvaluatedOnes) {
     }
     // Every access maps in every environment but the global id's last
     // one where the workgroup id is unknown.
-    EXPECT_EQ(mapped, 6 * 10 + 5 * 10) << ssa;
+    EXPECT_EQ(mapped, 8 * 10 + 7 * 10) << ssa;
   }
 }
 
