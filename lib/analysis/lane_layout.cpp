@@ -1277,71 +1277,75 @@ struct InvocationEvaluator::Impl {
     }
   }
 
-  // BatchPlain()'s components for invocations 1..|lanes|-1 in |out|
-  // (|m|: the result's mask); false when a fold fails.
-  static bool PlainLanes(const ReplayNode& n, const PlainView* in, uint32_t lanes, uint64_t m,
-                         Batch::Node* out) {
+  // Where each result component of a copy, extract, insert, construct or
+  // shuffle comes from: component |from|[k] of |src|[k]; false for other
+  // kinds. |c|: the result's components (PlainShape()).
+  static bool Picks(const ReplayNode& n, const PlainView* in, uint32_t c, const PlainView** src,
+                    uint32_t* from) {
     using Kind = ReplayNode::Kind;
     const PlainView& a = in[0];
-    const uint32_t c = out->count;
-    uint64_t* r = out->bits.data();
+    uint32_t total = 0;
     switch (n.kind) {
       case Kind::kCopy:
       case Kind::kExtract:
-      case Kind::kShuffle: {
-        // Each result component is one operand component.
-        uint32_t from[4];
-        const PlainView* src[4];
         for (uint32_t k = 0; k < c; ++k) {
-          const uint32_t j = n.kind == Kind::kCopy      ? k
-                             : n.kind == Kind::kExtract ? n.k
-                                                        : n.components[k];
-          src[k] = j < a.count || n.kind != Kind::kShuffle ? &a : &in[1];
-          from[k] = j < a.count || n.kind != Kind::kShuffle ? j : j - a.count;
-        }
-        for (uint32_t l = 1; l < lanes; ++l) {
-          for (uint32_t k = 0; k < c; ++k) r[l * c + k] = src[k]->At(l, from[k]);
+          src[k] = &a;
+          from[k] = n.kind == Kind::kCopy ? k : n.k;
         }
         return true;
-      }
+      case Kind::kShuffle:
+        for (uint32_t k = 0; k < c; ++k) {
+          const uint32_t j = n.components[k];
+          src[k] = j < a.count ? &a : &in[1];
+          from[k] = j < a.count ? j : j - a.count;
+        }
+        return true;
       case Kind::kInsert:
-        for (uint32_t l = 1; l < lanes; ++l) {
-          for (uint32_t k = 0; k < c; ++k) {
-            r[l * c + k] = k == n.k ? a.At(l, 0) : in[1].At(l, k);
-          }
+        for (uint32_t k = 0; k < c; ++k) {
+          src[k] = k == n.k ? &a : &in[1];
+          from[k] = k == n.k ? 0 : k;
         }
         return true;
       case Kind::kConstruct:
-        for (uint32_t l = 1; l < lanes; ++l) {
-          uint32_t total = 0;
-          for (size_t i = 0; i < n.operands.size(); ++i) {
-            for (uint32_t k = 0; k < in[i].count; ++k) r[l * c + total++] = in[i].At(l, k);
-          }
-        }
-        return true;
-      case Kind::kUnary:
-        for (uint32_t l = 1; l < lanes; ++l) {
-          for (uint32_t k = 0; k < c; ++k) {
-            const uint64_t x = a.At(l, k);
-            uint64_t z = 0;
-            FoldInt(*n.entry, &x, a.width, n.width, &z);  // FoldUnary() keeps 0 on failure
-            r[l * c + k] = z & m;
-          }
-        }
-        return true;
-      case Kind::kBinary:
-        for (uint32_t l = 1; l < lanes; ++l) {
-          for (uint32_t k = 0; k < c; ++k) {
-            const uint64_t x[2] = {a.At(l, k), in[1].At(l, k)};
-            uint64_t z = 0;
-            if (!FoldInt(*n.entry, x, a.width, a.width, &z)) return false;
-            r[l * c + k] = z & m;
+        for (size_t i = 0; i < n.operands.size(); ++i) {
+          for (uint32_t k = 0; k < in[i].count; ++k, ++total) {
+            src[total] = &in[i];
+            from[total] = k;
           }
         }
         return true;
       default:
         return false;
     }
+  }
+
+  // BatchPlain()'s components for invocations 1..|lanes|-1 in |out|
+  // (|m|: the result's mask); false when a fold fails.
+  static bool PlainLanes(const ReplayNode& n, const PlainView* in, uint32_t lanes, uint64_t m,
+                         Batch::Node* out) {
+    const PlainView& a = in[0];
+    const uint32_t c = out->count;
+    uint64_t* r = out->bits.data();
+    const PlainView* src[4];
+    uint32_t from[4];
+    if (Picks(n, in, c, src, from)) {
+      for (uint32_t l = 1; l < lanes; ++l) {
+        for (uint32_t k = 0; k < c; ++k) r[l * c + k] = src[k]->At(l, from[k]);
+      }
+      return true;
+    }
+    const bool binary = n.kind == ReplayNode::Kind::kBinary;
+    for (uint32_t l = 1; l < lanes; ++l) {
+      for (uint32_t k = 0; k < c; ++k) {
+        const uint64_t x[2] = {a.At(l, k), binary ? in[1].At(l, k) : 0};
+        uint64_t z = 0;
+        // FoldUnary() keeps 0 where the fold fails; Binary() fails.
+        const bool ok = FoldInt(*n.entry, x, a.width, binary ? a.width : n.width, &z);
+        if (binary && !ok) return false;
+        r[l * c + k] = z & m;
+      }
+    }
+    return true;
   }
 
   // FoldFrom() for every invocation; the values kept plain when all are
@@ -3161,6 +3165,21 @@ struct InvocationEvaluator::Impl {
     return mixed;
   }
 
+  // What each item's batched parts read (|from_batch|, BatchParts()),
+  // where the per-invocation loop would have replayed them: at the second
+  // invocation, unless their item |failed| there (invocation, part) before
+  // them.
+  void BatchReads(const std::vector<std::vector<int32_t>>& from_batch,
+                  const std::vector<std::pair<uint32_t, size_t>>& failed,
+                  std::vector<uint8_t>* reads) const {
+    for (size_t i = 0; i < from_batch.size(); ++i) {
+      for (size_t p = 0; p < from_batch[i].size(); ++p) {
+        if (from_batch[i][p] < 0 || (failed[i].first == 1 && failed[i].second < p)) continue;
+        (*reads)[i] |= BatchDeps(from_batch[i][p]);
+      }
+    }
+  }
+
   // What RunPlan() of a batched plan leaves for the parts after it: its
   // nodes' values for the current invocation.
   void StampFromBatch(const ReplayPlan& plan) {
@@ -3170,6 +3189,59 @@ struct InvocationEvaluator::Impl {
       replay.value[e] = BatchValue(e, index, &tmp);
       replay.deps[e] = batch.deps[e];
       replay.stamp[e] = replay.lane;
+    }
+  }
+
+  // The map of a position whose parts evaluated for every invocation:
+  // |raw|[part][invocation].
+  static void FillMap(const Needed& needed, const std::vector<std::vector<int64_t>>& raw,
+                      uint32_t n, LaneMap* out) {
+    LaneMap& map = *out;
+    map.ok = true;
+    map.pos.assign(n, LanePosition{0, 0});
+    if (!needed.chain && needed.texel_bytes != 0) {
+      map.bytes.resize(n);
+      for (uint32_t l = 0; l < n; ++l) {
+        map.bytes[l] = raw[0][l] * needed.texel_bytes;
+      }
+    }
+    if (!needed.chain) {
+      map.dims = static_cast<uint32_t>(needed.parts.size());
+      for (uint32_t l = 0; l < n; ++l) {
+        for (size_t p = 0; p < needed.parts.size(); ++p) {
+          map.pos[l][p] = raw[p][l];
+        }
+      }
+      return;
+    }
+    if (needed.layout) {
+      map.bytes.assign(n, 0);
+      for (size_t p = 0; p < needed.parts.size(); ++p) {
+        const auto& members = needed.members[p];
+        for (uint32_t l = 0; l < n; ++l) {
+          const int64_t v = raw[p][l];
+          if (members.empty()) {
+            map.bytes[l] += v * needed.strides[p];
+          } else if (v >= 0 && static_cast<size_t>(v) < members.size()) {
+            map.bytes[l] += members[v];
+          }
+        }
+      }
+    }
+    // Chains: the varying indices, innermost first.
+    std::vector<size_t> varying;
+    for (size_t p = needed.parts.size(); p-- > 0;) {
+      const auto& vals = raw[p];
+      if (std::any_of(vals.begin(), vals.end(), [&](int64_t v) { return v != vals[0]; })) {
+        varying.push_back(p);
+      }
+      if (varying.size() == 2) break;
+    }
+    map.dims = varying.size() == 2 ? 2 : 1;
+    for (uint32_t l = 0; l < n; ++l) {
+      for (size_t d = 0; d < varying.size(); ++d) {
+        map.pos[l][d] = raw[varying[d]][l];
+      }
     }
   }
 
@@ -3465,14 +3537,7 @@ std::vector<LaneMap> InvocationEvaluator::EvaluateLaneMaps(const std::vector<Lan
       }
     }
   }
-  // What a batched part read, where the loop would have replayed it: at
-  // the second invocation, unless its item failed there before it.
-  for (size_t i = 0; i < items.size(); ++i) {
-    for (size_t p = 0; p < from_batch[i].size(); ++p) {
-      if (from_batch[i][p] < 0 || (failed[i].first == 1 && failed[i].second < p)) continue;
-      reads[i] |= m->BatchDeps(from_batch[i][p]);
-    }
-  }
+  m->BatchReads(from_batch, failed, &reads);
   m->replay.Reset();
   m->ClearBatch();
   m->recording = false;
@@ -3480,54 +3545,7 @@ std::vector<LaneMap> InvocationEvaluator::EvaluateLaneMaps(const std::vector<Lan
   for (size_t i = 0; i < items.size(); ++i) {
     maps[i].reads_workgroup_id = (reads[i] & kReadsWorkgroupId) != 0;
     maps[i].reads_subgroup_size = (reads[i] & kReadsSubgroupSize) != 0;
-    if (!ok[i]) continue;
-    LaneMap& map = maps[i];
-    map.ok = true;
-    map.pos.assign(n, LanePosition{0, 0});
-    if (!needed[i].chain && needed[i].texel_bytes != 0) {
-      map.bytes.resize(n);
-      for (uint32_t l = 0; l < n; ++l) {
-        map.bytes[l] = raw[i][0][l] * needed[i].texel_bytes;
-      }
-    }
-    if (!needed[i].chain) {
-      map.dims = static_cast<uint32_t>(needed[i].parts.size());
-      for (uint32_t l = 0; l < n; ++l) {
-        for (size_t p = 0; p < needed[i].parts.size(); ++p) {
-          map.pos[l][p] = raw[i][p][l];
-        }
-      }
-      continue;
-    }
-    if (needed[i].layout) {
-      map.bytes.assign(n, 0);
-      for (size_t p = 0; p < needed[i].parts.size(); ++p) {
-        const auto& members = needed[i].members[p];
-        for (uint32_t l = 0; l < n; ++l) {
-          const int64_t v = raw[i][p][l];
-          if (members.empty()) {
-            map.bytes[l] += v * needed[i].strides[p];
-          } else if (v >= 0 && static_cast<size_t>(v) < members.size()) {
-            map.bytes[l] += members[v];
-          }
-        }
-      }
-    }
-    // Chains: the varying indices, innermost first.
-    std::vector<size_t> varying;
-    for (size_t p = needed[i].parts.size(); p-- > 0;) {
-      const auto& vals = raw[i][p];
-      if (std::any_of(vals.begin(), vals.end(), [&](int64_t v) { return v != vals[0]; })) {
-        varying.push_back(p);
-      }
-      if (varying.size() == 2) break;
-    }
-    map.dims = varying.size() == 2 ? 2 : 1;
-    for (uint32_t l = 0; l < n; ++l) {
-      for (size_t d = 0; d < varying.size(); ++d) {
-        map.pos[l][d] = raw[i][varying[d]][l];
-      }
-    }
+    if (ok[i]) Impl::FillMap(needed[i], raw[i], n, &maps[i]);
   }
   return maps;
 }
